@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* cgroup v2: find the mount, the ringfence parent, one cgroup per sandbox. */
+#ifndef RF_CGROUP_H
+#define RF_CGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RF_CGROUP_PARENT "ringfence"
+
+/* The cgroup2 mount point, from /proc/self/mountinfo (/sys/fs/cgroup on
+ * pure v2 hosts, /sys/fs/cgroup/unified on hybrid ones). 0, -ENOENT when
+ * no cgroup2 is mounted, or another negative errno. */
+int cgroup__find_v2_mount(char *ret_path, size_t len);
+
+/* Open (creating if needed, mode 0755) MOUNT/ringfence: the one cgroup the
+ * BPF programs attach to. Returns an O_DIRECTORY|O_CLOEXEC fd or -errno. */
+int cgroup__open_parent(const char *mount);
+
+struct rf_cgroup {
+	int dir_fd;          /* O_DIRECTORY|O_CLOEXEC, for CLONE_INTO_CGROUP */
+	uint64_t id;         /* the cgroup id (kernfs inode number) */
+	char path[4096];     /* MOUNT/ringfence/NAME */
+};
+
+/* Create MOUNT/ringfence/NAME (must not exist: -EEXIST). */
+int cgroup__create(const char *mount, const char *name, struct rf_cgroup *ret_cg);
+
+/* Number of processes in the cgroup (cgroup.procs lines), or -errno. */
+int cgroup__count_procs(const struct rf_cgroup *cg);
+
+/* SIGKILL every process in the cgroup (cgroup.kill where the kernel has
+ * it, else a loop over cgroup.procs until empty), wait until it is empty
+ * (bounded), then rmdir it and close dir_fd. Accepts a cgroup whose
+ * dir_fd is -1 (already destroyed) and one that no longer exists. */
+int cgroup__destroy(struct rf_cgroup *cg);
+
+/* Same for a cgroup known only by path (stale sandbox clean-up). */
+int cgroup__destroy_path(const char *path);
+
+/* The cgroup id of a path (inode number of the directory), or -errno. */
+int cgroup__id_of(const char *path, uint64_t *ret_id);
+
+#endif

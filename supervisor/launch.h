@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Start the sandboxed command: clone3(CLONE_INTO_CGROUP), scrub, drop, exec. */
+#ifndef RF_LAUNCH_H
+#define RF_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct launch_opts {
+	int cgroup_fd;           /* sandbox cgroup dir fd (CLONE_INTO_CGROUP) */
+	char *const *argv;       /* argv[0]: a path, or a name looked up in the
+				  * PATH of envp (default /usr/local/bin:/usr/bin:/bin) */
+	char *const *envp;       /* the built environment */
+	uid_t uid;               /* the user to run as */
+	gid_t gid;
+	bool keep_groups;        /* false: supplementary groups become {gid} */
+};
+
+/* Why a launch failed before the command ran. */
+enum launch_stage {
+	LAUNCH_STAGE_NONE = 0,
+	LAUNCH_STAGE_SETUP = 1,  /* fds, groups, ids, no_new_privs, caps: 126 */
+	LAUNCH_STAGE_EXEC = 2,   /* execve failed: ENOENT -> 127, else 126 */
+};
+
+struct launch_result {
+	pid_t pid;               /* > 0 when the command was started */
+	int pidfd;               /* CLOEXEC pidfd of the child, -1 if none */
+	enum launch_stage failed_stage;
+	int err;                 /* positive errno of the failure */
+	char what[128];          /* which step failed, e.g. "setresuid" */
+};
+
+/*
+ * Start argv inside the cgroup: clone3 with CLONE_INTO_CGROUP|CLONE_PIDFD
+ * so the child never runs outside it. In the child, in this order: reset
+ * signal dispositions and mask, close every fd but 0-2, setgroups,
+ * setresgid, setresuid, PR_SET_NO_NEW_PRIVS, drop every capability
+ * (effective, permitted, inheritable, ambient and bounding; securebits
+ * locked), then execve. Setup and exec errors travel back over a CLOEXEC
+ * pipe, so this returns only once the command is executing (0, res->pid
+ * set) or has failed (0, res->failed_stage set, child reaped).
+ * Negative errno only when the clone itself failed.
+ */
+int launch__start(const struct launch_opts *opts, struct launch_result *res);
+
+/* Resolve --user (name or numeric uid, optionally ":group"); NULL means
+ * the invoking user: SUDO_UID/SUDO_GID when set by sudo, else getuid().
+ * 0 or -EINVAL (unknown user) with why filled. */
+int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
+			 char *why, size_t why_len);
+
+#endif

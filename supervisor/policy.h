@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Policy v1: strict parsing and validation (jansson), canonical digest. */
+#ifndef RF_POLICY_H
+#define RF_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RF_POLICY_PATH_MAX 255      /* bytes of one path entry */
+#define RF_POLICY_ID_MAX 63
+#define RF_DNS_NAME_MAX 253
+
+/* One validation error: where (JSON path, "$.network.connect[2]") and why. */
+struct rf_error {
+	char where[256];
+	char why[256];
+};
+
+enum rf_mode {
+	RF_MODE_ENFORCE = 0,
+	RF_MODE_AUDIT = 1,
+};
+
+/* How a policy class is confined. An omitted class is DENY_ALL. */
+enum rf_confine {
+	RF_CONFINE_DENY_ALL = 0,     /* class omitted: nothing allowed */
+	RF_CONFINE_ALLOWLIST = 1,    /* only the listed entries */
+	RF_CONFINE_UNRESTRICTED = 2, /* explicit "unrestricted" opt-out */
+};
+
+/* An absolute path; subtree when written with a trailing '/'. */
+struct rf_path_rule {
+	char *path;                  /* as written, trailing '/' kept */
+	bool subtree;
+};
+
+struct rf_path_list {
+	struct rf_path_rule *v;
+	size_t n;
+};
+
+enum rf_host_kind {
+	RF_HOST_ADDR = 1,            /* IPv4/IPv6 literal or CIDR */
+	RF_HOST_NAME = 2,            /* DNS name, resolved by the supervisor */
+};
+
+/* One network.connect entry: HOST:PORT or HOST:LOW-HIGH. */
+struct rf_endpoint {
+	char *text;                  /* the entry as written */
+	enum rf_host_kind kind;
+	int family;                  /* AF_INET or AF_INET6 (ADDR only) */
+	uint8_t addr[16];            /* network byte order; IPv4 in addr[0..3] */
+	uint8_t prefix_len;          /* 32 / 128 for a single host */
+	bool cidr;                   /* written with /N */
+	char name[RF_DNS_NAME_MAX + 1]; /* lower-cased, no trailing dot (NAME) */
+	uint16_t port_lo;            /* 1..65535, host byte order */
+	uint16_t port_hi;            /* port_lo..65535 */
+};
+
+/* One network.unix entry: absolute pathname (subtree with '/') or @abstract. */
+struct rf_unix_rule {
+	char *text;                  /* as written */
+	bool abstract;               /* "@name": abstract namespace, exact */
+	bool subtree;                /* pathname ending in '/' */
+	char *name;                  /* path, or abstract name without '@' */
+};
+
+struct rf_env_var {
+	char *name;
+	char *value;
+};
+
+/* Optional integer field: set == false when absent. */
+struct rf_opt_u64 {
+	bool set;
+	uint64_t v;
+};
+
+struct rf_limits {
+	bool present;
+	struct rf_opt_u64 pids, memory_mb, cpu_percent, wall_seconds, output_bytes;
+};
+
+enum rf_on_violation {
+	RF_VIOLATION_DENY = 0,
+	RF_VIOLATION_ALERT = 1,
+};
+
+struct rf_syscalls {
+	bool present;
+	char **allow;                /* names as written */
+	size_t n_allow;
+	enum rf_on_violation on_violation; /* default deny */
+};
+
+struct rf_monitor {
+	bool present;
+	struct rf_opt_u64 deny_burst_count;     /* "deny_burst": {"count": N, */
+	struct rf_opt_u64 deny_burst_window_ms; /*   "window_ms": W}          */
+	struct rf_opt_u64 cpu_percent, memory_mb, pids;
+};
+
+struct rf_policy {
+	int version;                 /* 1 */
+	char id[RF_POLICY_ID_MAX + 1];
+	enum rf_mode mode;
+
+	enum rf_confine files;
+	struct rf_path_list files_read;
+	struct rf_path_list files_write;  /* write implies read */
+
+	enum rf_confine exec;
+	struct rf_path_list exec_paths;
+
+	/* "network" omitted -> both DENY_ALL; "unrestricted" -> both UNRESTRICTED;
+	 * an object -> each of connect/unix ALLOWLIST (possibly empty), or
+	 * UNRESTRICTED when that key is the string "unrestricted". */
+	enum rf_confine net_connect;
+	struct rf_endpoint *connect;
+	size_t n_connect;
+	enum rf_confine net_unix;
+	struct rf_unix_rule *unix_rules;
+	size_t n_unix;
+
+	char **env_pass;
+	size_t n_env_pass;
+	struct rf_env_var *env_set;
+	size_t n_env_set;
+
+	struct rf_limits limits;
+	struct rf_syscalls syscalls;
+	struct rf_monitor monitor;
+
+	char *canonical;             /* canonical JSON text (sorted, compact) */
+	char digest[65];             /* sha256 hex of canonical */
+};
+
+/* Parse and validate. On -EINVAL, err names the JSON path and the reason.
+ * Other negative errnos: I/O or allocation failures (err filled too). */
+int policy__load_file(const char *file, struct rf_policy **ret_policy,
+		      struct rf_error *err);
+int policy__load_string(const char *json, struct rf_policy **ret_policy,
+			struct rf_error *err);
+void policy__free(struct rf_policy *policy);
+
+/* Validate one absolute path entry by the policy's path rules.
+ * Returns 0 or -EINVAL with a reason in why. */
+int policy__check_path(const char *path, char *why, size_t why_len);
+
+/* Parse one network.connect entry. 0 or -EINVAL with a reason. */
+int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
+		    char *why, size_t why_len);
+void endpoint__clear(struct rf_endpoint *ep);
+
+/* True for 169.254.0.0/16, fe80::/10 and fd00:ec2::254: addresses that
+ * only an exact (non-CIDR) entry may allow. addr in network order. */
+bool endpoint__is_sensitive(int family, const uint8_t *addr);
+
+#endif /* RF_POLICY_H */
