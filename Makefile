@@ -12,10 +12,10 @@ DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Isupervisor
+CFLAGS    += $(WARN) -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Isupervisor
 LDLIBS    := -lbpf -lelf -lz -ljansson -lcrypto -lcap
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-function \
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-function -Wno-unused-parameter \
               -I$(BUILD) -Ibpf
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -35,6 +35,7 @@ HOST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_SRCS))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
+.SECONDARY:
 .PHONY: all build deps test unit unit-san hosttest demo clean
 .DEFAULT_GOAL := all
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The one kernel/user ABI of ringfence. Shared by bpf/*.bpf.c and user
+ * The one kernel/user ABI of ringfence. Shared by the BPF programs and user
  * space: fixed-width fields, explicit enum values, no pointers. Bump
  * RF_ABI_VERSION whenever a map layout or an event changes; pinned
  * objects from another ABI are never reused.
@@ -164,9 +164,14 @@ enum rf_stat {
 };
 
 /* rf_meta[0]: identifies the build that loaded the pinned objects. */
+enum rf_meta_features {
+	RF_FEAT_INET = 1u << 0,         /* connect4/6, sendmsg4/6, sock_create */
+	RF_FEAT_UNIX = 1u << 1,         /* connect_unix, sendmsg_unix */
+};
+
 struct rf_meta {
 	__u32 abi_version;
-	__u32 _pad;
+	__u32 features;                 /* enum rf_meta_features attached */
 	__u8 build_id[32];              /* sha256 of the BPF object */
 };
 

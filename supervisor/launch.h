@@ -14,6 +14,10 @@ struct launch_opts {
 	uid_t uid;               /* the user to run as */
 	gid_t gid;
 	bool keep_groups;        /* false: supplementary groups become {gid} */
+	const char *ro_mount;    /* if set: the child gets a private mount namespace
+				  * in which this mount (the cgroup2 hierarchy) is
+				  * read-only, so it cannot move itself out of its
+				  * cgroup; bpffs mounts are detached there too */
 };
 
 /* Why a launch failed before the command ran. */

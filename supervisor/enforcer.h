@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The one pinned set of enforcement programs and maps every sandbox shares. */
+#ifndef RF_ENFORCER_H
+#define RF_ENFORCER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "probe.h"
+
+#define RF_PIN_DIR "/sys/fs/bpf/ringfence"
+#define RF_RUN_DIR "/run/ringfence"
+
+struct rf_enforcer {
+	int sandboxes_fd;
+	int net4_fd;
+	int net6_fd;
+	int unix_fd;
+	int samples_fd;
+	int events_fd;
+	int stats_fd;
+	uint32_t features;   /* RF_FEAT_* attached by the pinned set */
+	bool loaded_now;     /* this call loaded and pinned them */
+	int live_lock_fd;    /* shared lock held while a sandbox is live */
+};
+
+/*
+ * Load, attach and pin the programs once (to MOUNT/ringfence, parent_fd),
+ * or reuse the pinned set when it comes from this very build. Guarded by
+ * RF_RUN_DIR/load.lock; holds RF_RUN_DIR/live.lock shared until
+ * enforcer__close so `unload` cannot pull the programs from under a live
+ * sandbox. want_unix: also attach connect_unix/sendmsg_unix.
+ * -ESTALE: pinned objects of another build are in use by live sandboxes.
+ */
+int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
+		   char *why, size_t why_len);
+void enforcer__close(struct rf_enforcer *enf);
+
+/* Load the real programs into a throwaway object and attach them to
+ * cgroup_fd: the probe for the two cgroup-sock-addr backends. */
+void enforcer__probe(int cgroup_fd, struct rf_backend_probe *ret_inet,
+		     struct rf_backend_probe *ret_unix);
+
+/* Sum of one rf_stats counter over all CPUs. */
+int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val);
+
+/* Detach and unpin everything. Fails with -EBUSY while a supervisor holds
+ * live.lock, unless force (the caller kills the sandboxes first). */
+int enforcer__unload(bool force);
+
+/* Open the pinned maps without loading anything (status, monitor).
+ * -ENOENT when nothing is pinned. */
+int enforcer__open_pinned(struct rf_enforcer **ret_enf);
+
+#endif

@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Start the sandboxed command: clone3(CLONE_INTO_CGROUP), scrub, drop, exec. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/sched.h>
+#include <linux/securebits.h>
+
+#include "env.h"
+#include "launch.h"
+
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/* Where the child keeps the error pipe's write end once every other fd
+ * above stderr is closed. */
+#define CHILD_ERR_FD 3
+
+/* Locked so the command can neither regain capabilities through uid 0
+ * (exec, setuid) nor keep them across a uid change. */
+#define CHILD_SECUREBITS                                                    \
+	(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |     \
+	 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED)
+
+/* What the child sends when it gives up; one write, well under PIPE_BUF. */
+struct child_err {
+	int32_t stage;
+	int32_t err;
+	char what[64];
+};
+
+/* Everything that allocates, done before the clone. */
+struct launch_plan {
+	char **cands;            /* execve candidates, in PATH order */
+	size_t n_cands;
+	bool searched;           /* argv[0] had no '/': execvp rules */
+	gid_t *groups;
+	size_t n_groups;
+	int last_cap;
+};
+
+static char *const empty_env[] = { NULL };
+
+/* ---- the child: syscalls and async-signal-safe calls only ---- */
+
+static void copy_what(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+static _Noreturn void child_fail(int fd, enum launch_stage stage, int err, const char *what)
+{
+	struct child_err ce = { .stage = stage, .err = err };
+
+	copy_what(ce.what, sizeof(ce.what), what);
+	if (write(fd, &ce, sizeof(ce)) < 0) {
+		/* nothing left to tell: the parent sees a short record */
+	}
+	_exit(127);
+}
+
+static int close_above(int fd)
+{
+	struct rlimit rl;
+
+	if (close_range((unsigned)fd + 1, ~0U, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	/* pre-5.9 kernel: walk the descriptor table */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1U << 20))
+		rl.rlim_cur = 1U << 20;
+	for (rlim_t i = (rlim_t)fd + 1; i < rl.rlim_cur; i++)
+		(void)close((int)i);
+	return 0;
+}
+
+/* Drop the bounding set; caps above the kernel's last give EINVAL. */
+static int drop_bounding(int last_cap)
+{
+	for (int c = 0; c <= last_cap; c++) {
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL && c > 0)
+			return 0;
+		return -errno;
+	}
+	return 0;
+}
+
+static bool caps_all_clear(int last_cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, d) < 0)
+		return false;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (d[i].effective || d[i].permitted || d[i].inheritable)
+			return false;
+	for (int c = 0; c <= last_cap; c++) {
+		int b = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+		int a = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0);
+
+		if (b < 0 && errno == EINVAL)
+			break;
+		if (b != 0 || a != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool groups_match(const struct launch_plan *p)
+{
+	gid_t g[64];
+	int n = getgroups(0, NULL);
+
+	if (n < 0 || (size_t)n != p->n_groups)
+		return false;
+	if ((size_t)n > sizeof(g) / sizeof(g[0]))
+		return true; /* too many to copy here; the count matched */
+	if (getgroups(n, g) != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (g[i] != p->groups[i])
+			return false;
+	return true;
+}
+
+static _Noreturn void child_main(const struct launch_opts *o, const struct launch_plan *p,
+				 char *const *envp, int err_r, int err_w)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	const int efd = CHILD_ERR_FD;
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	bool eacces = false;
+	sigset_t none;
+	int r;
+
+	/* The supervisor's handlers and ignores, then its mask (it blocks the
+	 * signals it reads through a signalfd; blocked everything for the
+	 * clone). Failing sigaction for SIGKILL/SIGSTOP and libc-internal
+	 * signals is expected. */
+	for (int sig = 1; sig < _NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "sigprocmask");
+
+	/* The error pipe at a known place, then nothing else above stderr. */
+	if (err_w != efd) {
+		if (dup3(err_w, efd, O_CLOEXEC) < 0)
+			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
+		if (err_w < efd)
+			(void)close(err_w);
+	}
+	if (err_r < efd)
+		(void)close(err_r);
+	r = close_above(efd);
+	if (r < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+
+	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root. */
+	if (prctl(PR_SET_SECUREBITS, CHILD_SECUREBITS, 0, 0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "securebits");
+	r = drop_bounding(p->last_cap);
+	if (r < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "capbset_drop");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "ambient_clear");
+
+	/* Raw syscalls, not the libc wrappers: glibc broadcasts set*id to
+	 * every thread it believes exists, and after a raw clone3 its thread
+	 * list still describes the parent. Only this task must change. */
+	if (syscall(SYS_setgroups, p->n_groups, p->groups) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setgroups");
+	if (syscall(SYS_setresgid, o->gid, o->gid, o->gid) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setresgid");
+	if (syscall(SYS_setresuid, o->uid, o->uid, o->uid) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setresuid");
+	/* SECBIT_NO_SETUID_FIXUP kept the sets across setresuid: clear now */
+	if (syscall(SYS_capset, &hdr, caps) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "capset");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "no_new_privs");
+
+	/* Trust but verify: a silently ignored step must not exec. */
+	if (getresuid(&ru, &eu, &su) < 0 || ru != o->uid || eu != o->uid || su != o->uid)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify uid");
+	if (getresgid(&rg, &eg, &sg) < 0 || rg != o->gid || eg != o->gid || sg != o->gid)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify gid");
+	if (!groups_match(p))
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify groups");
+	if (!caps_all_clear(p->last_cap))
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify caps");
+	if (prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != CHILD_SECUREBITS)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify securebits");
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
+
+	/* execvp's rules: a missing candidate moves on, EACCES is remembered,
+	 * anything else stops the search. */
+	for (size_t i = 0; i < p->n_cands; i++) {
+		int e;
+
+		execve(p->cands[i], o->argv, envp);
+		e = errno;
+		if (!p->searched)
+			child_fail(efd, LAUNCH_STAGE_EXEC, e, "execve");
+		switch (e) {
+		case EACCES:
+			eacces = true;
+			break;
+		case ENOENT:
+		case ENOTDIR:
+		case ESTALE:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			child_fail(efd, LAUNCH_STAGE_EXEC, e, "execve");
+		}
+	}
+	child_fail(efd, LAUNCH_STAGE_EXEC, eacces ? EACCES : ENOENT, "execve");
+}
+
+/* ---- the parent ---- */
+
+static int read_last_cap(void)
+{
+	char buf[16] = { 0 };
+	int fd, last = 63; /* unknown: drop until the kernel says EINVAL */
+	ssize_t k;
+
+	fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return last;
+	k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k > 0) {
+		char *end;
+		long v = strtol(buf, &end, 10);
+
+		if (end != buf && v >= 0 && v < 64)
+			last = (int)v;
+	}
+	return last;
+}
+
+static int plan_add(struct launch_plan *p, char *s)
+{
+	char **v;
+
+	if (!s)
+		return -ENOMEM;
+	v = realloc(p->cands, (p->n_cands + 1) * sizeof(*v));
+	if (!v) {
+		free(s);
+		return -ENOMEM;
+	}
+	p->cands = v;
+	p->cands[p->n_cands++] = s;
+	return 0;
+}
+
+static int plan_candidates(struct launch_plan *p, const char *file, char *const *envp)
+{
+	const char *path, *s;
+
+	if (strchr(file, '/'))
+		return plan_add(p, strdup(file));
+
+	p->searched = true;
+	path = env__get(envp, "PATH");
+	if (!path)
+		path = DEFAULT_PATH;
+	for (s = path; ; ) {
+		const char *e = strchrnul(s, ':');
+		char *c = NULL;
+		int r;
+
+		/* an empty element is the current directory, as in execvp */
+		if (e == s)
+			c = strdup(file);
+		else if (asprintf(&c, "%.*s/%s", (int)(e - s), s, file) < 0)
+			c = NULL;
+		r = plan_add(p, c);
+		if (r < 0)
+			return r;
+		if (!*e)
+			break;
+		s = e + 1;
+	}
+	return 0;
+}
+
+/* getpwuid_r/getpwnam_r with a buffer that grows on ERANGE.
+ * 0, -ENOENT (no such entry) or another -errno. */
+static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
+{
+	size_t len = 1024;
+
+	for (;;) {
+		struct passwd *res = NULL;
+		char *b = realloc(*buf, len);
+		int e;
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		e = name ? getpwnam_r(name, pw, b, len, &res) : getpwuid_r(uid, pw, b, len, &res);
+		if (e == ERANGE && len < (1U << 20)) {
+			len *= 2;
+			continue;
+		}
+		if (e == 0 && res)
+			return 0;
+		/* POSIX lets "not found" come back as any of these */
+		if (e == 0 || e == ENOENT || e == ESRCH || e == EBADF || e == EPERM)
+			return -ENOENT;
+		return -e;
+	}
+}
+
+static int gr_lookup(const char *name, struct group *gr, char **buf)
+{
+	size_t len = 1024;
+
+	for (;;) {
+		struct group *res = NULL;
+		char *b = realloc(*buf, len);
+		int e;
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		e = getgrnam_r(name, gr, b, len, &res);
+		if (e == ERANGE && len < (1U << 20)) {
+			len *= 2;
+			continue;
+		}
+		if (e == 0 && res)
+			return 0;
+		if (e == 0 || e == ENOENT || e == ESRCH || e == EBADF || e == EPERM)
+			return -ENOENT;
+		return -e;
+	}
+}
+
+/* keep_groups: the target user's memberships from the group database
+ * (what a login would give), not the supervisor's own (root's).
+ * Otherwise, and for a uid without a passwd entry, just {gid}. */
+static int plan_groups(struct launch_plan *p, const struct launch_opts *o)
+{
+	struct passwd pw;
+	char *buf = NULL;
+	int n = 32, r;
+
+	if (o->keep_groups) {
+		r = pw_lookup(NULL, o->uid, &pw, &buf);
+		if (r < 0 && r != -ENOENT)
+			goto cleanup;
+		if (r == 0) {
+			for (;;) {
+				int want = n;
+				gid_t *g = realloc(p->groups, (size_t)n * sizeof(*g));
+
+				if (!g) {
+					r = -ENOMEM;
+					goto cleanup;
+				}
+				p->groups = g;
+				if (getgrouplist(pw.pw_name, o->gid, g, &n) >= 0)
+					break;
+				if (n <= want)
+					n = want * 2;
+				if (n > 65536) {
+					r = -E2BIG;
+					goto cleanup;
+				}
+			}
+			p->n_groups = (size_t)n;
+			r = 0;
+			goto cleanup;
+		}
+	}
+
+	free(p->groups);
+	p->groups = malloc(sizeof(*p->groups));
+	if (!p->groups) {
+		r = -ENOMEM;
+		goto cleanup;
+	}
+	p->groups[0] = o->gid;
+	p->n_groups = 1;
+	r = 0;
+
+cleanup:
+	free(buf);
+	return r;
+}
+
+static void plan_free(struct launch_plan *p)
+{
+	for (size_t i = 0; i < p->n_cands; i++)
+		free(p->cands[i]);
+	free(p->cands);
+	free(p->groups);
+}
+
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int launch__start(const struct launch_opts *opts, struct launch_result *res)
+{
+	struct launch_plan plan = { 0 };
+	struct clone_args args;
+	struct child_err ce = { 0 };
+	char *const *envp;
+	int pipefd[2] = { -1, -1 };
+	int pidfd = -1, r, e;
+	sigset_t all, old;
+	size_t got = 0;
+	long pid;
+
+	if (!res)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	res->pidfd = -1;
+	if (!opts || !opts->argv || !opts->argv[0] || opts->cgroup_fd < 0 ||
+	    opts->uid == (uid_t)-1 || opts->gid == (gid_t)-1)
+		return -EINVAL;
+	envp = opts->envp ? opts->envp : empty_env;
+
+	plan.last_cap = read_last_cap();
+	r = plan_candidates(&plan, opts->argv[0], envp);
+	if (r < 0)
+		goto cleanup;
+	r = plan_groups(&plan, opts);
+	if (r < 0)
+		goto cleanup;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto cleanup;
+	}
+
+	/* Blocked across the clone: no supervisor handler may run in the
+	 * child before it has reset the dispositions. */
+	sigfillset(&all);
+	r = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (r != 0) {
+		r = -r;
+		goto cleanup;
+	}
+
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD;
+	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	args.exit_signal = SIGCHLD;
+	args.cgroup = (uint64_t)opts->cgroup_fd;
+
+	/* No fallback to fork + move: the child must never run outside
+	 * the cgroup, so ENOSYS/EINVAL here is a failure. */
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		child_main(opts, &plan, envp, pipefd[0], pipefd[1]);
+	e = errno;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		r = -e;
+		goto cleanup;
+	}
+
+	close(pipefd[1]);
+	pipefd[1] = -1;
+
+	/* EOF: execve closed the CLOEXEC write end, the command runs. */
+	while (got < sizeof(ce)) {
+		ssize_t k = read(pipefd[0], (char *)&ce + got, sizeof(ce) - got);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			/* cannot tell what the child is doing: stop it */
+			(void)kill((pid_t)pid, SIGKILL);
+			ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = e };
+			copy_what(ce.what, sizeof(ce.what), "read error pipe");
+			got = sizeof(ce);
+			break;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+
+	if (got == 0) {
+		res->pid = (pid_t)pid;
+		res->pidfd = pidfd;
+		pidfd = -1;
+		r = 0;
+		goto cleanup;
+	}
+
+	if (got < sizeof(ce)) {
+		ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = EPROTO };
+		copy_what(ce.what, sizeof(ce.what), "short error record");
+	}
+	reap((pid_t)pid);
+	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
+	res->err = ce.err > 0 ? ce.err : EPROTO;
+	ce.what[sizeof(ce.what) - 1] = '\0';
+	snprintf(res->what, sizeof(res->what), "%s", ce.what);
+	r = 0;
+
+cleanup:
+	if (pidfd >= 0)
+		close(pidfd);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	plan_free(&plan);
+	return r;
+}
+
+/* A decimal id: digits only, no sign, and not (uid_t)-1, which the set*id
+ * calls read as "leave unchanged". */
+static int parse_id(const char *s, uint32_t *ret)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v >= UINT32_MAX)
+			return -ERANGE;
+	}
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+#define set_why(why, len, ...)                               \
+	do {                                                 \
+		if ((why) && (len))                          \
+			snprintf((why), (len), __VA_ARGS__); \
+	} while (0)
+
+int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
+			 char *why, size_t why_len)
+{
+	char *copy = NULL, *user, *group, *buf = NULL;
+	struct passwd pw;
+	struct group gr;
+	uint32_t u, g;
+	bool have_gid = false;
+	int r;
+
+	if (!ret_uid || !ret_gid)
+		return -EINVAL;
+
+	if (!spec) {
+		/* under sudo the real ids are root's; the invoker is in env */
+		uint32_t su, sg;
+
+		if (parse_id(getenv("SUDO_UID"), &su) == 0 &&
+		    parse_id(getenv("SUDO_GID"), &sg) == 0) {
+			*ret_uid = su;
+			*ret_gid = sg;
+		} else {
+			*ret_uid = getuid();
+			*ret_gid = getgid();
+		}
+		return 0;
+	}
+
+	copy = strdup(spec);
+	if (!copy) {
+		set_why(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	user = copy;
+	group = strchr(copy, ':');
+	if (group)
+		*group++ = '\0';
+
+	if (!*user) {
+		set_why(why, why_len, "empty user in \"%s\"", spec);
+		r = -EINVAL;
+		goto cleanup;
+	}
+
+	if (all_digits(user)) {
+		if (parse_id(user, &u) < 0) {
+			set_why(why, why_len, "invalid uid \"%s\"", user);
+			r = -EINVAL;
+			goto cleanup;
+		}
+		r = pw_lookup(NULL, u, &pw, &buf);
+		if (r == 0) {
+			g = pw.pw_gid;
+			have_gid = true;
+		} else if (r != -ENOENT) {
+			set_why(why, why_len, "looking up uid %s: %s", user, strerror(-r));
+			goto cleanup;
+		}
+	} else {
+		r = pw_lookup(user, 0, &pw, &buf);
+		if (r == -ENOENT) {
+			set_why(why, why_len, "unknown user \"%s\"", user);
+			r = -EINVAL;
+			goto cleanup;
+		}
+		if (r < 0) {
+			set_why(why, why_len, "looking up user \"%s\": %s", user, strerror(-r));
+			goto cleanup;
+		}
+		u = pw.pw_uid;
+		g = pw.pw_gid;
+		have_gid = true;
+	}
+
+	if (group) {
+		if (!*group) {
+			set_why(why, why_len, "empty group in \"%s\"", spec);
+			r = -EINVAL;
+			goto cleanup;
+		}
+		if (all_digits(group)) {
+			if (parse_id(group, &g) < 0) {
+				set_why(why, why_len, "invalid gid \"%s\"", group);
+				r = -EINVAL;
+				goto cleanup;
+			}
+		} else {
+			r = gr_lookup(group, &gr, &buf);
+			if (r == -ENOENT) {
+				set_why(why, why_len, "unknown group \"%s\"", group);
+				r = -EINVAL;
+				goto cleanup;
+			}
+			if (r < 0) {
+				set_why(why, why_len, "looking up group \"%s\": %s", group,
+					strerror(-r));
+				goto cleanup;
+			}
+			g = gr.gr_gid;
+		}
+		have_gid = true;
+	}
+
+	/* a numeric uid nobody has: its gid is the same number */
+	if (!have_gid)
+		g = u;
+	if (u == (uint32_t)-1 || g == (uint32_t)-1) {
+		set_why(why, why_len, "invalid id in \"%s\"", spec);
+		r = -EINVAL;
+		goto cleanup;
+	}
+
+	*ret_uid = u;
+	*ret_gid = g;
+	r = 0;
+
+cleanup:
+	free(buf);
+	free(copy);
+	return r;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Program-level logging: one prefix, to stderr. Modules return errors. */
+#ifndef RF_LOG_H
+#define RF_LOG_H
+
+#include <stdbool.h>
+
+extern int rf_verbosity;  /* 0 quiet, 1 normal, 2 verbose (-v) */
+
+void rf_log_init(int verbosity);
+void rf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rf_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

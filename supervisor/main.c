@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* ringfence: run a command under a kernel-enforced least-privilege policy. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "run.h"
+
+#define RF_VERSION "0.1.0"
+
+static const char usage_text[] =
+"usage: ringfence run --policy FILE [--trace FILE] [--user USER] [-v|-q] -- CMD [ARGS...]\n"
+"       ringfence check --policy FILE\n"
+"       ringfence probe\n"
+"       ringfence status [--json]\n"
+"       ringfence unload [--force]\n"
+"       ringfence --version | --help\n"
+"\n"
+"Exit status of run: the command's, 128+N if it died by signal N,\n"
+"125 invalid usage or policy, 126 refused (cannot be enforced here, or\n"
+"not executable), 127 command not found.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ringfence: usage: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see ringfence --help)\n");
+	return RF_EXIT_USAGE;
+}
+
+static int parse_common(int argc, char **argv, const char *cmd, struct run_opts *o,
+			bool *flag, const char *flag_name)
+{
+	const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int verbosity = 1, c;
+	bool is_run = !strcmp(cmd, "run");
+
+	optind = 1;
+	opterr = 0;
+	/* "+": stop at the first non-option, the command to run. */
+	while ((c = getopt_long(argc, argv, "+p:t:u:vq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->policy_path = optarg;
+			break;
+		case 't':
+			if (!is_run)
+				return usage_error("--trace is only for run", NULL);
+			o->trace_path = optarg;
+			break;
+		case 'u':
+			if (!is_run)
+				return usage_error("--user is only for run", NULL);
+			o->user = optarg;
+			break;
+		case 'v':
+			verbosity = 2;
+			break;
+		case 'q':
+			verbosity = 0;
+			break;
+		case 'f':
+			if (!flag)
+				return usage_error("unknown option for %s", cmd);
+			*flag = true;
+			break;
+		case ':':
+			return usage_error("option %s needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option %s", argv[optind - 1]);
+		}
+	}
+	rf_log_init(verbosity);
+	o->argv = argv + optind;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct run_opts o = { 0 };
+	bool flag = false;
+	const char *cmd;
+	int rc;
+
+	rf_log_init(1);
+	if (argc < 2)
+		return usage_error("a command is needed: run, check, probe, status or unload", NULL);
+	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("ringfence %s\n", RF_VERSION);
+		return 0;
+	}
+
+	if (!strcmp(cmd, "run")) {
+		rc = parse_common(argc - 1, argv + 1, cmd, &o, NULL, NULL);
+		if (rc)
+			return rc;
+		if (!o.policy_path)
+			return usage_error("run needs --policy FILE", NULL);
+		if (!o.argv[0])
+			return usage_error("run needs a command after --", NULL);
+		return cmd_run(&o);
+	}
+	if (!strcmp(cmd, "check")) {
+		rc = parse_common(argc - 1, argv + 1, cmd, &o, NULL, NULL);
+		if (rc)
+			return rc;
+		if (!o.policy_path)
+			return usage_error("check needs --policy FILE", NULL);
+		if (o.argv[0])
+			return usage_error("unexpected argument %s", o.argv[0]);
+		return cmd_check(o.policy_path);
+	}
+	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload")) {
+		const char *fl = !strcmp(cmd, "status") ? "json" :
+				 !strcmp(cmd, "unload") ? "force" : NULL;
+
+		rc = parse_common(argc - 1, argv + 1, cmd, &o, fl ? &flag : NULL, fl);
+		if (rc)
+			return rc;
+		if (o.policy_path)
+			return usage_error("--policy is not an option of %s", cmd);
+		if (o.argv[0])
+			return usage_error("unexpected argument %s", o.argv[0]);
+		if (geteuid() != 0)
+			fprintf(stderr, "ringfence: warning: not root; BPF and cgroup access will fail\n");
+		if (!strcmp(cmd, "probe"))
+			return cmd_probe();
+		if (!strcmp(cmd, "status"))
+			return cmd_status(flag);
+		return cmd_unload(flag);
+	}
+	return usage_error("unknown command \"%s\"", cmd);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Backend probing. Every answer comes from the kernel accepting (or
+ * refusing) a real program load and attach, never from a version number:
+ * distributions backport and disable features at will.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cgroup.h"
+#include "enforcer.h"
+#include "probe.h"
+#include "probe.skel.h"
+
+static void set_fail(struct rf_backend_probe *p, int err, const char *fmt, const char *what)
+{
+	p->ok = false;
+	p->err = err;
+	snprintf(p->detail, sizeof(p->detail), fmt, what, strerror(-err));
+}
+
+static void probe_lsm(struct rf_caps *caps)
+{
+	struct rf_backend_probe *p = &caps->bpf_lsm;
+	struct probe_bpf *skel = NULL;
+	struct bpf_link *link = NULL;
+	int err;
+
+	skel = probe_bpf__open();
+	if (!skel) {
+		set_fail(p, -errno, "%s: %s", "open lsm probe object");
+		return;
+	}
+	err = probe_bpf__load(skel);
+	if (err) {
+		set_fail(p, err, "%s: %s", "load lsm/file_open program");
+		goto cleanup;
+	}
+	/* Attaching a program that returns the earlier verdict changes
+	 * nothing, and proves the hook is live. */
+	link = bpf_program__attach_lsm(skel->progs.rf_probe_lsm);
+	if (!link) {
+		set_fail(p, -errno, "%s: %s", "attach lsm/file_open program");
+		goto cleanup;
+	}
+	p->ok = true;
+	p->err = 0;
+	snprintf(p->detail, sizeof(p->detail), "lsm/file_open loaded and attached");
+cleanup:
+	bpf_link__destroy(link);
+	probe_bpf__destroy(skel);
+}
+
+static void probe_landlock(struct rf_caps *caps)
+{
+	struct rf_backend_probe *p = &caps->landlock;
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+	struct landlock_ruleset_attr attr = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE,
+	};
+	int fd;
+
+	if (abi < 0) {
+		set_fail(p, -errno, "%s: %s", "landlock_create_ruleset");
+		return;
+	}
+	caps->landlock_abi = (int)abi;
+	fd = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0) {
+		set_fail(p, -errno, "%s: %s", "landlock ruleset");
+		return;
+	}
+	close(fd);
+	p->ok = true;
+	snprintf(p->detail, sizeof(p->detail), "landlock ABI %ld: ruleset created", abi);
+}
+
+static void probe_seccomp(struct rf_caps *caps)
+{
+	struct rf_backend_probe *p = &caps->seccomp;
+
+	/* EFAULT for a NULL filter means the filter mode exists. */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0 || errno != EFAULT) {
+		set_fail(p, -(errno ? errno : EINVAL), "%s: %s", "seccomp filter mode");
+		return;
+	}
+	p->ok = true;
+	snprintf(p->detail, sizeof(p->detail), "seccomp filter mode available");
+}
+
+static int read_int_file(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC), v = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && sscanf(buf, "%d", &v) != 1)
+		v = -1;
+	return v;
+}
+
+void probe__run(struct rf_caps *caps)
+{
+	struct utsname u;
+	char name[64];
+	struct rf_cgroup cg = { .dir_fd = -1 };
+	int err, parent_fd = -1;
+
+	memset(caps, 0, sizeof(*caps));
+	if (uname(&u) == 0)
+		snprintf(caps->kernel_release, sizeof(caps->kernel_release), "%s", u.release);
+	caps->unprivileged_bpf_disabled =
+		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
+
+	probe_lsm(caps);
+	probe_landlock(caps);
+	probe_seccomp(caps);
+
+	err = cgroup__find_v2_mount(caps->cgroup_mount, sizeof(caps->cgroup_mount));
+	if (err) {
+		set_fail(&caps->cgroup_v2, err, "%s: %s", "find a cgroup2 mount");
+		goto no_cgroup;
+	}
+	parent_fd = cgroup__open_parent(caps->cgroup_mount);
+	if (parent_fd < 0) {
+		set_fail(&caps->cgroup_v2, parent_fd, "%s: %s", "create the ringfence parent cgroup");
+		goto no_cgroup;
+	}
+	snprintf(name, sizeof(name), "probe-%d", (int)getpid());
+	err = cgroup__create(caps->cgroup_mount, name, &cg);
+	if (err) {
+		set_fail(&caps->cgroup_v2, err, "%s: %s", "create a sandbox cgroup");
+		goto no_cgroup;
+	}
+	caps->cgroup_v2.ok = true;
+	snprintf(caps->cgroup_v2.detail, sizeof(caps->cgroup_v2.detail),
+		 "cgroup2 at %s", caps->cgroup_mount);
+
+	/* The real enforcement programs, loaded and attached to a scratch
+	 * cgroup, then thrown away. */
+	enforcer__probe(cg.dir_fd, &caps->sock_addr, &caps->unix_sock_addr);
+	cgroup__destroy(&cg);
+	close(parent_fd);
+	return;
+
+no_cgroup:
+	if (parent_fd >= 0)
+		close(parent_fd);
+	set_fail(&caps->sock_addr, -ENOENT, "%s: %s", "no cgroup2 to attach to");
+	set_fail(&caps->unix_sock_addr, -ENOENT, "%s: %s", "no cgroup2 to attach to");
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What this kernel can enforce, found by loading and attaching for real. */
+#ifndef RF_PROBE_H
+#define RF_PROBE_H
+
+#include <stdbool.h>
+
+/* One backend: did its programs load and attach here? */
+struct rf_backend_probe {
+	bool ok;
+	int err;                 /* negative errno of the first failure */
+	char detail[256];        /* what was tried and what the kernel said */
+};
+
+struct rf_caps {
+	char kernel_release[65];
+	char cgroup_mount[256];
+	struct rf_backend_probe cgroup_v2;       /* cgroup2 mounted, child created */
+	struct rf_backend_probe sock_addr;       /* connect4/6, sendmsg4/6, sock_create */
+	struct rf_backend_probe unix_sock_addr;  /* connect_unix/sendmsg_unix (6.7+) */
+	struct rf_backend_probe bpf_lsm;         /* an lsm/ program loaded and attached */
+	struct rf_backend_probe landlock;        /* ruleset created */
+	int landlock_abi;
+	struct rf_backend_probe seccomp;         /* filter mode available */
+	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
+};
+
+/* Try every backend. Never fails as a whole: each failure is recorded in
+ * its rf_backend_probe. Nothing is cached. */
+void probe__run(struct rf_caps *ret_caps);
+
+#endif

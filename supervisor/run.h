@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The `ringfence run`, `check`, `probe`, `status` and `unload` commands. */
+#ifndef RF_RUN_H
+#define RF_RUN_H
+
+#include <stdbool.h>
+
+/* Exit statuses of the CLI. */
+enum {
+	RF_EXIT_USAGE = 125,     /* invalid usage or policy: nothing started */
+	RF_EXIT_REFUSED = 126,   /* cannot be enforced here / not executable */
+	RF_EXIT_NOTFOUND = 127,  /* command not found */
+};
+
+struct run_opts {
+	const char *policy_path;
+	const char *trace_path;
+	const char *user;
+	char **argv;
+};
+
+int cmd_run(const struct run_opts *opts);
+int cmd_check(const char *policy_path);
+int cmd_probe(void);
+int cmd_status(bool json);
+int cmd_unload(bool force);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* One sandbox's entries in the shared maps, keyed by its cgroup id. */
+#ifndef RF_SBMAPS_H
+#define RF_SBMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "enforcer.h"
+#include "netrules.h"
+#include "policy.h"
+#include "rf_abi.h"
+
+/* Rules first, the rf_sandboxes entry last: the programs leave a cgroup
+ * alone until that entry exists, and it exists before the command runs.
+ * On failure everything written is removed again. */
+int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
+		    const struct rf_net_entry *entries, size_t n_entries,
+		    const struct rf_policy *policy);
+
+/* Remove every entry of cgid from every map (rules, samples, sandbox). */
+int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid);
+
+int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,
+			 struct rf_sandbox *ret_sb);
+/* -ENOENT when that sample was not kept. */
+int sbmaps__read_sample(const struct rf_enforcer *enf, uint64_t cgid, uint64_t seq,
+			struct rf_event *ret_ev);
+
+#endif

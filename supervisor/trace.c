@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "trace.h"
+
+struct rf_trace {
+	FILE *f;
+	uint64_t seq;
+	char sandbox[128];
+};
+
+int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_trace)
+{
+	struct rf_trace *t = calloc(1, sizeof(*t));
+	int fd, err;
+
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->sandbox, sizeof(t->sandbox), "%s", sandbox);
+	if (path) {
+		/* CLOEXEC: the sandbox must never inherit its own trace. */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			err = -errno;
+			free(t);
+			return err;
+		}
+		t->f = fdopen(fd, "w");
+		if (!t->f) {
+			err = -errno;
+			close(fd);
+			free(t);
+			return err;
+		}
+	}
+	*ret_trace = t;
+	return 0;
+}
+
+void trace__close(struct rf_trace *t)
+{
+	if (!t)
+		return;
+	if (t->f)
+		fclose(t->f);
+	free(t);
+}
+
+void trace__format_ts(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+	char base[32];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09ldZ", base, ts->tv_nsec);
+}
+
+int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
+{
+	struct timespec now;
+	char ts[64], *line;
+
+	if (!fields)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &now);
+	trace__format_ts(&now, ts, sizeof(ts));
+	json_object_set_new(fields, "ts", json_string(ts));
+	json_object_set_new(fields, "seq", json_integer((json_int_t)t->seq++));
+	json_object_set_new(fields, "sandbox", json_string(t->sandbox));
+	json_object_set_new(fields, "event", json_string(event));
+	if (t->f) {
+		line = json_dumps(fields, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (line) {
+			fprintf(t->f, "%s\n", line);
+			fflush(t->f);
+			free(line);
+		}
+	}
+	json_decref(fields);
+	return 0;
+}
+
+const char *trace__class_name(uint32_t class)
+{
+	switch (class) {
+	case RF_CLASS_NET: return "network";
+	case RF_CLASS_UNIX: return "unix";
+	case RF_CLASS_FILE: return "file";
+	case RF_CLASS_EXEC: return "exec";
+	case RF_CLASS_PROCESS: return "process";
+	}
+	return "unknown";
+}
+
+static const char *op_name(uint32_t op)
+{
+	switch (op) {
+	case RF_OP_CONNECT4: return "connect4";
+	case RF_OP_CONNECT6: return "connect6";
+	case RF_OP_SENDMSG4: return "sendmsg4";
+	case RF_OP_SENDMSG6: return "sendmsg6";
+	case RF_OP_CONNECT_UNIX: return "connect_unix";
+	case RF_OP_SENDMSG_UNIX: return "sendmsg_unix";
+	case RF_OP_SOCK_CREATE: return "sock_create";
+	}
+	return "unknown";
+}
+
+static const char *reason_name(uint32_t r)
+{
+	switch (r) {
+	case RF_REASON_NO_RULE: return "no-rule";
+	case RF_REASON_PORT: return "port-not-allowed";
+	case RF_REASON_SENSITIVE: return "link-local-or-metadata-needs-exact-entry";
+	case RF_REASON_BAD_PATH: return "unresolved-path";
+	case RF_REASON_TOO_LONG: return "too-long";
+	case RF_REASON_PROTOCOL: return "protocol-not-allowed";
+	}
+	return "unknown";
+}
+
+static const char *proto_name(uint32_t p)
+{
+	switch (p & 0xffff) {
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 1: return "icmp";
+	case 58: return "icmpv6";
+	case 132: return "sctp";
+	case 136: return "udplite";
+	case 255: return "raw";
+	case 262: return "mptcp";
+	}
+	return NULL;
+}
+
+/* Kernel boot-time stamp -> wall clock, for the record's own time. */
+static void boot_to_real(uint64_t boot_ns, struct timespec *out)
+{
+	struct timespec real, boot;
+	int64_t delta;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	delta = ((int64_t)boot.tv_sec * 1000000000LL + boot.tv_nsec) - (int64_t)boot_ns;
+	ns = (uint64_t)real.tv_sec * 1000000000ULL + real.tv_nsec - (uint64_t)delta;
+	out->tv_sec = ns / 1000000000ULL;
+	out->tv_nsec = ns % 1000000000ULL;
+}
+
+/* Kernel strings are bytes; the trace is UTF-8 JSON: keep printable ASCII. */
+static void printable(char *dst, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[n] = 0;
+}
+
+json_t *trace__event_json(const struct rf_event *ev)
+{
+	char path[RF_UNIX_PATH_MAX + 1];
+	char addr[INET6_ADDRSTRLEN] = "", ts[64], comm[RF_COMM_LEN + 1];
+	json_t *o, *dst;
+	struct timespec t;
+	const char *proto;
+
+	boot_to_real(ev->ts_boot_ns, &t);
+	trace__format_ts(&t, ts, sizeof(ts));
+	printable(comm, ev->comm, strnlen(ev->comm, RF_COMM_LEN));
+
+	dst = json_object();
+	if (ev->family == AF_INET || ev->family == AF_INET6) {
+		json_object_set_new(dst, "family", json_string(ev->family == AF_INET ? "ipv4" : "ipv6"));
+		if (ev->op != RF_OP_SOCK_CREATE) {
+			inet_ntop(ev->family, ev->addr, addr, sizeof(addr));
+			json_object_set_new(dst, "address", json_string(addr));
+			json_object_set_new(dst, "port", json_integer(ev->port));
+		} else {
+			json_object_set_new(dst, "socket_type", json_integer(ev->protocol >> 16));
+		}
+		proto = proto_name(ev->protocol);
+		if (proto)
+			json_object_set_new(dst, "protocol", json_string(proto));
+		else
+			json_object_set_new(dst, "protocol", json_integer(ev->protocol & 0xffff));
+	} else if (ev->family == AF_UNIX) {
+		uint32_t n = ev->path_len < RF_UNIX_PATH_MAX ? ev->path_len : RF_UNIX_PATH_MAX;
+
+		json_object_set_new(dst, "family", json_string("unix"));
+		printable(path, ev->path, n);
+		json_object_set_new(dst, "path", json_string(path));
+		json_object_set_new(dst, "socket_type",
+				    json_string(ev->protocol == 1 ? "stream" :
+						ev->protocol == 2 ? "dgram" :
+						ev->protocol == 5 ? "seqpacket" : "other"));
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s%, s:I, s:o}",
+		      "class", trace__class_name(ev->class),
+		      "op", op_name(ev->op),
+		      "verdict", ev->verdict == RF_VERDICT_AUDITED ? "audited" : "denied",
+		      "reason", reason_name(ev->reason),
+		      "kernel_ts", ts,
+		      "pid", (json_int_t)ev->pid,
+		      "tid", (json_int_t)ev->tid,
+		      "uid", (json_int_t)ev->uid,
+		      "cgroup_id", (json_int_t)ev->cgroup_id,
+		      "comm", comm, strlen(comm),
+		      "kernel_seq", (json_int_t)ev->seq,
+		      "destination", dst);
+	return o;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The run's trace: JSON lines, one object per event (schemas/trace.schema.json). */
+#ifndef RF_TRACE_H
+#define RF_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "rf_abi.h"
+
+struct rf_trace;
+
+/* path NULL: events are formatted and dropped (nothing to write to). */
+int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_trace);
+void trace__close(struct rf_trace *trace);
+
+/* Adds ts, seq, sandbox, event to fields (stolen) and writes one line. */
+int trace__emit(struct rf_trace *trace, const char *event, json_t *fields);
+
+/* RFC 3339 UTC with nanoseconds, e.g. 2026-11-29T10:00:00.123456789Z. */
+void trace__format_ts(const struct timespec *ts, char *buf, size_t len);
+
+/* A kernel decision record as trace fields (kernel.deny). */
+json_t *trace__event_json(const struct rf_event *ev);
+
+const char *trace__class_name(uint32_t class);
+
+#endif

@@ -1,0 +1,886 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Unit tests of the policy v1 parser: every invalid document is refused
+ * with the exact JSON path and a reason; valid documents fill every field.
+ *
+ * Table JSON is written with ' for " to stay readable; q() swaps them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "policy.h"
+
+#define S16 "aaaaaaaaaaaaaaaa"
+#define S64 S16 S16 S16 S16
+#define HDR "{'version':1,'id':'t',"
+
+/* ' -> " in a table entry; the buffer is big enough for every entry. */
+static const char *q(char *buf, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++)
+		buf[i] = src[i] == '\'' ? '"' : src[i];
+	buf[i] = '\0';
+	assert_int_equal(src[i], '\0');
+	return buf;
+}
+
+static struct rf_policy *load_ok(const char *json_q)
+{
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	char buf[4096];
+	int r;
+
+	r = policy__load_string(q(buf, sizeof(buf), json_q), &p, &err);
+	if (r != 0)
+		print_error("unexpected error %d at %s: %s\n", r, err.where, err.why);
+	assert_int_equal(r, 0);
+	assert_non_null(p);
+	return p;
+}
+
+struct invalid_case {
+	const char *name;
+	const char *json;            /* ' stands for " */
+	const char *where;           /* exact */
+	const char *why;             /* substring */
+};
+
+static const struct invalid_case invalid_cases[] = {
+	/* document */
+	{ "syntax_error", "{'version':1,", "$", "line 1 column" },
+	{ "trailing_garbage", HDR "'mode':'audit'} x", "$", "end of file expected" },
+	{ "duplicate_key", "{'version':1,'version':1,'id':'t'}", "$", "duplicate object key" },
+	{ "top_level_array", "[{'version':1,'id':'t'}]", "$", "expected an object" },
+	{ "top_level_scalar", "1", "$", "expected near '1'" },
+	{ "empty_document", "", "$", "near end of file" },
+	{ "nul_in_key", HDR "'a\\u0000b':1}", "$", "NUL byte in object key" },
+	{ "unknown_top_level_key", HDR "'foo':1}", "$", "unknown key \"foo\"" },
+	{ "unknown_key_is_escaped", HDR "'a\\u001b[2Jb':1}", "$", "unknown key \"a\\x1b[2Jb\"" },
+	{ "comment_key_is_unknown", HDR "'_comment':'x'}", "$", "unknown key \"_comment\"" },
+	/* version */
+	{ "version_missing", "{'id':'t'}", "$", "missing required key \"version\"" },
+	{ "version_string", "{'version':'1','id':'t'}", "$.version", "expected an integer" },
+	{ "version_real", "{'version':1.0,'id':'t'}", "$.version", "expected an integer" },
+	{ "version_2", "{'version':2,'id':'t'}", "$.version", "unsupported version 2 (expected 1)" },
+	{ "version_checked_before_unknown_keys", "{'version':2,'id':'t','new':1}",
+	  "$.version", "unsupported version 2" },
+	/* id */
+	{ "id_missing", "{'version':1}", "$", "missing required key \"id\"" },
+	{ "id_number", "{'version':1,'id':7}", "$.id", "expected a string" },
+	{ "id_uppercase", "{'version':1,'id':'Demo'}", "$.id", "id must match [a-z0-9][a-z0-9-]{0,62}" },
+	{ "id_leading_dash", "{'version':1,'id':'-x'}", "$.id", "id must match" },
+	{ "id_underscore", "{'version':1,'id':'a_b'}", "$.id", "id must match" },
+	{ "id_empty", "{'version':1,'id':''}", "$.id", "id must match" },
+	{ "id_64_bytes", "{'version':1,'id':'" S64 "'}", "$.id", "id must match" },
+	{ "id_with_nul", "{'version':1,'id':'a\\u0000b'}", "$.id", "string must not contain NUL bytes" },
+	/* mode */
+	{ "mode_unknown_value", HDR "'mode':'permissive'}", "$.mode", "expected \"enforce\" or \"audit\"" },
+	{ "mode_null", HDR "'mode':null}", "$.mode", "expected a string" },
+	/* files */
+	{ "files_other_string", HDR "'files':'none'}", "$.files", "expected \"unrestricted\" or an object" },
+	{ "files_unrestricted_with_nul", HDR "'files':'unrestricted\\u0000'}", "$.files",
+	  "expected \"unrestricted\" or an object" },
+	{ "files_array", HDR "'files':['/etc/']}", "$.files", "expected \"unrestricted\" or an object" },
+	{ "files_unknown_key", HDR "'files':{'exec':[]}}", "$.files", "unknown key \"exec\"" },
+	{ "files_read_not_array", HDR "'files':{'read':'/etc/'}}", "$.files.read", "expected an array of paths" },
+	{ "files_read_entry_number", HDR "'files':{'read':[1]}}", "$.files.read[0]", "expected a string" },
+	{ "files_read_relative", HDR "'files':{'read':['/ok','etc/passwd']}}", "$.files.read[1]",
+	  "path must be absolute" },
+	{ "files_read_empty_path", HDR "'files':{'read':['']}}", "$.files.read[0]", "path must not be empty" },
+	{ "files_write_dotdot", HDR "'files':{'write':['/tmp/../etc/']}}", "$.files.write[0]",
+	  "path must not contain \"..\" components" },
+	{ "files_write_trailing_dotdot", HDR "'files':{'write':['/tmp/..']}}", "$.files.write[0]",
+	  "\"..\" components" },
+	{ "files_read_dot", HDR "'files':{'read':['/tmp/./x']}}", "$.files.read[0]",
+	  "path must not contain \".\" components" },
+	{ "files_read_trailing_dot", HDR "'files':{'read':['/tmp/.']}}", "$.files.read[0]", "\".\" components" },
+	{ "files_read_double_slash", HDR "'files':{'read':['/tmp//x']}}", "$.files.read[0]",
+	  "path must not contain \"//\"" },
+	{ "files_read_star", HDR "'files':{'read':['/tmp/*.txt']}}", "$.files.read[0]",
+	  "path must not contain wildcards" },
+	{ "files_read_question_mark", HDR "'files':{'read':['/tmp/a?']}}", "$.files.read[0]",
+	  "path must not contain wildcards" },
+	{ "files_read_nul", HDR "'files':{'read':['/ok','/tmp/a\\u0000b']}}", "$.files.read[1]",
+	  "string must not contain NUL bytes" },
+	{ "files_read_256_bytes", HDR "'files':{'read':['/" S64 S64 S64 S64 "']}}", "$.files.read[0]",
+	  "path must be at most 255 bytes" },
+	/* exec */
+	{ "exec_other_string", HDR "'exec':'all'}", "$.exec", "expected \"unrestricted\" or an array of paths" },
+	{ "exec_object", HDR "'exec':{'paths':[]}}", "$.exec", "expected \"unrestricted\" or an array of paths" },
+	{ "exec_relative", HDR "'exec':['/bin/sh','bin/sh']}", "$.exec[1]", "path must be absolute" },
+	{ "exec_wildcard", HDR "'exec':['/usr/bin/*']}", "$.exec[0]", "wildcards" },
+	/* network */
+	{ "network_other_string", HDR "'network':'none'}", "$.network", "expected \"unrestricted\" or an object" },
+	{ "network_array", HDR "'network':[]}", "$.network", "expected \"unrestricted\" or an object" },
+	{ "network_unknown_key", HDR "'network':{'listen':[]}}", "$.network", "unknown key \"listen\"" },
+	{ "connect_other_string", HDR "'network':{'connect':'any'}}", "$.network.connect",
+	  "expected \"unrestricted\" or an array of endpoints" },
+	{ "connect_entry_number", HDR "'network':{'connect':[80]}}", "$.network.connect[0]", "expected a string" },
+	{ "connect_wildcard", HDR "'network':{'connect':['127.0.0.1:80','10.0.0.1:1','*:443']}}",
+	  "$.network.connect[2]", "wildcards are not allowed" },
+	{ "connect_port_zero", HDR "'network':{'connect':['a.example:0']}}", "$.network.connect[0]",
+	  "port out of range (1-65535)" },
+	{ "connect_url", HDR "'network':{'connect':['https://example.com:443']}}", "$.network.connect[0]",
+	  "URLs are not allowed" },
+	{ "connect_host_bits", HDR "'network':{'connect':['10.0.0.1/8:80']}}", "$.network.connect[0]",
+	  "host bits set in CIDR" },
+	{ "connect_unbracketed_ipv6", HDR "'network':{'connect':['::1:80']}}", "$.network.connect[0]",
+	  "IPv6 addresses must be bracketed" },
+	{ "connect_missing_port", HDR "'network':{'connect':['example.com']}}", "$.network.connect[0]",
+	  "missing port" },
+	{ "connect_user_info", HDR "'network':{'connect':['u@example.com:22']}}", "$.network.connect[0]",
+	  "user-info" },
+	{ "connect_zone_id", HDR "'network':{'connect':['[fe80::1%eth0]:80']}}", "$.network.connect[0]",
+	  "zone ids" },
+	{ "connect_nul", HDR "'network':{'connect':['a.example:80\\u0000']}}", "$.network.connect[0]",
+	  "string must not contain NUL bytes" },
+	{ "unix_other_string", HDR "'network':{'unix':'none'}}", "$.network.unix",
+	  "expected \"unrestricted\" or an array of socket names" },
+	{ "unix_relative", HDR "'network':{'unix':['run/x.sock']}}", "$.network.unix[0]",
+	  "expected an absolute path or @abstract-name" },
+	{ "unix_empty", HDR "'network':{'unix':['']}}", "$.network.unix[0]", "path must not be empty" },
+	{ "unix_abstract_empty", HDR "'network':{'unix':['@']}}", "$.network.unix[0]",
+	  "abstract socket name must not be empty" },
+	{ "unix_abstract_space", HDR "'network':{'unix':['@a b']}}", "$.network.unix[0]",
+	  "abstract socket name must be printable ASCII (0x21-0x7e)" },
+	{ "unix_abstract_non_ascii", HDR "'network':{'unix':['@caf\\u00e9']}}", "$.network.unix[0]",
+	  "printable ASCII" },
+	{ "unix_abstract_108_bytes", HDR "'network':{'unix':['@" S64 S16 S16 "aaaaaaaaaaaa']}}",
+	  "$.network.unix[0]", "abstract socket name must be at most 107 bytes" },
+	{ "unix_path_108_bytes", HDR "'network':{'unix':['/" S64 S16 S16 "aaaaaaaaaaa']}}",
+	  "$.network.unix[0]", "unix socket path must be at most 107 bytes" },
+	{ "unix_dotdot", HDR "'network':{'unix':['/run/../x.sock']}}", "$.network.unix[0]", "\"..\" components" },
+	{ "unix_wildcard", HDR "'network':{'unix':['/run/*.sock']}}", "$.network.unix[0]", "wildcards" },
+	/* env */
+	{ "env_array", HDR "'env':[]}", "$.env", "expected an object" },
+	{ "env_unknown_key", HDR "'env':{'clear':true}}", "$.env", "unknown key \"clear\"" },
+	{ "env_pass_string", HDR "'env':{'pass':'PATH'}}", "$.env.pass", "expected an array of variable names" },
+	{ "env_pass_number", HDR "'env':{'pass':[1]}}", "$.env.pass[0]", "expected a string" },
+	{ "env_pass_leading_digit", HDR "'env':{'pass':['PATH','1X']}}", "$.env.pass[1]",
+	  "invalid variable name \"1X\"" },
+	{ "env_pass_equals_sign", HDR "'env':{'pass':['A=B']}}", "$.env.pass[0]", "invalid variable name \"A=B\"" },
+	{ "env_pass_empty_name", HDR "'env':{'pass':['']}}", "$.env.pass[0]", "invalid variable name \"\"" },
+	{ "env_pass_duplicate", HDR "'env':{'pass':['PATH','HOME','PATH']}}", "$.env.pass[2]",
+	  "duplicate variable name \"PATH\"" },
+	{ "env_pass_256_bytes", HDR "'env':{'pass':['" S64 S64 S64 S64 "']}}", "$.env.pass[0]",
+	  "variable name must be at most 255 bytes" },
+	{ "env_set_array", HDR "'env':{'set':[]}}", "$.env.set", "expected an object" },
+	{ "env_set_bad_name", HDR "'env':{'set':{'A-B':'x'}}}", "$.env.set", "invalid variable name \"A-B\"" },
+	{ "env_set_value_number", HDR "'env':{'set':{'LANG':1}}}", "$.env.set.LANG", "expected a string" },
+	{ "env_set_value_nul", HDR "'env':{'set':{'LANG':'C\\u0000'}}}", "$.env.set.LANG",
+	  "string must not contain NUL bytes" },
+	/* limits */
+	{ "limits_empty", HDR "'limits':{}}", "$.limits", "expected at least one limit" },
+	{ "limits_array", HDR "'limits':[]}", "$.limits", "expected an object" },
+	{ "limits_unknown_key", HDR "'limits':{'cpu':1}}", "$.limits", "unknown key \"cpu\"" },
+	{ "limits_pids_zero", HDR "'limits':{'pids':0}}", "$.limits.pids", "out of range (1-4194304)" },
+	{ "limits_pids_too_big", HDR "'limits':{'pids':4194305}}", "$.limits.pids", "out of range (1-4194304)" },
+	{ "limits_memory_string", HDR "'limits':{'memory_mb':'512'}}", "$.limits.memory_mb", "expected an integer" },
+	{ "limits_memory_too_big", HDR "'limits':{'memory_mb':16777217}}", "$.limits.memory_mb",
+	  "out of range (1-16777216)" },
+	{ "limits_cpu_real", HDR "'limits':{'cpu_percent':50.5}}", "$.limits.cpu_percent", "expected an integer" },
+	{ "limits_cpu_too_big", HDR "'limits':{'cpu_percent':100001}}", "$.limits.cpu_percent",
+	  "out of range (1-100000)" },
+	{ "limits_wall_negative", HDR "'limits':{'wall_seconds':-1}}", "$.limits.wall_seconds",
+	  "out of range (1-31536000)" },
+	{ "limits_output_too_big", HDR "'limits':{'output_bytes':1125899906842625}}", "$.limits.output_bytes",
+	  "out of range (1-1125899906842624)" },
+	{ "limits_bool", HDR "'limits':{'pids':true}}", "$.limits.pids", "expected an integer" },
+	{ "limits_integer_overflow", HDR "'limits':{'pids':99999999999999999999}}", "$", "too big integer" },
+	/* syscalls */
+	{ "syscalls_array", HDR "'syscalls':['read']}", "$.syscalls", "expected an object" },
+	{ "syscalls_missing_allow", HDR "'syscalls':{'on_violation':'deny'}}", "$.syscalls",
+	  "missing required key \"allow\"" },
+	{ "syscalls_allow_empty", HDR "'syscalls':{'allow':[]}}", "$.syscalls.allow",
+	  "expected a non-empty array of syscall names" },
+	{ "syscalls_allow_string", HDR "'syscalls':{'allow':'read'}}", "$.syscalls.allow",
+	  "expected a non-empty array of syscall names" },
+	{ "syscalls_uppercase_name", HDR "'syscalls':{'allow':['read','Write']}}", "$.syscalls.allow[1]",
+	  "invalid syscall name \"Write\"" },
+	{ "syscalls_name_64_bytes", HDR "'syscalls':{'allow':['" S64 "']}}", "$.syscalls.allow[0]",
+	  "invalid syscall name" },
+	{ "syscalls_duplicate", HDR "'syscalls':{'allow':['read','write','read']}}", "$.syscalls.allow[2]",
+	  "duplicate syscall name \"read\"" },
+	{ "syscalls_on_violation_kill", HDR "'syscalls':{'allow':['read'],'on_violation':'kill'}}",
+	  "$.syscalls.on_violation", "expected \"deny\" or \"alert\"" },
+	{ "syscalls_unknown_key", HDR "'syscalls':{'allow':['read'],'deny':['ptrace']}}", "$.syscalls",
+	  "unknown key \"deny\"" },
+	/* monitor */
+	{ "monitor_not_object", HDR "'monitor':true}", "$.monitor", "expected an object" },
+	{ "monitor_unknown_key", HDR "'monitor':{'net':1}}", "$.monitor", "unknown key \"net\"" },
+	{ "monitor_burst_not_object", HDR "'monitor':{'deny_burst':5}}", "$.monitor.deny_burst",
+	  "expected an object" },
+	{ "monitor_burst_missing_window", HDR "'monitor':{'deny_burst':{'count':5}}}", "$.monitor.deny_burst",
+	  "missing required key \"window_ms\"" },
+	{ "monitor_burst_missing_count", HDR "'monitor':{'deny_burst':{'window_ms':5}}}", "$.monitor.deny_burst",
+	  "missing required key \"count\"" },
+	{ "monitor_burst_unknown_key", HDR "'monitor':{'deny_burst':{'count':1,'window_ms':1,'x':1}}}",
+	  "$.monitor.deny_burst", "unknown key \"x\"" },
+	{ "monitor_burst_count_zero", HDR "'monitor':{'deny_burst':{'count':0,'window_ms':1}}}",
+	  "$.monitor.deny_burst.count", "out of range (1-1000000)" },
+	{ "monitor_burst_window_too_big", HDR "'monitor':{'deny_burst':{'count':1,'window_ms':3600001}}}",
+	  "$.monitor.deny_burst.window_ms", "out of range (1-3600000)" },
+	{ "monitor_cpu_zero", HDR "'monitor':{'cpu_percent':0}}", "$.monitor.cpu_percent", "out of range (1-100000)" },
+	{ "monitor_memory_too_big", HDR "'monitor':{'memory_mb':16777217}}", "$.monitor.memory_mb",
+	  "out of range (1-16777216)" },
+	{ "monitor_pids_string", HDR "'monitor':{'pids':'10'}}", "$.monitor.pids", "expected an integer" },
+};
+
+#define N_INVALID (sizeof(invalid_cases) / sizeof(invalid_cases[0]))
+
+static void test_invalid_policy_is_rejected_at_path(void **state)
+{
+	const struct invalid_case *c = *state;
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	char buf[2048];
+	int r;
+
+	r = policy__load_string(q(buf, sizeof(buf), c->json), &p, &err);
+	if (r != -EINVAL || strcmp(err.where, c->where) || !strstr(err.why, c->why))
+		print_error("%s: r=%d where=\"%s\" why=\"%s\"; want where=\"%s\" why~\"%s\"\n",
+			    c->name, r, err.where, err.why, c->where, c->why);
+	policy__free(p);
+	assert_int_equal(r, -EINVAL);
+	assert_null(p);
+	assert_string_equal(err.where, c->where);
+	assert_non_null(strstr(err.why, c->why));
+}
+
+/* Omitted classes deny everything; nothing optional is present. */
+static void test_valid_minimal_policy_denies_all_by_default(void **state)
+{
+	struct rf_policy *p = load_ok("{'version':1,'id':'t'}");
+
+	(void)state;
+	assert_int_equal(p->version, 1);
+	assert_string_equal(p->id, "t");
+	assert_int_equal(p->mode, RF_MODE_ENFORCE);
+	assert_int_equal(p->files, RF_CONFINE_DENY_ALL);
+	assert_int_equal(p->files_read.n, 0);
+	assert_int_equal(p->files_write.n, 0);
+	assert_int_equal(p->exec, RF_CONFINE_DENY_ALL);
+	assert_int_equal(p->exec_paths.n, 0);
+	assert_int_equal(p->net_connect, RF_CONFINE_DENY_ALL);
+	assert_int_equal(p->n_connect, 0);
+	assert_int_equal(p->net_unix, RF_CONFINE_DENY_ALL);
+	assert_int_equal(p->n_unix, 0);
+	assert_int_equal(p->n_env_pass, 0);
+	assert_int_equal(p->n_env_set, 0);
+	assert_false(p->limits.present);
+	assert_false(p->syscalls.present);
+	assert_false(p->monitor.present);
+	assert_string_equal(p->canonical, "{\"id\":\"t\",\"mode\":\"enforce\",\"version\":1}");
+	assert_int_equal(strlen(p->digest), 64);
+	assert_int_equal(strspn(p->digest, "0123456789abcdef"), 64);
+	policy__free(p);
+}
+
+static void test_valid_unrestricted_classes(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'files':'unrestricted','exec':'unrestricted',"
+				      "'network':'unrestricted'}");
+
+	(void)state;
+	assert_int_equal(p->files, RF_CONFINE_UNRESTRICTED);
+	assert_int_equal(p->exec, RF_CONFINE_UNRESTRICTED);
+	assert_int_equal(p->net_connect, RF_CONFINE_UNRESTRICTED);
+	assert_int_equal(p->net_unix, RF_CONFINE_UNRESTRICTED);
+	policy__free(p);
+
+	p = load_ok(HDR "'network':{'connect':'unrestricted'}}");
+	assert_int_equal(p->net_connect, RF_CONFINE_UNRESTRICTED);
+	assert_int_equal(p->net_unix, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_unix, 0);
+	policy__free(p);
+
+	p = load_ok(HDR "'network':{'connect':[],'unix':'unrestricted'}}");
+	assert_int_equal(p->net_connect, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_connect, 0);
+	assert_int_equal(p->net_unix, RF_CONFINE_UNRESTRICTED);
+	policy__free(p);
+}
+
+/* An object given with its keys absent is an empty allowlist, not open. */
+static void test_valid_empty_objects_are_empty_allowlists(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'files':{},'exec':[],'network':{}}");
+
+	(void)state;
+	assert_int_equal(p->files, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->files_read.n, 0);
+	assert_int_equal(p->files_write.n, 0);
+	assert_int_equal(p->exec, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->exec_paths.n, 0);
+	assert_int_equal(p->net_connect, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_connect, 0);
+	assert_int_equal(p->net_unix, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_unix, 0);
+	policy__free(p);
+}
+
+static void test_valid_file_and_exec_allowlists(void **state)
+{
+	struct rf_policy *p = load_ok(HDR
+		"'files':{'read':['/','/etc/ssl/','/usr/lib/x.so','/a/.hidden/..x'],"
+		"'write':['/tmp/out/']},"
+		"'exec':['/usr/bin/python3','/opt/tools/']}");
+
+	(void)state;
+	assert_int_equal(p->files, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->files_read.n, 4);
+	assert_string_equal(p->files_read.v[0].path, "/");
+	assert_true(p->files_read.v[0].subtree);
+	assert_string_equal(p->files_read.v[1].path, "/etc/ssl/");
+	assert_true(p->files_read.v[1].subtree);
+	assert_string_equal(p->files_read.v[2].path, "/usr/lib/x.so");
+	assert_false(p->files_read.v[2].subtree);
+	/* ".hidden" and "..x" are names, not "." or ".." components */
+	assert_string_equal(p->files_read.v[3].path, "/a/.hidden/..x");
+	assert_int_equal(p->files_write.n, 1);
+	assert_string_equal(p->files_write.v[0].path, "/tmp/out/");
+	assert_true(p->files_write.v[0].subtree);
+	assert_int_equal(p->exec, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->exec_paths.n, 2);
+	assert_string_equal(p->exec_paths.v[0].path, "/usr/bin/python3");
+	assert_false(p->exec_paths.v[0].subtree);
+	assert_true(p->exec_paths.v[1].subtree);
+	policy__free(p);
+}
+
+static void test_valid_network_allowlists(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'network':{"
+		"'connect':['127.0.0.1:18080','Deb.Debian.org.:443','10.0.0.0/8:8000-8999','[::1]:22'],"
+		"'unix':['/run/dbus/system_bus_socket','/run/user/','@my-abstract.sock','/']}}");
+
+	(void)state;
+	assert_int_equal(p->net_connect, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_connect, 4);
+	assert_string_equal(p->connect[0].text, "127.0.0.1:18080");
+	assert_int_equal(p->connect[0].kind, RF_HOST_ADDR);
+	assert_int_equal(p->connect[0].family, AF_INET);
+	assert_memory_equal(p->connect[0].addr, "\x7f\0\0\1", 4);
+	assert_int_equal(p->connect[0].prefix_len, 32);
+	assert_int_equal(p->connect[0].port_lo, 18080);
+	assert_int_equal(p->connect[0].port_hi, 18080);
+	assert_int_equal(p->connect[1].kind, RF_HOST_NAME);
+	assert_string_equal(p->connect[1].name, "deb.debian.org");
+	assert_true(p->connect[2].cidr);
+	assert_int_equal(p->connect[2].prefix_len, 8);
+	assert_int_equal(p->connect[2].port_lo, 8000);
+	assert_int_equal(p->connect[2].port_hi, 8999);
+	assert_int_equal(p->connect[3].family, AF_INET6);
+
+	assert_int_equal(p->net_unix, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_unix, 4);
+	assert_string_equal(p->unix_rules[0].text, "/run/dbus/system_bus_socket");
+	assert_string_equal(p->unix_rules[0].name, "/run/dbus/system_bus_socket");
+	assert_false(p->unix_rules[0].abstract);
+	assert_false(p->unix_rules[0].subtree);
+	assert_string_equal(p->unix_rules[1].name, "/run/user/");
+	assert_true(p->unix_rules[1].subtree);
+	assert_string_equal(p->unix_rules[2].text, "@my-abstract.sock");
+	assert_string_equal(p->unix_rules[2].name, "my-abstract.sock");
+	assert_true(p->unix_rules[2].abstract);
+	assert_false(p->unix_rules[2].subtree);
+	assert_true(p->unix_rules[3].subtree);
+	policy__free(p);
+}
+
+static void test_valid_env_pass_and_set(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'env':{'pass':['PATH','_x1','lower'],"
+				      "'set':{'LANG':'C.UTF-8','EMPTY':'','PATH':'/usr/bin'}}}");
+
+	(void)state;
+	assert_int_equal(p->n_env_pass, 3);
+	assert_string_equal(p->env_pass[0], "PATH");
+	assert_string_equal(p->env_pass[1], "_x1");
+	assert_string_equal(p->env_pass[2], "lower");
+	assert_int_equal(p->n_env_set, 3);
+	/* Document order is kept. */
+	assert_string_equal(p->env_set[0].name, "LANG");
+	assert_string_equal(p->env_set[0].value, "C.UTF-8");
+	assert_string_equal(p->env_set[1].name, "EMPTY");
+	assert_string_equal(p->env_set[1].value, "");
+	assert_string_equal(p->env_set[2].name, "PATH");
+	assert_string_equal(p->env_set[2].value, "/usr/bin");
+	policy__free(p);
+
+	p = load_ok(HDR "'env':{}}");
+	assert_int_equal(p->n_env_pass, 0);
+	assert_int_equal(p->n_env_set, 0);
+	policy__free(p);
+}
+
+static void test_valid_limits_at_their_maximum(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'limits':{'pids':4194304,'memory_mb':16777216,"
+		"'cpu_percent':100000,'wall_seconds':31536000,'output_bytes':1125899906842624}}");
+
+	(void)state;
+	assert_true(p->limits.present);
+	assert_true(p->limits.pids.set);
+	assert_int_equal(p->limits.pids.v, 4194304);
+	assert_int_equal(p->limits.memory_mb.v, 16777216);
+	assert_int_equal(p->limits.cpu_percent.v, 100000);
+	assert_int_equal(p->limits.wall_seconds.v, 31536000);
+	assert_true(p->limits.output_bytes.set);
+	assert_int_equal(p->limits.output_bytes.v, 1ULL << 50);
+	policy__free(p);
+
+	p = load_ok(HDR "'limits':{'pids':1}}");
+	assert_true(p->limits.present);
+	assert_int_equal(p->limits.pids.v, 1);
+	assert_false(p->limits.memory_mb.set);
+	assert_false(p->limits.cpu_percent.set);
+	assert_false(p->limits.wall_seconds.set);
+	assert_false(p->limits.output_bytes.set);
+	policy__free(p);
+}
+
+static void test_valid_syscalls(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'syscalls':{'allow':['read','write','exit_group','pread64']}}");
+
+	(void)state;
+	assert_true(p->syscalls.present);
+	assert_int_equal(p->syscalls.n_allow, 4);
+	assert_string_equal(p->syscalls.allow[0], "read");
+	assert_string_equal(p->syscalls.allow[3], "pread64");
+	assert_int_equal(p->syscalls.on_violation, RF_VIOLATION_DENY);
+	policy__free(p);
+
+	p = load_ok(HDR "'syscalls':{'allow':['read'],'on_violation':'alert'}}");
+	assert_int_equal(p->syscalls.on_violation, RF_VIOLATION_ALERT);
+	policy__free(p);
+
+	p = load_ok(HDR "'syscalls':{'allow':['read'],'on_violation':'deny'}}");
+	assert_int_equal(p->syscalls.on_violation, RF_VIOLATION_DENY);
+	policy__free(p);
+}
+
+static void test_valid_monitor(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'monitor':{'deny_burst':{'count':20,'window_ms':1000},"
+				      "'cpu_percent':150,'memory_mb':2048,'pids':64}}");
+
+	(void)state;
+	assert_true(p->monitor.present);
+	assert_true(p->monitor.deny_burst_count.set);
+	assert_int_equal(p->monitor.deny_burst_count.v, 20);
+	assert_int_equal(p->monitor.deny_burst_window_ms.v, 1000);
+	assert_int_equal(p->monitor.cpu_percent.v, 150);
+	assert_int_equal(p->monitor.memory_mb.v, 2048);
+	assert_int_equal(p->monitor.pids.v, 64);
+	policy__free(p);
+
+	p = load_ok(HDR "'monitor':{'pids':1}}");
+	assert_true(p->monitor.present);
+	assert_false(p->monitor.deny_burst_count.set);
+	assert_false(p->monitor.deny_burst_window_ms.set);
+	assert_false(p->monitor.cpu_percent.set);
+	assert_true(p->monitor.pids.set);
+	policy__free(p);
+}
+
+static void test_valid_audit_mode_and_explicit_enforce(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'mode':'audit'}");
+
+	(void)state;
+	assert_int_equal(p->mode, RF_MODE_AUDIT);
+	assert_non_null(strstr(p->canonical, "\"mode\":\"audit\""));
+	policy__free(p);
+
+	p = load_ok(HDR "'mode':'enforce'}");
+	assert_int_equal(p->mode, RF_MODE_ENFORCE);
+	policy__free(p);
+}
+
+/* The longest accepted values, one byte short of each limit's error. */
+static void test_valid_values_at_length_limits(void **state)
+{
+	struct rf_policy *p = load_ok("{'version':1,'id':'" S16 S16 S16 "aaaaaaaaaaaaaaa',"
+		"'files':{'read':['/" S64 S64 S64 S16 S16 S16 "aaaaaaaaaaaaaa']},"
+		"'network':{'unix':['/" S64 S16 S16 "aaaaaaaaaa','@" S64 S16 S16 "aaaaaaaaaaa']},"
+		"'env':{'pass':['" S64 S64 S64 S16 S16 S16 "aaaaaaaaaaaaaaa']},"
+		"'syscalls':{'allow':['" S16 S16 S16 "aaaaaaaaaaaaaaa']}}");
+
+	(void)state;
+	assert_int_equal(strlen(p->id), 63);
+	assert_int_equal(strlen(p->files_read.v[0].path), 255);
+	assert_int_equal(strlen(p->unix_rules[0].name), 107);
+	assert_int_equal(strlen(p->unix_rules[1].name), 107);
+	assert_int_equal(strlen(p->env_pass[0]), 255);
+	assert_int_equal(strlen(p->syscalls.allow[0]), 63);
+	policy__free(p);
+}
+
+/* env values: 32 KiB is accepted, one byte more is not. */
+static void test_env_value_length_limit(void **state)
+{
+	const char *pre = "{\"version\":1,\"id\":\"t\",\"env\":{\"set\":{\"BIG\":\"";
+	size_t plen = strlen(pre), max = 32 * 1024;
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	char *doc;
+
+	(void)state;
+	doc = malloc(plen + max + 16);
+	assert_non_null(doc);
+	memcpy(doc, pre, plen);
+	memset(doc + plen, 'v', max);
+	strcpy(doc + plen + max, "\"}}}");
+	assert_int_equal(policy__load_string(doc, &p, &err), 0);
+	assert_int_equal(strlen(p->env_set[0].value), max);
+	policy__free(p);
+	p = NULL;
+
+	memset(doc + plen, 'v', max + 1);
+	strcpy(doc + plen + max + 1, "\"}}}");
+	assert_int_equal(policy__load_string(doc, &p, &err), -EINVAL);
+	assert_null(p);
+	assert_string_equal(err.where, "$.env.set.BIG");
+	assert_non_null(strstr(err.why, "value must be at most 32768 bytes"));
+	free(doc);
+}
+
+/* Escapes are decoded before validation: "\u002f" is a '/'. */
+static void test_json_escapes_are_decoded_before_checks(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'files':{'read':['\\u002fetc\\/']}}");
+
+	(void)state;
+	assert_string_equal(p->files_read.v[0].path, "/etc/");
+	assert_true(p->files_read.v[0].subtree);
+	policy__free(p);
+}
+
+static void test_check_path_rules(void **state)
+{
+	static const struct {
+		const char *path;
+		const char *why;     /* NULL: valid */
+	} cases[] = {
+		{ "/", NULL },
+		{ "/etc", NULL },
+		{ "/etc/", NULL },
+		{ "/a/b/c.d", NULL },
+		{ "/...", NULL },
+		{ "/.a/..b/c.", NULL },
+		{ "/with space/and\ttab", NULL },
+		{ "", "path must not be empty" },
+		{ "etc", "path must be absolute" },
+		{ "./etc", "path must be absolute" },
+		{ "~/x", "path must be absolute" },
+		{ "//", "path must not contain \"//\"" },
+		{ "/a//b", "path must not contain \"//\"" },
+		{ "/a/b//", "path must not contain \"//\"" },
+		{ "/.", "path must not contain \".\" components" },
+		{ "/./", "path must not contain \".\" components" },
+		{ "/a/./b", "path must not contain \".\" components" },
+		{ "/..", "path must not contain \"..\" components" },
+		{ "/a/../", "path must not contain \"..\" components" },
+		{ "/a/..", "path must not contain \"..\" components" },
+		{ "/a*", "path must not contain wildcards" },
+		{ "/a/?", "path must not contain wildcards" },
+	};
+	char why[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r;
+
+		why[0] = '\0';
+		r = policy__check_path(cases[i].path, why, sizeof(why));
+		if ((r == 0) != !cases[i].why || (cases[i].why && !strstr(why, cases[i].why)))
+			print_error("case %zu \"%s\": r=%d why=\"%s\"\n", i, cases[i].path, r, why);
+		if (!cases[i].why) {
+			assert_int_equal(r, 0);
+		} else {
+			assert_int_equal(r, -EINVAL);
+			assert_non_null(strstr(why, cases[i].why));
+		}
+	}
+	assert_int_equal(policy__check_path(NULL, why, sizeof(why)), -EINVAL);
+	assert_int_equal(policy__check_path("rel", NULL, 0), -EINVAL);
+}
+
+static void test_check_path_length_limit(void **state)
+{
+	char path[300], why[128];
+
+	(void)state;
+	path[0] = '/';
+	memset(path + 1, 'p', 254);
+	path[255] = '\0';
+	assert_int_equal(policy__check_path(path, why, sizeof(why)), 0);
+	path[255] = 'p';
+	path[256] = '\0';
+	assert_int_equal(policy__check_path(path, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "path must be at most 255 bytes");
+}
+
+static void test_string_over_1mib_is_refused(void **state)
+{
+	size_t max = 1024 * 1024;
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	const char *body = "{\"version\":1,\"id\":\"t\"}";
+	char *doc;
+
+	(void)state;
+	doc = malloc(max + 2);
+	assert_non_null(doc);
+	/* Exactly 1 MiB, padded with whitespace: accepted. */
+	memset(doc, ' ', max);
+	memcpy(doc, body, strlen(body));
+	doc[max] = '\0';
+	assert_int_equal(policy__load_string(doc, &p, &err), 0);
+	policy__free(p);
+	p = NULL;
+
+	doc[max] = ' ';
+	doc[max + 1] = '\0';
+	assert_int_equal(policy__load_string(doc, &p, &err), -EFBIG);
+	assert_null(p);
+	assert_string_equal(err.where, "$");
+	assert_non_null(strstr(err.why, "larger than 1 MiB"));
+	free(doc);
+}
+
+static void test_null_arguments(void **state)
+{
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+
+	(void)state;
+	policy__free(NULL);
+	assert_int_equal(policy__load_string(NULL, &p, &err), -EINVAL);
+	assert_int_equal(policy__load_string("{}", NULL, &err), -EINVAL);
+	assert_int_equal(policy__load_file(NULL, &p, &err), -EINVAL);
+	/* err may be NULL. */
+	assert_int_equal(policy__load_string("{\"version\":1,\"id\":\"t\"}", &p, NULL), 0);
+	policy__free(p);
+	assert_int_equal(policy__load_string("{", &p, NULL), -EINVAL);
+}
+
+static int write_temp(char *tmpl, const char *data, size_t len)
+{
+	int fd = mkstemp(tmpl);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+static void test_file_missing_is_enoent(void **state)
+{
+	const char *file = "/nonexistent/ringfence/policy.json";
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+
+	(void)state;
+	assert_int_equal(policy__load_file(file, &p, &err), -ENOENT);
+	assert_null(p);
+	assert_string_equal(err.where, file);
+	assert_string_equal(err.why, strerror(ENOENT));
+}
+
+static void test_file_directory_is_eisdir(void **state)
+{
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+
+	(void)state;
+	assert_int_equal(policy__load_file("/", &p, &err), -EISDIR);
+	assert_null(p);
+	assert_string_equal(err.where, "/");
+	assert_string_equal(err.why, strerror(EISDIR));
+}
+
+static void test_file_valid_and_invalid_contents(void **state)
+{
+	const char *good = "{\n  \"version\": 1,\n  \"id\": \"from-file\"\n}\n";
+	const char *bad = "{\n  \"version\": 1,\n  \"id\": \"x\",\n  \"files\": \"none\"\n}\n";
+	const char *broken = "{\n  \"version\": 1\n  \"id\": \"x\"\n}\n";
+	char tmpl[] = "/tmp/rf-test-policy-XXXXXX";
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+
+	(void)state;
+	assert_int_equal(write_temp(tmpl, good, strlen(good)), 0);
+	assert_int_equal(policy__load_file(tmpl, &p, &err), 0);
+	assert_string_equal(p->id, "from-file");
+	policy__free(p);
+	p = NULL;
+	unlink(tmpl);
+
+	strcpy(tmpl, "/tmp/rf-test-policy-XXXXXX");
+	assert_int_equal(write_temp(tmpl, bad, strlen(bad)), 0);
+	assert_int_equal(policy__load_file(tmpl, &p, &err), -EINVAL);
+	assert_string_equal(err.where, "$.files");
+	unlink(tmpl);
+
+	strcpy(tmpl, "/tmp/rf-test-policy-XXXXXX");
+	assert_int_equal(write_temp(tmpl, broken, strlen(broken)), 0);
+	assert_int_equal(policy__load_file(tmpl, &p, &err), -EINVAL);
+	assert_string_equal(err.where, "$");
+	assert_non_null(strstr(err.why, "line 3 column"));
+	unlink(tmpl);
+}
+
+static void test_file_over_1mib_is_efbig(void **state)
+{
+	char tmpl[] = "/tmp/rf-test-policy-XXXXXX";
+	size_t len = 1024 * 1024 + 1;
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	char *data;
+
+	(void)state;
+	data = malloc(len);
+	assert_non_null(data);
+	memset(data, ' ', len);
+	memcpy(data, "{\"version\":1,\"id\":\"t\"}", 22);
+	assert_int_equal(write_temp(tmpl, data, len), 0);
+	free(data);
+	assert_int_equal(policy__load_file(tmpl, &p, &err), -EFBIG);
+	assert_null(p);
+	assert_string_equal(err.where, tmpl);
+	assert_non_null(strstr(err.why, "larger than 1 MiB"));
+	unlink(tmpl);
+}
+
+static const char *examples_dir(void)
+{
+	const char *d = getenv("EXAMPLES");
+
+	return d && *d ? d : "schemas/examples";
+}
+
+static void test_every_example_loads(void **state)
+{
+	const char *dir = examples_dir();
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	(void)state;
+	d = opendir(dir);
+	if (!d)
+		print_error("cannot open %s (run from the repo root or set EXAMPLES)\n", dir);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct rf_policy *p = NULL;
+		struct rf_error err = {};
+		char path[4096];
+		int r;
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		r = policy__load_file(path, &p, &err);
+		if (r != 0)
+			print_error("%s: %d at %s: %s\n", path, r, err.where, err.why);
+		assert_int_equal(r, 0);
+		policy__free(p);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 4);
+}
+
+/* demo.json drives the demo and the host tests: pin what they rely on. */
+static void test_demo_example_is_runnable_without_bpf_lsm(void **state)
+{
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/demo.json", examples_dir());
+	assert_int_equal(policy__load_file(path, &p, &err), 0);
+	assert_string_equal(p->id, "demo");
+	assert_int_equal(p->mode, RF_MODE_ENFORCE);
+	assert_int_equal(p->files, RF_CONFINE_UNRESTRICTED);
+	assert_int_equal(p->exec, RF_CONFINE_UNRESTRICTED);
+	assert_int_equal(p->net_connect, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_connect, 1);
+	assert_string_equal(p->connect[0].text, "127.0.0.1:18080");
+	assert_int_equal(p->net_unix, RF_CONFINE_ALLOWLIST);
+	assert_int_equal(p->n_unix, 0);
+	assert_int_equal(p->n_env_pass, 1);
+	assert_string_equal(p->env_pass[0], "PATH");
+	policy__free(p);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_valid_minimal_policy_denies_all_by_default),
+		cmocka_unit_test(test_valid_unrestricted_classes),
+		cmocka_unit_test(test_valid_empty_objects_are_empty_allowlists),
+		cmocka_unit_test(test_valid_file_and_exec_allowlists),
+		cmocka_unit_test(test_valid_network_allowlists),
+		cmocka_unit_test(test_valid_env_pass_and_set),
+		cmocka_unit_test(test_valid_limits_at_their_maximum),
+		cmocka_unit_test(test_valid_syscalls),
+		cmocka_unit_test(test_valid_monitor),
+		cmocka_unit_test(test_valid_audit_mode_and_explicit_enforce),
+		cmocka_unit_test(test_valid_values_at_length_limits),
+		cmocka_unit_test(test_env_value_length_limit),
+		cmocka_unit_test(test_json_escapes_are_decoded_before_checks),
+		cmocka_unit_test(test_check_path_rules),
+		cmocka_unit_test(test_check_path_length_limit),
+		cmocka_unit_test(test_string_over_1mib_is_refused),
+		cmocka_unit_test(test_null_arguments),
+		cmocka_unit_test(test_file_missing_is_enoent),
+		cmocka_unit_test(test_file_directory_is_eisdir),
+		cmocka_unit_test(test_file_valid_and_invalid_contents),
+		cmocka_unit_test(test_file_over_1mib_is_efbig),
+		cmocka_unit_test(test_every_example_loads),
+		cmocka_unit_test(test_demo_example_is_runnable_without_bpf_lsm),
+	};
+	/* One named test per invalid document, so a failure names its case. */
+	static struct CMUnitTest invalid[N_INVALID];
+	static char names[N_INVALID][80];
+	size_t i;
+	int failed;
+
+	for (i = 0; i < N_INVALID; i++) {
+		snprintf(names[i], sizeof(names[i]), "invalid_%s", invalid_cases[i].name);
+		invalid[i] = (struct CMUnitTest){
+			.name = names[i],
+			.test_func = test_invalid_policy_is_rejected_at_path,
+			.initial_state = (void *)&invalid_cases[i],
+		};
+	}
+	failed = cmocka_run_group_tests_name("policy_valid", fixed, NULL, NULL);
+	failed += _cmocka_run_group_tests("policy_invalid", invalid, N_INVALID, NULL, NULL);
+	return failed ? 1 : 0;
+}
