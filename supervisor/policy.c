@@ -876,6 +876,11 @@ static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_p
 		}
 		r = pol_fail(err, "$", "line %d column %d: %s", jerr.line,
 			     jerr.column, jerr.text);
+		/* jansson quotes raw input ("near '...'"): keep control
+		 * bytes from the file off the terminal. */
+		for (char *c = err->why; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		goto cleanup;
 	}
 	p = calloc(1, sizeof(*p));

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rf-net: run inside a sandbox by the tests and the demo. Each operation
+ * on the command line is attempted for real and reported on one line:
+ *   OP TARGET RESULT      (RESULT is "ok" or the errno name, e.g. EPERM)
+ * Operations:
+ *   tcp HOST PORT        connect a TCP socket (IPv4 or IPv6 literal)
+ *   udp HOST PORT        unconnected UDP sendto
+ *   udpconn HOST PORT    connect a UDP socket
+ *   tfo HOST PORT        TCP Fast Open: sendto(MSG_FASTOPEN) unconnected
+ *   unix PATH|@NAME      connect a unix stream socket
+ *   unixdgram PATH|@NAME sendto from an unbound unix datagram socket
+ *   ping4                create an ICMP "ping" socket
+ *   raw4                 create a raw socket
+ *   write FILE TEXT      write TEXT to FILE (e.g. a cgroup.procs)
+ *   burst N HOST PORT    N TCP connects, one summary line
+ *   sleep MS             wait
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+
+static const char *err_name(int e)
+{
+	switch (e) {
+	case 0: return "ok";
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ENOENT: return "ENOENT";
+	case EROFS: return "EROFS";
+	case ENETUNREACH: return "ENETUNREACH";
+	case EHOSTUNREACH: return "EHOSTUNREACH";
+	case EINVAL: return "EINVAL";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EINPROGRESS: return "EINPROGRESS";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	}
+	return strerror(e);
+}
+
+static socklen_t inet_addr_of(const char *host, const char *port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((unsigned short)atoi(port));
+		return sizeof(*in);
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((unsigned short)atoi(port));
+		return sizeof(*in6);
+	}
+	fprintf(stderr, "rf-net: bad address %s\n", host);
+	exit(2);
+}
+
+static socklen_t unix_addr_of(const char *name, struct sockaddr_un *sun)
+{
+	size_t n = strlen(name);
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (name[0] == '@') {
+		if (n > sizeof(sun->sun_path))
+			n = sizeof(sun->sun_path);
+		memcpy(sun->sun_path + 1, name + 1, n - 1);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	if (n >= sizeof(sun->sun_path))
+		n = sizeof(sun->sun_path) - 1;
+	memcpy(sun->sun_path, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
+static int do_inet(const char *op, const char *host, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = inet_addr_of(host, port, &ss);
+	int type = (!strcmp(op, "tcp") || !strcmp(op, "tfo")) ? SOCK_STREAM : SOCK_DGRAM;
+	int fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return errno;
+	if (!strcmp(op, "udp"))
+		rc = sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	else if (!strcmp(op, "tfo"))
+		rc = sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	else
+		rc = connect(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int do_unix(const char *op, const char *name)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(name, &sun);
+	int dgram = !strcmp(op, "unixdgram");
+	int fd = socket(AF_UNIX, (dgram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return errno;
+	if (dgram)
+		rc = sendto(fd, "x", 1, 0, (struct sockaddr *)&sun, len) < 0 ? errno : 0;
+	else
+		rc = connect(fd, (struct sockaddr *)&sun, len) ? errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int do_socket(int family, int type, int proto)
+{
+	int fd = socket(family, type | SOCK_CLOEXEC, proto);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int do_write(const char *file, const char *text)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) < 0)
+		rc = errno;
+	close(fd);
+	return rc;
+}
+
+static void need(int argc, int i, int n)
+{
+	if (i + n >= argc) {
+		fprintf(stderr, "rf-net: missing arguments\n");
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (i < argc) {
+		const char *op = argv[i];
+
+		if (!strcmp(op, "tcp") || !strcmp(op, "udp") || !strcmp(op, "udpconn") ||
+		    !strcmp(op, "tfo")) {
+			need(argc, i, 2);
+			printf("%s %s:%s %s\n", op, argv[i + 1], argv[i + 2],
+			       err_name(do_inet(op, argv[i + 1], argv[i + 2])));
+			i += 3;
+		} else if (!strcmp(op, "unix") || !strcmp(op, "unixdgram")) {
+			need(argc, i, 1);
+			printf("%s %s %s\n", op, argv[i + 1], err_name(do_unix(op, argv[i + 1])));
+			i += 2;
+		} else if (!strcmp(op, "ping4")) {
+			printf("ping4 - %s\n", err_name(do_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)));
+			i += 1;
+		} else if (!strcmp(op, "raw4")) {
+			printf("raw4 - %s\n", err_name(do_socket(AF_INET, SOCK_RAW, IPPROTO_UDP)));
+			i += 1;
+		} else if (!strcmp(op, "write")) {
+			need(argc, i, 2);
+			printf("write %s %s\n", argv[i + 1], err_name(do_write(argv[i + 1], argv[i + 2])));
+			i += 3;
+		} else if (!strcmp(op, "burst")) {
+			int n, k, ok = 0, denied = 0, other = 0;
+
+			need(argc, i, 3);
+			n = atoi(argv[i + 1]);
+			for (k = 0; k < n; k++) {
+				int e = do_inet("tcp", argv[i + 2], argv[i + 3]);
+
+				if (!e)
+					ok++;
+				else if (e == EPERM)
+					denied++;
+				else
+					other++;
+			}
+			printf("burst %s:%s ok=%d EPERM=%d other=%d\n", argv[i + 2], argv[i + 3],
+			       ok, denied, other);
+			i += 4;
+		} else if (!strcmp(op, "sleep")) {
+			struct timespec ts;
+			long ms;
+
+			need(argc, i, 1);
+			ms = atol(argv[i + 1]);
+			ts.tv_sec = ms / 1000;
+			ts.tv_nsec = (ms % 1000) * 1000000L;
+			nanosleep(&ts, NULL);
+			i += 2;
+		} else {
+			fprintf(stderr, "rf-net: unknown operation %s\n", op);
+			return 2;
+		}
+	}
+	return 0;
+}
