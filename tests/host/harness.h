@@ -1,13 +1,26 @@
-/* Shared helpers for the privileged host tests (cmocka). */
+/* Shared helpers for the privileged host tests (cmocka): run build/ringfence
+ * against the real kernel and read what it reports. */
 #ifndef RF_TEST_HARNESS_H
 #define RF_TEST_HARNESS_H
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <jansson.h>
 #include <cmocka.h>
 
 /* Privileged tests need root; elsewhere they are skipped with a reason. */
@@ -18,6 +31,278 @@ static inline int harness_require_root(void)
 		return -1;
 	}
 	return 0;
+}
+
+static inline const char *h_env(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static inline const char *h_ringfence(void)
+{
+	return h_env("RINGFENCE", "build/ringfence");
+}
+
+/* Path of a test tool; returns a static buffer per call site's copy. */
+static inline char *h_tool(const char *name)
+{
+	static char buf[8][512];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	snprintf(b, 512, "%s/%s", h_env("TOOLS", "build/tests/tools"), name);
+	return b;
+}
+
+/* Write text to a fresh temp file; returns its malloc'd path. */
+static inline char *h_tempfile(const char *tag, const char *text)
+{
+	char *path = NULL;
+	int fd;
+
+	assert_true(asprintf(&path, "/tmp/rf-test-%s-XXXXXX", tag) > 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	if (text)
+		assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+struct h_proc {
+	pid_t pid;
+	int out_fd;
+	int err_fd;
+};
+
+/* Start `ringfence run --policy P [--trace T] [extra...] -- argv...`,
+ * stdin /dev/null, stdout and stderr captured. */
+static inline struct h_proc h_spawn(const char *policy_path, const char *trace_path,
+				    const char *const *extra, const char *const *argv)
+{
+	const char *args[128];
+	int n = 0, i, out[2], err[2];
+	struct h_proc p;
+
+	args[n++] = h_ringfence();
+	args[n++] = "run";
+	args[n++] = "-q";
+	args[n++] = "--policy";
+	args[n++] = policy_path;
+	if (trace_path) {
+		args[n++] = "--trace";
+		args[n++] = trace_path;
+	}
+	for (i = 0; extra && extra[i]; i++)
+		args[n++] = extra[i];
+	args[n++] = "--";
+	for (i = 0; argv[i] && n < 127; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	p.pid = fork();
+	assert_true(p.pid >= 0);
+	if (p.pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	close(out[1]);
+	close(err[1]);
+	p.out_fd = out[0];
+	p.err_fd = err[0];
+	return p;
+}
+
+static inline char *h_read_all(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	assert_non_null(buf);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (cap - len < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = 0;
+	close(fd);
+	return buf;
+}
+
+/* Wait; returns the exit status (or 128+signal); out/err malloc'd. */
+static inline int h_wait(struct h_proc p, char **ret_out, char **ret_err)
+{
+	char *out = h_read_all(p.out_fd), *err = h_read_all(p.err_fd);
+	int st = 0;
+
+	assert_int_equal(waitpid(p.pid, &st, 0), p.pid);
+	if (ret_out)
+		*ret_out = out;
+	else
+		free(out);
+	if (ret_err)
+		*ret_err = err;
+	else {
+		if (err[0])
+			fprintf(stderr, "%s", err);
+		free(err);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Run with a policy given as JSON text. */
+static inline int h_run(const char *policy_json, const char *trace_path,
+			const char *const *argv, char **ret_out, char **ret_err)
+{
+	char *policy = h_tempfile("policy", policy_json);
+	int rc = h_wait(h_spawn(policy, trace_path, NULL, argv), ret_out, ret_err);
+
+	unlink(policy);
+	free(policy);
+	return rc;
+}
+
+/* The line of rf-net output for "OP TARGET": its result word. */
+static inline const char *h_result(const char *out, const char *op_target)
+{
+	static char res[8][64];
+	static int k;
+	char *r = res[k++ % 8];
+	const char *p = out;
+	size_t l = strlen(op_target);
+
+	r[0] = 0;
+	while ((p = strstr(p, op_target))) {
+		if ((p == out || p[-1] == '\n') && p[l] == ' ') {
+			sscanf(p + l + 1, "%63s", r);
+			return r;
+		}
+		p += l;
+	}
+	return "(missing)";
+}
+
+/* The trace as a JSON array of its events. */
+static inline json_t *h_trace(const char *path)
+{
+	json_t *arr = json_array();
+	char line[65536];
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		json_error_t e;
+		json_t *o = json_loads(line, 0, &e);
+
+		if (!o)
+			fail_msg("trace line is not JSON: %s (%s)", line, e.text);
+		json_array_append_new(arr, o);
+	}
+	fclose(f);
+	return arr;
+}
+
+static inline size_t h_count_events(json_t *trace, const char *event)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < json_array_size(trace); i++)
+		if (!strcmp(json_string_value(json_object_get(json_array_get(trace, i), "event")),
+			    event))
+			n++;
+	return n;
+}
+
+static inline json_t *h_event(json_t *trace, const char *event, size_t nth)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(trace); i++) {
+		json_t *o = json_array_get(trace, i);
+
+		if (!strcmp(json_string_value(json_object_get(o, "event")), event) && nth-- == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* Listening sockets: the kernel completes handshakes into the backlog,
+ * so an allowed connect succeeds without an accept loop. */
+static inline int h_listen_inet(int family, const char *addr, int port, int type)
+{
+	struct sockaddr_storage ss = { 0 };
+	int fd = socket(family, type | SOCK_CLOEXEC, 0), one = 1;
+	socklen_t len;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &in->sin_addr);
+		len = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &in6->sin6_addr);
+		len = sizeof(*in6);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len))
+		fail_msg("bind %s:%d: %s", addr, port, strerror(errno));
+	if (type == SOCK_STREAM)
+		assert_int_equal(listen(fd, 512), 0);
+	return fd;
+}
+
+static inline int h_listen_unix(const char *name)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	socklen_t len;
+
+	assert_true(fd >= 0);
+	if (name[0] == '@') {
+		memcpy(sun.sun_path + 1, name + 1, strlen(name) - 1);
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name));
+	} else {
+		unlink(name);
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+		len = sizeof(sun);
+	}
+	if (bind(fd, (struct sockaddr *)&sun, len))
+		fail_msg("bind unix %s: %s", name, strerror(errno));
+	assert_int_equal(listen(fd, 64), 0);
+	return fd;
+}
+
+/* A connect from this (unsandboxed) process: 0 or errno. */
+static inline int h_connect_tcp4(const char *addr, int port)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+
+	inet_pton(AF_INET, addr, &in.sin_addr);
+	rc = connect(fd, (struct sockaddr *)&in, sizeof(in)) ? errno : 0;
+	close(fd);
+	return rc;
 }
 
 #endif
