@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Start the sandboxed command: clone3(CLONE_INTO_CGROUP), scrub, drop, exec. */
 #include <errno.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -51,6 +53,9 @@ struct launch_plan {
 	gid_t *groups;
 	size_t n_groups;
 	int last_cap;
+	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
+	size_t n_ro;
+	bool new_ns;
 };
 
 static char *const empty_env[] = { NULL };
@@ -182,6 +187,23 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	r = close_above(efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+
+	/* Private mounts first: an unmount below must not propagate to the
+	 * host's namespace through shared peer groups. */
+	if (p->new_ns) {
+		size_t i;
+
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount private");
+		for (i = 0; i < p->n_ro; i++)
+			if (mount(NULL, o->ro_mounts[i], NULL,
+				  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
+				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
+		for (i = 0; o->detach_mounts && o->detach_mounts[i]; i++)
+			if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
+			    errno != ENOENT)
+				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+	}
 
 	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root. */
 	if (prctl(PR_SET_SECUREBITS, CHILD_SECUREBITS, 0, 0, 0) < 0)
@@ -423,8 +445,45 @@ cleanup:
 	return r;
 }
 
+/* The per-mount flags a bind remount must repeat, or it fails (locked
+ * flags) or silently drops them. */
+static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
+{
+	size_t n = 0, i;
+
+	while (o->ro_mounts && o->ro_mounts[n])
+		n++;
+	p->new_ns = n || (o->detach_mounts && o->detach_mounts[0]);
+	if (!n)
+		return 0;
+	p->ro_flags = calloc(n, sizeof(*p->ro_flags));
+	if (!p->ro_flags)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct statvfs sv;
+
+		if (statvfs(o->ro_mounts[i], &sv) < 0)
+			return -errno;
+		if (sv.f_flag & ST_NOSUID)
+			p->ro_flags[i] |= MS_NOSUID;
+		if (sv.f_flag & ST_NODEV)
+			p->ro_flags[i] |= MS_NODEV;
+		if (sv.f_flag & ST_NOEXEC)
+			p->ro_flags[i] |= MS_NOEXEC;
+		if (sv.f_flag & ST_NOATIME)
+			p->ro_flags[i] |= MS_NOATIME;
+		if (sv.f_flag & ST_NODIRATIME)
+			p->ro_flags[i] |= MS_NODIRATIME;
+		if (sv.f_flag & ST_RELATIME)
+			p->ro_flags[i] |= MS_RELATIME;
+	}
+	p->n_ro = n;
+	return 0;
+}
+
 static void plan_free(struct launch_plan *p)
 {
+	free(p->ro_flags);
 	for (size_t i = 0; i < p->n_cands; i++)
 		free(p->cands[i]);
 	free(p->cands);
@@ -465,6 +524,9 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res)
 	r = plan_groups(&plan, opts);
 	if (r < 0)
 		goto cleanup;
+	r = plan_mounts(&plan, opts);
+	if (r < 0)
+		goto cleanup;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		r = -errno;
@@ -481,7 +543,7 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res)
 	}
 
 	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD;
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | (plan.new_ns ? CLONE_NEWNS : 0);
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = SIGCHLD;
 	args.cgroup = (uint64_t)opts->cgroup_fd;

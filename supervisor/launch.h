@@ -14,16 +14,18 @@ struct launch_opts {
 	uid_t uid;               /* the user to run as */
 	gid_t gid;
 	bool keep_groups;        /* false: supplementary groups become {gid} */
-	const char *ro_mount;    /* if set: the child gets a private mount namespace
-				  * in which this mount (the cgroup2 hierarchy) is
-				  * read-only, so it cannot move itself out of its
-				  * cgroup; bpffs mounts are detached there too */
+	/* When either list is non-empty the child gets a private mount
+	 * namespace: ro_mounts (every cgroup2 mount) become read-only there,
+	 * so it cannot move itself out of its cgroup or make sub-cgroups
+	 * even as uid 0; detach_mounts (bpffs) are unmounted there. */
+	const char *const *ro_mounts;
+	const char *const *detach_mounts;
 };
 
 /* Why a launch failed before the command ran. */
 enum launch_stage {
 	LAUNCH_STAGE_NONE = 0,
-	LAUNCH_STAGE_SETUP = 1,  /* fds, groups, ids, no_new_privs, caps: 126 */
+	LAUNCH_STAGE_SETUP = 1,  /* fds, mounts, groups, ids, no_new_privs, caps: 126 */
 	LAUNCH_STAGE_EXEC = 2,   /* execve failed: ENOENT -> 127, else 126 */
 };
 

@@ -28,6 +28,7 @@
 #include "env.h"
 #include "launch.h"
 #include "log.h"
+#include "mounts.h"
 #include "netrules.h"
 #include "plan.h"
 #include "policy.h"
@@ -460,7 +461,7 @@ int cmd_run(const struct run_opts *o)
 	struct rf_registry_entry reg = { 0 };
 	struct timespec t0, t1, now;
 	char why[1024] = "", mount[256];
-	char **envp = NULL;
+	char **envp = NULL, **ro_mounts = NULL, **bpf_mounts = NULL;
 	uint32_t flags = 0;
 	uid_t uid;
 	gid_t gid;
@@ -605,7 +606,16 @@ int cmd_run(const struct run_opts *o)
 	lo.envp = envp;
 	lo.uid = uid;
 	lo.gid = gid;
-	lo.ro_mount = mount;
+	/* cgroup2 read-only and bpffs gone in the child's mount namespace. */
+	err = mounts__list("cgroup2", &ro_mounts);
+	if (!err)
+		err = mounts__list("bpf", &bpf_mounts);
+	if (err) {
+		rf_err("refused: reading the mount table: %s", strerror(-err));
+		goto cleanup;
+	}
+	lo.ro_mounts = (const char *const *)ro_mounts;
+	lo.detach_mounts = (const char *const *)bpf_mounts;
 	err = launch__start(&lo, &lr);
 	if (err) {
 		rf_err("refused: starting the command: %s", strerror(-err));
@@ -690,6 +700,8 @@ cleanup:
 		close(parent_fd);
 	sandbox_cleanup(&sb);
 	env__free(envp);
+	mounts__free(ro_mounts);
+	mounts__free(bpf_mounts);
 	free(rules);
 	free(resolved);
 	free(entries);

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Mount points by filesystem type, from /proc/self/mountinfo. */
+#ifndef RF_MOUNTS_H
+#define RF_MOUNTS_H
+
+/* NULL-terminated array of mount points of fstype (mounts__free). */
+int mounts__list(const char *fstype, char ***ret_paths);
+void mounts__free(char **paths);
+
+#endif
