@@ -1,0 +1,473 @@
+/*
+ * Host integration tests of the `ringfence` CLI: exit statuses, bad input
+ * refused before anything starts, the scrubbed environment and fds, signal
+ * forwarding, check/probe/status/unload.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+
+#define OPEN_POLICY                                                               \
+	"{\"version\":1,\"id\":\"cli\",\"files\":\"unrestricted\","               \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18180\"]}," \
+	"\"env\":{\"pass\":[\"KEEP_ME\"],\"set\":{\"SET_ME\":\"v1\"}}}"
+
+static int setup(void **state)
+{
+	(void)state;
+	return harness_require_root();
+}
+
+/* Sandboxes currently under <cgroup2>/ringfence, by name prefix. */
+static int count_cgroups(const char *prefix)
+{
+	char mnt[512] = "/sys/fs/cgroup/unified", line[4096], dir[600];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " - cgroup2 ")) {
+			sscanf(line, "%*s %*s %*s %*s %511s", mnt);
+			break;
+		}
+	if (f)
+		fclose(f);
+	snprintf(dir, sizeof(dir), "%s/ringfence", mnt);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void exit_status_is_the_commands(void **state)
+{
+	const char *ok[] = { "/bin/true", NULL };
+	const char *three[] = { "/bin/sh", "-c", "exit 3", NULL };
+	const char *killed[] = { "/bin/sh", "-c", "kill -9 $$", NULL };
+
+	(void)state;
+	assert_int_equal(h_run(OPEN_POLICY, NULL, ok, NULL, NULL), 0);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, three, NULL, NULL), 3);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, killed, NULL, NULL), 128 + 9);
+}
+
+static void command_not_found_is_127_not_executable_is_126(void **state)
+{
+	const char *missing[] = { "/nonexistent/cmd", NULL };
+	const char *missing_path[] = { "no-such-command-rf", NULL };
+	char *noexec = h_tempfile("noexec", "#!/bin/sh\nexit 0\n");
+	const char *notx[] = { noexec, NULL };
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(h_run(OPEN_POLICY, NULL, missing, NULL, &err), 127);
+	assert_non_null(strstr(err, "command not found"));
+	free(err);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, missing_path, NULL, &err), 127);
+	free(err);
+	chmod(noexec, 0644);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, notx, NULL, &err), 126);
+	free(err);
+	unlink(noexec);
+	free(noexec);
+}
+
+/* Bad policy: 125, one line naming the JSON path, and nothing started. */
+static void invalid_policy_is_125_and_starts_nothing(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "touch /tmp/rf-test-must-not-run", NULL };
+	char *err = NULL;
+	int before = count_cgroups("bad-");
+
+	(void)state;
+	unlink("/tmp/rf-test-must-not-run");
+	assert_int_equal(h_run("{\"version\":1,\"id\":\"bad-1\",\"network\":{\"connect\":"
+			       "[\"127.0.0.1:99999\"]}}", NULL, argv, NULL, &err), 125);
+	assert_non_null(strstr(err, "$.network.connect[0]"));
+	assert_non_null(strstr(err, "port"));
+	assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err)); /* one line */
+	free(err);
+	assert_int_equal(h_run("{\"version\":1,\"id\":\"bad-2\",\"netwrk\":{}}", NULL, argv,
+			       NULL, &err), 125);
+	assert_non_null(strstr(err, "unknown key \"netwrk\""));
+	free(err);
+	assert_int_equal(h_run("not json", NULL, argv, NULL, &err), 125);
+	free(err);
+	assert_true(access("/tmp/rf-test-must-not-run", F_OK) < 0);
+	assert_int_equal(count_cgroups("bad-"), before);
+}
+
+/* A policy this kernel cannot enforce: 126 with every reason, nothing run. */
+static void unenforceable_policy_is_refused_126(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "touch /tmp/rf-test-must-not-run", NULL };
+	char *err = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr, *plan;
+
+	(void)state;
+	unlink("/tmp/rf-test-must-not-run");
+	assert_int_equal(h_run("{\"version\":1,\"id\":\"refused\",\"limits\":{\"pids\":5}}",
+			       tp, argv, NULL, &err), 126);
+	assert_non_null(strstr(err, "file: "));
+	assert_non_null(strstr(err, "exec: "));
+	assert_non_null(strstr(err, "limits: "));
+	assert_true(access("/tmp/rf-test-must-not-run", F_OK) < 0);
+	tr = h_trace(tp);
+	assert_int_equal(json_array_size(tr), 1);
+	plan = json_object_get(h_event(tr, "sandbox.plan", 0), "plan");
+	assert_false(json_is_true(json_object_get(plan, "ok")));
+	assert_int_equal(json_array_size(json_object_get(plan, "reasons")), 3);
+	json_decref(tr);
+	free(err);
+	unlink(tp);
+	free(tp);
+}
+
+static void usage_errors_are_125(void **state)
+{
+	const char *cases[][6] = {
+		{ "run", "--policy", NULL },
+		{ "run", "--bogus", NULL },
+		{ "run", "--policy", "/tmp/x.json", NULL },  /* no command */
+		{ "frobnicate", NULL },
+		{ "check", NULL },
+		{ "status", "--force", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[8] = { h_ringfence() };
+		pid_t pid;
+		int st, k, null = open("/dev/null", O_WRONLY);
+
+		for (k = 0; cases[i][k]; k++)
+			args[k + 1] = cases[i][k];
+		pid = fork();
+		if (pid == 0) {
+			dup2(null, 2);
+			execv(args[0], (char *const *)args);
+			_exit(99);
+		}
+		close(null);
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 125)
+			fail_msg("ringfence %s: exit %d, expected 125", cases[i][0], WEXITSTATUS(st));
+	}
+}
+
+/* Environment built from nothing; only fds 0-2; no capabilities. */
+static void environment_fds_and_privileges_scrubbed(void **state)
+{
+	const char *argv[] = { h_tool("rf-inspect"), NULL };
+	char *out = NULL;
+	int extra = open("/dev/null", O_RDONLY); /* no CLOEXEC: must not leak */
+
+	(void)state;
+	setenv("KEEP_ME", "kept", 1);
+	setenv("HTTP_PROXY", "http://proxy", 1);
+	setenv("AWS_SECRET_ACCESS_KEY", "secret", 1);
+	setenv("SET_ME", "from-parent", 1);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, argv, &out, NULL), 0);
+	close(extra);
+	unsetenv("HTTP_PROXY");
+	unsetenv("AWS_SECRET_ACCESS_KEY");
+	assert_non_null(strstr(out, "env=KEEP_ME=kept\n"));
+	assert_non_null(strstr(out, "env=SET_ME=v1\n"));
+	assert_null(strstr(out, "HTTP_PROXY"));
+	assert_null(strstr(out, "AWS_SECRET"));
+	assert_null(strstr(out, "env=PATH="));
+	assert_non_null(strstr(out, "fds=0,1,2\n"));
+	assert_non_null(strstr(out, "CapEff=0000000000000000\n"));
+	assert_non_null(strstr(out, "CapPrm=0000000000000000\n"));
+	assert_non_null(strstr(out, "CapBnd=0000000000000000\n"));
+	assert_non_null(strstr(out, "CapAmb=0000000000000000\n"));
+	assert_non_null(strstr(out, "NoNewPrivs=1\n"));
+	assert_non_null(strstr(out, "cgroup=0::/ringfence/cli-"));
+	free(out);
+}
+
+static void user_option_runs_as_that_user(void **state)
+{
+	const char *extra[] = { "--user", "65534", NULL };
+	const char *argv[] = { h_tool("rf-inspect"), NULL };
+	char *policy = h_tempfile("policy", OPEN_POLICY), *out = NULL;
+
+	(void)state;
+	assert_int_equal(h_wait(h_spawn(policy, NULL, extra, argv), &out, NULL), 0);
+	assert_non_null(strstr(out, "uid=65534\n"));
+	assert_non_null(strstr(out, "euid=65534\n"));
+	free(out);
+	unlink(policy);
+	free(policy);
+}
+
+/* SIGTERM to the supervisor reaches the command. */
+static void sigterm_is_forwarded(void **state)
+{
+	const char *argv[] = { "/bin/sleep", "30", NULL };
+	char *policy = h_tempfile("policy", OPEN_POLICY);
+	struct h_proc p = h_spawn(policy, NULL, NULL, argv);
+
+	(void)state;
+	usleep(500 * 1000);
+	kill(p.pid, SIGTERM);
+	assert_int_equal(h_wait(p, NULL, NULL), 128 + SIGTERM);
+	unlink(policy);
+	free(policy);
+}
+
+static char proc_state(int pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+/* Leftover background processes die with the sandbox. */
+static void leftover_processes_are_killed(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "sleep 30 & echo $!", NULL };
+	char *out = NULL;
+	int pid;
+
+	(void)state;
+	assert_int_equal(h_run(OPEN_POLICY, NULL, argv, &out, NULL), 0);
+	pid = atoi(out);
+	assert_true(pid > 0);
+	/* Reaped by init, or a zombie awaiting it: either way, not running.
+	 * (h_run returning at all means its copy of stdout was closed.) */
+	assert_true(kill(pid, 0) < 0 ? errno == ESRCH : proc_state(pid) == 'Z');
+	free(out);
+}
+
+/* An inet socket on stdio was made outside: its traffic would bypass
+ * the hooks, so the run is refused. */
+static void inet_socket_on_stdio_refused(void **state)
+{
+	char *policy = h_tempfile("policy", OPEN_POLICY);
+	int s = socket(AF_INET, SOCK_DGRAM, 0), st;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(s, 0);
+		dup2(null, 2);
+		execl(h_ringfence(), h_ringfence(), "run", "--policy", policy, "--", "/bin/true",
+		      (char *)NULL);
+		_exit(99);
+	}
+	waitpid(pid, &st, 0);
+	assert_int_equal(WEXITSTATUS(st), 126);
+	close(s);
+	unlink(policy);
+	free(policy);
+}
+
+static char *capture(const char *const *args, int *ret_rc)
+{
+	int out[2], st;
+	pid_t pid;
+	char *text;
+
+	assert_int_equal(pipe(out), 0);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(out[1], 1);
+		dup2(null, 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	close(out[1]);
+	text = h_read_all(out[0]);
+	waitpid(pid, &st, 0);
+	*ret_rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return text;
+}
+
+static void check_prints_plan_json(void **state)
+{
+	char *ok = h_tempfile("policy", OPEN_POLICY);
+	char *bad = h_tempfile("policy", "{\"version\":1,\"id\":\"x\"}");
+	const char *a1[] = { h_ringfence(), "check", "--policy", ok, NULL };
+	const char *a2[] = { h_ringfence(), "check", "--policy", bad, NULL };
+	json_t *o;
+	char *txt;
+	int rc;
+
+	(void)state;
+	txt = capture(a1, &rc);
+	assert_int_equal(rc, 0);
+	o = json_loads(txt, 0, NULL);
+	assert_non_null(o);
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+				    o, "classes"), "network"), "backend")), "cgroup-sock-addr");
+	assert_int_equal(strlen(json_string_value(json_object_get(json_object_get(o, "policy"),
+								  "sha256"))), 64);
+	json_decref(o);
+	free(txt);
+	txt = capture(a2, &rc);
+	assert_int_equal(rc, 126);
+	o = json_loads(txt, 0, NULL);
+	assert_false(json_is_true(json_object_get(o, "ok")));
+	json_decref(o);
+	free(txt);
+	unlink(ok);
+	unlink(bad);
+	free(ok);
+	free(bad);
+}
+
+/* probe reports each backend from a real load: on this host's kernel,
+ * cgroup sock_addr loads; whatever it says must carry a detail. */
+static void probe_reports_every_backend(void **state)
+{
+	const char *a[] = { h_ringfence(), "probe", NULL };
+	const char *names[] = { "cgroup-v2", "cgroup-sock-addr", "cgroup-sock-addr-unix",
+				"bpf-lsm", "landlock", "seccomp" };
+	json_t *o, *b;
+	char *txt;
+	size_t i;
+	int rc;
+
+	(void)state;
+	txt = capture(a, &rc);
+	assert_int_equal(rc, 0);
+	o = json_loads(txt, 0, NULL);
+	assert_non_null(o);
+	b = json_object_get(o, "backends");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		json_t *x = json_object_get(b, names[i]);
+
+		assert_non_null(x);
+		assert_true(json_is_boolean(json_object_get(x, "ok")));
+		assert_true(strlen(json_string_value(json_object_get(x, "detail"))) > 0);
+	}
+	assert_true(json_is_true(json_object_get(json_object_get(b, "cgroup-sock-addr"), "ok")));
+	json_decref(o);
+	free(txt);
+}
+
+/* status lists a live sandbox; unload refuses while it lives. */
+static void status_lists_live_and_unload_refuses(void **state)
+{
+	const char *argv[] = { "/bin/sleep", "3", NULL };
+	const char *st_args[] = { h_ringfence(), "status", "--json", NULL };
+	const char *un_args[] = { h_ringfence(), "unload", NULL };
+	char *policy = h_tempfile("policy", OPEN_POLICY), *txt;
+	struct h_proc p = h_spawn(policy, NULL, NULL, argv);
+	json_t *o;
+	size_t i;
+	int rc, found = 0;
+
+	(void)state;
+	usleep(700 * 1000);
+	txt = capture(st_args, &rc);
+	assert_int_equal(rc, 0);
+	o = json_loads(txt, 0, NULL);
+	assert_non_null(o);
+	for (i = 0; i < json_array_size(o); i++) {
+		json_t *e = json_array_get(o, i);
+
+		if (!strncmp(json_string_value(json_object_get(e, "sandbox")), "cli-", 4) &&
+		    !strcmp(json_string_value(json_object_get(e, "state")), "live"))
+			found++;
+	}
+	assert_int_equal(found, 1);
+	json_decref(o);
+	free(txt);
+	free(capture(un_args, &rc));
+	assert_int_equal(rc, 1);
+	assert_int_equal(h_wait(p, NULL, NULL), 0);
+	unlink(policy);
+	free(policy);
+}
+
+/* unload detaches everything; the next run loads it again. */
+static void unload_then_run_reloads(void **state)
+{
+	const char *un_args[] = { h_ringfence(), "unload", NULL };
+	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
+	char *out = NULL;
+	struct stat st;
+	int rc;
+
+	(void)state;
+	free(capture(un_args, &rc));
+	assert_int_equal(rc, 0);
+	assert_true(stat("/sys/fs/bpf/ringfence", &st) < 0);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, argv, &out, NULL), 0);
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18181"), "EPERM");
+	assert_int_equal(stat("/sys/fs/bpf/ringfence/link_connect4", &st), 0);
+	free(out);
+}
+
+/* Many first runs at once: exactly one loads, all are enforced. */
+static void concurrent_first_runs_do_not_race(void **state)
+{
+	const char *un_args[] = { h_ringfence(), "unload", NULL };
+	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
+	char *policy = h_tempfile("policy", OPEN_POLICY), *out;
+	struct h_proc p[6];
+	int rc, i;
+
+	(void)state;
+	free(capture(un_args, &rc));
+	assert_int_equal(rc, 0);
+	for (i = 0; i < 6; i++)
+		p[i] = h_spawn(policy, NULL, NULL, argv);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(h_wait(p[i], &out, NULL), 0);
+		assert_string_equal(h_result(out, "tcp 127.0.0.1:18181"), "EPERM");
+		free(out);
+	}
+	unlink(policy);
+	free(policy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(exit_status_is_the_commands),
+		cmocka_unit_test(command_not_found_is_127_not_executable_is_126),
+		cmocka_unit_test(invalid_policy_is_125_and_starts_nothing),
+		cmocka_unit_test(unenforceable_policy_is_refused_126),
+		cmocka_unit_test(usage_errors_are_125),
+		cmocka_unit_test(environment_fds_and_privileges_scrubbed),
+		cmocka_unit_test(user_option_runs_as_that_user),
+		cmocka_unit_test(sigterm_is_forwarded),
+		cmocka_unit_test(leftover_processes_are_killed),
+		cmocka_unit_test(inet_socket_on_stdio_refused),
+		cmocka_unit_test(check_prints_plan_json),
+		cmocka_unit_test(probe_reports_every_backend),
+		cmocka_unit_test(status_lists_live_and_unload_refuses),
+		cmocka_unit_test(unload_then_run_reloads),
+		cmocka_unit_test(concurrent_first_runs_do_not_race),
+	};
+
+	if (harness_require_root())
+		return 0;
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
