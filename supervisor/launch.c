@@ -157,7 +157,6 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-	struct sigaction sa = { .sa_handler = SIG_DFL };
 	const int efd = CHILD_ERR_FD;
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
@@ -167,10 +166,15 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 
 	/* The supervisor's handlers and ignores, then its mask (it blocks the
 	 * signals it reads through a signalfd; blocked everything for the
-	 * clone). Failing sigaction for SIGKILL/SIGSTOP and libc-internal
-	 * signals is expected. */
-	for (int sig = 1; sig < _NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
+	 * clone). The raw syscall also resets the signals glibc keeps for
+	 * itself (32, 33), which an ignoring ancestor would otherwise pass
+	 * through exec. Failing for SIGKILL/SIGSTOP is expected. */
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; }
+			ksa = { .handler = SIG_DFL };
+
+		(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask));
+	}
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "sigprocmask");
