@@ -8,7 +8,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev pkg-config \
-        iproute2 procps
+        iproute2 procps python3
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -36,7 +36,7 @@ TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
 .SECONDARY:
-.PHONY: all build deps test unit unit-san hosttest demo clean
+.PHONY: all build deps test unit unit-san hosttest demo bench clean
 .DEFAULT_GOAL := all
 
 all: deps
@@ -115,6 +115,14 @@ test: deps
 demo: deps
 	@$(MAKE) --no-print-directory build $(TOOL_BINS)
 	@tests/demo.sh $(BUILD)
+
+$(BUILD)/tests/bench/%: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+bench: deps
+	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench
+	@tests/bench/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -119,78 +119,132 @@ static int skel_load(bool want_unix, struct net_bpf **ret_skel)
 	return 0;
 }
 
+/* Attach the programs of one feature to cgroup_fd and detach them again. */
+static int probe_attach(struct net_bpf *skel, int cgroup_fd, uint32_t feature,
+			struct rf_backend_probe *p)
+{
+	int fds[N_LINKS], err = 0;
+	size_t i;
+
+	for (i = 0; i < N_LINKS; i++) {
+		fds[i] = -1;
+		if (link_specs[i].feature != feature || err)
+			continue;
+		fds[i] = bpf_link_create(bpf_program__fd(prog_of(skel, i)), cgroup_fd,
+					 link_specs[i].attach_type, NULL);
+		if (fds[i] < 0) {
+			err = -errno;
+			p->err = err;
+			snprintf(p->detail, sizeof(p->detail), "attach %s: %s",
+				 bpf_program__name(prog_of(skel, i)), strerror(errno));
+		}
+	}
+	for (i = 0; i < N_LINKS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
+}
+
 void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
 		     struct rf_backend_probe *unx)
 {
 	struct net_bpf *skel = NULL;
-	int fds[N_LINKS];
-	size_t i;
+	bool with_unix = true;
 	int err;
 
-	for (i = 0; i < N_LINKS; i++)
-		fds[i] = -1;
 	memset(inet, 0, sizeof(*inet));
 	memset(unx, 0, sizeof(*unx));
 
-	err = skel_load(false, &skel);
-	if (err) {
-		inet->err = err;
-		snprintf(inet->detail, sizeof(inet->detail),
-			 "load cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create: %s",
-			 strerror(-err));
-		unx->err = err;
-		snprintf(unx->detail, sizeof(unx->detail), "inet programs did not load");
-		return;
-	}
-	for (i = 0; i < N_LINKS && link_specs[i].feature == RF_FEAT_INET; i++) {
-		fds[i] = bpf_link_create(bpf_program__fd(prog_of(skel, i)), cgroup_fd,
-					 link_specs[i].attach_type, NULL);
-		if (fds[i] < 0) {
-			inet->err = -errno;
-			snprintf(inet->detail, sizeof(inet->detail), "attach %s: %s",
-				 bpf_program__name(prog_of(skel, i)), strerror(errno));
-			goto unix_probe;
-		}
-	}
-	inet->ok = true;
-	snprintf(inet->detail, sizeof(inet->detail),
-		 "cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create loaded and attached");
-
-unix_probe:
-	for (i = 0; i < N_LINKS; i++)
-		if (fds[i] >= 0)
-			close(fds[i]), fds[i] = -1;
-	net_bpf__destroy(skel);
-	skel = NULL;
-
+	/* One load with every program; only if that fails, find out whether
+	 * the unix hooks alone are the problem. */
 	err = skel_load(true, &skel);
 	if (err) {
 		unx->err = err;
 		snprintf(unx->detail, sizeof(unx->detail),
 			 "load cgroup/connect_unix,sendmsg_unix (attach types 49, 50): %s",
 			 strerror(-err));
+		with_unix = false;
+		err = skel_load(false, &skel);
+	}
+	if (err) {
+		inet->err = err;
+		snprintf(inet->detail, sizeof(inet->detail),
+			 "load cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create: %s",
+			 strerror(-err));
 		return;
 	}
-	for (i = 0; i < N_LINKS; i++) {
-		if (link_specs[i].feature != RF_FEAT_UNIX)
-			continue;
-		fds[i] = bpf_link_create(bpf_program__fd(prog_of(skel, i)), cgroup_fd,
-					 link_specs[i].attach_type, NULL);
-		if (fds[i] < 0) {
-			unx->err = -errno;
-			snprintf(unx->detail, sizeof(unx->detail), "attach %s: %s",
-				 bpf_program__name(prog_of(skel, i)), strerror(errno));
-			goto cleanup;
-		}
+	if (!probe_attach(skel, cgroup_fd, RF_FEAT_INET, inet)) {
+		inet->ok = true;
+		snprintf(inet->detail, sizeof(inet->detail),
+			 "cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create loaded and attached");
 	}
-	unx->ok = true;
-	snprintf(unx->detail, sizeof(unx->detail),
-		 "cgroup/connect_unix,sendmsg_unix loaded and attached");
-cleanup:
-	for (i = 0; i < N_LINKS; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	if (with_unix && !probe_attach(skel, cgroup_fd, RF_FEAT_UNIX, unx)) {
+		unx->ok = true;
+		snprintf(unx->detail, sizeof(unx->detail),
+			 "cgroup/connect_unix,sendmsg_unix loaded and attached");
+	}
 	net_bpf__destroy(skel);
+}
+
+/* A pinned link still attached to a cgroup reports that cgroup's id. */
+static bool link_attached(const char *pin)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[256];
+	bool ok;
+	int fd;
+
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false;
+	memset(&info, 0, sizeof(info));
+	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_CGROUP &&
+	     info.cgroup.cgroup_id != 0;
+	close(fd);
+	return ok;
+}
+
+static int read_meta(struct rf_meta *meta);
+static void build_id(uint8_t out[32]);
+
+int enforcer__probe_pinned(struct rf_backend_probe *inet, struct rf_backend_probe *unx)
+{
+	struct rf_meta meta;
+	uint8_t id[32];
+	uint32_t have = 0;
+	size_t i;
+
+	if (read_meta(&meta))
+		return -ENOENT;
+	build_id(id);
+	if (meta.abi_version != RF_ABI_VERSION || memcmp(meta.build_id, id, 32))
+		return -ENOENT;
+	for (i = 0; i < N_LINKS; i++) {
+		if (!(meta.features & link_specs[i].feature))
+			continue;
+		if (!link_attached(link_specs[i].pin))
+			return -ENOENT;
+		have |= link_specs[i].feature;
+	}
+	if (!(have & RF_FEAT_INET))
+		return -ENOENT;
+	memset(inet, 0, sizeof(*inet));
+	memset(unx, 0, sizeof(*unx));
+	inet->ok = true;
+	snprintf(inet->detail, sizeof(inet->detail),
+		 "this build's cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create are "
+		 "attached now (pinned in %s)", RF_PIN_DIR);
+	if (have & RF_FEAT_UNIX) {
+		unx->ok = true;
+		snprintf(unx->detail, sizeof(unx->detail),
+			 "this build's cgroup/connect_unix,sendmsg_unix are attached now "
+			 "(pinned in %s)", RF_PIN_DIR);
+		return 0;
+	}
+	/* Pinned without unix hooks: only a fresh load can tell why. */
+	return -ENOENT;
 }
 
 static int ensure_bpffs(void)

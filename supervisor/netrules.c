@@ -88,36 +88,51 @@ static int merge(struct rf_port_range *r, size_t n, struct rf_ports *out)
 	return 0;
 }
 
+/* Order: family, prefix length, address; equal prefixes end up adjacent. */
+static int rule_cmp(const void *x, const void *y)
+{
+	const struct rf_addr_rule *a = x, *b = y;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	if (a->prefix_len != b->prefix_len)
+		return a->prefix_len < b->prefix_len ? -1 : 1;
+	return memcmp(a->addr, b->addr, addr_len(a->family));
+}
+
 int netrules__build(const struct rf_addr_rule *rules, size_t n,
 		    struct rf_net_entry **ret_entries, size_t *ret_n,
 		    char *why, size_t why_len)
 {
+	struct rf_addr_rule *sorted = NULL;
 	struct group *groups = NULL;
 	struct rf_net_entry *out = NULL;
 	struct rf_port_range *tmp = NULL;
-	size_t ng = 0, i, j, k, tmp_cap = 0;
+	size_t ng = 0, i, j, k, tmp_cap = 0, *cidrs = NULL, nc = 0;
 	int err = 0;
 
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	groups = calloc(n ? n : 1, sizeof(*groups));
-	if (!groups)
-		return -ENOMEM;
-	/* Group equal prefixes. Quadratic in the number of distinct
-	 * prefixes only through the linear search below; policies are
-	 * small and this runs once per sandbox. */
+	cidrs = calloc(n ? n : 1, sizeof(*cidrs));
+	if (!sorted || !groups || !cidrs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (n)
+		memcpy(sorted, rules, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), rule_cmp);
 	for (i = 0; i < n; i++) {
-		const struct rf_addr_rule *r = &rules[i];
+		const struct rf_addr_rule *r = &sorted[i];
 
-		for (j = 0; j < ng; j++)
-			if (groups[j].family == r->family && groups[j].prefix_len == r->prefix_len &&
-			    !memcmp(groups[j].addr, r->addr, addr_len(r->family)))
-				break;
-		if (j == ng) {
+		if (!ng || rule_cmp(&sorted[i - 1], r)) {
 			groups[ng].family = r->family;
 			groups[ng].prefix_len = r->prefix_len;
 			memcpy(groups[ng].addr, r->addr, addr_len(r->family));
+			if (!is_host(&groups[ng]))
+				cidrs[nc++] = ng;
 			ng++;
 		}
-		err = group_add(&groups[j], r->port_lo, r->port_hi);
+		err = group_add(&groups[ng - 1], r->port_lo, r->port_hi);
 		if (err)
 			goto cleanup;
 	}
@@ -131,15 +146,22 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 		struct group *g = &groups[i];
 		bool host = is_host(g);
 		bool sensitive = host && endpoint__is_sensitive(g->family, g->addr);
-		size_t cnt = 0;
+		size_t cnt = 0, m;
 
-		for (j = 0; j < ng; j++) {
-			struct group *h = &groups[j];
+		/* Its own ranges, then those of every shorter prefix covering it
+		 * (only CIDRs can cover; a sensitive host inherits nothing). */
+		for (m = 0; m <= nc; m++) {
+			struct group *h;
 
-			if (j != i && (sensitive || h->family != g->family ||
-				       h->prefix_len >= g->prefix_len ||
-				       !covers(h->addr, h->prefix_len, g->addr)))
-				continue;
+			if (m == nc) {
+				h = g;
+			} else {
+				h = &groups[cidrs[m]];
+				if (sensitive || h->family != g->family ||
+				    h->prefix_len >= g->prefix_len ||
+				    !covers(h->addr, h->prefix_len, g->addr))
+					continue;
+			}
 			if (cnt + h->n > tmp_cap) {
 				size_t cap = (cnt + h->n) * 2;
 				void *p = realloc(tmp, cap * sizeof(*tmp));
@@ -173,9 +195,11 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 	*ret_n = ng;
 	out = NULL;
 cleanup:
-	for (i = 0; i < ng; i++)
-		free(groups[i].r);
+	for (j = 0; j < ng; j++)
+		free(groups[j].r);
 	free(groups);
+	free(sorted);
+	free(cidrs);
 	free(tmp);
 	free(out);
 	return err;

@@ -98,7 +98,8 @@ static void plan_unimplemented(struct rf_plan *plan, enum rf_plan_class c,
 	snprintf(why, sizeof(why),
 		 "no backend of this build enforces %s rules (bpf-lsm on this kernel: %s; "
 		 "landlock on this kernel: %s); set \"%s\": \"unrestricted\" to run unconfined",
-		 class_names[c], caps->bpf_lsm.ok ? "available" : "refused",
+		 class_names[c], caps->bpf_lsm.ok ? "available" :
+				 caps->bpf_lsm.err ? "refused" : "not probed",
 		 caps->landlock.ok ? "available" : "refused",
 		 c == RF_PC_FILE ? "files" : "exec");
 	refuse(plan, c, why);

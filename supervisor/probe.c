@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
@@ -115,8 +116,17 @@ static int read_int_file(const char *path)
 	return v;
 }
 
-void probe__run(struct rf_caps *caps)
+static double now_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void probe__run(struct rf_caps *caps, unsigned int flags)
+{
+	double t;
 	struct utsname u;
 	char name[64];
 	struct rf_cgroup cg = { .dir_fd = -1 };
@@ -128,9 +138,20 @@ void probe__run(struct rf_caps *caps)
 	caps->unprivileged_bpf_disabled =
 		read_int_file("/proc/sys/kernel/unprivileged_bpf_disabled");
 
-	probe_lsm(caps);
+	t = now_ms();
+	if (flags & RF_PROBE_LSM)
+		probe_lsm(caps);
+	else
+		snprintf(caps->bpf_lsm.detail, sizeof(caps->bpf_lsm.detail),
+			 "not probed: no class of this policy could use it");
+	caps->bpf_lsm.ms = now_ms() - t;
+	t = now_ms();
 	probe_landlock(caps);
+	caps->landlock.ms = now_ms() - t;
+	t = now_ms();
 	probe_seccomp(caps);
+	caps->seccomp.ms = now_ms() - t;
+	t = now_ms();
 
 	err = cgroup__find_v2_mount(caps->cgroup_mount, sizeof(caps->cgroup_mount));
 	if (err) {
@@ -154,8 +175,20 @@ void probe__run(struct rf_caps *caps)
 
 	/* The real enforcement programs, loaded and attached to a scratch
 	 * cgroup, then thrown away. */
+	caps->cgroup_v2.ms = now_ms() - t;
+	t = now_ms();
+	if (!(flags & RF_PROBE_FRESH) &&
+	    !enforcer__probe_pinned(&caps->sock_addr, &caps->unix_sock_addr)) {
+		caps->sock_addr.ms = now_ms() - t;
+		cgroup__destroy(&cg);
+		close(parent_fd);
+		return;
+	}
 	enforcer__probe(cg.dir_fd, &caps->sock_addr, &caps->unix_sock_addr);
+	caps->sock_addr.ms = now_ms() - t;
+	t = now_ms();
 	cgroup__destroy(&cg);
+	caps->cgroup_v2.ms += now_ms() - t;
 	close(parent_fd);
 	return;
 

@@ -10,6 +10,7 @@ struct rf_backend_probe {
 	bool ok;
 	int err;                 /* negative errno of the first failure */
 	char detail[256];        /* what was tried and what the kernel said */
+	double ms;               /* how long the probe took */
 };
 
 struct rf_caps {
@@ -25,8 +26,18 @@ struct rf_caps {
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 };
 
-/* Try every backend. Never fails as a whole: each failure is recorded in
- * its rf_backend_probe. Nothing is cached. */
-void probe__run(struct rf_caps *ret_caps);
+enum rf_probe_flags {
+	RF_PROBE_LSM = 1u << 0,     /* load and attach an lsm/ program */
+	RF_PROBE_FRESH = 1u << 1,   /* load the network programs anew even when
+				     * this build's are pinned and attached */
+	RF_PROBE_ALL = RF_PROBE_LSM | RF_PROBE_FRESH,
+};
+
+/* Try the backends. Never fails as a whole: each failure is recorded in
+ * its rf_backend_probe. Nothing is cached: without RF_PROBE_FRESH the
+ * network backends are proven by this build's pinned links being attached
+ * right now; otherwise (or when they are not) by a fresh load and attach.
+ * Without RF_PROBE_LSM, bpf_lsm is left "not probed" (err 0, !ok). */
+void probe__run(struct rf_caps *ret_caps, unsigned int flags);
 
 #endif

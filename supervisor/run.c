@@ -52,6 +52,8 @@ struct sandbox {
 	bool cg_created;
 	bool maps_installed;
 	bool registered;
+	struct rf_net_entry *entries;   /* what is in the maps for it */
+	size_t n_entries;
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
 	uint64_t traced;          /* samples written to the trace */
 	uint64_t missing;         /* samples the kernel could not keep */
@@ -95,6 +97,13 @@ static void print_refusal(const struct rf_plan *plan)
 		fprintf(stderr, "ringfence:   - %s\n", plan->reasons[i]);
 }
 
+/* bpf-lsm is probed only when its answer can matter to this policy. */
+static unsigned int probe_flags(const struct rf_policy *p)
+{
+	return p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ?
+	       RF_PROBE_LSM : 0;
+}
+
 int cmd_check(const char *policy_path)
 {
 	struct rf_policy *policy = NULL;
@@ -106,7 +115,7 @@ int cmd_check(const char *policy_path)
 	rc = load_policy(policy_path, &policy);
 	if (rc)
 		return rc;
-	probe__run(&caps);
+	probe__run(&caps, probe_flags(policy));
 	plan__compile(policy, &caps, &plan);
 	doc = plan_document(policy, &plan, &caps);
 	if (doc) {
@@ -123,8 +132,8 @@ int cmd_check(const char *policy_path)
 
 static json_t *probe_json(const struct rf_backend_probe *p)
 {
-	return json_pack("{s:b, s:s, s:s?}", "ok", p->ok, "detail", p->detail,
-			 "error", p->ok ? NULL : strerror(-p->err));
+	return json_pack("{s:b, s:s, s:s?, s:f}", "ok", p->ok, "detail", p->detail,
+			 "error", p->ok ? NULL : strerror(-p->err), "probe_ms", p->ms);
 }
 
 int cmd_probe(void)
@@ -132,7 +141,7 @@ int cmd_probe(void)
 	struct rf_caps caps;
 	json_t *o, *b;
 
-	probe__run(&caps);
+	probe__run(&caps, RF_PROBE_ALL);
 	b = json_object();
 	json_object_set_new(b, "cgroup-v2", probe_json(&caps.cgroup_v2));
 	json_object_set_new(b, "cgroup-sock-addr", probe_json(&caps.sock_addr));
@@ -347,7 +356,7 @@ static void sandbox_cleanup(struct sandbox *sb)
 	if (sb->cg_created)
 		cgroup__destroy(&sb->cg);
 	if (sb->maps_installed)
-		sbmaps__purge(sb->enf, sb->cgid);
+		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
 	if (sb->registered)
 		registry__remove(sb->name);
 	enforcer__close(sb->enf);
@@ -489,7 +498,7 @@ int cmd_run(const struct run_opts *o)
 		goto cleanup;
 	}
 
-	probe__run(&sb.caps);
+	probe__run(&sb.caps, probe_flags(sb.policy));
 	plan__compile(sb.policy, &sb.caps, &sb.plan);
 	{
 		json_t *ev = json_object(), *argv = json_array();
@@ -570,6 +579,8 @@ int cmd_run(const struct run_opts *o)
 		goto cleanup;
 	}
 	sb.maps_installed = true;
+	sb.entries = entries;
+	sb.n_entries = n_entries;
 	trace__emit(sb.trace, "sandbox.configure", configure_json(&sb));
 
 	snprintf(reg.sandbox, sizeof(reg.sandbox), "%s", sb.name);

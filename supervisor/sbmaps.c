@@ -8,42 +8,153 @@
 
 #include "sbmaps.h"
 
+/* Batch update where the kernel has it for this map type, else one by one. */
+static int update_many(int fd, const void *keys, const void *vals, size_t ksz, size_t vsz,
+		       size_t n)
+{
+	__u32 cnt = (__u32)n;
+	size_t i;
+
+	if (!n)
+		return 0;
+	if (!bpf_map_update_batch(fd, keys, vals, &cnt, NULL))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, (const char *)keys + i * ksz,
+					(const char *)vals + i * vsz, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static void delete_many(int fd, const void *keys, size_t ksz, size_t n)
+{
+	__u32 cnt = (__u32)n;
+	size_t i;
+
+	if (!n || !bpf_map_delete_batch(fd, keys, &cnt, NULL))
+		return;
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, (const char *)keys + i * ksz);
+}
+
+/* The keys one sandbox owns, in the layout of each map. */
+struct keyset {
+	struct rf_net4_key *k4;
+	struct rf_ports *v4;
+	size_t n4;
+	struct rf_net6_key *k6;
+	struct rf_ports *v6;
+	size_t n6;
+	struct rf_unix_key *ku;
+	__u32 *vu;
+	size_t nu;
+};
+
+static void keyset_free(struct keyset *ks)
+{
+	free(ks->k4);
+	free(ks->v4);
+	free(ks->k6);
+	free(ks->v6);
+	free(ks->ku);
+	free(ks->vu);
+}
+
+static int keyset_build(uint64_t cgid, const struct rf_net_entry *entries, size_t n,
+			const struct rf_policy *policy, struct keyset *ks)
+{
+	size_t i, m = n ? n : 1, u = policy->n_unix ? policy->n_unix : 1;
+
+	memset(ks, 0, sizeof(*ks));
+	ks->k4 = calloc(m, sizeof(*ks->k4));
+	ks->v4 = calloc(m, sizeof(*ks->v4));
+	ks->k6 = calloc(m, sizeof(*ks->k6));
+	ks->v6 = calloc(m, sizeof(*ks->v6));
+	ks->ku = calloc(u, sizeof(*ks->ku));
+	ks->vu = calloc(u, sizeof(*ks->vu));
+	if (!ks->k4 || !ks->v4 || !ks->k6 || !ks->v6 || !ks->ku || !ks->vu) {
+		keyset_free(ks);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rf_net_entry *e = &entries[i];
+
+		if (e->family == AF_INET) {
+			struct rf_net4_key *k = &ks->k4[ks->n4];
+
+			k->prefixlen = 64 + e->prefix_len;
+			k->cgroup_id = cgid;
+			memcpy(k->addr, e->addr, 4);
+			ks->v4[ks->n4++] = e->ports;
+		} else {
+			struct rf_net6_key *k = &ks->k6[ks->n6];
+
+			k->prefixlen = 64 + e->prefix_len;
+			k->cgroup_id = cgid;
+			memcpy(k->addr, e->addr, 16);
+			ks->v6[ks->n6++] = e->ports;
+		}
+	}
+	for (i = 0; i < policy->n_unix; i++) {
+		netrules__unix_key(&policy->unix_rules[i], &ks->ku[i]);
+		ks->ku[i].cgroup_id = cgid;
+		ks->vu[i] = 1;
+	}
+	ks->nu = policy->n_unix;
+	return 0;
+}
+
 int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 		    const struct rf_net_entry *entries, size_t n_entries,
 		    const struct rf_policy *policy)
 {
 	struct rf_sandbox sb = { .flags = flags, .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
-	__u32 one = 1;
-	size_t i;
-	int err = 0;
+	struct keyset ks;
+	int err;
 
-	for (i = 0; i < n_entries && !err; i++) {
-		const struct rf_net_entry *e = &entries[i];
-
-		if (e->family == AF_INET) {
-			struct rf_net4_key k = { .prefixlen = 64 + e->prefix_len, .cgroup_id = cgid };
-
-			memcpy(k.addr, e->addr, 4);
-			err = bpf_map_update_elem(enf->net4_fd, &k, &e->ports, BPF_ANY) ? -errno : 0;
-		} else {
-			struct rf_net6_key k = { .prefixlen = 64 + e->prefix_len, .cgroup_id = cgid };
-
-			memcpy(k.addr, e->addr, 16);
-			err = bpf_map_update_elem(enf->net6_fd, &k, &e->ports, BPF_ANY) ? -errno : 0;
-		}
-	}
-	for (i = 0; i < policy->n_unix && !err; i++) {
-		struct rf_unix_key k;
-
-		netrules__unix_key(&policy->unix_rules[i], &k);
-		k.cgroup_id = cgid;
-		err = bpf_map_update_elem(enf->unix_fd, &k, &one, BPF_ANY) ? -errno : 0;
-	}
+	err = keyset_build(cgid, entries, n_entries, policy, &ks);
+	if (err)
+		return err;
+	err = update_many(enf->net4_fd, ks.k4, ks.v4, sizeof(*ks.k4), sizeof(*ks.v4), ks.n4);
+	if (!err)
+		err = update_many(enf->net6_fd, ks.k6, ks.v6, sizeof(*ks.k6), sizeof(*ks.v6), ks.n6);
+	if (!err)
+		err = update_many(enf->unix_fd, ks.ku, ks.vu, sizeof(*ks.ku), sizeof(*ks.vu), ks.nu);
 	if (!err)
 		err = bpf_map_update_elem(enf->sandboxes_fd, &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
+	keyset_free(&ks);
 	if (err)
 		sbmaps__purge(enf, cgid);
 	return err;
+}
+
+int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
+		   const struct rf_net_entry *entries, size_t n_entries,
+		   const struct rf_policy *policy)
+{
+	struct rf_sandbox sb = { 0 };
+	struct keyset ks;
+	uint64_t seq, end;
+	int err;
+
+	/* Without a sandbox entry the programs treat the cgroup as none of
+	 * theirs; it goes first, after the caller killed every process. */
+	if (!bpf_map_lookup_elem(enf->sandboxes_fd, &cgid, &sb))
+		bpf_map_delete_elem(enf->sandboxes_fd, &cgid);
+	end = sb.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? sb.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
+	for (seq = 0; seq < end; seq++) {
+		struct rf_sample_key k = { .cgroup_id = cgid, .seq = seq };
+
+		bpf_map_delete_elem(enf->samples_fd, &k);
+	}
+	err = keyset_build(cgid, entries, n_entries, policy, &ks);
+	if (err)
+		return sbmaps__purge(enf, cgid);
+	delete_many(enf->net4_fd, ks.k4, sizeof(*ks.k4), ks.n4);
+	delete_many(enf->net6_fd, ks.k6, sizeof(*ks.k6), ks.n6);
+	delete_many(enf->unix_fd, ks.ku, sizeof(*ks.ku), ks.nu);
+	keyset_free(&ks);
+	return 0;
 }
 
 /*

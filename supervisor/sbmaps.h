@@ -17,7 +17,13 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		    const struct rf_net_entry *entries, size_t n_entries,
 		    const struct rf_policy *policy);
 
-/* Remove every entry of cgid from every map (rules, samples, sandbox). */
+/* Remove what sbmaps__install wrote (same arguments), and the samples. */
+int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
+		   const struct rf_net_entry *entries, size_t n_entries,
+		   const struct rf_policy *policy);
+
+/* Remove every entry of cgid from every map by walking them all: for a
+ * sandbox whose supervisor died (its rules are not known). */
 int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid);
 
 int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rf-bench OP HOST PORT N: time N operations, print "OP median_ns" where
+ * the median is over 15 batches of N/15. Run unconfined and inside
+ * sandboxes by tests/bench/run.sh, which prints the ratios.
+ *   connect   TCP connect() + close() (to a closed port: ECONNREFUSED)
+ *   udp       unconnected sendto() of one byte
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCHES 15
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	double t[BATCHES];
+	int per, b, i, udp_fd = -1;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: rf-bench connect|udp HOST PORT N\n");
+		return 2;
+	}
+	inet_pton(AF_INET, argv[2], &in.sin_addr);
+	in.sin_port = htons((unsigned short)atoi(argv[3]));
+	per = atoi(argv[4]) / BATCHES;
+	if (per < 1)
+		per = 1;
+	if (!strcmp(argv[1], "udp"))
+		udp_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	for (b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+
+		for (i = 0; i < per; i++) {
+			if (udp_fd >= 0) {
+				if (sendto(udp_fd, "x", 1, 0, (struct sockaddr *)&in, sizeof(in)) < 0 &&
+				    errno != ECONNREFUSED) {
+					perror("sendto");
+					return 1;
+				}
+			} else {
+				int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+				if (connect(fd, (struct sockaddr *)&in, sizeof(in)) == 0 ||
+				    (errno != ECONNREFUSED && errno != EPERM)) {
+					perror("connect");
+					return 1;
+				}
+				close(fd);
+			}
+		}
+		t[b] = (now_ns() - t0) / per;
+	}
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	printf("%s %.0f\n", argv[1], t[BATCHES / 2]);
+	return 0;
+}

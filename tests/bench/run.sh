@@ -1,0 +1,63 @@
+#!/bin/bash
+# make bench: side-by-side medians in one run, printed as ratios; asserts nothing.
+#   - loopback connect() and UDP sendto() unconfined vs. in a sandbox with a
+#     10-rule and a 10,000-rule network policy (the hook's cost per call);
+#   - `ringfence run -- /bin/true` vs. `/bin/true` (the supervisor's start-up).
+set -euo pipefail
+BUILD=${1:-build}
+RF=$BUILD/ringfence
+B=$BUILD/tests/bench/rf-bench
+PORT=18399          # closed: connect() gets ECONNREFUSED after the hook
+N=${BENCH_N:-30000}
+[ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+policy() { # id nrules
+	python3 - "$1" "$2" > "$tmp/$1.json" <<'PY'
+import json, sys
+pid, n = sys.argv[1], int(sys.argv[2])
+conn = ["127.0.0.1:18399"] + ["10.%d.%d.%d:443" % (i >> 16 & 255, i >> 8 & 255, i & 255)
+                              for i in range(1, n)]
+print(json.dumps({"version": 1, "id": pid, "files": "unrestricted",
+                  "exec": "unrestricted", "network": {"connect": conn, "unix": []}}))
+PY
+}
+policy bench10 10
+policy bench10k 10000
+
+measure() { # label op -> ns
+	local free s10 s10k
+	free=$($B "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}')
+	s10=$($RF run -q --policy "$tmp/bench10.json" -- "$B" "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}')
+	s10k=$($RF run -q --policy "$tmp/bench10k.json" -- "$B" "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}')
+	printf '%-28s %10s %14s %16s %8s %9s\n' "$1" "$free" "$s10" "$s10k" \
+		"$(awk -v a="$s10" -v b="$free" 'BEGIN{printf "%.2f", a/b}')" \
+		"$(awk -v a="$s10k" -v b="$free" 'BEGIN{printf "%.2f", a/b}')"
+}
+
+median_ms() { # command... -> median wall ms of 15 runs
+	local i t=()
+	for i in $(seq 15); do
+		local s e
+		s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
+		t+=($(( (e - s) / 1000 )))
+	done
+	printf '%s\n' "${t[@]}" | sort -n | sed -n 8p | awk '{printf "%.1f", $1/1000}'
+}
+
+echo "ringfence bench ($(uname -r), $(nproc) CPUs, N=$N per measurement, medians of 15 batches)"
+echo
+printf '%-28s %10s %14s %16s %8s %9s\n' "per call (ns)" "unconfined" "10 rules" "10000 rules" "x10" "x10000"
+measure "TCP connect+close (allowed)" connect
+measure "UDP sendto (allowed)" udp
+echo
+$RF run -q --policy "$tmp/bench10.json" -- /bin/true   # warm: programs pinned
+bare=$(median_ms /bin/true)
+sb10=$(median_ms $RF run -q --policy "$tmp/bench10.json" -- /bin/true)
+sb10k=$(median_ms $RF run -q --policy "$tmp/bench10k.json" -- /bin/true)
+chk=$(median_ms $RF check --policy "$tmp/bench10.json")
+printf '%-28s %10s %14s %16s\n' "start-up (ms)" "/bin/true" "run, 10 rules" "run, 10000 rules"
+printf '%-28s %10s %14s %16s\n' "" "$bare" "$sb10" "$sb10k"
+printf '%-28s %10s\n' "  of which probe+plan (check)" "$chk"
+echo "ratio run/bare: $(awk -v a="$sb10" -v b="$bare" 'BEGIN{printf "%.1f", a/b}') (10 rules), $(awk -v a="$sb10k" -v b="$bare" 'BEGIN{printf "%.1f", a/b}') (10000 rules)"
