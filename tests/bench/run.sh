@@ -26,38 +26,37 @@ PY
 policy bench10 10
 policy bench10k 10000
 
-measure() { # label op -> ns
-	local free s10 s10k
-	free=$($B "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}')
-	s10=$($RF run -q --policy "$tmp/bench10.json" -- "$B" "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}')
-	s10k=$($RF run -q --policy "$tmp/bench10k.json" -- "$B" "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}')
-	printf '%-28s %10s %14s %16s %8s %9s\n' "$1" "$free" "$s10" "$s10k" \
-		"$(awk -v a="$s10" -v b="$free" 'BEGIN{printf "%.2f", a/b}')" \
-		"$(awk -v a="$s10k" -v b="$free" 'BEGIN{printf "%.2f", a/b}')"
-}
+med3() { sort -n | sed -n 2p; }
 
-median_ms() { # command... -> median wall ms of 15 runs
-	local i t=()
-	for i in $(seq 15); do
-		local s e
-		s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
-		t+=($(( (e - s) / 1000 )))
+measure() { # label op: three interleaved rounds, the median of each column
+	local free=() s10=() s10k=() i f a b
+	for i in 1 2 3; do
+		free+=($($B "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}'))
+		s10+=($($RF run -q --policy "$tmp/bench10.json" -- "$B" "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}'))
+		s10k+=($($RF run -q --policy "$tmp/bench10k.json" -- "$B" "$2" 127.0.0.1 $PORT "$N" | awk '{print $2}'))
 	done
-	printf '%s\n' "${t[@]}" | sort -n | sed -n 8p | awk '{printf "%.1f", $1/1000}'
+	f=$(printf '%s\n' "${free[@]}" | med3)
+	a=$(printf '%s\n' "${s10[@]}" | med3)
+	b=$(printf '%s\n' "${s10k[@]}" | med3)
+	printf '%-28s %10s %14s %16s %8s %9s\n' "$1" "$f" "$a" "$b" \
+		"$(awk -v a="$a" -v b="$f" 'BEGIN{printf "%.2f", a/b}')" \
+		"$(awk -v a="$b" -v b="$f" 'BEGIN{printf "%.2f", a/b}')"
 }
 
-echo "ringfence bench ($(uname -r), $(nproc) CPUs, N=$N per measurement, medians of 15 batches)"
+spawn_ms() { $B exec 21 "$@" | awk '{printf "%.1f", $2/1000}'; }
+
+echo "ringfence bench ($(uname -r), $(nproc) CPUs, N=$N calls per batch set, medians)"
 echo
 printf '%-28s %10s %14s %16s %8s %9s\n' "per call (ns)" "unconfined" "10 rules" "10000 rules" "x10" "x10000"
 measure "TCP connect+close (allowed)" connect
 measure "UDP sendto (allowed)" udp
 echo
 $RF run -q --policy "$tmp/bench10.json" -- /bin/true   # warm: programs pinned
-bare=$(median_ms /bin/true)
-sb10=$(median_ms $RF run -q --policy "$tmp/bench10.json" -- /bin/true)
-sb10k=$(median_ms $RF run -q --policy "$tmp/bench10k.json" -- /bin/true)
-chk=$(median_ms $RF check --policy "$tmp/bench10.json")
-printf '%-28s %10s %14s %16s\n' "start-up (ms)" "/bin/true" "run, 10 rules" "run, 10000 rules"
+bare=$(spawn_ms /bin/true)
+sb10=$(spawn_ms $RF run -q --policy "$tmp/bench10.json" -- /bin/true)
+sb10k=$(spawn_ms $RF run -q --policy "$tmp/bench10k.json" -- /bin/true)
+chk=$(spawn_ms $RF check --policy "$tmp/bench10.json")
+printf '%-28s %10s %14s %16s\n' "start-up, median of 21 (ms)" "/bin/true" "run, 10 rules" "run, 10000 rules"
 printf '%-28s %10s %14s %16s\n' "" "$bare" "$sb10" "$sb10k"
-printf '%-28s %10s\n' "  of which probe+plan (check)" "$chk"
-echo "ratio run/bare: $(awk -v a="$sb10" -v b="$bare" 'BEGIN{printf "%.1f", a/b}') (10 rules), $(awk -v a="$sb10k" -v b="$bare" 'BEGIN{printf "%.1f", a/b}') (10000 rules)"
+printf '%-28s %10s\n' "  check (parse+probe+plan)" "$chk"
+echo "added by ringfence run: $(awk -v a="$sb10" -v b="$bare" 'BEGIN{printf "%.1f", a-b}') ms (10 rules), $(awk -v a="$sb10k" -v b="$bare" 'BEGIN{printf "%.1f", a-b}') ms (10000 rules)"
