@@ -282,7 +282,9 @@ static json_t *configure_json(const struct sandbox *sb)
 		if (!cp->backend)
 			json_object_set_new(c, "backend", json_null());
 		if (cp->backend && kernel_prog) {
-			json_object_set_new(c, "attach", json_string("ok"));
+			/* The evidence: this run's probe of the live kernel. */
+			json_object_set_new(c, "attach", json_string(i == RF_PC_NETWORK ?
+				sb->caps.sock_addr.detail : sb->caps.unix_sock_addr.detail));
 			if (audit)
 				json_object_set_new(c, "audited", json_true());
 		}

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <bpf/bpf.h>
 
 #define OPEN_POLICY                                                               \
 	"{\"version\":1,\"id\":\"cli\",\"files\":\"unrestricted\","               \
@@ -447,6 +448,70 @@ static void concurrent_first_runs_do_not_race(void **state)
 	free(policy);
 }
 
+/* Pinned objects from another build: refused while a sandbox uses them,
+ * replaced once none does. The test fakes "another build" by rewriting
+ * the build id in the pinned meta map. */
+static void stale_pinned_objects_are_never_reused(void **state)
+{
+	const char *sleeper[] = { "/bin/sleep", "2", NULL };
+	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
+	char *policy = h_tempfile("policy", OPEN_POLICY), *err = NULL, *out = NULL;
+	char *tp = h_tempfile("trace", NULL);
+	struct rf_meta_view { __u32 abi, features; __u8 id[32]; } meta;
+	struct h_proc live;
+	__u32 zero = 0;
+	json_t *tr;
+	int fd;
+
+	(void)state;
+	live = h_spawn(policy, NULL, NULL, sleeper);
+	usleep(600 * 1000);
+	fd = bpf_obj_get("/sys/fs/bpf/ringfence/meta");
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &meta), 0);
+	memset(meta.id, 0xab, sizeof(meta.id));
+	assert_int_equal(bpf_map_update_elem(fd, &zero, &meta, BPF_ANY), 0);
+	close(fd);
+	assert_int_equal(h_run(OPEN_POLICY, NULL, argv, &out, &err), 126);
+	assert_non_null(strstr(err, "another ringfence build"));
+	assert_string_equal(out, "");  /* the command never ran */
+	free(out);
+	free(err);
+	assert_int_equal(h_wait(live, NULL, NULL), 0);
+	/* nobody uses the stale set now: it is replaced, and enforcement holds */
+	assert_int_equal(h_run(OPEN_POLICY, tp, argv, &out, NULL), 0);
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18181"), "EPERM");
+	tr = h_trace(tp);
+	assert_true(json_is_true(json_object_get(json_object_get(h_event(tr, "sandbox.configure", 0),
+								 "programs"), "loaded_now")));
+	json_decref(tr);
+	free(out);
+	unlink(policy);
+	unlink(tp);
+	free(policy);
+	free(tp);
+}
+
+/* unload --force kills live sandboxes first, then detaches. */
+static void unload_force_kills_live_sandboxes(void **state)
+{
+	const char *sleeper[] = { "/bin/sleep", "30", NULL };
+	const char *un_args[] = { h_ringfence(), "unload", "--force", NULL };
+	char *policy = h_tempfile("policy", OPEN_POLICY);
+	struct h_proc live = h_spawn(policy, NULL, NULL, sleeper);
+	struct stat st;
+	int rc;
+
+	(void)state;
+	usleep(600 * 1000);
+	free(capture(un_args, &rc));
+	assert_int_equal(rc, 0);
+	assert_int_equal(h_wait(live, NULL, NULL), 128 + SIGKILL);
+	assert_true(stat("/sys/fs/bpf/ringfence", &st) < 0);
+	unlink(policy);
+	free(policy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +530,8 @@ int main(void)
 		cmocka_unit_test(status_lists_live_and_unload_refuses),
 		cmocka_unit_test(unload_then_run_reloads),
 		cmocka_unit_test(concurrent_first_runs_do_not_race),
+		cmocka_unit_test(stale_pinned_objects_are_never_reused),
+		cmocka_unit_test(unload_force_kills_live_sandboxes),
 	};
 
 	if (harness_require_root())
