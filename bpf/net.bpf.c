@@ -4,8 +4,9 @@
  *
  * Attached once to MOUNT/ringfence, the parent of every sandbox cgroup,
  * so sockets created anywhere else never reach these programs. A
- * process in a sandbox is identified by its ancestor at the sandbox
- * level, so a sub-cgroup it might create does not escape its policy.
+ * process belongs to the sandbox that is its cgroup or an ancestor of
+ * it: a sub-cgroup does not escape its policy, and no fixed depth is
+ * assumed (the cgroup2 mount may be a cgroup namespace's subtree).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,8 +27,8 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Level of sandbox cgroups below the cgroup2 root (root 0, ringfence 1). */
-const volatile __u32 rf_sandbox_level = 2;
+/* Deepest cgroup level searched for a sandbox ancestor. */
+#define RF_MAX_LEVEL 32
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -113,12 +114,21 @@ static __always_inline void stat_inc(__u32 idx)
 /* The sandbox this task belongs to, or NULL when it is in none. */
 static __always_inline struct rf_sandbox *current_sandbox(__u64 *ret_cgid)
 {
-	__u64 cgid = bpf_get_current_ancestor_cgroup_id(rf_sandbox_level);
+	struct rf_sandbox *sb;
 
-	*ret_cgid = cgid;
-	if (!cgid)
-		return NULL;
-	return bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
+		__u64 cgid = bpf_get_current_ancestor_cgroup_id(lvl);
+
+		if (!cgid)
+			break;  /* deeper than the task's own cgroup */
+		sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+		if (sb) {
+			*ret_cgid = cgid;
+			return sb;
+		}
+	}
+	*ret_cgid = 0;
+	return NULL;
 }
 
 static __always_inline struct rf_scratch *scratch(void)

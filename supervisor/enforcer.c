@@ -103,7 +103,6 @@ static int skel_load(bool want_unix, struct net_bpf **ret_skel)
 	skel = net_bpf__open();
 	if (!skel)
 		return -errno;
-	skel->rodata->rf_sandbox_level = 2;
 	bpf_program__set_expected_attach_type(skel->progs.rf_connect_unix,
 					      BPF_CGROUP_UNIX_CONNECT_NR);
 	bpf_program__set_expected_attach_type(skel->progs.rf_sendmsg_unix,
@@ -186,8 +185,10 @@ void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
 	net_bpf__destroy(skel);
 }
 
-/* A pinned link still attached to a cgroup reports that cgroup's id. */
-static bool link_attached(const char *pin)
+/* A pinned link still attached reports the id of its cgroup: it must be
+ * the ringfence parent this run uses, or sandboxes below it would run
+ * without any program attached. */
+static bool link_attached(const char *pin, uint64_t parent_id)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
@@ -201,50 +202,56 @@ static bool link_attached(const char *pin)
 		return false;
 	memset(&info, 0, sizeof(info));
 	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_CGROUP &&
-	     info.cgroup.cgroup_id != 0;
+	     info.cgroup.cgroup_id == parent_id;
 	close(fd);
 	return ok;
+}
+
+/* Every link of the features the pinned set claims is attached to parent. */
+static bool links_attached(uint32_t features, uint64_t parent_id)
+{
+	size_t i;
+
+	for (i = 0; i < N_LINKS; i++)
+		if ((features & link_specs[i].feature) &&
+		    !link_attached(link_specs[i].pin, parent_id))
+			return false;
+	return (features & RF_FEAT_INET) != 0;
+}
+
+static uint64_t fd_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
 static int read_meta(struct rf_meta *meta);
 static void build_id(uint8_t out[32]);
 
-int enforcer__probe_pinned(struct rf_backend_probe *inet, struct rf_backend_probe *unx)
+int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *inet,
+			   struct rf_backend_probe *unx)
 {
 	struct rf_meta meta;
 	uint8_t id[32];
-	uint32_t have = 0;
-	size_t i;
 
 	if (read_meta(&meta))
 		return -ENOENT;
 	build_id(id);
-	if (meta.abi_version != RF_ABI_VERSION || memcmp(meta.build_id, id, 32))
-		return -ENOENT;
-	for (i = 0; i < N_LINKS; i++) {
-		if (!(meta.features & link_specs[i].feature))
-			continue;
-		if (!link_attached(link_specs[i].pin))
-			return -ENOENT;
-		have |= link_specs[i].feature;
-	}
-	if (!(have & RF_FEAT_INET))
-		return -ENOENT;
+	if (meta.abi_version != RF_ABI_VERSION || memcmp(meta.build_id, id, 32) ||
+	    !(meta.features & RF_FEAT_UNIX) || !links_attached(meta.features, fd_ino(parent_fd)))
+		return -ENOENT;  /* only a fresh load can tell */
 	memset(inet, 0, sizeof(*inet));
 	memset(unx, 0, sizeof(*unx));
 	inet->ok = true;
 	snprintf(inet->detail, sizeof(inet->detail),
 		 "this build's cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create are "
-		 "attached now (pinned in %s)", RF_PIN_DIR);
-	if (have & RF_FEAT_UNIX) {
-		unx->ok = true;
-		snprintf(unx->detail, sizeof(unx->detail),
-			 "this build's cgroup/connect_unix,sendmsg_unix are attached now "
-			 "(pinned in %s)", RF_PIN_DIR);
-		return 0;
-	}
-	/* Pinned without unix hooks: only a fresh load can tell why. */
-	return -ENOENT;
+		 "attached to the ringfence cgroup now (pinned in %s)", RF_PIN_DIR);
+	unx->ok = true;
+	snprintf(unx->detail, sizeof(unx->detail),
+		 "this build's cgroup/connect_unix,sendmsg_unix are attached to the ringfence "
+		 "cgroup now (pinned in %s)", RF_PIN_DIR);
+	return 0;
 }
 
 static int ensure_bpffs(void)
@@ -482,7 +489,8 @@ int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
 	err = read_meta(&meta);
 	reuse = !err && meta.abi_version == RF_ABI_VERSION &&
 		!memcmp(meta.build_id, id, 32) &&
-		(!want_unix || (meta.features & RF_FEAT_UNIX));
+		(!want_unix || (meta.features & RF_FEAT_UNIX)) &&
+		links_attached(meta.features, fd_ino(parent_fd));
 	if (!reuse && err != -ENOENT) {
 		/* Pinned by another build (or incomplete): replace it, but
 		 * only when no supervisor is using it. */
@@ -491,8 +499,9 @@ int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
 			err = -ESTALE;
 			snprintf(why, why_len,
 				 "the pinned enforcement programs in %s come from another "
-				 "ringfence build and sandboxes are live; retry when they "
-				 "end, or run `ringfence unload --force`", RF_PIN_DIR);
+				 "ringfence build, or are attached to another cgroup than "
+				 "this run's, and sandboxes are live; retry when they end, "
+				 "or run `ringfence unload --force`", RF_PIN_DIR);
 			goto cleanup;
 		}
 		unpin_all();

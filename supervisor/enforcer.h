@@ -40,9 +40,10 @@ void enforcer__close(struct rf_enforcer *enf);
 void enforcer__probe(int cgroup_fd, struct rf_backend_probe *ret_inet,
 		     struct rf_backend_probe *ret_unix);
 
-/* The pinned set is this build's and its links are attached right now:
- * 0 with both probes filled, or -ENOENT (then probe afresh). */
-int enforcer__probe_pinned(struct rf_backend_probe *ret_inet,
+/* The pinned set is this build's and its links are attached to the
+ * cgroup parent_fd right now: 0 with both probes filled, or -ENOENT
+ * (then probe afresh). */
+int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
 			   struct rf_backend_probe *ret_unix);
 
 /* Sum of one rf_stats counter over all CPUs. */

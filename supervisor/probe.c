@@ -178,7 +178,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	caps->cgroup_v2.ms = now_ms() - t;
 	t = now_ms();
 	if (!(flags & RF_PROBE_FRESH) &&
-	    !enforcer__probe_pinned(&caps->sock_addr, &caps->unix_sock_addr)) {
+	    !enforcer__probe_pinned(parent_fd, &caps->sock_addr, &caps->unix_sock_addr)) {
 		caps->sock_addr.ms = now_ms() - t;
 		cgroup__destroy(&cg);
 		close(parent_fd);

@@ -6,6 +6,8 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <bpf/bpf.h>
 
 #include "enforcer.h"
@@ -445,6 +447,64 @@ static void cgroup_and_map_entries_gone_after_exit(void **state)
 	free(out);
 }
 
+/* ringfence started inside a cgroup namespace whose cgroup2 mount is a
+ * subtree: sandboxes sit deeper in the real hierarchy than the mount
+ * shows, and the pinned programs must be attached where they are. */
+static void enforced_inside_a_cgroup_namespace(void **state)
+{
+	char mnt[512] = "/sys/fs/cgroup/unified", line[4096], outer[700], procs[800], sub[800];
+	char *policy = h_tempfile("policy", NET_POLICY("cgns", "enforce"));
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int out[2], st;
+	pid_t pid;
+	char *text;
+
+	(void)state;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " - cgroup2 ")) {
+			sscanf(line, "%*s %*s %*s %*s %511s", mnt);
+			break;
+		}
+	if (f)
+		fclose(f);
+	snprintf(outer, sizeof(outer), "%s/rf-cgns-%d", mnt, (int)getpid());
+	assert_true(mkdir(outer, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(pipe(out), 0);
+	pid = fork();
+	if (pid == 0) {
+		char self[32];
+		int fd;
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", outer);
+		fd = open(procs, O_WRONLY);
+		snprintf(self, sizeof(self), "%d", (int)getpid());
+		if (fd < 0 || write(fd, self, strlen(self)) < 0)
+			_exit(90);
+		close(fd);
+		if (unshare(CLONE_NEWCGROUP | CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    umount2(mnt, MNT_DETACH) || mount("none", mnt, "cgroup2", 0, NULL))
+			_exit(91);
+		dup2(out[1], 1);
+		execl(h_ringfence(), h_ringfence(), "run", "-q", "--policy", policy, "--",
+		      h_tool("rf-net"), "tcp", "127.0.0.1", "18181", "tcp", "127.0.0.1", "18180",
+		      (char *)NULL);
+		_exit(92);
+	}
+	close(out[1]);
+	text = h_read_all(out[0]);
+	waitpid(pid, &st, 0);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_string_equal(h_result(text, "tcp 127.0.0.1:18181"), "EPERM");
+	assert_string_equal(h_result(text, "tcp 127.0.0.1:18180"), "ok");
+	snprintf(sub, sizeof(sub), "%s/ringfence", outer);
+	rmdir(sub);
+	rmdir(outer);
+	unlink(policy);
+	free(policy);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +522,7 @@ int main(void)
 		cmocka_unit_test(denials_appear_in_trace),
 		cmocka_unit_test(many_denials_bounded_sample_exact_total),
 		cmocka_unit_test(cgroup_and_map_entries_gone_after_exit),
+		cmocka_unit_test(enforced_inside_a_cgroup_namespace),
 	};
 
 	if (harness_require_root())
