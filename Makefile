@@ -8,7 +8,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev pkg-config \
-        iproute2 procps python3
+        iproute2 procps python3 python3-jsonschema
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -106,8 +106,9 @@ unit-san: $(SAN_BINS)
 
 hosttest: $(BUILD)/ringfence $(HOST_BINS) $(TOOL_BINS)
 	@set -e; for t in $(HOST_BINS); do echo "== $$t"; \
-		RINGFENCE=$(CURDIR)/$(BUILD)/ringfence TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
 		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
+	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
 
 test: deps
 	@$(MAKE) --no-print-directory build unit unit-san hosttest

@@ -192,6 +192,12 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
 
+	/* A session of its own: no controlling terminal, so it cannot push
+	 * input into the invoking shell's terminal (TIOCSTI) or signal its
+	 * process group. The supervisor forwards terminal signals. */
+	if (setsid() < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setsid");
+
 	/* Private mounts first: an unmount below must not propagate to the
 	 * host's namespace through shared peer groups. */
 	if (p->new_ns) {

@@ -49,7 +49,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, the command to run. */
-	while ((c = getopt_long(argc, argv, "+p:t:u:vq", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:t:u:vq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->policy_path = optarg;
@@ -77,6 +77,8 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 			break;
 		case ':':
 			return usage_error("option %s needs a value", argv[optind - 1]);
+		case '?':
+			return usage_error("unknown option %s", argv[optind - 1]);
 		default:
 			return usage_error("unknown option %s", argv[optind - 1]);
 		}

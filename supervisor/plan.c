@@ -51,10 +51,11 @@ static void refuse(struct rf_plan *plan, enum rf_plan_class c, const char *why)
 
 	cp->backend = NULL;
 	cp->enforced = false;
-	snprintf(cp->note, sizeof(cp->note), "%s", why);
-	snprintf(plan->reasons[plan->n_reasons++], sizeof(plan->reasons[0]), "%s: %s",
-		 class_names[c], why);
 	plan->ok = false;
+	snprintf(cp->note, sizeof(cp->note), "%s", why);
+	if (plan->n_reasons < (int)(sizeof(plan->reasons) / sizeof(plan->reasons[0])))
+		snprintf(plan->reasons[plan->n_reasons++], sizeof(plan->reasons[0]), "%s: %s",
+			 class_names[c], why);
 }
 
 /* A class whose only backend here would be a kernel program. */
@@ -125,9 +126,10 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 
 		snprintf(why, sizeof(why), "no usable cgroup2 hierarchy (%s)",
 			 caps->cgroup_v2.detail);
-		if (plan->c[RF_PC_NETWORK].required)
+		/* Not twice: a class already refused keeps its first reason. */
+		if (plan->c[RF_PC_NETWORK].enforced)
 			refuse(plan, RF_PC_NETWORK, why);
-		if (plan->c[RF_PC_UNIX].required)
+		if (plan->c[RF_PC_UNIX].enforced)
 			refuse(plan, RF_PC_UNIX, why);
 	}
 

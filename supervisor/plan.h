@@ -41,7 +41,7 @@ struct rf_class_plan {
 struct rf_plan {
 	struct rf_class_plan c[RF_PC_MAX];
 	bool ok;                  /* every required class has a backend */
-	char reasons[RF_PC_MAX][600]; /* refusals, "class: why" */
+	char reasons[2 * RF_PC_MAX][600]; /* refusals, "class: why" */
 	int n_reasons;
 };
 

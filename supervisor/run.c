@@ -52,6 +52,7 @@ struct sandbox {
 	bool cg_created;
 	bool maps_installed;
 	bool registered;
+	bool keep_policy;             /* processes survived: keep enforcing */
 	struct rf_net_entry *entries;   /* what is in the maps for it */
 	size_t n_entries;
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
@@ -333,6 +334,26 @@ static void drain_samples(struct sandbox *sb, bool final)
 	}
 }
 
+/* The cgroup is gone or holds no process anywhere below it. Until then
+ * its map entries must stay: they are what confines the survivors. */
+static bool cgroup_empty(const char *path)
+{
+	char file[4200], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/cgroup.events", path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, "populated 0") != NULL;
+}
+
 static void gc_stale(const struct rf_enforcer *enf)
 {
 	struct rf_registry_entry *v = NULL;
@@ -347,6 +368,8 @@ static void gc_stale(const struct rf_enforcer *enf)
 		 * before its map entries go, never the other way round. */
 		rf_debug("cleaning up stale sandbox %s", v[i].sandbox);
 		cgroup__destroy_path(v[i].cgroup_path);
+		if (!cgroup_empty(v[i].cgroup_path))
+			continue;  /* survivors: its policy stays, try again later */
 		sbmaps__purge(enf, v[i].cgroup_id);
 		registry__remove(v[i].sandbox);
 	}
@@ -357,6 +380,13 @@ static void sandbox_cleanup(struct sandbox *sb)
 {
 	if (sb->cg_created)
 		cgroup__destroy(&sb->cg);
+	if (sb->cg_created && !cgroup_empty(sb->cg.path)) {
+		rf_err("sandbox %s: processes survived the kill; its policy stays in force "
+		       "and `ringfence status` shows it as stale", sb->name);
+		sb->keep_policy = true;
+	}
+	if (sb->keep_policy)
+		return;
 	if (sb->maps_installed)
 		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
 	if (sb->registered)
@@ -399,6 +429,7 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	sigset_t mask;
 	bool done = false;
 
+	memset(ret_info, 0, sizeof(*ret_info));
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -667,6 +698,11 @@ int cmd_run(const struct run_opts *o)
 
 	/* Everything left in the cgroup dies before the report is final. */
 	cgroup__destroy(&sb.cg);
+	if (!cgroup_empty(sb.cg.path)) {
+		rf_err("sandbox %s: processes survived the kill; its policy stays in force "
+		       "and `ringfence status` shows it as stale", sb.name);
+		sb.keep_policy = true;
+	}
 	sb.cg_created = false;
 	drain_samples(&sb, true);
 	{
@@ -796,6 +832,12 @@ int cmd_unload(bool force)
 	/* Fail closed: sandboxes die before the programs confining them go. */
 	for (i = 0; i < n; i++) {
 		cgroup__destroy_path(v[i].cgroup_path);
+		if (!cgroup_empty(v[i].cgroup_path)) {
+			rf_err("sandbox %s: processes survived the kill; not unloading",
+			       v[i].sandbox);
+			free(v);
+			return 1;
+		}
 		registry__remove(v[i].sandbox);
 	}
 	free(v);

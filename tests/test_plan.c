@@ -167,6 +167,24 @@ static void planner_refuses_limits_syscalls_monitor_listing_all(void **state)
 	policy__free(p);
 }
 
+/* Every class refused at once, on a kernel with nothing: one reason each. */
+static void planner_lists_each_refused_class_once(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"limits\":{\"pids\":10},"
+				   "\"syscalls\":{\"allow\":[\"read\"]},\"monitor\":{\"pids\":5}}");
+	struct rf_caps c;
+	struct rf_plan plan;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.sock_addr.detail, sizeof(c.sock_addr.detail), "no cgroup2 to attach to");
+	snprintf(c.unix_sock_addr.detail, sizeof(c.unix_sock_addr.detail), "no cgroup2");
+	plan__compile(p, &c, &plan);
+	assert_false(plan.ok);
+	assert_int_equal(plan.n_reasons, 7); /* file exec network unix limits syscalls monitor */
+	policy__free(p);
+}
+
 static void planner_everything_unrestricted_confines_nothing_but_process(void **state)
 {
 	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
@@ -215,6 +233,7 @@ int main(void)
 		cmocka_unit_test(planner_unix_needs_connect_unix_hooks),
 		cmocka_unit_test(planner_refuses_without_cgroup2),
 		cmocka_unit_test(planner_refuses_limits_syscalls_monitor_listing_all),
+		cmocka_unit_test(planner_lists_each_refused_class_once),
 		cmocka_unit_test(planner_everything_unrestricted_confines_nothing_but_process),
 		cmocka_unit_test(planner_json_names_every_class),
 	};

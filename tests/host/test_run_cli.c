@@ -209,6 +209,48 @@ static void user_option_runs_as_that_user(void **state)
 	free(policy);
 }
 
+/* Started from a terminal, the command gets no controlling terminal:
+ * it cannot inject input into it (TIOCSTI) nor signal its group. */
+static void command_has_no_controlling_terminal(void **state)
+{
+	char *policy = h_tempfile("policy", OPEN_POLICY), *text, pid_line[64];
+	int master, out[2], st;
+	pid_t pid;
+
+	(void)state;
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	assert_int_equal(pipe(out), 0);
+	pid = fork();
+	if (pid == 0) {
+		int slave;
+
+		setsid();
+		slave = open(ptsname(master), O_RDWR); /* becomes our ctty */
+		if (slave < 0 || open("/dev/tty", O_RDWR) < 0)
+			_exit(90);
+		dup2(slave, 0);
+		dup2(out[1], 1);
+		execl(h_ringfence(), h_ringfence(), "run", "-q", "--policy", policy, "--",
+		      h_tool("rf-inspect"), (char *)NULL);
+		_exit(91);
+	}
+	close(out[1]);
+	text = h_read_all(out[0]);
+	waitpid(pid, &st, 0);
+	close(master);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_non_null(strstr(text, "ctty=ENXIO\n"));
+	/* its own session */
+	snprintf(pid_line, sizeof(pid_line), "sid=%d\n", atoi(strstr(text, "pid=") + 4));
+	assert_non_null(strstr(text, pid_line));
+	free(text);
+	unlink(policy);
+	free(policy);
+}
+
 /* SIGTERM to the supervisor reaches the command. */
 static void sigterm_is_forwarded(void **state)
 {
@@ -522,6 +564,7 @@ int main(void)
 		cmocka_unit_test(usage_errors_are_125),
 		cmocka_unit_test(environment_fds_and_privileges_scrubbed),
 		cmocka_unit_test(user_option_runs_as_that_user),
+		cmocka_unit_test(command_has_no_controlling_terminal),
 		cmocka_unit_test(sigterm_is_forwarded),
 		cmocka_unit_test(leftover_processes_are_killed),
 		cmocka_unit_test(inet_socket_on_stdio_refused),

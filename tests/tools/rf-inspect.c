@@ -19,6 +19,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,15 @@ static void print_ids(void)
 	gid_t *g;
 	int n;
 
-	printf("pid=%d\nppid=%d\n", (int)getpid(), (int)getppid());
+	printf("pid=%d\nppid=%d\nsid=%d\n", (int)getpid(), (int)getppid(), (int)getsid(0));
+	{
+		/* ENXIO: no controlling terminal */
+		int t = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+		printf("ctty=%s\n", t >= 0 ? "yes" : errno == ENXIO ? "ENXIO" : strerror(errno));
+		if (t >= 0)
+			close(t);
+	}
 	if (getresuid(&ru, &eu, &su) == 0 && getresgid(&rg, &eg, &sg) == 0) {
 		printf("uid=%u\neuid=%u\nsuid=%u\n", ru, eu, su);
 		printf("gid=%u\negid=%u\nsgid=%u\n", rg, eg, sg);
