@@ -111,7 +111,8 @@ hosttest: $(BUILD)/ringfence $(HOST_BINS) $(TOOL_BINS)
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
 
 test: deps
-	@$(MAKE) --no-print-directory build unit unit-san hosttest
+	@$(MAKE) --no-print-directory build $(UNIT_BINS) $(SAN_BINS) $(HOST_BINS) $(TOOL_BINS)
+	@tests/run_all.sh $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory build $(TOOL_BINS)

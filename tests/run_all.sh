@@ -1,0 +1,39 @@
+#!/bin/bash
+# make test: every suite, in order, then one closing line "N passed, N failed"
+# (test cases, counted from each suite's own report). Exit non-zero if any
+# suite failed or a suite did not report.
+set -uo pipefail
+BUILD=${1:-build}
+BUILD_ABS=$(cd "$BUILD" && pwd)
+export RINGFENCE=$BUILD_ABS/ringfence TOOLS=$BUILD_ABS/tests/tools
+export EXAMPLES=$(pwd)/schemas/examples
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+
+passed=0 failed=0 broken=()
+run() { # label command...
+	local log rc p f
+	log=$(mktemp)
+	echo "== $1"
+	shift
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+	p=$((p + $(grep -c '^ok - ' "$log"))) f=$((f + $(grep -c '^not ok - ' "$log")))
+	rm -f "$log"
+	passed=$((passed + p)) failed=$((failed + f))
+	if [ "$rc" != 0 ] || [ $((p + f)) = 0 ]; then broken+=("$1 (exit $rc)"); fi
+}
+
+[ "$(id -u)" = 0 ] || echo "note: not root: host tests will be skipped with a reason"
+for t in "$BUILD"/tests/test_*; do run "unit: $(basename "$t")" "$t"; done
+for t in "$BUILD"/san/tests/test_*; do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
+for t in "$BUILD"/tests/host/test_*; do run "host: $(basename "$t")" "$t"; done
+run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
+
+echo
+if [ ${#broken[@]} -gt 0 ]; then
+	printf 'suite failed: %s\n' "${broken[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ ${#broken[@]} = 0 ] && [ "$failed" = 0 ]
