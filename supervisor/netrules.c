@@ -218,18 +218,28 @@ void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *key
 	key->prefixlen = 64 + 8 * (uint32_t)(1 + len + (rule->subtree ? 0 : 1));
 }
 
+/* Room for one more element of size elem in *v (n used, *cap allocated). */
+static int grow(void **v, size_t n, size_t *cap, size_t elem)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	p = realloc(*v, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
 static int push_rule(struct rf_addr_rule **v, size_t *n, size_t *cap,
 		     const struct rf_addr_rule *r)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		void *p = realloc(*v, c * sizeof(**v));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
+	if (grow((void **)v, *n, cap, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = *r;
 	return 0;
 }
@@ -237,15 +247,8 @@ static int push_rule(struct rf_addr_rule **v, size_t *n, size_t *cap,
 static int push_resolved(struct rf_resolved **v, size_t *n, size_t *cap,
 			 const struct rf_resolved *r)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		void *p = realloc(*v, c * sizeof(**v));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
+	if (grow((void **)v, *n, cap, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = *r;
 	return 0;
 }

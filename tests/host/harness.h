@@ -293,6 +293,24 @@ static inline int h_listen_unix(const char *name)
 	return fd;
 }
 
+/* The first cgroup2 mount point (static buffer). */
+static inline const char *h_cgroup2_mount(void)
+{
+	static char mnt[512];
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	snprintf(mnt, sizeof(mnt), "/sys/fs/cgroup/unified");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " - cgroup2 ")) {
+			sscanf(line, "%*s %*s %*s %*s %511s", mnt);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return mnt;
+}
+
 /* A connect from this (unsandboxed) process: 0 or errno. */
 static inline int h_connect_tcp4(const char *addr, int port)
 {

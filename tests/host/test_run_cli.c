@@ -22,19 +22,12 @@ static int setup(void **state)
 /* Sandboxes currently under <cgroup2>/ringfence, by name prefix. */
 static int count_cgroups(const char *prefix)
 {
-	char mnt[512] = "/sys/fs/cgroup/unified", line[4096], dir[600];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char mnt[512], dir[600];
 	struct dirent *de;
 	DIR *d;
 	int n = 0;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, " - cgroup2 ")) {
-			sscanf(line, "%*s %*s %*s %*s %511s", mnt);
-			break;
-		}
-	if (f)
-		fclose(f);
+	snprintf(mnt, sizeof(mnt), "%s", h_cgroup2_mount());
 	snprintf(dir, sizeof(dir), "%s/ringfence", mnt);
 	d = opendir(dir);
 	if (!d)

@@ -160,24 +160,14 @@ static void sandbox_non_tcp_udp_inet_sockets_refused(void **state)
  * mount namespace, and bpffs is not there at all. */
 static void sandbox_cannot_leave_its_cgroup(void **state)
 {
-	char procs[600], sub[600], mnt[512] = "/sys/fs/cgroup/unified";
-	char **m = NULL;
+	char procs[600], sub[600], mnt[512];
 	const char *argv[] = { h_tool("rf-net"), "write", procs, "0", "tcp", "127.0.0.1", "18181",
 			       NULL };
 	const char *argv2[] = { "/bin/sh", "-c", sub, NULL };
 	char *out = NULL;
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	char line[4096];
 
 	(void)state;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, " - cgroup2 ")) {
-			sscanf(line, "%*s %*s %*s %*s %511s", mnt);
-			break;
-		}
-	if (f)
-		fclose(f);
-	(void)m;
+	snprintf(mnt, sizeof(mnt), "%s", h_cgroup2_mount());
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", mnt);
 	assert_int_equal(h_run(NET_POLICY("escape", "enforce"), NULL, argv, &out, NULL), 0);
 	assert_string_equal(h_result(out, (snprintf(sub, sizeof(sub), "write %s", procs), sub)),
@@ -452,21 +442,14 @@ static void cgroup_and_map_entries_gone_after_exit(void **state)
  * shows, and the pinned programs must be attached where they are. */
 static void enforced_inside_a_cgroup_namespace(void **state)
 {
-	char mnt[512] = "/sys/fs/cgroup/unified", line[4096], outer[700], procs[800], sub[800];
+	char mnt[512], outer[700], procs[800], sub[800];
 	char *policy = h_tempfile("policy", NET_POLICY("cgns", "enforce"));
-	FILE *f = fopen("/proc/self/mountinfo", "r");
 	int out[2], st;
 	pid_t pid;
 	char *text;
 
 	(void)state;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, " - cgroup2 ")) {
-			sscanf(line, "%*s %*s %*s %*s %511s", mnt);
-			break;
-		}
-	if (f)
-		fclose(f);
+	snprintf(mnt, sizeof(mnt), "%s", h_cgroup2_mount());
 	snprintf(outer, sizeof(outer), "%s/rf-cgns-%d", mnt, (int)getpid());
 	assert_true(mkdir(outer, 0755) == 0 || errno == EEXIST);
 	assert_int_equal(pipe(out), 0);
