@@ -7,13 +7,13 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
-        libcmocka-dev libjansson-dev libssl-dev libcap-dev pkg-config \
+        libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
         iproute2 procps python3 python3-jsonschema
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 CFLAGS    += $(WARN) -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Isupervisor
-LDLIBS    := -lbpf -lelf -lz -ljansson -lcrypto -lcap
+LDLIBS    := -lbpf -lelf -lz -ljansson -lcrypto -lcap -lseccomp
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-function -Wno-unused-parameter \
               -I$(BUILD) -Ibpf

@@ -25,12 +25,14 @@
 
 #include "env.h"
 #include "launch.h"
+#include "sandbox_landlock.h"
 
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 /* Where the child keeps the error pipe's write end once every other fd
  * above stderr is closed. */
 #define CHILD_ERR_FD 3
+#define CHILD_LL_FD 4
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -53,6 +55,7 @@ struct launch_plan {
 	gid_t *groups;
 	size_t n_groups;
 	int last_cap;
+	int ll_fd;                /* Landlock ruleset, duplicated >= 10; -1 none */
 	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
 	size_t n_ro;
 	bool new_ns;
@@ -188,7 +191,11 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	}
 	if (err_r < efd)
 		(void)close(err_r);
-	r = close_above(efd);
+	/* The Landlock ruleset right above it (it sits at >= 10, so the dup
+	 * above never clobbered it). */
+	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
+	r = close_above(p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
 
@@ -252,6 +259,20 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify securebits");
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
+
+	/* The kernel-side confinement of this task, last: Landlock, then the
+	 * seccomp filters (which must still allow execve). */
+	if (p->ll_fd >= 0) {
+		r = sandbox_landlock__restrict(CHILD_LL_FD);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock_restrict_self");
+		(void)close(CHILD_LL_FD);
+	}
+	if (o->seccomp) {
+		r = sandbox_seccomp__install(o->seccomp);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
+	}
 
 	/* execvp's rules: a missing candidate moves on, EACCES is remembered,
 	 * anything else stops the search. */
@@ -493,6 +514,8 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 
 static void plan_free(struct launch_plan *p)
 {
+	if (p->ll_fd >= 0)
+		close(p->ll_fd);
 	free(p->ro_flags);
 	for (size_t i = 0; i < p->n_cands; i++)
 		free(p->cands[i]);
@@ -508,7 +531,7 @@ static void reap(pid_t pid)
 
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
-	struct launch_plan plan = { 0 };
+	struct launch_plan plan = { .ll_fd = -1 };
 	struct clone_args args;
 	struct child_err ce = { 0 };
 	char *const *envp;
@@ -541,6 +564,13 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res)
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		r = -errno;
 		goto cleanup;
+	}
+	if (opts->landlock_fd > 0) {
+		plan.ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
+		if (plan.ll_fd < 0) {
+			r = -errno;
+			goto cleanup;
+		}
 	}
 
 	/* Blocked across the clone: no supervisor handler may run in the

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include "sandbox_seccomp.h"
 
 struct launch_opts {
 	int cgroup_fd;           /* sandbox cgroup dir fd (CLONE_INTO_CGROUP) */
@@ -20,6 +21,12 @@ struct launch_opts {
 	 * even as uid 0; detach_mounts (bpffs) are unmounted there. */
 	const char *const *ro_mounts;
 	const char *const *detach_mounts;
+	/* Applied last, in this order, after no_new_privs and the checks:
+	 * a Landlock ruleset (-1: none; 0 is never a ruleset here) and the
+	 * seccomp filters (NULL: none). Failing either is a SETUP failure:
+	 * the command never runs with less than the plan says. */
+	int landlock_fd;
+	const struct rf_seccomp *seccomp;
 };
 
 /* Why a launch failed before the command ran. */

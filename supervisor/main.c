@@ -12,8 +12,9 @@
 #define RF_VERSION "0.1.0"
 
 static const char usage_text[] =
-"usage: ringfence run --policy FILE [--trace FILE] [--user USER] [-v|-q] -- CMD [ARGS...]\n"
-"       ringfence check --policy FILE\n"
+"usage: ringfence run --policy FILE [--trace FILE] [--user USER]\n"
+"                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
+"       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
 "       ringfence probe\n"
 "       ringfence status [--json]\n"
 "       ringfence unload [--force]\n"
@@ -21,7 +22,8 @@ static const char usage_text[] =
 "\n"
 "Exit status of run: the command's, 128+N if it died by signal N,\n"
 "125 invalid usage or policy, 126 refused (cannot be enforced here, or\n"
-"not executable), 127 command not found.\n";
+"not executable), 127 command not found.\n"
+"Backends: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -40,6 +42,8 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ "user", required_argument, NULL, 'u' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "require", required_argument, NULL, 'R' },
+		{ "prefer", required_argument, NULL, 'P' },
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -64,6 +68,22 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 				return usage_error("--user is only for run", NULL);
 			o->user = optarg;
 			break;
+		case 'R':
+		case 'P': {
+			enum rf_backend b;
+
+			if (!is_run && strcmp(cmd, "check"))
+				return usage_error("--require/--prefer are for run and check", NULL);
+			b = plan__backend_by_name(optarg);
+			if (b == RF_BE_NONE)
+				return usage_error("unknown backend \"%s\" (bpf-lsm, landlock, "
+						   "seccomp, cgroup-sock-addr, capabilities)", optarg);
+			if (c == 'R')
+				o->plan_opts.require |= 1u << b;
+			else
+				o->plan_opts.prefer |= 1u << b;
+			break;
+		}
 		case 'v':
 			verbosity = 2;
 			break;
@@ -126,7 +146,7 @@ int main(int argc, char **argv)
 			return usage_error("check needs --policy FILE", NULL);
 		if (o.argv[0])
 			return usage_error("unexpected argument %s", o.argv[0]);
-		return cmd_check(o.policy_path);
+		return cmd_check(o.policy_path, &o.plan_opts);
 	}
 	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload")) {
 		const char *fl = !strcmp(cmd, "status") ? "json" :

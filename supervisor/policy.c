@@ -757,8 +757,8 @@ static bool pol_is_id(const char *s)
 
 static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *err)
 {
-	static const char *const keys[] = { "version", "id", "mode", "files", "exec",
-					     "network", "env", "limits", "syscalls",
+	static const char *const keys[] = { "version", "id", "mode", "approximate", "files",
+					     "exec", "network", "env", "limits", "syscalls",
 					     "monitor", NULL };
 	static const struct {
 		const char *key;
@@ -816,6 +816,13 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 			p->mode = RF_MODE_AUDIT;
 		else if (strcmp(s, "enforce") != 0)
 			return pol_fail(err, "$.mode", "expected \"enforce\" or \"audit\"");
+	}
+
+	v = json_object_get(root, "approximate");
+	if (v) {
+		if (!json_is_boolean(v))
+			return pol_fail(err, "$.approximate", "expected true or false");
+		p->approximate = json_is_true(v);
 	}
 
 	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {

@@ -105,6 +105,10 @@ struct rf_policy {
 	int version;                 /* 1 */
 	char id[RF_POLICY_ID_MAX + 1];
 	enum rf_mode mode;
+	bool approximate;            /* "approximate": true: where a backend cannot
+				      * express an entry exactly, it may use its
+				      * documented nearest safe (narrower)
+				      * approximation, shown in the trace */
 
 	enum rf_confine files;
 	struct rf_path_list files_read;

@@ -35,6 +35,8 @@
 #include "probe.h"
 #include "registry.h"
 #include "run.h"
+#include "sandbox_landlock.h"
+#include "sandbox_seccomp.h"
 #include "sbmaps.h"
 #include "trace.h"
 
@@ -53,6 +55,8 @@ struct sandbox {
 	bool maps_installed;
 	bool registered;
 	bool keep_policy;             /* processes survived: keep enforcing */
+	struct rf_landlock ll;        /* ruleset the child applies */
+	struct rf_seccomp sc;         /* filters the child installs */
 	struct rf_net_entry *entries;   /* what is in the maps for it */
 	size_t n_entries;
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
@@ -98,28 +102,106 @@ static void print_refusal(const struct rf_plan *plan)
 		fprintf(stderr, "ringfence:   - %s\n", plan->reasons[i]);
 }
 
-/* bpf-lsm is probed only when its answer can matter to this policy. */
-static unsigned int probe_flags(const struct rf_policy *p)
+/* bpf-lsm is probed only when its answer can matter to this run. */
+static unsigned int probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o)
 {
-	return p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ?
-	       RF_PROBE_LSM : 0;
+	return p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ||
+	       (o && ((o->require | o->prefer) & (1u << RF_BE_BPF_LSM))) ? RF_PROBE_LSM : 0;
 }
 
-int cmd_check(const char *policy_path)
+/* Which class a Landlock refusal belongs to, from the JSON path it names. */
+static enum rf_plan_class landlock_class(const char *why)
+{
+	return !strncmp(why, "$.exec", 6) ? RF_PC_EXEC : RF_PC_FILE;
+}
+
+/*
+ * The backends that are built in user space before the child exists:
+ * the Landlock ruleset (needs every path to exist: an entry it cannot
+ * express refuses the plan) and the seccomp filters (an unknown syscall
+ * name is a policy error). Returns 0, or RF_EXIT_USAGE with the error
+ * printed. A Landlock refusal lands in the plan.
+ */
+static int prepare_backends(const struct rf_policy *p, struct rf_plan *plan,
+			    struct rf_landlock *ll, struct rf_seccomp *sc)
+{
+	const struct rf_plan_install *in = &plan->install;
+	char why[700] = "";
+	int err;
+
+	ll->ruleset_fd = -1;
+	if (!plan->ok)
+		return 0;
+	if (in->seccomp_boundary || in->seccomp_allowlist) {
+		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, why, sizeof(why));
+		if (err == -EINVAL) {
+			rf_err("policy: %s", why);
+			return RF_EXIT_USAGE;
+		}
+		if (err) {
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
+				 why[0] ? ": " : "building the seccomp filters: ", strerror(-err));
+			plan__refuse(plan, in->seccomp_allowlist ? RF_PC_SYSCALLS : RF_PC_PROCESS, why);
+			return 0;
+		}
+	}
+	if (in->landlock) {
+		struct rf_landlock_opts lo = {
+			.abi = in->landlock_abi,
+			.fs = in->landlock_fs,
+			.net_connect = in->landlock_net,
+			.scope_abstract_unix = in->landlock_scope_unix,
+			.scope_signal = in->landlock_scope_signal,
+			.approximate = p->approximate,
+		};
+
+		err = sandbox_landlock__build(p, &lo, ll, why, sizeof(why));
+		if (err == -EINVAL) {
+			plan__refuse(plan, landlock_class(why), why);
+		} else if (err) {
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
+				 why[0] ? ": " : "building the Landlock ruleset: ", strerror(-err));
+			plan__refuse(plan, lo.fs ? RF_PC_FILE : RF_PC_PROCESS, why);
+		}
+	}
+	return 0;
+}
+
+/* Entries the policy let Landlock approximate, for the plan document. */
+static json_t *approx_json(const struct rf_landlock *ll)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < ll->n_approx; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "entry", ll->approx[i].where,
+						   "approximation", ll->approx[i].what));
+	return a;
+}
+
+int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
 {
 	struct rf_policy *policy = NULL;
+	struct rf_landlock ll = { .ruleset_fd = -1 };
+	struct rf_seccomp sc;
 	struct rf_caps caps;
 	struct rf_plan plan;
 	json_t *doc;
 	int rc;
 
+	memset(&sc, 0, sizeof(sc));
 	rc = load_policy(policy_path, &policy);
 	if (rc)
 		return rc;
-	probe__run(&caps, probe_flags(policy));
-	plan__compile(policy, &caps, &plan);
+	probe__run(&caps, probe_flags(policy, opts));
+	plan__compile(policy, &caps, opts, &plan);
+	rc = prepare_backends(policy, &plan, &ll, &sc);
+	if (rc)
+		goto cleanup;
 	doc = plan_document(policy, &plan, &caps);
 	if (doc) {
+		if (ll.n_approx)
+			json_object_set_new(doc, "approximations", approx_json(&ll));
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(doc);
@@ -127,6 +209,9 @@ int cmd_check(const char *policy_path)
 	rc = plan.ok ? 0 : RF_EXIT_REFUSED;
 	if (!plan.ok)
 		print_refusal(&plan);
+cleanup:
+	sandbox_landlock__free(&ll);
+	sandbox_seccomp__free(&sc);
 	policy__free(policy);
 	return rc;
 }
@@ -153,17 +238,18 @@ int cmd_probe(void)
 		json_object_set_new(json_object_get(b, "landlock"), "abi",
 				    json_integer(caps.landlock_abi));
 	json_object_set_new(b, "seccomp", probe_json(&caps.seccomp));
-	o = json_pack("{s:s, s:s, s:i, s:o, s:{s:[s], s:[s], s:[s], s:[s], s:[s]}}",
+	o = json_pack("{s:s, s:s, s:i, s:o, s:{s:[s,s], s:[s,s], s:[s,s,s], s:[s], s:[s], s:[s]}}",
 		      "kernel", caps.kernel_release,
 		      "cgroup2_mount", caps.cgroup_mount,
 		      "unprivileged_bpf_disabled", caps.unprivileged_bpf_disabled,
 		      "backends", b,
 		      "used_by_this_build",
-		      "network", "cgroup-sock-addr",
-		      "unix", "cgroup-sock-addr",
-		      "process", "capabilities",
-		      "file", "none",
-		      "exec", "none");
+		      "network", "cgroup-sock-addr", "landlock (TCP ports, layer)",
+		      "unix", "cgroup-sock-addr", "landlock (abstract scoping, layer)",
+		      "process", "seccomp", "capabilities", "landlock (signal scoping)",
+		      "file", "landlock",
+		      "exec", "landlock",
+		      "syscalls", "seccomp");
 	if (!o)
 		return 1;
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -263,7 +349,7 @@ static json_t *decision_json(const struct rf_policy *p, const struct rf_resolved
 	return o;
 }
 
-static json_t *configure_json(const struct sandbox *sb)
+static json_t *configure_json(const struct sandbox *sb, bool installed)
 {
 	const struct rf_policy *p = sb->policy;
 	bool audit = p->mode == RF_MODE_AUDIT;
@@ -273,22 +359,28 @@ static json_t *configure_json(const struct sandbox *sb)
 	for (i = 0; i < RF_PC_MAX; i++) {
 		const struct rf_class_plan *cp = &sb->plan.c[i];
 		bool kernel_prog = i == RF_PC_NETWORK || i == RF_PC_UNIX;
+		bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
 		json_t *c;
 
 		if (cp->request == RF_REQ_ABSENT)
 			continue;
-		c = json_pack("{s:s, s:s?, s:b}", "requested", plan__request_name(cp->request),
-			      "backend", cp->backend,
-			      "enforced", cp->enforced && !(audit && kernel_prog));
-		if (!cp->backend)
-			json_object_set_new(c, "backend", json_null());
-		if (cp->backend && kernel_prog) {
+		c = json_pack("{s:s, s:o, s:b}", "requested", plan__request_name(cp->request),
+			      "backend", cp->backend[0] ? json_string(cp->backend) : json_null(),
+			      "enforced", cp->enforced && !(audit && kernel_prog) &&
+					  (!child_side || installed));
+		if (cp->backend[0] && kernel_prog) {
 			/* The evidence: this run's probe of the live kernel. */
 			json_object_set_new(c, "attach", json_string(i == RF_PC_NETWORK ?
 				sb->caps.sock_addr.detail : sb->caps.unix_sock_addr.detail));
 			if (audit)
 				json_object_set_new(c, "audited", json_true());
 		}
+		/* Landlock and seccomp are applied by the child itself, just
+		 * before exec: installed is true only once exec happened. */
+		if (child_side || cp->layers[0])
+			json_object_set_new(c, "installed", json_boolean(installed));
+		if (cp->layers[0])
+			json_object_set_new(c, "layers", json_string(cp->layers));
 		if (cp->note[0])
 			json_object_set_new(c, "note", json_string(cp->note));
 		json_object_set_new(classes, plan__class_name(i), c);
@@ -302,6 +394,18 @@ static json_t *configure_json(const struct sandbox *sb)
 		      "programs", "pinned", RF_PIN_DIR, "loaded_now", sb->enf->loaded_now,
 		      "unix_hooks", (sb->enf->features & RF_FEAT_UNIX) != 0,
 		      "classes", classes);
+	if (o && sb->ll.ruleset_fd >= 0)
+		json_object_set_new(o, "landlock", json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"abi", sb->ll.abi, "handled_fs", (json_int_t)sb->ll.handled_fs,
+			"handled_net", (json_int_t)sb->ll.handled_net,
+			"scoped", (json_int_t)sb->ll.scoped,
+			"fs_rules", (json_int_t)sb->ll.n_fs_rules,
+			"net_rules", (json_int_t)sb->ll.n_net_rules,
+			"approximations", approx_json(&sb->ll)));
+	if (o && (sb->sc.boundary.len || sb->sc.allowlist.len))
+		json_object_set_new(o, "seccomp", json_pack("{s:b, s:b, s:s}",
+			"boundary", sb->sc.boundary.len > 0, "allowlist", sb->sc.allowlist.len > 0,
+			"summary", sb->sc.summary));
 	if (o && audit)
 		json_object_set_new(o, "audit_note",
 				    json_string("audit mode: every decision is recorded, nothing is denied"));
@@ -392,6 +496,8 @@ static void sandbox_cleanup(struct sandbox *sb)
 	if (sb->registered)
 		registry__remove(sb->name);
 	enforcer__close(sb->enf);
+	sandbox_landlock__free(&sb->ll);
+	sandbox_seccomp__free(&sb->sc);
 	trace__close(sb->trace);
 	policy__free(sb->policy);
 }
@@ -493,7 +599,7 @@ cleanup:
 
 int cmd_run(const struct run_opts *o)
 {
-	struct sandbox sb = { .cg = { .dir_fd = -1 } };
+	struct sandbox sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } };
 	struct rf_addr_rule *rules = NULL;
 	struct rf_resolved *resolved = NULL;
 	struct rf_net_entry *entries = NULL;
@@ -531,8 +637,12 @@ int cmd_run(const struct run_opts *o)
 		goto cleanup;
 	}
 
-	probe__run(&sb.caps, probe_flags(sb.policy));
-	plan__compile(sb.policy, &sb.caps, &sb.plan);
+	probe__run(&sb.caps, probe_flags(sb.policy, &o->plan_opts));
+	plan__compile(sb.policy, &sb.caps, &o->plan_opts, &sb.plan);
+	rc = prepare_backends(sb.policy, &sb.plan, &sb.ll, &sb.sc);
+	if (rc)
+		goto cleanup;
+	rc = RF_EXIT_REFUSED;
 	{
 		json_t *ev = json_object(), *argv = json_array();
 
@@ -542,6 +652,9 @@ int cmd_run(const struct run_opts *o)
 		json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)uid,
 							  "gid", (int)gid));
 		json_object_set_new(ev, "plan", plan_document(sb.policy, &sb.plan, &sb.caps));
+		if (sb.ll.n_approx)
+			json_object_set_new(json_object_get(ev, "plan"), "approximations",
+					    approx_json(&sb.ll));
 		trace__emit(sb.trace, "sandbox.plan", ev);
 	}
 	if (!sb.plan.ok) {
@@ -614,7 +727,6 @@ int cmd_run(const struct run_opts *o)
 	sb.maps_installed = true;
 	sb.entries = entries;
 	sb.n_entries = n_entries;
-	trace__emit(sb.trace, "sandbox.configure", configure_json(&sb));
 
 	snprintf(reg.sandbox, sizeof(reg.sandbox), "%s", sb.name);
 	snprintf(reg.policy_id, sizeof(reg.policy_id), "%s", sb.policy->id);
@@ -660,7 +772,13 @@ int cmd_run(const struct run_opts *o)
 	}
 	lo.ro_mounts = (const char *const *)ro_mounts;
 	lo.detach_mounts = (const char *const *)bpf_mounts;
+	lo.landlock_fd = sb.ll.ruleset_fd;
+	lo.seccomp = sb.sc.boundary.len || sb.sc.allowlist.len ? &sb.sc : NULL;
 	err = launch__start(&lo, &lr);
+	/* Installed: the child got past its last setup step (exec may still
+	 * have failed after it). */
+	trace__emit(sb.trace, "sandbox.configure",
+		    configure_json(&sb, !err && lr.failed_stage != LAUNCH_STAGE_SETUP));
 	if (err) {
 		rf_err("refused: starting the command: %s", strerror(-err));
 		goto cleanup;

@@ -4,6 +4,7 @@
 #define RF_RUN_H
 
 #include <stdbool.h>
+#include "plan.h"
 
 /* Exit statuses of the CLI. */
 enum {
@@ -17,10 +18,11 @@ struct run_opts {
 	const char *trace_path;
 	const char *user;
 	char **argv;
+	struct rf_plan_opts plan_opts;  /* --require / --prefer */
 };
 
 int cmd_run(const struct run_opts *opts);
-int cmd_check(const char *policy_path);
+int cmd_check(const char *policy_path, const struct rf_plan_opts *plan_opts);
 int cmd_probe(void);
 int cmd_status(bool json);
 int cmd_unload(bool force);

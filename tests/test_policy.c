@@ -91,6 +91,7 @@ static const struct invalid_case invalid_cases[] = {
 	/* mode */
 	{ "mode_unknown_value", HDR "'mode':'permissive'}", "$.mode", "expected \"enforce\" or \"audit\"" },
 	{ "mode_null", HDR "'mode':null}", "$.mode", "expected a string" },
+	{ "approximate_not_boolean", HDR "'approximate':'yes'}", "$.approximate", "expected true or false" },
 	/* files */
 	{ "files_other_string", HDR "'files':'none'}", "$.files", "expected \"unrestricted\" or an object" },
 	{ "files_unrestricted_with_nul", HDR "'files':'unrestricted\\u0000'}", "$.files",
@@ -500,6 +501,18 @@ static void test_valid_monitor(void **state)
 	policy__free(p);
 }
 
+static void test_valid_approximate_opt_in(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'approximate':true}");
+
+	(void)state;
+	assert_true(p->approximate);
+	policy__free(p);
+	p = load_ok(HDR "'mode':'audit'}");
+	assert_false(p->approximate);
+	policy__free(p);
+}
+
 static void test_valid_audit_mode_and_explicit_enforce(void **state)
 {
 	struct rf_policy *p = load_ok(HDR "'mode':'audit'}");
@@ -851,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_valid_limits_at_their_maximum),
 		cmocka_unit_test(test_valid_syscalls),
 		cmocka_unit_test(test_valid_monitor),
+		cmocka_unit_test(test_valid_approximate_opt_in),
 		cmocka_unit_test(test_valid_audit_mode_and_explicit_enforce),
 		cmocka_unit_test(test_valid_values_at_length_limits),
 		cmocka_unit_test(test_env_value_length_limit),

@@ -106,11 +106,12 @@ static void unenforceable_policy_is_refused_126(void **state)
 
 	(void)state;
 	unlink("/tmp/rf-test-must-not-run");
-	assert_int_equal(h_run("{\"version\":1,\"id\":\"refused\",\"limits\":{\"pids\":5}}",
-			       tp, argv, NULL, &err), 126);
-	assert_non_null(strstr(err, "file: "));
-	assert_non_null(strstr(err, "exec: "));
+	assert_int_equal(h_run("{\"version\":1,\"id\":\"refused\",\"limits\":{\"pids\":5},"
+			       "\"monitor\":{\"pids\":3},\"syscalls\":{\"allow\":[\"read\"],"
+			       "\"on_violation\":\"alert\"}}", tp, argv, NULL, &err), 126);
 	assert_non_null(strstr(err, "limits: "));
+	assert_non_null(strstr(err, "monitor: "));
+	assert_non_null(strstr(err, "syscalls: "));
 	assert_true(access("/tmp/rf-test-must-not-run", F_OK) < 0);
 	tr = h_trace(tp);
 	assert_int_equal(json_array_size(tr), 1);
@@ -345,7 +346,7 @@ static char *capture(const char *const *args, int *ret_rc)
 static void check_prints_plan_json(void **state)
 {
 	char *ok = h_tempfile("policy", OPEN_POLICY);
-	char *bad = h_tempfile("policy", "{\"version\":1,\"id\":\"x\"}");
+	char *bad = h_tempfile("policy", "{\"version\":1,\"id\":\"x\",\"limits\":{\"pids\":5}}");
 	const char *a1[] = { h_ringfence(), "check", "--policy", ok, NULL };
 	const char *a2[] = { h_ringfence(), "check", "--policy", bad, NULL };
 	json_t *o;

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Landlock backend: files, exec, TCP connect ports and scoping, for hosts
+ * without BPF-LSM. The supervisor builds one ruleset; the child calls
+ * sandbox_landlock__restrict() just before execve.
+ *
+ * Conventions:
+ *  - build() returns 0, -EINVAL (an entry or a missing right cannot be
+ *    expressed exactly and the policy did not opt into the approximation;
+ *    why names it), -EOPNOTSUPP (Landlock missing, or an ABI that cannot
+ *    confine what the policy confines, approximation or not) or another
+ *    -errno from the kernel. On failure *ret is left empty (ruleset_fd -1).
+ *  - ruleset_fd is -1 or >= 3, never 0..2: a zeroed struct (fd 0) is safe to
+ *    free, and the child's stdio dup2()s cannot clobber the ruleset.
+ *    free() closes only fds >= 3.
+ *  - handled_net / scoped say what the ABI could take: net_connect needs ABI
+ *    4, scoping ABI 6; a lower ABI leaves them 0 and the caller decides.
+ *
+ * Only <linux/landlock.h> and raw syscalls: Debian 12 ships no liblandlock
+ * and its UAPI header stops at ABI 2, so newer constants and the grown
+ * structs are defined here (values from the kernel's UAPI documentation).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/landlock.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "sandbox_landlock.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)          /* ABI 2 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)       /* ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)      /* ABI 5 */
+#endif
+#ifndef LANDLOCK_ACCESS_NET_CONNECT_TCP
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)    /* ABI 4 */
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)              /* ABI 6 */
+#endif
+
+/* enum landlock_rule_type members are not macros: no #ifndef possible. */
+#define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2                             /* ABI 4 */
+
+/* struct landlock_ruleset_attr as of ABI 6; older headers declare only
+ * handled_access_fs. The kernel accepts the larger size when the fields
+ * it does not know are zero. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+};
+
+#define LL_FS_ABI1                                                              \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |           \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |           \
+	 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |       \
+	 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |           \
+	 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |           \
+	 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |         \
+	 LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+#define LL_FS_READ_DIR (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+
+/* Write-class rights on a directory (masked by the ABI). */
+#define LL_FS_WRITE_DIR                                                         \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |        \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |        \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |            \
+	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |          \
+	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM |          \
+	 LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE |               \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* The only rights the kernel accepts on a rule for a non-directory. */
+#define LL_FS_FILE                                                              \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |           \
+	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |           \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+static uint64_t ll_fs_rights(int abi)
+{
+	uint64_t r = 0;
+
+	if (abi >= 1)
+		r |= LL_FS_ABI1;
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return r;
+}
+
+static void ll_why(char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void ll_why(char *why, size_t why_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !why_len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, why_len, fmt, ap);
+	va_end(ap);
+}
+
+static int ll_add_approx(struct rf_landlock *ll, const char *where, const char *what)
+{
+	struct rf_landlock_approx *v;
+
+	v = realloc(ll->approx, (ll->n_approx + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ll->approx = v;
+	memset(&v[ll->n_approx], 0, sizeof(v[0]));
+	snprintf(v[ll->n_approx].where, sizeof(v[0].where), "%s", where);
+	snprintf(v[ll->n_approx].what, sizeof(v[0].what), "%s", what);
+	ll->n_approx++;
+	return 0;
+}
+
+/* Why an entry cannot be expressed exactly: the refusal and the
+ * approximation (always "drop it": narrower than asked, never broader). */
+enum ll_inexact {
+	LL_EXACT = 0,
+	LL_MISSING,
+	LL_SYMLINK,
+	LL_IS_DIR,
+	LL_NOT_DIR,
+};
+
+static const struct {
+	const char *why;
+	const char *what;
+} ll_inexact_text[] = {
+	[LL_MISSING] = { "does not exist; Landlock rules need paths that exist when the sandbox starts",
+			 "dropped: does not exist (Landlock needs existing paths)" },
+	[LL_SYMLINK] = { "is a symlink; Landlock would confine its target",
+			 "dropped: is a symlink (Landlock would confine its target)" },
+	[LL_IS_DIR] = { "is a directory; an exact entry must name a file (a subtree ends with '/')",
+			"dropped: is a directory (exact entry)" },
+	[LL_NOT_DIR] = { "is not a directory; a subtree entry (ending with '/') must name a directory",
+			 "dropped: is not a directory (subtree entry)" },
+};
+
+/*
+ * Open one entry for a path_beneath rule. Returns 0 with *ret_fd, a positive
+ * enum ll_inexact, or -errno. O_NOFOLLOW on the name without its trailing
+ * '/' gives the symlink itself when the entry is one: checked on the fd,
+ * so no lstat/open race. (A trailing '/' would make the kernel follow it.)
+ * Symlinks in earlier components are resolved, as for any open.
+ */
+static int ll_open_entry(const struct rf_path_rule *rule, int *ret_fd)
+{
+	char buf[RF_POLICY_PATH_MAX + 1];
+	struct stat st;
+	size_t len;
+	int fd, r;
+
+	len = strlen(rule->path);
+	if (len == 0 || len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, rule->path, len + 1);
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+
+	fd = open(buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		return r == -ENOENT || r == -ENOTDIR ? LL_MISSING : r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (S_ISLNK(st.st_mode))
+		r = LL_SYMLINK;
+	else if (rule->subtree && !S_ISDIR(st.st_mode))
+		r = LL_NOT_DIR;
+	else if (!rule->subtree && S_ISDIR(st.st_mode))
+		r = LL_IS_DIR;
+	else {
+		*ret_fd = fd;
+		return 0;
+	}
+fail:
+	close(fd);
+	return r;
+}
+
+static int ll_add_path_fd(struct rf_landlock *ll, int fd, uint64_t access)
+{
+	struct ll_path_beneath_attr attr = {
+		.allowed_access = access & ll->handled_fs,
+		.parent_fd = fd,
+	};
+
+	if (syscall(__NR_landlock_add_rule, ll->ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+		return -errno;
+	ll->n_fs_rules++;
+	return 0;
+}
+
+/* "/" gets every right of a class the policy leaves unrestricted. */
+static int ll_add_root(struct rf_landlock *ll, uint64_t access, char *why, size_t why_len)
+{
+	int fd, r;
+
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		ll_why(why, why_len, "landlock: open \"/\": %s", strerror(-r));
+		return r;
+	}
+	r = ll_add_path_fd(ll, fd, access);
+	close(fd);
+	if (r < 0)
+		ll_why(why, why_len, "landlock_add_rule \"/\": %s", strerror(-r));
+	return r;
+}
+
+static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
+		       const struct rf_path_list *list, const char *where_base,
+		       uint64_t file_access, uint64_t dir_access, char *why, size_t why_len)
+{
+	char where[64];
+	size_t i;
+	int fd = -1, r;
+
+	for (i = 0; i < list->n; i++) {
+		const struct rf_path_rule *rule = &list->v[i];
+
+		snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
+		r = ll_open_entry(rule, &fd);
+		if (r > 0) {
+			if (!opts->approximate) {
+				ll_why(why, why_len, "%s \"%s\": %s (or set \"approximate\": true)",
+				       where, rule->path, ll_inexact_text[r].why);
+				return -EINVAL;
+			}
+			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
+			if (r < 0) {
+				ll_why(why, why_len, "%s: out of memory", where);
+				return r;
+			}
+			continue;
+		}
+		if (r < 0) {
+			ll_why(why, why_len, "%s \"%s\": cannot open: %s", where, rule->path,
+			       strerror(-r));
+			return r;
+		}
+		r = ll_add_path_fd(ll, fd, rule->subtree ? dir_access : file_access);
+		close(fd);
+		if (r < 0) {
+			ll_why(why, why_len, "%s \"%s\": landlock_add_rule: %s", where,
+			       rule->path, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Files and exec share one ruleset and one handled_access_fs mask, and
+ * Landlock cannot leave one class unhandled while handling the other through
+ * it: REFER is implicitly handled by every domain (cross-directory renames
+ * fail unless granted), and execve needs READ_FILE as well as EXECUTE. So
+ * the mask always holds every right of the ABI, and an unrestricted class
+ * gets a rule on "/" with all of its rights. A DENY_ALL class gets no rules.
+ */
+static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
+		      struct rf_landlock *ll, char *why, size_t why_len)
+{
+	bool files_free = policy->files == RF_CONFINE_UNRESTRICTED;
+	bool exec_free = policy->exec == RF_CONFINE_UNRESTRICTED;
+
+	if (files_free && exec_free)
+		return 0;
+	/* Unhandled TRUNCATE lets truncate() shorten any file the user may
+	 * write by DAC: broader than the policy, so no approximation. */
+	if (!files_free && opts->abi < 3) {
+		ll_why(why, why_len,
+		       "$.files: Landlock ABI %d cannot confine truncate(); files needs ABI 3+",
+		       opts->abi);
+		return -EOPNOTSUPP;
+	}
+	/* Without REFER, Landlock denies every cross-directory rename and
+	 * link (EXDEV): narrower than a writable area, so approximable. */
+	if (opts->abi < 2 && (files_free || policy->files_write.n > 0)) {
+		const char *where = files_free ? "$.files" : "$.files.write";
+
+		if (!opts->approximate) {
+			ll_why(why, why_len,
+			       "%s: Landlock ABI %d cannot allow renames or links across directories "
+			       "(REFER needs ABI 2+) (or set \"approximate\": true)",
+			       where, opts->abi);
+			return -EINVAL;
+		}
+		if (ll_add_approx(ll, where,
+				  "narrowed: renames and links across directories fail with EXDEV "
+				  "(Landlock ABI 1 has no REFER right)") < 0) {
+			ll_why(why, why_len, "%s: out of memory", where);
+			return -ENOMEM;
+		}
+	}
+	ll->handled_fs = ll_fs_rights(opts->abi);
+	return 0;
+}
+
+static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
+			   struct rf_landlock *ll, char *why, size_t why_len)
+{
+	uint64_t all = ll->handled_fs;
+	int r;
+
+	if (policy->files == RF_CONFINE_UNRESTRICTED) {
+		r = ll_add_root(ll, all & ~LANDLOCK_ACCESS_FS_EXECUTE, why, why_len);
+		if (r < 0)
+			return r;
+	} else if (policy->files == RF_CONFINE_ALLOWLIST) {
+		r = ll_add_list(ll, opts, &policy->files_read, "$.files.read",
+				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, why, why_len);
+		if (r < 0)
+			return r;
+		r = ll_add_list(ll, opts, &policy->files_write, "$.files.write",
+				(LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_WRITE_DIR) & LL_FS_FILE,
+				LL_FS_READ_DIR | LL_FS_WRITE_DIR, why, why_len);
+		if (r < 0)
+			return r;
+	}
+
+	/* Exec also grants READ_FILE: the kernel opens the binary for reading
+	 * (Landlock checks READ_FILE on execve too), and ld.so and script
+	 * interpreters read what they run. */
+	if (policy->exec == RF_CONFINE_UNRESTRICTED) {
+		r = ll_add_root(ll, LANDLOCK_ACCESS_FS_EXECUTE, why, why_len);
+		if (r < 0)
+			return r;
+	} else if (policy->exec == RF_CONFINE_ALLOWLIST) {
+		uint64_t x = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
+
+		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, why, why_len);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Landlock knows ports, not addresses: this is a second, port-only layer
+ * under the cgroup programs. One rule per distinct port. */
+static int ll_add_net_rules(const struct rf_policy *policy, struct rf_landlock *ll,
+			    char *why, size_t why_len)
+{
+	uint64_t *seen;
+	size_t i;
+	int r = 0;
+
+	seen = calloc(65536 / 64, sizeof(*seen));
+	if (!seen) {
+		ll_why(why, why_len, "$.network.connect: out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < policy->n_connect; i++) {
+		const struct rf_endpoint *ep = &policy->connect[i];
+		unsigned int port;
+
+		for (port = ep->port_lo; port <= ep->port_hi; port++) {
+			struct ll_net_port_attr attr = {
+				.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
+				.port = port,
+			};
+
+			if (seen[port / 64] & (1ULL << (port % 64)))
+				continue;
+			seen[port / 64] |= 1ULL << (port % 64);
+			if (syscall(__NR_landlock_add_rule, ll->ruleset_fd, LL_RULE_NET_PORT,
+				    &attr, 0) < 0) {
+				r = -errno;
+				ll_why(why, why_len,
+				       "$.network.connect[%zu] \"%s\": landlock_add_rule port %u: %s",
+				       i, ep->text, port, strerror(-r));
+				goto out;
+			}
+			ll->n_net_rules++;
+		}
+	}
+out:
+	free(seen);
+	return r;
+}
+
+void sandbox_landlock__free(struct rf_landlock *ll)
+{
+	if (!ll)
+		return;
+	if (ll->ruleset_fd >= 3)
+		close(ll->ruleset_fd);
+	free(ll->approx);
+	memset(ll, 0, sizeof(*ll));
+	ll->ruleset_fd = -1;
+}
+
+int sandbox_landlock__build(const struct rf_policy *policy,
+			    const struct rf_landlock_opts *opts,
+			    struct rf_landlock *ret, char *why, size_t why_len)
+{
+	struct ll_ruleset_attr attr = { 0 };
+	struct rf_landlock ll = { .ruleset_fd = -1 };
+	int fd, r;
+
+	if (why && why_len)
+		why[0] = '\0';
+	if (!policy || !opts || !ret)
+		return -EINVAL;
+	*ret = ll;
+	ll.abi = opts->abi;
+
+	if ((opts->fs || opts->net_connect || opts->scope_abstract_unix ||
+	     opts->scope_signal) && opts->abi < 1) {
+		ll_why(why, why_len, "Landlock is not available on this kernel");
+		return -EOPNOTSUPP;
+	}
+	if (opts->fs) {
+		r = ll_plan_fs(policy, opts, &ll, why, why_len);
+		if (r < 0)
+			goto fail;
+	}
+	/* Binding stays free: ringfence does not confine listening. */
+	if (opts->net_connect && opts->abi >= 4 &&
+	    policy->net_connect != RF_CONFINE_UNRESTRICTED)
+		ll.handled_net = LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (opts->abi >= 6) {
+		if (opts->scope_abstract_unix)
+			ll.scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+		if (opts->scope_signal)
+			ll.scoped |= LANDLOCK_SCOPE_SIGNAL;
+	}
+	if (!ll.handled_fs && !ll.handled_net && !ll.scoped) {
+		*ret = ll;
+		return 0;
+	}
+
+	attr.handled_access_fs = ll.handled_fs;
+	attr.handled_access_net = ll.handled_net;
+	attr.scoped = ll.scoped;
+	fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0) {
+		r = -errno;
+		ll_why(why, why_len, "landlock_create_ruleset (ABI %d): %s", opts->abi,
+		       strerror(-r));
+		goto fail;
+	}
+	/* Keep it off stdio (see the conventions above). */
+	if (fd < 3) {
+		int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		r = -errno;
+		close(fd);
+		if (moved < 0) {
+			ll_why(why, why_len, "landlock: move ruleset fd: %s", strerror(-r));
+			goto fail;
+		}
+		fd = moved;
+	}
+	ll.ruleset_fd = fd;
+
+	if (ll.handled_fs) {
+		r = ll_add_fs_rules(policy, opts, &ll, why, why_len);
+		if (r < 0)
+			goto fail;
+	}
+	if (ll.handled_net) {
+		r = ll_add_net_rules(policy, &ll, why, why_len);
+		if (r < 0)
+			goto fail;
+	}
+	*ret = ll;
+	return 0;
+
+fail:
+	sandbox_landlock__free(&ll);
+	return r;
+}
+
+/* Syscall only: callable between clone3 and execve. The ruleset fd is
+ * O_CLOEXEC and left open for the caller. */
+int sandbox_landlock__restrict(int ruleset_fd)
+{
+	if (ruleset_fd < 0)
+		return 0;
+	if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0)
+		return -errno;
+	return 0;
+}

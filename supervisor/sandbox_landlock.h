@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Landlock: files, exec, TCP connect ports and scoping, where BPF-LSM is missing. */
+#ifndef RF_SANDBOX_LANDLOCK_H
+#define RF_SANDBOX_LANDLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "policy.h"
+
+struct rf_landlock_opts {
+	int abi;                  /* the kernel's ABI (probe) */
+	bool fs;                  /* handle files + exec (both must be confined or
+				   * both unrestricted is not required: an
+				   * unrestricted class gets a rule for "/") */
+	bool net_connect;         /* handle TCP connect by port (ABI >= 4) */
+	bool scope_abstract_unix; /* ABI >= 6: no abstract unix sockets outside */
+	bool scope_signal;        /* ABI >= 6: no signals to processes outside */
+	bool approximate;         /* policy opted into the nearest safe
+				   * approximation for entries Landlock cannot
+				   * express exactly */
+};
+
+/* One entry that could not be expressed exactly and was approximated. */
+struct rf_landlock_approx {
+	char where[64];           /* "$.files.write[2]" */
+	char what[256];           /* what was done instead, e.g. "dropped: does not exist" */
+};
+
+struct rf_landlock {
+	int ruleset_fd;           /* -1 when nothing is handled */
+	int abi;
+	uint64_t handled_fs;
+	uint64_t handled_net;
+	uint64_t scoped;
+	size_t n_fs_rules, n_net_rules;
+	struct rf_landlock_approx *approx;
+	size_t n_approx;
+};
+
+/*
+ * Build the ruleset in the supervisor (opens each path with O_PATH, adds
+ * the rules). files.read -> READ_FILE (+ READ_DIR on directories);
+ * files.write -> read + every write-class right the ABI has (WRITE_FILE,
+ * REMOVE_*, MAKE_*, REFER, TRUNCATE, IOCTL_DEV); exec -> EXECUTE (+ READ_FILE
+ * so the loader can map it). A "/x/" subtree entry must be an existing
+ * directory, an exact entry an existing non-directory. -EINVAL with why
+ * naming the entry ("$.files.write[1] \"/out/x\": does not exist; Landlock
+ * rules need existing paths") when an entry cannot be expressed exactly and
+ * opts->approximate is false; with it, the entry is handled as documented
+ * and listed in ret->approx.
+ */
+int sandbox_landlock__build(const struct rf_policy *policy,
+			    const struct rf_landlock_opts *opts,
+			    struct rf_landlock *ret, char *why, size_t why_len);
+void sandbox_landlock__free(struct rf_landlock *ll);
+
+/* In the child after no_new_privs: landlock_restrict_self. Async-signal-safe. */
+int sandbox_landlock__restrict(int ruleset_fd);
+
+#endif

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* seccomp filters (libseccomp): the process boundary and the syscalls policy. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+
+#include "sandbox_seccomp.h"
+
+#ifndef TIOCSTI
+#define TIOCSTI 0x5412
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/* open_tree_attr (6.15) is newer than libseccomp 2.5.4's table. 467 on
+ * every architecture with the unified syscall table. */
+#if !defined(__NR_open_tree_attr) && (defined(__x86_64__) || defined(__aarch64__))
+#define __NR_open_tree_attr 467
+#endif
+
+/* clone's flags are the first argument, except on s390 (newsp, flags, ...). */
+#if defined(__s390__) || defined(__s390x__)
+#define RF_CLONE_FLAGS_ARG 1
+#else
+#define RF_CLONE_FLAGS_ARG 0
+#endif
+
+#define RF_PER_QUERY 0xffffffffULL   /* personality(): read, do not set */
+#define RF_LOW32 0xffffffffULL
+
+static const unsigned long long ns_flags[] = {
+	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
+};
+
+/* Refused outright with EPERM. */
+static const char *const boundary_eperm[] = {
+	"bpf", "ptrace", "process_vm_readv", "process_vm_writev",
+	"mount", "umount2", "move_mount", "fsopen", "fsconfig", "fsmount",
+	"fspick", "open_tree", "mount_setattr", "pivot_root", "setns",
+	"keyctl", "add_key", "request_key", "perf_event_open",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module",
+	"delete_module", "userfaultfd",
+	/* what io_uring submits never passes through seccomp */
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+};
+
+struct rule_count {
+	unsigned syscalls;  /* distinct syscalls with a rule */
+	unsigned rules;     /* seccomp_rule_add calls */
+	bool added_execve;  /* allowlist: execve was not listed */
+	bool clone3_enosys; /* allowlist: clone3 was not listed */
+};
+
+/* A syscall this architecture lacks: its number (< 0) is a libseccomp
+ * pseudo number or __NR_SCMP_ERROR. */
+int sandbox_seccomp__resolve(const char *name)
+{
+	int nr;
+
+	if (!name)
+		return -ENOENT;
+	nr = seccomp_syscall_resolve_name(name);
+	return nr < 0 ? -ENOENT : nr;
+}
+
+static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, const char *name,
+		    unsigned n_cmp, const struct scmp_arg_cmp *cmp,
+		    char *why, size_t why_len)
+{
+	int r;
+
+	r = seccomp_rule_add_exact_array(ctx, action, nr, n_cmp, cmp);
+	if (r < 0)
+		snprintf(why, why_len, "seccomp: adding the rule for %s: %s", name, strerror(-r));
+	return r;
+}
+
+/* The kernel takes ioctl's cmd as an unsigned int and drops the upper 32
+ * bits of the register. A 64-bit compare against 0x5412 would let
+ * 0x1_00005412 through and still reach TIOCSTI, so compare the low 32 bits
+ * only: (arg & 0xffffffff) == cmd. */
+static int add_ioctl_rules(scmp_filter_ctx ctx, struct rule_count *c,
+			   char *why, size_t why_len)
+{
+	static const unsigned long long cmds[] = { TIOCSTI, TIOCLINUX };
+	int nr = seccomp_syscall_resolve_name("ioctl");
+	size_t i;
+	int r;
+
+	if (nr < 0)
+		return 0;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct scmp_arg_cmp cmp = SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, cmds[i]);
+
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, "ioctl", 1, &cmp, why, why_len);
+		if (r < 0)
+			return r;
+		c->rules++;
+	}
+	c->syscalls++;
+	return 0;
+}
+
+/* One rule per namespace bit: (flags & bit) == bit. libseccomp has no
+ * "masked not-equal", and rules on one syscall with one action are OR'ed.
+ * For clone, CLONE_NEWTIME (0x80) lies in the exit-signal byte: that only
+ * refuses exit signals >= 128, which are no valid signal anyway. */
+static int add_ns_flag_rules(scmp_filter_ctx ctx, const char *name, unsigned arg,
+			     struct rule_count *c, char *why, size_t why_len)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	size_t i;
+	int r;
+
+	if (nr < 0)
+		return 0;
+	for (i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
+		struct scmp_arg_cmp cmp = SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ,
+						     ns_flags[i], ns_flags[i]);
+
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, 1, &cmp, why, why_len);
+		if (r < 0)
+			return r;
+		c->rules++;
+	}
+	c->syscalls++;
+	return 0;
+}
+
+/*
+ * personality: allow only the query 0xffffffff and PER_LINUX (0); the
+ * kernel reads the low 32 bits. libseccomp refuses two comparisons of one
+ * argument in a rule, and "low32 != 0 && low32 != ~0" is no single
+ * comparison, so cover that set with masked compares: a value that is
+ * neither all zeros nor all ones has, cyclically, a set bit i followed by a
+ * clear bit i+1. 32 rules (bit i set, bit i+1 clear); none matches 0 or ~0.
+ */
+static int add_personality_rules(scmp_filter_ctx ctx, struct rule_count *c,
+				 char *why, size_t why_len)
+{
+	int nr = seccomp_syscall_resolve_name("personality");
+	unsigned i;
+	int r;
+
+	if (nr < 0)
+		return 0;
+	for (i = 0; i < 32; i++) {
+		unsigned long long set = 1ULL << i, clear = 1ULL << ((i + 1) % 32);
+		struct scmp_arg_cmp cmp = SCMP_A0_64(SCMP_CMP_MASKED_EQ, set | clear, set);
+
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, "personality", 1, &cmp,
+			     why, why_len);
+		if (r < 0)
+			return r;
+		c->rules++;
+	}
+	c->syscalls++;
+	return 0;
+}
+
+static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
+			      char *why, size_t why_len)
+{
+	size_t i;
+	int nr, r;
+
+	for (i = 0; i < sizeof(boundary_eperm) / sizeof(boundary_eperm[0]); i++) {
+		nr = seccomp_syscall_resolve_name(boundary_eperm[i]);
+		if (nr < 0)
+			continue;  /* not on this architecture */
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, boundary_eperm[i], 0, NULL,
+			     why, why_len);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
+	}
+#ifdef __NR_open_tree_attr
+	/* open_tree + mount_setattr in one call: the same mount family */
+	nr = seccomp_syscall_resolve_name("open_tree_attr");
+	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr >= 0 ? nr : __NR_open_tree_attr,
+		     "open_tree_attr", 0, NULL, why, why_len);
+	if (r < 0)
+		return r;
+	c->syscalls++;
+	c->rules++;
+#endif
+	/* clone3's flags live in memory seccomp cannot read: ENOSYS makes libc
+	 * fall back to clone, whose flags are checked below. */
+	nr = seccomp_syscall_resolve_name("clone3");
+	if (nr >= 0) {
+		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, why, why_len);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
+	}
+	r = add_ns_flag_rules(ctx, "clone", RF_CLONE_FLAGS_ARG, c, why, why_len);
+	if (r < 0)
+		return r;
+	r = add_ns_flag_rules(ctx, "unshare", 0, c, why, why_len);
+	if (r < 0)
+		return r;
+	r = add_personality_rules(ctx, c, why, why_len);
+	if (r < 0)
+		return r;
+	return add_ioctl_rules(ctx, c, why, why_len);
+}
+
+/* Allow each listed name; the rest EPERM. */
+static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc,
+			       struct rule_count *c, char *why, size_t why_len)
+{
+	bool execve_listed = false, clone3_listed = false;
+	size_t i, j;
+	int nr, r;
+
+	for (i = 0; i < sc->n_allow; i++) {
+		nr = sandbox_seccomp__resolve(sc->allow[i]);
+		if (nr < 0) {
+			snprintf(why, why_len,
+				 "$.syscalls.allow[%zu]: unknown syscall \"%s\" on this architecture",
+				 i, sc->allow[i]);
+			return -EINVAL;
+		}
+		execve_listed |= !strcmp(sc->allow[i], "execve");
+		clone3_listed |= !strcmp(sc->allow[i], "clone3");
+		for (j = 0; j < i; j++)
+			if (!strcmp(sc->allow[j], sc->allow[i]))
+				break;
+		if (j < i)
+			continue;  /* listed twice: one rule */
+		r = add_rule(ctx, SCMP_ACT_ALLOW, nr, sc->allow[i], 0, NULL, why, why_len);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
+	}
+	/* the launcher execs the command after installing the filter */
+	if (!execve_listed) {
+		r = add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(execve), "execve", 0, NULL,
+			     why, why_len);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
+		c->added_execve = true;
+	}
+	/* An unlisted clone3 answers ENOSYS, not EPERM, so libc falls back to
+	 * clone (checked against the list). With the boundary filter also
+	 * installed, an EPERM here would win over its ENOSYS: the kernel keeps
+	 * the newest filter's answer among equal actions. */
+	nr = seccomp_syscall_resolve_name("clone3");
+	if (!clone3_listed && nr >= 0) {
+		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, why, why_len);
+		if (r < 0)
+			return r;
+		c->rules++;
+		c->clone3_enosys = true;
+	}
+	return 0;
+}
+
+/* Export through a memfd (2.5.4 has no in-memory export) into a malloc'd
+ * array the child can hand to the kernel without allocating. */
+static int export_filter(scmp_filter_ctx ctx, struct rf_seccomp_filter *ret,
+			 char *why, size_t why_len)
+{
+	struct sock_filter *insns = NULL;
+	struct stat st;
+	size_t size, done = 0;
+	ssize_t n;
+	int fd, r;
+
+	fd = memfd_create("ringfence-seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, why_len, "seccomp: memfd_create: %s", strerror(-r));
+		return r;
+	}
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0) {
+		snprintf(why, why_len, "seccomp: exporting the filter: %s", strerror(-r));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, why_len, "seccomp: fstat of the exported filter: %s", strerror(-r));
+		goto out;
+	}
+	size = (size_t)st.st_size;
+	if (size == 0 || size % sizeof(struct sock_filter) ||
+	    size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		r = -E2BIG;
+		snprintf(why, why_len, "seccomp: exported filter of %zu bytes is not 1..%d instructions",
+			 size, BPF_MAXINSNS);
+		goto out;
+	}
+	insns = malloc(size);
+	if (!insns) {
+		r = -ENOMEM;
+		snprintf(why, why_len, "seccomp: out of memory");
+		goto out;
+	}
+	while (done < size) {
+		n = pread(fd, (char *)insns + done, size - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			snprintf(why, why_len, "seccomp: reading the exported filter: %s",
+				 strerror(-r));
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	ret->insns = insns;
+	ret->len = (unsigned short)(size / sizeof(struct sock_filter));
+	insns = NULL;
+	r = 0;
+out:
+	free(insns);
+	close(fd);
+	return r;
+}
+
+/* Native architecture only: seccomp_init() adds just that one, so i386
+ * (int 0x80, AUDIT_ARCH_I386) fails the arch check; on x86-64 libseccomp
+ * also sends x32 numbers (>= __X32_SYSCALL_BIT) to the bad-arch action. */
+static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, char *why, size_t why_len)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	ctx = seccomp_init(def_action);
+	if (!ctx) {
+		snprintf(why, why_len, "seccomp: seccomp_init failed");
+		return -ENOMEM;
+	}
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r >= 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+	if (r < 0) {
+		snprintf(why, why_len, "seccomp: setting filter attributes: %s", strerror(-r));
+		seccomp_release(ctx);
+		return r;
+	}
+	*ret = ctx;
+	return 0;
+}
+
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+			   struct rf_seccomp *ret, char *why, size_t why_len)
+{
+	struct rule_count bc = { 0 }, ac = { 0 };
+	scmp_filter_ctx ctx = NULL;
+	bool allowlist = policy && policy->syscalls.present;
+	size_t off = 0;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (why_len)
+		why[0] = '\0';
+
+	if (allowlist && policy->syscalls.on_violation != RF_VIOLATION_DENY) {
+		snprintf(why, why_len,
+			 "$.syscalls.on_violation: only \"deny\" is enforced by the seccomp backend");
+		return -EOPNOTSUPP;
+	}
+
+	if (boundary) {
+		r = new_ctx(SCMP_ACT_ALLOW, &ctx, why, why_len);
+		if (r < 0)
+			goto out;
+		r = add_boundary_rules(ctx, &bc, why, why_len);
+		if (r < 0)
+			goto out;
+		r = export_filter(ctx, &ret->boundary, why, why_len);
+		if (r < 0)
+			goto out;
+		seccomp_release(ctx);
+		ctx = NULL;
+	}
+
+	if (allowlist) {
+		r = new_ctx(SCMP_ACT_ERRNO(EPERM), &ctx, why, why_len);
+		if (r < 0)
+			goto out;
+		r = add_allowlist_rules(ctx, &policy->syscalls, &ac, why, why_len);
+		if (r < 0)
+			goto out;
+		r = export_filter(ctx, &ret->allowlist, why, why_len);
+		if (r < 0)
+			goto out;
+	}
+
+	if (boundary)
+		off += (size_t)snprintf(ret->summary, sizeof(ret->summary),
+			"boundary: default allow, %u rules on %u syscalls "
+			"(EPERM; clone3 ENOSYS), %u insns", bc.rules, bc.syscalls,
+			ret->boundary.len);
+	if (allowlist && off < sizeof(ret->summary))
+		off += (size_t)snprintf(ret->summary + off, sizeof(ret->summary) - off,
+			"%sallowlist: default EPERM, %u syscalls allowed%s%s, %u insns",
+			off ? "; " : "", ac.syscalls,
+			ac.added_execve ? " (execve added for the launcher)" : "",
+			ac.clone3_enosys ? ", clone3 ENOSYS" : "",
+			ret->allowlist.len);
+	if (off && off < sizeof(ret->summary))
+		snprintf(ret->summary + off, sizeof(ret->summary) - off,
+			 "; other architectures and x32 killed");
+	if (!off)
+		snprintf(ret->summary, sizeof(ret->summary), "no seccomp filter");
+	r = 0;
+out:
+	if (ctx)
+		seccomp_release(ctx);
+	if (r < 0)
+		sandbox_seccomp__free(ret);
+	return r;
+}
+
+void sandbox_seccomp__free(struct rf_seccomp *f)
+{
+	if (!f)
+		return;
+	free(f->boundary.insns);
+	free(f->allowlist.insns);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Async-signal-safe: only prctl. The boundary first so it also covers the
+ * second prctl; both filters then apply and the stricter answer wins. */
+int sandbox_seccomp__install(const struct rf_seccomp *f)
+{
+	const struct rf_seccomp_filter *v[] = { &f->boundary, &f->allowlist };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct sock_fprog prog = { .len = v[i]->len, .filter = v[i]->insns };
+
+		if (!v[i]->len)
+			continue;
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}

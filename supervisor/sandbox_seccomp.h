@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* seccomp filters (libseccomp): the process boundary and the syscalls policy. */
+#ifndef RF_SANDBOX_SECCOMP_H
+#define RF_SANDBOX_SECCOMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/filter.h>
+#include "policy.h"
+
+/* One compiled filter, ready for the child to install without allocating. */
+struct rf_seccomp_filter {
+	struct sock_filter *insns;
+	unsigned short len;
+};
+
+struct rf_seccomp {
+	struct rf_seccomp_filter boundary;   /* len 0: none */
+	struct rf_seccomp_filter allowlist;  /* len 0: none (no "syscalls") */
+	char summary[512];                   /* what the filters do, for the trace */
+};
+
+/*
+ * Build in the supervisor, before the clone. boundary: the process-boundary
+ * denylist (EPERM): bpf, ptrace, process_vm_*, mount family, unshare/setns
+ * and clone with namespace flags (clone3 gets ENOSYS so libc falls back to
+ * clone), keyctl family, perf_event_open, kexec_*, module loading,
+ * userfaultfd, io_uring_*, personality changes, TIOCSTI/TIOCLINUX ioctls;
+ * any architecture but the native one is refused. policy->syscalls (when
+ * present, on_violation "deny") becomes an allowlist with EPERM for the rest.
+ * -EINVAL with why naming the entry ("$.syscalls.allow[3]: unknown syscall
+ * \"foo\"") for a name this architecture does not have.
+ */
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+			   struct rf_seccomp *ret, char *why, size_t why_len);
+void sandbox_seccomp__free(struct rf_seccomp *f);
+
+/* In the child, after no_new_privs, as the last step before execve:
+ * async-signal-safe (only prctl/seccomp syscalls). 0 or -errno. */
+int sandbox_seccomp__install(const struct rf_seccomp *f);
+
+/* Resolve a syscall name for the native architecture: its number, or
+ * -ENOENT. For the planner and policy validation. */
+int sandbox_seccomp__resolve(const char *name);
+
+#endif

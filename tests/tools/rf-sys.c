@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rf-sys: system calls attempted for real inside a sandbox, one line each:
+ *   NAME RESULT     (RESULT: "ok" or the errno name)
+ * The arguments are harmless: even where a call is allowed it does
+ * nothing lasting (invalid fds, NULL pointers, flags that fail late).
+ * Names: bpf ptrace process_vm_readv mount umount2 fsopen open_tree
+ * move_mount unshare_user unshare_net setns clone_newuser clone3 keyctl
+ * add_key request_key perf_event_open kexec_load init_module finit_module
+ * delete_module userfaultfd io_uring_setup personality32 tiocsti
+ * tiocsti_hi kill_parent getpid uname
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+static const char *err_name(int e)
+{
+	switch (e) {
+	case 0: return "ok";
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOSYS: return "ENOSYS";
+	case EINVAL: return "EINVAL";
+	case EBADF: return "EBADF";
+	case EFAULT: return "EFAULT";
+	case ENOENT: return "ENOENT";
+	case ENOTTY: return "ENOTTY";
+	case ESRCH: return "ESRCH";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	}
+	return strerror(e);
+}
+
+static long ret_errno(long r)
+{
+	return r < 0 ? errno : 0;
+}
+
+/* clone with a namespace flag, in a child that exits at once. */
+static int try_clone_newuser(void)
+{
+	long r = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+
+	if (r == 0)
+		_exit(0);
+	if (r > 0) {
+		waitpid((pid_t)r, NULL, 0);
+		return 0;
+	}
+	return errno;
+}
+
+static int try_clone3(void)
+{
+	struct clone_args a;
+	long r;
+
+	memset(&a, 0, sizeof(a));
+	a.exit_signal = SIGCHLD;
+	r = syscall(SYS_clone3, &a, sizeof(a));
+	if (r == 0)
+		_exit(0);
+	if (r > 0) {
+		waitpid((pid_t)r, NULL, 0);
+		return 0;
+	}
+	return errno;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < argc; i++) {
+		const char *n = argv[i];
+		long e;
+		char c = 'x';
+
+		if (!strcmp(n, "bpf"))
+			e = ret_errno(syscall(SYS_bpf, 0 /* MAP_CREATE */, NULL, 0));
+		else if (!strcmp(n, "ptrace"))
+			e = ret_errno(syscall(SYS_ptrace, 16 /* ATTACH */, 1, 0, 0));
+		else if (!strcmp(n, "process_vm_readv"))
+			e = ret_errno(syscall(SYS_process_vm_readv, 1, NULL, 0, NULL, 0, 0));
+		else if (!strcmp(n, "mount"))
+			e = ret_errno(syscall(SYS_mount, "none", "/nonexistent", "tmpfs", 0, NULL));
+		else if (!strcmp(n, "umount2"))
+			e = ret_errno(syscall(SYS_umount2, "/nonexistent", 0));
+		else if (!strcmp(n, "fsopen"))
+			e = ret_errno(syscall(SYS_fsopen, "tmpfs", 0));
+		else if (!strcmp(n, "open_tree"))
+			e = ret_errno(syscall(SYS_open_tree, -1, "/", 0));
+		else if (!strcmp(n, "move_mount"))
+			e = ret_errno(syscall(SYS_move_mount, -1, "", -1, "", 0));
+		else if (!strcmp(n, "unshare_user"))
+			e = ret_errno(syscall(SYS_unshare, CLONE_NEWUSER));
+		else if (!strcmp(n, "unshare_net"))
+			e = ret_errno(syscall(SYS_unshare, CLONE_NEWNET));
+		else if (!strcmp(n, "setns"))
+			e = ret_errno(syscall(SYS_setns, -1, 0));
+		else if (!strcmp(n, "clone_newuser"))
+			e = try_clone_newuser();
+		else if (!strcmp(n, "clone3"))
+			e = try_clone3();
+		else if (!strcmp(n, "keyctl"))
+			e = ret_errno(syscall(SYS_keyctl, 0 /* GET_KEYRING_ID */, -3, 0));
+		else if (!strcmp(n, "add_key"))
+			e = ret_errno(syscall(SYS_add_key, "user", "rf", "x", 1, -3));
+		else if (!strcmp(n, "request_key"))
+			e = ret_errno(syscall(SYS_request_key, "user", "rf", NULL, -3));
+		else if (!strcmp(n, "perf_event_open"))
+			e = ret_errno(syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0));
+		else if (!strcmp(n, "kexec_load"))
+			e = ret_errno(syscall(SYS_kexec_load, 0, 0, NULL, 0));
+		else if (!strcmp(n, "init_module"))
+			e = ret_errno(syscall(SYS_init_module, NULL, 0, ""));
+		else if (!strcmp(n, "finit_module"))
+			e = ret_errno(syscall(SYS_finit_module, -1, "", 0));
+		else if (!strcmp(n, "delete_module"))
+			e = ret_errno(syscall(SYS_delete_module, "rf_none", 0));
+		else if (!strcmp(n, "userfaultfd"))
+			e = ret_errno(syscall(SYS_userfaultfd, 0));
+		else if (!strcmp(n, "io_uring_setup"))
+			e = ret_errno(syscall(SYS_io_uring_setup, 1, NULL));
+		else if (!strcmp(n, "personality32"))
+			e = ret_errno(syscall(SYS_personality, PER_LINUX32));
+		else if (!strcmp(n, "tiocsti"))
+			e = ret_errno(ioctl(0, TIOCSTI, &c));
+		else if (!strcmp(n, "tiocsti_hi"))
+			e = ret_errno(syscall(SYS_ioctl, 0, 0x100000000UL | TIOCSTI, &c));
+		else if (!strcmp(n, "kill_parent"))
+			e = ret_errno(kill(getppid(), 0));
+		else if (!strcmp(n, "getpid"))
+			e = ret_errno(syscall(SYS_getpid));
+		else if (!strcmp(n, "uname")) {
+			struct utsname u;
+
+			e = ret_errno(uname(&u));
+		} else {
+			fprintf(stderr, "rf-sys: unknown call %s\n", n);
+			return 2;
+		}
+		printf("%s %s\n", n, err_name((int)e));
+	}
+	return 0;
+}
