@@ -80,9 +80,10 @@ static _Noreturn void child_fail(int fd, enum launch_stage stage, int err, const
 
 	copy_what(ce.what, sizeof(ce.what), what);
 	if (write(fd, &ce, sizeof(ce)) < 0) {
-		/* nothing left to tell: the parent sees a short record */
+		/* nothing left to tell (a syscalls allowlist without write):
+		 * the status alone still says not found or not runnable */
 	}
-	_exit(127);
+	_exit(stage == LAUNCH_STAGE_EXEC && err == ENOENT ? 127 : 126);
 }
 
 static int close_above(int fd)

@@ -254,7 +254,8 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 	use(cp, RF_BE_SECCOMP, 0);
 	plan->install.seccomp_allowlist = true;
 	snprintf(cp->note, sizeof(cp->note), "allowlist, EPERM for every other syscall; "
-		 "execve is always allowed (the launcher needs it to start the command)");
+		 "execve, exit and exit_group are always allowed (the launcher execs the "
+		 "command after installing the filter, and must exit if that fails)");
 }
 
 /* --require: the backend must enforce every class it can serve here. */

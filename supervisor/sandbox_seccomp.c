@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -28,10 +29,12 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-/* open_tree_attr (6.15) is newer than libseccomp 2.5.4's table. 467 on
- * every architecture with the unified syscall table. */
-#if !defined(__NR_open_tree_attr) && (defined(__x86_64__) || defined(__aarch64__))
-#define __NR_open_tree_attr 467
+/* open_tree_attr (6.15) is newer than libseccomp 2.5.4's table and these
+ * kernel headers: 467 on x86-64 and on the unified (asm-generic) table. */
+#if defined(__NR_open_tree_attr)
+#define RF_NR_OPEN_TREE_ATTR __NR_open_tree_attr
+#elif defined(__x86_64__) || defined(__aarch64__)
+#define RF_NR_OPEN_TREE_ATTR 467
 #endif
 
 /* clone's flags are the first argument, except on s390 (newsp, flags, ...). */
@@ -41,7 +44,6 @@
 #define RF_CLONE_FLAGS_ARG 0
 #endif
 
-#define RF_PER_QUERY 0xffffffffULL   /* personality(): read, do not set */
 #define RF_LOW32 0xffffffffULL
 
 static const unsigned long long ns_flags[] = {
@@ -51,7 +53,7 @@ static const unsigned long long ns_flags[] = {
 
 /* Refused outright with EPERM. */
 static const char *const boundary_eperm[] = {
-	"bpf", "ptrace", "process_vm_readv", "process_vm_writev",
+	"bpf", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
 	"mount", "umount2", "move_mount", "fsopen", "fsconfig", "fsmount",
 	"fspick", "open_tree", "mount_setattr", "pivot_root", "setns",
 	"keyctl", "add_key", "request_key", "perf_event_open",
@@ -192,10 +194,10 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 		c->syscalls++;
 		c->rules++;
 	}
-#ifdef __NR_open_tree_attr
+#ifdef RF_NR_OPEN_TREE_ATTR
 	/* open_tree + mount_setattr in one call: the same mount family */
 	nr = seccomp_syscall_resolve_name("open_tree_attr");
-	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr >= 0 ? nr : __NR_open_tree_attr,
+	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr >= 0 ? nr : RF_NR_OPEN_TREE_ATTR,
 		     "open_tree_attr", 0, NULL, why, why_len);
 	if (r < 0)
 		return r;
@@ -262,6 +264,24 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 		c->syscalls++;
 		c->rules++;
 		c->added_execve = true;
+	}
+	/* ...and, when that exec fails, must still be able to exit: without
+	 * exit_group the child would crash instead of exiting 126/127.
+	 * Ending the process grants nothing. */
+	for (i = 0; i < 2; i++) {
+		const char *name = i ? "exit" : "exit_group";
+
+		for (j = 0; j < sc->n_allow; j++)
+			if (!strcmp(sc->allow[j], name))
+				break;
+		if (j < sc->n_allow)
+			continue;
+		r = add_rule(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(name), name, 0,
+			     NULL, why, why_len);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
 	}
 	/* An unlisted clone3 answers ENOSYS, not EPERM, so libc falls back to
 	 * clone (checked against the list). With the boundary filter also
@@ -418,7 +438,8 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 			ret->boundary.len);
 	if (allowlist && off < sizeof(ret->summary))
 		off += (size_t)snprintf(ret->summary + off, sizeof(ret->summary) - off,
-			"%sallowlist: default EPERM, %u syscalls allowed%s%s, %u insns",
+			"%sallowlist: default EPERM, %u syscalls allowed%s, exit and exit_group "
+			"always%s, %u insns",
 			off ? "; " : "", ac.syscalls,
 			ac.added_execve ? " (execve added for the launcher)" : "",
 			ac.clone3_enosys ? ", clone3 ENOSYS" : "",

@@ -99,7 +99,7 @@ moddir=$WORK/root/lib/modules/$KVER
 
 # Replace the cache: stamp first out, in last.
 rm -f "$STAMP"
-rm -rf "$CACHE/lib" "$CACHE/vmlinuz"
+rm -rf "${CACHE:?}/lib" "${CACHE:?}/vmlinuz"
 mkdir -p "$CACHE/lib/modules"
 mv "$moddir" "$CACHE/lib/modules/$KVER"
 mv "$vmlinuz" "$CACHE/vmlinuz"

@@ -128,8 +128,9 @@ grep -q '"unix": \[\]' "$W/unix.json" || note "could not write the unix policy"
 rc=0
 "$RINGFENCE" run --policy "$W/unix.json" -- "$TOOLS/rf-net" write "$W/ran" yes \
 	> "$W/unix.out" 2> "$W/unix.err" || rc=$?
-if [ "$rc" = 126 ] && grep -q 'unix:' "$W/unix.err" && [ ! -s "$W/ran" ] && [ ! -s "$W/unix.out" ]; then
-	pass "unix: a policy confining unix sockets is refused (126, $(grep -m1 'unix:' "$W/unix.err"))"
+# The refusal names the class: "ringfence:   - unix: <reason>".
+if [ "$rc" = 126 ] && grep -q '^ringfence: .*- unix: ' "$W/unix.err" && [ ! -s "$W/ran" ] && [ ! -s "$W/unix.out" ]; then
+	pass "unix: a policy confining unix sockets is refused (126, $(grep -m1 -- '- unix: ' "$W/unix.err"))"
 else
 	fail "unix: a policy confining unix sockets is refused" \
 		"exit $rc (want 126), command ran: $([ -s "$W/ran" ] && echo yes || echo no), stderr:"
