@@ -8,7 +8,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
-        iproute2 procps python3 python3-jsonschema
+        iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -36,7 +36,7 @@ TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
 .SECONDARY:
-.PHONY: all build deps test unit unit-san hosttest demo bench clean
+.PHONY: all build deps test unit unit-san hosttest vmtest demo bench clean
 .DEFAULT_GOAL := all
 
 all: deps
@@ -109,6 +109,13 @@ hosttest: $(BUILD)/ringfence $(HOST_BINS) $(TOOL_BINS)
 		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
 		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
+
+# Guest suites tests/vm/guest/*.sh in a qemu (TCG) VM running Debian's cloud
+# kernel, which has BPF-LSM (this host refuses it). VM_SUITES picks suites.
+VM_SUITES ?=
+vmtest: deps
+	@$(MAKE) --no-print-directory build $(TOOL_BINS)
+	@tests/vm/run.sh $(BUILD) $(VM_SUITES)
 
 test: deps
 	@$(MAKE) --no-print-directory build $(UNIT_BINS) $(SAN_BINS) $(HOST_BINS) $(TOOL_BINS)

@@ -13,6 +13,7 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -31,9 +32,38 @@ static void set_fail(struct rf_backend_probe *p, int err, const char *fmt, const
 	snprintf(p->detail, sizeof(p->detail), fmt, what, strerror(-err));
 }
 
+/* Is "bpf" in the kernel's active LSM list? Mounts securityfs if needed. */
+static bool bpf_lsm_active(char *lsms, size_t len)
+{
+	const char *path = "/sys/kernel/security/lsm";
+	char *tok, *save = NULL, copy[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(lsms, len, "unknown");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT &&
+	    !mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, lsms, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	lsms[n] = 0;
+	lsms[strcspn(lsms, "\n")] = 0;
+	snprintf(copy, sizeof(copy), "%s", lsms);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "bpf"))
+			return true;
+	return false;
+}
+
 static void probe_lsm(struct rf_caps *caps)
 {
 	struct rf_backend_probe *p = &caps->bpf_lsm;
+	char lsms[256];
 	struct probe_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
 	int err;
@@ -55,9 +85,19 @@ static void probe_lsm(struct rf_caps *caps)
 		set_fail(p, -errno, "%s: %s", "attach lsm/file_open program");
 		goto cleanup;
 	}
+	/* The kernel loads and attaches LSM programs even when "bpf" is not
+	 * an active LSM; they then never run. Only the active list says. */
+	if (!bpf_lsm_active(lsms, sizeof(lsms))) {
+		p->ok = false;
+		p->err = -ENOPROTOOPT;
+		snprintf(p->detail, sizeof(p->detail), "lsm/file_open attached, but \"bpf\" is "
+			 "not an active LSM (%s): its programs would never run", lsms);
+		goto cleanup;
+	}
 	p->ok = true;
 	p->err = 0;
-	snprintf(p->detail, sizeof(p->detail), "lsm/file_open loaded and attached");
+	snprintf(p->detail, sizeof(p->detail), "lsm/file_open loaded and attached; active "
+		 "LSMs: %s", lsms);
 cleanup:
 	bpf_link__destroy(link);
 	probe_bpf__destroy(skel);

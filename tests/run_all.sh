@@ -30,6 +30,7 @@ for t in "$BUILD"/tests/test_*; do run "unit: $(basename "$t")" "$t"; done
 for t in "$BUILD"/san/tests/test_*; do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
 for t in "$BUILD"/tests/host/test_*; do run "host: $(basename "$t")" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
+run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"
 
 echo
 if [ ${#broken[@]} -gt 0 ]; then
