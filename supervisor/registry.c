@@ -48,6 +48,39 @@ static int ensure_dir(void)
 	return 0;
 }
 
+static void opt_u64(json_t *o, const char *key, const struct rf_opt_u64 *v)
+{
+	if (v->set)
+		json_object_set_new(o, key, json_integer((json_int_t)v->v));
+}
+
+/* "monitor": the policy's thresholds as given (absent ones omitted: the
+ * monitor applies its defaults); "syscalls": the profile, if any. */
+static void policy_extras(json_t *o, const struct rf_policy *p)
+{
+	json_t *m = json_object(), *allow;
+	size_t i;
+
+	if (p->monitor.present) {
+		if (p->monitor.deny_burst_count.set)
+			json_object_set_new(m, "deny_burst",
+				json_pack("{s:I, s:I}", "count",
+					  (json_int_t)p->monitor.deny_burst_count.v, "window_ms",
+					  (json_int_t)p->monitor.deny_burst_window_ms.v));
+		opt_u64(m, "cpu_percent", &p->monitor.cpu_percent);
+		opt_u64(m, "memory_mb", &p->monitor.memory_mb);
+		opt_u64(m, "pids", &p->monitor.pids);
+	}
+	json_object_set_new(o, "monitor", m);
+	if (!p->syscalls.present)
+		return;
+	allow = json_array();
+	for (i = 0; i < p->syscalls.n_allow; i++)
+		json_array_append_new(allow, json_string(p->syscalls.allow[i]));
+	json_object_set_new(o, "syscalls", json_pack("{s:o, s:s}", "allow", allow,
+		"on_violation", p->syscalls.on_violation == RF_VIOLATION_ALERT ? "alert" : "deny"));
+}
+
 int registry__add(const struct rf_registry_entry *e)
 {
 	char path[512], tmp[600];
@@ -66,6 +99,8 @@ int registry__add(const struct rf_registry_entry *e)
 		      "pid", (int)e->child_pid, "started", e->started);
 	if (!o)
 		return -ENOMEM;
+	if (e->policy)
+		policy_extras(o, e->policy);
 	snprintf(path, sizeof(path), RF_REGISTRY_DIR "/%s.json", e->sandbox);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	err = json_dump_file(o, tmp, JSON_COMPACT) ? -EIO : 0;

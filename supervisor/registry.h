@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "policy.h"
 
 #define RF_REGISTRY_DIR "/run/ringfence/sandboxes"
 
@@ -21,6 +22,9 @@ struct rf_registry_entry {
 	uint64_t supervisor_start;  /* /proc/PID/stat starttime: pid reuse guard */
 	pid_t child_pid;
 	char started[64];           /* RFC 3339 */
+	/* Written, not read back: what ringfence-monitor needs from the
+	 * policy ("monitor" thresholds, the "syscalls" profile). */
+	const struct rf_policy *policy;
 };
 
 /* Written atomically (temp file + rename): readers never see half. */

@@ -736,6 +736,7 @@ int cmd_run(const struct run_opts *o)
 	snprintf(reg.cgroup_path, sizeof(reg.cgroup_path), "%s", sb.cg.path);
 	reg.cgroup_id = sb.cgid;
 	reg.supervisor_pid = getpid();
+	reg.policy = sb.policy;
 	reg.supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg.started, sizeof(reg.started));
