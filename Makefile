@@ -24,7 +24,11 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 SUP_SRCS  := $(wildcard supervisor/*.c)
 SUP_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(SUP_SRCS))
-LIB_OBJS  := $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS))
+MON_SRCS  := $(wildcard monitor/*.c)
+MON_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(MON_SRCS))
+# Everything but the two main()s: what the tests link against.
+LIB_OBJS  := $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS)) \
+             $(filter-out $(BUILD)/monitor/main.o,$(MON_OBJS))
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
 
 UNIT_SRCS := $(wildcard tests/test_*.c)
@@ -42,7 +46,7 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 all: deps
 	@$(MAKE) --no-print-directory build
 
-build: $(BUILD)/ringfence
+build: $(BUILD)/ringfence $(if $(MON_SRCS),$(BUILD)/ringfence-monitor)
 
 # Idempotent: installs only what is missing.
 deps:
@@ -71,6 +75,14 @@ $(BUILD)/supervisor/%.o: supervisor/%.c $(wildcard supervisor/*.h) bpf/rf_abi.h 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/monitor/%.o: monitor/%.c $(wildcard monitor/*.h) $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Imonitor -c $< -o $@
+
+$(BUILD)/san/monitor/%.o: monitor/%.c $(wildcard monitor/*.h) $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Imonitor -c $< -o $@
+
 $(BUILD)/san/supervisor/%.o: supervisor/%.c $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
@@ -78,19 +90,23 @@ $(BUILD)/san/supervisor/%.o: supervisor/%.c $(wildcard supervisor/*.h) bpf/rf_ab
 $(BUILD)/ringfence: $(SUP_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# The monitor links the supervisor's modules it shares (trace, registry, ...).
+$(BUILD)/ringfence-monitor: $(MON_OBJS) $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS))
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lm
+
 # Pure unit tests (cmocka): no privileges, no kernel features.
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -Imonitor $^ -o $@ $(LDLIBS) -lm -lcmocka
 
 $(BUILD)/san/tests/%: tests/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Imonitor $^ -o $@ $(LDLIBS) -lm -lcmocka
 
 # Privileged host tests (cmocka) drive build/ringfence against the real kernel.
 $(BUILD)/tests/host/%: tests/host/%.c tests/host/harness.h $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/host $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -Itests/host -Imonitor $< $(LIB_OBJS) -o $@ $(LDLIBS) -lm -lcmocka
 
 # Small programs run inside sandboxes by the tests and the demo.
 $(BUILD)/tests/tools/%: tests/tools/%.c

@@ -236,8 +236,12 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 	cp->request = RF_REQ_SET;
 	cp->required = true;
 	if (p->syscalls.on_violation == RF_VIOLATION_ALERT) {
-		plan__refuse(plan, RF_PC_SYSCALLS, "\"on_violation\": \"alert\" needs "
-			     "ringfence-monitor, which this build does not have; use \"deny\"");
+		/* Detection, not enforcement: the profile is published in the
+		 * registry and ringfence-monitor reports calls outside it. */
+		cp->required = false;
+		snprintf(cp->backend, sizeof(cp->backend), "ringfence-monitor");
+		snprintf(cp->note, sizeof(cp->note), "alert: calls outside the profile are "
+			 "reported by ringfence-monitor (when it runs), never denied");
 		return;
 	}
 	if (p->mode == RF_MODE_AUDIT) {
@@ -339,11 +343,13 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 			     "controllers); remove \"limits\" to run without them");
 	}
 	if (policy->monitor.present) {
-		plan->c[RF_PC_MONITOR].request = RF_REQ_SET;
-		plan->c[RF_PC_MONITOR].required = true;
-		plan__refuse(plan, RF_PC_MONITOR,
-			     "this build has no ringfence-monitor to apply the thresholds; "
-			     "remove \"monitor\" to run without it");
+		struct rf_class_plan *mp = &plan->c[RF_PC_MONITOR];
+
+		/* Thresholds for alerts, not limits: nothing here is enforced. */
+		mp->request = RF_REQ_SET;
+		snprintf(mp->backend, sizeof(mp->backend), "ringfence-monitor");
+		snprintf(mp->note, sizeof(mp->note), "detection only: thresholds published in "
+			 "the sandbox registry for ringfence-monitor (when it runs)");
 	}
 	if (opts)
 		check_required(plan, opts->require, caps);

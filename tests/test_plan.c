@@ -266,7 +266,7 @@ static void planner_process_boundary_by_capability(void **state)
 	policy__free(p);
 }
 
-static void planner_syscalls_go_to_seccomp_alert_and_audit_refused(void **state)
+static void planner_syscalls_go_to_seccomp_alert_to_monitor_audit_refused(void **state)
 {
 	struct rf_policy *deny = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
 				      "\"syscalls\":{\"allow\":[\"read\"]}}");
@@ -282,9 +282,12 @@ static void planner_syscalls_go_to_seccomp_alert_and_audit_refused(void **state)
 	assert_true(plan.ok);
 	assert_string_equal(plan.c[RF_PC_SYSCALLS].backend, "seccomp");
 	assert_true(plan.install.seccomp_allowlist);
+	/* alert: accepted, reported by the monitor, never called enforced */
 	plan__compile(alert, &c, NULL, &plan);
-	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "syscalls: \"on_violation\": \"alert\""));
+	assert_true(plan.ok);
+	assert_false(plan.install.seccomp_allowlist);
+	assert_false(plan.c[RF_PC_SYSCALLS].enforced);
+	assert_string_equal(plan.c[RF_PC_SYSCALLS].backend, "ringfence-monitor");
 	plan__compile(audit, &c, NULL, &plan);
 	assert_false(plan.ok);
 	assert_true(has_reason(&plan, "syscalls: audit mode"));
@@ -295,6 +298,24 @@ static void planner_syscalls_go_to_seccomp_alert_and_audit_refused(void **state)
 	policy__free(deny);
 	policy__free(alert);
 	policy__free(audit);
+}
+
+/* Monitor thresholds are detection, not enforcement: accepted, and
+ * never reported as enforced. */
+static void planner_monitor_thresholds_are_accepted_not_enforced(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
+				   "\"monitor\":{\"pids\":5}}");
+	struct rf_caps c = caps_host();
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_false(plan.c[RF_PC_MONITOR].enforced);
+	assert_false(plan.c[RF_PC_MONITOR].required);
+	assert_string_equal(plan.c[RF_PC_MONITOR].backend, "ringfence-monitor");
+	policy__free(p);
 }
 
 /* Every class refused at once, on a kernel with nothing: one reason each. */
@@ -308,7 +329,7 @@ static void planner_lists_each_refused_class_once(void **state)
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_int_equal(plan.n_reasons, 7); /* file exec network unix syscalls limits monitor */
+	assert_int_equal(plan.n_reasons, 6); /* file exec network unix syscalls limits */
 	policy__free(p);
 }
 
@@ -378,7 +399,8 @@ int main(void)
 		cmocka_unit_test(planner_no_abstract_scoping_when_an_abstract_name_is_allowed),
 		cmocka_unit_test(planner_refuses_without_cgroup2),
 		cmocka_unit_test(planner_process_boundary_by_capability),
-		cmocka_unit_test(planner_syscalls_go_to_seccomp_alert_and_audit_refused),
+		cmocka_unit_test(planner_syscalls_go_to_seccomp_alert_to_monitor_audit_refused),
+		cmocka_unit_test(planner_monitor_thresholds_are_accepted_not_enforced),
 		cmocka_unit_test(planner_lists_each_refused_class_once),
 		cmocka_unit_test(planner_require_refuses_an_unavailable_backend),
 		cmocka_unit_test(planner_backend_names_round_trip),
