@@ -61,6 +61,12 @@ enum rf_sandbox_flags {
 	RF_SB_AUDIT = 1u << 0,           /* record, never deny */
 	RF_SB_NET_UNRESTRICTED = 1u << 1, /* network.connect not confined */
 	RF_SB_UNIX_UNRESTRICTED = 1u << 2,/* network.unix not confined */
+	/* BPF-LSM (lsm.bpf.c): which classes its programs judge for this
+	 * sandbox. A class without its flag is left to another backend. */
+	RF_SB_LSM_FILES = 1u << 3,       /* files.read/write: file_open, path_* */
+	RF_SB_LSM_EXEC = 1u << 4,        /* exec: bprm_check, mmap/mprotect PROT_EXEC */
+	RF_SB_LSM_UNIX = 1u << 5,        /* network.unix: socket_connect, sendmsg */
+	RF_SB_LSM_PROCESS = 1u << 6,     /* bpf, ptrace, signals, mounts, userns, cgroup moves */
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */

@@ -223,13 +223,15 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
 	}
 
-	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root. */
-	if (prctl(PR_SET_SECUREBITS, CHILD_SECUREBITS, 0, 0, 0) < 0)
+	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root.
+	 * (--keep-caps, a test-only mode, keeps them all: the caller made
+	 * sure a kernel-side boundary is in force without them.) */
+	if (!o->keep_caps && prctl(PR_SET_SECUREBITS, CHILD_SECUREBITS, 0, 0, 0) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "securebits");
-	r = drop_bounding(p->last_cap);
+	r = o->keep_caps ? 0 : drop_bounding(p->last_cap);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "capbset_drop");
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+	if (!o->keep_caps && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "ambient_clear");
 
 	/* Raw syscalls, not the libc wrappers: glibc broadcasts set*id to
@@ -242,7 +244,7 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	if (syscall(SYS_setresuid, o->uid, o->uid, o->uid) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setresuid");
 	/* SECBIT_NO_SETUID_FIXUP kept the sets across setresuid: clear now */
-	if (syscall(SYS_capset, &hdr, caps) < 0)
+	if (!o->keep_caps && syscall(SYS_capset, &hdr, caps) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "capset");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "no_new_privs");
@@ -254,9 +256,9 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify gid");
 	if (!groups_match(p))
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify groups");
-	if (!caps_all_clear(p->last_cap))
+	if (!o->keep_caps && !caps_all_clear(p->last_cap))
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify caps");
-	if (prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != CHILD_SECUREBITS)
+	if (!o->keep_caps && prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != CHILD_SECUREBITS)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify securebits");
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");

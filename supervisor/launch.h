@@ -27,6 +27,10 @@ struct launch_opts {
 	 * the command never runs with less than the plan says. */
 	int landlock_fd;
 	const struct rf_seccomp *seccomp;
+	/* Test-only: keep every capability (uid stays as given). Only for
+	 * proving a kernel-side (BPF-LSM) boundary against a root process
+	 * that holds its capabilities; the CLI gates it. */
+	bool keep_caps;
 };
 
 /* Why a launch failed before the command ran. */

@@ -43,6 +43,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "require", required_argument, NULL, 'R' },
+		{ "keep-caps", no_argument, NULL, 'K' },
 		{ "prefer", required_argument, NULL, 'P' },
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
@@ -82,6 +83,17 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 				o->plan_opts.require |= 1u << b;
 			else
 				o->plan_opts.prefer |= 1u << b;
+			break;
+		}
+		case 'K': {
+			/* Test-only: proves the BPF-LSM boundary against a root
+			 * process holding its capabilities. Never by accident. */
+			const char *gate = getenv("RINGFENCE_TEST_KEEP_CAPS");
+
+			if (!is_run || !gate || strcmp(gate, "1"))
+				return usage_error("--keep-caps is a test-only option of run "
+						   "(needs RINGFENCE_TEST_KEEP_CAPS=1)", NULL);
+			o->plan_opts.keep_caps = true;
 			break;
 		}
 		case 'v':

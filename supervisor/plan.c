@@ -4,16 +4,17 @@
  * have a backend that this build implements AND that the probe saw work on
  * this kernel; otherwise the run is refused with every reason, before
  * anything is started. Backends, strongest first per class:
- *   file, exec   landlock (bpf-lsm: not in this build yet)
+ *   file, exec   bpf-lsm, else landlock
  *   network      cgroup-sock-addr, plus landlock TCP ports as an opt-in layer
- *   unix         cgroup-sock-addr, plus landlock abstract scoping as a layer
- *   process      seccomp + capabilities, plus landlock signal scoping
+ *   unix         bpf-lsm, else cgroup-sock-addr (+ landlock abstract scoping)
+ *   process      bpf-lsm, else seccomp; capabilities and landlock scoping as layers
  *   syscalls     seccomp
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "plan.h"
+#include "rf_abi.h"
 
 static const char *const class_names[RF_PC_MAX] = {
 	[RF_PC_FILE] = "file",       [RF_PC_EXEC] = "exec",
@@ -108,9 +109,35 @@ static bool landlock_ok(const struct rf_caps *caps, int min_abi)
 
 static const char *lsm_state(const struct rf_caps *caps)
 {
-	return caps->bpf_lsm.ok ? "available on this kernel, its file and exec programs are "
-				  "not part of this build" :
+	return caps->bpf_lsm_enforcer.ok ? "available" :
+	       caps->bpf_lsm.ok ? "available on this kernel, but this build's LSM programs "
+				  "did not load" :
 	       caps->bpf_lsm.err ? "refused by this kernel" : "not probed";
+}
+
+/* The BPF-LSM programs of this build loaded and attached here, and the
+ * user did not prefer another backend for this class. */
+static bool use_lsm(const struct rf_caps *caps, unsigned int prefer, enum rf_backend other)
+{
+	return caps->bpf_lsm_enforcer.ok &&
+	       (!(prefer & (1u << other)) || (prefer & (1u << RF_BE_BPF_LSM)));
+}
+
+/* Longest path the BPF matcher holds (RF_PATH_KEY_LEN - 1 when defined). */
+#ifdef RF_PATH_KEY_LEN
+#define LSM_PATH_MAX (RF_PATH_KEY_LEN - 1)
+#else
+#define LSM_PATH_MAX 247
+#endif
+
+static const char *long_path(const struct rf_path_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->v[i].path) > LSM_PATH_MAX)
+			return l->v[i].path;
+	return NULL;
 }
 
 /* file and exec: Landlock (bpf-lsm is not in this build yet). */
@@ -127,6 +154,27 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_plan_class c, enum rf_co
 		return;
 	}
 	cp->required = true;
+	if (use_lsm(caps, prefer, RF_BE_LANDLOCK)) {
+		const char *lp = c == RF_PC_FILE ?
+			(long_path(&p->files_read) ? long_path(&p->files_read) :
+						     long_path(&p->files_write)) :
+			long_path(&p->exec_paths);
+
+		if (lp) {
+			snprintf(why, sizeof(why), "\"%.80s...\" is longer than the %d bytes the "
+				 "bpf-lsm path matcher holds", lp, LSM_PATH_MAX);
+			plan__refuse(plan, c, why);
+			return;
+		}
+		use(cp, RF_BE_BPF_LSM, 0);
+		plan->install.lsm_flags |= c == RF_PC_FILE ? RF_SB_LSM_FILES : RF_SB_LSM_EXEC;
+		snprintf(cp->note, sizeof(cp->note), "%s", c == RF_PC_FILE ?
+			 "every open by mode, and create, remove, rename, link, truncate, mode, "
+			 "owner and times changes, on the kernel's resolved paths" :
+			 "every exec (interpreters and execveat included) and every executable "
+			 "file mapping; executables without a path are denied");
+		return;
+	}
 	if (!landlock_ok(caps, 1)) {
 		snprintf(why, sizeof(why), "no backend can enforce %s rules here: landlock: %s; "
 			 "bpf-lsm: %s", class_names[c], caps->landlock.detail, lsm_state(caps));
@@ -190,39 +238,57 @@ static bool has_abstract_rule(const struct rf_policy *p)
 }
 
 static void plan_process(struct rf_plan *plan, const struct rf_policy *p,
-			 const struct rf_caps *caps)
+			 const struct rf_caps *caps, const struct rf_plan_opts *opts)
 {
 	struct rf_class_plan *cp = &plan->c[RF_PC_PROCESS];
-	bool scope = landlock_ok(caps, 6);
+	bool keep = opts && opts->keep_caps;
+	bool scope = landlock_ok(caps, 6) && !keep;
+	bool lsm = use_lsm(caps, opts ? opts->prefer : 0, RF_BE_SECCOMP);
+	size_t off;
 
 	(void)p;
 	cp->request = RF_REQ_IMPLICIT;
 	cp->required = true;
-	if (caps->seccomp.ok) {
+	plan->install.keep_caps = keep;
+	if (lsm) {
+		use(cp, RF_BE_BPF_LSM, 0);
+		plan->install.lsm_flags |= RF_SB_LSM_PROCESS;
+	} else if (keep) {
+		plan__refuse(plan, RF_PC_PROCESS, "--keep-caps (test-only) needs bpf-lsm to "
+			     "hold the process boundary, and it is not available here");
+		return;
+	} else if (caps->seccomp.ok) {
 		use(cp, RF_BE_SECCOMP, 0);
-		plan->install.seccomp_boundary = true;
 	} else {
 		use(cp, RF_BE_CAPABILITIES, 0);
 	}
-	if (scope) {
-		plan->install.landlock = plan->install.landlock_scope_signal = true;
-		snprintf(cp->layers, sizeof(cp->layers),
-			 "capabilities; landlock-abi%d (signal scoping, ptrace confinement)",
-			 caps->landlock_abi);
-	} else {
-		snprintf(cp->layers, sizeof(cp->layers), "capabilities");
-	}
+	/* seccomp stays as a layer under bpf-lsm, except in the test mode that
+	 * must show the LSM alone holds. */
+	plan->install.seccomp_boundary = caps->seccomp.ok && !keep;
+	plan->install.landlock_scope_signal = scope;
+	plan->install.landlock |= scope;
+	off = (size_t)snprintf(cp->layers, sizeof(cp->layers), "%s",
+			       keep ? "capabilities KEPT (--keep-caps test mode)" : "capabilities");
+	if (lsm && plan->install.seccomp_boundary)
+		off += (size_t)snprintf(cp->layers + off, sizeof(cp->layers) - off, "; seccomp");
+	if (scope && off < sizeof(cp->layers))
+		snprintf(cp->layers + off, sizeof(cp->layers) - off,
+			 "; landlock-abi%d (signal scoping, ptrace confinement)", caps->landlock_abi);
 	snprintf(cp->note, sizeof(cp->note),
-		 "no_new_privs; all capability sets emptied, securebits locked; cgroup2 "
-		 "read-only and bpffs absent in its mount namespace; own session, no "
-		 "controlling terminal%s%s",
-		 caps->seccomp.ok ? "; seccomp: no bpf, ptrace, process_vm_*, mounts, "
+		 "no_new_privs; %scgroup2 read-only and bpffs absent in its mount namespace; "
+		 "own session, no controlling terminal%s%s%s",
+		 keep ? "capabilities kept (test mode); " :
+			"all capability sets emptied, securebits locked; ",
+		 lsm ? "; bpf-lsm: no bpf(), no ptrace of, signals to or /proc/PID/mem access "
+		       "to processes outside the sandbox, no mounts, no user namespaces, no "
+		       "writes to cgroup files" : "",
+		 caps->seccomp.ok && !keep ? "; seccomp: no bpf, ptrace, process_vm_*, mounts, "
 		 "namespaces, keyrings, perf, kexec, modules, userfaultfd, io_uring, "
 		 "personality, TIOCSTI/TIOCLINUX; non-native syscall ABIs killed" :
-		 "; NOT covered (no seccomp): bpf, ptrace, mounts, user namespaces",
+		 lsm ? "" : "; NOT covered (no seccomp): bpf, ptrace, mounts, user namespaces",
 		 scope ? "; landlock: no signals to, ptrace of or /proc/PID/mem access to "
 			 "processes outside the sandbox" :
-			 "; NOT covered (no landlock ABI 6): signals to same-user processes outside");
+		 lsm ? "" : "; NOT covered (no landlock ABI 6): signals to same-user processes outside");
 }
 
 static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
@@ -302,16 +368,29 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan_fs_class(plan, RF_PC_FILE, policy->files, policy, caps, opts ? opts->prefer : 0);
 	plan_fs_class(plan, RF_PC_EXEC, policy->exec, policy, caps, opts ? opts->prefer : 0);
 	plan_sock_class(plan, RF_PC_NETWORK, policy->net_connect, &caps->sock_addr);
-	plan_sock_class(plan, RF_PC_UNIX, policy->net_unix, &caps->unix_sock_addr);
+	if (policy->net_unix != RF_CONFINE_UNRESTRICTED &&
+	    use_lsm(caps, opts ? opts->prefer : 0, RF_BE_CGROUP_SOCK_ADDR)) {
+		struct rf_class_plan *up = &plan->c[RF_PC_UNIX];
+
+		up->request = from_confine(policy->net_unix);
+		up->required = true;
+		use(up, RF_BE_BPF_LSM, 0);
+		plan->install.lsm_flags |= RF_SB_LSM_UNIX;
+		snprintf(up->note, sizeof(up->note), "socket_connect and datagram sends to "
+			 "unix addresses, pathname and abstract, as written by the caller");
+	} else {
+		plan_sock_class(plan, RF_PC_UNIX, policy->net_unix, &caps->unix_sock_addr);
+	}
 	/* The programs need a cgroup to key on. */
 	if (!caps->cgroup_v2.ok) {
 		snprintf(why, sizeof(why), "no usable cgroup2 hierarchy (%s)",
 			 caps->cgroup_v2.detail);
-		/* Not twice: a class already refused keeps its first reason. */
-		if (plan->c[RF_PC_NETWORK].enforced)
-			plan__refuse(plan, RF_PC_NETWORK, why);
-		if (plan->c[RF_PC_UNIX].enforced)
-			plan__refuse(plan, RF_PC_UNIX, why);
+		/* Not twice: a class already refused keeps its first reason.
+		 * Every BPF backend keys on the sandbox's cgroup. */
+		for (int k = 0; k < RF_PC_MAX; k++)
+			if (plan->c[k].enforced && (plan->c[k].be == RF_BE_CGROUP_SOCK_ADDR ||
+						    plan->c[k].be == RF_BE_BPF_LSM))
+				plan__refuse(plan, k, why);
 	}
 	/* Second, independent layers. Audit mode must deny nothing, so no
 	 * layer that denies is added then. The kernel asks Landlock about a
@@ -326,13 +405,14 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 			 "cgroup hook, with EACCES, unrecorded)", caps->landlock_abi);
 	}
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_PC_UNIX].enforced &&
+	    plan->c[RF_PC_UNIX].be == RF_BE_CGROUP_SOCK_ADDR &&
 	    landlock_ok(caps, 6) && !has_abstract_rule(policy)) {
 		plan->install.landlock = plan->install.landlock_scope_unix = true;
 		snprintf(plan->c[RF_PC_UNIX].layers, sizeof(plan->c[0].layers),
 			 "landlock-abi%d (abstract sockets outside the sandbox)",
 			 caps->landlock_abi);
 	}
-	plan_process(plan, policy, caps);
+	plan_process(plan, policy, caps, opts);
 	plan_syscalls(plan, policy, caps);
 
 	if (policy->limits.present) {

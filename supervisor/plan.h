@@ -4,6 +4,7 @@
 #define RF_PLAN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <jansson.h>
 #include "policy.h"
 #include "probe.h"
@@ -61,6 +62,8 @@ struct rf_plan_install {
 	int landlock_abi;
 	bool seccomp_boundary;    /* the process-boundary filter */
 	bool seccomp_allowlist;   /* the syscalls policy */
+	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
+	bool keep_caps;           /* test-only --keep-caps */
 };
 
 #define RF_PLAN_MAX_REASONS (2 * RF_PC_MAX + RF_BE_MAX)
@@ -77,6 +80,7 @@ struct rf_plan {
 struct rf_plan_opts {
 	unsigned int require;
 	unsigned int prefer;
+	bool keep_caps;           /* test-only: the child keeps its capabilities */
 };
 
 const char *plan__class_name(enum rf_plan_class c);

@@ -20,6 +20,8 @@ struct rf_caps {
 	struct rf_backend_probe sock_addr;       /* connect4/6, sendmsg4/6, sock_create */
 	struct rf_backend_probe unix_sock_addr;  /* connect_unix/sendmsg_unix (6.7+) */
 	struct rf_backend_probe bpf_lsm;         /* an lsm/ program loaded and attached */
+	struct rf_backend_probe bpf_lsm_enforcer;/* this build's LSM enforcement programs
+						  * (lsm.bpf.c) loaded and attached */
 	struct rf_backend_probe landlock;        /* ruleset created */
 	int landlock_abi;
 	struct rf_backend_probe seccomp;         /* filter mode available */

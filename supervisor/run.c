@@ -358,7 +358,7 @@ static json_t *configure_json(const struct sandbox *sb, bool installed)
 
 	for (i = 0; i < RF_PC_MAX; i++) {
 		const struct rf_class_plan *cp = &sb->plan.c[i];
-		bool kernel_prog = i == RF_PC_NETWORK || i == RF_PC_UNIX;
+		bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM;
 		bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
 		json_t *c;
 
@@ -370,8 +370,10 @@ static json_t *configure_json(const struct sandbox *sb, bool installed)
 					  (!child_side || installed));
 		if (cp->backend[0] && kernel_prog) {
 			/* The evidence: this run's probe of the live kernel. */
-			json_object_set_new(c, "attach", json_string(i == RF_PC_NETWORK ?
-				sb->caps.sock_addr.detail : sb->caps.unix_sock_addr.detail));
+			json_object_set_new(c, "attach", json_string(
+				cp->be == RF_BE_BPF_LSM ? sb->caps.bpf_lsm_enforcer.detail :
+				i == RF_PC_NETWORK ? sb->caps.sock_addr.detail :
+						     sb->caps.unix_sock_addr.detail));
 			if (audit)
 				json_object_set_new(c, "audited", json_true());
 		}
@@ -406,6 +408,10 @@ static json_t *configure_json(const struct sandbox *sb, bool installed)
 		json_object_set_new(o, "seccomp", json_pack("{s:b, s:b, s:s}",
 			"boundary", sb->sc.boundary.len > 0, "allowlist", sb->sc.allowlist.len > 0,
 			"summary", sb->sc.summary));
+	if (o && sb->plan.install.keep_caps)
+		json_object_set_new(o, "keep_caps_note", json_string(
+			"--keep-caps test mode: the command kept every capability; only the "
+			"bpf-lsm programs confine its process boundary"));
 	if (o && audit)
 		json_object_set_new(o, "audit_note",
 				    json_string("audit mode: every decision is recorded, nothing is denied"));
@@ -719,6 +725,7 @@ int cmd_run(const struct run_opts *o)
 		flags |= RF_SB_NET_UNRESTRICTED;
 	if (sb.policy->net_unix == RF_CONFINE_UNRESTRICTED)
 		flags |= RF_SB_UNIX_UNRESTRICTED;
+	flags |= sb.plan.install.lsm_flags;
 	err = sbmaps__install(sb.enf, sb.cgid, flags, entries, n_entries, sb.policy);
 	if (err) {
 		rf_err("refused: writing the policy maps: %s", strerror(-err));
@@ -773,6 +780,7 @@ int cmd_run(const struct run_opts *o)
 	}
 	lo.ro_mounts = (const char *const *)ro_mounts;
 	lo.detach_mounts = (const char *const *)bpf_mounts;
+	lo.keep_caps = sb.plan.install.keep_caps;
 	lo.landlock_fd = sb.ll.ruleset_fd;
 	lo.seccomp = sb.sc.boundary.len || sb.sc.allowlist.len ? &sb.sc : NULL;
 	err = launch__start(&lo, &lr);

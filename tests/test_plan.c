@@ -10,6 +10,7 @@
 
 #include "plan.h"
 #include "policy.h"
+#include "rf_abi.h"
 
 /* This development host: everything but bpf-lsm. */
 static struct rf_caps caps_host(void)
@@ -333,6 +334,109 @@ static void planner_lists_each_refused_class_once(void **state)
 	policy__free(p);
 }
 
+/* The VM's kernel: BPF-LSM works, the cgroup unix hooks do not. */
+static struct rf_caps caps_lsm(void)
+{
+	struct rf_caps c = caps_host();
+
+	c.bpf_lsm.ok = c.bpf_lsm_enforcer.ok = true;
+	c.bpf_lsm.err = 0;
+	c.unix_sock_addr.ok = false;
+	return c;
+}
+
+static void planner_bpf_lsm_takes_file_exec_unix_process(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"network\":{\"unix\":[\"/run/x\"]}}");
+	struct rf_caps c = caps_lsm();
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_string_equal(plan.c[RF_PC_FILE].backend, "bpf-lsm");
+	assert_string_equal(plan.c[RF_PC_EXEC].backend, "bpf-lsm");
+	assert_string_equal(plan.c[RF_PC_UNIX].backend, "bpf-lsm");
+	assert_string_equal(plan.c[RF_PC_PROCESS].backend, "bpf-lsm");
+	assert_string_equal(plan.c[RF_PC_NETWORK].backend, "cgroup-sock-addr");
+	assert_int_equal(plan.install.lsm_flags, RF_SB_LSM_FILES | RF_SB_LSM_EXEC |
+						 RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS);
+	assert_false(plan.install.landlock_fs);
+	assert_true(plan.install.seccomp_boundary); /* still a layer */
+	policy__free(p);
+}
+
+/* bpf-lsm can record without denying: audit mode is fine with it. */
+static void planner_bpf_lsm_allows_audit_mode(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\"}");
+	struct rf_caps c = caps_lsm();
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_string_equal(plan.c[RF_PC_FILE].backend, "bpf-lsm");
+	policy__free(p);
+}
+
+static void planner_bpf_lsm_refuses_paths_longer_than_its_matcher(void **state)
+{
+	char json[1024], path[300];
+	struct rf_policy *p;
+	struct rf_caps c = caps_lsm();
+	struct rf_plan plan;
+
+	(void)state;
+	memset(path, 'a', 250);
+	path[0] = '/';
+	path[250] = 0;
+	snprintf(json, sizeof(json), "{\"version\":1,\"id\":\"a\",\"exec\":\"unrestricted\","
+		 "\"files\":{\"read\":[\"%s\"]}}", path);
+	p = load(json);
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan.ok);
+	assert_true(has_reason(&plan, "file: \"/aaa"));
+	policy__free(p);
+}
+
+static void planner_prefer_landlock_over_bpf_lsm_for_files(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\"}");
+	struct rf_caps c = caps_lsm();
+	struct rf_plan_opts o = { .prefer = 1u << RF_BE_LANDLOCK };
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, &o, &plan);
+	assert_true(plan.ok);
+	assert_string_equal(plan.c[RF_PC_FILE].backend, "landlock-abi7");
+	assert_true(plan.install.landlock_fs);
+	assert_false(plan.install.lsm_flags & RF_SB_LSM_FILES);
+	policy__free(p);
+}
+
+/* --keep-caps is a test mode for proving the LSM boundary alone: refused
+ * without bpf-lsm; with it, no seccomp or landlock layer is added. */
+static void planner_keep_caps_needs_bpf_lsm(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\"}");
+	struct rf_caps host = caps_host(), lsm = caps_lsm();
+	struct rf_plan_opts o = { .keep_caps = true };
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &host, &o, &plan);
+	assert_false(plan.ok);
+	assert_true(has_reason(&plan, "process: --keep-caps"));
+	plan__compile(p, &lsm, &o, &plan);
+	assert_true(plan.ok);
+	assert_true(plan.install.keep_caps);
+	assert_false(plan.install.seccomp_boundary);
+	assert_false(plan.install.landlock_scope_signal);
+	policy__free(p);
+}
+
 /* --require: refused unless that backend enforces something here. */
 static void planner_require_refuses_an_unavailable_backend(void **state)
 {
@@ -403,6 +507,11 @@ int main(void)
 		cmocka_unit_test(planner_monitor_thresholds_are_accepted_not_enforced),
 		cmocka_unit_test(planner_lists_each_refused_class_once),
 		cmocka_unit_test(planner_require_refuses_an_unavailable_backend),
+		cmocka_unit_test(planner_bpf_lsm_takes_file_exec_unix_process),
+		cmocka_unit_test(planner_bpf_lsm_allows_audit_mode),
+		cmocka_unit_test(planner_bpf_lsm_refuses_paths_longer_than_its_matcher),
+		cmocka_unit_test(planner_prefer_landlock_over_bpf_lsm_for_files),
+		cmocka_unit_test(planner_keep_caps_needs_bpf_lsm),
 		cmocka_unit_test(planner_backend_names_round_trip),
 		cmocka_unit_test(planner_json_names_every_class),
 	};

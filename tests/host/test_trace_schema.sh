@@ -2,12 +2,13 @@
 # Check the two JSON schemas against what the code really produces:
 #   - schemas/examples/*.json against schemas/policy.schema.json;
 #   - every line of traces written by real runs (enforce, audit, refused,
-#     --require bpf-lsm, command not found, not executable, killed by a
-#     signal, network unrestricted, network omitted, a DNS name, more
-#     denials than the sample limit; where the kernel has them: Landlock
-#     files/exec with an approximated entry, a command outside the exec
-#     list, the Landlock TCP-port layer (--prefer landlock), a seccomp
-#     syscalls allowlist, and a child whose landlock_restrict_self fails)
+#     --require bpf-lsm, monitor thresholds, command not found, not
+#     executable, killed by a signal, network unrestricted, network omitted,
+#     a DNS name, more denials than the sample limit; where the kernel has
+#     them: Landlock files/exec with an approximated entry, a command
+#     outside the exec list, the Landlock TCP-port layer (--prefer
+#     landlock), a seccomp syscalls allowlist, and a child whose
+#     landlock_restrict_self fails)
 #     against schemas/trace.schema.json, plus the ordering rules the schema
 #     cannot express (seq, first/last event, counts) and each run's outcome;
 #   - the plan printed by `ringfence check` against the schema's "plan".
@@ -105,6 +106,8 @@ pol refused '{"version":1,"id":"t-refused","files":"unrestricted","exec":"unrest
   "network":{"connect":[],"unix":[]},"limits":{"pids":5}}'
 pol unrestricted '{"version":1,"id":"t-unres","files":"unrestricted","exec":"unrestricted","network":"unrestricted"}'
 pol omitted '{"version":1,"id":"t-omitted","files":"unrestricted","exec":"unrestricted"}'
+pol monitor '{"version":1,"id":"t-monitor","files":"unrestricted","exec":"unrestricted",
+  "network":"unrestricted","monitor":{"pids":3,"deny_burst":{"count":5,"window_ms":100}}}'
 pol name '{"version":1,"id":"t-name","files":"unrestricted","exec":"unrestricted",
   "network":{"connect":["localhost:9"],"unix":"unrestricted"}}'
 # Landlock: Debian 12 is merged-/usr, so ld.so and the libraries are under
@@ -168,6 +171,8 @@ run unrestricted 3 unrestricted /bin/sh -c 'exit 3'
 run omitted 0 omitted "$NET" tcp 127.0.0.1 1 unix @x
 run name 0 name "$NET" tcp 127.0.0.1 9
 run burst 0 enforce "$NET" burst 300 127.0.0.1 1
+# monitor thresholds are detection only: accepted, never enforced.
+run monitor 0 monitor /bin/sh -c 'exit 0'
 # bpf-lsm enforces nothing in this build: refused whatever the kernel has.
 RUN_OPTS=(--require bpf-lsm); run require 126 enforce "$NET" tcp 127.0.0.1 9
 if [ "$LL_ABI" -ge 3 ]; then
@@ -231,7 +236,7 @@ def check(cond, msg):
         bad.append(msg)
 refused = ["refused", "require"]
 for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "signal",
-          "unrestricted", "omitted", "name", "burst",
+          "unrestricted", "omitted", "name", "burst", "monitor",
           "landlock", "execdenied", "layer", "syscalls", "setup"]:
     if not has(n):
         continue
@@ -275,6 +280,9 @@ check(any(r.startswith("--require: bpf-lsm") for r in load("require")[0]["plan"]
 p = e[2]["classes"]["process"]
 check(p["backend"] == ("seccomp" if seccomp else "capabilities") and p["enforced"]
       and p.get("installed") is True, f"enforce: process {p}")
+m = load("monitor")[0]["plan"]["classes"]["monitor"]
+check(m["backend"] == "ringfence-monitor" and not m["required"] and not m["enforced"],
+      f"monitor: {m}")
 a = load("audit")
 check({x["verdict"] for x in a if x["event"] == "kernel.deny"} == {"audited"}, "audit: verdicts")
 check(a[2]["mode"] == "audit" and "audit_note" in a[2], "audit: configure")
