@@ -600,3 +600,23 @@ int cgroup__id_of(const char *path, uint64_t *ret_id)
 	*ret_id = (uint64_t)st.st_ino;
 	return 0;
 }
+
+/* The cgroup is gone or holds no process anywhere below it. Until then
+ * its map entries must stay: they are what confines the survivors. */
+bool cgroup__is_empty(const char *path)
+{
+	char file[4200], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/cgroup.events", path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, "populated 0") != NULL;
+}

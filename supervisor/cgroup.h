@@ -3,6 +3,7 @@
 #ifndef RF_CGROUP_H
 #define RF_CGROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ int cgroup__destroy(struct rf_cgroup *cg);
 
 /* Same for a cgroup known only by path (stale sandbox clean-up). */
 int cgroup__destroy_path(const char *path);
+
+/* The cgroup is gone or holds no process anywhere below it (cgroup.events). */
+bool cgroup__is_empty(const char *path);
 
 /* The cgroup id of a path (inode number of the directory), or -errno. */
 int cgroup__id_of(const char *path, uint64_t *ret_id);

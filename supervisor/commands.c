@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* `ringfence check`, `probe`, `status` and `unload`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sandbox.h"
+
+int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
+{
+	struct rf_policy *policy = NULL;
+	struct rf_landlock ll = { .ruleset_fd = -1 };
+	struct rf_seccomp sc;
+	struct rf_caps caps;
+	struct rf_plan plan;
+	json_t *doc;
+	int rc;
+
+	memset(&sc, 0, sizeof(sc));
+	rc = prepare__load_policy(policy_path, &policy);
+	if (rc)
+		return rc;
+	probe__run(&caps, prepare__probe_flags(policy, opts));
+	plan__compile(policy, &caps, opts, &plan);
+	rc = prepare__backends(policy, &plan, &ll, &sc);
+	if (rc)
+		goto cleanup;
+	doc = report__plan(policy, &plan, &caps);
+	if (doc) {
+		if (ll.n_approx)
+			json_object_set_new(doc, "approximations", report__approximations(&ll));
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(doc);
+	}
+	rc = plan.ok ? 0 : RF_EXIT_REFUSED;
+	if (!plan.ok)
+		prepare__print_refusal(&plan);
+cleanup:
+	sandbox_landlock__free(&ll);
+	sandbox_seccomp__free(&sc);
+	policy__free(policy);
+	return rc;
+}
+
+static json_t *probe_json(const struct rf_backend_probe *p)
+{
+	return json_pack("{s:b, s:s, s:s?, s:f}", "ok", p->ok, "detail", p->detail,
+			 "error", p->ok ? NULL : strerror(-p->err), "probe_ms", p->ms);
+}
+
+int cmd_probe(void)
+{
+	struct rf_caps caps;
+	json_t *o, *b;
+
+	probe__run(&caps, RF_PROBE_ALL);
+	b = json_object();
+	json_object_set_new(b, "cgroup-v2", probe_json(&caps.cgroup_v2));
+	json_object_set_new(b, "cgroup-sock-addr", probe_json(&caps.sock_addr));
+	json_object_set_new(b, "cgroup-sock-addr-unix", probe_json(&caps.unix_sock_addr));
+	json_object_set_new(b, "bpf-lsm", probe_json(&caps.bpf_lsm));
+	json_object_set_new(b, "landlock", probe_json(&caps.landlock));
+	if (caps.landlock.ok)
+		json_object_set_new(json_object_get(b, "landlock"), "abi",
+				    json_integer(caps.landlock_abi));
+	json_object_set_new(b, "seccomp", probe_json(&caps.seccomp));
+	o = json_pack("{s:s, s:s, s:i, s:o, s:{s:[s,s], s:[s,s], s:[s,s,s], s:[s], s:[s], s:[s]}}",
+		      "kernel", caps.kernel_release,
+		      "cgroup2_mount", caps.cgroup_mount,
+		      "unprivileged_bpf_disabled", caps.unprivileged_bpf_disabled,
+		      "backends", b,
+		      "used_by_this_build",
+		      "network", "cgroup-sock-addr", "landlock (TCP ports, layer)",
+		      "unix", "cgroup-sock-addr", "landlock (abstract scoping, layer)",
+		      "process", "seccomp", "capabilities", "landlock (signal scoping)",
+		      "file", "landlock",
+		      "exec", "landlock",
+		      "syscalls", "seccomp");
+	if (!o)
+		return 1;
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(o);
+	return 0;
+}
+
+int cmd_status(bool as_json)
+{
+	struct rf_registry_entry *v = NULL;
+	struct rf_enforcer *enf = NULL;
+	size_t n = 0, i;
+	json_t *arr;
+	int err;
+
+	err = registry__list(&v, &n);
+	if (err) {
+		rf_err("reading %s: %s", RF_REGISTRY_DIR, strerror(-err));
+		return 1;
+	}
+	enforcer__open_pinned(&enf);
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		struct rf_sandbox st = { 0 };
+		bool live = registry__supervisor_alive(&v[i]);
+		uint64_t total = 0;
+		int k;
+
+		if (enf && !sbmaps__read_sandbox(enf, v[i].cgroup_id, &st))
+			for (k = 0; k < RF_CLASS_MAX; k++)
+				total += st.denials[k];
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i, s:i, s:s, s:I}",
+			"sandbox", v[i].sandbox, "state", live ? "live" : "stale",
+			"policy_id", v[i].policy_id, "policy_sha256", v[i].digest,
+			"cgroup_path", v[i].cgroup_path, "cgroup_id", (json_int_t)v[i].cgroup_id,
+			"supervisor_pid", (int)v[i].supervisor_pid, "pid", (int)v[i].child_pid,
+			"started", v[i].started, "denials", (json_int_t)total));
+	}
+	if (as_json) {
+		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else if (!n) {
+		printf("no sandboxes\n");
+	} else {
+		printf("%-32s %-6s %-8s %-8s %-9s %s\n", "SANDBOX", "STATE", "SUPERV", "PID",
+		       "DENIALS", "STARTED");
+		for (i = 0; i < n; i++) {
+			json_t *e = json_array_get(arr, i);
+
+			printf("%-32s %-6s %-8lld %-8lld %-9lld %s\n",
+			       json_string_value(json_object_get(e, "sandbox")),
+			       json_string_value(json_object_get(e, "state")),
+			       json_integer_value(json_object_get(e, "supervisor_pid")),
+			       json_integer_value(json_object_get(e, "pid")),
+			       json_integer_value(json_object_get(e, "denials")),
+			       json_string_value(json_object_get(e, "started")));
+		}
+	}
+	json_decref(arr);
+	enforcer__close(enf);
+	free(v);
+	return 0;
+}
+
+int cmd_unload(bool force)
+{
+	struct rf_registry_entry *v = NULL;
+	size_t n = 0, i, live = 0;
+	int err;
+
+	registry__list(&v, &n);
+	for (i = 0; i < n; i++)
+		live += registry__supervisor_alive(&v[i]);
+	if (live && !force) {
+		rf_err("%zu sandbox%s live; refusing to unload (use --force to kill them first)",
+		       live, live == 1 ? " is" : "es are");
+		free(v);
+		return 1;
+	}
+	/* Fail closed: sandboxes die before the programs confining them go. */
+	for (i = 0; i < n; i++) {
+		cgroup__destroy_path(v[i].cgroup_path);
+		if (!cgroup__is_empty(v[i].cgroup_path)) {
+			rf_err("sandbox %s: processes survived the kill; not unloading",
+			       v[i].sandbox);
+			free(v);
+			return 1;
+		}
+		registry__remove(v[i].sandbox);
+	}
+	free(v);
+	err = enforcer__unload(force);
+	if (err == -EBUSY) {
+		rf_err("a supervisor is still starting or running; refusing to unload");
+		return 1;
+	}
+	if (err) {
+		rf_err("unload: %s", strerror(-err));
+		return 1;
+	}
+	rf_info("unloaded: programs detached, %s removed", RF_PIN_DIR);
+	return 0;
+}

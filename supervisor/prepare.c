@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Everything a run or a check does before anything exists on the host:
+ * load the policy, pick the probe, build the user-space backends (Landlock
+ * ruleset, seccomp filters) that can still refuse the plan.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "sandbox.h"
+
+int prepare__load_policy(const char *path, struct rf_policy **ret)
+{
+	struct rf_error perr = { 0 };
+	int err;
+
+	err = policy__load_file(path, ret, &perr);
+	if (err) {
+		rf_err("policy %s: %s: %s", path, perr.where, perr.why);
+		return RF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+void prepare__print_refusal(const struct rf_plan *plan)
+{
+	int i;
+
+	rf_err("refused: this policy cannot be enforced on this kernel (%d reason%s):",
+	       plan->n_reasons, plan->n_reasons == 1 ? "" : "s");
+	for (i = 0; i < plan->n_reasons; i++)
+		fprintf(stderr, "ringfence:   - %s\n", plan->reasons[i]);
+}
+
+/* bpf-lsm is probed only when its answer can matter to this run. */
+unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o)
+{
+	return p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ||
+	       (o && ((o->require | o->prefer) & (1u << RF_BE_BPF_LSM))) ? RF_PROBE_LSM : 0;
+}
+
+/* Which class a Landlock refusal belongs to, from the JSON path it names. */
+static enum rf_plan_class landlock_class(const char *why)
+{
+	return !strncmp(why, "$.exec", 6) ? RF_PC_EXEC : RF_PC_FILE;
+}
+
+/*
+ * The backends that are built in user space before the child exists:
+ * the Landlock ruleset (needs every path to exist: an entry it cannot
+ * express refuses the plan) and the seccomp filters (an unknown syscall
+ * name is a policy error). Returns 0, or RF_EXIT_USAGE with the error
+ * printed. A Landlock refusal lands in the plan.
+ */
+int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
+			    struct rf_landlock *ll, struct rf_seccomp *sc)
+{
+	const struct rf_plan_install *in = &plan->install;
+	char why[700] = "";
+	int err;
+
+	ll->ruleset_fd = -1;
+	if (!plan->ok)
+		return 0;
+	if (in->seccomp_boundary || in->seccomp_allowlist) {
+		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, why, sizeof(why));
+		if (err == -EINVAL) {
+			rf_err("policy: %s", why);
+			return RF_EXIT_USAGE;
+		}
+		if (err) {
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
+				 why[0] ? ": " : "building the seccomp filters: ", strerror(-err));
+			plan__refuse(plan, in->seccomp_allowlist ? RF_PC_SYSCALLS : RF_PC_PROCESS, why);
+			return 0;
+		}
+	}
+	if (in->landlock) {
+		struct rf_landlock_opts lo = {
+			.abi = in->landlock_abi,
+			.fs = in->landlock_fs,
+			.net_connect = in->landlock_net,
+			.scope_abstract_unix = in->landlock_scope_unix,
+			.scope_signal = in->landlock_scope_signal,
+			.approximate = p->approximate,
+		};
+
+		err = sandbox_landlock__build(p, &lo, ll, why, sizeof(why));
+		if (err == -EINVAL) {
+			plan__refuse(plan, landlock_class(why), why);
+		} else if (err) {
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
+				 why[0] ? ": " : "building the Landlock ruleset: ", strerror(-err));
+			plan__refuse(plan, lo.fs ? RF_PC_FILE : RF_PC_PROCESS, why);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The trace's events built from the plan, the kernel's samples and the
+ * sandbox's state; and the one-line summary on stderr. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "sandbox.h"
+
+/* What the process class would look like in the plan JSON, plus header. */
+json_t *report__plan(const struct rf_policy *p, const struct rf_plan *plan,
+			     const struct rf_caps *caps)
+{
+	json_t *o = plan__to_json(plan);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "policy", json_pack("{s:s, s:s, s:s}", "id", p->id,
+						   "sha256", p->digest,
+						   "mode", p->mode == RF_MODE_AUDIT ? "audit" : "enforce"));
+	json_object_set_new(o, "kernel", json_string(caps->kernel_release));
+	return o;
+}
+
+/* Entries the policy let Landlock approximate, for the plan document. */
+json_t *report__approximations(const struct rf_landlock *ll)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < ll->n_approx; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "entry", ll->approx[i].where,
+						   "approximation", ll->approx[i].what));
+	return a;
+}
+
+json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *res,
+			     size_t n_res)
+{
+	json_t *o = json_object(), *entries = json_array(), *unx = json_array();
+	size_t i, j;
+
+	for (i = 0; i < p->n_connect; i++) {
+		const struct rf_endpoint *ep = &p->connect[i];
+		json_t *e = json_object(), *addrs = json_array(), *excl = json_array();
+		char a[INET6_ADDRSTRLEN + 8];
+
+		json_object_set_new(e, "entry", json_string(ep->text));
+		json_object_set_new(e, "kind", json_string(ep->kind == RF_HOST_NAME ? "name" :
+							    ep->cidr ? "cidr" : "address"));
+		if (ep->kind == RF_HOST_ADDR) {
+			inet_ntop(ep->family, ep->addr, a, INET6_ADDRSTRLEN);
+			if (ep->cidr)
+				snprintf(a + strlen(a), 8, "/%u", ep->prefix_len);
+			json_array_append_new(addrs, json_string(a));
+		}
+		for (j = 0; j < n_res; j++) {
+			if (res[j].source != i)
+				continue;
+			inet_ntop(res[j].family, res[j].addr, a, INET6_ADDRSTRLEN);
+			json_array_append_new(res[j].excluded ? excl : addrs, json_string(a));
+		}
+		json_object_set_new(e, "enforced_addresses", addrs);
+		if (json_array_size(excl)) {
+			json_object_set_new(e, "excluded_addresses", excl);
+			json_object_set_new(e, "excluded_reason",
+					    json_string("link-local or cloud-metadata address reached "
+							"through a DNS name: only a literal entry allows it"));
+		} else {
+			json_decref(excl);
+		}
+		json_object_set_new(e, "port_lo", json_integer(ep->port_lo));
+		json_object_set_new(e, "port_hi", json_integer(ep->port_hi));
+		json_array_append_new(entries, e);
+	}
+	for (i = 0; i < p->n_unix; i++)
+		json_array_append_new(unx, json_string(p->unix_rules[i].text));
+	json_object_set_new(o, "connect", json_string(plan__request_name(
+		p->net_connect == RF_CONFINE_ALLOWLIST ? RF_REQ_ALLOWLIST :
+		p->net_connect == RF_CONFINE_UNRESTRICTED ? RF_REQ_UNRESTRICTED : RF_REQ_DENY_ALL)));
+	json_object_set_new(o, "destinations", entries);
+	json_object_set_new(o, "unix_mode", json_string(plan__request_name(
+		p->net_unix == RF_CONFINE_ALLOWLIST ? RF_REQ_ALLOWLIST :
+		p->net_unix == RF_CONFINE_UNRESTRICTED ? RF_REQ_UNRESTRICTED : RF_REQ_DENY_ALL)));
+	json_object_set_new(o, "unix", unx);
+	return o;
+}
+
+json_t *report__configure(const struct sandbox *sb, bool installed)
+{
+	const struct rf_policy *p = sb->policy;
+	bool audit = p->mode == RF_MODE_AUDIT;
+	json_t *classes = json_object(), *o;
+	int i;
+
+	for (i = 0; i < RF_PC_MAX; i++) {
+		const struct rf_class_plan *cp = &sb->plan.c[i];
+		bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM;
+		bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
+		json_t *c;
+
+		if (cp->request == RF_REQ_ABSENT)
+			continue;
+		c = json_pack("{s:s, s:o, s:b}", "requested", plan__request_name(cp->request),
+			      "backend", cp->backend[0] ? json_string(cp->backend) : json_null(),
+			      "enforced", cp->enforced && !(audit && kernel_prog) &&
+					  (!child_side || installed));
+		if (cp->backend[0] && kernel_prog) {
+			/* The evidence: this run's probe of the live kernel. */
+			json_object_set_new(c, "attach", json_string(
+				cp->be == RF_BE_BPF_LSM ? sb->caps.bpf_lsm_enforcer.detail :
+				i == RF_PC_NETWORK ? sb->caps.sock_addr.detail :
+						     sb->caps.unix_sock_addr.detail));
+			if (audit)
+				json_object_set_new(c, "audited", json_true());
+		}
+		/* Landlock and seccomp are applied by the child itself, just
+		 * before exec: installed is true only once exec happened. */
+		if (child_side || cp->layers[0])
+			json_object_set_new(c, "installed", json_boolean(installed));
+		if (cp->layers[0])
+			json_object_set_new(c, "layers", json_string(cp->layers));
+		if (cp->note[0])
+			json_object_set_new(c, "note", json_string(cp->note));
+		json_object_set_new(classes, plan__class_name(i), c);
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:I}, s:{s:s, s:b, s:b}, s:o}",
+		      "kernel", sb->caps.kernel_release,
+		      "policy_id", p->id,
+		      "policy_sha256", p->digest,
+		      "mode", audit ? "audit" : "enforce",
+		      "cgroup", "path", sb->cg.path, "id", (json_int_t)sb->cgid,
+		      "programs", "pinned", RF_PIN_DIR, "loaded_now", sb->enf->loaded_now,
+		      "unix_hooks", (sb->enf->features & RF_FEAT_UNIX) != 0,
+		      "classes", classes);
+	if (o && sb->ll.ruleset_fd >= 0)
+		json_object_set_new(o, "landlock", json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"abi", sb->ll.abi, "handled_fs", (json_int_t)sb->ll.handled_fs,
+			"handled_net", (json_int_t)sb->ll.handled_net,
+			"scoped", (json_int_t)sb->ll.scoped,
+			"fs_rules", (json_int_t)sb->ll.n_fs_rules,
+			"net_rules", (json_int_t)sb->ll.n_net_rules,
+			"approximations", report__approximations(&sb->ll)));
+	if (o && (sb->sc.boundary.len || sb->sc.allowlist.len))
+		json_object_set_new(o, "seccomp", json_pack("{s:b, s:b, s:s}",
+			"boundary", sb->sc.boundary.len > 0, "allowlist", sb->sc.allowlist.len > 0,
+			"summary", sb->sc.summary));
+	if (o && sb->plan.install.keep_caps)
+		json_object_set_new(o, "keep_caps_note", json_string(
+			"--keep-caps test mode: the command kept every capability; only the "
+			"bpf-lsm programs confine its process boundary"));
+	if (o && audit)
+		json_object_set_new(o, "audit_note",
+				    json_string("audit mode: every decision is recorded, nothing is denied"));
+	return o;
+}
+
+/* Put the kernel's kept samples into the trace. final: the sandbox is
+ * gone, so a missing sample will never arrive (it was not kept). */
+void report__drain_samples(struct sandbox *sb, bool final)
+{
+	struct rf_sandbox st;
+	struct rf_event ev;
+	uint64_t end;
+
+	if (sbmaps__read_sandbox(sb->enf, sb->cgid, &st))
+		return;
+	end = st.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? st.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
+	while (sb->next_seq < end) {
+		int err = sbmaps__read_sample(sb->enf, sb->cgid, sb->next_seq, &ev);
+
+		if (err == -ENOENT && !final)
+			return;  /* counted, not yet stored: next tick */
+		if (err) {
+			sb->missing++;
+		} else {
+			trace__emit(sb->trace, "kernel.deny", trace__event_json(&ev));
+			sb->traced++;
+		}
+		sb->next_seq++;
+	}
+}
+
+void report__summary(const struct sandbox *sb)
+{
+	char line[1024] = "";
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < RF_PC_MAX; i++) {
+		const struct rf_class_plan *cp = &sb->plan.c[i];
+
+		if (cp->request == RF_REQ_ABSENT || i == RF_PC_PROCESS)
+			continue;
+		off += snprintf(line + off, sizeof(line) - off, "%s%s %s", off ? "; " : "",
+				plan__class_name(i),
+				cp->request == RF_REQ_UNRESTRICTED ? "unrestricted (not confined)" :
+				cp->enforced ? (sb->policy->mode == RF_MODE_AUDIT ? "audited by " :
+						"enforced by ") : "NOT enforced");
+		if (cp->enforced && cp->request != RF_REQ_UNRESTRICTED)
+			off += snprintf(line + off, sizeof(line) - off, "%s", cp->backend);
+		if (off >= sizeof(line))
+			break;
+	}
+	rf_info("sandbox %s: %s", sb->name, line);
+}

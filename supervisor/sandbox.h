@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* One sandbox's state across the run, and the modules that build it. */
+#ifndef RF_SANDBOX_H
+#define RF_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "cgroup.h"
+#include "enforcer.h"
+#include "netrules.h"
+#include "plan.h"
+#include "policy.h"
+#include "probe.h"
+#include "registry.h"
+#include "run.h"
+#include "sandbox_landlock.h"
+#include "sandbox_seccomp.h"
+#include "sbmaps.h"
+#include "trace.h"
+
+struct sandbox {
+	char name[128];
+	struct rf_policy *policy;
+	struct rf_plan plan;
+	struct rf_caps caps;
+	struct rf_trace *trace;
+	struct rf_enforcer *enf;
+	struct rf_cgroup cg;
+	uint64_t cgid;            /* kept: cgroup__destroy clears cg */
+	bool cg_created;
+	bool maps_installed;
+	bool registered;
+	bool keep_policy;             /* processes survived: keep enforcing */
+	struct rf_landlock ll;        /* ruleset the child applies */
+	struct rf_seccomp sc;         /* filters the child installs */
+	struct rf_net_entry *entries;   /* what is in the maps for it */
+	size_t n_entries;
+	uint64_t next_seq;        /* next kernel sample to put in the trace */
+	uint64_t traced;          /* samples written to the trace */
+	uint64_t missing;         /* samples the kernel could not keep */
+};
+
+/* prepare.c: before anything is created */
+int prepare__load_policy(const char *path, struct rf_policy **ret);  /* 0 or RF_EXIT_USAGE */
+void prepare__print_refusal(const struct rf_plan *plan);
+unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o);
+int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
+		      struct rf_landlock *ll, struct rf_seccomp *sc);
+
+/* report.c: trace events and the summary line */
+json_t *report__plan(const struct rf_policy *p, const struct rf_plan *plan,
+		     const struct rf_caps *caps);
+json_t *report__approximations(const struct rf_landlock *ll);
+json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *res,
+			 size_t n_res);
+json_t *report__configure(const struct sandbox *sb, bool installed);
+void report__drain_samples(struct sandbox *sb, bool final);
+void report__summary(const struct sandbox *sb);
+
+#endif
