@@ -51,6 +51,45 @@ static json_t *probe_json(const struct rf_backend_probe *p)
 			 "error", p->ok ? NULL : strerror(-p->err), "probe_ms", p->ms);
 }
 
+/*
+ * Per class, the backend (with its version) this kernel would use for a
+ * policy that confines everything, or why none: the planner's own answer
+ * on the capabilities just probed.
+ */
+static json_t *class_backends(const struct rf_caps *caps)
+{
+	static const char confine_all[] =
+		"{\"version\":1,\"id\":\"probe\",\"network\":{\"connect\":[],\"unix\":[]},"
+		"\"syscalls\":{\"allow\":[\"read\"]}}";
+	struct rf_policy *p = NULL;
+	struct rf_error err;
+	struct rf_plan plan;
+	json_t *o = json_object();
+	int i;
+
+	if (policy__load_string(confine_all, &p, &err))
+		return o;
+	plan__compile(p, caps, NULL, &plan);
+	for (i = 0; i < RF_PC_MAX; i++) {
+		const struct rf_class_plan *cp = &plan.c[i];
+		json_t *c;
+
+		if (i == RF_PC_LIMITS || i == RF_PC_MONITOR)
+			continue;
+		c = json_pack("{s:o}", "backend",
+			      cp->backend[0] ? json_string(cp->backend) : json_null());
+		if (cp->layers[0])
+			json_object_set_new(c, "layers", json_string(cp->layers));
+		if (!cp->enforced)
+			json_object_set_new(c, "reason", json_string(cp->note));
+		json_object_set_new(o, plan__class_name(i), c);
+	}
+	json_object_set_new(o, "limits", json_pack("{s:n, s:s}", "backend", "reason",
+				"no backend of this build enforces limits yet"));
+	policy__free(p);
+	return o;
+}
+
 int cmd_probe(void)
 {
 	struct rf_caps caps;
@@ -67,18 +106,12 @@ int cmd_probe(void)
 		json_object_set_new(json_object_get(b, "landlock"), "abi",
 				    json_integer(caps.landlock_abi));
 	json_object_set_new(b, "seccomp", probe_json(&caps.seccomp));
-	o = json_pack("{s:s, s:s, s:i, s:o, s:{s:[s,s], s:[s,s], s:[s,s,s], s:[s], s:[s], s:[s]}}",
+	o = json_pack("{s:s, s:s, s:i, s:o, s:o}",
 		      "kernel", caps.kernel_release,
 		      "cgroup2_mount", caps.cgroup_mount,
 		      "unprivileged_bpf_disabled", caps.unprivileged_bpf_disabled,
 		      "backends", b,
-		      "used_by_this_build",
-		      "network", "cgroup-sock-addr", "landlock (TCP ports, layer)",
-		      "unix", "cgroup-sock-addr", "landlock (abstract scoping, layer)",
-		      "process", "seccomp", "capabilities", "landlock (signal scoping)",
-		      "file", "landlock",
-		      "exec", "landlock",
-		      "syscalls", "seccomp");
+		      "classes", class_backends(&caps));
 	if (!o)
 		return 1;
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

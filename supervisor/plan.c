@@ -344,6 +344,9 @@ static void check_required(struct rf_plan *plan, unsigned int require,
 			used |= plan->c[i].be == (enum rf_backend)b;
 		if (b == RF_BE_LANDLOCK)
 			used |= plan->install.landlock;
+		/* Dropped for every sandbox, whatever the main backend is. */
+		if (b == RF_BE_CAPABILITIES)
+			used |= !plan->install.keep_caps;
 		if (used)
 			continue;
 		if (b == RF_BE_BPF_LSM)

@@ -34,11 +34,13 @@ void prepare__print_refusal(const struct rf_plan *plan)
 		fprintf(stderr, "ringfence:   - %s\n", plan->reasons[i]);
 }
 
-/* bpf-lsm is probed only when its answer can matter to this run. */
 unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o)
 {
-	return p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ||
-	       (o && ((o->require | o->prefer) & (1u << RF_BE_BPF_LSM))) ? RF_PROBE_LSM : 0;
+	/* bpf-lsm would serve the process boundary of every sandbox: always
+	 * tried, so the strongest backend is used wherever it exists. */
+	(void)p;
+	(void)o;
+	return RF_PROBE_LSM;
 }
 
 /* Which class a Landlock refusal belongs to, from the JSON path it names. */

@@ -154,7 +154,9 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 			"bpf-lsm programs confine its process boundary"));
 	if (o && audit)
 		json_object_set_new(o, "audit_note",
-				    json_string("audit mode: every decision is recorded, nothing is denied"));
+				    json_string("audit mode: every decision of the policy's classes is "
+						"recorded, nothing is denied; the process boundary (ringfence's "
+						"own protection) stays enforced"));
 	return o;
 }
 

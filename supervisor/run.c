@@ -230,18 +230,19 @@ int cmd_run(const struct run_opts *o)
 		goto cleanup;
 	}
 	make_name(sb.policy->id, sb.name, sizeof(sb.name));
-	err = trace__open(o->trace_path, sb.name, &sb.trace);
-	if (err) {
-		rf_err("--trace %s: %s", o->trace_path, strerror(-err));
-		rc = RF_EXIT_USAGE;
-		goto cleanup;
-	}
 
 	probe__run(&sb.caps, prepare__probe_flags(sb.policy, &o->plan_opts));
 	plan__compile(sb.policy, &sb.caps, &o->plan_opts, &sb.plan);
 	rc = prepare__backends(sb.policy, &sb.plan, &sb.ll, &sb.sc);
 	if (rc)
 		goto cleanup;
+	/* Opened once the input is known good: a policy error leaves no file. */
+	err = trace__open(o->trace_path, sb.name, &sb.trace);
+	if (err) {
+		rf_err("--trace %s: %s", o->trace_path, strerror(-err));
+		rc = RF_EXIT_USAGE;
+		goto cleanup;
+	}
 	rc = RF_EXIT_REFUSED;
 	{
 		json_t *ev = json_object(), *argv = json_array();
@@ -384,6 +385,10 @@ int cmd_run(const struct run_opts *o)
 		    report__configure(&sb, !err && lr.failed_stage != LAUNCH_STAGE_SETUP));
 	if (err) {
 		rf_err("refused: starting the command: %s", strerror(-err));
+		trace__emit(sb.trace, "sandbox.exit",
+			    json_pack("{s:n, s:n, s:i, s:s, s:s}", "status", "signal",
+				      "exit_code", rc, "failed_stage", "clone",
+				      "error", strerror(-err)));
 		goto cleanup;
 	}
 	if (lr.failed_stage != LAUNCH_STAGE_NONE) {

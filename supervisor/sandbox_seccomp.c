@@ -399,10 +399,18 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 	if (why_len)
 		why[0] = '\0';
 
+	/* "alert" profiles are detection (ringfence-monitor): no filter here,
+	 * but their names are still checked, since they are resolved at plan
+	 * time either way. */
 	if (allowlist && policy->syscalls.on_violation != RF_VIOLATION_DENY) {
-		snprintf(why, why_len,
-			 "$.syscalls.on_violation: only \"deny\" is enforced by the seccomp backend");
-		return -EOPNOTSUPP;
+		for (size_t i = 0; i < policy->syscalls.n_allow; i++)
+			if (sandbox_seccomp__resolve(policy->syscalls.allow[i]) < 0) {
+				snprintf(why, why_len, "$.syscalls.allow[%zu]: unknown syscall "
+					 "\"%s\" on this architecture", i,
+					 policy->syscalls.allow[i]);
+				return -EINVAL;
+			}
+		allowlist = false;
 	}
 
 	if (boundary) {

@@ -209,17 +209,20 @@ say "Schema: schemas/trace.schema.json. sandbox.exit has the exact totals; the"
 say "kernel keeps the first 256 decisions of each sandbox as kernel.deny lines."
 
 # ---- fail closed ----
-STRICT=$WORK/no-files-policy.json
+STRICT=$WORK/limits-policy.json
 cat > "$STRICT" <<EOF
 {
   "version": 1,
-  "id": "no-files",
-  "network": { "connect": ["127.0.0.1:$PORT_A"], "unix": $UNIX_RULE }
+  "id": "with-limits",
+  "files": "unrestricted",
+  "exec": "unrestricted",
+  "network": { "connect": ["127.0.0.1:$PORT_A"], "unix": $UNIX_RULE },
+  "limits": { "pids": 64, "memory_mb": 512 }
 }
 EOF
 title "Fail closed"
-say "This policy omits \"files\" and \"exec\", which means: deny all file access and"
-say "every exec. This build cannot enforce that here, so it will not pretend to:"
+say "This policy asks for resource limits (\"limits\"). No backend of this build"
+say "enforces them yet, so it will not pretend to:"
 say
 sed 's/^/    /' "$STRICT"
 say
