@@ -60,10 +60,38 @@ static bool bpf_lsm_active(char *lsms, size_t len)
 	return false;
 }
 
+/*
+ * A two-instruction LSM program with a bogus hook id: a kernel that
+ * refuses the program type says EPERM before it even looks at the hook,
+ * and then loading the real object (which parses the whole kernel BTF,
+ * tens of milliseconds) would only say the same. Anything else: go on.
+ */
+static int lsm_type_refused(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_LSM_MAC,
+		    .attach_btf_id = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_LSM, "rf_lsm_quick", "GPL", insns, 2, &opts);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EPERM ? -EPERM : 0;
+}
+
 static void probe_lsm(struct rf_caps *caps)
 {
 	struct rf_backend_probe *p = &caps->bpf_lsm;
 	char lsms[256];
+
+	if (lsm_type_refused()) {
+		set_fail(p, -EPERM, "%s: %s", "load an lsm/ program");
+		return;
+	}
 	struct probe_bpf *skel = NULL;
 	struct bpf_link *link = NULL;
 	int err;
