@@ -36,6 +36,7 @@ UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SAN_BINS  := $(patsubst tests/%.c,$(BUILD)/san/tests/%,$(UNIT_SRCS))
 HOST_SRCS := $(wildcard tests/host/test_*.c)
 HOST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_SRCS))
+VM_TOOL_BINS := $(patsubst tests/vm/tools/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/tools/*.c))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 
@@ -108,6 +109,11 @@ $(BUILD)/tests/host/%: tests/host/%.c tests/host/harness.h $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/host -Imonitor $< $(LIB_OBJS) -o $@ $(LDLIBS) -lm -lcmocka
 
+# Programs for the VM suites (they link the project's modules).
+$(BUILD)/tests/vm/%: tests/vm/tools/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lm
+
 # Small programs run inside sandboxes by the tests and the demo.
 $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
@@ -130,11 +136,12 @@ hosttest: $(BUILD)/ringfence $(HOST_BINS) $(TOOL_BINS)
 # kernel, which has BPF-LSM (this host refuses it). VM_SUITES picks suites.
 VM_SUITES ?=
 vmtest: deps
-	@$(MAKE) --no-print-directory build $(TOOL_BINS)
+	@$(MAKE) --no-print-directory build $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/vm/run.sh $(BUILD) $(VM_SUITES)
 
 test: deps
-	@$(MAKE) --no-print-directory build $(UNIT_BINS) $(SAN_BINS) $(HOST_BINS) $(TOOL_BINS)
+	@$(MAKE) --no-print-directory build $(UNIT_BINS) $(SAN_BINS) $(HOST_BINS) $(TOOL_BINS) \
+		$(VM_TOOL_BINS)
 	@tests/run_all.sh $(BUILD)
 
 demo: deps
@@ -146,8 +153,9 @@ $(BUILD)/tests/bench/%: tests/bench/%.c
 	$(CC) $(CFLAGS) $< -o $@
 
 bench: deps
-	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench
+	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
+	@tests/bench/vm-lsm.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -12,11 +12,16 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 1
+#define RF_ABI_VERSION 2
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
 #define RF_UNIX_KEY_LEN (1 + RF_UNIX_PATH_MAX + 1) /* kind + name + terminator */
+/* File paths (rf_paths): the LPM data (cgroup id + path) must stay within
+ * the kernel's 256-byte LPM limit, so paths up to RF_PATH_MAX bytes. */
+#define RF_PATH_KEY_LEN 248
+#define RF_PATH_MAX (RF_PATH_KEY_LEN - 1) /* bytes of a path, without terminator */
+#define RF_EVENT_PATH_LEN 256            /* rf_event.path */
 #define RF_COMM_LEN 16
 #define RF_SAMPLE_LIMIT_DEFAULT 256 /* denial records kept per sandbox */
 
@@ -39,6 +44,38 @@ enum rf_op {
 	RF_OP_CONNECT_UNIX = 5,
 	RF_OP_SENDMSG_UNIX = 6,
 	RF_OP_SOCK_CREATE = 7,
+	/* BPF-LSM (lsm.bpf.c) */
+	RF_OP_FILE_OPEN = 8,            /* file_open, by the open mode */
+	RF_OP_EXEC = 9,                 /* execve: opening the binary or a #! interpreter,
+					 * bprm_check_security (each #! level) */
+	RF_OP_MMAP_EXEC = 10,           /* mmap_file with PROT_EXEC */
+	RF_OP_MPROTECT_EXEC = 11,       /* file_mprotect with PROT_EXEC */
+	RF_OP_UNLINK = 12,
+	RF_OP_MKDIR = 13,
+	RF_OP_RMDIR = 14,
+	RF_OP_MKNOD = 15,               /* device nodes, fifos, sockets */
+	RF_OP_CREATE = 16,              /* open(O_CREAT) of a new regular file */
+	RF_OP_SYMLINK = 17,
+	RF_OP_LINK = 18,                /* path: the source or the new name */
+	RF_OP_RENAME = 19,              /* path: the old or the new name */
+	RF_OP_TRUNCATE = 20,
+	RF_OP_CHMOD = 21,
+	RF_OP_CHOWN = 22,
+	RF_OP_UTIMES = 23,              /* inode_setattr: times only */
+	RF_OP_UNIX_CONNECT_LSM = 24,    /* unix_stream_connect: the peer's bound name */
+	RF_OP_UNIX_SEND_LSM = 25,       /* unix_may_send: datagram connect/send */
+	RF_OP_BPF = 26,                 /* arg: the bpf() command */
+	RF_OP_PTRACE = 27,              /* target_pid; arg: PTRACE_MODE_* */
+	RF_OP_KILL = 28,                /* target_pid; arg: the signal */
+	RF_OP_MOUNT = 29,
+	RF_OP_MOVE_MOUNT = 30,
+	RF_OP_UMOUNT = 31,
+	RF_OP_PIVOT_ROOT = 32,
+	RF_OP_CHROOT = 33,
+	RF_OP_USERNS = 34,              /* a new user namespace */
+	RF_OP_CGROUP_WRITE = 35,        /* write open of a cgroupfs file */
+	RF_OP_CLONE_INTO_CGROUP = 36,   /* clone3(CLONE_INTO_CGROUP) */
+	RF_OP_PSEUDO_FS_WRITE = 37,     /* create/remove/rename in cgroupfs or bpffs */
 };
 
 enum rf_verdict {
@@ -54,6 +91,16 @@ enum rf_reason {
 	RF_REASON_BAD_PATH = 4,     /* unix path with . / .. / // or relative */
 	RF_REASON_TOO_LONG = 5,     /* does not fit the matcher: denied */
 	RF_REASON_PROTOCOL = 6,     /* socket type/protocol outside TCP/UDP */
+	RF_REASON_ACCESS = 7,       /* a rule covers the path, not with this access */
+	RF_REASON_BOUNDARY = 8,     /* the process boundary: never from a sandbox */
+	RF_REASON_INTERNAL = 9,     /* no scratch memory: denied, never allowed */
+};
+
+/* rf_paths value and rf_event.need/have: access bits. */
+enum rf_access {
+	RF_ACC_READ = 1u << 0,
+	RF_ACC_WRITE = 1u << 1,         /* create, remove, rename, link, truncate, chmod, ... */
+	RF_ACC_EXEC = 1u << 2,          /* execve, PROT_EXEC mappings */
 };
 
 /* struct rf_sandbox.flags */
@@ -75,6 +122,16 @@ struct rf_sandbox {
 	__u32 sample_limit;             /* 0: use RF_SAMPLE_LIMIT_DEFAULT */
 	__u64 deny_seq;                 /* next sample slot, atomically bumped */
 	__u64 denials[RF_CLASS_MAX];    /* exact totals, atomically bumped */
+	__u32 state;                    /* enum rf_sandbox_state, set by the kernel */
+	__u32 _pad;
+};
+
+/* struct rf_sandbox.state */
+enum rf_sandbox_state {
+	/* Set at the first execve inside the sandbox: from then on the
+	 * process boundary holds. Before it only ringfence's own launcher
+	 * runs there (it makes its mount namespace private, ...). */
+	RF_SBS_ARMED = 1u << 0,
 };
 
 /* LPM keys: the cgroup id is always fully matched (64 bits of prefix). */
@@ -127,6 +184,17 @@ struct rf_unix_key {
 	__u8 data[RF_UNIX_KEY_LEN];
 } __attribute__((packed));
 
+/*
+ * rf_paths LPM key: the resolved path, then a 0 terminator for an exact
+ * entry; a subtree entry ends with its '/'. Lookups always carry the
+ * terminator, so "/data/" matches "/data/x" but not "/dataset".
+ */
+struct rf_path_key {
+	__u32 prefixlen;                /* 64 + 8 * bytes of path[] matched */
+	__u64 cgroup_id;
+	__u8 path[RF_PATH_KEY_LEN];
+} __attribute__((packed));
+
 /* rf_samples key: the first sample_limit denials of each sandbox. */
 struct rf_sample_key {
 	__u64 cgroup_id;
@@ -155,10 +223,13 @@ struct rf_event {
 	__u32 protocol;                 /* IPPROTO_* or socket type for unix */
 	__u8 addr[16];                  /* network byte order */
 	char comm[RF_COMM_LEN];
-	__u32 path_len;                 /* bytes of path[] used (unix) */
+	__u32 path_len;                 /* bytes of path[] used (unix, file, exec) */
 	__u32 _pad;
-	char path[RF_UNIX_PATH_MAX];    /* abstract names start with '@' */
-	__u8 _pad2[4];
+	char path[RF_EVENT_PATH_LEN];   /* abstract names start with '@' */
+	__u32 need;                     /* enum rf_access the operation needed */
+	__u32 have;                     /* enum rf_access the matching rule grants */
+	__u32 target_pid;               /* ptrace, kill: the other process */
+	__u32 arg;                      /* signal, bpf cmd, ptrace mode, mount flags */
 };
 
 /* rf_stats: per-CPU counters; sum over CPUs. */
@@ -173,12 +244,94 @@ enum rf_stat {
 enum rf_meta_features {
 	RF_FEAT_INET = 1u << 0,         /* connect4/6, sendmsg4/6, sock_create */
 	RF_FEAT_UNIX = 1u << 1,         /* connect_unix, sendmsg_unix */
+	RF_FEAT_LSM = 1u << 2,          /* lsm.bpf.c: files, exec, unix, process */
 };
 
 struct rf_meta {
 	__u32 abi_version;
 	__u32 features;                 /* enum rf_meta_features attached */
 	__u8 build_id[32];              /* sha256 of the BPF object */
+};
+
+/* ====================================================================
+ * ringfence-monitor (bpf/monitor.bpf.c <-> monitor/). Its own programs
+ * and maps, loaded by the monitor and never pinned: the supervisor
+ * never reads them, and enforcement does not depend on them.
+ * ==================================================================== */
+
+#define RF_MON_SYSCALL_MAX 512          /* syscall numbers tracked per sandbox */
+#define RF_MON_SYSCALL_WORDS (RF_MON_SYSCALL_MAX / 64)
+#define RF_MON_PATH_LEN 128             /* bytes of an exec'd filename kept */
+
+/* struct rf_mon_acct.flags */
+enum rf_mon_acct_flags {
+	RF_MON_ACCT_ARMED = 1u << 0,    /* the sandbox exec'd its command: its syscalls count */
+	RF_MON_ACCT_AUTO = 1u << 1,     /* made by the kernel side (a child of the ringfence
+					 * cgroup seen before its registry entry) */
+};
+
+/*
+ * rf_mon_acct: sandbox cgroup id -> what the kernel side counts. Written
+ * by the programs (atomics); user space only creates entries (BPF_NOEXIST)
+ * and deletes them.
+ */
+struct rf_mon_acct {
+	__u64 flags;                    /* enum rf_mon_acct_flags */
+	__u64 cpu_ns;                   /* on-CPU time of its tasks (sched_switch) */
+	__s64 procs;                    /* live processes (thread groups) */
+	__s64 procs_peak;               /* most live processes during epoch peak_epoch */
+	__u64 peak_epoch;
+	__u64 forks;
+	__u64 execs;
+	__u64 exits;
+	__u64 syscalls_seen;            /* distinct syscall numbers seen */
+	__u64 seen[RF_MON_SYSCALL_WORDS]; /* bit nr: syscall nr seen since armed */
+};
+
+/* rf_mon_procs: tgid -> resident memory of one sandboxed process. */
+struct rf_mon_proc {
+	__u64 cgroup_id;                /* its sandbox */
+	__u64 rss_bytes;                /* file + anon + shmem pages (rss_stat) */
+	__u64 ts_ns;                    /* bpf_ktime_get_ns() of the update */
+};
+
+/* rf_mon_oncpu (per-CPU, one slot): the sandbox whose task runs now. */
+struct rf_mon_oncpu {
+	__u64 since_ns;                 /* bpf_ktime_get_ns() at switch-in */
+	__u64 cgroup_id;                /* 0: not a sandboxed task */
+};
+
+enum rf_mon_event_kind {
+	RF_MON_EV_SYSCALL = 1,          /* first call of nr in this sandbox */
+	RF_MON_EV_FORK = 2,             /* a new process pid, child of ppid */
+	RF_MON_EV_EXEC = 3,             /* pid exec'd path */
+	RF_MON_EV_EXIT = 4,             /* the last thread of pid exited (code) */
+};
+
+/* One record on the monitor's own ring buffer. */
+struct rf_mon_event {
+	__u64 ts_boot_ns;               /* bpf_ktime_get_boot_ns() */
+	__u64 cgroup_id;                /* the sandbox */
+	__u32 kind;                     /* enum rf_mon_event_kind */
+	__u32 pid;                      /* thread group id */
+	__u32 tid;
+	__u32 ppid;                     /* parent's thread group id */
+	__u32 uid;
+	__s32 nr;                       /* syscall number (SYSCALL) */
+	__s32 code;                     /* exit_code (EXIT) */
+	__u32 path_len;                 /* bytes of path[] used (EXEC) */
+	char comm[RF_COMM_LEN];
+	char path[RF_MON_PATH_LEN];
+};
+
+/* rf_mon_stats: per-CPU counters of the monitor's programs. */
+enum rf_mon_stat {
+	RF_MON_STAT_RINGBUF_LOST = 0,   /* bpf_ringbuf_reserve failed */
+	RF_MON_STAT_ACCT_FULL = 1,      /* rf_mon_acct full: a sandbox not counted */
+	RF_MON_STAT_PROCS_FULL = 2,     /* rf_mon_procs full: a process's memory not counted */
+	RF_MON_STAT_SYSCALL_RANGE = 3,  /* syscall nr outside 0..RF_MON_SYSCALL_MAX-1 */
+	RF_MON_STAT_EVENTS = 4,         /* records submitted */
+	RF_MON_STAT_MAX = 5,
 };
 
 #endif /* RF_ABI_H */

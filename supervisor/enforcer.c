@@ -5,6 +5,7 @@
  * map names the build that loaded them, so a newer build never writes
  * its map layout into programs compiled for another.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,11 +19,13 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <bpf/btf.h>
 #include <openssl/evp.h>
 
 #include "rf_abi.h"
 #include "enforcer.h"
 #include "net.skel.h"
+#include "lsm.skel.h"
 
 #define BPF_CGROUP_UNIX_CONNECT_NR 49   /* not in this libbpf's headers */
 #define BPF_CGROUP_UNIX_SENDMSG_NR 50
@@ -30,17 +33,23 @@
 struct pinned_map {
 	const char *name;
 	size_t off;              /* offsetof fd in struct rf_enforcer */
+	bool lsm;                /* pinned by the LSM object: absent without it */
 };
 
 static const struct pinned_map pinned_maps[] = {
-	{ "sandboxes", offsetof(struct rf_enforcer, sandboxes_fd) },
-	{ "net4", offsetof(struct rf_enforcer, net4_fd) },
-	{ "net6", offsetof(struct rf_enforcer, net6_fd) },
-	{ "unix", offsetof(struct rf_enforcer, unix_fd) },
-	{ "samples", offsetof(struct rf_enforcer, samples_fd) },
-	{ "events", offsetof(struct rf_enforcer, events_fd) },
-	{ "stats", offsetof(struct rf_enforcer, stats_fd) },
+	{ "sandboxes", offsetof(struct rf_enforcer, sandboxes_fd), false },
+	{ "net4", offsetof(struct rf_enforcer, net4_fd), false },
+	{ "net6", offsetof(struct rf_enforcer, net6_fd), false },
+	{ "unix", offsetof(struct rf_enforcer, unix_fd), false },
+	{ "paths", offsetof(struct rf_enforcer, paths_fd), true },
+	{ "samples", offsetof(struct rf_enforcer, samples_fd), false },
+	{ "events", offsetof(struct rf_enforcer, events_fd), false },
+	{ "stats", offsetof(struct rf_enforcer, stats_fd), false },
 };
+#define N_MAPS (sizeof(pinned_maps) / sizeof(pinned_maps[0]))
+
+/* Pinned links of the LSM programs: LSM_PIN_PREFIX + program name. */
+#define LSM_PIN_PREFIX "lsm_"
 
 struct link_spec {
 	const char *pin;
@@ -73,6 +82,7 @@ static struct bpf_program *prog_of(struct net_bpf *skel, size_t i)
 
 static struct bpf_map *map_of(struct net_bpf *skel, const char *name)
 {
+	if (!strcmp(name, "paths")) return NULL;  /* the LSM object's */
 	if (!strcmp(name, "sandboxes")) return skel->maps.rf_sandboxes;
 	if (!strcmp(name, "net4")) return skel->maps.rf_net4;
 	if (!strcmp(name, "net6")) return skel->maps.rf_net6;
@@ -83,14 +93,263 @@ static struct bpf_map *map_of(struct net_bpf *skel, const char *name)
 	return NULL;
 }
 
-/* sha256 of the embedded BPF object: the build identity. */
+/* sha256 of the embedded BPF objects: the build identity. */
 static void build_id(uint8_t out[32])
 {
-	size_t sz = 0;
+	size_t sz = 0, lsz = 0;
 	const void *elf = net_bpf__elf_bytes(&sz);
+	const void *lelf = lsm_bpf__elf_bytes(&lsz);
 	unsigned int len = 32;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
-	EVP_Digest(elf, sz, out, &len, EVP_sha256(), NULL);
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(ctx, elf, sz) || !EVP_DigestUpdate(ctx, lelf, lsz) ||
+	    !EVP_DigestFinal_ex(ctx, out, &len))
+		memset(out, 0, 32);  /* never equal to a real build's id... */
+	EVP_MD_CTX_free(ctx);
+}
+
+/* ---- the BPF-LSM object ---- */
+
+/* The maps the LSM object shares with the network object, by the names of
+ * its skeleton's maps and the pins (or fds) they reuse. */
+static struct bpf_map *lsm_shared_map(struct lsm_bpf *skel, const char *name)
+{
+	if (!strcmp(name, "sandboxes")) return skel->maps.rf_sandboxes;
+	if (!strcmp(name, "unix")) return skel->maps.rf_unix;
+	if (!strcmp(name, "samples")) return skel->maps.rf_samples;
+	if (!strcmp(name, "events")) return skel->maps.rf_events;
+	if (!strcmp(name, "stats")) return skel->maps.rf_stats;
+	return NULL;
+}
+
+/*
+ * Hooks whose arguments changed across kernel releases have one program
+ * per signature; load the one whose argument count (BPF_PROG's, without
+ * the trailing verdict) matches the running kernel's bpf_lsm_HOOK.
+ */
+struct lsm_variant {
+	const char *hook;
+	const char *prog;
+	unsigned int nargs;
+};
+
+static const struct lsm_variant lsm_variants[] = {
+	{ "bpf", "rf_bpf", 3 },
+	{ "bpf", "rf_bpf_v69", 4 },
+	{ "inode_setattr", "rf_inode_setattr", 2 },
+	{ "inode_setattr", "rf_inode_setattr_v63", 3 },
+};
+#define N_VARIANTS (sizeof(lsm_variants) / sizeof(lsm_variants[0]))
+
+/* Arguments of the kernel's bpf_lsm_HOOK, or -errno. */
+static int hook_nargs(const struct btf *vmlinux, const char *hook)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "bpf_lsm_%s", hook);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+	return t ? (int)btf_vlen(t) : -ENOENT;
+}
+
+/* Turn autoload off for the variants this kernel does not match; an error
+ * (why filled) when a hook has no matching variant. */
+static int lsm_select(struct lsm_bpf *skel, char *why, size_t why_len)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	size_t i, j;
+	int err = 0;
+
+	if (!vmlinux) {
+		err = -errno;
+		snprintf(why, why_len, "read the kernel's BTF: %s", strerror(-err));
+		return err;
+	}
+	for (i = 0; i < N_VARIANTS && !err; i++) {
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(skel->obj, lsm_variants[i].prog);
+		int n = hook_nargs(vmlinux, lsm_variants[i].hook);
+		bool any = false;
+
+		if (!prog)
+			continue;
+		bpf_program__set_autoload(prog, n >= 0 && (unsigned int)n == lsm_variants[i].nargs);
+		for (j = 0; j < N_VARIANTS; j++)
+			if (!strcmp(lsm_variants[j].hook, lsm_variants[i].hook) && n >= 0 &&
+			    (unsigned int)n == lsm_variants[j].nargs)
+				any = true;
+		if (!any) {
+			err = -EOPNOTSUPP;
+			snprintf(why, why_len, "lsm hook %s has %d arguments on this kernel; this "
+				 "build knows other signatures", lsm_variants[i].hook, n);
+		}
+	}
+	btf__free(vmlinux);
+	return err;
+}
+
+/* Open and load the LSM object. map_fd(name) gives the fd to reuse for a
+ * shared map, or -1 to let it create its own (the probe). */
+static int lsm_load(const struct rf_enforcer *shared, struct lsm_bpf **ret_skel,
+		    char *why, size_t why_len)
+{
+	struct lsm_bpf *skel;
+	size_t i;
+	int err;
+
+	skel = lsm_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(why, why_len, "open the BPF-LSM object: %s", strerror(-err));
+		return err;
+	}
+	err = lsm_select(skel, why, why_len);
+	if (err) {
+		lsm_bpf__destroy(skel);
+		return err;
+	}
+	for (i = 0; shared && i < N_MAPS; i++) {
+		struct bpf_map *m = lsm_shared_map(skel, pinned_maps[i].name);
+		int fd = *(const int *)((const char *)shared + pinned_maps[i].off);
+
+		if (!m)
+			continue;
+		err = bpf_map__reuse_fd(m, fd);
+		if (err) {
+			snprintf(why, why_len, "reuse map %s for the BPF-LSM object: %s",
+				 pinned_maps[i].name, strerror(-err));
+			lsm_bpf__destroy(skel);
+			return err;
+		}
+	}
+	err = lsm_bpf__load(skel);
+	if (err) {
+		snprintf(why, why_len, "loading the BPF-LSM programs failed: %s", strerror(-err));
+		lsm_bpf__destroy(skel);
+		return err;
+	}
+	*ret_skel = skel;
+	return 0;
+}
+
+/* Attach every LSM program; pin its link when pin (and the paths map). */
+static int lsm_attach(struct lsm_bpf *skel, bool pin, char *why, size_t why_len)
+{
+	struct bpf_program *prog;
+	char path[256];
+	int err = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;  /* another kernel's signature */
+		link = bpf_program__attach_lsm(prog);
+		if (!link) {
+			err = -errno;
+			snprintf(why, why_len, "attach lsm program %s: %s",
+				 bpf_program__name(prog), strerror(-err));
+			return err;
+		}
+		if (pin) {
+			snprintf(path, sizeof(path), RF_PIN_DIR "/" LSM_PIN_PREFIX "%s",
+				 bpf_program__name(prog));
+			err = bpf_link__pin(link, path);
+			if (err) {
+				snprintf(why, why_len, "pin %s: %s", path, strerror(-err));
+				bpf_link__destroy(link);
+				return err;
+			}
+		}
+		/* A pinned link stays attached after its fd closes. */
+		bpf_link__destroy(link);
+	}
+	if (pin) {
+		err = bpf_map__pin(skel->maps.rf_paths, RF_PIN_DIR "/paths");
+		if (err)
+			snprintf(why, why_len, "pin %s/paths: %s", RF_PIN_DIR, strerror(-err));
+	}
+	return err;
+}
+
+/* Every LSM program of this build has its pinned link (the programs are
+ * attached as long as the pins hold them). */
+static bool lsm_links_pinned(void)
+{
+	struct bpf_program *prog;
+	struct lsm_bpf *skel = lsm_bpf__open();
+	bool ok = skel != NULL;
+	char path[256], why[200];
+
+	if (!skel)
+		return false;
+	if (lsm_select(skel, why, sizeof(why))) {
+		lsm_bpf__destroy(skel);
+		return false;
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		snprintf(path, sizeof(path), RF_PIN_DIR "/" LSM_PIN_PREFIX "%s",
+			 bpf_program__name(prog));
+		fd = bpf_obj_get(path);
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    info.type != BPF_LINK_TYPE_TRACING)
+			ok = false;
+		if (fd >= 0)
+			close(fd);
+		if (!ok)
+			break;
+	}
+	lsm_bpf__destroy(skel);
+	return ok;
+}
+
+void enforcer__probe_lsm(struct rf_backend_probe *p)
+{
+	struct lsm_bpf *skel = NULL;
+	char why[200];
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = lsm_load(NULL, &skel, why, sizeof(why));
+	if (!err) {
+		/* Attached unpinned: detached again by the destroy below. */
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, skel->obj) {
+			struct bpf_link *link;
+
+			if (!bpf_program__autoload(prog))
+				continue;
+			link = bpf_program__attach_lsm(prog);
+			if (!link) {
+				err = -errno;
+				snprintf(why, sizeof(why), "attach lsm program %s: %s",
+					 bpf_program__name(prog), strerror(-err));
+				break;
+			}
+			bpf_link__destroy(link);
+		}
+	}
+	lsm_bpf__destroy(skel);
+	p->err = err;
+	p->ok = !err;
+	if (err)
+		snprintf(p->detail, sizeof(p->detail), "%s", why);
+	else
+		snprintf(p->detail, sizeof(p->detail),
+			 "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
 }
 
 /* open -> configure -> load; the unix programs only when wanted, with the
@@ -289,6 +548,20 @@ static int lock_file(const char *name, int op)
 	return fd;
 }
 
+/* Every pinned LSM link, whatever build pinned it. */
+static void unpin_lsm_links(void)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, LSM_PIN_PREFIX, strlen(LSM_PIN_PREFIX)))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
 static void unpin_all(void)
 {
 	char path[256];
@@ -299,7 +572,8 @@ static void unpin_all(void)
 		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", link_specs[i].pin);
 		unlink(path);
 	}
-	for (i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
+	unpin_lsm_links();
+	for (i = 0; i < N_MAPS; i++) {
 		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pinned_maps[i].name);
 		unlink(path);
 	}
@@ -319,7 +593,7 @@ static struct rf_enforcer *enforcer_new(void)
 
 	if (!enf)
 		return NULL;
-	for (i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++)
+	for (i = 0; i < N_MAPS; i++)
 		*fd_slot(enf, i) = -1;
 	enf->live_lock_fd = -1;
 	return enf;
@@ -331,7 +605,7 @@ void enforcer__close(struct rf_enforcer *enf)
 
 	if (!enf)
 		return;
-	for (i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++)
+	for (i = 0; i < N_MAPS; i++)
 		if (*fd_slot(enf, i) >= 0)
 			close(*fd_slot(enf, i));
 	if (enf->live_lock_fd >= 0)
@@ -354,18 +628,66 @@ static int read_meta(struct rf_meta *meta)
 	return err;
 }
 
+/* The LSM object's maps only when the pinned set has it. */
 static int open_pinned_maps(struct rf_enforcer *enf)
 {
 	char path[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
+	for (i = 0; i < N_MAPS; i++) {
+		if (pinned_maps[i].lsm && !(enf->features & RF_FEAT_LSM))
+			continue;
 		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pinned_maps[i].name);
 		*fd_slot(enf, i) = bpf_obj_get(path);
 		if (*fd_slot(enf, i) < 0)
 			return -errno;
 	}
 	return 0;
+}
+
+/* Add the LSM object to this build's pinned set (loaded without it):
+ * its programs reuse the pinned maps, then meta says it is there. Live
+ * sandboxes keep running: their entries have no LSM flags. */
+static int lsm_add(const uint8_t id[32], char *why, size_t why_len)
+{
+	struct rf_enforcer *tmp = enforcer_new();
+	struct lsm_bpf *skel = NULL;
+	struct rf_meta meta;
+	__u32 zero = 0;
+	int err, fd;
+
+	if (!tmp)
+		return -ENOMEM;
+	err = read_meta(&meta);
+	if (!err)
+		err = open_pinned_maps(tmp);  /* features 0: the network maps */
+	if (err) {
+		snprintf(why, why_len, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
+		goto cleanup;
+	}
+	unpin_lsm_links();
+	unlink(RF_PIN_DIR "/paths");
+	err = lsm_load(tmp, &skel, why, why_len);
+	if (!err)
+		err = lsm_attach(skel, true, why, why_len);
+	if (err) {
+		unpin_lsm_links();
+		unlink(RF_PIN_DIR "/paths");
+		goto cleanup;
+	}
+	meta.features |= RF_FEAT_LSM;
+	memcpy(meta.build_id, id, 32);
+	fd = bpf_obj_get(RF_PIN_DIR "/meta");
+	if (fd < 0 || bpf_map_update_elem(fd, &zero, &meta, BPF_ANY)) {
+		err = -errno;
+		snprintf(why, why_len, "write meta: %s", strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+cleanup:
+	lsm_bpf__destroy(skel);
+	enforcer__close(tmp);
+	return err;
 }
 
 int enforcer__open_pinned(struct rf_enforcer **ret_enf)
@@ -396,10 +718,11 @@ cleanup:
 
 /* Load, attach to the ringfence parent cgroup, pin; meta last, so a
  * half-pinned set is never taken for a complete one. */
-static int load_and_pin(int parent_fd, bool want_unix, const uint8_t id[32],
+static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint8_t id[32],
 			char *why, size_t why_len)
 {
 	struct net_bpf *skel = NULL;
+	struct lsm_bpf *lskel = NULL;
 	struct rf_meta meta = { .abi_version = RF_ABI_VERSION };
 	char path[256];
 	__u32 zero = 0;
@@ -416,7 +739,9 @@ static int load_and_pin(int parent_fd, bool want_unix, const uint8_t id[32],
 		snprintf(why, why_len, "mkdir %s: %s", RF_PIN_DIR, strerror(errno));
 		goto cleanup;
 	}
-	for (i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
+	for (i = 0; i < N_MAPS; i++) {
+		if (pinned_maps[i].lsm)
+			continue;
 		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pinned_maps[i].name);
 		err = bpf_map__pin(map_of(skel, pinned_maps[i].name), path);
 		if (err) {
@@ -444,6 +769,20 @@ static int load_and_pin(int parent_fd, bool want_unix, const uint8_t id[32],
 		}
 		meta.features |= link_specs[i].feature;
 	}
+	if (want_lsm) {
+		struct rf_enforcer shared;
+
+		memset(&shared, -1, sizeof(shared));
+		for (i = 0; i < N_MAPS; i++)
+			if (!pinned_maps[i].lsm)
+				*fd_slot(&shared, i) = bpf_map__fd(map_of(skel, pinned_maps[i].name));
+		err = lsm_load(&shared, &lskel, why, why_len);
+		if (!err)
+			err = lsm_attach(lskel, true, why, why_len);
+		if (err)
+			goto cleanup;
+		meta.features |= RF_FEAT_LSM;
+	}
 	memcpy(meta.build_id, id, 32);
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.rf_meta), &zero, &meta, BPF_ANY)) {
 		err = -errno;
@@ -456,12 +795,13 @@ static int load_and_pin(int parent_fd, bool want_unix, const uint8_t id[32],
 cleanup:
 	if (err)
 		unpin_all();
+	lsm_bpf__destroy(lskel);
 	net_bpf__destroy(skel);
 	return err;
 }
 
-int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
-		   char *why, size_t why_len)
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
+		       struct rf_enforcer **ret_enf, char *why, size_t why_len)
 {
 	struct rf_enforcer *enf = NULL;
 	struct rf_meta meta;
@@ -490,7 +830,19 @@ int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
 	reuse = !err && meta.abi_version == RF_ABI_VERSION &&
 		!memcmp(meta.build_id, id, 32) &&
 		(!want_unix || (meta.features & RF_FEAT_UNIX)) &&
-		links_attached(meta.features, fd_ino(parent_fd));
+		links_attached(meta.features, fd_ino(parent_fd)) &&
+		(!(meta.features & RF_FEAT_LSM) || lsm_links_pinned());
+	if (reuse && want_lsm && !(meta.features & RF_FEAT_LSM)) {
+		/* This build's set without the LSM object: add it. */
+		err = lsm_add(id, why, why_len);
+		if (err)
+			goto cleanup;
+		err = read_meta(&meta);
+		if (err) {
+			snprintf(why, why_len, "read pinned meta: %s", strerror(-err));
+			goto cleanup;
+		}
+	}
 	if (!reuse && err != -ENOENT) {
 		/* Pinned by another build (or incomplete): replace it, but
 		 * only when no supervisor is using it. */
@@ -508,7 +860,7 @@ int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
 		close(live_fd);
 	}
 	if (!reuse) {
-		err = load_and_pin(parent_fd, want_unix, id, why, why_len);
+		err = load_and_pin(parent_fd, want_unix, want_lsm, id, why, why_len);
 		if (err)
 			goto cleanup;
 		enf->loaded_now = true;

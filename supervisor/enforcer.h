@@ -15,6 +15,7 @@ struct rf_enforcer {
 	int net4_fd;
 	int net6_fd;
 	int unix_fd;
+	int paths_fd;        /* -1 unless the BPF-LSM programs are loaded */
 	int samples_fd;
 	int events_fd;
 	int stats_fd;
@@ -28,11 +29,14 @@ struct rf_enforcer {
  * or reuse the pinned set when it comes from this very build. Guarded by
  * RF_RUN_DIR/load.lock; holds RF_RUN_DIR/live.lock shared until
  * enforcer__close so `unload` cannot pull the programs from under a live
- * sandbox. want_unix: also attach connect_unix/sendmsg_unix.
+ * sandbox. want_unix: also attach connect_unix/sendmsg_unix. want_lsm:
+ * also load, attach and pin the BPF-LSM object (lsm.bpf.c; it shares the
+ * network object's maps); added to a pinned set of this build that lacks
+ * it without disturbing live sandboxes. A failure is an error.
  * -ESTALE: pinned objects of another build are in use by live sandboxes.
  */
-int enforcer__open(int parent_fd, bool want_unix, struct rf_enforcer **ret_enf,
-		   char *why, size_t why_len);
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
+		   struct rf_enforcer **ret_enf, char *why, size_t why_len);
 void enforcer__close(struct rf_enforcer *enf);
 
 /* Load the real programs into a throwaway object and attach them to
@@ -45,6 +49,11 @@ void enforcer__probe(int cgroup_fd, struct rf_backend_probe *ret_inet,
  * (then probe afresh). */
 int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
 			   struct rf_backend_probe *ret_unix);
+
+/* Load the real BPF-LSM object (with throwaway maps) and attach it for a
+ * moment: 0 when this kernel takes every program, else -errno with the
+ * reason in ret->detail. Its programs only act on sandboxes that ask. */
+void enforcer__probe_lsm(struct rf_backend_probe *ret);
 
 /* Sum of one rf_stats counter over all CPUs. */
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val);

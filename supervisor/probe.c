@@ -126,6 +126,8 @@ static void probe_lsm(struct rf_caps *caps)
 	p->err = 0;
 	snprintf(p->detail, sizeof(p->detail), "lsm/file_open loaded and attached; active "
 		 "LSMs: %s", lsms);
+	/* This build's own LSM programs, for real: what the planner relies on. */
+	enforcer__probe_lsm(&caps->bpf_lsm_enforcer);
 cleanup:
 	bpf_link__destroy(link);
 	probe_bpf__destroy(skel);

@@ -294,12 +294,15 @@ int cmd_run(const struct run_opts *o)
 		rf_err("refused: cgroup %s/%s: %s", mount, RF_CGROUP_PARENT, strerror(-parent_fd));
 		goto cleanup;
 	}
-	err = enforcer__open(parent_fd, sb.caps.unix_sock_addr.ok, &sb.enf, why, sizeof(why));
+	err = enforcer__open(parent_fd, sb.caps.unix_sock_addr.ok, sb.plan.install.lsm_flags != 0,
+			     &sb.enf, why, sizeof(why));
 	if (err) {
 		rf_err("refused: %s", why);
 		goto cleanup;
 	}
-	if (sb.plan.c[RF_PC_UNIX].required && !(sb.enf->features & RF_FEAT_UNIX)) {
+	if (sb.plan.c[RF_PC_UNIX].required &&
+	    !(sb.enf->features & (sb.plan.c[RF_PC_UNIX].be == RF_BE_BPF_LSM ? RF_FEAT_LSM :
+									 RF_FEAT_UNIX))) {
 		rf_err("refused: unix: the pinned programs have no unix hooks attached");
 		goto cleanup;
 	}
@@ -456,10 +459,14 @@ int cmd_run(const struct run_opts *o)
 			       "host_ringbuf_lost", (json_int_t)lost);
 		trace__emit(sb.trace, "sandbox.exit", ev);
 		if (info.si_code == CLD_EXITED)
-			rf_info("sandbox %s: exited %d; kernel denials: %llu (network %llu, unix %llu)%s",
+			rf_info("sandbox %s: exited %d; kernel denials: %llu (network %llu, unix %llu, "
+				"file %llu, exec %llu, process %llu)%s",
 				sb.name, info.si_status, (unsigned long long)total,
 				(unsigned long long)st.denials[RF_CLASS_NET],
 				(unsigned long long)st.denials[RF_CLASS_UNIX],
+				(unsigned long long)st.denials[RF_CLASS_FILE],
+				(unsigned long long)st.denials[RF_CLASS_EXEC],
+				(unsigned long long)st.denials[RF_CLASS_PROCESS],
 				sb.policy->mode == RF_MODE_AUDIT ? " [audit: none enforced]" : "");
 		else
 			rf_info("sandbox %s: killed by signal %d; kernel denials: %llu",

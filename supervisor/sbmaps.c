@@ -6,7 +6,11 @@
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 
+#include "pathrules.h"
 #include "sbmaps.h"
+
+/* The sandbox judges files or exec with the BPF-LSM: it has rf_paths entries. */
+#define PATH_FLAGS (RF_SB_LSM_FILES | RF_SB_LSM_EXEC)
 
 /* Batch update where the kernel has it for this map type, else one by one. */
 static int update_many(int fd, const void *keys, const void *vals, size_t ksz, size_t vsz,
@@ -48,6 +52,9 @@ struct keyset {
 	struct rf_unix_key *ku;
 	__u32 *vu;
 	size_t nu;
+	struct rf_path_key *kp;
+	__u32 *vp;
+	size_t np;
 };
 
 static void keyset_free(struct keyset *ks)
@@ -58,6 +65,34 @@ static void keyset_free(struct keyset *ks)
 	free(ks->v6);
 	free(ks->ku);
 	free(ks->vu);
+	free(ks->kp);
+	free(ks->vp);
+	memset(ks, 0, sizeof(*ks));
+}
+
+/* files.read/write and exec as rf_paths keys (pathrules.c). */
+static int keyset_paths(uint64_t cgid, const struct rf_policy *policy, struct keyset *ks)
+{
+	struct rf_path_entry *e = NULL;
+	size_t n = 0, i;
+	int err;
+
+	err = pathrules__build(policy, &e, &n, NULL);
+	if (err)
+		return err;
+	ks->kp = calloc(n ? n : 1, sizeof(*ks->kp));
+	ks->vp = calloc(n ? n : 1, sizeof(*ks->vp));
+	if (!ks->kp || !ks->vp) {
+		free(e);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		pathrules__key(&e[i], cgid, &ks->kp[i]);
+		ks->vp[i] = e[i].access;
+	}
+	ks->np = n;
+	free(e);
+	return 0;
 }
 
 static int keyset_build(uint64_t cgid, const struct rf_net_entry *entries, size_t n,
@@ -112,14 +147,24 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	struct keyset ks;
 	int err;
 
+	/* The LSM flags need the LSM object's programs and maps. */
+	if ((flags & (PATH_FLAGS | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS)) &&
+	    (!(enf->features & RF_FEAT_LSM) || ((flags & PATH_FLAGS) && enf->paths_fd < 0)))
+		return -EOPNOTSUPP;
 	err = keyset_build(cgid, entries, n_entries, policy, &ks);
-	if (err)
+	if (!err && (flags & PATH_FLAGS))
+		err = keyset_paths(cgid, policy, &ks);
+	if (err) {
+		keyset_free(&ks);
 		return err;
+	}
 	err = update_many(enf->net4_fd, ks.k4, ks.v4, sizeof(*ks.k4), sizeof(*ks.v4), ks.n4);
 	if (!err)
 		err = update_many(enf->net6_fd, ks.k6, ks.v6, sizeof(*ks.k6), sizeof(*ks.v6), ks.n6);
 	if (!err)
 		err = update_many(enf->unix_fd, ks.ku, ks.vu, sizeof(*ks.ku), sizeof(*ks.vu), ks.nu);
+	if (!err && ks.np)
+		err = update_many(enf->paths_fd, ks.kp, ks.vp, sizeof(*ks.kp), sizeof(*ks.vp), ks.np);
 	if (!err)
 		err = bpf_map_update_elem(enf->sandboxes_fd, &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
 	keyset_free(&ks);
@@ -141,6 +186,8 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 	 * theirs; it goes first, after the caller killed every process. */
 	if (!bpf_map_lookup_elem(enf->sandboxes_fd, &cgid, &sb))
 		bpf_map_delete_elem(enf->sandboxes_fd, &cgid);
+	else
+		sb.flags = PATH_FLAGS;  /* not known: remove its path keys too */
 	end = sb.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? sb.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
 	for (seq = 0; seq < end; seq++) {
 		struct rf_sample_key k = { .cgroup_id = cgid, .seq = seq };
@@ -148,11 +195,17 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 		bpf_map_delete_elem(enf->samples_fd, &k);
 	}
 	err = keyset_build(cgid, entries, n_entries, policy, &ks);
-	if (err)
+	if (!err && (sb.flags & PATH_FLAGS) && enf->paths_fd >= 0)
+		err = keyset_paths(cgid, policy, &ks);
+	if (err) {
+		keyset_free(&ks);
 		return sbmaps__purge(enf, cgid);
+	}
 	delete_many(enf->net4_fd, ks.k4, sizeof(*ks.k4), ks.n4);
 	delete_many(enf->net6_fd, ks.k6, sizeof(*ks.k6), ks.n6);
 	delete_many(enf->unix_fd, ks.ku, sizeof(*ks.ku), ks.nu);
+	if (ks.np)
+		delete_many(enf->paths_fd, ks.kp, sizeof(*ks.kp), ks.np);
 	keyset_free(&ks);
 	return 0;
 }
@@ -220,6 +273,11 @@ int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid)
 	e = purge_map(enf->unix_fd, sizeof(struct rf_unix_key),
 		      offsetof(struct rf_unix_key, cgroup_id), cgid);
 	err = err ? err : e;
+	if (enf->paths_fd >= 0) {
+		e = purge_map(enf->paths_fd, sizeof(struct rf_path_key),
+			      offsetof(struct rf_path_key, cgroup_id), cgid);
+		err = err ? err : e;
+	}
 	e = purge_map(enf->samples_fd, sizeof(struct rf_sample_key),
 		      offsetof(struct rf_sample_key, cgroup_id), cgid);
 	return err ? err : e;

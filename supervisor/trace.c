@@ -110,6 +110,36 @@ static const char *op_name(uint32_t op)
 	case RF_OP_CONNECT_UNIX: return "connect_unix";
 	case RF_OP_SENDMSG_UNIX: return "sendmsg_unix";
 	case RF_OP_SOCK_CREATE: return "sock_create";
+	case RF_OP_FILE_OPEN: return "open";
+	case RF_OP_EXEC: return "exec";
+	case RF_OP_MMAP_EXEC: return "mmap_exec";
+	case RF_OP_MPROTECT_EXEC: return "mprotect_exec";
+	case RF_OP_UNLINK: return "unlink";
+	case RF_OP_MKDIR: return "mkdir";
+	case RF_OP_RMDIR: return "rmdir";
+	case RF_OP_MKNOD: return "mknod";
+	case RF_OP_CREATE: return "create";
+	case RF_OP_SYMLINK: return "symlink";
+	case RF_OP_LINK: return "link";
+	case RF_OP_RENAME: return "rename";
+	case RF_OP_TRUNCATE: return "truncate";
+	case RF_OP_CHMOD: return "chmod";
+	case RF_OP_CHOWN: return "chown";
+	case RF_OP_UTIMES: return "utimes";
+	case RF_OP_UNIX_CONNECT_LSM: return "unix_stream_connect";
+	case RF_OP_UNIX_SEND_LSM: return "unix_may_send";
+	case RF_OP_BPF: return "bpf";
+	case RF_OP_PTRACE: return "ptrace";
+	case RF_OP_KILL: return "kill";
+	case RF_OP_MOUNT: return "mount";
+	case RF_OP_MOVE_MOUNT: return "move_mount";
+	case RF_OP_UMOUNT: return "umount";
+	case RF_OP_PIVOT_ROOT: return "pivot_root";
+	case RF_OP_CHROOT: return "chroot";
+	case RF_OP_USERNS: return "userns_create";
+	case RF_OP_CGROUP_WRITE: return "cgroup_write";
+	case RF_OP_CLONE_INTO_CGROUP: return "clone_into_cgroup";
+	case RF_OP_PSEUDO_FS_WRITE: return "pseudo_fs_write";
 	}
 	return "unknown";
 }
@@ -123,6 +153,9 @@ static const char *reason_name(uint32_t r)
 	case RF_REASON_BAD_PATH: return "unresolved-path";
 	case RF_REASON_TOO_LONG: return "too-long";
 	case RF_REASON_PROTOCOL: return "protocol-not-allowed";
+	case RF_REASON_ACCESS: return "access-not-allowed";
+	case RF_REASON_BOUNDARY: return "process-boundary";
+	case RF_REASON_INTERNAL: return "no-memory";
 	}
 	return "unknown";
 }
@@ -167,6 +200,73 @@ static void printable(char *dst, const char *src, size_t n)
 	dst[n] = 0;
 }
 
+/* rf_access bits as names, in a fixed order. */
+static json_t *access_json(uint32_t bits)
+{
+	json_t *a = json_array();
+
+	if (bits & RF_ACC_READ)
+		json_array_append_new(a, json_string("read"));
+	if (bits & RF_ACC_WRITE)
+		json_array_append_new(a, json_string("write"));
+	if (bits & RF_ACC_EXEC)
+		json_array_append_new(a, json_string("exec"));
+	return a;
+}
+
+/* file and exec: the resolved path, the access the operation needed and
+ * what the longest matching rule grants (null: no rule covers the path). */
+static json_t *file_destination(const struct rf_event *ev)
+{
+	char path[RF_EVENT_PATH_LEN + 1];
+	uint32_t n = ev->path_len < RF_EVENT_PATH_LEN ? ev->path_len : RF_EVENT_PATH_LEN;
+	json_t *dst = json_object();
+
+	printable(path, ev->path, strnlen(ev->path, n));
+	json_object_set_new(dst, "path", json_string(path));
+	json_object_set_new(dst, "need", access_json(ev->need));
+	json_object_set_new(dst, "rule", ev->reason == RF_REASON_ACCESS ? access_json(ev->have)
+								       : json_null());
+	return dst;
+}
+
+/* process: what the operation aimed at, where the kernel says. */
+static json_t *process_destination(const struct rf_event *ev)
+{
+	char path[RF_EVENT_PATH_LEN + 1];
+	uint32_t n = ev->path_len < RF_EVENT_PATH_LEN ? ev->path_len : RF_EVENT_PATH_LEN;
+	json_t *dst = json_object();
+
+	switch (ev->op) {
+	case RF_OP_KILL:
+		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
+		json_object_set_new(dst, "signal", json_integer(ev->arg));
+		break;
+	case RF_OP_PTRACE:
+		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
+		json_object_set_new(dst, "ptrace_mode", json_integer(ev->arg));
+		break;
+	case RF_OP_BPF:
+		json_object_set_new(dst, "bpf_cmd", json_integer(ev->arg));
+		break;
+	case RF_OP_MOUNT:
+	case RF_OP_UMOUNT:
+		json_object_set_new(dst, "flags", json_integer(ev->arg));
+		break;
+	case RF_OP_MKNOD:
+		json_object_set_new(dst, "mode", json_integer(ev->arg));
+		break;
+	case RF_OP_PSEUDO_FS_WRITE:
+		json_object_set_new(dst, "operation", json_string(op_name(ev->arg)));
+		break;
+	case RF_OP_CGROUP_WRITE:
+		printable(path, ev->path, strnlen(ev->path, n));
+		json_object_set_new(dst, "path", json_string(path));
+		break;
+	}
+	return dst;
+}
+
 json_t *trace__event_json(const struct rf_event *ev)
 {
 	char path[RF_UNIX_PATH_MAX + 1];
@@ -179,8 +279,15 @@ json_t *trace__event_json(const struct rf_event *ev)
 	trace__format_ts(&t, ts, sizeof(ts));
 	printable(comm, ev->comm, strnlen(ev->comm, RF_COMM_LEN));
 
-	dst = json_object();
-	if (ev->family == AF_INET || ev->family == AF_INET6) {
+	if (ev->class == RF_CLASS_FILE || ev->class == RF_CLASS_EXEC)
+		dst = file_destination(ev);
+	else if (ev->class == RF_CLASS_PROCESS)
+		dst = process_destination(ev);
+	else
+		dst = json_object();
+	if (ev->class != RF_CLASS_NET && ev->class != RF_CLASS_UNIX) {
+		/* decoded above */
+	} else if (ev->family == AF_INET || ev->family == AF_INET6) {
 		json_object_set_new(dst, "family", json_string(ev->family == AF_INET ? "ipv4" : "ipv6"));
 		if (ev->op != RF_OP_SOCK_CREATE) {
 			inet_ntop(ev->family, ev->addr, addr, sizeof(addr));

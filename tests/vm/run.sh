@@ -20,6 +20,9 @@
 #   VM_MODULES  kernel modules to pack (default "veth"; "" for none)
 #   VM_APPEND   extra kernel command line arguments
 #   VM_VERBOSE  1: print the whole console, not only the test lines
+#   VM_SUITE_DIR  where the suites are (default tests/vm/guest); its *.sh are
+#               copied next to tests/vm/guest/ in the guest (the benchmark,
+#               tests/bench/vm-lsm.sh, runs this way)
 set -euo pipefail
 
 usage() { echo "usage: $0 BUILD_DIR [SUITE...]   (e.g. tests/vm/run.sh build smoke)" >&2; exit 2; }
@@ -35,6 +38,7 @@ VM_CACHE=${VM_CACHE:-$BUILD/vm}
 VM_MODULES=${VM_MODULES-veth}
 VM_APPEND=${VM_APPEND:-}
 VM_VERBOSE=${VM_VERBOSE:-0}
+VM_SUITE_DIR=${VM_SUITE_DIR:-$VMDIR/guest}
 LOG=$BUILD/vm-console.log
 case $VM_TIMEOUT in '' | *[!0-9]*) die "VM_TIMEOUT must be a number of seconds" ;; esac
 
@@ -55,18 +59,18 @@ ls "$BUILD"/tests/tools/* > /dev/null 2>&1 ||
 # ---- suites ----
 SUITES=()
 if [ $# -eq 0 ]; then
-	for f in "$VMDIR"/guest/*.sh; do
+	for f in "$VM_SUITE_DIR"/*.sh; do
 		[ -f "$f" ] && SUITES+=("$(basename "$f" .sh)")
 	done
 else
 	for s in "$@"; do
 		s=${s%.sh}
 		s=${s##*/}
-		[ -f "$VMDIR/guest/$s.sh" ] || die "no suite $s (tests/vm/guest/$s.sh)"
+		[ -f "$VM_SUITE_DIR/$s.sh" ] || die "no suite $s ($VM_SUITE_DIR/$s.sh)"
 		SUITES+=("$s")
 	done
 fi
-[ ${#SUITES[@]} -gt 0 ] || die "no suites in tests/vm/guest/"
+[ ${#SUITES[@]} -gt 0 ] || die "no suites in $VM_SUITE_DIR/"
 
 # ---- kernel ----
 read -r KPKG KVERSION KVER < <("$VMDIR/fetch.sh" "$VM_CACHE" | tail -n1) ||
@@ -125,6 +129,7 @@ for f in "$BUILD"/tests/vm/*; do
 	[ -f "$f" ] && [ -x "$f" ] && is_elf "$f" && copy_bin "$f" "/rf/tests/vm/${f##*/}"
 done
 cp -r "$VMDIR/guest" "$R/rf/guest"
+[ "$VM_SUITE_DIR" = "$VMDIR/guest" ] || cp "$VM_SUITE_DIR"/*.sh "$R/rf/guest/"
 [ -d "$ROOT/schemas/examples" ] && cp -r "$ROOT/schemas/examples" "$R/rf/examples"
 printf '%s\n' "${SUITES[@]}" > "$R/rf/suites"
 cp "$VMDIR/init" "$R/init"

@@ -1,0 +1,1028 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * BPF-LSM enforcement: files.read/write, exec, network.unix and the
+ * process boundary, keyed by the sandbox's cgroup id like net.bpf.c (and
+ * sharing its maps: user space hands the network object's map fds to this
+ * one before it loads).
+ *
+ * Each program judges only the classes whose RF_SB_LSM_* flag the sandbox
+ * has; everything else passes. Paths are the kernel's resolved paths:
+ * bpf_d_path() where the kernel allows it (file_open, bprm_check_security,
+ * mmap_file), elsewhere a walk over d_parent and the mount chain like the
+ * kernel's prepend_path(). A path that does not fit RF_PATH_MAX, a walk
+ * that does not reach the root, a file with no name (memfd, deleted, a
+ * pseudo filesystem) or a mount outside the task's mount namespace is
+ * denied and counted, never allowed.
+ *
+ * One LPM lookup answers: user space gives each rf_paths entry the union
+ * of the access bits of every policy entry covering it.
+ *
+ * Written against Linux 6.1's hook signatures (the BPF_PROG arguments are
+ * positional; the last is the previous BPF program's verdict). Hooks whose
+ * arguments changed since have one program per signature, named _vNN after
+ * the release that changed it; user space loads the one that matches the
+ * running kernel's BTF (enforcer.c, lsm_select) and refuses to load when
+ * none does.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "rf_common.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define EPERM 1
+#define ENAMETOOLONG 36
+
+#define FMODE_READ 0x1
+#define FMODE_WRITE 0x2
+#define FMODE_EXEC 0x20
+#define __FMODE_EXEC 0x20  /* in f_flags: 6.1 sets FMODE_EXEC in f_flags only */
+#define O_TRUNC 01000
+#define PROT_EXEC 0x4
+#define S_IFMT 00170000
+#define S_IFREG 0100000
+#define S_IFBLK 0060000
+#define S_IFCHR 0020000
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#define ATTR_MODE (1 << 0)
+#define ATTR_UID (1 << 1)
+#define ATTR_GID (1 << 2)
+#define ATTR_SIZE (1 << 3)
+#define ATTR_ATIME (1 << 4)
+#define ATTR_MTIME (1 << 5)
+
+#define CGROUP_SUPER_MAGIC 0x27e0eb
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#define BPF_FS_MAGIC 0xcafe4a11
+#define PIPEFS_MAGIC 0x50495045
+#define SOCKFS_MAGIC 0x534F434B
+
+/* Steps of one path walk (components plus mount crossings). */
+#define RF_WALK_MAX 128
+/* Bytes read per component name; the buffer behind the key has room. */
+#define RF_NAME_READ 256
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 262144);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rf_path_key);
+	__type(value, __u32);
+} rf_paths SEC(".maps");
+
+/*
+ * The state of one path walk. It lives in map memory, not on the stack:
+ * verifiers before Linux 6.7 check a bpf_loop callback as if it ran once
+ * and hard-wire branches on stack constants (see rf_common.bpf.h).
+ */
+struct walk_state {
+	struct dentry *dentry;
+	void *vfsmnt;
+	struct dentry *root_dentry;
+	void *root_mnt;
+	__u32 n;        /* components collected */
+	__u32 total;    /* bytes they need: '/' + name each */
+	__u32 off;      /* bytes written */
+	__u32 reason;   /* 0 while walking; an rf_reason when it failed */
+	__u32 done;
+	__u32 _pad;
+};
+
+/*
+ * Per-task scratch (task storage, not per-CPU: these programs can be
+ * preempted, and two tasks must never share a half-built path).
+ */
+struct rf_lsm_scratch {
+	struct rf_event ev;
+	struct rf_unix_key ukey;
+	struct scan_state scan;
+	struct walk_state w;
+	__u32 plen;                     /* bytes of key.path the resolver left */
+	__u32 _pad;
+	__u64 comps[RF_WALK_MAX];       /* dentries, leaf first */
+	struct rf_path_key key;
+	__u8 key_tail[RF_NAME_READ + 8]; /* a name read at the last offset */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rf_lsm_scratch);
+} rf_lsm_scratch_map SEC(".maps");
+
+static __always_inline struct rf_lsm_scratch *scratch(void)
+{
+	return bpf_task_storage_get(&rf_lsm_scratch_map, bpf_get_current_task_btf(), 0,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+static __always_inline void ev_reset(struct rf_lsm_scratch *s)
+{
+	__builtin_memset(&s->ev, 0, sizeof(s->ev));
+}
+
+/* No scratch memory: count the denial (no record), deny unless auditing. */
+static __always_inline int no_scratch(struct rf_sandbox *sb, __u32 class)
+{
+	if (class < RF_CLASS_MAX)
+		__sync_fetch_and_add(&sb->denials[class], 1);
+	stat_inc(RF_STAT_SAMPLE_LOST);
+	return fallback_verdict(sb);
+}
+
+static __always_inline int verdict(int v)
+{
+	return v == ALLOW ? 0 : -EPERM;
+}
+
+/* ---- paths ---- */
+
+static __always_inline struct mount *real_mount(void *vfsmnt)
+{
+	return (struct mount *)(vfsmnt - bpf_core_field_offset(struct mount, mnt));
+}
+
+/* The mount is in the caller's mount namespace (not an internal, detached
+ * or cloned tree, and not another namespace's). */
+static __always_inline bool mount_reachable(void *vfsmnt)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct mount *m = real_mount(vfsmnt);
+	struct mnt_namespace *ns = BPF_CORE_READ(m, mnt_ns);
+
+	return ns && ns == BPF_CORE_READ(t, nsproxy, mnt_ns);
+}
+
+/* d_unlinked(): removed from the tree (deleted, or never in it). */
+static __always_inline bool dentry_unlinked(struct dentry *d)
+{
+	return !BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(d, d_parent) != d;
+}
+
+/* bpf_loop's context must be on the stack: only the scratch pointer. */
+struct walk_ctx {
+	struct rf_lsm_scratch *s;
+};
+
+/* One step up, like prepend_path(): stop at the task's root or at the
+ * namespace's root mount; cross mount points; a dentry that is its own
+ * parent without being a mount root is cut off from the tree. */
+static long walk_up(__u32 i, void *vctx)
+{
+	struct rf_lsm_scratch *s = ((struct walk_ctx *)vctx)->s;
+	struct walk_state *w = &s->w;
+	struct dentry *d = w->dentry, *parent;
+	struct vfsmount *vm = w->vfsmnt;
+	__u32 len, n;
+
+	if (d == w->root_dentry && (void *)vm == w->root_mnt) {
+		w->done = 1;
+		return 1;
+	}
+	if (d == BPF_CORE_READ(vm, mnt_root)) {
+		struct mount *m = real_mount(vm);
+		struct mount *mp = BPF_CORE_READ(m, mnt_parent);
+
+		if (!mp || mp == m) {
+			w->done = 1;  /* the root mount of the namespace */
+			return 1;
+		}
+		w->dentry = BPF_CORE_READ(m, mnt_mountpoint);
+		w->vfsmnt = (void *)mp + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (!parent || parent == d) {
+		w->reason = RF_REASON_BAD_PATH;
+		return 1;
+	}
+	n = w->n;
+	if (n >= RF_WALK_MAX) {
+		w->reason = RF_REASON_TOO_LONG;
+		return 1;
+	}
+	len = BPF_CORE_READ(d, d_name.len);
+	w->total += 1 + len;
+	if (w->total > RF_PATH_MAX) {
+		w->reason = RF_REASON_TOO_LONG;
+		return 1;
+	}
+	s->comps[n & (RF_WALK_MAX - 1)] = (__u64)d;
+	w->n = n + 1;
+	w->dentry = parent;
+	return 0;
+}
+
+/* Write the collected components root first: "/a/b/c". */
+static long walk_emit(__u32 i, void *vctx)
+{
+	struct rf_lsm_scratch *s = ((struct walk_ctx *)vctx)->s;
+	struct walk_state *w = &s->w;
+	struct dentry *d;
+	const unsigned char *name;
+	__u32 off = w->off, n = w->n;
+	long r;
+
+	if (i >= n)
+		return 1;
+	if (off >= RF_PATH_MAX) {
+		w->reason = RF_REASON_TOO_LONG;
+		return 1;
+	}
+	d = (struct dentry *)s->comps[(n - 1 - i) & (RF_WALK_MAX - 1)];
+	s->key.path[off] = '/';
+	off++;
+	name = BPF_CORE_READ(d, d_name.name);
+	r = bpf_probe_read_kernel_str(&s->key.path[off & (RF_NAME_READ - 1)], RF_NAME_READ, name);
+	if (r < 1) {
+		w->reason = RF_REASON_BAD_PATH;
+		return 1;
+	}
+	off += r - 1;
+	if (off > RF_PATH_MAX) {
+		w->reason = RF_REASON_TOO_LONG;
+		return 1;
+	}
+	w->off = off;
+	return 0;
+}
+
+/*
+ * The resolved path of (vfsmnt, dentry) into s->key.path, 0-terminated,
+ * s->plen its length; 0 or an rf_reason. existing: the dentry must still
+ * be linked (not for the new name of a create, link or rename).
+ */
+static __always_inline __u32 walk_path_ns(struct rf_lsm_scratch *s, void *vfsmnt,
+					  struct dentry *dentry, bool existing, bool same_ns)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct walk_ctx c = { .s = s };
+	struct walk_state *w = &s->w;
+	__u32 off;
+
+	s->plen = 0;
+	if (!vfsmnt || !dentry || (same_ns && !mount_reachable(vfsmnt)))
+		return RF_REASON_BAD_PATH;
+	if (existing && dentry_unlinked(dentry))
+		return RF_REASON_BAD_PATH;
+	__builtin_memset(w, 0, sizeof(*w));
+	w->dentry = dentry;
+	w->vfsmnt = vfsmnt;
+	w->root_dentry = BPF_CORE_READ(t, fs, root.dentry);
+	w->root_mnt = BPF_CORE_READ(t, fs, root.mnt);
+	bpf_loop(RF_WALK_MAX + 16, walk_up, &c, 0);
+	if (!w->reason && !w->done)
+		w->reason = RF_REASON_TOO_LONG;
+	if (w->reason)
+		return w->reason;
+	bpf_loop(RF_WALK_MAX, walk_emit, &c, 0);
+	if (w->reason)
+		return w->reason;
+	off = w->off;
+	if (off == 0) {
+		s->key.path[0] = '/';
+		off = 1;
+	}
+	if (off > RF_PATH_MAX)
+		return RF_REASON_TOO_LONG;
+	s->key.path[off] = 0;
+	s->plen = off;
+	return 0;
+}
+
+/* A name in the caller's mount namespace. */
+static __always_inline __u32 walk_path(struct rf_lsm_scratch *s, void *vfsmnt,
+				       struct dentry *dentry, bool existing)
+{
+	return walk_path_ns(s, vfsmnt, dentry, existing, true);
+}
+
+/* The same through bpf_d_path(), where the kernel allows it. */
+static __always_inline __u32 dpath_file(struct rf_lsm_scratch *s, struct file *file)
+{
+	struct dentry *dentry = BPF_CORE_READ(file, f_path.dentry);
+	long r;
+
+	s->plen = 0;
+	r = bpf_d_path((struct path *)&file->f_path, (char *)s->key.path, RF_PATH_KEY_LEN);
+	if (r == -ENAMETOOLONG)
+		return RF_REASON_TOO_LONG;
+	if (r < 1 || r > RF_PATH_KEY_LEN)
+		return RF_REASON_BAD_PATH;
+	s->plen = r - 1;
+	if (s->key.path[0] != '/')
+		return RF_REASON_BAD_PATH;  /* "pipe:[..]", "anon_inode:..." */
+	if (!mount_reachable(BPF_CORE_READ(file, f_path.mnt)) || dentry_unlinked(dentry))
+		return RF_REASON_BAD_PATH;  /* memfd, deleted, detached tree */
+	return 0;
+}
+
+/*
+ * Judge the path the resolver left in s (reason: the resolver's result):
+ * allowed when the longest matching rule grants every bit of need.
+ * Otherwise a decision record with the path, the access needed and the
+ * rule's bits; the verdict follows the sandbox's mode.
+ */
+static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_lsm_scratch *s,
+				 __u32 reason, __u32 need, __u32 class, __u32 op)
+{
+	__u32 have = 0, *v;
+	__u32 plen = s->plen;
+
+	if (!reason) {
+		s->key.cgroup_id = cgid;
+		s->key.prefixlen = 64 + 8 * ((plen & 0xff) + 1);
+		v = bpf_map_lookup_elem(&rf_paths, &s->key);
+		if (v)
+			have = *v;
+		if ((have & need) == need)
+			return ALLOW;
+		reason = v ? RF_REASON_ACCESS : RF_REASON_NO_RULE;
+	}
+	ev_reset(s);
+	s->ev.op = op;
+	s->ev.reason = reason;
+	s->ev.need = need;
+	s->ev.have = have;
+	if (plen > RF_PATH_MAX)
+		plen = RF_PATH_MAX;
+	/* key.path is 0-terminated at plen; ev was zeroed */
+	if (plen)
+		bpf_probe_read_kernel(s->ev.path, RF_PATH_KEY_LEN, s->key.path);
+	s->ev.path_len = plen;
+	return decide(sb, cgid, &s->ev, class);
+}
+
+/* A process-boundary decision: always a denial (or an audit record). */
+static __always_inline int boundary(struct rf_sandbox *sb, __u64 cgid, __u32 op,
+				    __u32 target_pid, __u32 arg)
+{
+	struct rf_lsm_scratch *s = scratch();
+
+	if (!s)
+		return no_scratch(sb, RF_CLASS_PROCESS);
+	ev_reset(s);
+	s->ev.op = op;
+	s->ev.reason = RF_REASON_BOUNDARY;
+	s->ev.target_pid = target_pid;
+	s->ev.arg = arg;
+	return decide(sb, cgid, &s->ev, RF_CLASS_PROCESS);
+}
+
+/* The sandbox of the current task when it judges any of want. */
+static __always_inline struct rf_sandbox *sandbox_for(__u32 want, __u64 *cgid)
+{
+	struct rf_sandbox *sb = current_sandbox(cgid);
+
+	if (!sb || !(sb->flags & want))
+		return NULL;
+	return sb;
+}
+
+/* The process boundary holds once the sandbox ran its first execve. */
+static __always_inline struct rf_sandbox *boundary_sandbox(__u64 *cgid)
+{
+	struct rf_sandbox *sb = sandbox_for(RF_SB_LSM_PROCESS, cgid);
+
+	if (!sb || !(sb->state & RF_SBS_ARMED))
+		return NULL;
+	return sb;
+}
+
+static __always_inline unsigned long sb_magic_of(struct dentry *d)
+{
+	return BPF_CORE_READ(d, d_sb, s_magic);
+}
+
+static __always_inline bool pseudo_fs_protected(unsigned long magic)
+{
+	return magic == CGROUP2_SUPER_MAGIC || magic == CGROUP_SUPER_MAGIC ||
+	       magic == BPF_FS_MAGIC;
+}
+
+/* ---- files and exec ---- */
+
+SEC("lsm/file_open")
+int BPF_PROG(rf_file_open, struct file *file, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	unsigned long magic;
+	__u32 need, class, op = RF_OP_FILE_OPEN, reason;
+	unsigned int fmode, fflags;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = sandbox_for(RF_SB_LSM_FILES | RF_SB_LSM_EXEC | RF_SB_LSM_PROCESS, &cgid);
+	if (!sb)
+		return 0;
+	fmode = BPF_CORE_READ(file, f_mode);
+	fflags = BPF_CORE_READ(file, f_flags);
+	magic = BPF_CORE_READ(file, f_inode, i_sb, s_magic);
+
+	/* No moving to another cgroup, no cgroup knobs: the boundary. */
+	if ((magic == CGROUP2_SUPER_MAGIC || magic == CGROUP_SUPER_MAGIC) &&
+	    (fmode & FMODE_WRITE) && (sb->flags & RF_SB_LSM_PROCESS) &&
+	    (sb->state & RF_SBS_ARMED)) {
+		s = scratch();
+		if (!s)
+			return verdict(no_scratch(sb, RF_CLASS_PROCESS));
+		reason = dpath_file(s, file);
+		ev_reset(s);
+		s->ev.op = RF_OP_CGROUP_WRITE;
+		s->ev.reason = RF_REASON_BOUNDARY;
+		s->ev.need = RF_ACC_WRITE;
+		if (s->plen && s->plen <= RF_PATH_MAX) {
+			bpf_probe_read_kernel(s->ev.path, RF_PATH_KEY_LEN, s->key.path);
+			s->ev.path_len = s->plen;
+		}
+		return verdict(decide(sb, cgid, &s->ev, RF_CLASS_PROCESS));
+	}
+
+	if ((fmode & FMODE_EXEC) || (fflags & __FMODE_EXEC)) {
+		/* execve's own open of the binary or its interpreter */
+		if (!(sb->flags & RF_SB_LSM_EXEC))
+			return 0;
+		need = RF_ACC_EXEC;
+		class = RF_CLASS_EXEC;
+		op = RF_OP_EXEC;
+	} else {
+		if (!(sb->flags & RF_SB_LSM_FILES))
+			return 0;
+		/* Pipes and sockets reopened through /proc/self/fd: IPC, not files. */
+		if (magic == PIPEFS_MAGIC || magic == SOCKFS_MAGIC)
+			return 0;
+		need = 0;
+		if (fmode & FMODE_READ)
+			need |= RF_ACC_READ;
+		if ((fmode & FMODE_WRITE) || (fflags & O_TRUNC))
+			need |= RF_ACC_WRITE;
+		if (!need)
+			need = RF_ACC_READ;  /* O_WRONLY|O_RDWR "ioctl only" opens */
+		class = RF_CLASS_FILE;
+	}
+	s = scratch();
+	if (!s)
+		return verdict(no_scratch(sb, class));
+	reason = dpath_file(s, file);
+	return verdict(judge(sb, cgid, s, reason, need, class, op));
+}
+
+SEC("lsm/bprm_check_security")
+int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	struct file *file;
+	__u64 cgid;
+
+	sb = current_sandbox(&cgid);
+	if (!sb)
+		return ret;
+	/* The launcher's work is done: the process boundary holds from here. */
+	if (!(sb->state & RF_SBS_ARMED))
+		sb->state |= RF_SBS_ARMED;  /* its only bit; no 32-bit atomics before -mcpu=v3 */
+	if (ret)
+		return ret;
+	if (!(sb->flags & RF_SB_LSM_EXEC))
+		return 0;
+	s = scratch();
+	if (!s)
+		return verdict(no_scratch(sb, RF_CLASS_EXEC));
+	file = bprm->file;
+	if (!file)
+		return verdict(judge(sb, cgid, s, RF_REASON_BAD_PATH, RF_ACC_EXEC,
+				     RF_CLASS_EXEC, RF_OP_EXEC));
+	return verdict(judge(sb, cgid, s, dpath_file(s, file), RF_ACC_EXEC, RF_CLASS_EXEC,
+			     RF_OP_EXEC));
+}
+
+SEC("lsm/mmap_file")
+int BPF_PROG(rf_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
+	     unsigned long flags, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	if (!file || !(prot & PROT_EXEC))
+		return 0;
+	sb = sandbox_for(RF_SB_LSM_EXEC, &cgid);
+	if (!sb)
+		return 0;
+	s = scratch();
+	if (!s)
+		return verdict(no_scratch(sb, RF_CLASS_EXEC));
+	return verdict(judge(sb, cgid, s, dpath_file(s, file), RF_ACC_EXEC, RF_CLASS_EXEC,
+			     RF_OP_MMAP_EXEC));
+}
+
+SEC("lsm/file_mprotect")
+int BPF_PROG(rf_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	struct file *file;
+	__u64 cgid;
+	__u32 reason;
+
+	if (ret)
+		return ret;
+	if (!(prot & PROT_EXEC))
+		return 0;
+	file = BPF_CORE_READ(vma, vm_file);
+	if (!file)
+		return 0;
+	sb = sandbox_for(RF_SB_LSM_EXEC, &cgid);
+	if (!sb)
+		return 0;
+	s = scratch();
+	if (!s)
+		return verdict(no_scratch(sb, RF_CLASS_EXEC));
+	reason = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry),
+			   true);
+	return verdict(judge(sb, cgid, s, reason, RF_ACC_EXEC, RF_CLASS_EXEC,
+			     RF_OP_MPROTECT_EXEC));
+}
+
+/*
+ * Write-class operations on one name: (dir's mount, dentry) must be under
+ * files.write. In cgroupfs and bpffs nothing is created, removed or
+ * renamed from a sandbox (the boundary: unpinning would detach the
+ * enforcer). Returns the hook's verdict.
+ */
+static __always_inline int write_op(const struct path *dir, struct dentry *dentry, __u32 op,
+				    bool existing)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	sb = sandbox_for(RF_SB_LSM_FILES | RF_SB_LSM_PROCESS, &cgid);
+	if (!sb)
+		return 0;
+	if ((sb->flags & RF_SB_LSM_PROCESS) && (sb->state & RF_SBS_ARMED) &&
+	    pseudo_fs_protected(sb_magic_of(dentry)))
+		return verdict(boundary(sb, cgid, RF_OP_PSEUDO_FS_WRITE, 0, op));
+	if (!(sb->flags & RF_SB_LSM_FILES))
+		return 0;
+	s = scratch();
+	if (!s)
+		return verdict(no_scratch(sb, RF_CLASS_FILE));
+	return verdict(judge(sb, cgid, s, walk_path(s, BPF_CORE_READ(dir, mnt), dentry, existing),
+			     RF_ACC_WRITE, RF_CLASS_FILE, op));
+}
+
+/* The same for hooks that name one existing object by its path. */
+static __always_inline int write_op_path(const struct path *path, __u32 op)
+{
+	return write_op(path, BPF_CORE_READ(path, dentry), op, true);
+}
+
+SEC("lsm/path_unlink")
+int BPF_PROG(rf_path_unlink, const struct path *dir, struct dentry *dentry, int ret)
+{
+	return ret ? ret : write_op(dir, dentry, RF_OP_UNLINK, true);
+}
+
+SEC("lsm/path_rmdir")
+int BPF_PROG(rf_path_rmdir, const struct path *dir, struct dentry *dentry, int ret)
+{
+	return ret ? ret : write_op(dir, dentry, RF_OP_RMDIR, true);
+}
+
+SEC("lsm/path_mkdir")
+int BPF_PROG(rf_path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	return ret ? ret : write_op(dir, dentry, RF_OP_MKDIR, false);
+}
+
+SEC("lsm/path_mknod")
+int BPF_PROG(rf_path_mknod, const struct path *dir, struct dentry *dentry, umode_t mode,
+	     unsigned int dev, int ret)
+{
+	__u32 fmt = mode & S_IFMT;
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	/* A device node would reach the device's data past every path rule. */
+	if (fmt == S_IFCHR || fmt == S_IFBLK) {
+		sb = sandbox_for(RF_SB_LSM_FILES, &cgid);
+		if (sb)
+			return verdict(boundary(sb, cgid, RF_OP_MKNOD, 0, mode));
+	}
+	return write_op(dir, dentry, fmt == S_IFREG || fmt == 0 ? RF_OP_CREATE : RF_OP_MKNOD,
+			false);
+}
+
+SEC("lsm/path_symlink")
+int BPF_PROG(rf_path_symlink, const struct path *dir, struct dentry *dentry,
+	     const char *old_name, int ret)
+{
+	return ret ? ret : write_op(dir, dentry, RF_OP_SYMLINK, false);
+}
+
+/* Both names: a link of a file that is not writable (or readable) here
+ * must not make it reachable under a writable name. */
+SEC("lsm/path_link")
+int BPF_PROG(rf_path_link, struct dentry *old_dentry, const struct path *new_dir,
+	     struct dentry *new_dentry, int ret)
+{
+	int r;
+
+	if (ret)
+		return ret;
+	r = write_op(new_dir, old_dentry, RF_OP_LINK, true);
+	return r ? r : write_op(new_dir, new_dentry, RF_OP_LINK, false);
+}
+
+SEC("lsm/path_rename")
+int BPF_PROG(rf_path_rename, const struct path *old_dir, struct dentry *old_dentry,
+	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
+{
+	int r;
+
+	if (ret)
+		return ret;
+	r = write_op(old_dir, old_dentry, RF_OP_RENAME, true);
+	return r ? r : write_op(new_dir, new_dentry, RF_OP_RENAME, false);
+}
+
+SEC("lsm/path_truncate")
+int BPF_PROG(rf_path_truncate, const struct path *path, int ret)
+{
+	return ret ? ret : write_op_path(path, RF_OP_TRUNCATE);
+}
+
+SEC("lsm/path_chmod")
+int BPF_PROG(rf_path_chmod, const struct path *path, umode_t mode, int ret)
+{
+	return ret ? ret : write_op_path(path, RF_OP_CHMOD);
+}
+
+SEC("lsm/path_chown")
+int BPF_PROG(rf_path_chown, const struct path *path, __u64 uid, __u64 gid, int ret)
+{
+	return ret ? ret : write_op_path(path, RF_OP_CHOWN);
+}
+
+/*
+ * utimes and friends: inode_setattr names only the dentry. Its mounts in
+ * the caller's namespace (bind mounts give one inode several names) are
+ * on the superblock's list; allowed when a name under one of them is
+ * writable. chmod, chown and truncate also pass here, but their path_*
+ * hooks judged them already.
+ */
+#define RF_SETATTR_MOUNTS 4
+
+/* Fields of Linux 6.1 that later kernels dropped (CO-RE ignores the
+ * ___v61 suffix when it matches them against the running kernel). */
+struct mount___v61 {
+	struct list_head mnt_instance;
+} __attribute__((preserve_access_index));
+
+struct super_block___v61 {
+	struct list_head s_mounts;
+} __attribute__((preserve_access_index));
+
+static __always_inline int setattr_check(struct dentry *dentry, struct iattr *attr, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	struct super_block *fsb;
+	struct list_head *pos;
+	void *head, *denied_mnt = NULL;
+	unsigned int valid;
+	__u32 *v;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	valid = BPF_CORE_READ(attr, ia_valid);
+	if (!(valid & (ATTR_ATIME | ATTR_MTIME)) ||
+	    (valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE)))
+		return 0;
+	sb = sandbox_for(RF_SB_LSM_FILES, &cgid);
+	if (!sb)
+		return 0;
+	s = scratch();
+	if (!s)
+		return verdict(no_scratch(sb, RF_CLASS_FILE));
+	fsb = BPF_CORE_READ(dentry, d_sb);
+	head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
+	pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);
+	for (int i = 0; i < RF_SETATTR_MOUNTS; i++) {
+		void *vfsmnt;
+
+		if (!pos || (void *)pos == head)
+			break;
+		vfsmnt = (void *)pos - bpf_core_field_offset(struct mount___v61, mnt_instance) +
+			 bpf_core_field_offset(struct mount, mnt);
+		pos = BPF_CORE_READ(pos, next);
+		if (walk_path(s, vfsmnt, dentry, true))
+			continue;  /* not under this mount, or another namespace's */
+		s->key.cgroup_id = cgid;
+		s->key.prefixlen = 64 + 8 * ((s->plen & 0xff) + 1);
+		v = bpf_map_lookup_elem(&rf_paths, &s->key);
+		if (v && (*v & RF_ACC_WRITE))
+			return 0;
+		denied_mnt = vfsmnt;
+	}
+	/* Denied: record the last name found (or that none was). */
+	if (denied_mnt)
+		return verdict(judge(sb, cgid, s, walk_path(s, denied_mnt, dentry, true),
+				     RF_ACC_WRITE, RF_CLASS_FILE, RF_OP_UTIMES));
+	s->plen = 0;
+	return verdict(judge(sb, cgid, s, RF_REASON_BAD_PATH, RF_ACC_WRITE, RF_CLASS_FILE,
+			     RF_OP_UTIMES));
+}
+
+SEC("lsm/inode_setattr")
+int BPF_PROG(rf_inode_setattr, struct dentry *dentry, struct iattr *attr, int ret)
+{
+	return setattr_check(dentry, attr, ret);
+}
+
+/* 6.3 added the mount's idmap in front. */
+SEC("lsm/inode_setattr")
+int BPF_PROG(rf_inode_setattr_v63, void *idmap, struct dentry *dentry, struct iattr *attr, int ret)
+{
+	return setattr_check(dentry, attr, ret);
+}
+
+/* ---- the process boundary ---- */
+
+/* Is task t in the sandbox cgid (its cgroup or an ancestor)? */
+static __always_inline bool task_in_sandbox(struct task_struct *t, __u64 cgid)
+{
+	struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+
+	for (int i = 0; i < RF_MAX_LEVEL; i++) {
+		if (!cg)
+			break;
+		if (BPF_CORE_READ(cg, kn, id) == cgid)
+			return true;
+		/* self is the first member: the parent css is the parent cgroup */
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return false;
+}
+
+static __always_inline int bpf_check(int cmd, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_BPF, 0, cmd)) : 0;
+}
+
+SEC("lsm/bpf")
+int BPF_PROG(rf_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
+{
+	return bpf_check(cmd, ret);
+}
+
+/* 6.9 added "kernel" (the call came from a BPF program): judged alike. */
+SEC("lsm/bpf")
+int BPF_PROG(rf_bpf_v69, int cmd, union bpf_attr *attr, unsigned int size, bool kernel, int ret)
+{
+	return bpf_check(cmd, ret);
+}
+
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(rf_ptrace, struct task_struct *child, unsigned int mode, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	if (!sb || task_in_sandbox(child, cgid))
+		return 0;
+	return verdict(boundary(sb, cgid, RF_OP_PTRACE, BPF_CORE_READ(child, tgid), mode));
+}
+
+SEC("lsm/task_kill")
+int BPF_PROG(rf_task_kill, struct task_struct *p, struct kernel_siginfo *info, int sig,
+	     const struct cred *cred, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	if (!sb || task_in_sandbox(p, cgid))
+		return 0;
+	return verdict(boundary(sb, cgid, RF_OP_KILL, BPF_CORE_READ(p, tgid), sig));
+}
+
+SEC("lsm/sb_mount")
+int BPF_PROG(rf_sb_mount, const char *dev_name, const struct path *path, const char *type,
+	     unsigned long flags, void *data, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_MOUNT, 0, flags)) : 0;
+}
+
+SEC("lsm/move_mount")
+int BPF_PROG(rf_move_mount, const struct path *from_path, const struct path *to_path, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_MOVE_MOUNT, 0, 0)) : 0;
+}
+
+SEC("lsm/sb_umount")
+int BPF_PROG(rf_sb_umount, struct vfsmount *mnt, int flags, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_UMOUNT, 0, flags)) : 0;
+}
+
+SEC("lsm/sb_pivotroot")
+int BPF_PROG(rf_sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_PIVOT_ROOT, 0, 0)) : 0;
+}
+
+/* chroot would make every resolved path relative to the new root. */
+SEC("lsm/path_chroot")
+int BPF_PROG(rf_path_chroot, const struct path *path, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_CHROOT, 0, 0)) : 0;
+}
+
+SEC("lsm/userns_create")
+int BPF_PROG(rf_userns_create, const struct cred *cred, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_USERNS, 0, 0)) : 0;
+}
+
+/* clone3(CLONE_INTO_CGROUP) moves the child with no file opened. */
+SEC("lsm/task_alloc")
+int BPF_PROG(rf_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	if (!(clone_flags & CLONE_INTO_CGROUP))
+		return 0;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, RF_OP_CLONE_INTO_CGROUP, 0, 0)) : 0;
+}
+
+/* ---- network.unix: the peer's bound name, resolved ---- */
+
+/*
+ * The peer socket's name into s->ukey: a pathname socket by the resolved
+ * path of its inode (symlinks and .. were resolved when it was found), an
+ * abstract one by its name. 0 (allowed), or an rf_reason; an unnamed
+ * peer (socketpair) has nothing to judge.
+ */
+static __always_inline int check_peer(struct rf_sandbox *sb, __u64 cgid, struct sock *other,
+				      __u32 type, __u32 op)
+{
+	struct unix_sock *u = (struct unix_sock *)other;
+	struct rf_lsm_scratch *s;
+	struct unix_address *addr;
+	struct dentry *dentry;
+	__u32 reason, n = 0, len;
+	bool abstract = false;
+	__u8 *d;
+	int alen;
+
+	addr = BPF_CORE_READ(u, addr);
+	if (!addr)
+		return ALLOW;
+	s = scratch();
+	if (!s)
+		return no_scratch(sb, RF_CLASS_UNIX);
+	__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
+	d = s->ukey.data;
+	dentry = BPF_CORE_READ(u, path.dentry);
+	if (dentry) {
+		/* The peer's bound inode, as named in its own mount namespace
+		 * (a sandbox may live in a copy of the namespace). */
+		reason = walk_path_ns(s, BPF_CORE_READ(u, path.mnt), dentry, false, false);
+		len = s->plen;
+		if (!reason && len > RF_UNIX_PATH_MAX - 1)
+			reason = RF_REASON_TOO_LONG;
+		if (!reason) {
+			bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, s->key.path);
+			reason = unix_lookup(&s->ukey, &s->scan, cgid, len, &n, &abstract);
+		} else if (len <= RF_UNIX_PATH_MAX - 1) {
+			bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, s->key.path);
+			n = len;
+		}
+	} else {
+		alen = BPF_CORE_READ(addr, len);
+		len = alen > 2 ? alen - 2 : 0;  /* bytes of sun_path */
+		if (len > RF_UNIX_PATH_MAX)
+			len = RF_UNIX_PATH_MAX;
+		bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, &addr->name[0].sun_path);
+		if (len && d[1] != 0) {
+			/* a pathname name without an inode: cannot be judged */
+			reason = RF_REASON_BAD_PATH;
+		} else {
+			reason = unix_lookup(&s->ukey, &s->scan, cgid, len, &n, &abstract);
+		}
+	}
+	if (!reason)
+		return ALLOW;
+	ev_reset(s);
+	s->ev.family = AF_UNIX;
+	s->ev.op = op;
+	s->ev.reason = reason;
+	s->ev.protocol = type;
+	unix_event_path(&s->ev, d, n, abstract);
+	return decide(sb, cgid, &s->ev, RF_CLASS_UNIX);
+}
+
+static __always_inline struct rf_sandbox *unix_sandbox(__u64 *cgid)
+{
+	struct rf_sandbox *sb = sandbox_for(RF_SB_LSM_UNIX, cgid);
+
+	if (!sb || (sb->flags & RF_SB_UNIX_UNRESTRICTED))
+		return NULL;
+	return sb;
+}
+
+SEC("lsm/unix_stream_connect")
+int BPF_PROG(rf_unix_stream_connect, struct sock *sock, struct sock *other, struct sock *newsk,
+	     int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = unix_sandbox(&cgid);
+	if (!sb)
+		return 0;
+	return verdict(check_peer(sb, cgid, other, BPF_CORE_READ(sock, sk_type),
+				  RF_OP_UNIX_CONNECT_LSM));
+}
+
+/* Datagrams: connect() and every send, to the peer found by name. */
+SEC("lsm/unix_may_send")
+int BPF_PROG(rf_unix_may_send, struct socket *sock, struct socket *other, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = unix_sandbox(&cgid);
+	if (!sb)
+		return 0;
+	return verdict(check_peer(sb, cgid, BPF_CORE_READ(other, sk), BPF_CORE_READ(sock, type),
+				  RF_OP_UNIX_SEND_LSM));
+}

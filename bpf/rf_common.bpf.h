@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What net.bpf.c and lsm.bpf.c share: the maps both objects use (user
+ * space loads the network object first and hands its map fds to the LSM
+ * object before that one loads, so there is one instance of each) and the
+ * helpers that find the sandbox of the current task and record decisions.
+ */
+#ifndef RF_COMMON_BPF_H
+#define RF_COMMON_BPF_H
+
+#include "rf_abi.h"
+
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define SOCK_SEQPACKET 5
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+
+#define ALLOW 1
+#define DENY 0
+
+/* Deepest cgroup level searched for a sandbox ancestor. */
+#define RF_MAX_LEVEL 32
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct rf_sandbox);
+} rf_sandboxes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rf_unix_key);
+	__type(value, __u32);
+} rf_unix SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rf_sample_key);
+	__type(value, struct rf_event);
+} rf_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} rf_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RF_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} rf_stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&rf_stats, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+/* The sandbox this task belongs to, or NULL when it is in none. */
+static __always_inline struct rf_sandbox *current_sandbox(__u64 *ret_cgid)
+{
+	struct rf_sandbox *sb;
+
+	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
+		__u64 cgid = bpf_get_current_ancestor_cgroup_id(lvl);
+
+		if (!cgid)
+			break;  /* deeper than the task's own cgroup */
+		sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+		if (sb) {
+			*ret_cgid = cgid;
+			return sb;
+		}
+	}
+	*ret_cgid = 0;
+	return NULL;
+}
+
+/* Without memory to record a decision: the verdict decide() would give. */
+static __always_inline int fallback_verdict(const struct rf_sandbox *sb)
+{
+	return (sb->flags & RF_SB_AUDIT) ? ALLOW : DENY;
+}
+
+/*
+ * Count the decision exactly, keep it as a sample while the sandbox has
+ * sample slots left, and publish it on the ring buffer for the monitor.
+ * Returns the verdict for the hook: deny unless the sandbox audits.
+ */
+static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
+				  struct rf_event *ev, __u32 class)
+{
+	__u32 limit = sb->sample_limit ? sb->sample_limit : RF_SAMPLE_LIMIT_DEFAULT;
+	bool audit = sb->flags & RF_SB_AUDIT;
+	__u64 id = bpf_get_current_pid_tgid();
+	struct rf_sample_key skey = {};
+	struct rf_event *rb;
+
+	if (class < RF_CLASS_MAX)
+		__sync_fetch_and_add(&sb->denials[class], 1);
+	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
+	ev->ts_boot_ns = bpf_ktime_get_boot_ns();
+	ev->cgroup_id = cgid;
+	ev->kind = RF_EV_DECISION;
+	ev->pid = id >> 32;
+	ev->tid = (__u32)id;
+	ev->uid = (__u32)bpf_get_current_uid_gid();
+	ev->class = class;
+	ev->verdict = audit ? RF_VERDICT_AUDITED : RF_VERDICT_DENIED;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	stat_inc(RF_STAT_DECISIONS);
+
+	if (ev->seq < limit) {
+		skey.cgroup_id = cgid;
+		skey.seq = ev->seq;
+		if (bpf_map_update_elem(&rf_samples, &skey, ev, BPF_NOEXIST))
+			stat_inc(RF_STAT_SAMPLE_LOST);
+	}
+
+	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
+	if (rb) {
+		__builtin_memcpy(rb, ev, sizeof(*rb));
+		bpf_ringbuf_submit(rb, 0);
+	} else {
+		stat_inc(RF_STAT_RINGBUF_LOST);
+	}
+	return audit ? ALLOW : DENY;
+}
+
+/*
+ * The unix LPM key of a name, shared by both backends so they agree:
+ * kind byte, name bytes, 0 terminator.
+ *
+ * The state of a bpf_loop walk lives in map memory (struct scan_state in
+ * the caller's scratch), not on the stack: verifiers before Linux 6.7
+ * check a callback as if it ran once and hard-wire branches on the
+ * constants they saw on the stack; values read from a map are unknown to
+ * them, so every branch stays.
+ */
+struct scan_state {
+	__u32 len;      /* bytes of the name the caller gave */
+	__u32 n;        /* name bytes seen */
+	__u32 seg;      /* bytes in the current path component */
+	__u32 dots;     /* of which '.' */
+	__u32 reason;
+	__u32 _pad;
+};
+
+struct path_scan {
+	__u8 *d;                /* key data: d[0] kind, d[1..] name */
+	struct scan_state *st;  /* in map memory */
+};
+
+/* Pathname: stop at NUL; flag "//", "." and ".." components. */
+static long scan_pathname(__u32 i, void *vctx)
+{
+	struct path_scan *c = vctx;
+	struct scan_state *st = c->st;
+	__u64 k = i;  /* 64-bit: keeps the verifier's bound through k + 1 */
+	__u8 ch;
+
+	if (k >= RF_UNIX_PATH_MAX || k >= st->len)
+		return 1;
+	ch = c->d[1 + k];
+	if (!ch)
+		return 1;
+	st->n++;
+	if (ch == '/') {
+		if (k != 0 && (st->seg == 0 || (st->seg == st->dots && st->dots <= 2)))
+			st->reason = RF_REASON_BAD_PATH;
+		st->seg = 0;
+		st->dots = 0;
+	} else {
+		st->seg++;
+		if (ch == '.')
+			st->dots++;
+	}
+	return 0;
+}
+
+/* Abstract: drop the leading NUL. Names are length-delimited, so one with
+ * a NUL inside could otherwise match an exact rule as its prefix. */
+static long scan_abstract(__u32 i, void *vctx)
+{
+	struct path_scan *c = vctx;
+	struct scan_state *st = c->st;
+	__u64 k = i;
+	__u8 ch;
+
+	if (k >= RF_UNIX_PATH_MAX - 1 || k >= st->n)
+		return 1;
+	ch = c->d[2 + k];
+	c->d[1 + k] = ch;
+	if (!ch)
+		st->reason = RF_REASON_BAD_PATH;
+	return 0;
+}
+
+/*
+ * Turn key->data[1..] holding a sun_path of len bytes (as given by the
+ * caller, len <= RF_UNIX_PATH_MAX) into the lookup key; look it up.
+ * Returns 0 when a rule allows it, else an rf_reason; *ret_n gets the
+ * name length and *ret_abstract the kind, for the event. st: map memory.
+ */
+static __always_inline __u32 unix_lookup(struct rf_unix_key *key, struct scan_state *st,
+					 __u64 cgid, __u32 len, __u32 *ret_n, bool *ret_abstract)
+{
+	struct path_scan c = { .d = key->data, .st = st };
+	__u8 *d = key->data;
+	bool abstract;
+	__u32 n;
+
+	__builtin_memset(st, 0, sizeof(*st));
+	abstract = len > 0 && d[1] == 0;
+	st->len = len;
+	if (abstract) {
+		d[0] = RF_UNIX_ABSTRACT;
+		st->n = len - 1;
+		bpf_loop(RF_UNIX_PATH_MAX, scan_abstract, &c, 0);
+	} else {
+		d[0] = RF_UNIX_PATHNAME;
+		bpf_loop(RF_UNIX_PATH_MAX, scan_pathname, &c, 0);
+		if (st->n == 0 || d[1] != '/' ||
+		    (st->seg > 0 && st->seg == st->dots && st->dots <= 2))
+			st->reason = RF_REASON_BAD_PATH;
+	}
+	n = st->n;
+	if (n > RF_UNIX_PATH_MAX - 1)
+		n = RF_UNIX_PATH_MAX - 1;
+	d[1 + n] = 0;
+
+	if (!st->reason) {
+		key->cgroup_id = cgid;
+		key->prefixlen = 64 + 8 * (n + 2);
+		if (!bpf_map_lookup_elem(&rf_unix, key))
+			st->reason = RF_REASON_NO_RULE;
+	}
+	*ret_n = n;
+	*ret_abstract = abstract;
+	return st->reason;
+}
+
+/* The unix name of a decision into the event: '@' before abstract names. */
+static __always_inline void unix_event_path(struct rf_event *ev, const __u8 *d, __u32 n,
+					    bool abstract)
+{
+	if (abstract) {
+		ev->path[0] = '@';
+		__builtin_memcpy(&ev->path[1], &d[1], RF_UNIX_PATH_MAX - 1);
+		ev->path_len = n + 1;
+	} else {
+		__builtin_memcpy(ev->path, &d[1], RF_UNIX_PATH_MAX);
+		ev->path_len = n;
+	}
+}
+
+#endif /* RF_COMMON_BPF_H */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+
+#include "alert.h"
+
+static const char *const severities[] = {
+	"Unknown", "Informational", "Low", "Medium", "High", "Critical", "Fatal",
+};
+
+void alert__format_ms(int64_t ms, char *buf, size_t len)
+{
+	time_t sec = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	int msec = (int)(ms - (int64_t)sec * 1000);
+	struct tm tm;
+	char base[32];
+
+	gmtime_r(&sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03dZ", base, msec);
+}
+
+static int64_t wall_ms(uint64_t boot_ns, int64_t off)
+{
+	return ((int64_t)boot_ns + off) / 1000000;
+}
+
+static void set_time(json_t *o, const char *key, int64_t ms)
+{
+	char dt[48], k[64];
+
+	alert__format_ms(ms, dt, sizeof(dt));
+	json_object_set_new(o, key, json_integer(ms));
+	snprintf(k, sizeof(k), "%s_dt", key);
+	json_object_set_new(o, k, json_string(dt));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static json_t *process_json(const struct rf_alert_proc *p, json_t *container)
+{
+	json_t *o = json_pack("{s:I, s:s}", "pid", (json_int_t)p->pid, "name", p->name);
+
+	if (p->path[0])
+		json_object_set_new(o, "file", json_pack("{s:s, s:s}", "path", p->path,
+							 "name", base_name(p->path)));
+	if (p->ppid) {
+		json_t *pp = json_pack("{s:I}", "pid", (json_int_t)p->ppid);
+
+		if (p->parent_known) {
+			json_object_set_new(pp, "name", json_string(p->parent_name));
+			if (p->parent_path[0])
+				json_object_set_new(pp, "file",
+					json_pack("{s:s, s:s}", "path", p->parent_path,
+						  "name", base_name(p->parent_path)));
+		}
+		json_object_set_new(o, "parent_process", pp);
+	}
+	if (container)
+		json_object_set(o, "container", container);
+	return o;
+}
+
+/* One evidence object: container, process, and what the rule is about. */
+static json_t *evidence(const struct rf_alert *a, json_t *container)
+{
+	json_t *ev = json_object();
+
+	if (container)
+		json_object_set(ev, "container", container);
+	if (a->has_proc)
+		json_object_set_new(ev, "process", process_json(&a->proc, container));
+	return ev;
+}
+
+static json_t *dest_evidence(const struct rf_alert *a, const struct rf_alert_dest *d,
+			     json_t *container)
+{
+	json_t *ev = evidence(a, container);
+
+	if (d->family == AF_INET || d->family == AF_INET6) {
+		json_t *ep = json_object();
+
+		if (d->address[0]) {
+			json_object_set_new(ep, "ip", json_string(d->address));
+			json_object_set_new(ep, "port", json_integer(d->port));
+		}
+		json_object_set_new(ev, "dst_endpoint", ep);
+		json_object_set_new(ev, "connection_info",
+				    json_pack("{s:s, s:i}", "protocol_name", d->protocol,
+					      "direction_id", 2 /* Outbound */));
+	} else if (d->path[0]) {
+		json_object_set_new(ev, "file",
+			json_pack("{s:s, s:s, s:i, s:s}", "path", d->path, "name", base_name(d->path),
+				  "type_id", d->family == AF_UNIX ? 5 : 1,
+				  "type", d->family == AF_UNIX ? "Local Socket" : "Regular File"));
+	}
+	return ev;
+}
+
+static void message(const struct rf_alert *a, char *buf, size_t len)
+{
+	const char *sb = a->sandbox[0] ? a->sandbox : "host";
+
+	switch (a->rule) {
+	case RF_RULE_DENY_BURST:
+	case RF_RULE_FAILED_OPS:
+		snprintf(buf, len, "sandbox %s: %" PRIu64 " %s %s operations (threshold %" PRIu64
+			 " within %" PRIu64 " ms)%s%s", sb, a->count, a->verdict, a->key,
+			 a->threshold, a->window_ms, a->n_dests ? ", most to " : "",
+			 a->n_dests ? a->dests[0].key : "");
+		break;
+	case RF_RULE_SYSCALL:
+		snprintf(buf, len, "sandbox %s: syscall %s (%d) outside the policy's profile, "
+			 "by %s (pid %u)", sb, a->syscall, a->syscall_nr, a->proc.name, a->proc.pid);
+		break;
+	case RF_RULE_RESOURCE:
+		if (a->rise)
+			snprintf(buf, len, "sandbox %s: %s rose to %" PRIu64 " %s from about %"
+				 PRIu64, sb, a->key, a->value, a->unit, a->baseline);
+		else
+			snprintf(buf, len, "sandbox %s: %s at %" PRIu64 " %s, above the threshold %"
+				 PRIu64, sb, a->key, a->value, a->unit, a->threshold);
+		break;
+	case RF_RULE_LOST:
+		snprintf(buf, len, "%" PRIu64 " events lost at %s%s (%" PRIu64 " since start)",
+			 a->count, a->key, a->before_start ? ", some while no monitor ran" : "",
+			 a->lost_total);
+		break;
+	default:
+		snprintf(buf, len, "%s", rf_rule_name(a->rule));
+	}
+}
+
+json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
+{
+	static const char *const activity[] = { "Create", "Update", "Close" };
+	static const int status_id[] = { 1, 2, 4 };
+	static const char *const status[] = { "New", "In Progress", "Resolved" };
+	int sev = rf_rule_severity(a->rule, a->key);
+	json_t *o, *fi, *um, *evs, *container = NULL;
+	char msg[512], type_name[64], analytic_uid[64];
+	uint32_t i;
+
+	o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "metadata", json_pack("{s:s, s:{s:s, s:s, s:s}, s:I, s:s}",
+		"version", RF_OCSF_VERSION,
+		"product", "name", "ringfence-monitor", "vendor_name", "ringfence",
+		"version", RF_MON_VERSION,
+		"sequence", (json_int_t)seq, "log_name", "alerts"));
+	json_object_set_new(o, "class_uid", json_integer(2004));
+	json_object_set_new(o, "class_name", json_string("Detection Finding"));
+	json_object_set_new(o, "category_uid", json_integer(2));
+	json_object_set_new(o, "category_name", json_string("Findings"));
+	json_object_set_new(o, "activity_id", json_integer(a->phase + 1));
+	json_object_set_new(o, "activity_name", json_string(activity[a->phase]));
+	json_object_set_new(o, "type_uid", json_integer(200400 + a->phase + 1));
+	snprintf(type_name, sizeof(type_name), "Detection Finding: %s", activity[a->phase]);
+	json_object_set_new(o, "type_name", json_string(type_name));
+	set_time(o, "time", wall_ms(a->time_ns, off));
+	json_object_set_new(o, "severity_id", json_integer(sev));
+	json_object_set_new(o, "severity", json_string(severities[sev]));
+	json_object_set_new(o, "status_id", json_integer(status_id[a->phase]));
+	json_object_set_new(o, "status", json_string(status[a->phase]));
+	message(a, msg, sizeof(msg));
+	json_object_set_new(o, "message", json_string(msg));
+	json_object_set_new(o, "count", json_integer((json_int_t)a->count));
+	set_time(o, "start_time", wall_ms(a->first_ns, off));
+	set_time(o, "end_time", wall_ms(a->last_ns, off));
+
+	snprintf(analytic_uid, sizeof(analytic_uid), "rf-%s", rf_rule_id(a->rule));
+	fi = json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:s, s:s}, s:[s]}",
+		       "uid", a->uid, "title", rf_rule_name(a->rule),
+		       "analytic", "uid", analytic_uid, "name", rf_rule_name(a->rule),
+		       "type_id", 1, "type", "Rule", "category", "ringfence",
+		       "types", rf_rule_id(a->rule));
+	json_object_set_new(fi, "desc", json_string(msg));
+	set_time(fi, "first_seen_time", wall_ms(a->first_ns, off));
+	set_time(fi, "last_seen_time", wall_ms(a->last_ns, off));
+	json_object_set_new(o, "finding_info", fi);
+
+	if (a->sandbox[0])
+		container = json_pack("{s:s, s:s}", "uid", a->sandbox, "name", a->sandbox);
+	evs = json_array();
+	if ((a->rule == RF_RULE_DENY_BURST || a->rule == RF_RULE_FAILED_OPS) && a->n_dests) {
+		for (i = 0; i < a->n_dests; i++)
+			json_array_append_new(evs, dest_evidence(a, &a->dests[i], container));
+	} else if (a->rule == RF_RULE_SYSCALL) {
+		json_t *ev = evidence(a, container);
+
+		json_object_set_new(ev, "api", json_pack("{s:s, s:{s:s}}", "operation", a->syscall,
+							 "service", "name", "linux-syscall"));
+		json_array_append_new(evs, ev);
+	} else if (a->rule == RF_RULE_LOST) {
+		json_t *ev = json_object();
+
+		json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I}", "hop", a->key,
+				    "lost", (json_int_t)a->count,
+				    "lost_total", (json_int_t)a->lost_total));
+		json_array_append_new(evs, ev);
+	} else {
+		json_array_append_new(evs, evidence(a, container));
+	}
+	json_object_set_new(o, "evidences", evs);
+
+	um = json_pack("{s:s, s:s, s:s, s:I}", "rule", rf_rule_id(a->rule), "key", a->key,
+		       "phase", rf_phase_name(a->phase),
+		       "suppressed", (json_int_t)a->suppressed);
+	if (a->sandbox[0]) {
+		json_object_set_new(um, "sandbox", json_string(a->sandbox));
+		json_object_set_new(um, "policy_id", json_string(a->policy_id));
+		json_object_set_new(um, "cgroup_id", json_integer((json_int_t)a->cgroup_id));
+	}
+	switch (a->rule) {
+	case RF_RULE_DENY_BURST:
+	case RF_RULE_FAILED_OPS: {
+		json_t *dl = json_array();
+
+		json_object_set_new(um, "window_ms", json_integer((json_int_t)a->window_ms));
+		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
+		json_object_set_new(um, "verdict", json_string(a->verdict));
+		for (i = 0; i < a->n_dests; i++)
+			json_array_append_new(dl, json_pack("{s:s, s:I}", "destination",
+				a->dests[i].key, "count", (json_int_t)a->dests[i].count));
+		json_object_set_new(um, "destinations", dl);
+		json_object_set_new(um, "other_destinations",
+				    json_integer((json_int_t)a->other_dests));
+		break;
+	}
+	case RF_RULE_SYSCALL:
+		json_object_set_new(um, "syscall", json_string(a->syscall));
+		json_object_set_new(um, "syscall_nr", json_integer(a->syscall_nr));
+		break;
+	case RF_RULE_RESOURCE:
+		json_object_set_new(um, "resource", json_string(a->key));
+		json_object_set_new(um, "value", json_integer((json_int_t)a->value));
+		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
+		json_object_set_new(um, "unit", json_string(a->unit));
+		json_object_set_new(um, "rise", json_boolean(a->rise));
+		if (a->rise)
+			json_object_set_new(um, "baseline", json_integer((json_int_t)a->baseline));
+		break;
+	case RF_RULE_LOST:
+		json_object_set_new(um, "hop", json_string(a->key));
+		json_object_set_new(um, "lost_total", json_integer((json_int_t)a->lost_total));
+		json_object_set_new(um, "before_start", json_boolean(a->before_start));
+		break;
+	default:
+		break;
+	}
+	if (a->phase == RF_PHASE_CLOSE && a->close_reason)
+		json_object_set_new(um, "close_reason", json_string(a->close_reason));
+	json_object_set_new(o, "unmapped", um);
+	json_decref(container);
+	return o;
+}
+
+char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off)
+{
+	json_t *o = alert__ocsf(a, seq, off);
+	char *s, *line;
+	size_t n;
+
+	if (!o)
+		return NULL;
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	line = realloc(s, n + 2);
+	if (!line) {
+		free(s);
+		return NULL;
+	}
+	line[n] = '\n';
+	line[n + 1] = 0;
+	return line;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Alert records as OCSF Detection Findings (class 2004), schemas/alert.schema.json. */
+#ifndef RF_MON_ALERT_H
+#define RF_MON_ALERT_H
+
+#include <stdint.h>
+#include <jansson.h>
+#include "detect.h"
+
+#define RF_OCSF_VERSION "1.3.0"
+
+/* boot_to_real_ns: CLOCK_REALTIME - CLOCK_BOOTTIME, for the record's wall
+ * times; seq: metadata.sequence. A new JSON object, NULL on ENOMEM. */
+json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns);
+
+/* The record as one compact line with '\n' (malloc'd), NULL on ENOMEM. */
+char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns);
+
+/* RFC 3339 UTC with milliseconds, e.g. 2026-11-29T10:00:00.123Z. */
+void alert__format_ms(int64_t ms, char *buf, size_t len);
+
+#endif

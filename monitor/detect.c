@@ -1,0 +1,1116 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Detectors over virtual time, and the roll-up of their alerts.
+ *
+ * An alert is identified by (rule, sandbox, key). Its first occurrence is
+ * emitted at once (OPEN); later occurrences only add to its count, and an
+ * UPDATE carries the count every update_ms while it changes; once the
+ * condition has been over for linger_ms, a CLOSE ends it. Bursts and
+ * resource thresholds have hysteresis: a burst starts at N denials within
+ * W ms and ends when fewer than ceil(N/2) remain in the window; a resource
+ * alert starts above its threshold and ends at or below 90 % of it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "detect.h"
+#include "table.h"
+
+#define MS 1000000ULL
+#define RING_EXACT_MAX 256      /* bursts up to this N are counted exactly */
+#define DEST_OTHER 0xffff
+#define PENDING_MAX 256         /* syscalls seen before their sandbox's profile */
+#define PENDING_MAX_AGE (10000 * MS)
+#define END_GRACE_MS 1000       /* late events of an ended sandbox */
+#define RISE_FACTOR 4
+#define RISE_MIN_SAMPLES 3
+
+static const char *const rule_ids[RF_RULE_MAX] = {
+	"deny-burst", "failed-ops", "unexpected-syscall", "resource-spike", "lost-events",
+};
+static const char *const rule_names[RF_RULE_MAX] = {
+	"Denied-connection burst", "Repeated failed operations", "Unexpected syscall",
+	"Resource spike", "Lost events",
+};
+
+const char *rf_rule_id(enum rf_rule r)
+{
+	return r < RF_RULE_MAX ? rule_ids[r] : "unknown";
+}
+
+const char *rf_rule_name(enum rf_rule r)
+{
+	return r < RF_RULE_MAX ? rule_names[r] : "unknown";
+}
+
+int rf_rule_severity(enum rf_rule r, const char *key)
+{
+	switch (r) {
+	case RF_RULE_DENY_BURST: return 3;      /* Medium */
+	case RF_RULE_FAILED_OPS: return 3;
+	case RF_RULE_SYSCALL: return 4;         /* High */
+	case RF_RULE_RESOURCE: return strstr(key, "rise") ? 2 : 3;
+	case RF_RULE_LOST: return 3;
+	default: return 1;
+	}
+}
+
+const char *rf_phase_name(enum rf_phase p)
+{
+	switch (p) {
+	case RF_PHASE_OPEN: return "open";
+	case RF_PHASE_UPDATE: return "update";
+	case RF_PHASE_CLOSE: return "close";
+	}
+	return "unknown";
+}
+
+/* ---- state ------------------------------------------------------------ */
+
+struct slot {
+	uint64_t t;
+	uint32_t n;
+	uint16_t dest;
+};
+
+/* Sliding-window counter of one sandbox's denials of one class. */
+struct burst {
+	struct slot *ring;
+	uint32_t cap, head, len;        /* head: oldest */
+	uint64_t in_window;
+	uint64_t n_thresh, window_ns, gran_ns, low;
+	bool active;
+	int32_t ep;                     /* alert while active or lingering, else -1 */
+	uint32_t n_dests;               /* destinations named by ring slots */
+	struct rf_alert_dest dests[RF_ALERT_DESTS];
+	char verdict[12];
+};
+
+enum { RES_CPU, RES_MEM, RES_PIDS, RES_MAX };
+static const char *const res_keys[RES_MAX] = { "cpu", "memory", "pids" };
+static const char *const rise_keys[RES_MAX] = { "cpu-rise", "memory-rise", "pids-rise" };
+static const char *const res_units[RES_MAX] = { "percent", "bytes", "processes" };
+
+struct res_state {
+	bool over;
+	int32_t ep;
+	uint64_t ewma;
+	uint32_t n;
+};
+
+struct sandbox {
+	bool used;
+	uint64_t cgid;
+	struct rf_sandbox_info info;
+	bool registered;
+	bool ended;
+	uint64_t ended_ns;
+	uint32_t n_eps;                 /* alerts that name it */
+	struct burst burst[RF_CLASS_MAX];
+	struct res_state res[RES_MAX];
+	bool have_prev;
+	uint64_t prev_t, prev_cpu_ns;
+	bool sampled;
+	double cpu_pct;
+	uint64_t mem;
+	int64_t procs;
+	uint64_t denials, syscalls_seen;
+	uint64_t alerted[RF_MON_SYSCALL_WORDS]; /* unexpected syscalls reported */
+};
+
+struct episode {
+	bool used;
+	uint64_t hkey;
+	int32_t sb;                     /* sandbox slot, -1 host-wide */
+	int32_t *owner;                 /* reset to -1 when it closes */
+	bool opened;
+	bool active;
+	uint64_t quiet_since;
+	uint64_t last_emit_ns, count_at_emit, count_at_open;
+	struct rf_alert a;
+};
+
+struct proc {
+	bool used;
+	bool exited;
+	uint32_t pid, ppid;
+	uint64_t cgid;
+	char comm[RF_COMM_LEN + 1];
+	char path[RF_MON_PATH_LEN + 1];
+};
+
+struct pending {
+	bool used;
+	uint64_t t, cgid;
+	struct rf_in_proc p;
+};
+
+struct rf_detect {
+	struct rf_detect_opts o;
+	rf_alert_fn fn;
+	void *ctx;
+	uint64_t now;
+
+	struct sandbox *sbs;
+	struct rf_index sb_ix;
+	struct episode *eps;
+	struct rf_index ep_ix;
+	struct proc *procs;
+	struct rf_index proc_ix;
+	size_t proc_hand;
+	struct pending pending[PENDING_MAX];
+	uint32_t pending_next;
+
+	uint64_t lost_total[RF_HOP_MAX];
+	uint64_t shed, shed_reported;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static uint64_t ep_hash(enum rf_rule rule, uint64_t cgid, const char *key)
+{
+	uint64_t h = RF_HASH_SEED;
+	uint32_t r = rule;
+
+	h = rf_hash64(&r, sizeof(r), h);
+	h = rf_hash64(&cgid, sizeof(cgid), h);
+	return rf_hash64(key, strlen(key), h);
+}
+
+static struct sandbox *sb_get(struct rf_detect *d, uint64_t cgid)
+{
+	int32_t i = rf_index_get(&d->sb_ix, cgid);
+
+	return i >= 0 ? &d->sbs[i] : NULL;
+}
+
+static const char *class_key(uint32_t class)
+{
+	static const char *const names[RF_CLASS_MAX] = {
+		[RF_CLASS_NET] = "network", [RF_CLASS_UNIX] = "unix", [RF_CLASS_FILE] = "file",
+		[RF_CLASS_EXEC] = "exec", [RF_CLASS_PROCESS] = "process",
+	};
+
+	return class < RF_CLASS_MAX ? names[class] : "unknown";
+}
+
+static void burst_setup(struct burst *b, uint64_t n, uint64_t window_ms)
+{
+	free(b->ring);
+	memset(b, 0, sizeof(*b));
+	b->ep = -1;
+	b->n_thresh = n ? n : 1;
+	b->window_ns = (window_ms ? window_ms : 1) * MS;
+	b->low = (b->n_thresh + 1) / 2;
+	if (b->n_thresh <= RING_EXACT_MAX) {
+		b->cap = (uint32_t)b->n_thresh + 1;
+		b->gran_ns = 0;
+	} else {
+		b->cap = RING_EXACT_MAX + 2;
+		b->gran_ns = b->window_ns / RING_EXACT_MAX;
+	}
+}
+
+static uint64_t thr_of(uint64_t policy, uint64_t def)
+{
+	return policy ? policy : def;
+}
+
+static void sb_thresholds(struct rf_detect *d, struct sandbox *s)
+{
+	uint64_t n = thr_of(s->info.burst_count, d->o.burst_count);
+	uint64_t w = s->info.burst_count ? s->info.burst_window_ms : d->o.burst_window_ms;
+	int c;
+
+	for (c = 0; c < RF_CLASS_MAX; c++) {
+		struct burst *b = &s->burst[c];
+
+		if (b->n_thresh == n && b->window_ns == w * MS)
+			continue;
+		/* Thresholds changed (or first time): a fresh window. An alert
+		 * in progress stays open and closes by itself. */
+		if (b->ep >= 0) {
+			d->eps[b->ep].active = false;
+			d->eps[b->ep].quiet_since = d->now;
+			d->eps[b->ep].owner = NULL;
+		}
+		burst_setup(b, n, w);
+	}
+}
+
+static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid)
+{
+	struct sandbox *s = sb_get(d, cgid);
+	size_t i;
+
+	if (s)
+		return s;
+	for (i = 0; i < d->o.max_sandboxes; i++)
+		if (!d->sbs[i].used)
+			break;
+	if (i == d->o.max_sandboxes || rf_index_put(&d->sb_ix, cgid, (int32_t)i)) {
+		d->shed++;
+		return NULL;
+	}
+	s = &d->sbs[i];
+	memset(s, 0, sizeof(*s));
+	s->used = true;
+	s->cgid = cgid;
+	snprintf(s->info.sandbox, sizeof(s->info.sandbox), "cgroup-%llu",
+		 (unsigned long long)cgid);
+	s->info.cgroup_id = cgid;
+	for (i = 0; i < RES_MAX; i++)
+		s->res[i].ep = -1;
+	for (i = 0; i < RF_CLASS_MAX; i++)
+		s->burst[i].ep = -1;
+	sb_thresholds(d, s);
+	return s;
+}
+
+static void sb_free(struct rf_detect *d, struct sandbox *s)
+{
+	int c;
+
+	rf_index_del(&d->sb_ix, s->cgid);
+	for (c = 0; c < RF_CLASS_MAX; c++)
+		free(s->burst[c].ring);
+	rf_sandbox_info_clear(&s->info);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- processes (lineage) ------------------------------------------------- */
+
+static struct proc *proc_get(struct rf_detect *d, uint32_t pid)
+{
+	int32_t i = rf_index_get(&d->proc_ix, pid);
+
+	return i >= 0 ? &d->procs[i] : NULL;
+}
+
+static struct proc *proc_put(struct rf_detect *d, uint32_t pid)
+{
+	struct proc *p = proc_get(d, pid);
+	size_t i, n = d->o.max_procs, k;
+
+	if (p)
+		return p;
+	/* A free slot, else the first exited one after the hand, else the
+	 * one at the hand (shed). */
+	for (k = 0; k < n; k++) {
+		i = (d->proc_hand + k) % n;
+		if (!d->procs[i].used)
+			goto take;
+	}
+	for (k = 0; k < n; k++) {
+		i = (d->proc_hand + k) % n;
+		if (d->procs[i].exited)
+			goto evict;
+	}
+	i = d->proc_hand % n;
+	d->shed++;
+evict:
+	rf_index_del(&d->proc_ix, d->procs[i].pid);
+take:
+	d->proc_hand = (i + 1) % n;
+	if (rf_index_put(&d->proc_ix, pid, (int32_t)i)) {
+		d->shed++;
+		memset(&d->procs[i], 0, sizeof(d->procs[i]));
+		return NULL;
+	}
+	p = &d->procs[i];
+	memset(p, 0, sizeof(*p));
+	p->used = true;
+	p->pid = pid;
+	return p;
+}
+
+static void fill_proc(struct rf_detect *d, uint32_t pid, const char *comm,
+		      struct rf_alert *a)
+{
+	struct proc *p = proc_get(d, pid), *pp;
+
+	a->has_proc = true;
+	a->proc.pid = pid;
+	snprintf(a->proc.name, sizeof(a->proc.name), "%s", p && p->comm[0] ? p->comm : comm);
+	snprintf(a->proc.path, sizeof(a->proc.path), "%s", p ? p->path : "");
+	if (!p || !p->ppid)
+		return;
+	a->proc.ppid = p->ppid;
+	pp = proc_get(d, p->ppid);
+	if (pp) {
+		a->proc.parent_known = true;
+		snprintf(a->proc.parent_name, sizeof(a->proc.parent_name), "%s", pp->comm);
+		snprintf(a->proc.parent_path, sizeof(a->proc.parent_path), "%s", pp->path);
+	}
+}
+
+/* ---- alerts ------------------------------------------------------------ */
+
+static void emit(struct rf_detect *d, struct episode *e, enum rf_phase phase)
+{
+	e->a.phase = phase;
+	e->a.time_ns = d->now;
+	e->a.suppressed = e->a.count - e->count_at_open;
+	e->last_emit_ns = d->now;
+	e->count_at_emit = e->a.count;
+	d->fn(&e->a, d->ctx);
+}
+
+/* The alert (rule, sandbox, key): an open or lingering one, or a new one
+ * (a.count 0, to be filled and then opened by ep_commit). NULL if full. */
+static struct episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct sandbox *s,
+			      const char *key)
+{
+	uint64_t cgid = s ? s->cgid : 0, h = ep_hash(rule, cgid, key);
+	int32_t i = rf_index_get(&d->ep_ix, h);
+	struct episode *e;
+	size_t k, lo, hi;
+
+	if (i >= 0) {
+		e = &d->eps[i];
+		if (e->a.rule == rule && e->a.cgroup_id == cgid && !strcmp(e->a.key, key))
+			return e;
+		d->shed++;  /* 64-bit hash collision: not worth a chain */
+		return NULL;
+	}
+	/* Lost-event alerts have slots of their own: a full table must still
+	 * be able to say that it is full. */
+	lo = rule == RF_RULE_LOST ? d->o.max_alerts : 0;
+	hi = rule == RF_RULE_LOST ? d->o.max_alerts + RF_HOP_MAX : d->o.max_alerts;
+	for (k = lo; k < hi; k++)
+		if (!d->eps[k].used)
+			break;
+	if (k == hi || rf_index_put(&d->ep_ix, h, (int32_t)k)) {
+		d->shed++;
+		return NULL;
+	}
+	e = &d->eps[k];
+	memset(e, 0, sizeof(*e));
+	e->used = true;
+	e->hkey = h;
+	e->sb = s ? (int32_t)(s - d->sbs) : -1;
+	e->a.rule = rule;
+	snprintf(e->a.key, sizeof(e->a.key), "%s", key);
+	e->a.cgroup_id = cgid;
+	e->a.unit = "events";
+	if (s) {
+		snprintf(e->a.sandbox, sizeof(e->a.sandbox), "%s", s->info.sandbox);
+		snprintf(e->a.policy_id, sizeof(e->a.policy_id), "%s", s->info.policy_id);
+		s->n_eps++;
+	}
+	return e;
+}
+
+/* Record an occurrence at t (count already added by the caller). */
+static void ep_commit(struct rf_detect *d, struct episode *e, uint64_t t, bool active)
+{
+	if (!e->a.first_ns)
+		e->a.first_ns = t ? t : 1;
+	if (t > e->a.last_ns)
+		e->a.last_ns = t;
+	e->active = active;
+	if (!active)
+		e->quiet_since = d->now;
+	if (!e->opened) {
+		uint64_t h = RF_HASH_SEED;
+
+		h = rf_hash64(rf_rule_id(e->a.rule), strlen(rf_rule_id(e->a.rule)), h);
+		h = rf_hash64(e->a.sandbox, strlen(e->a.sandbox), h);
+		h = rf_hash64(&e->a.cgroup_id, sizeof(e->a.cgroup_id), h);
+		h = rf_hash64(e->a.key, strlen(e->a.key), h);
+		h = rf_hash64(&e->a.first_ns, sizeof(e->a.first_ns), h);
+		snprintf(e->a.uid, sizeof(e->a.uid), "rf-%016llx", (unsigned long long)h);
+		e->count_at_open = e->a.count;
+		e->opened = true;
+		emit(d, e, RF_PHASE_OPEN);
+	}
+}
+
+static void ep_close(struct rf_detect *d, struct episode *e, const char *reason)
+{
+	e->a.close_reason = reason;
+	emit(d, e, RF_PHASE_CLOSE);
+	if (e->owner)
+		*e->owner = -1;
+	if (e->sb >= 0 && d->sbs[e->sb].used && d->sbs[e->sb].n_eps)
+		d->sbs[e->sb].n_eps--;
+	rf_index_del(&d->ep_ix, e->hkey);
+	memset(e, 0, sizeof(*e));
+}
+
+/* ---- bursts -------------------------------------------------------------- */
+
+static const char *proto_name(uint32_t p)
+{
+	switch (p & 0xffff) {
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 1: return "icmp";
+	case 58: return "icmpv6";
+	case 132: return "sctp";
+	case 136: return "udplite";
+	case 255: return "raw";
+	case 262: return "mptcp";
+	}
+	return "other";
+}
+
+/* The destination of a decision, as evidence. */
+static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->family = ev->family;
+	if (ev->family == AF_INET || ev->family == AF_INET6) {
+		snprintf(o->protocol, sizeof(o->protocol), "%s", proto_name(ev->protocol));
+		if (ev->op == RF_OP_SOCK_CREATE) {
+			snprintf(o->key, sizeof(o->key), "socket:%s/%u",
+				 ev->family == AF_INET ? "ipv4" : "ipv6", ev->protocol & 0xffff);
+			return;
+		}
+		inet_ntop(ev->family, ev->addr, o->address, sizeof(o->address));
+		o->port = ev->port;
+		snprintf(o->key, sizeof(o->key), ev->family == AF_INET ? "%s:%u/%s" : "[%s]:%u/%s",
+			 o->address, ev->port, o->protocol);
+	} else if (ev->path[0]) {
+		snprintf(o->path, sizeof(o->path), "%s", ev->path);
+		snprintf(o->key, sizeof(o->key), "%s:%s",
+			 ev->family == AF_UNIX ? "unix" : class_key(ev->class), ev->path);
+	} else {
+		/* no address or path (e.g. a process-boundary operation) */
+		snprintf(o->key, sizeof(o->key), "%s:op%u", class_key(ev->class), ev->op);
+	}
+}
+
+static uint16_t burst_dest(struct burst *b, const struct rf_alert_dest *dst)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->n_dests; i++)
+		if (!strcmp(b->dests[i].key, dst->key))
+			return (uint16_t)i;
+	if (b->n_dests == RF_ALERT_DESTS)
+		return DEST_OTHER;
+	b->dests[b->n_dests] = *dst;
+	b->dests[b->n_dests].count = 0;
+	return (uint16_t)b->n_dests++;
+}
+
+static void burst_expire(struct burst *b, uint64_t now)
+{
+	while (b->len) {
+		struct slot *s = &b->ring[b->head];
+
+		if (now < b->window_ns || s->t > now - b->window_ns)
+			break;
+		b->in_window -= s->n;
+		b->head = (b->head + 1) % b->cap;
+		b->len--;
+	}
+	if (!b->len && !b->active)
+		b->n_dests = 0;     /* idle: forget the destination names */
+}
+
+/* Count to dests of an alert, most first. */
+static void alert_dest_add(struct rf_alert *a, const struct rf_alert_dest *dst, uint64_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n_dests; i++)
+		if (!strcmp(a->dests[i].key, dst->key))
+			break;
+	if (i == a->n_dests) {
+		if (a->n_dests == RF_ALERT_DESTS) {
+			a->other_dests += n;
+			return;
+		}
+		a->dests[i] = *dst;
+		a->dests[i].count = 0;
+		a->n_dests++;
+	}
+	a->dests[i].count += n;
+	while (i > 0 && a->dests[i].count > a->dests[i - 1].count) {
+		struct rf_alert_dest tmp = a->dests[i];
+
+		a->dests[i] = a->dests[i - 1];
+		a->dests[i - 1] = tmp;
+		i--;
+	}
+}
+
+static void burst_add(struct rf_detect *d, struct sandbox *s, const struct rf_event *ev,
+		      uint64_t t)
+{
+	struct burst *b = &s->burst[ev->class];
+	struct rf_alert_dest dst;
+	struct episode *e;
+	uint16_t di;
+
+	if (!b->ring) {
+		b->ring = calloc(b->cap, sizeof(*b->ring));
+		if (!b->ring) {
+			d->shed++;
+			return;
+		}
+	}
+	dest_of(ev, &dst);
+	burst_expire(b, t);
+	di = burst_dest(b, &dst);
+	if (b->len) {
+		struct slot *last = &b->ring[(b->head + b->len - 1) % b->cap];
+
+		if (t < last->t)
+			t = last->t;        /* two CPUs: keep the window ordered */
+		if (t - last->t <= b->gran_ns && last->dest == di) {
+			last->n++;
+			goto added;
+		}
+	}
+	if (b->len == b->cap) {
+		b->in_window -= b->ring[b->head].n;
+		b->head = (b->head + 1) % b->cap;
+		b->len--;
+	}
+	b->ring[(b->head + b->len) % b->cap] = (struct slot){ .t = t, .n = 1, .dest = di };
+	b->len++;
+added:
+	b->in_window++;
+	snprintf(b->verdict, sizeof(b->verdict), "%s",
+		 ev->verdict == RF_VERDICT_AUDITED ? "audited" : "denied");
+
+	if (b->active) {
+		e = &d->eps[b->ep];
+		e->a.count++;
+		alert_dest_add(&e->a, &dst, 1);
+		ep_commit(d, e, t, true);
+		return;
+	}
+	if (b->in_window < b->n_thresh)
+		return;
+	/* A burst starts: the denials in the window are its first count. */
+	e = ep_get(d, ev->class <= RF_CLASS_UNIX ? RF_RULE_DENY_BURST : RF_RULE_FAILED_OPS, s,
+		   class_key(ev->class));
+	if (!e)
+		return;
+	b->active = true;
+	b->ep = (int32_t)(e - d->eps);
+	e->owner = &b->ep;
+	if (!e->a.count) {
+		fill_proc(d, ev->pid, ev->comm, &e->a);
+		e->a.window_ms = b->window_ns / MS;
+		e->a.threshold = b->n_thresh;
+		e->a.unit = "denials";
+		snprintf(e->a.verdict, sizeof(e->a.verdict), "%s", b->verdict);
+	}
+	e->a.count += b->in_window;
+	if (e->a.first_ns == 0)
+		e->a.first_ns = b->ring[b->head].t ? b->ring[b->head].t : 1;
+	{
+		uint32_t k;
+
+		for (k = 0; k < b->len; k++) {
+			struct slot *sl = &b->ring[(b->head + k) % b->cap];
+
+			if (sl->dest == DEST_OTHER)
+				e->a.other_dests += sl->n;
+			else
+				alert_dest_add(&e->a, &b->dests[sl->dest], sl->n);
+		}
+	}
+	ep_commit(d, e, t, true);
+}
+
+static void burst_tick(struct rf_detect *d, struct burst *b, uint64_t now)
+{
+	burst_expire(b, now);
+	if (b->active && b->in_window < b->low) {
+		b->active = false;
+		if (b->ep >= 0) {
+			d->eps[b->ep].active = false;
+			d->eps[b->ep].quiet_since = now;
+		}
+	}
+}
+
+/* ---- syscalls ------------------------------------------------------------ */
+
+static int cmp_name(const void *k, const void *m)
+{
+	return strcmp(k, *(char *const *)m);
+}
+
+static void syscall_judge(struct rf_detect *d, struct sandbox *s, const struct rf_in_proc *p,
+			  uint64_t t)
+{
+	char name[RF_SYSCALL_NAME_LEN];
+	struct episode *e;
+
+	if (!s->info.has_profile)
+		return;
+	if (p->name[0])
+		snprintf(name, sizeof(name), "%s", p->name);
+	else
+		snprintf(name, sizeof(name), "syscall_%d", p->nr);
+	if (bsearch(name, s->info.allow, s->info.n_allow, sizeof(char *), cmp_name))
+		return;
+	if (p->nr >= 0 && p->nr < RF_MON_SYSCALL_MAX) {
+		uint64_t bit = 1ULL << (p->nr % 64);
+
+		if (s->alerted[p->nr / 64] & bit)
+			return;
+		s->alerted[p->nr / 64] |= bit;
+	}
+	e = ep_get(d, RF_RULE_SYSCALL, s, name);
+	if (!e)
+		return;
+	if (!e->a.count) {
+		fill_proc(d, p->pid, p->comm, &e->a);
+		snprintf(e->a.syscall, sizeof(e->a.syscall), "%s", name);
+		e->a.syscall_nr = p->nr;
+		e->a.unit = "syscalls";
+	}
+	e->a.count++;
+	ep_commit(d, e, t, false);
+}
+
+static void pending_add(struct rf_detect *d, uint64_t cgid, const struct rf_in_proc *p,
+			uint64_t t)
+{
+	struct pending *q = &d->pending[d->pending_next++ % PENDING_MAX];
+
+	if (q->used)
+		d->shed++;
+	q->used = true;
+	q->t = t;
+	q->cgid = cgid;
+	q->p = *p;
+}
+
+static void pending_flush(struct rf_detect *d, struct sandbox *s)
+{
+	size_t i;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		struct pending *q = &d->pending[(d->pending_next + i) % PENDING_MAX];
+
+		if (!q->used || q->cgid != s->cgid)
+			continue;
+		q->used = false;
+		syscall_judge(d, s, &q->p, q->t);
+	}
+}
+
+static void pending_expire(struct rf_detect *d)
+{
+	size_t i;
+
+	for (i = 0; i < PENDING_MAX; i++)
+		if (d->pending[i].used && d->now > d->pending[i].t + PENDING_MAX_AGE)
+			d->pending[i].used = false;  /* no profile ever came: nothing to judge */
+}
+
+/* ---- resources ----------------------------------------------------------- */
+
+static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t value,
+		      uint64_t thr, uint64_t t)
+{
+	struct res_state *rs = &s->res[r];
+	static const uint64_t rise_min[RES_MAX] = { 0, 256ULL << 20, 64 };
+	struct episode *e;
+
+	if (thr && value > thr) {
+		e = rs->ep >= 0 ? &d->eps[rs->ep] : ep_get(d, RF_RULE_RESOURCE, s, res_keys[r]);
+		if (e) {
+			if (!e->a.count) {
+				e->a.threshold = thr;
+				e->a.unit = res_units[r];
+			}
+			e->a.count++;
+			if (value > e->a.value)
+				e->a.value = value;
+			rs->ep = (int32_t)(e - d->eps);
+			e->owner = &rs->ep;
+			rs->over = true;
+			ep_commit(d, e, t, true);
+		}
+	} else if (rs->over && value * 10 <= thr * 9) {
+		rs->over = false;
+		if (rs->ep >= 0) {
+			d->eps[rs->ep].active = false;
+			d->eps[rs->ep].quiet_since = t;
+		}
+	}
+	/* A sudden rise (memory, processes): RISE_FACTOR times the moving
+	 * average and at least rise_min more, after a few samples. */
+	if (rise_min[r] && rs->n >= RISE_MIN_SAMPLES && value >= RISE_FACTOR * rs->ewma &&
+	    value - rs->ewma >= rise_min[r]) {
+		e = ep_get(d, RF_RULE_RESOURCE, s, rise_keys[r]);
+		if (e) {
+			if (!e->a.count) {
+				e->a.rise = true;
+				e->a.baseline = rs->ewma;
+				e->a.threshold = rs->ewma * RISE_FACTOR;
+				e->a.unit = res_units[r];
+			}
+			e->a.count++;
+			if (value > e->a.value)
+				e->a.value = value;
+			ep_commit(d, e, t, false);
+		}
+	}
+	rs->ewma = rs->n ? (4 * rs->ewma + value) / 5 : value;
+	rs->n++;
+}
+
+static void sample(struct rf_detect *d, struct sandbox *s, const struct rf_input *in)
+{
+	const struct rf_in_sample *m = &in->u.sample;
+	uint64_t t = in->t_ns, procs;
+
+	procs = (uint64_t)(m->procs_peak > m->procs ? m->procs_peak : (m->procs > 0 ? m->procs : 0));
+	s->mem = m->mem_bytes;
+	s->procs = m->procs > 0 ? m->procs : 0;
+	if (s->have_prev && t > s->prev_t && m->cpu_ns >= s->prev_cpu_ns) {
+		uint64_t pct = (m->cpu_ns - s->prev_cpu_ns) * 100 / (t - s->prev_t);
+
+		s->cpu_pct = (double)(m->cpu_ns - s->prev_cpu_ns) * 100.0 / (double)(t - s->prev_t);
+		res_check(d, s, RES_CPU, pct, thr_of(s->info.cpu_percent, d->o.cpu_percent), t);
+	}
+	s->have_prev = true;
+	s->prev_t = t;
+	s->prev_cpu_ns = m->cpu_ns;
+	s->sampled = true;
+	res_check(d, s, RES_MEM, m->mem_bytes,
+		  thr_of(s->info.memory_mb, d->o.memory_mb) << 20, t);
+	res_check(d, s, RES_PIDS, procs, thr_of(s->info.pids, d->o.pids), t);
+}
+
+/* ---- lost events --------------------------------------------------------- */
+
+static void lost(struct rf_detect *d, uint32_t hop, uint64_t n, bool before_start, uint64_t t)
+{
+	struct episode *e;
+
+	if (hop >= RF_HOP_MAX || !n)
+		return;
+	d->lost_total[hop] += n;
+	e = ep_get(d, RF_RULE_LOST, NULL, rf_hop_name(hop));
+	if (!e)
+		return;
+	e->a.count += n;
+	e->a.unit = "events";
+	e->a.lost_total = d->lost_total[hop];
+	e->a.before_start |= before_start;
+	ep_commit(d, e, t, false);
+}
+
+/* ---- ticks --------------------------------------------------------------- */
+
+static void tick(struct rf_detect *d)
+{
+	size_t i;
+	int c;
+
+	if (d->shed > d->shed_reported) {
+		uint64_t n = d->shed - d->shed_reported;
+
+		d->shed_reported = d->shed;
+		lost(d, RF_HOP_MONITOR_TABLES, n, false, d->now);
+	}
+	for (i = 0; i < d->o.max_sandboxes; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (!s->used)
+			continue;
+		for (c = 0; c < RF_CLASS_MAX; c++)
+			if (s->burst[c].len || s->burst[c].active)
+				burst_tick(d, &s->burst[c], d->now);
+	}
+	for (i = 0; i < d->o.max_alerts + RF_HOP_MAX; i++) {
+		struct episode *e = &d->eps[i];
+		struct sandbox *s;
+
+		if (!e->used)
+			continue;
+		s = e->sb >= 0 ? &d->sbs[e->sb] : NULL;
+		if (!e->active && d->now >= e->quiet_since + d->o.linger_ms * MS) {
+			ep_close(d, e, s && s->ended ? "sandbox-ended" : "quiet");
+			continue;
+		}
+		if (s && s->ended && d->now >= s->ended_ns + END_GRACE_MS * MS) {
+			ep_close(d, e, "sandbox-ended");
+			continue;
+		}
+		if (d->now >= e->last_emit_ns + d->o.update_ms * MS &&
+		    e->a.count != e->count_at_emit)
+			emit(d, e, RF_PHASE_UPDATE);
+	}
+	for (i = 0; i < d->o.max_sandboxes; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (s->used && s->ended && !s->n_eps &&
+		    d->now >= s->ended_ns + END_GRACE_MS * MS)
+			sb_free(d, s);
+	}
+	pending_expire(d);
+}
+
+/* ---- input ---------------------------------------------------------------- */
+
+static void proc_event(struct rf_detect *d, const struct rf_input *in)
+{
+	const struct rf_in_proc *p = &in->u.proc;
+	struct proc *pr, *parent;
+
+	switch (in->type) {
+	case RF_IN_FORK:
+		pr = proc_put(d, p->pid);
+		if (!pr)
+			return;
+		parent = proc_get(d, p->ppid);
+		pr->exited = false;
+		pr->ppid = p->ppid;
+		pr->cgid = in->cgroup_id;
+		snprintf(pr->comm, sizeof(pr->comm), "%s", p->comm);
+		snprintf(pr->path, sizeof(pr->path), "%s", parent ? parent->path : "");
+		break;
+	case RF_IN_EXEC:
+	case RF_IN_PROC:
+		pr = proc_put(d, p->pid);
+		if (!pr)
+			return;
+		pr->exited = false;
+		if (p->ppid)
+			pr->ppid = p->ppid;
+		pr->cgid = in->cgroup_id;
+		snprintf(pr->comm, sizeof(pr->comm), "%s", p->comm);
+		snprintf(pr->path, sizeof(pr->path), "%s", p->path);
+		break;
+	case RF_IN_EXIT:
+		pr = proc_get(d, p->pid);
+		if (pr)
+			pr->exited = true;
+		break;
+	default:
+		break;
+	}
+}
+
+void detect__input(struct rf_detect *d, const struct rf_input *in)
+{
+	struct sandbox *s = NULL;
+
+	if (in->t_ns > d->now)
+		d->now = in->t_ns;
+	switch (in->type) {
+	case RF_IN_SANDBOX:
+		s = sb_add(d, in->cgroup_id);
+		if (!s)
+			return;
+		rf_sandbox_info_clear(&s->info);
+		if (rf_sandbox_info_copy(&s->info, in->u.sb)) {
+			d->shed++;
+			snprintf(s->info.sandbox, sizeof(s->info.sandbox), "cgroup-%llu",
+				 (unsigned long long)in->cgroup_id);
+		}
+		s->info.cgroup_id = in->cgroup_id;
+		s->registered = true;
+		s->ended = false;
+		sb_thresholds(d, s);
+		pending_flush(d, s);
+		break;
+	case RF_IN_SANDBOX_END:
+		s = sb_get(d, in->cgroup_id);
+		if (s && !s->ended) {
+			int c;
+
+			s->ended = true;
+			s->ended_ns = d->now;
+			for (c = 0; c < RF_CLASS_MAX; c++)
+				if (s->burst[c].ep >= 0) {
+					d->eps[s->burst[c].ep].active = false;
+					d->eps[s->burst[c].ep].quiet_since = d->now;
+				}
+			for (c = 0; c < RES_MAX; c++)
+				if (s->res[c].ep >= 0) {
+					d->eps[s->res[c].ep].active = false;
+					d->eps[s->res[c].ep].quiet_since = d->now;
+				}
+		}
+		break;
+	case RF_IN_DECISION:
+		if (in->u.decision.class >= RF_CLASS_MAX)
+			return;
+		s = sb_add(d, in->cgroup_id);
+		if (!s)
+			return;
+		s->denials++;
+		if (!proc_get(d, in->u.decision.pid)) {
+			struct proc *p = proc_put(d, in->u.decision.pid);
+
+			if (p) {
+				p->cgid = in->cgroup_id;
+				snprintf(p->comm, sizeof(p->comm), "%s", in->u.decision.comm);
+			}
+		}
+		burst_add(d, s, &in->u.decision, in->t_ns);
+		break;
+	case RF_IN_SYSCALL:
+		s = sb_add(d, in->cgroup_id);
+		if (!s)
+			return;
+		s->syscalls_seen++;
+		if (!proc_get(d, in->u.proc.pid)) {
+			struct proc *p = proc_put(d, in->u.proc.pid);
+
+			if (p) {
+				p->cgid = in->cgroup_id;
+				snprintf(p->comm, sizeof(p->comm), "%s", in->u.proc.comm);
+			}
+		}
+		if (s->registered)
+			syscall_judge(d, s, &in->u.proc, in->t_ns);
+		else
+			pending_add(d, in->cgroup_id, &in->u.proc, in->t_ns);
+		break;
+	case RF_IN_FORK:
+	case RF_IN_EXEC:
+	case RF_IN_EXIT:
+	case RF_IN_PROC:
+		proc_event(d, in);
+		break;
+	case RF_IN_SAMPLE:
+		s = sb_get(d, in->cgroup_id);
+		if (s && !s->ended)
+			sample(d, s, in);
+		break;
+	case RF_IN_LOST:
+		lost(d, in->u.lost.hop, in->u.lost.count, in->u.lost.before_start, in->t_ns);
+		break;
+	case RF_IN_TICK:
+		tick(d);
+		break;
+	}
+}
+
+void detect__finish(struct rf_detect *d, uint64_t t_ns)
+{
+	size_t i;
+
+	if (t_ns > d->now)
+		d->now = t_ns;
+	tick(d);
+	for (i = 0; i < d->o.max_alerts + RF_HOP_MAX; i++)
+		if (d->eps[i].used)
+			ep_close(d, &d->eps[i], "shutdown");
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+int detect__new(const struct rf_detect_opts *opts, rf_alert_fn fn, void *ctx,
+		struct rf_detect **ret)
+{
+	struct rf_detect *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	if (opts)
+		d->o = *opts;
+	if (!d->o.burst_count)
+		d->o.burst_count = 20;
+	if (!d->o.burst_window_ms)
+		d->o.burst_window_ms = 1000;
+	if (!d->o.update_ms)
+		d->o.update_ms = 10000;
+	if (!d->o.linger_ms)
+		d->o.linger_ms = 3000;
+	if (!d->o.max_sandboxes)
+		d->o.max_sandboxes = 1024;
+	if (!d->o.max_procs)
+		d->o.max_procs = 8192;
+	if (!d->o.max_alerts)
+		d->o.max_alerts = 1024;
+	d->fn = fn;
+	d->ctx = ctx;
+	d->sbs = calloc(d->o.max_sandboxes, sizeof(*d->sbs));
+	d->eps = calloc(d->o.max_alerts + RF_HOP_MAX, sizeof(*d->eps));
+	d->procs = calloc(d->o.max_procs, sizeof(*d->procs));
+	if (!d->sbs || !d->eps || !d->procs ||
+	    rf_index_init(&d->sb_ix, d->o.max_sandboxes) ||
+	    rf_index_init(&d->ep_ix, d->o.max_alerts + RF_HOP_MAX) ||
+	    rf_index_init(&d->proc_ix, d->o.max_procs)) {
+		detect__free(d);
+		return -ENOMEM;
+	}
+	*ret = d;
+	return 0;
+}
+
+void detect__free(struct rf_detect *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; d->sbs && i < d->o.max_sandboxes; i++)
+		if (d->sbs[i].used)
+			sb_free(d, &d->sbs[i]);
+	rf_index_free(&d->sb_ix);
+	rf_index_free(&d->ep_ix);
+	rf_index_free(&d->proc_ix);
+	free(d->sbs);
+	free(d->eps);
+	free(d->procs);
+	free(d);
+}
+
+const struct rf_detect_opts *detect__opts(const struct rf_detect *d)
+{
+	return &d->o;
+}
+
+void detect__foreach_sandbox(const struct rf_detect *d, rf_status_fn fn, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < d->o.max_sandboxes; i++) {
+		const struct sandbox *s = &d->sbs[i];
+		struct rf_sandbox_status st;
+
+		if (!s->used)
+			continue;
+		memset(&st, 0, sizeof(st));
+		snprintf(st.sandbox, sizeof(st.sandbox), "%s", s->info.sandbox);
+		snprintf(st.policy_id, sizeof(st.policy_id), "%s", s->info.policy_id);
+		st.cgroup_id = s->cgid;
+		st.ended = s->ended;
+		st.sampled = s->sampled;
+		st.cpu_percent = s->cpu_pct;
+		st.mem_bytes = s->mem;
+		st.procs = s->procs;
+		st.denials = s->denials;
+		st.syscalls_seen = s->syscalls_seen;
+		st.open_alerts = s->n_eps;
+		st.thr_cpu_percent = thr_of(s->info.cpu_percent, d->o.cpu_percent);
+		st.thr_memory_mb = thr_of(s->info.memory_mb, d->o.memory_mb);
+		st.thr_pids = thr_of(s->info.pids, d->o.pids);
+		fn(&st, ctx);
+	}
+}
+
+size_t detect__n_sandboxes(const struct rf_detect *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->o.max_sandboxes; i++)
+		n += d->sbs[i].used && !d->sbs[i].ended;
+	return n;
+}
+
+uint64_t detect__shed(const struct rf_detect *d)
+{
+	return d->shed;
+}

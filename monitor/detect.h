@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Detectors and alert roll-up. Pure: input records in, alert records out,
+ * time taken only from the records (virtual time). Every table has a
+ * fixed bound; what does not fit is counted (hop monitor-tables).
+ */
+#ifndef RF_MON_DETECT_H
+#define RF_MON_DETECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "input.h"
+
+enum rf_rule {
+	RF_RULE_DENY_BURST = 0,     /* denied connections (network, unix) */
+	RF_RULE_FAILED_OPS = 1,     /* denied file, exec, process operations */
+	RF_RULE_SYSCALL = 2,        /* syscall outside the profile */
+	RF_RULE_RESOURCE = 3,       /* cpu, memory, pids over threshold or a sudden rise */
+	RF_RULE_LOST = 4,           /* events lost on some hop */
+	RF_RULE_MAX = 5,
+};
+
+enum rf_phase {
+	RF_PHASE_OPEN = 0,          /* first record of an alert, at once */
+	RF_PHASE_UPDATE = 1,        /* periodic, while it goes on */
+	RF_PHASE_CLOSE = 2,         /* last record */
+};
+
+const char *rf_rule_id(enum rf_rule r);     /* "deny-burst", ... */
+const char *rf_rule_name(enum rf_rule r);   /* "Denied-connection burst", ... */
+int rf_rule_severity(enum rf_rule r, const char *key); /* OCSF severity_id */
+const char *rf_phase_name(enum rf_phase p);
+
+#define RF_ALERT_DESTS 8
+#define RF_KEY_LEN 64
+#define RF_DEST_LEN 160
+
+struct rf_alert_proc {
+	uint32_t pid;
+	char name[RF_COMM_LEN + 1];
+	char path[RF_MON_PATH_LEN + 1];
+	uint32_t ppid;
+	char parent_name[RF_COMM_LEN + 1];
+	char parent_path[RF_MON_PATH_LEN + 1];
+	bool parent_known;
+};
+
+/* A destination of a denied operation, as evidence. */
+struct rf_alert_dest {
+	char key[RF_DEST_LEN];      /* "127.0.0.1:9/tcp", "unix:/run/x", "file:/etc/x" */
+	int family;                 /* AF_INET, AF_INET6, AF_UNIX, 0 */
+	char address[48];
+	uint16_t port;
+	char protocol[12];
+	char path[sizeof(((struct rf_event *)0)->path) + 1];
+	uint64_t count;
+};
+
+struct rf_alert {
+	enum rf_rule rule;
+	enum rf_phase phase;
+	char uid[24];               /* same for every record of one alert */
+	char key[RF_KEY_LEN];       /* class, syscall, resource or hop */
+	uint64_t time_ns;           /* this record (virtual, boot ns) */
+	uint64_t first_ns, last_ns; /* first and last occurrence */
+	uint64_t count;             /* occurrences folded into this alert */
+	uint64_t suppressed;        /* of which after the first record */
+	char sandbox[RF_SANDBOX_LEN];   /* "" for host-wide (lost events) */
+	char policy_id[RF_POLICY_ID_LEN];
+	uint64_t cgroup_id;
+	bool has_proc;
+	struct rf_alert_proc proc;
+	uint32_t n_dests;           /* top destinations, most first */
+	struct rf_alert_dest dests[RF_ALERT_DESTS];
+	uint64_t other_dests;       /* denials to destinations not listed */
+	char verdict[12];           /* "denied" or "audited" (bursts) */
+	char syscall[RF_SYSCALL_NAME_LEN];
+	int32_t syscall_nr;
+	uint64_t window_ms;         /* bursts */
+	uint64_t threshold;         /* count (bursts), percent, bytes or processes */
+	uint64_t value;             /* resources: the measured value (peak) */
+	const char *unit;           /* "denials", "percent", "bytes", "processes", "events" */
+	bool rise;                  /* resources: a sudden rise, not a threshold */
+	uint64_t baseline;          /* rise: the value it rose from */
+	uint64_t lost_total;        /* lost events: all on this hop since start */
+	bool before_start;          /* lost events: includes events lost before start */
+	const char *close_reason;   /* CLOSE: "quiet", "sandbox-ended", "shutdown" */
+};
+
+typedef void (*rf_alert_fn)(const struct rf_alert *a, void *ctx);
+
+struct rf_detect_opts {
+	uint64_t burst_count;       /* default 20 */
+	uint64_t burst_window_ms;   /* default 1000 */
+	uint64_t cpu_percent;       /* default: 0 (off) */
+	uint64_t memory_mb;         /* default: 0 (off) */
+	uint64_t pids;              /* default: 0 (off) */
+	uint64_t update_ms;         /* periodic updates, default 10000 */
+	uint64_t linger_ms;         /* quiet time before a close, default 3000 */
+	size_t max_sandboxes;       /* default 1024 */
+	size_t max_procs;           /* default 8192 */
+	size_t max_alerts;          /* open alerts, default 1024 */
+};
+
+struct rf_detect;
+
+int detect__new(const struct rf_detect_opts *opts, rf_alert_fn fn, void *ctx,
+		struct rf_detect **ret);
+void detect__free(struct rf_detect *d);
+void detect__input(struct rf_detect *d, const struct rf_input *in);
+/* Close every open alert (reason "shutdown"). */
+void detect__finish(struct rf_detect *d, uint64_t t_ns);
+/* Effective options (defaults filled in). */
+const struct rf_detect_opts *detect__opts(const struct rf_detect *d);
+
+/* Per-sandbox state, for --top and the status file. */
+struct rf_sandbox_status {
+	char sandbox[RF_SANDBOX_LEN];
+	char policy_id[RF_POLICY_ID_LEN];
+	uint64_t cgroup_id;
+	bool ended;
+	bool sampled;
+	double cpu_percent;
+	uint64_t mem_bytes;
+	int64_t procs;
+	uint64_t denials;
+	uint64_t syscalls_seen;
+	uint64_t open_alerts;
+	uint64_t thr_cpu_percent, thr_memory_mb, thr_pids;
+};
+
+typedef void (*rf_status_fn)(const struct rf_sandbox_status *s, void *ctx);
+void detect__foreach_sandbox(const struct rf_detect *d, rf_status_fn fn, void *ctx);
+size_t detect__n_sandboxes(const struct rf_detect *d);
+/* Entries shed from bounded tables so far (also reported as lost events). */
+uint64_t detect__shed(const struct rf_detect *d);
+
+#endif

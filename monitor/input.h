@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the detectors consume: one record per observation, with its own
+ * timestamp. Live sources (ring buffers, registry, samplers) and --replay
+ * produce the same records, so detectors run on virtual time only.
+ */
+#ifndef RF_MON_INPUT_H
+#define RF_MON_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rf_abi.h"
+
+#define RF_MON_VERSION "0.1.0"
+#define RF_SANDBOX_LEN 128
+#define RF_POLICY_ID_LEN 64
+#define RF_SYSCALL_NAME_LEN 32
+
+enum rf_in_type {
+	RF_IN_SANDBOX = 1,      /* a sandbox in the registry (new or changed) */
+	RF_IN_SANDBOX_END = 2,  /* its registry entry went away */
+	RF_IN_DECISION = 3,     /* a kernel decision (supervisor's ring buffer) */
+	RF_IN_SYSCALL = 4,      /* first call of a syscall number in a sandbox */
+	RF_IN_FORK = 5,
+	RF_IN_EXEC = 6,
+	RF_IN_EXIT = 7,
+	RF_IN_PROC = 8,         /* a process already running when the sandbox was found */
+	RF_IN_SAMPLE = 9,       /* resource sample of one sandbox */
+	RF_IN_LOST = 10,        /* events lost on one hop since the last report */
+	RF_IN_TICK = 11,        /* time passes (closes windows and alerts) */
+};
+
+/* Where events can be lost, in order along the path. */
+enum rf_hop {
+	RF_HOP_KERNEL_DECISIONS = 0, /* the supervisor's ring buffer (RF_STAT_RINGBUF_LOST) */
+	RF_HOP_KERNEL_MONITOR = 1,   /* the monitor's ring buffer (RF_MON_STAT_RINGBUF_LOST) */
+	RF_HOP_KERNEL_MAPS = 2,      /* the monitor's kernel maps at capacity */
+	RF_HOP_MONITOR_TABLES = 3,   /* the monitor's own bounded tables */
+	RF_HOP_OUTPUT = 4,           /* alert records the output queue could not take */
+	RF_HOP_MAX = 5,
+};
+
+const char *rf_hop_name(uint32_t hop);
+int rf_hop_parse(const char *name);
+
+/* A registry entry: identity, thresholds (0: absent, defaults apply),
+ * syscall profile (sorted names). */
+struct rf_sandbox_info {
+	char sandbox[RF_SANDBOX_LEN];
+	char policy_id[RF_POLICY_ID_LEN];
+	char cgroup_path[512];
+	uint64_t cgroup_id;
+	uint64_t burst_count, burst_window_ms;
+	uint64_t cpu_percent, memory_mb, pids;
+	bool has_profile;
+	bool alert_only;        /* syscalls.on_violation == "alert" */
+	char **allow;
+	size_t n_allow;
+};
+
+void rf_sandbox_info_clear(struct rf_sandbox_info *si);
+/* Deep copy; the allow list sorted. 0 or -ENOMEM. */
+int rf_sandbox_info_copy(struct rf_sandbox_info *dst, const struct rf_sandbox_info *src);
+
+/* SYSCALL, FORK, EXEC, EXIT, PROC */
+struct rf_in_proc {
+	uint32_t pid, tid, ppid, uid;
+	int32_t nr;             /* SYSCALL */
+	int32_t code;           /* EXIT */
+	char comm[RF_COMM_LEN + 1];
+	char path[RF_MON_PATH_LEN + 1];     /* EXEC, PROC */
+	char name[RF_SYSCALL_NAME_LEN];     /* SYSCALL: its name ("" unknown) */
+};
+
+/* sample.src bits: which values came from cgroup v2 files. */
+enum rf_sample_src {
+	RF_SRC_CPU_CGROUP = 1u << 0,
+	RF_SRC_MEM_CGROUP = 1u << 1,
+	RF_SRC_PIDS_CGROUP = 1u << 2,
+};
+
+struct rf_in_sample {
+	uint64_t cpu_ns;        /* cumulative on-CPU time */
+	uint64_t mem_bytes;
+	int64_t procs;          /* live processes now */
+	int64_t procs_peak;     /* most during the period (>= procs) */
+	uint32_t src;
+};
+
+struct rf_in_lost {
+	uint32_t hop;           /* enum rf_hop */
+	uint64_t count;         /* lost since the previous report */
+	bool before_start;      /* lost while no monitor was running */
+};
+
+struct rf_input {
+	uint64_t t_ns;          /* CLOCK_BOOTTIME nanoseconds */
+	enum rf_in_type type;
+	uint64_t cgroup_id;     /* the sandbox (0 for LOST, TICK) */
+	union {
+		const struct rf_sandbox_info *sb;   /* SANDBOX: borrowed for the call */
+		struct rf_event decision;           /* DECISION: strings printable */
+		struct rf_in_proc proc;
+		struct rf_in_sample sample;
+		struct rf_in_lost lost;
+	} u;
+};
+
+/* Kernel strings are bytes; the output is UTF-8 JSON: printable ASCII
+ * kept, everything else '?'. dst holds n + 1 bytes. */
+void rf_printable(char *dst, const char *src, size_t n);
+
+#endif

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "metrics.h"
+
+static const char *const src_names[RF_EVSRC_MAX] = {
+	"decision", "syscall", "fork", "exec", "exit", "sample", "registry",
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->cap = b->cap * 2 + (size_t)(n > 0 ? n : 64);
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			b->oom = true;
+			return;
+		}
+	}
+}
+
+char *metrics__render(const struct rf_metrics *m)
+{
+	struct buf b = { .cap = 4096 };
+	int i;
+
+	b.p = malloc(b.cap);
+	if (!b.p)
+		return NULL;
+	b.p[0] = 0;
+	bprintf(&b, "# HELP ringfence_monitor_info Build of the running ringfence-monitor.\n"
+		"# TYPE ringfence_monitor_info gauge\n"
+		"ringfence_monitor_info{version=\"%s\"} 1\n", RF_MON_VERSION);
+	bprintf(&b, "# HELP ringfence_monitor_start_time_seconds When the monitor started.\n"
+		"# TYPE ringfence_monitor_start_time_seconds gauge\n"
+		"ringfence_monitor_start_time_seconds %.3f\n", m->start_time);
+	bprintf(&b, "# HELP ringfence_monitor_events_total Events consumed, by source.\n"
+		"# TYPE ringfence_monitor_events_total counter\n");
+	for (i = 0; i < RF_EVSRC_MAX; i++)
+		bprintf(&b, "ringfence_monitor_events_total{source=\"%s\"} %llu\n", src_names[i],
+			(unsigned long long)m->events[i]);
+	bprintf(&b, "# HELP ringfence_monitor_alerts_total Alerts opened, by rule.\n"
+		"# TYPE ringfence_monitor_alerts_total counter\n");
+	for (i = 0; i < RF_RULE_MAX; i++)
+		bprintf(&b, "ringfence_monitor_alerts_total{rule=\"%s\"} %llu\n",
+			rf_rule_id((enum rf_rule)i), (unsigned long long)m->alerts[i]);
+	bprintf(&b, "# HELP ringfence_monitor_alert_records_total Alert records written, by phase.\n"
+		"# TYPE ringfence_monitor_alert_records_total counter\n");
+	for (i = 0; i < 3; i++)
+		bprintf(&b, "ringfence_monitor_alert_records_total{phase=\"%s\"} %llu\n",
+			rf_phase_name((enum rf_phase)i), (unsigned long long)m->records[i]);
+	bprintf(&b, "# HELP ringfence_monitor_lost_events_total Events lost, by hop.\n"
+		"# TYPE ringfence_monitor_lost_events_total counter\n");
+	for (i = 0; i < RF_HOP_MAX; i++)
+		bprintf(&b, "ringfence_monitor_lost_events_total{hop=\"%s\"} %llu\n",
+			rf_hop_name((uint32_t)i), (unsigned long long)m->lost[i]);
+	bprintf(&b, "# HELP ringfence_monitor_sandboxes Sandboxes watched now.\n"
+		"# TYPE ringfence_monitor_sandboxes gauge\n"
+		"ringfence_monitor_sandboxes %llu\n", (unsigned long long)m->sandboxes);
+	bprintf(&b, "# HELP ringfence_monitor_decisions_attached The supervisor's ring buffer "
+		"is being drained.\n# TYPE ringfence_monitor_decisions_attached gauge\n"
+		"ringfence_monitor_decisions_attached %d\n", m->decisions_attached ? 1 : 0);
+	if (b.oom)
+		return NULL;
+	return b.p;
+}
+
+int metrics__write_file(const char *path, const char *text)
+{
+	char tmp[4200];
+	FILE *f;
+	int err = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (fputs(text, f) < 0)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int metrics__parse_addr(const char *spec, void *ret_sa, unsigned int *ret_len,
+			char *why, size_t why_len)
+{
+	char host[64];
+	const char *colon;
+	char *end;
+	long port;
+
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, spec + 1, (size_t)(rb - spec - 1));
+		host[rb - spec - 1] = 0;
+		colon = rb + 1;
+	} else {
+		colon = strrchr(spec, ':');
+		if (!colon || (size_t)(colon - spec) >= sizeof(host))
+			goto bad;
+		memcpy(host, spec, (size_t)(colon - spec));
+		host[colon - spec] = 0;
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (errno || *end || port < 1 || port > 65535 || colon[1] == '+' || colon[1] == '-')
+		goto bad;
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	{
+		struct sockaddr_in *in = ret_sa;
+		struct sockaddr_in6 *in6 = ret_sa;
+
+		memset(ret_sa, 0, sizeof(struct sockaddr_in6));
+		if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+			if ((ntohl(in->sin_addr.s_addr) >> 24) != 127)
+				goto not_loopback;
+			in->sin_family = AF_INET;
+			in->sin_port = htons((uint16_t)port);
+			*ret_len = sizeof(*in);
+			return 0;
+		}
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+			if (!IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+				goto not_loopback;
+			in6->sin6_family = AF_INET6;
+			in6->sin6_port = htons((uint16_t)port);
+			*ret_len = sizeof(*in6);
+			return 0;
+		}
+	}
+bad:
+	snprintf(why, why_len, "--metrics %s: expected ADDRESS:PORT with a loopback IP "
+		 "address, e.g. 127.0.0.1:9464 or [::1]:9464", spec);
+	return -EINVAL;
+not_loopback:
+	snprintf(why, why_len, "--metrics %s: %s is not a loopback address; metrics are "
+		 "served on loopback only (use --metrics-file for node_exporter's textfile "
+		 "collector, or a local proxy)", spec, host);
+	return -EINVAL;
+}
+
+#define HTTP_CONNS 16
+#define HTTP_REQ_MAX 2048
+#define HTTP_TIMEOUT_MS 5000
+
+struct conn {
+	int fd;
+	size_t len;
+	uint64_t deadline;
+	char req[HTTP_REQ_MAX];
+};
+
+struct rf_http {
+	int lfd, ep;
+	struct conn c[HTTP_CONNS];
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int http__open(const char *spec, struct rf_http **ret, char *why, size_t why_len)
+{
+	struct sockaddr_in6 sa;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct rf_http *h;
+	unsigned int len;
+	int one = 1, err, i;
+
+	err = metrics__parse_addr(spec, &sa, &len, why, why_len);
+	if (err)
+		return err;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < HTTP_CONNS; i++)
+		h->c[i].fd = -1;
+	h->ep = epoll_create1(EPOLL_CLOEXEC);
+	h->lfd = socket(((struct sockaddr *)&sa)->sa_family,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->ep < 0 || h->lfd < 0)
+		goto fail;
+	setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(h->lfd, (struct sockaddr *)&sa, len) || listen(h->lfd, 16))
+		goto fail;
+	ev.data.fd = h->lfd;
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, h->lfd, &ev))
+		goto fail;
+	*ret = h;
+	return 0;
+fail:
+	err = -errno;
+	snprintf(why, why_len, "--metrics %s: %s", spec, strerror(errno));
+	http__close(h);
+	return err;
+}
+
+static void conn_close(struct rf_http *h, struct conn *c)
+{
+	epoll_ctl(h->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	c->len = 0;
+}
+
+void http__close(struct rf_http *h)
+{
+	int i;
+
+	if (!h)
+		return;
+	for (i = 0; i < HTTP_CONNS; i++)
+		if (h->c[i].fd >= 0)
+			conn_close(h, &h->c[i]);
+	if (h->lfd >= 0)
+		close(h->lfd);
+	if (h->ep >= 0)
+		close(h->ep);
+	free(h);
+}
+
+int http__fd(const struct rf_http *h)
+{
+	return h->ep;
+}
+
+static void respond(struct conn *c, int code, const char *type, const char *body)
+{
+	char head[256];
+	size_t bl = strlen(body);
+
+	snprintf(head, sizeof(head), "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
+		 "Content-Length: %zu\r\nConnection: close\r\n\r\n", code,
+		 code == 200 ? "OK" : code == 404 ? "Not Found" : "Bad Request", type, bl);
+	/* small answers: the socket buffer takes them whole */
+	if (send(c->fd, head, strlen(head), MSG_NOSIGNAL | MSG_DONTWAIT) > 0 && bl)
+		send(c->fd, body, bl, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void conn_read(struct rf_http *h, struct conn *c, char *(*body)(void *), void *ctx)
+{
+	ssize_t n = read(c->fd, c->req + c->len, sizeof(c->req) - 1 - c->len);
+
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		conn_close(h, c);
+		return;
+	}
+	c->len += (size_t)n;
+	c->req[c->len] = 0;
+	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n")) {
+		if (c->len == sizeof(c->req) - 1) {
+			respond(c, 400, "text/plain", "request too long\n");
+			conn_close(h, c);
+		}
+		return;
+	}
+	if (!strncmp(c->req, "GET /metrics ", 13) || !strncmp(c->req, "GET /metrics?", 13) ||
+	    !strncmp(c->req, "GET / ", 6)) {
+		char *text = body(ctx);
+
+		respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", text ? text : "");
+		free(text);
+	} else {
+		respond(c, 404, "text/plain", "GET /metrics\n");
+	}
+	conn_close(h, c);
+}
+
+void http__process(struct rf_http *h, char *(*body)(void *ctx), void *ctx)
+{
+	struct epoll_event evs[HTTP_CONNS + 1];
+	uint64_t now = mono_ms();
+	int n, i, k;
+
+	n = epoll_wait(h->ep, evs, HTTP_CONNS + 1, 0);
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.fd == h->lfd) {
+			int fd;
+
+			while ((fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+				struct epoll_event ev = { .events = EPOLLIN };
+
+				for (k = 0; k < HTTP_CONNS && h->c[k].fd >= 0; k++)
+					;
+				if (k == HTTP_CONNS) {
+					close(fd);  /* busy: the scraper retries */
+					continue;
+				}
+				h->c[k].fd = fd;
+				h->c[k].len = 0;
+				h->c[k].deadline = now + HTTP_TIMEOUT_MS;
+				ev.data.fd = fd;
+				if (epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &ev))
+					conn_close(h, &h->c[k]);
+			}
+			continue;
+		}
+		for (k = 0; k < HTTP_CONNS; k++)
+			if (h->c[k].fd == evs[i].data.fd) {
+				conn_read(h, &h->c[k], body, ctx);
+				break;
+			}
+	}
+	for (k = 0; k < HTTP_CONNS; k++)
+		if (h->c[k].fd >= 0 && now > h->c[k].deadline)
+			conn_close(h, &h->c[k]);
+}

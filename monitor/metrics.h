@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Prometheus text metrics: served on a loopback HTTP port (GET /metrics)
+ * or written atomically to a file for node_exporter's textfile collector.
+ * Low cardinality: labels are sources, rules, phases and hops only.
+ */
+#ifndef RF_MON_METRICS_H
+#define RF_MON_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "detect.h"
+#include "input.h"
+
+enum rf_evsrc {
+	RF_EVSRC_DECISION = 0,
+	RF_EVSRC_SYSCALL,
+	RF_EVSRC_FORK,
+	RF_EVSRC_EXEC,
+	RF_EVSRC_EXIT,
+	RF_EVSRC_SAMPLE,
+	RF_EVSRC_REGISTRY,
+	RF_EVSRC_MAX,
+};
+
+struct rf_metrics {
+	uint64_t events[RF_EVSRC_MAX];
+	uint64_t alerts[RF_RULE_MAX];       /* alerts opened, by rule */
+	uint64_t records[3];                /* records written, by phase */
+	uint64_t lost[RF_HOP_MAX];          /* events lost, by hop */
+	uint64_t sandboxes;                 /* watched now */
+	bool decisions_attached;            /* the pinned ring buffer is drained */
+	double start_time;                  /* unix seconds */
+};
+
+/* The exposition text (malloc'd). */
+char *metrics__render(const struct rf_metrics *m);
+/* Write to path via a temp file and rename. 0 or -errno. */
+int metrics__write_file(const char *path, const char *text);
+
+/* "127.0.0.1:9464" or "[::1]:9464": loopback addresses only.
+ * 0, or -EINVAL with why (a usage error). */
+int metrics__parse_addr(const char *spec, void *ret_sockaddr, unsigned int *ret_len,
+			char *why, size_t why_len);
+
+struct rf_http;
+
+int http__open(const char *spec, struct rf_http **ret, char *why, size_t why_len);
+void http__close(struct rf_http *h);
+/* Pollable (an epoll fd of its own sockets). */
+int http__fd(const struct rf_http *h);
+/* Accept, read requests, answer GET /metrics with body(ctx). */
+void http__process(struct rf_http *h, char *(*body)(void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "alert.h"
+#include "mlog.h"
+#include "output.h"
+#include "record.h"
+#include "replay.h"
+
+struct rctx {
+	const struct rf_detect_opts *over;
+	struct rf_detect *det;
+	struct rf_output *out;
+	int64_t off;
+	uint64_t seq;
+	uint64_t last_t;
+	int err;
+};
+
+static void on_alert(const struct rf_alert *a, void *ctx)
+{
+	struct rctx *r = ctx;
+	char *line = alert__line(a, ++r->seq, r->off);
+
+	if (line) {
+		output__push(r->out, line);
+		output__flush(r->out, 5000);
+	}
+	free(line);
+}
+
+static uint64_t pick(uint64_t cli, uint64_t file)
+{
+	return cli ? cli : file;
+}
+
+static void on_header(const struct rf_record_header *h, void *ctx)
+{
+	struct rctx *r = ctx;
+	struct rf_detect_opts o = h->defaults;
+
+	o.burst_count = pick(r->over->burst_count, o.burst_count);
+	o.burst_window_ms = pick(r->over->burst_window_ms, o.burst_window_ms);
+	o.cpu_percent = pick(r->over->cpu_percent, o.cpu_percent);
+	o.memory_mb = pick(r->over->memory_mb, o.memory_mb);
+	o.pids = pick(r->over->pids, o.pids);
+	o.update_ms = pick(r->over->update_ms, o.update_ms);
+	o.linger_ms = pick(r->over->linger_ms, o.linger_ms);
+	r->off = h->boot_to_real_ns;
+	r->err = detect__new(&o, on_alert, r, &r->det);
+}
+
+static void on_input(const struct rf_input *in, void *ctx)
+{
+	struct rctx *r = ctx;
+
+	if (!r->det)
+		return;
+	if (in->t_ns > r->last_t)
+		r->last_t = in->t_ns;
+	detect__input(r->det, in);
+}
+
+int replay__run(const char *file, const char *output, const struct rf_detect_opts *over)
+{
+	struct rctx r = { .over = over };
+	char why[600];
+	int err;
+
+	err = output__open(output, 64u << 20, &r.out);
+	if (err) {
+		mon_err("--output %s: %s", output ? output : "-", strerror(-err));
+		return 1;
+	}
+	/* Time goes on after the last record until every alert closed. */
+	err = replay__file(file, 60000, on_header, on_input, &r, why, sizeof(why));
+	if (!err && r.err)
+		err = r.err;
+	if (r.det) {
+		detect__finish(r.det, r.last_t);
+		detect__free(r.det);
+	}
+	output__close(r.out);
+	if (err) {
+		mon_err("--replay: %s", err == r.err ? strerror(-err) : why);
+		return 1;
+	}
+	return 0;
+}
+
+struct pctx {
+	const char *who;
+	uint64_t cgids[256];
+	size_t n_cgids;
+	json_t *names;      /* object used as a set */
+};
+
+static void on_profile_input(const struct rf_input *in, void *ctx)
+{
+	struct pctx *p = ctx;
+	size_t i;
+
+	if (in->type == RF_IN_SANDBOX && p->n_cgids < 256 &&
+	    (!strcmp(in->u.sb->sandbox, p->who) || !strcmp(in->u.sb->policy_id, p->who))) {
+		p->cgids[p->n_cgids++] = in->cgroup_id;
+		return;
+	}
+	if (in->type != RF_IN_SYSCALL || !in->u.proc.name[0])
+		return;
+	for (i = 0; i < p->n_cgids; i++)
+		if (p->cgids[i] == in->cgroup_id)
+			json_object_set_new(p->names, in->u.proc.name, json_true());
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int replay__profile(const char *file, const char *who)
+{
+	struct pctx p = { .who = who, .names = json_object() };
+	const char **v, *k;
+	char why[600], *s;
+	json_t *val, *allow;
+	size_t n = 0, i;
+	int err;
+
+	err = replay__file(file, 0, NULL, on_profile_input, &p, why, sizeof(why));
+	if (err) {
+		mon_err("--replay: %s", why);
+		json_decref(p.names);
+		return 1;
+	}
+	if (!p.n_cgids) {
+		mon_err("--profile %s: no sandbox or policy of that name in %s", who, file);
+		json_decref(p.names);
+		return 1;
+	}
+	v = calloc(json_object_size(p.names) + 1, sizeof(*v));
+	allow = json_array();
+	if (!v || !allow) {
+		free(v);
+		json_decref(allow);
+		json_decref(p.names);
+		return 1;
+	}
+	json_object_foreach(p.names, k, val)
+		v[n++] = k;
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (i = 0; i < n; i++)
+		json_array_append_new(allow, json_string(v[i]));
+	free(v);
+	val = json_pack("{s:o, s:s}", "allow", allow, "on_violation", "alert");
+	s = val ? json_dumps(val, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(val);
+	printf("%s\n", s ? s : "{}");
+	free(s);
+	json_decref(p.names);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* --replay FILE: the detectors over a recorded file, in its own time. */
+#ifndef RF_MON_REPLAY_H
+#define RF_MON_REPLAY_H
+
+#include "detect.h"
+
+/* Alerts of the file to output (NULL: stdout). over: options given on the
+ * command line (non-zero fields win over the file's header). Exit status:
+ * 0, 1 (file unreadable or invalid). */
+int replay__run(const char *file, const char *output, const struct rf_detect_opts *over);
+
+/* The syscalls a sandbox (by sandbox name or policy id) made, as a policy
+ * "syscalls" object on stdout: a recorded profile. Exit status 0 or 1. */
+int replay__profile(const char *file, const char *who);
+
+#endif

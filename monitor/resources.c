@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "resources.h"
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+uint32_t resources__probe(const char *cg)
+{
+	char path[600];
+	uint32_t src = 0;
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", cg);
+	/* cpu.stat exists without the cpu controller too (usage_usec from
+	 * the core): it is the cgroup's own CPU time either way. */
+	if (!access(path, R_OK))
+		src |= RF_SRC_CPU_CGROUP;
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	if (!access(path, R_OK))
+		src |= RF_SRC_MEM_CGROUP;
+	snprintf(path, sizeof(path), "%s/pids.current", cg);
+	if (!access(path, R_OK))
+		src |= RF_SRC_PIDS_CGROUP;
+	return src;
+}
+
+int resources__read_cgroup(const char *cg, uint32_t src, struct rf_in_sample *s)
+{
+	char path[600], buf[4096];
+	unsigned long long v;
+	char *p;
+
+	if (src & RF_SRC_CPU_CGROUP) {
+		snprintf(path, sizeof(path), "%s/cpu.stat", cg);
+		if (!read_small(path, buf, sizeof(buf)) && (p = strstr(buf, "usage_usec ")) &&
+		    sscanf(p + 11, "%llu", &v) == 1) {
+			s->cpu_ns = v * 1000ULL;
+			s->src |= RF_SRC_CPU_CGROUP;
+		}
+	}
+	if (src & RF_SRC_MEM_CGROUP) {
+		snprintf(path, sizeof(path), "%s/memory.current", cg);
+		if (!read_small(path, buf, sizeof(buf)) && sscanf(buf, "%llu", &v) == 1) {
+			s->mem_bytes = v;
+			s->src |= RF_SRC_MEM_CGROUP;
+		}
+	}
+	if (src & RF_SRC_PIDS_CGROUP) {
+		snprintf(path, sizeof(path), "%s/pids.current", cg);
+		if (!read_small(path, buf, sizeof(buf)) && sscanf(buf, "%llu", &v) == 1) {
+			s->procs = (int64_t)v;
+			if (s->procs_peak < s->procs)
+				s->procs_peak = s->procs;
+			s->src |= RF_SRC_PIDS_CGROUP;
+		}
+	}
+	return 0;
+}
+
+static int walk(const char *dir, pid_t *pids, size_t max, size_t *n, int depth)
+{
+	char path[4200];
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (*n < max)
+			pids[*n] = pid;
+		(*n)++;
+	}
+	fclose(f);
+	if (depth >= 16)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		walk(path, pids, max, n, depth + 1);
+	}
+	closedir(d);
+	return 0;
+}
+
+int resources__procs(const char *cg, pid_t *pids, size_t max)
+{
+	size_t n = 0;
+	int err = walk(cg, pids, max, &n, 0);
+
+	return err ? err : (int)n;
+}
+
+int resources__proc_info(pid_t pid, struct rf_in_proc *p, uint64_t *ret_rss)
+{
+	char path[64], buf[1024], exe[RF_MON_PATH_LEN + 1];
+	unsigned long long size, resident;
+	ssize_t n;
+	char *q;
+	int ppid;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = p->tid = (uint32_t)pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small(path, buf, sizeof(buf)))
+		return -ESRCH;
+	q = strrchr(buf, ')');
+	if (!q || sscanf(q + 2, "%*c %d", &ppid) != 1)
+		return -EINVAL;
+	p->ppid = (uint32_t)ppid;
+	*q = 0;
+	q = strchr(buf, '(');
+	rf_printable(p->comm, q ? q + 1 : "", sizeof(p->comm) - 1);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		rf_printable(p->path, exe, sizeof(p->path) - 1);
+	}
+	*ret_rss = 0;
+	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+	if (!read_small(path, buf, sizeof(buf)) &&
+	    sscanf(buf, "%llu %llu", &size, &resident) == 2)
+		*ret_rss = resident * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Syscall numbers of the native architecture -> names (libseccomp). */
+#ifndef RF_MON_SYSNAMES_H
+#define RF_MON_SYSNAMES_H
+
+#include <stddef.h>
+
+/* The name of nr, or "" when this architecture has none. Cached. */
+const char *sysnames__name(int nr);
+/* The number of a name, or -1. */
+int sysnames__nr(const char *name);
+
+#endif

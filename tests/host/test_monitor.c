@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ringfence-monitor against real sandboxes (privileged). One monitor runs
+ * for the whole suite (--output to a temp file); each test starts real
+ * sandboxes with build/ringfence and the tools, then waits (generous
+ * timeout) for the alerts it expects and counts them exactly. The latency
+ * from a cause to its first alert record is printed, not asserted.
+ */
+#include <poll.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include "harness.h"
+#include "enforcer.h"
+#include "rf_abi.h"
+
+#define WAIT_MS 15000
+
+static char *mon_out, *mon_rec, *replay_src, *mon_state, *mon_status, *mon_metrics, *tmpdir_path;
+static pid_t mon_pid = -1;
+static int metrics_port;
+static char *profile_json;      /* recorded for the benign workload */
+
+static const char *monitor_bin(void)
+{
+	static char path[600];
+	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
+
+	if (m && *m)
+		return m;
+	slash = strrchr(rf, '/');
+	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
+	return path;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static pid_t start_monitor(const char *const *extra)
+{
+	const char *args[64];
+	char port[64];
+	int n = 0, i;
+	pid_t pid;
+
+	snprintf(port, sizeof(port), "127.0.0.1:%d", metrics_port);
+	args[n++] = monitor_bin();
+	args[n++] = "-q";
+	args[n++] = "--output";
+	args[n++] = mon_out;
+	args[n++] = "--record";
+	args[n++] = mon_rec;
+	args[n++] = "--state";
+	args[n++] = mon_state;
+	args[n++] = "--status";
+	args[n++] = mon_status;
+	args[n++] = "--metrics-file";
+	args[n++] = mon_metrics;
+	args[n++] = "--metrics";
+	args[n++] = port;
+	args[n++] = "--interval";
+	args[n++] = "500";
+	args[n++] = "--linger-ms";
+	args[n++] = "1000";
+	for (i = 0; extra && extra[i]; i++)
+		args[n++] = extra[i];
+	args[n] = NULL;
+	unlink(mon_status);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	/* Ready once it wrote its first status snapshot. */
+	for (i = 0; i < 300; i++) {
+		int st;
+
+		if (!access(mon_status, R_OK))
+			return pid;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			fail_msg("ringfence-monitor exited at start (status %d): is another one "
+				 "running?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fail_msg("ringfence-monitor did not start within 15 s");
+	return -1;
+}
+
+static int stop_monitor(pid_t pid)
+{
+	int st = 0, i;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* Every record in the output so far (a trailing partial line skipped). */
+static json_t *records(void)
+{
+	json_t *arr = json_array();
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f = fopen(mon_out, "r");
+
+	if (!f)
+		return arr;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		json_t *o;
+
+		if (line[n - 1] != '\n')
+			break;
+		o = json_loads(line, 0, NULL);
+		if (!o)
+			fail_msg("alert record is not JSON: %s", line);
+		json_array_append_new(arr, o);
+	}
+	free(line);
+	fclose(f);
+	return arr;
+}
+
+static const char *rec_str(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(json_object_get(o, a), b);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static long long rec_int(json_t *o, const char *a, const char *b)
+{
+	return json_integer_value(b ? json_object_get(json_object_get(o, a), b) :
+				      json_object_get(o, a));
+}
+
+/* Records of one rule ("" any) for one sandbox ("" host-wide, NULL any). */
+static json_t *select_records(json_t *all, const char *rule, const char *sandbox)
+{
+	json_t *sel = json_array(), *o;
+	size_t i;
+
+	json_array_foreach(all, i, o) {
+		if (rule[0] && strcmp(rec_str(o, "unmapped", "rule"), rule))
+			continue;
+		if (sandbox && strcmp(rec_str(o, "unmapped", "sandbox"), sandbox))
+			continue;
+		json_array_append(sel, o);
+	}
+	return sel;
+}
+
+static size_t distinct_uids(json_t *sel)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < json_array_size(sel); i++) {
+		const char *u = rec_str(json_array_get(sel, i), "finding_info", "uid");
+		bool seen = false;
+
+		for (j = 0; j < i; j++)
+			seen |= !strcmp(u, rec_str(json_array_get(sel, j), "finding_info", "uid"));
+		n += !seen;
+	}
+	return n;
+}
+
+static json_t *last_phase(json_t *sel, const char *phase)
+{
+	size_t i;
+
+	for (i = json_array_size(sel); i > 0; i--)
+		if (!strcmp(rec_str(json_array_get(sel, i - 1), "unmapped", "phase"), phase))
+			return json_array_get(sel, i - 1);
+	return NULL;
+}
+
+/* Wait until a record of rule/sandbox in phase (NULL any) exists; the
+ * time it took, or -1. */
+static long wait_for(const char *rule, const char *sandbox, const char *phase, uint64_t t0)
+{
+	uint64_t deadline = now_ms() + WAIT_MS;
+
+	while (now_ms() < deadline) {
+		json_t *all = records(), *sel = select_records(all, rule, sandbox);
+		bool found = phase ? last_phase(sel, phase) != NULL : json_array_size(sel) > 0;
+
+		json_decref(sel);
+		json_decref(all);
+		if (found)
+			return (long)(now_ms() - t0);
+		sleep_ms(20);
+	}
+	return -1;
+}
+
+/* Run a policy (JSON text) with argv; the sandbox name from the trace. */
+static char *run_sandbox(const char *policy, const char *const *argv, char **ret_out)
+{
+	char *trace = h_tempfile("montrace", NULL), *name;
+	json_t *tr, *plan;
+
+	h_run(policy, trace, argv, ret_out, NULL);
+	tr = h_trace(trace);
+	plan = h_event(tr, "sandbox.plan", 0);
+	assert_non_null(plan);
+	name = strdup(json_string_value(json_object_get(plan, "sandbox")));
+	json_decref(tr);
+	unlink(trace);
+	free(trace);
+	return name;
+}
+
+/* Spawn a sandbox in the background (for SIGSTOP/latency tests). */
+static struct h_proc spawn_sandbox(const char *policy_json, const char *trace,
+				   const char *const *argv, char **ret_policy_path)
+{
+	char *policy = h_tempfile("monpol", policy_json);
+
+	*ret_policy_path = policy;
+	return h_spawn(policy, trace, NULL, argv);
+}
+
+/* A sandbox started in the background; its name once its trace says it. */
+struct bg {
+	struct h_proc p;
+	char *policy, *trace, *name;
+	uint64_t t0;
+};
+
+static struct bg bg_start(const char *policy_json, const char *const *argv)
+{
+	struct bg b = { .t0 = now_ms() };
+	int i;
+
+	b.trace = h_tempfile("montrace", NULL);
+	b.p = spawn_sandbox(policy_json, b.trace, argv, &b.policy);
+	for (i = 0; i < 500 && !b.name; i++) {
+		char line[4096] = "";
+		FILE *f = fopen(b.trace, "r");
+
+		if (f && fgets(line, sizeof(line), f) && strchr(line, '\n')) {
+			json_t *o = json_loads(line, 0, NULL);
+
+			if (o && json_is_string(json_object_get(o, "sandbox")))
+				b.name = strdup(json_string_value(json_object_get(o, "sandbox")));
+			json_decref(o);
+		}
+		if (f)
+			fclose(f);
+		if (!b.name)
+			sleep_ms(10);
+	}
+	assert_non_null(b.name);
+	return b;
+}
+
+static void bg_end(struct bg *b, char **ret_out)
+{
+	assert_int_equal(h_wait(b->p, ret_out, NULL), 0);
+	unlink(b->policy);
+	unlink(b->trace);
+	free(b->policy);
+	free(b->trace);
+	free(b->name);
+}
+
+static uint64_t kernel_ringbuf_lost(void)
+{
+	struct rf_enforcer *enf = NULL;
+	uint64_t v = 0;
+
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	assert_int_equal(enforcer__stat(enf, RF_STAT_RINGBUF_LOST, &v), 0);
+	enforcer__close(enf);
+	return v;
+}
+
+static int setup(void **state)
+{
+	char tmpl[] = "/tmp/rf-mon-host-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	tmpdir_path = strdup(tmpl);
+	assert_true(asprintf(&mon_out, "%s/alerts.ndjson", tmpl) > 0);
+	assert_true(asprintf(&mon_rec, "%s/record.ndjson", tmpl) > 0);
+	replay_src = mon_rec;
+	assert_true(asprintf(&mon_state, "%s/state.json", tmpl) > 0);
+	assert_true(asprintf(&mon_status, "%s/status.json", tmpl) > 0);
+	assert_true(asprintf(&mon_metrics, "%s/metrics.prom", tmpl) > 0);
+	metrics_port = 19000 + (int)(getpid() % 900);
+	mon_pid = start_monitor(NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[700];
+
+	(void)state;
+	if (mon_pid > 0)
+		stop_monitor(mon_pid);
+	if (tmpdir_path && !getenv("KEEP")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir_path);
+		if (system(cmd))
+			fprintf(stderr, "could not remove %s\n", tmpdir_path);
+	}
+	free(profile_json);
+	return 0;
+}
+
+/* 50 denied connects in a second: one alert, count 50, not 50 alerts. */
+static void test_burst_one_alert(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-burst\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18080\"],"
+		"\"unix\":[]},\"monitor\":{\"deny_burst\":{\"count\":10,\"window_ms\":1000}}}";
+	const char *argv[] = { h_tool("rf-net"), "burst", "50", "127.0.0.1", "9", NULL };
+	struct bg b = bg_start(policy, argv);
+	const char *name = b.name;
+	uint64_t t0 = b.t0;
+	json_t *all, *sel, *close;
+	char *out;
+	long lat;
+
+	(void)state;
+	lat = wait_for("deny-burst", name, "open", t0);
+	assert_true(lat >= 0);
+	fprintf(stderr, "# latency deny-burst: %ld ms from start of the sandbox\n", lat);
+	assert_true(wait_for("deny-burst", name, "close", t0) >= 0);
+	all = records();
+	sel = select_records(all, "deny-burst", name);
+	assert_int_equal(distinct_uids(sel), 1);
+	close = last_phase(sel, "close");
+	assert_int_equal(rec_int(close, "count", NULL), 50);
+	assert_int_equal(rec_int(close, "unmapped", "threshold"), 10);
+	assert_int_equal(rec_int(close, "unmapped", "window_ms"), 1000);
+	assert_string_equal(rec_str(close, "unmapped", "key"), "network");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_array_get(json_object_get(close, "evidences"), 0), "dst_endpoint"), "ip")),
+		"127.0.0.1");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_array_get(json_object_get(close, "evidences"), 0), "container"), "uid")), name);
+	/* nothing else about this sandbox */
+	json_decref(sel);
+	sel = select_records(all, "", name);
+	assert_int_equal(distinct_uids(sel), 1);
+	json_decref(sel);
+	json_decref(all);
+	bg_end(&b, &out);
+	assert_non_null(strstr(out, "EPERM=50"));
+	free(out);
+}
+
+/* Record a profile for the benign workload (ordinary work). */
+static void record_profile(void)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-learn\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}";
+	const char *argv[] = { h_tool("rf-load"), "work", "sleep", "300", "work", NULL };
+	const char *args[] = { monitor_bin(), "--replay", mon_rec, "--profile", "mon-learn", NULL };
+	char *name = run_sandbox(policy, argv, NULL), *out;
+	struct h_proc p;
+	int pipefd[2], i;
+
+	free(name);
+	/* the record is flushed every interval */
+	for (i = 0; i < 50 && !profile_json; i++) {
+		sleep_ms(200);
+		assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+		p.pid = fork();
+		if (p.pid == 0) {
+			dup2(pipefd[1], 1);
+			execv(args[0], (char *const *)args);
+			_exit(99);
+		}
+		close(pipefd[1]);
+		p.out_fd = pipefd[0];
+		out = h_read_all(p.out_fd);
+		waitpid(p.pid, NULL, 0);
+		if (strstr(out, "\"allow\":[\"") && strstr(out, "exit_group"))
+			profile_json = out;
+		else
+			free(out);
+	}
+	assert_non_null(profile_json);
+	profile_json[strcspn(profile_json, "\n")] = 0;
+}
+
+/* A syscall outside the profile: exactly one alert, naming it. */
+static void test_unexpected_syscall(void **state)
+{
+	const char *argv[] = { h_tool("rf-load"), "work", "sleep", "300", "syscall", "getcpu",
+			       "sleep", "500", NULL };
+	char policy[8192], *out;
+	const char *name;
+	struct bg b;
+	json_t *all, *sel, *open;
+	long lat;
+
+	(void)state;
+	if (!profile_json)
+		record_profile();
+	snprintf(policy, sizeof(policy), "{\"version\":1,\"id\":\"mon-sys\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+		 "\"syscalls\":%s}", profile_json);
+	assert_null(strstr(profile_json, "\"getcpu\""));
+	b = bg_start(policy, argv);
+	name = b.name;
+	lat = wait_for("unexpected-syscall", name, "open", b.t0);
+	assert_true(lat >= 0);
+	fprintf(stderr, "# latency unexpected-syscall: %ld ms from the start of the sandbox, "
+		"whose getcpu comes about 300 ms in\n", lat);
+	assert_true(wait_for("unexpected-syscall", name, "close", b.t0) >= 0);
+	all = records();
+	sel = select_records(all, "unexpected-syscall", name);
+	assert_int_equal(distinct_uids(sel), 1);
+	open = last_phase(sel, "open");
+	assert_string_equal(rec_str(open, "unmapped", "syscall"), "getcpu");
+	assert_int_equal(rec_int(open, "count", NULL), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+		json_array_get(json_object_get(open, "evidences"), 0), "process"), "file"), "path")),
+		h_tool("rf-load"));
+	json_decref(sel);
+	sel = select_records(all, "", name);
+	assert_int_equal(distinct_uids(sel), 1);
+	json_decref(sel);
+	json_decref(all);
+	bg_end(&b, &out);
+	assert_non_null(strstr(out, "syscall getcpu ok"));
+	free(out);
+}
+
+/* Ordinary work under a profile recorded for it: no alert at all. */
+static void test_benign_no_alert(void **state)
+{
+	const char *argv[] = { h_tool("rf-load"), "work", "sleep", "300", "work", NULL };
+	char policy[8192], *name;
+	json_t *all, *sel;
+
+	(void)state;
+	if (!profile_json)
+		record_profile();
+	snprintf(policy, sizeof(policy), "{\"version\":1,\"id\":\"mon-benign\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":{\"connect\":"
+		 "[\"127.0.0.1:18080\"],\"unix\":[]},\"syscalls\":%s,\"monitor\":{\"pids\":64,"
+		 "\"memory_mb\":256,\"cpu_percent\":190}}", profile_json);
+	name = run_sandbox(policy, argv, NULL);
+	/* past the sample interval, the linger and the sandbox's end */
+	sleep_ms(3000);
+	all = records();
+	sel = select_records(all, "", name);
+	if (json_array_size(sel)) {
+		char *s = json_dumps(sel, JSON_INDENT(1));
+
+		fail_msg("false positives for %s: %s", name, s);
+	}
+	json_decref(sel);
+	json_decref(all);
+	free(name);
+}
+
+/* 100 processes against a pids threshold of 50. */
+static void test_forks_spike(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-forks\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\",\"monitor\":{\"pids\":50}}";
+	const char *argv[] = { h_tool("rf-load"), "forks", "100", "2000", NULL };
+	struct bg b = bg_start(policy, argv);
+	const char *name = b.name;
+	json_t *all, *sel, *o;
+	size_t i, n = 0;
+	long lat = wait_for("resource-spike", name, "open", b.t0);
+
+	(void)state;
+	assert_true(lat >= 0);
+	fprintf(stderr, "# latency resource-spike (pids): %ld ms from the start of the sandbox "
+		"(sampled every 500 ms)\n", lat);
+	all = records();
+	sel = select_records(all, "resource-spike", name);
+	json_array_foreach(sel, i, o) {
+		if (strcmp(rec_str(o, "unmapped", "key"), "pids"))
+			continue;
+		n++;
+		assert_true(rec_int(o, "unmapped", "value") >= 100);
+		assert_int_equal(rec_int(o, "unmapped", "threshold"), 50);
+	}
+	assert_true(n >= 1);
+	json_decref(sel);
+	json_decref(all);
+	bg_end(&b, NULL);
+}
+
+/* 160 MiB resident against a memory threshold of 64 MiB. */
+static void test_memory_spike(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-mem\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\",\"monitor\":"
+		"{\"memory_mb\":64}}";
+	const char *argv[] = { h_tool("rf-load"), "mem", "160", "2000", NULL };
+	struct bg b = bg_start(policy, argv);
+	const char *name = b.name;
+	json_t *all, *sel, *o, *last = NULL;
+	size_t i;
+	long lat = wait_for("resource-spike", name, "open", b.t0);
+
+	(void)state;
+	assert_true(lat >= 0);
+	fprintf(stderr, "# latency resource-spike (memory): %ld ms from the start of the "
+		"sandbox\n", lat);
+	assert_true(wait_for("resource-spike", name, "close", b.t0) >= 0);
+	all = records();
+	sel = select_records(all, "resource-spike", name);
+	json_array_foreach(sel, i, o)
+		if (!strcmp(rec_str(o, "unmapped", "key"), "memory"))
+			last = o;
+	assert_non_null(last);
+	assert_true(rec_int(last, "unmapped", "value") >= 128LL << 20);
+	assert_int_equal(rec_int(last, "unmapped", "threshold"), 64LL << 20);
+	assert_string_equal(rec_str(last, "unmapped", "unit"), "bytes");
+	json_decref(sel);
+	json_decref(all);
+	bg_end(&b, NULL);
+}
+
+/* The monitor stalls, a sandbox floods: the lost-events alert's total is
+ * the kernel's counter. */
+static void test_lost_events_match_kernel(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-flood\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
+	const char *argv[] = { h_tool("rf-net"), "burst", "5000", "127.0.0.1", "9", NULL };
+	uint64_t deadline, kernel = 0, seen = 0;
+	char *name, status[64];
+	FILE *f;
+	long hwm = 0;
+
+	(void)state;
+	assert_int_equal(kill(mon_pid, SIGSTOP), 0);
+	name = run_sandbox(policy, argv, NULL);
+	assert_int_equal(kill(mon_pid, SIGCONT), 0);
+	free(name);
+	deadline = now_ms() + WAIT_MS;
+	while (now_ms() < deadline) {
+		json_t *all = records(), *sel = select_records(all, "lost-events", ""), *o;
+		size_t i;
+
+		kernel = kernel_ringbuf_lost();
+		seen = 0;
+		json_array_foreach(sel, i, o)
+			if (!strcmp(rec_str(o, "unmapped", "hop"), "kernel-decisions") &&
+			    (uint64_t)rec_int(o, "unmapped", "lost_total") > seen)
+				seen = (uint64_t)rec_int(o, "unmapped", "lost_total");
+		json_decref(sel);
+		json_decref(all);
+		if (seen && seen == kernel)
+			break;
+		sleep_ms(100);
+	}
+	fprintf(stderr, "# lost events: kernel counter %llu, reported %llu\n",
+		(unsigned long long)kernel, (unsigned long long)seen);
+	assert_true(kernel > 0);
+	assert_int_equal(seen, kernel);
+	/* a flood stays within the memory bound */
+	snprintf(status, sizeof(status), "/proc/%d/status", (int)mon_pid);
+	f = fopen(status, "r");
+	assert_non_null(f);
+	while (f && fgets(status, sizeof(status), f))
+		if (sscanf(status, "VmHWM: %ld", &hwm) == 1)
+			break;
+	fclose(f);
+	fprintf(stderr, "# monitor peak RSS %ld KiB\n", hwm);
+	assert_true(hwm > 0 && hwm < 128 * 1024);
+}
+
+/* A sandboxed process can neither signal, ptrace nor read the monitor. */
+static void test_boundary(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-bound\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}";
+	char pid[16], *out, *name;
+	const char *argv[] = { h_tool("rf-load"), "signal", pid, "ptrace", pid, "readmem", pid,
+			       NULL };
+
+	(void)state;
+	snprintf(pid, sizeof(pid), "%d", (int)mon_pid);
+	name = run_sandbox(policy, argv, &out);
+	assert_string_not_equal(h_result(out, "signal"), "ok");
+	assert_string_not_equal(h_result(out, "ptrace"), "ok");
+	assert_string_not_equal(h_result(out, "readmem"), "ok");
+	assert_int_equal(kill(mon_pid, 0), 0);
+	fprintf(stderr, "# from a sandbox: %s", out);
+	free(out);
+	free(name);
+}
+
+static void test_metrics(void **state)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)metrics_port) };
+	const char *req = "GET /metrics HTTP/1.0\r\n\r\n";
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char *body, *file;
+	const char *bad[] = { monitor_bin(), "--metrics", "0.0.0.0:9464", NULL };
+	struct h_proc p;
+	int st, i;
+
+	(void)state;
+	inet_pton(AF_INET, "127.0.0.1", &in.sin_addr);
+	assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof(in)), 0);
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	body = h_read_all(fd);
+	assert_non_null(strstr(body, "HTTP/1.0 200 OK"));
+	assert_non_null(strstr(body, "ringfence_monitor_events_total{source=\"decision\"}"));
+	assert_non_null(strstr(body, "ringfence_monitor_alerts_total{rule=\"deny-burst\"}"));
+	assert_non_null(strstr(body, "ringfence_monitor_lost_events_total{hop=\"kernel-decisions\"}"));
+	assert_non_null(strstr(body, "ringfence_monitor_sandboxes "));
+	free(body);
+	file = NULL;
+	for (i = 0; i < 50 && !file; i++) {
+		int f = open(mon_metrics, O_RDONLY);
+
+		if (f >= 0)
+			file = h_read_all(f);
+		else
+			sleep_ms(100);
+	}
+	assert_non_null(file);
+	assert_non_null(strstr(file, "# TYPE ringfence_monitor_events_total counter"));
+	free(file);
+	/* not loopback: a usage error */
+	p.pid = fork();
+	if (p.pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 2);
+		execv(bad[0], (char *const *)bad);
+		_exit(99);
+	}
+	assert_int_equal(waitpid(p.pid, &st, 0), p.pid);
+	assert_int_equal(WEXITSTATUS(st), 125);
+}
+
+static void test_top_once(void **state)
+{
+	const char *args[] = { monitor_bin(), "--top", "--once", "--status", mon_status, NULL };
+	int pipefd[2], st;
+	pid_t pid;
+	char *out;
+
+	(void)state;
+	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	close(pipefd[1]);
+	out = h_read_all(pipefd[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_non_null(strstr(out, "SANDBOX"));
+	assert_non_null(strstr(out, "Recent alerts"));
+	assert_non_null(strstr(out, "lost-events"));
+	free(out);
+}
+
+/* Log rotation: the file renamed, SIGHUP, new records in a new file. */
+static void test_sighup_reopen(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-rotate\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]},"
+		"\"monitor\":{\"deny_burst\":{\"count\":5,\"window_ms\":1000}}}";
+	const char *argv[] = { h_tool("rf-net"), "burst", "20", "127.0.0.1", "9", NULL };
+	char *rotated, *name;
+	struct stat st;
+	uint64_t t0;
+
+	(void)state;
+	assert_true(asprintf(&rotated, "%s.1", mon_out) > 0);
+	assert_int_equal(rename(mon_out, rotated), 0);
+	assert_int_equal(kill(mon_pid, SIGHUP), 0);
+	sleep_ms(300);
+	assert_int_equal(stat(mon_out, &st), 0);    /* reopened: created again */
+	t0 = now_ms();
+	name = run_sandbox(policy, argv, NULL);
+	assert_true(wait_for("deny-burst", name, "open", t0) >= 0);
+	assert_int_equal(kill(mon_pid, 0), 0);
+	free(name);
+	free(rotated);
+}
+
+/* A monitor that was down reports, on restart, what was lost meanwhile. */
+static void test_restart_reports_lost(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-down\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
+	const char *argv[] = { h_tool("rf-net"), "burst", "3000", "127.0.0.1", "9", NULL };
+	uint64_t before, after, deadline;
+	long long count = -1;
+	char *name;
+
+	(void)state;
+	assert_int_equal(stop_monitor(mon_pid), 0);    /* SIGTERM: exit 0 */
+	mon_pid = -1;
+	before = kernel_ringbuf_lost();
+	name = run_sandbox(policy, argv, NULL);
+	free(name);
+	after = kernel_ringbuf_lost();
+	assert_true(after > before);
+	unlink(mon_out);
+	/* keep the first run's recording for the replay test */
+	assert_true(asprintf(&mon_rec, "%s/record2.ndjson", tmpdir_path) > 0);
+	mon_pid = start_monitor(NULL);
+	deadline = now_ms() + WAIT_MS;
+	while (now_ms() < deadline && count < 0) {
+		json_t *all = records(), *sel = select_records(all, "lost-events", ""), *o;
+		size_t i;
+
+		json_array_foreach(sel, i, o)
+			if (json_is_true(json_object_get(json_object_get(o, "unmapped"),
+							  "before_start")))
+				count = rec_int(o, "count", NULL);
+		json_decref(sel);
+		json_decref(all);
+		sleep_ms(50);
+	}
+	fprintf(stderr, "# lost while down: kernel %llu -> %llu, reported %lld\n",
+		(unsigned long long)before, (unsigned long long)after, count);
+	assert_int_equal(count, (long long)(after - before));
+}
+
+/* The recorded inputs, replayed twice: identical alerts. */
+static void test_replay_identical(void **state)
+{
+	char *o1, *o2, *a, *b;
+	int i, fd;
+
+	(void)state;
+	assert_true(asprintf(&o1, "%s/replay1.ndjson", tmpdir_path) > 0);
+	assert_true(asprintf(&o2, "%s/replay2.ndjson", tmpdir_path) > 0);
+	assert_int_equal(stop_monitor(mon_pid), 0);
+	mon_pid = -1;
+	for (i = 0; i < 2; i++) {
+		const char *args[] = { monitor_bin(), "--replay", replay_src, "--output",
+				       i ? o2 : o1, NULL };
+		int st;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execv(args[0], (char *const *)args);
+			_exit(99);
+		}
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	fd = open(o1, O_RDONLY);
+	assert_true(fd >= 0);
+	a = h_read_all(fd);
+	fd = open(o2, O_RDONLY);
+	assert_true(fd >= 0);
+	b = h_read_all(fd);
+	assert_true(strlen(a) > 0);
+	assert_non_null(strstr(a, "\"rf-deny-burst\""));
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(o1);
+	free(o2);
+}
+
+/* Every record written validates against schemas/alert.schema.json. */
+static void test_schema(void **state)
+{
+	char cmd[2048];
+	const char *schema = h_env("ALERT_SCHEMA", "schemas/alert.schema.json");
+	const char *py = h_env("PYTHON", "/usr/bin/python3");
+
+	(void)state;
+	if (access(schema, R_OK) || access(py, X_OK)) {
+		fprintf(stderr, "# schema check skipped (%s or %s missing)\n", schema, py);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "%s -c 'import json,sys,glob,jsonschema\n"
+		 "s=json.load(open(sys.argv[1]))\n"
+		 "v=jsonschema.Draft202012Validator(s)\n"
+		 "n=0\n"
+		 "for p in sys.argv[2:]:\n"
+		 "  for l in open(p):\n"
+		 "    v.validate(json.loads(l)); n+=1\n"
+		 "print(\"# schema: %%d records valid\" %% n, file=sys.stderr)\n"
+		 "sys.exit(0 if n else 1)' %s %s/replay1.ndjson %s",
+		 py, schema, tmpdir_path, mon_out);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_burst_one_alert),
+		cmocka_unit_test(test_unexpected_syscall),
+		cmocka_unit_test(test_benign_no_alert),
+		cmocka_unit_test(test_forks_spike),
+		cmocka_unit_test(test_memory_spike),
+		cmocka_unit_test(test_lost_events_match_kernel),
+		cmocka_unit_test(test_boundary),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_top_once),
+		cmocka_unit_test(test_sighup_reopen),
+		cmocka_unit_test(test_restart_reports_lost),
+		cmocka_unit_test(test_replay_identical),
+		cmocka_unit_test(test_schema),
+	};
+
+	if (harness_require_root())
+		return 0;
+	if (access(monitor_bin(), X_OK)) {
+		fprintf(stderr, "SKIP: %s not built\n", monitor_bin());
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

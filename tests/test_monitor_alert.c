@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Alert records: OCSF Detection Finding shape, one per rule (cmocka). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include "alert.h"
+
+#define BOOT_TO_REAL 1795000000000000000LL  /* 2026-11-18T... */
+
+static struct rf_alert base(enum rf_rule rule, const char *key)
+{
+	struct rf_alert a;
+
+	memset(&a, 0, sizeof(a));
+	a.rule = rule;
+	a.phase = RF_PHASE_OPEN;
+	snprintf(a.uid, sizeof(a.uid), "rf-0123456789abcdef");
+	snprintf(a.key, sizeof(a.key), "%s", key);
+	a.time_ns = 5000000000ULL;
+	a.first_ns = 4000000000ULL;
+	a.last_ns = 4500000000ULL;
+	a.count = 7;
+	a.suppressed = 0;
+	snprintf(a.sandbox, sizeof(a.sandbox), "demo-1b93999c");
+	snprintf(a.policy_id, sizeof(a.policy_id), "demo");
+	a.cgroup_id = 23604;
+	a.has_proc = true;
+	a.proc.pid = 15034;
+	snprintf(a.proc.name, sizeof(a.proc.name), "rf-net");
+	snprintf(a.proc.path, sizeof(a.proc.path), "/usr/bin/rf-net");
+	a.proc.ppid = 15000;
+	a.proc.parent_known = true;
+	snprintf(a.proc.parent_name, sizeof(a.proc.parent_name), "sh");
+	a.unit = "events";
+	return a;
+}
+
+static json_t *get(json_t *o, const char *path)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+		char *end;
+		long idx = strtol(tok, &end, 10);
+
+		o = *end ? json_object_get(o, tok) : json_array_get(o, (size_t)idx);
+	}
+	return o;
+}
+
+/* What every record has, whatever the rule. */
+static void check_common(json_t *o, uint64_t seq)
+{
+	const char *dt;
+
+	assert_int_equal(json_integer_value(get(o, "class_uid")), 2004);
+	assert_int_equal(json_integer_value(get(o, "category_uid")), 2);
+	assert_int_equal(json_integer_value(get(o, "type_uid")),
+			 200400 + json_integer_value(get(o, "activity_id")));
+	assert_int_equal(json_integer_value(get(o, "metadata.sequence")), (json_int_t)seq);
+	assert_string_equal(json_string_value(get(o, "metadata.product.name")), "ringfence-monitor");
+	assert_string_equal(json_string_value(get(o, "metadata.version")), RF_OCSF_VERSION);
+	assert_int_equal(json_integer_value(get(o, "time")), (BOOT_TO_REAL + 5000000000LL) / 1000000);
+	dt = json_string_value(get(o, "time_dt"));
+	assert_non_null(dt);
+	assert_int_equal(strlen(dt), 24);   /* 2026-11-18T19:33:25.000Z */
+	assert_int_equal(dt[10], 'T');
+	assert_int_equal(dt[23], 'Z');
+	assert_true(json_integer_value(get(o, "severity_id")) >= 1);
+	assert_non_null(json_string_value(get(o, "severity")));
+	assert_non_null(json_string_value(get(o, "finding_info.uid")));
+	assert_non_null(json_string_value(get(o, "finding_info.title")));
+	assert_string_equal(json_string_value(get(o, "finding_info.analytic.type")), "Rule");
+	assert_int_equal(json_integer_value(get(o, "start_time")),
+			 (BOOT_TO_REAL + 4000000000LL) / 1000000);
+	assert_int_equal(json_integer_value(get(o, "end_time")),
+			 (BOOT_TO_REAL + 4500000000LL) / 1000000);
+	assert_true(json_is_array(get(o, "evidences")));
+	assert_true(json_array_size(get(o, "evidences")) >= 1);
+	assert_true(json_is_object(get(o, "unmapped")));
+	assert_non_null(json_string_value(get(o, "message")));
+}
+
+static void test_burst_record(void **state)
+{
+	struct rf_alert a = base(RF_RULE_DENY_BURST, "network");
+	json_t *o;
+
+	(void)state;
+	a.window_ms = 1000;
+	a.threshold = 10;
+	a.unit = "denials";
+	snprintf(a.verdict, sizeof(a.verdict), "denied");
+	a.n_dests = 2;
+	snprintf(a.dests[0].key, sizeof(a.dests[0].key), "127.0.0.1:9/tcp");
+	a.dests[0].family = AF_INET;
+	snprintf(a.dests[0].address, sizeof(a.dests[0].address), "127.0.0.1");
+	a.dests[0].port = 9;
+	snprintf(a.dests[0].protocol, sizeof(a.dests[0].protocol), "tcp");
+	a.dests[0].count = 5;
+	snprintf(a.dests[1].key, sizeof(a.dests[1].key), "unix:/run/x.sock");
+	a.dests[1].family = AF_UNIX;
+	snprintf(a.dests[1].path, sizeof(a.dests[1].path), "/run/x.sock");
+	a.dests[1].count = 2;
+	o = alert__ocsf(&a, 3, BOOT_TO_REAL);
+	assert_non_null(o);
+	check_common(o, 3);
+	assert_int_equal(json_integer_value(get(o, "activity_id")), 1);
+	assert_string_equal(json_string_value(get(o, "finding_info.analytic.uid")), "rf-deny-burst");
+	assert_int_equal(json_integer_value(get(o, "count")), 7);
+	assert_string_equal(json_string_value(get(o, "evidences.0.container.uid")), "demo-1b93999c");
+	assert_int_equal(json_integer_value(get(o, "evidences.0.process.pid")), 15034);
+	assert_string_equal(json_string_value(get(o, "evidences.0.process.file.path")),
+			    "/usr/bin/rf-net");
+	assert_int_equal(json_integer_value(get(o, "evidences.0.process.parent_process.pid")), 15000);
+	assert_string_equal(json_string_value(get(o, "evidences.0.process.parent_process.name")),
+			    "sh");
+	assert_string_equal(json_string_value(get(o, "evidences.0.dst_endpoint.ip")), "127.0.0.1");
+	assert_int_equal(json_integer_value(get(o, "evidences.0.dst_endpoint.port")), 9);
+	assert_string_equal(json_string_value(get(o, "evidences.1.file.path")), "/run/x.sock");
+	assert_int_equal(json_integer_value(get(o, "unmapped.cgroup_id")), 23604);
+	assert_int_equal(json_integer_value(get(o, "unmapped.window_ms")), 1000);
+	assert_int_equal(json_integer_value(get(o, "unmapped.threshold")), 10);
+	assert_int_equal(json_integer_value(get(o, "unmapped.destinations.1.count")), 2);
+	json_decref(o);
+}
+
+static void test_syscall_record(void **state)
+{
+	struct rf_alert a = base(RF_RULE_SYSCALL, "getcpu");
+	json_t *o;
+
+	(void)state;
+	snprintf(a.syscall, sizeof(a.syscall), "getcpu");
+	a.syscall_nr = 309;
+	a.phase = RF_PHASE_CLOSE;
+	a.close_reason = "quiet";
+	o = alert__ocsf(&a, 9, BOOT_TO_REAL);
+	check_common(o, 9);
+	assert_int_equal(json_integer_value(get(o, "activity_id")), 3);
+	assert_int_equal(json_integer_value(get(o, "status_id")), 4);
+	assert_int_equal(json_integer_value(get(o, "severity_id")), 4);
+	assert_string_equal(json_string_value(get(o, "evidences.0.api.operation")), "getcpu");
+	assert_string_equal(json_string_value(get(o, "unmapped.syscall")), "getcpu");
+	assert_int_equal(json_integer_value(get(o, "unmapped.syscall_nr")), 309);
+	assert_string_equal(json_string_value(get(o, "unmapped.close_reason")), "quiet");
+	assert_non_null(strstr(json_string_value(get(o, "message")), "getcpu"));
+	json_decref(o);
+}
+
+static void test_resource_record(void **state)
+{
+	struct rf_alert a = base(RF_RULE_RESOURCE, "memory");
+	json_t *o;
+
+	(void)state;
+	a.has_proc = false;
+	a.value = 170000000;
+	a.threshold = 64ULL << 20;
+	a.unit = "bytes";
+	a.phase = RF_PHASE_UPDATE;
+	o = alert__ocsf(&a, 1, BOOT_TO_REAL);
+	check_common(o, 1);
+	assert_int_equal(json_integer_value(get(o, "activity_id")), 2);
+	assert_int_equal(json_integer_value(get(o, "unmapped.value")), 170000000);
+	assert_int_equal(json_integer_value(get(o, "unmapped.threshold")), 64 << 20);
+	assert_string_equal(json_string_value(get(o, "unmapped.unit")), "bytes");
+	assert_string_equal(json_string_value(get(o, "evidences.0.container.uid")), "demo-1b93999c");
+	assert_null(get(o, "evidences.0.process"));
+	json_decref(o);
+}
+
+static void test_lost_record(void **state)
+{
+	struct rf_alert a = base(RF_RULE_LOST, "kernel-decisions");
+	json_t *o;
+
+	(void)state;
+	a.sandbox[0] = 0;
+	a.policy_id[0] = 0;
+	a.cgroup_id = 0;
+	a.has_proc = false;
+	a.lost_total = 4318;
+	a.before_start = true;
+	o = alert__ocsf(&a, 2, BOOT_TO_REAL);
+	check_common(o, 2);
+	assert_int_equal(json_integer_value(get(o, "unmapped.lost_total")), 4318);
+	assert_true(json_is_true(get(o, "unmapped.before_start")));
+	assert_string_equal(json_string_value(get(o, "unmapped.hop")), "kernel-decisions");
+	assert_string_equal(json_string_value(get(o, "evidences.0.data.hop")), "kernel-decisions");
+	assert_null(get(o, "unmapped.sandbox"));
+	json_decref(o);
+}
+
+/* One line, valid JSON, newline-terminated, key order stable. */
+static void test_line(void **state)
+{
+	struct rf_alert a = base(RF_RULE_FAILED_OPS, "file");
+	char *l1 = alert__line(&a, 1, BOOT_TO_REAL), *l2 = alert__line(&a, 1, BOOT_TO_REAL);
+	json_t *o;
+
+	(void)state;
+	assert_non_null(l1);
+	assert_string_equal(l1, l2);
+	assert_int_equal(l1[strlen(l1) - 1], '\n');
+	assert_null(strchr(l1, '\n') + 1 == l1 + strlen(l1) ? NULL : "two lines");
+	o = json_loads(l1, 0, NULL);
+	assert_non_null(o);
+	assert_int_equal(strncmp(l1, "{\"metadata\"", 11), 0);
+	json_decref(o);
+	free(l1);
+	free(l2);
+}
+
+static void test_format_ms(void **state)
+{
+	char buf[48];
+
+	(void)state;
+	alert__format_ms(0, buf, sizeof(buf));
+	assert_string_equal(buf, "1970-01-01T00:00:00.000Z");
+	alert__format_ms(1795949335316LL, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-11-29T10:48:55.316Z");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_burst_record),
+		cmocka_unit_test(test_syscall_record),
+		cmocka_unit_test(test_resource_record),
+		cmocka_unit_test(test_lost_record),
+		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_format_ms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
