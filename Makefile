@@ -126,7 +126,7 @@ unit-san: $(SAN_BINS)
 	@set -e; for t in $(SAN_BINS); do echo "== $$t (ASan+UBSan)"; \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
-hosttest: $(BUILD)/ringfence $(HOST_BINS) $(TOOL_BINS)
+hosttest: $(BUILD)/ringfence $(BUILD)/ringfence-monitor $(HOST_BINS) $(TOOL_BINS)
 	@set -e; for t in $(HOST_BINS); do echo "== $$t"; \
 		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
 		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
@@ -155,6 +155,7 @@ $(BUILD)/tests/bench/%: tests/bench/%.c
 bench: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
+	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
 
 clean:

@@ -50,7 +50,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 1024 * 1024);  /* ~2700 records of 392 bytes */
 } rf_events SEC(".maps");
 
 struct {

@@ -428,6 +428,9 @@ static void test_syscall_outside_profile(void **state)
 	in_proc(f, RF_IN_SYSCALL, T0 + 2 * MS, CG, 300, 0, "rf-load", NULL, "uname", 63);
 	in_proc(f, RF_IN_SYSCALL, T0 + 3 * MS, CG, 300, 0, "rf-load", NULL, "uname", 63);
 	in_proc(f, RF_IN_SYSCALL, T0 + 4 * MS, CG, 300, 0, "rf-load", NULL, "write", 1);
+	/* implicitly allowed, as by the seccomp allowlist */
+	in_proc(f, RF_IN_SYSCALL, T0 + 5 * MS, CG, 300, 0, "rf-load", NULL, "exit", 60);
+	in_proc(f, RF_IN_SYSCALL, T0 + 6 * MS, CG, 300, 0, "rf-load", NULL, "execve", 59);
 	ticks(f, T0, T0 + 6000 * MS);
 	assert_int_equal(n_alerts(f, RF_RULE_SYSCALL), 1);
 	a = first_of(f, RF_RULE_SYSCALL);

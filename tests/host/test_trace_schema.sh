@@ -77,6 +77,241 @@ for f in schemas/examples/*.json; do
 	fi
 done
 
+# ---- kernel.deny: every op, reason and destination shape of trace.c ----
+# The BPF-LSM records cannot be produced on a host without BPF-LSM, so a
+# small program formats one synthetic struct rf_event per op (the values the
+# BPF programs put there) with the supervisor's own trace.c (trace__emit,
+# trace__event_json): every line must match the schema, and lines that break
+# the class/op/reason/destination pairing must not.
+TRACE_O=$BUILD/supervisor/trace.o
+CC=${CC:-cc}
+if [ ! -f "$TRACE_O" ]; then
+	not_ok "kernel.deny shapes: $TRACE_O missing (make build)"
+else
+	mkdir -p "$WORK/gen"
+	cat > "$WORK/gen/deny.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "trace.h"
+
+static struct rf_trace *t;
+static unsigned long long seq;
+
+static void emit(unsigned class, unsigned op, unsigned reason, unsigned verdict,
+		 void (*fill)(struct rf_event *, const void *), const void *arg)
+{
+	struct rf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_boot_ns = 1000000000ULL;
+	ev.cgroup_id = 4242;
+	ev.seq = seq++;
+	ev.kind = RF_EV_DECISION;
+	ev.pid = ev.tid = 100;
+	ev.class = class;
+	ev.op = op;
+	ev.reason = reason;
+	ev.verdict = verdict;
+	strcpy(ev.comm, "rf-gen");
+	if (fill)
+		fill(&ev, arg);
+	trace__emit(t, "kernel.deny", trace__event_json(&ev));
+}
+
+struct fileargs { const char *path; unsigned need, have; };
+static void file(struct rf_event *ev, const void *a)
+{
+	const struct fileargs *f = a;
+
+	ev->path_len = strlen(f->path);
+	memcpy(ev->path, f->path, ev->path_len);
+	ev->need = f->need;
+	ev->have = f->have;
+}
+struct procargs { unsigned target, arg; const char *path; };
+static void proc(struct rf_event *ev, const void *a)
+{
+	const struct procargs *p = a;
+
+	ev->target_pid = p->target;
+	ev->arg = p->arg;
+	if (p->path) {
+		ev->path_len = strlen(p->path);
+		memcpy(ev->path, p->path, ev->path_len);
+	}
+}
+struct netargs { unsigned family, port, protocol; unsigned char addr[16]; const char *path; unsigned n; };
+static void net(struct rf_event *ev, const void *a)
+{
+	const struct netargs *n = a;
+
+	ev->family = n->family;
+	ev->port = n->port;
+	ev->protocol = n->protocol;
+	memcpy(ev->addr, n->addr, 16);
+	if (n->path) {
+		memcpy(ev->path, n->path, n->n);
+		ev->path_len = n->n;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const unsigned D = RF_VERDICT_DENIED, A = RF_VERDICT_AUDITED;
+	const unsigned R = RF_ACC_READ, W = RF_ACC_WRITE, X = RF_ACC_EXEC;
+	static const unsigned write_ops[] = {
+		RF_OP_UNLINK, RF_OP_MKDIR, RF_OP_RMDIR, RF_OP_MKNOD, RF_OP_CREATE,
+		RF_OP_SYMLINK, RF_OP_LINK, RF_OP_RENAME, RF_OP_TRUNCATE, RF_OP_CHMOD,
+		RF_OP_CHOWN, RF_OP_UTIMES,
+	};
+	struct netargs n4 = { AF_INET, 1, 6, { 127, 0, 0, 1 }, NULL, 0 };
+	struct netargs n6 = { AF_INET6, 9, 17, { [15] = 1 }, NULL, 0 };
+	struct netargs meta = { AF_INET, 80, 6, { 169, 254, 169, 254 }, NULL, 0 };
+	struct netargs raw = { AF_INET, 0, 255 | (3 << 16), { 0 }, NULL, 0 };
+	struct netargs ping = { AF_INET6, 0, 58 | (2 << 16), { 0 }, NULL, 0 };
+	struct netargs u1 = { AF_UNIX, 0, 1, { 0 }, "/run/x.sock", 11 };
+	struct netargs u2 = { AF_UNIX, 0, 2, { 0 }, "@abstract", 9 };
+	struct netargs u3 = { AF_UNIX, 0, 5, { 0 }, "rel/../x", 8 };
+	struct netargs u4 = { AF_UNIX, 0, 1, { 0 }, "", 0 };
+	struct netargs u5 = { AF_UNIX, 0, 3, { 0 }, "@nul\0inside", 11 };
+	size_t i;
+
+	if (argc != 2 || trace__open(argv[1], "t-gen-0123abcd", &t))
+		return 1;
+	/* network (cgroup programs) */
+	emit(RF_CLASS_NET, RF_OP_CONNECT4, RF_REASON_PORT, D, net, &n4);
+	emit(RF_CLASS_NET, RF_OP_CONNECT6, RF_REASON_NO_RULE, D, net, &n6);
+	emit(RF_CLASS_NET, RF_OP_SENDMSG4, RF_REASON_SENSITIVE, A, net, &meta);
+	emit(RF_CLASS_NET, RF_OP_SENDMSG6, RF_REASON_NO_RULE, D, net, &n6);
+	emit(RF_CLASS_NET, RF_OP_SOCK_CREATE, RF_REASON_PROTOCOL, D, net, &raw);
+	emit(RF_CLASS_NET, RF_OP_SOCK_CREATE, RF_REASON_PROTOCOL, D, net, &ping);
+	/* unix: cgroup programs and BPF-LSM */
+	emit(RF_CLASS_UNIX, RF_OP_CONNECT_UNIX, RF_REASON_BAD_PATH, D, net, &u3);
+	emit(RF_CLASS_UNIX, RF_OP_SENDMSG_UNIX, RF_REASON_NO_RULE, D, net, &u2);
+	emit(RF_CLASS_UNIX, RF_OP_UNIX_CONNECT_LSM, RF_REASON_NO_RULE, D, net, &u1);
+	emit(RF_CLASS_UNIX, RF_OP_UNIX_SEND_LSM, RF_REASON_NO_RULE, A, net, &u5);
+	emit(RF_CLASS_UNIX, RF_OP_UNIX_CONNECT_LSM, RF_REASON_TOO_LONG, D, net, &u4);
+	/* file: file_open by mode, every write-class hook */
+	emit(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_NO_RULE, D, file,
+	     &(struct fileargs){ "/secret/s", R, 0 });
+	emit(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_ACCESS, D, file,
+	     &(struct fileargs){ "/data/a", R | W, R });
+	emit(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_ACCESS, A, file,
+	     &(struct fileargs){ "/data/\x01odd", W, R | X });
+	emit(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_TOO_LONG, D, file,
+	     &(struct fileargs){ "", R, 0 });
+	emit(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_BAD_PATH, D, file,
+	     &(struct fileargs){ "/memfd:x (deleted)", R, 0 });
+	for (i = 0; i < sizeof(write_ops) / sizeof(write_ops[0]); i++)
+		emit(RF_CLASS_FILE, write_ops[i], i % 2 ? RF_REASON_ACCESS : RF_REASON_NO_RULE,
+		     i % 3 ? D : A, file, &(struct fileargs){ "/data/victim", W, i % 2 ? R : 0 });
+	emit(RF_CLASS_FILE, RF_OP_UTIMES, RF_REASON_BAD_PATH, D, file,
+	     &(struct fileargs){ "", W, 0 });
+	/* exec */
+	emit(RF_CLASS_EXEC, RF_OP_EXEC, RF_REASON_NO_RULE, D, file,
+	     &(struct fileargs){ "/denied/sh", X, 0 });
+	emit(RF_CLASS_EXEC, RF_OP_EXEC, RF_REASON_BAD_PATH, D, file,
+	     &(struct fileargs){ "/memfd:busybox (deleted)", X, 0 });
+	emit(RF_CLASS_EXEC, RF_OP_MMAP_EXEC, RF_REASON_ACCESS, D, file,
+	     &(struct fileargs){ "/data/a", X, R | W });
+	emit(RF_CLASS_EXEC, RF_OP_MPROTECT_EXEC, RF_REASON_ACCESS, A, file,
+	     &(struct fileargs){ "/data/a", X, R });
+	/* the process boundary */
+	emit(RF_CLASS_PROCESS, RF_OP_BPF, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 5, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_PTRACE, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 0x12, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_KILL, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 15, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_KILL, RF_REASON_BOUNDARY, A, proc, &(struct procargs){ 77, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_MOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0xc0ed0000u, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_MOVE_MOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_UMOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 2, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_PIVOT_ROOT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_CHROOT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_USERNS, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_CGROUP_WRITE, RF_REASON_BOUNDARY, D, proc,
+	     &(struct procargs){ 0, 0, "/sys/fs/cgroup/other/cgroup.procs" });
+	emit(RF_CLASS_PROCESS, RF_OP_CGROUP_WRITE, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_CLONE_INTO_CGROUP, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_PSEUDO_FS_WRITE, RF_REASON_BOUNDARY, D, proc,
+	     &(struct procargs){ 0, RF_OP_UNLINK, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_PSEUDO_FS_WRITE, RF_REASON_BOUNDARY, A, proc,
+	     &(struct procargs){ 0, RF_OP_MKDIR, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_MKNOD, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 020644, NULL });
+	/* what a build with another ABI could send */
+	emit(RF_CLASS_MAX + 2, 99, 99, D, NULL, NULL);
+	trace__close(t);
+	return 0;
+}
+EOF
+	if ! out=$("$CC" -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Ibpf -Isupervisor -o "$WORK/gen/deny" \
+		"$WORK/gen/deny.c" "$TRACE_O" -ljansson 2>&1) || ! "$WORK/gen/deny" "$WORK/gen/deny.jsonl"; then
+		not_ok "kernel.deny shapes: the generator builds and runs"; echo "$out"
+	elif out=$("$PYTHON" "$VALIDATE" schemas/trace.schema.json "$WORK/gen/deny.jsonl"); then
+		ok "trace schema accepts trace.c's kernel.deny for every op ($(wc -l < "$WORK/gen/deny.jsonl") lines)"
+	else
+		not_ok "trace schema rejects trace.c's kernel.deny lines"; echo "$out"
+	fi
+	# Every op trace.c names (rf_abi.h's enum rf_op) appears above.
+	if [ -s "$WORK/gen/deny.jsonl" ] && out=$("$PYTHON" - "$WORK/gen/deny.jsonl" bpf/rf_abi.h <<'EOF'
+import json, re, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+n_ops = len(re.findall(r"^\s*RF_OP_\w+ = \d+,", open(sys.argv[2]).read(), re.M))
+ops = {l["op"] for l in lines} - {"unknown"}
+if len(ops) != n_ops:
+    sys.exit(f"{len(ops)} ops generated, rf_abi.h has {n_ops}")
+EOF
+	); then
+		ok "kernel.deny shapes cover every op of rf_abi.h"
+	else
+		not_ok "kernel.deny shapes cover every op of rf_abi.h"; echo "$out"
+	fi
+	# Strict: each change below breaks one pairing and must be refused.
+	if [ -s "$WORK/gen/deny.jsonl" ] && out=$("$PYTHON" - schemas/trace.schema.json "$WORK/gen/deny.jsonl" <<'EOF'
+import copy, json, sys
+from jsonschema import Draft202012Validator
+v = Draft202012Validator(json.load(open(sys.argv[1])))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+def first(**kw):
+    return copy.deepcopy(next(l for l in lines if all(l[k] == x for k, x in kw.items())))
+bad = []
+def refused(name, line):
+    if v.is_valid(line):
+        bad.append(name)
+l = first(op="open", reason="no-rule"); l["destination"]["rule"] = ["read"]; refused("rule without access-not-allowed", l)
+l = first(op="open", reason="access-not-allowed"); l["destination"]["rule"] = None; refused("access-not-allowed without rule", l)
+l = first(op="open"); l["destination"]["need"] = ["exec"]; refused("open needing exec", l)
+l = first(op="open"); l["destination"]["need"] = ["write", "read"]; refused("access bits out of order", l)
+l = first(op="unlink"); l["destination"]["need"] = ["read"]; refused("unlink needing read", l)
+l = first(op="exec"); l["destination"]["need"] = ["read"]; refused("exec needing read", l)
+l = first(op="open"); l["class"] = "exec"; refused("open in the exec class", l)
+l = first(op="open"); del l["destination"]["need"]; refused("file destination without need", l)
+l = first(op="open"); l["destination"]["path"] = "/" + "a" * 247; refused("file path over 247 bytes", l)
+l = first(op="open"); l["destination"] = first(op="connect4")["destination"]; refused("file with an inet destination", l)
+l = first(op="kill"); l["reason"] = "no-rule"; refused("process op with no-rule", l)
+l = first(op="kill"); del l["destination"]["signal"]; refused("kill without signal", l)
+l = first(op="kill"); l["destination"]["ptrace_mode"] = 2; refused("kill with ptrace_mode", l)
+l = first(op="ptrace"); l["destination"] = {}; refused("ptrace with no target", l)
+l = first(op="chroot"); l["destination"] = {"path": "/w"}; refused("chroot with a path", l)
+l = first(op="pseudo_fs_write"); l["destination"]["operation"] = "open"; refused("pseudo_fs_write of open", l)
+l = first(op="mknod", **{"class": "process"}); l["destination"] = first(op="unlink")["destination"]; refused("device mknod with a file destination", l)
+l = first(op="bpf"); l["class"] = "file"; refused("bpf in the file class", l)
+l = first(op="unix_stream_connect"); l["class"] = "network"; refused("unix op in the network class", l)
+l = first(op="unix_stream_connect"); l["reason"] = "access-not-allowed"; refused("unix with access-not-allowed", l)
+l = first(op="connect4"); l["reason"] = "protocol-not-allowed"; refused("connect4 with protocol-not-allowed", l)
+l = first(op="sock_create"); l["destination"] = first(op="connect4")["destination"]; refused("sock_create with an address", l)
+l = first(op="connect4"); l["op"] = "unknown"; refused("unknown op in a known class", l)
+l = first(op="unknown"); l["destination"] = {"path": "/x"}; refused("unknown class with a destination", l)
+for name in bad:
+    print("  accepted: " + name)
+sys.exit(1 if bad else 0)
+EOF
+	); then
+		ok "trace schema refuses kernel.deny lines that pair class, op, reason and destination wrongly"
+	else
+		not_ok "trace schema accepts wrongly paired kernel.deny lines"; echo "$out"
+	fi
+fi
+
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: trace checks need root (BPF, cgroups)"
 	exit "$fail"
@@ -377,6 +612,189 @@ if out=$("$PYTHON" "$VALIDATE" schemas/trace.schema.json def=plan "${plans[@]}")
 	ok "check output matches the schema's plan"
 else
 	not_ok "check output does not match the schema's plan"; echo "$out"
+fi
+
+# ---- optional: traces of real BPF-LSM runs, from the test VM ----
+# RF_TRACE_SCHEMA_VM=1 boots the test VM (tests/vm/run.sh, Debian's 6.1
+# cloud kernel with BPF-LSM; about a minute under TCG) with one suite
+# written here: real `ringfence run --trace` sandboxes whose file, exec,
+# unix and process classes are bpf-lsm (enforce, audit, --keep-caps,
+# --require bpf-lsm), plus rf-lsmctl for the boundary records ringfence's
+# own mount namespace makes unreachable (cgroupfs, bpffs). The guest prints
+# every trace line to the console; they are validated here. Needs
+# BUILD/tests/vm/{rf-lsm,rf-lsmctl} (make vmtest builds them).
+if [ "${RF_TRACE_SCHEMA_VM:-0}" != 1 ]; then
+	echo "# skipped: traces of BPF-LSM runs in the VM (RF_TRACE_SCHEMA_VM=1 runs them)"
+elif [ ! -x "$BUILD/tests/vm/rf-lsm" ] || [ ! -x "$BUILD/tests/vm/rf-lsmctl" ]; then
+	not_ok "VM traces: $BUILD/tests/vm/rf-lsm and rf-lsmctl are built (make vmtest builds them)"
+else
+	mkdir -p "$WORK/vmsuite" "$WORK/vm"
+	cat > "$WORK/vmsuite/trace-schema.sh" <<'EOF'
+#!/bin/sh
+# Written by tests/host/test_trace_schema.sh: BPF-LSM runs whose traces the
+# host validates. Lines: "# trace RUN JSON", "# deny lsmctl JSON", "# plan
+# check TEXT", "# out RUN TEXT".
+. "$GUEST/lib/tap.sh"
+T=$VMTOOLS/rf-lsm
+W=$(mktemp -d /tmp/ts.XXXXXX)
+mkdir -p /data/empty /secret /w /denied /tmp/ts-mnt /sys/fs/cgroup/ts-other
+echo a > /data/a; echo s > /secret/s; echo d > /data/victim
+cp /usr/bin/busybox /denied/sh; chmod 755 /denied/sh
+# A path longer than the matcher holds (247 bytes).
+A40=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+LONG=/w/long/$A40$A40/$A40$A40/$A40$A40
+mkdir -p "$LONG"; LONG=$LONG/file; echo long > "$LONG"
+# Yama runs before the BPF-LSM: leave ptrace to the LSM.
+echo 0 > /proc/sys/kernel/yama/ptrace_scope 2> /dev/null
+sleep 1000 &
+OUTSIDE=$!
+"$T" listen /tmp/ts-no.sock listen_abstract ts-noabs dgram_bind /tmp/ts-nod.sock > /dev/null 2>&1
+policy() { # FILE MODE
+	cat > "$1" << P
+{"version": 1, "id": "vm-trace", "mode": "$2",
+ "files": {"read": ["/data/", "/usr/", "/rf/", "/etc/", "/proc/", "/dev/"], "write": ["/w/"]},
+ "exec": ["/usr/", "/rf/"],
+ "network": {"connect": [], "unix": ["@ts-okabs"]}}
+P
+}
+policy "$W/enforce.json" enforce
+policy "$W/audit.json" audit
+FILES="read /secret/s write /data/a create /data/new mkdir /data/newdir rmdir /data/empty \
+ unlink /data/victim symlink /x /data/sym link /secret/s /w/hard rename /data/a /w/a2 \
+ truncate /data/victim chmod /data/victim chown /data/victim utimes /data/victim \
+ mkfifo /data/fifo mknod_dev /w/null read $LONG procfd /secret/s"
+EXEC="exec /denied/sh execveat_memfd /usr/bin/busybox mmap_exec /data/a mprotect_exec /data/a"
+UNIX="unix /tmp/ts-no.sock unix_abstract ts-noabs unixdgram /tmp/ts-nod.sock"
+run() { # NAME WANT_EXIT RINGFENCE-ARGS... -- CMD...
+	name=$1 want=$2
+	shift 2
+	rc=0
+	"$RINGFENCE" run -q --trace "$W/$name.trace" "$@" > "$W/$name.out" 2> "$W/$name.err" || rc=$?
+	if [ "$rc" = "$want" ] && [ -s "$W/$name.trace" ]; then
+		pass "trace-schema: run $name exits $rc"
+	else
+		fail "trace-schema: run $name exits $rc, expected $want" "stderr:"
+		show "$W/$name.err"
+	fi
+	sed "s/^/# trace $name /" "$W/$name.trace" 2> /dev/null
+	sed "s/^/# out $name /" "$W/$name.out"
+}
+run enforce 0 --policy "$W/enforce.json" -- /bin/sh -c "$T $FILES; $T $EXEC; $T $UNIX; $T kill $OUTSIDE procmem $OUTSIDE"
+export RINGFENCE_TEST_KEEP_CAPS=1
+run keepcaps 0 --keep-caps --policy "$W/enforce.json" -- /bin/sh -c \
+	"$T bpf ptrace $OUTSIDE mount /tmp/ts-mnt unshare_user chroot /w clone_into_cgroup /sys/fs/cgroup/ts-other"
+unset RINGFENCE_TEST_KEEP_CAPS
+run audit 0 --policy "$W/audit.json" -- /bin/sh -c "$T read /secret/s exec /denied/sh $UNIX kill $OUTSIDE procmem $OUTSIDE unshare_user"
+run require 0 --require bpf-lsm --policy "$W/enforce.json" -- /bin/true
+# cgroupfs and bpffs stay writable for rf-lsmctl's root command (ringfence
+# makes cgroup2 read-only and detaches bpffs first).
+rc=0
+"$VMTOOLS/rf-lsmctl" -t "$W/lsmctl.deny" "$W/enforce.json" -- "$T" \
+	cgroup_write /sys/fs/cgroup/ts-other/cgroup.procs mkdir /sys/fs/bpf/ts-x \
+	> "$W/lsmctl.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && pass "trace-schema: rf-lsmctl ran" || fail "trace-schema: rf-lsmctl ran" "exit $rc"
+sed "s/^/# deny lsmctl /" "$W/lsmctl.deny" 2> /dev/null
+sed "s/^/# out lsmctl /" "$W/lsmctl.out"
+rmdir /sys/fs/bpf/ts-x 2> /dev/null
+rc=0
+"$RINGFENCE" check --policy "$W/enforce.json" > "$W/check.plan" 2> /dev/null || rc=$?
+[ "$rc" = 0 ] && pass "trace-schema: check exits 0" || fail "trace-schema: check exits 0" "exit $rc"
+sed "s/^/# plan check /" "$W/check.plan"
+kill $OUTSIDE 2> /dev/null
+for p in $(pgrep -f "$T listen" 2> /dev/null); do kill "$p" 2> /dev/null; done
+finish
+EOF
+	rc=0
+	VM_SUITE_DIR=$WORK/vmsuite VM_CACHE=${VM_CACHE:-$BUILD/vm} tests/vm/run.sh "$BUILD" trace-schema \
+		> "$WORK/vm/console.out" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		ok "VM traces: the guest runs passed ($(grep -c '^ok - ' "$WORK/vm/console.out") checks)"
+	else
+		not_ok "VM traces: the guest runs failed (run.sh exit $rc)"
+		grep -v '^# \(trace\|deny\|plan\|out\) ' "$WORK/vm/console.out" | sed 's/^/  /'
+	fi
+	# Split the console into trace files; rf-lsmctl's decisions become full
+	# kernel.deny lines (the fields trace__emit adds).
+	"$PYTHON" - "$WORK/vm" <<'EOF'
+import json, os, re, sys
+d = sys.argv[1]
+out, plan, seq = {}, [], 0
+for line in open(os.path.join(d, "console.out")):
+    m = re.match(r"# (trace|deny|plan) (\S+) ?(.*)$", line.rstrip("\n"))
+    if not m:
+        continue
+    kind, name, text = m.groups()
+    if kind == "plan":
+        plan.append(text)
+    elif kind == "deny":
+        o = json.loads(text)
+        o.update(ts=o["kernel_ts"], seq=seq, sandbox="vm-lsmctl-00000000", event="kernel.deny")
+        seq += 1
+        out.setdefault("lsmctl", []).append(json.dumps(o))
+    else:
+        out.setdefault(name, []).append(text)
+for name, lines in out.items():
+    open(os.path.join(d, name + ".jsonl"), "w").write("\n".join(lines) + "\n")
+if plan:
+    open(os.path.join(d, "check.plan"), "w").write("\n".join(plan) + "\n")
+EOF
+	vm_traces=("$WORK"/vm/*.jsonl)
+	if [ ! -e "${vm_traces[0]}" ]; then
+		not_ok "VM traces: the guest printed traces"
+	elif out=$("$PYTHON" "$VALIDATE" schemas/trace.schema.json "${vm_traces[@]}") &&
+		{ [ ! -f "$WORK/vm/check.plan" ] ||
+		  out=$("$PYTHON" "$VALIDATE" schemas/trace.schema.json def=plan "$WORK/vm/check.plan"); }; then
+		ok "trace schema accepts all $(cat "${vm_traces[@]}" | wc -l) lines of ${#vm_traces[@]} VM traces and the VM's check output"
+	else
+		not_ok "trace schema rejects VM trace lines"; echo "$out"
+	fi
+	if out=$("$PYTHON" - "$WORK/vm" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+def load(n):
+    p = os.path.join(d, n + ".jsonl")
+    return [json.loads(l) for l in open(p)] if os.path.exists(p) else []
+bad = []
+def check(cond, msg):
+    if not cond:
+        bad.append(msg)
+seen = set()
+for n in ["enforce", "keepcaps", "audit", "require"]:
+    t = load(n)
+    check(t, f"{n}: no trace")
+    if not t:
+        continue
+    deny = [e for e in t if e["event"] == "kernel.deny"]
+    seen |= {(e["class"], e["op"]) for e in deny}
+    cf = next(e for e in t if e["event"] == "sandbox.configure")
+    for c in ("file", "exec", "unix", "process"):
+        k = cf["classes"][c]
+        check(k["backend"] == "bpf-lsm" and "attach" in k, f"{n}: {c} {k}")
+    x = t[-1]
+    check(x["event"] == "sandbox.exit" and x["denials_in_trace"] == len(deny)
+          and x["denials_total"] == len(deny), f"{n}: exit {x}")
+    check(("keep_caps_note" in cf) == (n == "keepcaps"), f"{n}: keep_caps_note")
+    verdicts = {e["verdict"] for e in deny}
+    check(verdicts <= ({"audited"} if n == "audit" else {"denied"}), f"{n}: verdicts {verdicts}")
+check(load("enforce") and "seccomp" in load("enforce")[2]["classes"]["process"].get("layers", ""),
+      "enforce: process layers")
+seen |= {(e["class"], e["op"]) for e in load("lsmctl")}
+want = {("file", o) for o in ["open", "create", "mkdir", "rmdir", "unlink", "symlink", "link",
+                               "rename", "truncate", "chmod", "chown", "utimes", "mknod"]}
+want |= {("exec", o) for o in ["exec", "mmap_exec", "mprotect_exec"]}
+want |= {("unix", o) for o in ["unix_stream_connect", "unix_may_send"]}
+want |= {("process", o) for o in ["bpf", "ptrace", "kill", "mount", "userns_create", "chroot",
+                                  "clone_into_cgroup", "mknod", "cgroup_write", "pseudo_fs_write"]}
+check(want <= seen, f"ops never recorded: {sorted(want - seen)}")
+for m in bad:
+    print("  " + m)
+sys.exit(1 if bad else 0)
+EOF
+	); then
+		ok "VM traces: bpf-lsm classes, counts, verdicts, and every file/exec/unix/process op the guest tried is recorded"
+	else
+		not_ok "VM traces: bpf-lsm classes, counts and ops"; echo "$out"
+	fi
 fi
 
 exit "$fail"
