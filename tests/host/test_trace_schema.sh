@@ -11,12 +11,23 @@
 #     landlock_restrict_self fails)
 #     against schemas/trace.schema.json, plus the ordering rules the schema
 #     cannot express (seq, first/last event, counts) and each run's outcome;
-#   - the plan printed by `ringfence check` against the schema's "plan".
+#   - the plan printed by `ringfence check` against the schema's "plan";
+#   - kernel.deny lines for every op of bpf/rf_abi.h (network, unix, file,
+#     exec, process), formatted by supervisor/trace.c from synthetic events,
+#     and wrongly paired class/op/reason/destination lines the schema must
+#     refuse (no root, no BPF-LSM needed);
+#   - optionally (RF_TRACE_SCHEMA_VM=1), traces of real BPF-LSM runs made in
+#     the test VM (tests/vm/run.sh), printed to its console and validated here.
 #
 # Usage: tests/host/test_trace_schema.sh BUILD_DIR     (e.g. build)
 # Needs: BUILD_DIR/ringfence and BUILD_DIR/tests/tools/{rf-net,rf-fs,rf-sys}
-#        built, Debian's python3-jsonschema (PYTHON, default /usr/bin/python3).
-# The runs need root; without root only the policy examples are checked.
+#        built, BUILD_DIR/supervisor/trace.o and a C compiler (CC, default cc),
+#        Debian's python3-jsonschema (PYTHON, default /usr/bin/python3); for
+#        the VM part BUILD_DIR/tests/vm/{rf-lsm,rf-lsmctl} and what
+#        tests/vm/run.sh needs (VM_CACHE as there). The VM part writes
+#        BUILD_DIR/vm-console.log like every tests/vm/run.sh run.
+# The runs need root; without root only the policy examples and the
+# generated kernel.deny lines are checked.
 # Every connection attempted goes to loopback or to a unix socket name.
 set -euo pipefail
 
@@ -327,7 +338,12 @@ b = json.load(open(sys.argv[1]))["backends"]
 print(b["landlock"].get("abi", 0) if b["landlock"]["ok"] else 0)' "$WORK/probe.json" 2> /dev/null || echo 0)
 SECCOMP=$("$PYTHON" -c 'import json, sys
 print(int(json.load(open(sys.argv[1]))["backends"]["seccomp"]["ok"]))' "$WORK/probe.json" 2> /dev/null || echo 0)
-echo "# landlock ABI $LL_ABI, seccomp $SECCOMP"
+# bpf-lsm: this build's LSM programs load here (the planner gives it the
+# process class). The runs below are written for hosts without it, where
+# every class falls back; the optional VM section covers BPF-LSM runs.
+LSM=$("$PYTHON" -c 'import json, sys
+print(int(json.load(open(sys.argv[1]))["classes"]["process"]["backend"] == "bpf-lsm"))' "$WORK/probe.json" 2> /dev/null || echo 0)
+echo "# landlock ABI $LL_ABI, seccomp $SECCOMP, bpf-lsm $LSM"
 
 # ---- real runs ----
 pol() { printf '%s\n' "$2" > "$WORK/$1.json"; }
@@ -408,8 +424,8 @@ run name 0 name "$NET" tcp 127.0.0.1 9
 run burst 0 enforce "$NET" burst 300 127.0.0.1 1
 # monitor thresholds are detection only: accepted, never enforced.
 run monitor 0 monitor /bin/sh -c 'exit 0'
-# bpf-lsm enforces nothing in this build: refused whatever the kernel has.
-RUN_OPTS=(--require bpf-lsm); run require 126 enforce "$NET" tcp 127.0.0.1 9
+# --require bpf-lsm: refused where this build's LSM programs do not load.
+RUN_OPTS=(--require bpf-lsm); run require $([ "$LSM" = 1 ] && echo 0 || echo 126) enforce "$NET" tcp 127.0.0.1 9
 if [ "$LL_ABI" -ge 3 ]; then
 	run landlock 0 landlock "$FS" read "$WORK/in/a" read "$WORK/secret" \
 		write "$WORK/out/x" write "$WORK/in/a"
@@ -450,9 +466,9 @@ else
 fi
 
 # What the schema cannot say: order, seq, counts, the outcome of each run.
-if out=$("$PYTHON" - "$WORK" "$LL_ABI" "$SECCOMP" <<'EOF'
+if out=$("$PYTHON" - "$WORK" "$LL_ABI" "$SECCOMP" "$LSM" <<'EOF'
 import json, sys, os
-work, ll_abi, seccomp = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+work, ll_abi, seccomp, lsm = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1"
 def load(n):
     return [json.loads(l) for l in open(os.path.join(work, n + ".jsonl"))]
 def has(n):
@@ -469,7 +485,7 @@ bad = []
 def check(cond, msg):
     if not cond:
         bad.append(msg)
-refused = ["refused", "require"]
+refused = ["refused"] + ([] if lsm else ["require"])
 for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "signal",
           "unrestricted", "omitted", "name", "burst", "monitor",
           "landlock", "execdenied", "layer", "syscalls", "setup"]:
@@ -510,10 +526,10 @@ check({x["reason"] for x in d} >= {"port-not-allowed", "no-rule", "unresolved-pa
       "enforce: reasons")
 check(any(r.startswith("limits: ") for r in load("refused")[0]["plan"]["reasons"]),
       "refused: no limits reason")
-check(any(r.startswith("--require: bpf-lsm") for r in load("require")[0]["plan"]["reasons"]),
+check(lsm or any(r.startswith("--require: bpf-lsm") for r in load("require")[0]["plan"]["reasons"]),
       "require: no --require reason")
 p = e[2]["classes"]["process"]
-check(p["backend"] == ("seccomp" if seccomp else "capabilities") and p["enforced"]
+check(p["backend"] == ("bpf-lsm" if lsm else "seccomp" if seccomp else "capabilities") and p["enforced"]
       and p.get("installed") is True, f"enforce: process {p}")
 m = load("monitor")[0]["plan"]["classes"]["monitor"]
 check(m["backend"] == "ringfence-monitor" and not m["required"] and not m["enforced"],
