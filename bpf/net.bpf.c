@@ -275,7 +275,9 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	__u8 *d;
 
 	sb = current_sandbox(&cgid);
-	if (!sb || (sb->flags & RF_SB_UNIX_UNRESTRICTED))
+	/* Unrestricted, or judged by the BPF-LSM programs on the peer's
+	 * resolved path instead: one judge per connect. */
+	if (!sb || (sb->flags & (RF_SB_UNIX_UNRESTRICTED | RF_SB_LSM_UNIX)))
 		return ALLOW;
 	s = scratch();
 	if (!s)

@@ -140,7 +140,7 @@ static const char *long_path(const struct rf_path_list *l)
 	return NULL;
 }
 
-/* file and exec: Landlock (bpf-lsm is not in this build yet). */
+/* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
 static void plan_fs_class(struct rf_plan *plan, enum rf_plan_class c, enum rf_confine confine,
 			  const struct rf_policy *p, const struct rf_caps *caps,
 			  unsigned int prefer)
@@ -379,8 +379,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 		up->required = true;
 		use(up, RF_BE_BPF_LSM, 0);
 		plan->install.lsm_flags |= RF_SB_LSM_UNIX;
-		snprintf(up->note, sizeof(up->note), "socket_connect and datagram sends to "
-			 "unix addresses, pathname and abstract, as written by the caller");
+		snprintf(up->note, sizeof(up->note), "stream connects and datagram sends to "
+			 "unix sockets, pathname and abstract, judged on the peer's bound name "
+			 "after the kernel resolved it");
 	} else {
 		plan_sock_class(plan, RF_PC_UNIX, policy->net_unix, &caps->unix_sock_addr);
 	}

@@ -154,9 +154,11 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 			"bpf-lsm programs confine its process boundary"));
 	if (o && audit)
 		json_object_set_new(o, "audit_note",
-				    json_string("audit mode: every decision of the policy's classes is "
-						"recorded, nothing is denied; the process boundary (ringfence's "
-						"own protection) stays enforced"));
+				    json_string("audit mode: the kernel programs (cgroup-sock-addr, "
+						"bpf-lsm, its process boundary included) record every "
+						"decision and deny nothing; the seccomp and Landlock "
+						"layers, which cannot record, still deny. Not for "
+						"untrusted code"));
 	return o;
 }
 
