@@ -653,7 +653,11 @@ static void boundary_kills_i386_int80_syscall(void **state)
 	(void)state;
 	if (!o.reported || o.result != 0) {
 		sandbox_seccomp__free(&f);
-		skip();  /* no IA32 emulation: int 0x80 faults with or without us */
+		/* No IA32 emulation here: int 0x80 faults with or without us.
+		 * The VM's smoke suite runs this check on a kernel that has it. */
+		print_message("SKIP: this kernel has no IA32 emulation (int $0x80 faults "
+			      "without any filter); checked in the VM (tests/vm/guest/smoke.sh)\n");
+		skip();
 	}
 	expect_killed(&f, "int $0x80 getpid", p_int80_getpid, 0, SIGSYS);
 	sandbox_seccomp__free(&f);

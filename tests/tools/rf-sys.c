@@ -8,7 +8,8 @@
  * move_mount unshare_user unshare_net setns clone_newuser clone3 keyctl
  * add_key request_key perf_event_open kexec_load init_module finit_module
  * delete_module userfaultfd io_uring_setup personality32 tiocsti
- * tiocsti_hi kill_parent getpid uname
+ * tiocsti_hi kill_parent getpid uname i386_getpid (int $0x80, x86-64 only:
+ * under the boundary filter the process is killed with SIGSYS)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +145,16 @@ int main(int argc, char **argv)
 			e = ret_errno(syscall(SYS_ioctl, 0, 0x100000000UL | TIOCSTI, &c));
 		else if (!strcmp(n, "kill_parent"))
 			e = ret_errno(kill(getppid(), 0));
+#if defined(__x86_64__)
+		else if (!strcmp(n, "i386_getpid")) {
+			long r;
+
+			/* The i386 ABI's getpid is 20; the 64-bit filter must
+			 * never judge i386 numbers as x86-64 ones. */
+			__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+			e = r < 0 ? -r : 0;
+		}
+#endif
 		else if (!strcmp(n, "getpid"))
 			e = ret_errno(syscall(SYS_getpid));
 		else if (!strcmp(n, "uname")) {
