@@ -73,6 +73,18 @@ struct {
 } rf_paths SEC(".maps");
 
 /*
+ * [0]: the ringfence parent cgroup, set by the loader before attaching.
+ * These hooks run for every task on the host: one helper call tells the
+ * many tasks outside every sandbox apart before any per-level lookup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rf_parent SEC(".maps");
+
+/*
  * The state of one path walk. It lives in map memory, not on the stack:
  * verifiers before Linux 6.7 check a bpf_loop callback as if it ran once
  * and hard-wire branches on stack constants (see rf_common.bpf.h).
@@ -375,7 +387,15 @@ static __always_inline int boundary(struct rf_sandbox *sb, __u64 cgid, __u32 op,
 /* The sandbox of the current task when it judges any of want. */
 static __always_inline struct rf_sandbox *sandbox_for(__u32 want, __u64 *cgid)
 {
-	struct rf_sandbox *sb = current_sandbox(cgid);
+	struct rf_sandbox *sb;
+
+	/* 0: certainly outside; an error (slot unset) falls through to the
+	 * full walk, so a missing fast path never lets a sandbox out. */
+	if (bpf_current_task_under_cgroup(&rf_parent, 0) == 0) {
+		*cgid = 0;
+		return NULL;
+	}
+	sb = current_sandbox(cgid);
 
 	if (!sb || !(sb->flags & want))
 		return NULL;
@@ -390,6 +410,19 @@ static __always_inline struct rf_sandbox *boundary_sandbox(__u64 *cgid)
 	if (!sb || !(sb->state & RF_SBS_ARMED))
 		return NULL;
 	return sb;
+}
+
+/* A hook that is a boundary denial for every armed sandbox: keep an
+ * earlier LSM's verdict, else deny (or audit) when the task is in one. */
+static __always_inline int boundary_hook(int ret, __u32 op, __u32 arg)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	return sb ? verdict(boundary(sb, cgid, op, 0, arg)) : 0;
 }
 
 static __always_inline unsigned long sb_magic_of(struct dentry *d)
@@ -777,28 +810,17 @@ static __always_inline bool task_in_sandbox(struct task_struct *t, __u64 cgid)
 	return false;
 }
 
-static __always_inline int bpf_check(int cmd, int ret)
-{
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_BPF, 0, cmd)) : 0;
-}
-
 SEC("lsm/bpf")
 int BPF_PROG(rf_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
 {
-	return bpf_check(cmd, ret);
+	return boundary_hook(ret, RF_OP_BPF, cmd);
 }
 
 /* 6.9 added "kernel" (the call came from a BPF program): judged alike. */
 SEC("lsm/bpf")
 int BPF_PROG(rf_bpf_v69, int cmd, union bpf_attr *attr, unsigned int size, bool kernel, int ret)
 {
-	return bpf_check(cmd, ret);
+	return boundary_hook(ret, RF_OP_BPF, cmd);
 }
 
 SEC("lsm/ptrace_access_check")
@@ -834,89 +856,47 @@ SEC("lsm/sb_mount")
 int BPF_PROG(rf_sb_mount, const char *dev_name, const struct path *path, const char *type,
 	     unsigned long flags, void *data, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_MOUNT, 0, flags)) : 0;
+	return boundary_hook(ret, RF_OP_MOUNT, flags);
 }
 
 SEC("lsm/move_mount")
 int BPF_PROG(rf_move_mount, const struct path *from_path, const struct path *to_path, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_MOVE_MOUNT, 0, 0)) : 0;
+	return boundary_hook(ret, RF_OP_MOVE_MOUNT, 0);
 }
 
 SEC("lsm/sb_umount")
 int BPF_PROG(rf_sb_umount, struct vfsmount *mnt, int flags, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_UMOUNT, 0, flags)) : 0;
+	return boundary_hook(ret, RF_OP_UMOUNT, flags);
 }
 
 SEC("lsm/sb_pivotroot")
 int BPF_PROG(rf_sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_PIVOT_ROOT, 0, 0)) : 0;
+	return boundary_hook(ret, RF_OP_PIVOT_ROOT, 0);
 }
 
 /* chroot would make every resolved path relative to the new root. */
 SEC("lsm/path_chroot")
 int BPF_PROG(rf_path_chroot, const struct path *path, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_CHROOT, 0, 0)) : 0;
+	return boundary_hook(ret, RF_OP_CHROOT, 0);
 }
 
 SEC("lsm/userns_create")
 int BPF_PROG(rf_userns_create, const struct cred *cred, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_USERNS, 0, 0)) : 0;
+	return boundary_hook(ret, RF_OP_USERNS, 0);
 }
 
 /* clone3(CLONE_INTO_CGROUP) moves the child with no file opened. */
 SEC("lsm/task_alloc")
 int BPF_PROG(rf_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	if (!(clone_flags & CLONE_INTO_CGROUP))
+	if (!ret && !(clone_flags & CLONE_INTO_CGROUP))
 		return 0;
-	sb = boundary_sandbox(&cgid);
-	return sb ? verdict(boundary(sb, cgid, RF_OP_CLONE_INTO_CGROUP, 0, 0)) : 0;
+	return boundary_hook(ret, RF_OP_CLONE_INTO_CGROUP, 0);
 }
 
 /* ---- network.unix: the peer's bound name, resolved ---- */

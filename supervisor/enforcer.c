@@ -237,12 +237,23 @@ static int lsm_load(const struct rf_enforcer *shared, struct lsm_bpf **ret_skel,
 	return 0;
 }
 
-/* Attach every LSM program; pin its link when pin (and the paths map). */
-static int lsm_attach(struct lsm_bpf *skel, bool pin, char *why, size_t why_len)
+/* Attach every LSM program; pin its link when pin (and the paths map).
+ * parent_fd (>= 0): the ringfence cgroup, the programs' fast path. */
+static int lsm_attach(struct lsm_bpf *skel, bool pin, int parent_fd, char *why,
+		      size_t why_len)
 {
 	struct bpf_program *prog;
 	char path[256];
+	__u32 zero = 0;
 	int err = 0;
+
+	if (parent_fd >= 0 &&
+	    bpf_map_update_elem(bpf_map__fd(skel->maps.rf_parent), &zero, &parent_fd, BPF_ANY)) {
+		err = -errno;
+		snprintf(why, why_len, "set the ringfence cgroup for the BPF-LSM programs: %s",
+			 strerror(-err));
+		return err;
+	}
 
 	bpf_object__for_each_program(prog, skel->obj) {
 		struct bpf_link *link;
@@ -648,7 +659,7 @@ static int open_pinned_maps(struct rf_enforcer *enf)
 /* Add the LSM object to this build's pinned set (loaded without it):
  * its programs reuse the pinned maps, then meta says it is there. Live
  * sandboxes keep running: their entries have no LSM flags. */
-static int lsm_add(const uint8_t id[32], char *why, size_t why_len)
+static int lsm_add(int parent_fd, const uint8_t id[32], char *why, size_t why_len)
 {
 	struct rf_enforcer *tmp = enforcer_new();
 	struct lsm_bpf *skel = NULL;
@@ -669,7 +680,7 @@ static int lsm_add(const uint8_t id[32], char *why, size_t why_len)
 	unlink(RF_PIN_DIR "/paths");
 	err = lsm_load(tmp, &skel, why, why_len);
 	if (!err)
-		err = lsm_attach(skel, true, why, why_len);
+		err = lsm_attach(skel, true, parent_fd, why, why_len);
 	if (err) {
 		unpin_lsm_links();
 		unlink(RF_PIN_DIR "/paths");
@@ -778,7 +789,7 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint
 				*fd_slot(&shared, i) = bpf_map__fd(map_of(skel, pinned_maps[i].name));
 		err = lsm_load(&shared, &lskel, why, why_len);
 		if (!err)
-			err = lsm_attach(lskel, true, why, why_len);
+			err = lsm_attach(lskel, true, parent_fd, why, why_len);
 		if (err)
 			goto cleanup;
 		meta.features |= RF_FEAT_LSM;
@@ -834,7 +845,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 		(!(meta.features & RF_FEAT_LSM) || lsm_links_pinned());
 	if (reuse && want_lsm && !(meta.features & RF_FEAT_LSM)) {
 		/* This build's set without the LSM object: add it. */
-		err = lsm_add(id, why, why_len);
+		err = lsm_add(parent_fd, id, why, why_len);
 		if (err)
 			goto cleanup;
 		err = read_meta(&meta);
