@@ -1,4 +1,6 @@
-# ringfence — build, test, demo. Run as root on Debian 12: `make demo`, `make test`.
+# ringfence — build, test, demo. As root on Debian 12: `make demo`, `make test`.
+# `make` only builds; `make deps` installs the Debian packages (demo, test,
+# vmtest and bench call it first).
 BUILD     ?= build
 CC        ?= gcc
 CLANG     ?= clang
@@ -12,42 +14,57 @@ DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-CFLAGS    += $(WARN) -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Isupervisor
-LDLIBS    := -lbpf -lelf -lz -ljansson -lcrypto -lcap -lseccomp
+CFLAGS    += $(WARN) -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+             -I$(BUILD) -Ibpf -Ilib
+SUP_INC   := -Isupervisor
+MON_INC   := -Imonitor
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-function -Wno-unused-parameter \
-              -I$(BUILD) -Ibpf
+              -MMD -MP -I$(BUILD) -Ibpf
+# What each binary links: librf.a needs libbpf, jansson and openssl only;
+# libseccomp and libcap are the supervisor's.
+LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lcrypto
+SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp
+MON_LDLIBS := $(LIB_LDLIBS) -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
+# lib/: the code both binaries share, as one static library.
+LIB_SRCS  := $(wildcard lib/*.c)
+LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+LIBRF     := $(BUILD)/librf.a
 SUP_SRCS  := $(wildcard supervisor/*.c)
 SUP_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(SUP_SRCS))
 MON_SRCS  := $(wildcard monitor/*.c)
 MON_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(MON_SRCS))
 # Everything but the two main()s: what the tests link against.
-LIB_OBJS  := $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS)) \
+ALL_OBJS  := $(LIB_OBJS) $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS)) \
              $(filter-out $(BUILD)/monitor/main.o,$(MON_OBJS))
-SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
+SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(ALL_OBJS))
+TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka
 
-UNIT_SRCS := $(wildcard tests/test_*.c)
-UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-SAN_BINS  := $(patsubst tests/%.c,$(BUILD)/san/tests/%,$(UNIT_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+SAN_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/san/tests/unit/%,$(UNIT_SRCS))
+BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
+BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 HOST_SRCS := $(wildcard tests/host/test_*.c)
 HOST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_SRCS))
 VM_TOOL_BINS := $(patsubst tests/vm/tools/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/tools/*.c))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
+TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS)
 
 .SECONDARY:
-.PHONY: all build deps test unit unit-san hosttest vmtest demo bench clean
+.DELETE_ON_ERROR:
+.PHONY: all build deps test unit unit-san bpftest hosttest vmtest demo bench clean
 .DEFAULT_GOAL := all
 
-all: deps
-	@$(MAKE) --no-print-directory build
+all: build
 
-build: $(BUILD)/ringfence $(if $(MON_SRCS),$(BUILD)/ringfence-monitor)
+build: $(BUILD)/ringfence $(BUILD)/ringfence-monitor
 
 # Idempotent: installs only what is missing.
 deps:
@@ -60,62 +77,95 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# ---- BPF objects and skeletons ----
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/rf_abi.h $(wildcard bpf/*.h) $(BUILD)/vmlinux.h
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
+	$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $@.tmp.o
 	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/supervisor/%.o: supervisor/%.c $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
+# ---- user space: lib/ (librf.a), supervisor/, monitor/ ----
+$(BUILD)/gen/syscalls.h: tools/gen-syscalls.sh
+	@mkdir -p $(@D)
+	tools/gen-syscalls.sh $(CC) > $@
+
+GEN_HDRS := $(BUILD)/gen/syscalls.h
+
+# Skeletons are order-only: the .d files record who really includes them.
+$(BUILD)/lib/%.o: lib/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/monitor/%.o: monitor/%.c $(wildcard monitor/*.h) $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
+$(BUILD)/supervisor/%.o: supervisor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Imonitor -c $< -o $@
+	$(CC) $(CFLAGS) $(SUP_INC) -c $< -o $@
 
-$(BUILD)/san/monitor/%.o: monitor/%.c $(wildcard monitor/*.h) $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
+$(BUILD)/monitor/%.o: monitor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Imonitor -c $< -o $@
+	$(CC) $(CFLAGS) $(MON_INC) -c $< -o $@
 
-$(BUILD)/san/supervisor/%.o: supervisor/%.c $(wildcard supervisor/*.h) bpf/rf_abi.h $(SKELS)
+$(BUILD)/san/lib/%.o: lib/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-$(BUILD)/ringfence: $(SUP_OBJS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-
-# The monitor links the supervisor's modules it shares (trace, registry, ...).
-$(BUILD)/ringfence-monitor: $(MON_OBJS) $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS))
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lm
-
-# Pure unit tests (cmocka): no privileges, no kernel features.
-$(BUILD)/tests/%: tests/%.c $(LIB_OBJS)
+$(BUILD)/san/supervisor/%.o: supervisor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Imonitor $^ -o $@ $(LDLIBS) -lm -lcmocka
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(SUP_INC) -c $< -o $@
 
-$(BUILD)/san/tests/%: tests/%.c $(SAN_OBJS)
+$(BUILD)/san/monitor/%.o: monitor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Imonitor $^ -o $@ $(LDLIBS) -lm -lcmocka
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(MON_INC) -c $< -o $@
 
-# Privileged host tests (cmocka) drive build/ringfence against the real kernel.
-$(BUILD)/tests/host/%: tests/host/%.c tests/host/harness.h $(LIB_OBJS)
+$(LIBRF): $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/ringfence: $(SUP_OBJS) $(LIBRF)
+	$(CC) $(CFLAGS) $^ -o $@ $(SUP_LDLIBS)
+
+# The monitor is its own objects and librf.a: no launcher, planner or
+# libseccomp (tests/build/check_monitor_link.sh checks).
+$(BUILD)/ringfence-monitor: $(MON_OBJS) $(LIBRF)
+	$(CC) $(CFLAGS) $^ -o $@ $(MON_LDLIBS)
+
+# ---- tests, by kind ----
+# Unit tests (cmocka): no privileges, no kernel features.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/host -Imonitor $< $(LIB_OBJS) -o $@ $(LDLIBS) -lm -lcmocka
+	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) $^ -o $@ $(TEST_LDLIBS)
+
+$(BUILD)/san/tests/unit/%: tests/unit/%.c $(SAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(SUP_INC) $(MON_INC) $^ -o $@ $(TEST_LDLIBS)
+
+# BPF programs on their own (cmocka, root): load a skeleton, attach it to a
+# scratch cgroup, act from a child, assert on the maps.
+$(BUILD)/tests/bpf/%: tests/bpf/%.c $(ALL_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SUP_INC) -Itests/bpf $^ -o $@ $(TEST_LDLIBS)
+
+# Host integration tests (cmocka, root) drive build/ringfence.
+$(BUILD)/tests/host/%: tests/host/%.c $(ALL_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) -Itests/host $^ -o $@ $(TEST_LDLIBS)
 
 # Programs for the VM suites (they link the project's modules).
-$(BUILD)/tests/vm/%: tests/vm/tools/%.c $(LIB_OBJS)
+$(BUILD)/tests/vm/%: tests/vm/tools/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SUP_INC) $^ -o $@ $(SUP_LDLIBS) -lm
 
 # Small programs run inside sandboxes by the tests and the demo.
 $(BUILD)/tests/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
@@ -126,7 +176,10 @@ unit-san: $(SAN_BINS)
 	@set -e; for t in $(SAN_BINS); do echo "== $$t (ASan+UBSan)"; \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 
-hosttest: $(BUILD)/ringfence $(BUILD)/ringfence-monitor $(HOST_BINS) $(TOOL_BINS)
+bpftest: $(BPFT_BINS)
+	@set -e; for t in $(BPFT_BINS); do echo "== $$t"; BUILD=$(abspath $(BUILD)) $$t; done
+
+hosttest: build $(HOST_BINS) $(TOOL_BINS)
 	@set -e; for t in $(HOST_BINS); do echo "== $$t"; \
 		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
 		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
@@ -140,17 +193,12 @@ vmtest: deps
 	@tests/vm/run.sh $(BUILD) $(VM_SUITES)
 
 test: deps
-	@$(MAKE) --no-print-directory build $(UNIT_BINS) $(SAN_BINS) $(HOST_BINS) $(TOOL_BINS) \
-		$(VM_TOOL_BINS)
+	@$(MAKE) --no-print-directory build $(TEST_BINS)
 	@tests/run_all.sh $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory build $(TOOL_BINS)
 	@tests/demo.sh $(BUILD)
-
-$(BUILD)/tests/bench/%: tests/bench/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
 
 bench: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(TOOL_BINS) $(VM_TOOL_BINS)
@@ -160,3 +208,5 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

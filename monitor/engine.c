@@ -30,11 +30,11 @@
 
 #include "alert.h"
 #include "cgroup.h"
-#include "enforcer.h"
+#include "paths.h"
 #include "engine.h"
 #include "events.h"
 #include "metrics.h"
-#include "mlog.h"
+#include "log.h"
 #include "output.h"
 #include "record.h"
 #include "registry_watch.h"
@@ -137,7 +137,7 @@ static void on_alert(const struct rf_alert *a, void *ctx)
 	e->m.records[a->phase]++;
 	if (!e->o->top || e->o->output) {
 		if (!line || !output__push(e->out, line))
-			mon_debug("output queue full: record %llu dropped",
+			rf_debug("output queue full: record %llu dropped",
 				  (unsigned long long)e->seq);
 	}
 	free(line);
@@ -168,7 +168,7 @@ static void feed(struct engine *e, const struct rf_input *in)
 	default: break;
 	}
 	if (e->rec && record__write(e->rec, in))
-		mon_debug("--record: write failed");
+		rf_debug("--record: write failed");
 	detect__input(e->det, in);
 }
 
@@ -236,7 +236,7 @@ static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra 
 		for (i = 0; i < SB_MAX && e->sbs[i].used; i++)
 			;
 		if (i == SB_MAX || rf_index_put(&e->sb_ix, si->cgroup_id, (int32_t)i)) {
-			mon_err("more than %d sandboxes: %s not watched", SB_MAX, si->sandbox);
+			rf_err("more than %d sandboxes: %s not watched", SB_MAX, si->sandbox);
 			return;
 		}
 		s = &e->sbs[i];
@@ -247,7 +247,7 @@ static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra 
 			seed_running(e, si, x);
 		else
 			sensors__add(e->sens, si->cgroup_id, 0, false);
-		mon_debug("sandbox %s (cgroup %llu) watched", si->sandbox,
+		rf_debug("sandbox %s (cgroup %llu) watched", si->sandbox,
 			  (unsigned long long)si->cgroup_id);
 	}
 	snprintf(s->name, sizeof(s->name), "%s", si->sandbox);
@@ -291,7 +291,7 @@ static void reg_remove(const char *sandbox, uint64_t cgid, void *ctx)
 		rf_index_del(&e->sb_ix, cgid);
 		memset(s, 0, sizeof(*s));
 	}
-	mon_debug("sandbox %s ended", sandbox);
+	rf_debug("sandbox %s ended", sandbox);
 }
 
 static const struct rf_reg_ops *reg_ops(struct engine *e)
@@ -542,7 +542,7 @@ static void decisions_check(struct engine *e)
 	if (decisions__attached(e->dec) && !decisions__replaced(e->dec))
 		return;
 	if (decisions__attached(e->dec)) {
-		mon_info("the pinned enforcement set was replaced: re-attaching");
+		rf_info("the pinned enforcement set was replaced: re-attaching");
 		decisions__poll(e->dec);
 		epoll_ctl(e->ep, EPOLL_CTL_DEL, e->dec_fd_in_ep, NULL);
 		decisions__detach(e->dec);
@@ -552,9 +552,9 @@ static void decisions_check(struct engine *e)
 	if (err == 0) {
 		e->dec_fd_in_ep = decisions__epoll_fd(e->dec);
 		ep_add(e, e->dec_fd_in_ep);
-		mon_info("draining the decisions ring buffer %s/events", RF_PIN_DIR);
+		rf_info("draining the decisions ring buffer %s/events", RF_PIN_DIR);
 	} else if (err == -ESTALE) {
-		mon_debug("pinned set of another ABI: not attached");
+		rf_debug("pinned set of another ABI: not attached");
 	}
 	e->m.decisions_attached = decisions__attached(e->dec);
 }
@@ -644,7 +644,7 @@ static void periodic(struct engine *e, uint64_t now)
 		char *text = metrics__render(&e->m);
 
 		if (text && metrics__write_file(e->o->metrics_file, text))
-			mon_debug("--metrics-file: write failed");
+			rf_debug("--metrics-file: write failed");
 		free(text);
 	}
 	if ((e->o->status_path && e->o->status_path[0]) || e->o->top) {
@@ -667,14 +667,14 @@ static int take_lock(struct engine *e)
 	mkdir("/run/ringfence", 0755);
 	fd = open(RF_MON_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		mon_err("open %s: %s", RF_MON_LOCK, strerror(errno));
+		rf_err("open %s: %s", RF_MON_LOCK, strerror(errno));
 		return -errno;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		ssize_t n = read(fd, buf, sizeof(buf) - 1);
 
 		buf[n > 0 ? n : 0] = 0;
-		mon_err("another ringfence-monitor (pid %s) consumes the ring buffer already: "
+		rf_err("another ringfence-monitor (pid %s) consumes the ring buffer already: "
 			"it has one consumer", buf[0] ? buf : "?");
 		close(fd);
 		return -EBUSY;
@@ -683,7 +683,7 @@ static int take_lock(struct engine *e)
 		int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 
 		if (pwrite(fd, buf, (size_t)n, 0) < 0)
-			mon_debug("write %s: %s", RF_MON_LOCK, strerror(errno));
+			rf_debug("write %s: %s", RF_MON_LOCK, strerror(errno));
 	}
 	e->lock_fd = fd;
 	return 0;
@@ -701,7 +701,7 @@ static int check_boundary(void)
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "0::", 3) && (strstr(line, "/" RF_CGROUP_PARENT "/") ||
 						 strstr(line, "/" RF_CGROUP_PARENT "\n"))) {
-			mon_err("this process is in the ringfence cgroup tree (%.*s): the monitor "
+			rf_err("this process is in the ringfence cgroup tree (%.*s): the monitor "
 				"runs outside every sandbox", (int)strcspn(line + 3, "\n"), line + 3);
 			err = -EPERM;
 		}
@@ -730,7 +730,7 @@ static int setup(struct engine *e)
 	e->m.start_time = (double)time(NULL);
 	err = output__open(o->output, o->queue_bytes, &e->out);
 	if (err) {
-		mon_err("--output %s: %s", o->output ? o->output : "-", strerror(-err));
+		rf_err("--output %s: %s", o->output ? o->output : "-", strerror(-err));
 		return err;
 	}
 	if (o->record) {
@@ -743,7 +743,7 @@ static int setup(struct engine *e)
 		h.defaults = *detect__opts(e->det);
 		err = record__open(o->record, &h, &e->rec);
 		if (err) {
-			mon_err("--record %s: %s", o->record, strerror(-err));
+			rf_err("--record %s: %s", o->record, strerror(-err));
 			return err;
 		}
 	} else {
@@ -754,7 +754,7 @@ static int setup(struct engine *e)
 	if (o->metrics_addr) {
 		err = http__open(o->metrics_addr, &e->http, why, sizeof(why));
 		if (err) {
-			mon_err("%s", why);
+			rf_err("%s", why);
 			return err;
 		}
 	}
@@ -764,7 +764,7 @@ static int setup(struct engine *e)
 
 	err = sensors__open(o->ringbuf_bytes, on_sensor, e, &e->sens, why, sizeof(why));
 	if (err) {
-		mon_err("%s", why);
+		rf_err("%s", why);
 		return err;
 	}
 	if (!cgroup__find_v2_mount(e->cg_mount, sizeof(e->cg_mount))) {
@@ -783,7 +783,7 @@ static int setup(struct engine *e)
 	}
 	err = regwatch__open(o->registry_dir, &e->reg);
 	if (err) {
-		mon_err("registry %s: %s", o->registry_dir, strerror(-err));
+		rf_err("registry %s: %s", o->registry_dir, strerror(-err));
 		return err;
 	}
 	/* Sandboxes already running, before the programs attach: their
@@ -793,7 +793,7 @@ static int setup(struct engine *e)
 	e->initial_scan = false;
 	err = sensors__attach(e->sens, e->cpu_from_switch, why, sizeof(why));
 	if (err) {
-		mon_err("%s", why);
+		rf_err("%s", why);
 		return err;
 	}
 	e->dec = decisions__new(on_decision, e);
@@ -826,7 +826,7 @@ static int setup(struct engine *e)
 	if (decisions__notify_fd(e->dec) >= 0)
 		ep_add(e, decisions__notify_fd(e->dec));
 	decisions_check(e);
-	mon_info("watching %zu sandboxes; CPU time from %s; alerts to %s", regwatch__count(e->reg),
+	rf_info("watching %zu sandboxes; CPU time from %s; alerts to %s", regwatch__count(e->reg),
 		 e->cpu_from_switch ? "sched_switch (BPF)" : "cgroup v2 cpu.stat",
 		 o->output ? o->output : (o->top ? "the view only" : "stdout"));
 	return 0;
@@ -883,7 +883,7 @@ int engine__run(const struct rf_engine_opts *o)
 
 		n = epoll_wait(e->ep, evs, 16, output__pending(e->out) ? 20 : -1);
 		if (n < 0 && errno != EINTR) {
-			mon_err("epoll_wait: %s", strerror(errno));
+			rf_err("epoll_wait: %s", strerror(errno));
 			rc = 1;
 			break;
 		}
@@ -896,7 +896,7 @@ int engine__run(const struct rf_engine_opts *o)
 				while (read(e->sfd, &si, sizeof(si)) == sizeof(si)) {
 					if (si.ssi_signo == SIGHUP) {
 						if (output__reopen(e->out))
-							mon_err("SIGHUP: reopen %s failed", o->output);
+							rf_err("SIGHUP: reopen %s failed", o->output);
 					} else {
 						e->stop = true;
 					}
@@ -906,7 +906,7 @@ int engine__run(const struct rf_engine_opts *o)
 				struct rf_input tick = { .type = RF_IN_TICK };
 
 				if (read(e->tfd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-					mon_debug("timerfd: %s", strerror(errno));
+					rf_debug("timerfd: %s", strerror(errno));
 				now = engine__boottime_ns();
 				if (now >= e->next_sample_ns) {
 					periodic(e, now);

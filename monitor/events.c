@@ -7,7 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "rf_abi.h"
-#include "enforcer.h"
+#include "paths.h"
 #include "events.h"
 
 struct rf_decisions {

@@ -15,8 +15,7 @@
 #include "engine.h"
 #include "log.h"
 #include "metrics.h"
-#include "mlog.h"
-#include "registry.h"
+#include "paths.h"
 #include "replay.h"
 #include "top.h"
 
@@ -258,7 +257,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	rf_log_init(verbosity);
+	rf_log_init("ringfence-monitor", verbosity);
 
 	if (replay) {
 		if (profile)
@@ -273,7 +272,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (geteuid() != 0)
-		mon_info("not root: loading BPF programs and reading pinned maps will likely fail");
+		rf_info("not root: loading BPF programs and reading pinned maps will likely fail");
 
 	/* Thresholds for sandboxes whose policy sets none. */
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -5,7 +5,7 @@
 #include <jansson.h>
 
 #include "alert.h"
-#include "mlog.h"
+#include "log.h"
 #include "output.h"
 #include "record.h"
 #include "replay.h"
@@ -72,7 +72,7 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 
 	err = output__open(output, 64u << 20, &r.out);
 	if (err) {
-		mon_err("--output %s: %s", output ? output : "-", strerror(-err));
+		rf_err("--output %s: %s", output ? output : "-", strerror(-err));
 		return 1;
 	}
 	/* Time goes on after the last record until every alert closed. */
@@ -85,7 +85,7 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 	}
 	output__close(r.out);
 	if (err) {
-		mon_err("--replay: %s", err == r.err ? strerror(-err) : why);
+		rf_err("--replay: %s", err == r.err ? strerror(-err) : why);
 		return 1;
 	}
 	return 0;
@@ -131,12 +131,12 @@ int replay__profile(const char *file, const char *who)
 
 	err = replay__file(file, 0, NULL, on_profile_input, &p, why, sizeof(why));
 	if (err) {
-		mon_err("--replay: %s", why);
+		rf_err("--replay: %s", why);
 		json_decref(p.names);
 		return 1;
 	}
 	if (!p.n_cgids) {
-		mon_err("--profile %s: no sandbox or policy of that name in %s", who, file);
+		rf_err("--profile %s: no sandbox or policy of that name in %s", who, file);
 		json_decref(p.names);
 		return 1;
 	}

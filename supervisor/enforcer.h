@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include "probe.h"
 
-#define RF_PIN_DIR "/sys/fs/bpf/ringfence"
-#define RF_RUN_DIR "/run/ringfence"
+#include "paths.h"
 
 struct rf_enforcer {
 	int sandboxes_fd;

@@ -115,7 +115,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 			return usage_error("unknown option %s", argv[optind - 1]);
 		}
 	}
-	rf_log_init(verbosity);
+	rf_log_init("ringfence", verbosity);
 	o->argv = argv + optind;
 	return 0;
 }
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int rc;
 
-	rf_log_init(1);
+	rf_log_init("ringfence", 1);
 	if (argc < 2)
 		return usage_error("a command is needed: run, check, probe, status or unload", NULL);
 	cmd = argv[1];

@@ -33,6 +33,7 @@ static int pol_fail(struct rf_error *err, const char *where, const char *fmt, ..
 {
 	va_list ap;
 
+	err->err = -EINVAL;
 	snprintf(err->where, sizeof(err->where), "%s", where);
 	va_start(ap, fmt);
 	vsnprintf(err->why, sizeof(err->why), fmt, ap);
@@ -42,6 +43,7 @@ static int pol_fail(struct rf_error *err, const char *where, const char *fmt, ..
 
 static int pol_nomem(struct rf_error *err)
 {
+	err->err = -ENOMEM;
 	snprintf(err->where, sizeof(err->where), "$");
 	snprintf(err->why, sizeof(err->why), "out of memory");
 	return -ENOMEM;

@@ -7,15 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 #define RF_POLICY_PATH_MAX 255      /* bytes of one path entry */
 #define RF_POLICY_ID_MAX 63
 #define RF_DNS_NAME_MAX 253
 
-/* One validation error: where (JSON path, "$.network.connect[2]") and why. */
-struct rf_error {
-	char where[256];
-	char why[256];
-};
 
 enum rf_mode {
 	RF_MODE_ENFORCE = 0,

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include "policy.h"
 
-#define RF_REGISTRY_DIR "/run/ringfence/sandboxes"
+#include "paths.h"
 
 struct rf_registry_entry {
 	char sandbox[128];

@@ -5,7 +5,7 @@
 set -uo pipefail
 BUILD=${1:-build}
 BUILD_ABS=$(cd "$BUILD" && pwd)
-export RINGFENCE=$BUILD_ABS/ringfence TOOLS=$BUILD_ABS/tests/tools
+export BUILD=$BUILD_ABS RINGFENCE=$BUILD_ABS/ringfence TOOLS=$BUILD_ABS/tests/tools
 export EXAMPLES=$(pwd)/schemas/examples
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 
@@ -26,8 +26,10 @@ run() { # label command...
 }
 
 [ "$(id -u)" = 0 ] || echo "note: not root: host tests will be skipped with a reason"
-for t in "$BUILD"/tests/test_*; do run "unit: $(basename "$t")" "$t"; done
-for t in "$BUILD"/san/tests/test_*; do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
+run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link.sh "$BUILD"
+for t in "$BUILD"/tests/unit/test_*; do run "unit: $(basename "$t")" "$t"; done
+for t in "$BUILD"/san/tests/unit/test_*; do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
+for t in "$BUILD"/tests/bpf/test_*; do [ -e "$t" ] && run "bpf: $(basename "$t")" "$t"; done
 for t in "$BUILD"/tests/host/test_*; do run "host: $(basename "$t")" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
 run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Program-level logging: one prefix, to stderr. Modules return errors. */
+/* Program-level logging for both binaries: "PROG: [kind: ]message" on
+ * stderr. Modules return errors; only the edges print them. */
 #ifndef RF_LOG_H
 #define RF_LOG_H
 
@@ -7,7 +8,8 @@
 
 extern int rf_verbosity;  /* 0 quiet, 1 normal, 2 verbose (-v) */
 
-void rf_log_init(int verbosity);
+/* prog: the prefix of every line ("ringfence", "ringfence-monitor"). */
+void rf_log_init(const char *prog, int verbosity);
 void rf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rf_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

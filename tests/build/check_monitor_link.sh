@@ -1,0 +1,30 @@
+#!/bin/bash
+# tests/build/check_monitor_link.sh BUILD: ringfence-monitor is its own code
+# and librf.a only: no launcher, planner, policy parser or seccomp installer
+# symbols, and no libseccomp or libcap. TAP-style "ok - " lines.
+set -uo pipefail
+BUILD=${1:-build}
+MON=$BUILD/ringfence-monitor
+fail=0
+check() { # description command...
+	local d=$1
+	shift
+	if "$@"; then echo "ok - $d"; else echo "not ok - $d"; fail=1; fi
+}
+[ -x "$MON" ] || { echo "not ok - $MON exists"; exit 1; }
+syms=$(nm "$MON" | awk '$2 ~ /^[TtDdBbRr]$/ { print $3 }')
+for prefix in launch__ plan__ prepare__ policy__ sandbox_seccomp__ sandbox_landlock__ \
+	probe__ netrules__ sbmaps__ enforcer__ env__ endpoint__ seccomp_; do
+	check "no $prefix* symbol in ringfence-monitor" \
+		bash -c '! grep -q "^$1" <<< "$2"' _ "$prefix" "$syms"
+done
+libs=$(ldd "$MON")
+for lib in libseccomp libcap; do
+	check "ringfence-monitor does not link $lib" bash -c '! grep -q "$1" <<< "$2"' _ "$lib" "$libs"
+done
+# The supervisor still does: the check above is not vacuous.
+check "ringfence links libseccomp (the check can fail)" \
+	bash -c 'ldd "$1" | grep -q libseccomp' _ "$BUILD/ringfence"
+check "nm sees the supervisor's launch__ symbols (the check can fail)" \
+	bash -c 'nm "$1" | grep -q " T launch__"' _ "$BUILD/ringfence"
+exit $fail
