@@ -10,6 +10,9 @@ export EXAMPLES=$(pwd)/schemas/examples
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 
 passed=0 failed=0 broken=()
+# Test programs in a build folder (not the compilers' .d dependency files).
+progs() { local t; for t in "$@"; do [ -f "$t" ] && [ -x "$t" ] && [ "${t%.d}" = "$t" ] && echo "$t"; done; }
+
 run() { # label command...
 	local log rc p f
 	log=$(mktemp)
@@ -27,10 +30,10 @@ run() { # label command...
 
 [ "$(id -u)" = 0 ] || echo "note: not root: host tests will be skipped with a reason"
 run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link.sh "$BUILD"
-for t in "$BUILD"/tests/unit/test_*; do run "unit: $(basename "$t")" "$t"; done
-for t in "$BUILD"/san/tests/unit/test_*; do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
-for t in "$BUILD"/tests/bpf/test_*; do [ -e "$t" ] && run "bpf: $(basename "$t")" "$t"; done
-for t in "$BUILD"/tests/host/test_*; do run "host: $(basename "$t")" "$t"; done
+for t in $(progs "$BUILD"/tests/unit/test_*); do run "unit: $(basename "$t")" "$t"; done
+for t in $(progs "$BUILD"/san/tests/unit/test_*); do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
+for t in $(progs "$BUILD"/tests/bpf/test_*); do run "bpf: $(basename "$t")" "$t"; done
+for t in $(progs "$BUILD"/tests/host/test_*); do run "host: $(basename "$t")" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
 run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"
 
