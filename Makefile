@@ -127,38 +127,38 @@ $(LIBRF): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/ringfence: $(SUP_OBJS) $(LIBRF)
-	$(CC) $(CFLAGS) $^ -o $@ $(SUP_LDLIBS)
+	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS)
 
 # The monitor is its own objects and librf.a: no launcher, planner or
 # libseccomp (tests/build/check_monitor_link.sh checks).
 $(BUILD)/ringfence-monitor: $(MON_OBJS) $(LIBRF)
-	$(CC) $(CFLAGS) $^ -o $@ $(MON_LDLIBS)
+	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(MON_LDLIBS)
 
 # ---- tests, by kind ----
 # Unit tests (cmocka): no privileges, no kernel features.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) $^ -o $@ $(TEST_LDLIBS)
+	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
 
 $(BUILD)/san/tests/unit/%: tests/unit/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) $(SUP_INC) $(MON_INC) $^ -o $@ $(TEST_LDLIBS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(SUP_INC) $(MON_INC) $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
 
 # BPF programs on their own (cmocka, root): load a skeleton, attach it to a
 # scratch cgroup, act from a child, assert on the maps.
 $(BUILD)/tests/bpf/%: tests/bpf/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) -Itests/bpf $^ -o $@ $(TEST_LDLIBS)
+	$(CC) $(CFLAGS) $(SUP_INC) -Itests/bpf $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
 
 # Host integration tests (cmocka, root) drive build/ringfence.
 $(BUILD)/tests/host/%: tests/host/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) -Itests/host $^ -o $@ $(TEST_LDLIBS)
+	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) -Itests/host $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
 
 # Programs for the VM suites (they link the project's modules).
 $(BUILD)/tests/vm/%: tests/vm/tools/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $^ -o $@ $(SUP_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm
 
 # Small programs run inside sandboxes by the tests and the demo.
 $(BUILD)/tests/tools/%: tests/tools/%.c
