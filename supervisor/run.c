@@ -282,15 +282,13 @@ static json_t *plan_event(const struct run *r)
 static int step_trace(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
-	char where[sizeof(e->e.where)];
 	int err;
 
 	make_name(r->sb.policy->id, r->sb.name, sizeof(r->sb.name));
 	err = trace__open(r->o->trace_path, r->sb.name, &r->sb.trace);
-	if (err) {
-		snprintf(where, sizeof(where), "--trace %s", r->o->trace_path);
-		return rf_error_set(&e->e, err, where, "%s", strerror(-err));
-	}
+	if (err)
+		return rf_error_set(&e->e, err, NULL, "--trace %s: %s", r->o->trace_path,
+				    strerror(-err));
 	trace__emit(r->sb.trace, "sandbox.plan", plan_event(r));
 	return 0;
 }
@@ -513,10 +511,11 @@ static int launch_failure(struct run *r, struct rf_step_error *e)
 	const char *argv0 = r->o->argv[0];
 
 	if (lr->failed_stage == LAUNCH_STAGE_EXEC && lr->err == ENOENT) {
-		rf_error_set(&e->e, -ENOENT, argv0, "command not found");
+		rf_error_set(&e->e, -ENOENT, NULL, "%s: command not found", argv0);
 		e->exit = RF_EXIT_NOTFOUND;
 	} else if (lr->failed_stage == LAUNCH_STAGE_EXEC) {
-		rf_error_set(&e->e, -lr->err, argv0, "cannot execute: %s", strerror(lr->err));
+		rf_error_set(&e->e, -lr->err, NULL, "%s: cannot execute: %s", argv0,
+			     strerror(lr->err));
 	} else {
 		rf_error_set(&e->e, -lr->err, "refused", "sandbox setup failed at %s: %s",
 			     lr->what, strerror(lr->err));

@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <bpf/bpf.h>
 
-#include "enforcer.h"
 #include "paths.h"
 #include "rf_abi.h"
 
@@ -57,11 +56,16 @@ static bool idset_has(const struct idset *s, uint64_t id)
 	return false;
 }
 
-static void walk_map(int fd, size_t key_size, size_t off, struct idset *s)
+/* Every cgroup id in the keys of one pinned map (absent map: none). */
+static void walk_map(const char *pin, size_t key_size, size_t off, struct idset *s)
 {
 	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
+	char path[256];
 	bool first = true;
+	int fd;
 
+	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
+	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
 	assert_true(key_size <= sizeof(key));
@@ -73,26 +77,22 @@ static void walk_map(int fd, size_t key_size, size_t off, struct idset *s)
 		idset_add(s, id);
 		memcpy(key, next, key_size);
 	}
+	close(fd);
 }
 
 static void map_ids(struct idset *s)
 {
-	struct rf_enforcer *enf = NULL;
+	struct stat st;
 
 	s->n = 0;
-	assert_int_equal(enforcer__open_pinned(&enf), 0);
-	walk_map(enf->sandboxes_fd, sizeof(uint64_t), 0, s);
-	walk_map(enf->net4_fd, sizeof(struct rf_net4_key),
-		 offsetof(struct rf_net4_key, cgroup_id), s);
-	walk_map(enf->net6_fd, sizeof(struct rf_net6_key),
-		 offsetof(struct rf_net6_key, cgroup_id), s);
-	walk_map(enf->unix_fd, sizeof(struct rf_unix_key),
-		 offsetof(struct rf_unix_key, cgroup_id), s);
-	walk_map(enf->paths_fd, sizeof(struct rf_path_key),
-		 offsetof(struct rf_path_key, cgroup_id), s);
-	walk_map(enf->samples_fd, sizeof(struct rf_sample_key),
+	assert_int_equal(stat(RF_PIN_DIR "/sandboxes", &st), 0);
+	walk_map("sandboxes", sizeof(uint64_t), 0, s);
+	walk_map("net4", sizeof(struct rf_net4_key), offsetof(struct rf_net4_key, cgroup_id), s);
+	walk_map("net6", sizeof(struct rf_net6_key), offsetof(struct rf_net6_key, cgroup_id), s);
+	walk_map("unix", sizeof(struct rf_unix_key), offsetof(struct rf_unix_key, cgroup_id), s);
+	walk_map("paths", sizeof(struct rf_path_key), offsetof(struct rf_path_key, cgroup_id), s);
+	walk_map("samples", sizeof(struct rf_sample_key),
 		 offsetof(struct rf_sample_key, cgroup_id), s);
-	enforcer__close(enf);
 }
 
 /* Entries in dir whose name starts with prefix. */
@@ -195,25 +195,13 @@ static void fail_step_needs_the_hooks_gate(void **state)
 
 static int run_check(const char *policy)
 {
-	const char *args[] = { h_ringfence(), "check", "--policy", policy, NULL };
-	struct h_proc p;
-	int out[2], err[2];
+	char cmd[1024];
+	int st;
 
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	p.pid = fork();
-	assert_true(p.pid >= 0);
-	if (p.pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	p.out_fd = out[0];
-	p.err_fd = err[0];
-	return h_wait(p, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_ringfence(), policy);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
 }
 
 /* check runs the run's own steps up to the plan, and no further. */
