@@ -8,41 +8,31 @@
 #include "log.h"
 #include "sandbox.h"
 
-int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
+/* The plan document on stdout, then the reasons when it is refused. */
+static int print_plan(const struct sandbox *sb)
 {
-	struct rf_policy *policy = NULL;
-	struct rf_landlock ll = { .ruleset_fd = -1 };
-	struct rf_seccomp sc;
-	struct rf_caps caps;
-	struct rf_plan plan;
-	json_t *doc;
-	int rc;
+	json_t *doc = report__plan(sb->policy, &sb->plan, &sb->caps);
 
-	memset(&sc, 0, sizeof(sc));
-	rc = prepare__load_policy(policy_path, &policy);
-	if (rc)
-		return rc;
-	probe__run(&caps, prepare__probe_flags(policy, opts));
-	plan__compile(policy, &caps, opts, &plan);
-	rc = prepare__backends(policy, &plan, &ll, &sc);
-	if (rc)
-		goto cleanup;
-	doc = report__plan(policy, &plan, &caps);
 	if (doc) {
-		if (ll.n_approx)
-			json_object_set_new(doc, "approximations", report__approximations(&ll));
+		if (sb->ll.n_approx)
+			json_object_set_new(doc, "approximations", report__approximations(&sb->ll));
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(doc);
 	}
-	rc = plan.ok ? 0 : RF_EXIT_REFUSED;
-	if (!plan.ok)
-		prepare__print_refusal(&plan);
-cleanup:
-	sandbox_landlock__free(&ll);
-	sandbox_seccomp__free(&sc);
-	policy__free(policy);
-	return rc;
+	if (!sb->plan.ok) {
+		prepare__print_refusal(&sb->plan);
+		return RF_EXIT_REFUSED;
+	}
+	return 0;
+}
+
+/* The steps of a run up to the plan: the same answer run would get. */
+int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
+{
+	struct run_opts o = { .policy_path = policy_path, .plan_opts = *opts };
+
+	return run__steps(&o, "plan", print_plan);
 }
 
 static json_t *probe_json(const struct rf_backend_probe *p)

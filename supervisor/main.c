@@ -120,6 +120,44 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 	return 0;
 }
 
+/* run and check: a policy is needed; run takes a command, check none. */
+static int parse_policy_command(int argc, char **argv, const char *cmd, struct run_opts *o)
+{
+	bool is_run = !strcmp(cmd, "run");
+	int rc;
+
+	rc = parse_common(argc, argv, cmd, o, NULL, NULL);
+	if (rc)
+		return rc;
+	if (!o->policy_path)
+		return usage_error("%s needs --policy FILE", cmd);
+	if (is_run && !o->argv[0])
+		return usage_error("run needs a command after --", NULL);
+	if (!is_run && o->argv[0])
+		return usage_error("unexpected argument %s", o->argv[0]);
+	return 0;
+}
+
+/* probe, status and unload: no policy, no argument, one flag at most. */
+static int parse_plain_command(int argc, char **argv, const char *cmd, struct run_opts *o,
+			       bool *flag)
+{
+	const char *fl = !strcmp(cmd, "status") ? "json" :
+			 !strcmp(cmd, "unload") ? "force" : NULL;
+	int rc;
+
+	rc = parse_common(argc, argv, cmd, o, fl ? flag : NULL, fl);
+	if (rc)
+		return rc;
+	if (o->policy_path)
+		return usage_error("--policy is not an option of %s", cmd);
+	if (o->argv[0])
+		return usage_error("unexpected argument %s", o->argv[0]);
+	if (geteuid() != 0)
+		fprintf(stderr, "ringfence: warning: not root; BPF and cgroup access will fail\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
@@ -139,40 +177,16 @@ int main(int argc, char **argv)
 		printf("ringfence %s\n", RF_VERSION);
 		return 0;
 	}
-
-	if (!strcmp(cmd, "run")) {
-		rc = parse_common(argc - 1, argv + 1, cmd, &o, NULL, NULL);
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "check")) {
+		rc = parse_policy_command(argc - 1, argv + 1, cmd, &o);
 		if (rc)
 			return rc;
-		if (!o.policy_path)
-			return usage_error("run needs --policy FILE", NULL);
-		if (!o.argv[0])
-			return usage_error("run needs a command after --", NULL);
-		return cmd_run(&o);
-	}
-	if (!strcmp(cmd, "check")) {
-		rc = parse_common(argc - 1, argv + 1, cmd, &o, NULL, NULL);
-		if (rc)
-			return rc;
-		if (!o.policy_path)
-			return usage_error("check needs --policy FILE", NULL);
-		if (o.argv[0])
-			return usage_error("unexpected argument %s", o.argv[0]);
-		return cmd_check(o.policy_path, &o.plan_opts);
+		return !strcmp(cmd, "run") ? cmd_run(&o) : cmd_check(o.policy_path, &o.plan_opts);
 	}
 	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload")) {
-		const char *fl = !strcmp(cmd, "status") ? "json" :
-				 !strcmp(cmd, "unload") ? "force" : NULL;
-
-		rc = parse_common(argc - 1, argv + 1, cmd, &o, fl ? &flag : NULL, fl);
+		rc = parse_plain_command(argc - 1, argv + 1, cmd, &o, &flag);
 		if (rc)
 			return rc;
-		if (o.policy_path)
-			return usage_error("--policy is not an option of %s", cmd);
-		if (o.argv[0])
-			return usage_error("unexpected argument %s", o.argv[0]);
-		if (geteuid() != 0)
-			fprintf(stderr, "ringfence: warning: not root; BPF and cgroup access will fail\n");
 		if (!strcmp(cmd, "probe"))
 			return cmd_probe();
 		if (!strcmp(cmd, "status"))

@@ -11,17 +11,17 @@
 #include "log.h"
 #include "sandbox.h"
 
-int prepare__load_policy(const char *path, struct rf_policy **ret)
+int prepare__load_policy(const char *path, struct rf_policy **ret, struct rf_error *e)
 {
-	struct rf_error perr = { 0 };
+	char outer[sizeof(e->where)];
 	int err;
 
-	err = policy__load_file(path, ret, &perr);
+	err = policy__load_file(path, ret, e);
 	if (err) {
-		rf_err("policy %s: %s: %s", path, perr.where, perr.why);
-		return RF_EXIT_USAGE;
+		snprintf(outer, sizeof(outer), "policy %s", path);
+		rf_error_wrap(e, outer);
 	}
-	return 0;
+	return err;
 }
 
 void prepare__print_refusal(const struct rf_plan *plan)
@@ -53,11 +53,11 @@ static enum rf_plan_class landlock_class(const char *why)
  * The backends that are built in user space before the child exists:
  * the Landlock ruleset (needs every path to exist: an entry it cannot
  * express refuses the plan) and the seccomp filters (an unknown syscall
- * name is a policy error). Returns 0, or RF_EXIT_USAGE with the error
- * printed. A Landlock refusal lands in the plan.
+ * name is a policy error). Returns 0, or -EINVAL with e filled (a policy
+ * error). A Landlock refusal lands in the plan.
  */
 int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
-			    struct rf_landlock *ll, struct rf_seccomp *sc)
+		      struct rf_landlock *ll, struct rf_seccomp *sc, struct rf_error *e)
 {
 	const struct rf_plan_install *in = &plan->install;
 	char why[700] = "";
@@ -68,10 +68,8 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		return 0;
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
 		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, why, sizeof(why));
-		if (err == -EINVAL) {
-			rf_err("policy: %s", why);
-			return RF_EXIT_USAGE;
-		}
+		if (err == -EINVAL)
+			return rf_error_set(e, err, "policy", "%s", why);
 		if (err) {
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
 				 why[0] ? ": " : "building the seccomp filters: ", strerror(-err));

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `ringfence run`: validate -> plan (fail closed) -> resolve -> cgroup ->
- * pinned programs -> map entries -> launch inside the cgroup -> wait ->
- * kill leftovers, remove entries and cgroup -> report.
+ * `ringfence run` as steps (steps.h), each with its undo: policy -> user ->
+ * plan (fail closed) -> trace -> admit -> env -> network rules -> pinned
+ * programs -> cgroup -> map entries -> registry -> launch inside the
+ * cgroup -> wait and report. Teardown is the undos in reverse: the kill
+ * (launch) comes before the map entries and the registry file go, and
+ * `ringfence check` runs the same list up to the plan.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +27,7 @@
 #include <sys/wait.h>
 
 #include "cgroup.h"
+#include "cleanup.h"
 #include "enforcer.h"
 #include "env.h"
 #include "launch.h"
@@ -40,6 +44,7 @@
 #include "sbmaps.h"
 #include "trace.h"
 #include "sandbox.h"
+#include "steps.h"
 
 extern char **environ;
 
@@ -104,34 +109,13 @@ static void gc_stale(const struct rf_enforcer *enf)
 	free(v);
 }
 
-static void sandbox_cleanup(struct sandbox *sb)
-{
-	if (sb->cg_created)
-		cgroup__destroy(&sb->cg);
-	if (sb->cg_created && !cgroup__is_empty(sb->cg.path)) {
-		rf_err("sandbox %s: processes survived the kill; its policy stays in force "
-		       "and `ringfence status` shows it as stale", sb->name);
-		sb->keep_policy = true;
-	}
-	if (sb->keep_policy)
-		return;
-	if (sb->maps_installed)
-		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
-	if (sb->registered)
-		registry__remove(sb->name);
-	enforcer__close(sb->enf);
-	sandbox_landlock__free(&sb->ll);
-	sandbox_seccomp__free(&sb->sc);
-	trace__close(sb->trace);
-	policy__free(sb->policy);
-}
-
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
 {
 	struct epoll_event evs[4], e = { .events = EPOLLIN };
 	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
 	struct signalfd_siginfo si;
-	int ep = -1, sfd = -1, tfd = -1, err = 0, i, n;
+	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
+	int err = 0, i, n;
 	sigset_t mask;
 	bool done = false;
 
@@ -143,10 +127,8 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || tfd < 0 || ep < 0) {
-		err = -errno;
-		goto cleanup;
-	}
+	if (sfd < 0 || tfd < 0 || ep < 0)
+		return -errno;
 	timerfd_settime(tfd, 0, &its, NULL);
 	e.data.fd = lr->pidfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, lr->pidfd, &e);
@@ -187,306 +169,536 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	memset(ret_info, 0, sizeof(*ret_info));
 	if (waitid(P_PIDFD, lr->pidfd, ret_info, WEXITED))
 		err = -errno;
-cleanup:
-	if (ep >= 0)
-		close(ep);
-	if (sfd >= 0)
-		close(sfd);
-	if (tfd >= 0)
-		close(tfd);
 	return err;
 }
 
-int cmd_run(const struct run_opts *o)
-{
-	struct sandbox sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } };
-	struct rf_addr_rule *rules = NULL;
-	struct rf_resolved *resolved = NULL;
-	struct rf_net_entry *entries = NULL;
-	size_t n_rules = 0, n_resolved = 0, n_entries = 0;
-	struct launch_result lr = { .pid = 0, .pidfd = -1 };
-	struct launch_opts lo = { 0 };
-	struct rf_registry_entry reg = { 0 };
-	struct timespec t0, t1, now;
-	char why[1024] = "", mount[256];
-	char **envp = NULL, **ro_mounts = NULL, **bpf_mounts = NULL;
-	uint32_t flags = 0;
+/* Everything one run holds between its steps. */
+struct run {
+	const struct run_opts *o;
+	struct sandbox sb;
+	struct timespec t0;
 	uid_t uid;
 	gid_t gid;
-	siginfo_t info;
-	sigset_t mask, oldmask;
-	int rc = RF_EXIT_REFUSED, err, parent_fd = -1, i;
-	bool blocked = false;
+	char **envp;
+	struct rf_addr_rule *rules;
+	size_t n_rules;
+	struct rf_resolved *resolved;
+	size_t n_resolved;
+	int parent_fd;
+	struct rf_registry_entry reg;
+	char **ro_mounts;
+	char **bpf_mounts;
+	sigset_t oldmask;
+	struct launch_result lr;
+	int status;               /* the command's exit status (wait) */
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = prepare__load_policy(o->policy_path, &sb.policy);
-	if (rc)
-		return rc;
-	rc = RF_EXIT_REFUSED;
-	err = launch__resolve_user(o->user, &uid, &gid, why, sizeof(why));
-	if (err) {
-		rf_err("--user: %s", why);
-		rc = RF_EXIT_USAGE;
-		goto cleanup;
+/*
+ * Kill everything left in the sandbox's cgroup and remove it: the one
+ * place that decides whether processes survived the kill, in which case
+ * the policy stays in force (keep_policy, respected by the undos that
+ * follow). A second call does nothing.
+ */
+static void sandbox_kill(struct sandbox *sb)
+{
+	if (sb->keep_policy || !sb->cg.path[0])
+		return;
+	cgroup__destroy(&sb->cg);
+	if (!cgroup__is_empty(sb->cg.path)) {
+		rf_err("sandbox %s: processes survived the kill; its policy stays in force "
+		       "and `ringfence status` shows it as stale", sb->name);
+		sb->keep_policy = true;
 	}
-	make_name(sb.policy->id, sb.name, sizeof(sb.name));
+}
 
-	probe__run(&sb.caps, prepare__probe_flags(sb.policy, &o->plan_opts));
-	plan__compile(sb.policy, &sb.caps, &o->plan_opts, &sb.plan);
-	rc = prepare__backends(sb.policy, &sb.plan, &sb.ll, &sb.sc);
-	if (rc)
-		goto cleanup;
-	/* Opened once the input is known good: a policy error leaves no file. */
-	err = trace__open(o->trace_path, sb.name, &sb.trace);
-	if (err) {
-		rf_err("--trace %s: %s", o->trace_path, strerror(-err));
-		rc = RF_EXIT_USAGE;
-		goto cleanup;
-	}
-	rc = RF_EXIT_REFUSED;
-	{
-		json_t *ev = json_object(), *argv = json_array();
+static int step_policy(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
 
-		for (i = 0; o->argv[i]; i++)
-			json_array_append_new(argv, json_string(o->argv[i]));
-		json_object_set_new(ev, "command", argv);
-		json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)uid,
-							  "gid", (int)gid));
-		json_object_set_new(ev, "plan", report__plan(sb.policy, &sb.plan, &sb.caps));
-		if (sb.ll.n_approx)
-			json_object_set_new(json_object_get(ev, "plan"), "approximations",
-					    report__approximations(&sb.ll));
-		trace__emit(sb.trace, "sandbox.plan", ev);
-	}
-	if (!sb.plan.ok) {
-		prepare__print_refusal(&sb.plan);
-		goto cleanup;
-	}
-	if (check_stdio(sb.policy, why, sizeof(why))) {
-		rf_err("refused: %s", why);
-		goto cleanup;
-	}
-	err = env__build(sb.policy, environ, &envp);
-	if (err) {
-		rf_err("building the environment: %s", strerror(-err));
-		goto cleanup;
-	}
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	return prepare__load_policy(r->o->policy_path, &r->sb.policy, &e->e);
+}
 
-	/* Names are resolved here, outside the sandbox, once. */
-	if (sb.policy->net_connect == RF_CONFINE_ALLOWLIST) {
-		err = netrules__resolve(sb.policy, &rules, &n_rules, &resolved, &n_resolved,
-					why, sizeof(why));
+static void undo_policy(void *ctx)
+{
+	struct run *r = ctx;
+
+	policy__free(TAKE_PTR(r->sb.policy));
+}
+
+static int step_user(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	char why[1024] = "";
+	int err;
+
+	err = launch__resolve_user(r->o->user, &r->uid, &r->gid, why, sizeof(why));
+	return err ? rf_error_set(&e->e, err, "--user", "%s", why) : 0;
+}
+
+static void undo_plan(void *ctx)
+{
+	struct run *r = ctx;
+
+	sandbox_landlock__free(&r->sb.ll);
+	sandbox_seccomp__free(&r->sb.sc);
+}
+
+/* Probe, plan, and build the backends made in user space (which can still
+ * refuse the plan). A refused plan is no failure here: check prints it. */
+static int step_plan(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	probe__run(&sb->caps, prepare__probe_flags(sb->policy, &r->o->plan_opts));
+	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
+	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
+	if (err)
+		undo_plan(r);
+	return err;
+}
+
+static json_t *plan_event(const struct run *r)
+{
+	const struct sandbox *sb = &r->sb;
+	json_t *ev = json_object(), *argv = json_array();
+	int i;
+
+	for (i = 0; r->o->argv[i]; i++)
+		json_array_append_new(argv, json_string(r->o->argv[i]));
+	json_object_set_new(ev, "command", argv);
+	json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)r->uid,
+						  "gid", (int)r->gid));
+	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
+	if (sb->ll.n_approx)
+		json_object_set_new(json_object_get(ev, "plan"), "approximations",
+				    report__approximations(&sb->ll));
+	return ev;
+}
+
+/* Opened once the input is known good: a policy error leaves no file. */
+static int step_trace(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	int err;
+
+	make_name(r->sb.policy->id, r->sb.name, sizeof(r->sb.name));
+	err = trace__open(r->o->trace_path, r->sb.name, &r->sb.trace);
+	if (err)
+		return rf_error_set(&e->e, err, NULL, "--trace %s: %s", r->o->trace_path,
+				    strerror(-err));
+	trace__emit(r->sb.trace, "sandbox.plan", plan_event(r));
+	return 0;
+}
+
+static void undo_trace(void *ctx)
+{
+	struct run *r = ctx;
+
+	trace__close(TAKE_PTR(r->sb.trace));
+}
+
+/* The plan holds and nothing on stdio bypasses it. */
+static int step_admit(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	char why[1024] = "";
+	int err;
+
+	if (!r->sb.plan.ok) {
+		prepare__print_refusal(&r->sb.plan);  /* every reason, one a line */
+		return -EPERM;
+	}
+	err = check_stdio(r->sb.policy, why, sizeof(why));
+	return err ? rf_error_set(&e->e, err, "refused", "%s", why) : 0;
+}
+
+static int step_env(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	int err;
+
+	err = env__build(r->sb.policy, environ, &r->envp);
+	return err ? rf_error_set(&e->e, err, "building the environment", "%s",
+				  strerror(-err)) : 0;
+}
+
+static void undo_env(void *ctx)
+{
+	struct run *r = ctx;
+
+	env__free(TAKE_PTR(r->envp));
+}
+
+static void undo_netrules(void *ctx)
+{
+	struct run *r = ctx;
+
+	free(TAKE_PTR(r->rules));
+	free(TAKE_PTR(r->resolved));
+	free(TAKE_PTR(r->sb.entries));
+	r->n_rules = r->n_resolved = r->sb.n_entries = 0;
+}
+
+/* Names are resolved here, outside the sandbox, once. */
+static int step_netrules(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	char why[1024] = "";
+	int err;
+
+	if (sb->policy->net_connect == RF_CONFINE_ALLOWLIST) {
+		err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
+					&r->n_resolved, why, sizeof(why));
 		if (err) {
-			rf_err("refused: %s", why);
-			goto cleanup;
+			undo_netrules(r);
+			return rf_error_set(&e->e, err, "refused", "%s", why);
 		}
-		err = netrules__build(rules, n_rules, &entries, &n_entries, why, sizeof(why));
+		err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries,
+				      why, sizeof(why));
 		if (err) {
-			rf_err("refused: network.connect: %s", err == -E2BIG ? why : strerror(-err));
-			goto cleanup;
+			undo_netrules(r);
+			return rf_error_set(&e->e, err, "refused", "network.connect: %s",
+					    err == -E2BIG ? why : strerror(-err));
 		}
 	}
-	trace__emit(sb.trace, "network.decision", report__decision(sb.policy, resolved, n_resolved));
+	trace__emit(sb->trace, "network.decision",
+		    report__decision(sb->policy, r->resolved, r->n_resolved));
+	return 0;
+}
 
-	snprintf(mount, sizeof(mount), "%s", sb.caps.cgroup_mount);
-	parent_fd = cgroup__open_parent(mount);
-	if (parent_fd < 0) {
-		rf_err("refused: cgroup %s/%s: %s", mount, RF_CGROUP_PARENT, strerror(-parent_fd));
-		goto cleanup;
-	}
-	err = enforcer__open(parent_fd, sb.caps.unix_sock_addr.ok, sb.plan.install.lsm_flags != 0,
-			     &sb.enf, why, sizeof(why));
+static void undo_enforcer(void *ctx)
+{
+	struct run *r = ctx;
+
+	enforcer__close(TAKE_PTR(r->sb.enf));
+	if (r->parent_fd >= 0)
+		close(TAKE_FD(r->parent_fd));
+}
+
+/* The pinned programs on MOUNT/ringfence, loaded if need be. */
+static int step_enforcer(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	const struct rf_class_plan *unx = &sb->plan.c[RF_PC_UNIX];
+	char why[1024] = "";
+	int err;
+
+	r->parent_fd = cgroup__open_parent(sb->caps.cgroup_mount);
+	if (r->parent_fd < 0)
+		return rf_error_set(&e->e, r->parent_fd, "refused", "cgroup %s/%s: %s",
+				    sb->caps.cgroup_mount, RF_CGROUP_PARENT,
+				    strerror(-r->parent_fd));
+	err = enforcer__open(r->parent_fd, sb->caps.unix_sock_addr.ok,
+			     sb->plan.install.lsm_flags != 0, &sb->enf, why, sizeof(why));
 	if (err) {
-		rf_err("refused: %s", why);
-		goto cleanup;
+		rf_error_set(&e->e, err, "refused", "%s", why);
+	} else if (unx->required &&
+		   !(sb->enf->features & (unx->be == RF_BE_BPF_LSM ? RF_FEAT_LSM : RF_FEAT_UNIX))) {
+		err = rf_error_set(&e->e, -EOPNOTSUPP, "refused",
+				   "unix: the pinned programs have no unix hooks attached");
 	}
-	if (sb.plan.c[RF_PC_UNIX].required &&
-	    !(sb.enf->features & (sb.plan.c[RF_PC_UNIX].be == RF_BE_BPF_LSM ? RF_FEAT_LSM :
-									 RF_FEAT_UNIX))) {
-		rf_err("refused: unix: the pinned programs have no unix hooks attached");
-		goto cleanup;
-	}
-	gc_stale(sb.enf);
-
-	err = cgroup__create(mount, sb.name, &sb.cg);
 	if (err) {
-		rf_err("refused: creating cgroup %s/%s/%s: %s", mount, RF_CGROUP_PARENT, sb.name,
-		       strerror(-err));
-		goto cleanup;
+		undo_enforcer(r);
+		return err;
 	}
-	sb.cg_created = true;
-	sb.cgid = sb.cg.id;
+	gc_stale(sb->enf);
+	return 0;
+}
 
-	if (sb.policy->mode == RF_MODE_AUDIT)
+static int step_cgroup(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	err = cgroup__create(sb->caps.cgroup_mount, sb->name, &sb->cg);
+	if (err) {
+		/* whatever it names is not ours to remove */
+		sb->cg = (struct rf_cgroup){ .dir_fd = -1 };
+		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s/%s: %s",
+				    sb->caps.cgroup_mount, RF_CGROUP_PARENT, sb->name,
+				    strerror(-err));
+	}
+	sb->cgid = sb->cg.id;
+	return 0;
+}
+
+/* Empty unless the command ran: then launch's undo killed already. */
+static void undo_cgroup(void *ctx)
+{
+	struct run *r = ctx;
+
+	sandbox_kill(&r->sb);
+}
+
+static int step_maps(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	uint32_t flags = sb->plan.install.lsm_flags;
+	int err;
+
+	if (sb->policy->mode == RF_MODE_AUDIT)
 		flags |= RF_SB_AUDIT;
-	if (sb.policy->net_connect == RF_CONFINE_UNRESTRICTED)
+	if (sb->policy->net_connect == RF_CONFINE_UNRESTRICTED)
 		flags |= RF_SB_NET_UNRESTRICTED;
-	if (sb.policy->net_unix == RF_CONFINE_UNRESTRICTED)
+	if (sb->policy->net_unix == RF_CONFINE_UNRESTRICTED)
 		flags |= RF_SB_UNIX_UNRESTRICTED;
-	flags |= sb.plan.install.lsm_flags;
-	err = sbmaps__install(sb.enf, sb.cgid, flags, entries, n_entries, sb.policy);
-	if (err) {
-		rf_err("refused: writing the policy maps: %s", strerror(-err));
-		goto cleanup;
-	}
-	sb.maps_installed = true;
-	sb.entries = entries;
-	sb.n_entries = n_entries;
+	err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries, sb->policy);
+	return err ? rf_error_set(&e->e, err, "refused", "writing the policy maps: %s",
+				  strerror(-err)) : 0;
+}
 
-	snprintf(reg.sandbox, sizeof(reg.sandbox), "%s", sb.name);
-	snprintf(reg.policy_id, sizeof(reg.policy_id), "%s", sb.policy->id);
-	snprintf(reg.digest, sizeof(reg.digest), "%s", sb.policy->digest);
-	snprintf(reg.mode, sizeof(reg.mode), "%s",
-		 sb.policy->mode == RF_MODE_AUDIT ? "audit" : "enforce");
-	snprintf(reg.cgroup_path, sizeof(reg.cgroup_path), "%s", sb.cg.path);
-	reg.cgroup_id = sb.cgid;
-	reg.supervisor_pid = getpid();
-	reg.policy = sb.policy;
-	reg.supervisor_start = registry__proc_start(getpid());
+static void undo_maps(void *ctx)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+
+	if (!sb->keep_policy)
+		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
+}
+
+static int step_registry(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	struct rf_registry_entry *reg = &r->reg;
+	struct timespec now;
+	int err;
+
+	snprintf(reg->sandbox, sizeof(reg->sandbox), "%s", sb->name);
+	snprintf(reg->policy_id, sizeof(reg->policy_id), "%s", sb->policy->id);
+	snprintf(reg->digest, sizeof(reg->digest), "%s", sb->policy->digest);
+	snprintf(reg->mode, sizeof(reg->mode), "%s",
+		 sb->policy->mode == RF_MODE_AUDIT ? "audit" : "enforce");
+	snprintf(reg->cgroup_path, sizeof(reg->cgroup_path), "%s", sb->cg.path);
+	reg->cgroup_id = sb->cgid;
+	reg->supervisor_pid = getpid();
+	reg->policy = sb->policy;
+	reg->supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
-	trace__format_ts(&now, reg.started, sizeof(reg.started));
-	err = registry__add(&reg);
-	if (err) {
-		rf_err("refused: registering the sandbox in %s: %s", RF_REGISTRY_DIR,
-		       strerror(-err));
-		goto cleanup;
-	}
-	sb.registered = true;
-	report__summary(&sb);
+	trace__format_ts(&now, reg->started, sizeof(reg->started));
+	err = registry__add(reg);
+	return err ? rf_error_set(&e->e, err, "refused", "registering the sandbox in %s: %s",
+				  RF_REGISTRY_DIR, strerror(-err)) : 0;
+}
 
+static void undo_registry(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (!r->sb.keep_policy)
+		registry__remove(r->sb.name);
+}
+
+/* The command never ran: sandbox.exit says where it stopped. */
+static void emit_not_started(struct run *r, int exit, const char *stage, int err)
+{
+	trace__emit(r->sb.trace, "sandbox.exit",
+		    json_pack("{s:n, s:n, s:i, s:s, s:s}", "status", "signal", "exit_code", exit,
+			      "failed_stage", stage, "error", strerror(err)));
+}
+
+/* What the child reported when it failed before the command ran. */
+static int launch_failure(struct run *r, struct rf_step_error *e)
+{
+	const struct launch_result *lr = &r->lr;
+	const char *argv0 = r->o->argv[0];
+
+	if (lr->failed_stage == LAUNCH_STAGE_EXEC && lr->err == ENOENT) {
+		rf_error_set(&e->e, -ENOENT, NULL, "%s: command not found", argv0);
+		e->exit = RF_EXIT_NOTFOUND;
+	} else if (lr->failed_stage == LAUNCH_STAGE_EXEC) {
+		rf_error_set(&e->e, -lr->err, NULL, "%s: cannot execute: %s", argv0,
+			     strerror(lr->err));
+	} else {
+		rf_error_set(&e->e, -lr->err, "refused", "sandbox setup failed at %s: %s",
+			     lr->what, strerror(lr->err));
+		rf_error_hint(&e->e, "the command did not run");
+	}
+	emit_not_started(r, e->exit, lr->failed_stage == LAUNCH_STAGE_EXEC ? "exec" : "setup",
+			 lr->err);
+	return e->e.err;
+}
+
+/* Processes exist from here on: they die before any policy goes. */
+static void undo_launch(void *ctx)
+{
+	struct run *r = ctx;
+
+	sandbox_kill(&r->sb);
+	if (r->lr.pidfd >= 0)
+		close(TAKE_FD(r->lr.pidfd));
+	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+	mounts__free(TAKE_PTR(r->ro_mounts));
+	mounts__free(TAKE_PTR(r->bpf_mounts));
+}
+
+static int start_child(struct run *r)
+{
+	struct sandbox *sb = &r->sb;
+	struct launch_opts lo = {
+		.cgroup_fd = sb->cg.dir_fd,
+		.argv = r->o->argv,
+		.envp = r->envp,
+		.uid = r->uid,
+		.gid = r->gid,
+		.ro_mounts = (const char *const *)r->ro_mounts,
+		.detach_mounts = (const char *const *)r->bpf_mounts,
+		.keep_caps = sb->plan.install.keep_caps,
+		.landlock_fd = sb->ll.ruleset_fd,
+		.seccomp = sb->sc.boundary.len || sb->sc.allowlist.len ? &sb->sc : NULL,
+	};
+	int err;
+
+	err = launch__start(&lo, &r->lr);
+	/* Installed: the child got past its last setup step (exec may still
+	 * have failed after it). */
+	trace__emit(sb->trace, "sandbox.configure",
+		    report__configure(sb, !err && r->lr.failed_stage != LAUNCH_STAGE_SETUP));
+	return err;
+}
+
+static int step_launch(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	sigset_t mask;
+	int err;
+
+	report__summary(&r->sb);
 	/* Block before the child exists so no signal is lost; the child
 	 * resets its mask before exec. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-	blocked = true;
-
-	lo.cgroup_fd = sb.cg.dir_fd;
-	lo.argv = o->argv;
-	lo.envp = envp;
-	lo.uid = uid;
-	lo.gid = gid;
+	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
 	/* cgroup2 read-only and bpffs gone in the child's mount namespace. */
-	err = mounts__list("cgroup2", &ro_mounts);
+	err = mounts__list("cgroup2", &r->ro_mounts);
 	if (!err)
-		err = mounts__list("bpf", &bpf_mounts);
+		err = mounts__list("bpf", &r->bpf_mounts);
 	if (err) {
-		rf_err("refused: reading the mount table: %s", strerror(-err));
-		goto cleanup;
+		rf_error_set(&e->e, err, "refused", "reading the mount table: %s", strerror(-err));
+	} else if ((err = start_child(r))) {
+		rf_error_set(&e->e, err, "refused", "starting the command: %s", strerror(-err));
+		emit_not_started(r, e->exit, "clone", -err);
+	} else if (r->lr.failed_stage != LAUNCH_STAGE_NONE) {
+		err = launch_failure(r, e);
 	}
-	lo.ro_mounts = (const char *const *)ro_mounts;
-	lo.detach_mounts = (const char *const *)bpf_mounts;
-	lo.keep_caps = sb.plan.install.keep_caps;
-	lo.landlock_fd = sb.ll.ruleset_fd;
-	lo.seccomp = sb.sc.boundary.len || sb.sc.allowlist.len ? &sb.sc : NULL;
-	err = launch__start(&lo, &lr);
-	/* Installed: the child got past its last setup step (exec may still
-	 * have failed after it). */
-	trace__emit(sb.trace, "sandbox.configure",
-		    report__configure(&sb, !err && lr.failed_stage != LAUNCH_STAGE_SETUP));
 	if (err) {
-		rf_err("refused: starting the command: %s", strerror(-err));
-		trace__emit(sb.trace, "sandbox.exit",
-			    json_pack("{s:n, s:n, s:i, s:s, s:s}", "status", "signal",
-				      "exit_code", rc, "failed_stage", "clone",
-				      "error", strerror(-err)));
-		goto cleanup;
+		undo_launch(r);
+		return err;
 	}
-	if (lr.failed_stage != LAUNCH_STAGE_NONE) {
-		if (lr.failed_stage == LAUNCH_STAGE_EXEC && lr.err == ENOENT) {
-			rf_err("%s: command not found", o->argv[0]);
-			rc = RF_EXIT_NOTFOUND;
-		} else if (lr.failed_stage == LAUNCH_STAGE_EXEC) {
-			rf_err("%s: cannot execute: %s", o->argv[0], strerror(lr.err));
-		} else {
-			rf_err("refused: sandbox setup failed at %s: %s; the command did not run",
-			       lr.what, strerror(lr.err));
-		}
-		trace__emit(sb.trace, "sandbox.exit",
-			    json_pack("{s:n, s:n, s:i, s:s, s:s}", "status", "signal",
-				      "exit_code", rc, "failed_stage",
-				      lr.failed_stage == LAUNCH_STAGE_EXEC ? "exec" : "setup",
-				      "error", strerror(lr.err)));
-		goto cleanup;
-	}
-	reg.child_pid = lr.pid;
-	registry__add(&reg);
+	r->reg.child_pid = r->lr.pid;
+	registry__add(&r->reg);
+	return 0;
+}
 
-	err = wait_loop(&sb, &lr, &info);
-	if (err) {
-		rf_err("waiting for the command: %s", strerror(-err));
-		rc = RF_EXIT_REFUSED;
-	} else if (info.si_code == CLD_EXITED) {
-		rc = info.si_status;
-	} else {
-		rc = 128 + info.si_status;
-	}
+/* The last event: how the command ended and what the kernel denied. */
+static void report_exit(struct run *r, const siginfo_t *info, int exit)
+{
+	struct sandbox *sb = &r->sb;
+	struct rf_sandbox st = { 0 };
+	struct timespec t1;
+	uint64_t total = 0, lost = 0;
+	bool exited = info->si_code == CLD_EXITED;
+	json_t *den = json_object();
+	int i;
+
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	report__drain_samples(sb, true);
+	sbmaps__read_sandbox(sb->enf, sb->cgid, &st);
+	for (i = 0; i < RF_CLASS_MAX; i++) {
+		json_object_set_new(den, trace__class_name(i), json_integer((json_int_t)st.denials[i]));
+		total += st.denials[i];
+	}
+	enforcer__stat(sb->enf, RF_STAT_RINGBUF_LOST, &lost);
+	trace__emit(sb->trace, "sandbox.exit",
+		    json_pack("{s:o, s:o, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I}",
+			      "status", exited ? json_integer(info->si_status) : json_null(),
+			      "signal", exited ? json_null() : json_integer(info->si_status),
+			      "exit_code", exit,
+			      "duration_ms", (json_int_t)((t1.tv_sec - r->t0.tv_sec) * 1000 +
+							  (t1.tv_nsec - r->t0.tv_nsec) / 1000000),
+			      "denials", den,
+			      "denials_total", (json_int_t)total,
+			      "denials_in_trace", (json_int_t)sb->traced,
+			      "denials_not_in_trace", (json_int_t)(total - sb->traced),
+			      "sample_limit", (json_int_t)RF_SAMPLE_LIMIT_DEFAULT,
+			      "host_ringbuf_lost", (json_int_t)lost));
+	if (exited)
+		rf_info("sandbox %s: exited %d; kernel denials: %llu (network %llu, unix %llu, "
+			"file %llu, exec %llu, process %llu)%s",
+			sb->name, info->si_status, (unsigned long long)total,
+			(unsigned long long)st.denials[RF_CLASS_NET],
+			(unsigned long long)st.denials[RF_CLASS_UNIX],
+			(unsigned long long)st.denials[RF_CLASS_FILE],
+			(unsigned long long)st.denials[RF_CLASS_EXEC],
+			(unsigned long long)st.denials[RF_CLASS_PROCESS],
+			sb->policy->mode == RF_MODE_AUDIT ? " [audit: none enforced]" : "");
+	else
+		rf_info("sandbox %s: killed by signal %d; kernel denials: %llu",
+			sb->name, info->si_status, (unsigned long long)total);
+}
 
+static int step_wait(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	siginfo_t info;
+	int err;
+
+	err = wait_loop(&r->sb, &r->lr, &info);
+	if (err)
+		rf_error_set(&e->e, err, "waiting for the command", "%s", strerror(-err));
+	else
+		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
 	/* Everything left in the cgroup dies before the report is final. */
-	cgroup__destroy(&sb.cg);
-	if (!cgroup__is_empty(sb.cg.path)) {
-		rf_err("sandbox %s: processes survived the kill; its policy stays in force "
-		       "and `ringfence status` shows it as stale", sb.name);
-		sb.keep_policy = true;
-	}
-	sb.cg_created = false;
-	report__drain_samples(&sb, true);
-	{
-		struct rf_sandbox st = { 0 };
-		uint64_t total = 0, lost = 0;
-		json_t *ev, *den = json_object();
+	sandbox_kill(&r->sb);
+	report_exit(r, &info, err ? e->exit : r->status);
+	return err;
+}
 
-		sbmaps__read_sandbox(sb.enf, sb.cgid, &st);
-		for (i = 0; i < RF_CLASS_MAX; i++) {
-			json_object_set_new(den, trace__class_name(i), json_integer((json_int_t)st.denials[i]));
-			total += st.denials[i];
-		}
-		enforcer__stat(sb.enf, RF_STAT_RINGBUF_LOST, &lost);
-		ev = json_pack("{s:o, s:o, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I}",
-			       "status", info.si_code == CLD_EXITED ? json_integer(info.si_status) : json_null(),
-			       "signal", info.si_code == CLD_EXITED ? json_null() : json_integer(info.si_status),
-			       "exit_code", rc,
-			       "duration_ms", (json_int_t)((t1.tv_sec - t0.tv_sec) * 1000 +
-							   (t1.tv_nsec - t0.tv_nsec) / 1000000),
-			       "denials", den,
-			       "denials_total", (json_int_t)total,
-			       "denials_in_trace", (json_int_t)sb.traced,
-			       "denials_not_in_trace", (json_int_t)(total - sb.traced),
-			       "sample_limit", (json_int_t)RF_SAMPLE_LIMIT_DEFAULT,
-			       "host_ringbuf_lost", (json_int_t)lost);
-		trace__emit(sb.trace, "sandbox.exit", ev);
-		if (info.si_code == CLD_EXITED)
-			rf_info("sandbox %s: exited %d; kernel denials: %llu (network %llu, unix %llu, "
-				"file %llu, exec %llu, process %llu)%s",
-				sb.name, info.si_status, (unsigned long long)total,
-				(unsigned long long)st.denials[RF_CLASS_NET],
-				(unsigned long long)st.denials[RF_CLASS_UNIX],
-				(unsigned long long)st.denials[RF_CLASS_FILE],
-				(unsigned long long)st.denials[RF_CLASS_EXEC],
-				(unsigned long long)st.denials[RF_CLASS_PROCESS],
-				sb.policy->mode == RF_MODE_AUDIT ? " [audit: none enforced]" : "");
-		else
-			rf_info("sandbox %s: killed by signal %d; kernel denials: %llu",
-				sb.name, info.si_status, (unsigned long long)total);
-	}
+static const struct rf_step run_steps[] = {
+	{ "policy", step_policy, undo_policy, RF_EXIT_USAGE },
+	{ "user", step_user, NULL, RF_EXIT_USAGE },
+	{ "plan", step_plan, undo_plan, RF_EXIT_USAGE },
+	{ "trace", step_trace, undo_trace, RF_EXIT_USAGE },
+	{ "admit", step_admit, NULL, RF_EXIT_REFUSED },
+	{ "env", step_env, undo_env, RF_EXIT_REFUSED },
+	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED },
+	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED },
+	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED },
+	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED },
+	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED },
+	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED },
+	{ "wait", step_wait, NULL, RF_EXIT_REFUSED },
+};
 
-cleanup:
-	if (lr.pidfd >= 0)
-		close(lr.pidfd);
-	if (blocked)
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	if (parent_fd >= 0)
-		close(parent_fd);
-	sandbox_cleanup(&sb);
-	env__free(envp);
-	mounts__free(ro_mounts);
-	mounts__free(bpf_mounts);
-	free(rules);
-	free(resolved);
-	free(entries);
+int run__steps(const struct run_opts *o, const char *last,
+	       int (*then)(const struct sandbox *sb))
+{
+	struct run r = {
+		.o = o,
+		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } },
+		.parent_fd = -1,
+		.lr = { .pidfd = -1 },
+	};
+	struct rf_steps s = { .steps = run_steps, .n = sizeof(run_steps) / sizeof(run_steps[0]) };
+	int rc;
+
+	rc = steps__run(&s, &r, last);
+	if (!rc)
+		rc = then ? then(&r.sb) : r.status;
+	steps__undo(&s, &r);
 	return rc;
 }
 
+int cmd_run(const struct run_opts *o)
+{
+	return run__steps(o, NULL, NULL);
+}

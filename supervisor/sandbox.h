@@ -9,6 +9,7 @@
 
 #include "cgroup.h"
 #include "enforcer.h"
+#include "error.h"
 #include "netrules.h"
 #include "plan.h"
 #include "policy.h"
@@ -29,10 +30,10 @@ struct sandbox {
 	struct rf_enforcer *enf;
 	struct rf_cgroup cg;
 	uint64_t cgid;            /* kept: cgroup__destroy clears cg */
-	bool cg_created;
-	bool maps_installed;
-	bool registered;
-	bool keep_policy;             /* processes survived: keep enforcing */
+	/* Processes survived the kill: the policy stays in force (maps and
+	 * registry entry stay; `ringfence status` shows it as stale). Set
+	 * once, by the kill; every later undo respects it. */
+	bool keep_policy;
 	struct rf_landlock ll;        /* ruleset the child applies */
 	struct rf_seccomp sc;         /* filters the child installs */
 	struct rf_net_entry *entries;   /* what is in the maps for it */
@@ -42,12 +43,18 @@ struct sandbox {
 	uint64_t missing;         /* samples the kernel could not keep */
 };
 
-/* prepare.c: before anything is created */
-int prepare__load_policy(const char *path, struct rf_policy **ret);  /* 0 or RF_EXIT_USAGE */
+/* prepare.c: before anything is created; 0 or -errno with e filled */
+int prepare__load_policy(const char *path, struct rf_policy **ret, struct rf_error *e);
 void prepare__print_refusal(const struct rf_plan *plan);
 unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o);
 int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
-		      struct rf_landlock *ll, struct rf_seccomp *sc);
+		      struct rf_landlock *ll, struct rf_seccomp *sc, struct rf_error *e);
+
+/* run.c: the steps of `ringfence run` up to and including the one named
+ * last (NULL: all of them); then, when they all succeeded and then is
+ * given, its return value is the exit status (check prints the plan). */
+int run__steps(const struct run_opts *o, const char *last,
+	       int (*then)(const struct sandbox *sb));
 
 /* report.c: trace events and the summary line */
 json_t *report__plan(const struct rf_policy *p, const struct rf_plan *plan,

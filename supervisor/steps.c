@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "steps.h"
+
+/* The failure a test asked for, behind the same kind of opt-in as
+ * --keep-caps: never by accident, never from one stray variable. */
+static bool fail_on_purpose(const char *name)
+{
+	const char *gate = getenv("RINGFENCE_TEST_HOOKS");
+	const char *step = getenv("RINGFENCE_TEST_FAIL_STEP");
+
+	return gate && !strcmp(gate, "1") && step && !strcmp(step, name);
+}
+
+int steps__run(struct rf_steps *s, void *ctx, const char *last)
+{
+	const struct rf_step *st;
+	int err;
+
+	for (; s->done < s->n; s->done++) {
+		st = &s->steps[s->done];
+		memset(&s->err, 0, sizeof(s->err));
+		s->err.exit = st->exit;
+		if (fail_on_purpose(st->name))
+			err = rf_error_set(&s->err.e, -ECANCELED, "RINGFENCE_TEST_FAIL_STEP",
+					   "step %s failed on purpose", st->name);
+		else
+			err = st->run(ctx, &s->err);
+		if (err) {
+			if (s->err.e.why[0])
+				rf_error_print(&s->err.e, NULL);
+			return s->err.exit;
+		}
+		if (last && !strcmp(st->name, last)) {
+			s->done++;
+			break;
+		}
+	}
+	return 0;
+}
+
+void steps__undo(struct rf_steps *s, void *ctx)
+{
+	while (s->done > 0) {
+		const struct rf_step *st = &s->steps[--s->done];
+
+		if (st->undo)
+			st->undo(ctx);
+	}
+}

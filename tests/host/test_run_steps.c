@@ -1,0 +1,307 @@
+/*
+ * Host tests of the run's steps and their undos: each step of `ringfence
+ * run` fails in turn (RINGFENCE_TEST_HOOKS=1 RINGFENCE_TEST_FAIL_STEP) and
+ * nothing is left behind: no sandbox cgroup, no registry file, no map
+ * entry; the exit status is the step's and stderr has one line. A
+ * supervisor killed while waiting leaves its sandbox to the next run's
+ * stale-sandbox collection.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <bpf/bpf.h>
+
+#include "paths.h"
+#include "rf_abi.h"
+
+#define STEPS_POLICY                                                              \
+	"{\"version\":1,\"id\":\"steps\",\"files\":\"unrestricted\","             \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18190\"," \
+	"\"[::1]:18190\"],\"unix\":[\"@rf-steps\"]}}"
+
+static const struct {
+	const char *name;
+	int exit;
+} steps[] = {
+	{ "policy", 125 }, { "user", 125 }, { "plan", 125 }, { "trace", 125 },
+	{ "admit", 126 }, { "env", 126 }, { "network-rules", 126 }, { "enforcer", 126 },
+	{ "cgroup", 126 }, { "maps", 126 }, { "registry", 126 }, { "launch", 126 },
+	{ "wait", 126 },
+};
+
+/* Cgroup ids with an entry in any of the shared maps. */
+struct idset {
+	uint64_t id[4096];
+	size_t n;
+};
+
+static void idset_add(struct idset *s, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return;
+	assert_true(s->n < sizeof(s->id) / sizeof(s->id[0]));
+	s->id[s->n++] = id;
+}
+
+static bool idset_has(const struct idset *s, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+/* Every cgroup id in the keys of one pinned map (absent map: none). */
+static void walk_map(const char *pin, size_t key_size, size_t off, struct idset *s)
+{
+	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
+	char path[256];
+	bool first = true;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	assert_true(key_size <= sizeof(key));
+	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		uint64_t id;
+
+		first = false;
+		memcpy(&id, next + off, sizeof(id));
+		idset_add(s, id);
+		memcpy(key, next, key_size);
+	}
+	close(fd);
+}
+
+static void map_ids(struct idset *s)
+{
+	struct stat st;
+
+	s->n = 0;
+	assert_int_equal(stat(RF_PIN_DIR "/sandboxes", &st), 0);
+	walk_map("sandboxes", sizeof(uint64_t), 0, s);
+	walk_map("net4", sizeof(struct rf_net4_key), offsetof(struct rf_net4_key, cgroup_id), s);
+	walk_map("net6", sizeof(struct rf_net6_key), offsetof(struct rf_net6_key, cgroup_id), s);
+	walk_map("unix", sizeof(struct rf_unix_key), offsetof(struct rf_unix_key, cgroup_id), s);
+	walk_map("paths", sizeof(struct rf_path_key), offsetof(struct rf_path_key, cgroup_id), s);
+	walk_map("samples", sizeof(struct rf_sample_key),
+		 offsetof(struct rf_sample_key, cgroup_id), s);
+}
+
+/* Entries in dir whose name starts with prefix. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static int count_cgroups(const char *prefix)
+{
+	char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
+	return count_prefixed(dir, prefix);
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int setup(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+
+	(void)state;
+	if (harness_require_root())
+		return -1;
+	/* The pinned set exists from here on, so the maps can be read. */
+	return h_run(STEPS_POLICY, NULL, argv, NULL, NULL) == 0 ? 0 : -1;
+}
+
+static int run_failing(const char *step, const char *hooks, const char *const *argv,
+		       char **ret_err)
+{
+	int rc;
+
+	setenv("RINGFENCE_TEST_FAIL_STEP", step, 1);
+	if (hooks)
+		setenv("RINGFENCE_TEST_HOOKS", hooks, 1);
+	rc = h_run(STEPS_POLICY, NULL, argv, NULL, ret_err);
+	unsetenv("RINGFENCE_TEST_FAIL_STEP");
+	unsetenv("RINGFENCE_TEST_HOOKS");
+	return rc;
+}
+
+/* Every step fails in turn: its exit status, one line, nothing left. */
+static void each_failing_step_leaves_nothing(void **state)
+{
+	const char *argv[] = { "/bin/sleep", "3", NULL };
+	struct idset before, after;
+	char want[128], *err = NULL;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		map_ids(&before);
+		assert_int_equal(run_failing(steps[i].name, "1", argv, &err), steps[i].exit);
+		snprintf(want, sizeof(want), "RINGFENCE_TEST_FAIL_STEP: step %s failed on purpose",
+			 steps[i].name);
+		if (!strstr(err, want) || lines(err) != 1)
+			fail_msg("step %s: stderr is not the one line: %s", steps[i].name, err);
+		free(err);
+		if (count_cgroups("steps-"))
+			fail_msg("step %s: a sandbox cgroup is left", steps[i].name);
+		if (count_prefixed(RF_REGISTRY_DIR, "steps-"))
+			fail_msg("step %s: a registry file is left", steps[i].name);
+		map_ids(&after);
+		for (k = 0; k < after.n; k++)
+			if (!idset_has(&before, after.id[k]))
+				fail_msg("step %s: map entries of cgroup %llu are left",
+					 steps[i].name, (unsigned long long)after.id[k]);
+	}
+}
+
+/* The failure is test-only: without RINGFENCE_TEST_HOOKS=1 it is ignored. */
+static void fail_step_needs_the_hooks_gate(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+
+	(void)state;
+	assert_int_equal(run_failing("cgroup", NULL, argv, NULL), 0);
+	assert_int_equal(run_failing("cgroup", "yes", argv, NULL), 0);
+	assert_int_equal(run_failing("cgroup", "1", argv, NULL), 126);
+}
+
+static int run_check(const char *policy)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_ringfence(), policy);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* check runs the run's own steps up to the plan, and no further. */
+static void check_runs_the_steps_up_to_the_plan(void **state)
+{
+	char *policy = h_tempfile("policy", STEPS_POLICY);
+
+	(void)state;
+	setenv("RINGFENCE_TEST_HOOKS", "1", 1);
+	setenv("RINGFENCE_TEST_FAIL_STEP", "plan", 1);
+	assert_int_equal(run_check(policy), 125);
+	setenv("RINGFENCE_TEST_FAIL_STEP", "trace", 1);
+	assert_int_equal(run_check(policy), 0);
+	unsetenv("RINGFENCE_TEST_FAIL_STEP");
+	unsetenv("RINGFENCE_TEST_HOOKS");
+	unlink(policy);
+	free(policy);
+}
+
+/* The registry file of the sandbox named prefix*, once its command runs. */
+static json_t *wait_registered(const char *prefix)
+{
+	char path[600];
+	struct dirent *de;
+	int tries;
+
+	for (tries = 0; tries < 100; tries++, usleep(50 * 1000)) {
+		DIR *d = opendir(RF_REGISTRY_DIR);
+		json_t *o = NULL;
+
+		while (d && (de = readdir(d))) {
+			if (strncmp(de->d_name, prefix, strlen(prefix)))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
+			o = json_load_file(path, 0, NULL);
+			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
+				break;
+			json_decref(o);
+			o = NULL;
+		}
+		if (d)
+			closedir(d);
+		if (o)
+			return o;
+	}
+	fail_msg("no registry file %s* with a running command", prefix);
+	return NULL;
+}
+
+/* SIGKILL the supervisor while it waits: the cgroup, map entries and
+ * registry file stay, and the next run's stale collection removes them. */
+static void killed_supervisor_is_collected_by_the_next_run(void **state)
+{
+	const char *argv[] = { "/bin/sleep", "30", NULL };
+	const char *ok[] = { "/bin/true", NULL };
+	char *policy = h_tempfile("policy", STEPS_POLICY), cgpath[4096];
+	struct idset ids;
+	struct stat st;
+	struct h_proc p = h_spawn(policy, NULL, NULL, argv);
+	json_t *reg;
+	uint64_t cgid;
+	int status;
+
+	(void)state;
+	reg = wait_registered("steps-");
+	cgid = (uint64_t)json_integer_value(json_object_get(reg, "cgroup_id"));
+	snprintf(cgpath, sizeof(cgpath), "%s",
+		 json_string_value(json_object_get(reg, "cgroup_path")));
+	json_decref(reg);
+	assert_int_equal(kill(p.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(p.pid, &status, 0), p.pid);
+	/* the sleep still holds the pipes: do not read them to the end */
+	close(p.out_fd);
+	close(p.err_fd);
+
+	assert_int_equal(stat(cgpath, &st), 0);
+	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "steps-"), 1);
+	map_ids(&ids);
+	assert_true(idset_has(&ids, cgid));
+
+	assert_int_equal(h_run(STEPS_POLICY, NULL, ok, NULL, NULL), 0);
+	assert_true(stat(cgpath, &st) < 0);
+	assert_int_equal(count_cgroups("steps-"), 0);
+	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "steps-"), 0);
+	map_ids(&ids);
+	assert_false(idset_has(&ids, cgid));
+	unlink(policy);
+	free(policy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(each_failing_step_leaves_nothing),
+		cmocka_unit_test(fail_step_needs_the_hooks_gate),
+		cmocka_unit_test(check_runs_the_steps_up_to_the_plan),
+		cmocka_unit_test(killed_supervisor_is_collected_by_the_next_run),
+	};
+
+	if (harness_require_root())
+		return 0;
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
