@@ -673,8 +673,12 @@ static const struct rf_step run_steps[] = {
 	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED },
 	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED },
 	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED },
-	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED },
+	/* Registered before the maps are written: whatever the kernel holds
+	 * for a sandbox has a registry file that names it, so a supervisor
+	 * killed at any point leaves gc_stale something to find (and its
+	 * undo runs after the maps' in reverse). */
 	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED },
+	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED },
 	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED },
 	{ "wait", step_wait, NULL, RF_EXIT_REFUSED },
 };
