@@ -209,6 +209,7 @@ int cmd_run(const struct run_opts *o)
 	struct rf_registry_entry reg = { 0 };
 	struct timespec t0, t1, now;
 	char why[1024] = "", mount[256];
+	struct rf_error enf_err = { 0 };
 	char **envp = NULL, **ro_mounts = NULL, **bpf_mounts = NULL;
 	uint32_t flags = 0;
 	uid_t uid;
@@ -295,9 +296,9 @@ int cmd_run(const struct run_opts *o)
 		goto cleanup;
 	}
 	err = enforcer__open(parent_fd, sb.caps.unix_sock_addr.ok, sb.plan.install.lsm_flags != 0,
-			     &sb.enf, why, sizeof(why));
+			     &sb.enf, &enf_err);
 	if (err) {
-		rf_err("refused: %s", why);
+		rf_error_print(&enf_err, "refused");
 		goto cleanup;
 	}
 	if (sb.plan.c[RF_PC_UNIX].required &&
