@@ -298,7 +298,7 @@ static int skel_load(bool want_unix, struct net_bpf **ret_skel)
 	skel = net_bpf__open();
 	if (!skel)
 		return -errno;
-	for (i = 0; i < RF_PIN_LINK_MAX && !err; i++) {
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
 		struct bpf_program *prog = link_prog(skel, (enum rf_pin_link)i);
 
 		if (!prog) {
