@@ -334,4 +334,75 @@ enum rf_mon_stat {
 	RF_MON_STAT_MAX = 5,
 };
 
+/* ====================================================================
+ * The layout both compilers must agree on (clang -target bpf with
+ * vmlinux.h, gcc in user space): a changed size or offset fails the build
+ * on both sides instead of misreading a map. Sizes follow from the
+ * constants above; change a struct, then these, then RF_ABI_VERSION.
+ * ==================================================================== */
+#define RF_ABI_SIZE(type, size) _Static_assert(sizeof(struct type) == (size), \
+					       "struct " #type " size")
+#define RF_ABI_OFF(type, field, off) \
+	_Static_assert(__builtin_offsetof(struct type, field) == (off), \
+		       "struct " #type "." #field " offset")
+/* The kernel's LPM_DATA_SIZE_MAX: bytes of an LPM key after prefixlen. */
+#define RF_ABI_LPM_DATA_MAX 256
+
+/* The counters are bumped with 64-bit atomics: 8-byte aligned. */
+RF_ABI_OFF(rf_sandbox, deny_seq, 8);
+RF_ABI_OFF(rf_sandbox, denials, 16);
+RF_ABI_OFF(rf_sandbox, state, 16 + 8 * RF_CLASS_MAX);
+RF_ABI_SIZE(rf_sandbox, 16 + 8 * RF_CLASS_MAX + 8);
+
+/* Packed LPM keys: 4-byte prefixlen, 8-byte cgroup id, then the data the
+ * prefix length counts (64 bits of cgroup id + the bits of the data). */
+RF_ABI_OFF(rf_net4_key, cgroup_id, 4);
+RF_ABI_OFF(rf_net4_key, addr, 12);
+RF_ABI_SIZE(rf_net4_key, 12 + 4);
+RF_ABI_OFF(rf_net6_key, cgroup_id, 4);
+RF_ABI_OFF(rf_net6_key, addr, 12);
+RF_ABI_SIZE(rf_net6_key, 12 + 16);
+RF_ABI_OFF(rf_unix_key, cgroup_id, 4);
+RF_ABI_OFF(rf_unix_key, data, 12);
+RF_ABI_SIZE(rf_unix_key, 12 + RF_UNIX_KEY_LEN);
+RF_ABI_OFF(rf_path_key, cgroup_id, 4);
+RF_ABI_OFF(rf_path_key, path, 12);
+RF_ABI_SIZE(rf_path_key, 12 + RF_PATH_KEY_LEN);
+_Static_assert(sizeof(struct rf_path_key) - 4 <= RF_ABI_LPM_DATA_MAX,
+	       "rf_path_key fits the kernel's LPM limit");
+_Static_assert(sizeof(struct rf_unix_key) - 4 <= RF_ABI_LPM_DATA_MAX,
+	       "rf_unix_key fits the kernel's LPM limit");
+
+RF_ABI_SIZE(rf_port_range, 4);
+RF_ABI_OFF(rf_ports, r, 8);
+RF_ABI_SIZE(rf_ports, 8 + 4 * RF_MAX_PORT_RANGES);
+RF_ABI_OFF(rf_sample_key, seq, 8);
+RF_ABI_SIZE(rf_sample_key, 16);
+
+/* rf_event: a sample value and a ring-buffer record. No implicit padding
+ * after the 16-bit pair; path 8-aligned; a multiple of 8 in all. */
+RF_ABI_OFF(rf_event, seq, 16);
+RF_ABI_OFF(rf_event, kind, 24);
+RF_ABI_OFF(rf_event, family, 56);
+RF_ABI_OFF(rf_event, protocol, 60);
+RF_ABI_OFF(rf_event, addr, 64);
+RF_ABI_OFF(rf_event, comm, 80);
+RF_ABI_OFF(rf_event, path_len, 80 + RF_COMM_LEN);
+RF_ABI_OFF(rf_event, path, 88 + RF_COMM_LEN);
+RF_ABI_OFF(rf_event, need, 88 + RF_COMM_LEN + RF_EVENT_PATH_LEN);
+RF_ABI_SIZE(rf_event, 88 + RF_COMM_LEN + RF_EVENT_PATH_LEN + 16);
+_Static_assert(sizeof(struct rf_event) % 8 == 0, "rf_event: 8-byte multiple");
+
+RF_ABI_OFF(rf_meta, build_id, 8);
+RF_ABI_SIZE(rf_meta, 8 + 32);
+
+/* ringfence-monitor */
+RF_ABI_OFF(rf_mon_acct, seen, 72);
+RF_ABI_SIZE(rf_mon_acct, 72 + 8 * RF_MON_SYSCALL_WORDS);
+RF_ABI_SIZE(rf_mon_proc, 24);
+RF_ABI_SIZE(rf_mon_oncpu, 16);
+RF_ABI_OFF(rf_mon_event, comm, 48);
+RF_ABI_OFF(rf_mon_event, path, 48 + RF_COMM_LEN);
+RF_ABI_SIZE(rf_mon_event, 48 + RF_COMM_LEN + RF_MON_PATH_LEN);
+
 #endif /* RF_ABI_H */

@@ -50,7 +50,8 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1024 * 1024);  /* ~2700 records of 392 bytes */
+	__uint(max_entries, 1024 * 1024);  /* 1 MiB of records: sizeof(struct rf_event)
+					    * plus an 8-byte header each */
 } rf_events SEC(".maps");
 
 struct {

@@ -31,6 +31,7 @@
 #include "alert.h"
 #include "cgroup.h"
 #include "paths.h"
+#include "pins.h"
 #include "engine.h"
 #include "events.h"
 #include "metrics.h"
@@ -552,7 +553,8 @@ static void decisions_check(struct engine *e)
 	if (err == 0) {
 		e->dec_fd_in_ep = decisions__epoll_fd(e->dec);
 		ep_add(e, e->dec_fd_in_ep);
-		rf_info("draining the decisions ring buffer %s/events", RF_PIN_DIR);
+		rf_info("draining the decisions ring buffer %s/%s", RF_PIN_DIR,
+			rf_pin_maps[RF_PIN_EVENTS].pin);
 	} else if (err == -ESTALE) {
 		rf_debug("pinned set of another ABI: not attached");
 	}

@@ -6,8 +6,7 @@
 #include <sys/inotify.h>
 #include <bpf/bpf.h>
 
-#include "rf_abi.h"
-#include "paths.h"
+#include "pins.h"
 #include "events.h"
 
 struct rf_decisions {
@@ -16,22 +15,9 @@ struct rf_decisions {
 	struct ring_buffer *rb;
 	int events_fd, stats_fd;
 	uint32_t events_id, stats_id;
-	int ncpu;
-	uint64_t *vals;
 	int ino_fd;             /* bpffs changes: pinned set appears or is replaced */
 	int ino_dir_wd;
 };
-
-static uint32_t map_id(int fd)
-{
-	struct bpf_map_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.id;
-}
 
 struct rf_decisions *decisions__new(ring_buffer_sample_fn fn, void *ctx)
 {
@@ -42,14 +28,6 @@ struct rf_decisions *decisions__new(ring_buffer_sample_fn fn, void *ctx)
 	d->fn = fn;
 	d->ctx = ctx;
 	d->events_fd = d->stats_fd = -1;
-	d->ncpu = libbpf_num_possible_cpus();
-	if (d->ncpu <= 0)
-		d->ncpu = 1;
-	d->vals = calloc((size_t)d->ncpu, sizeof(*d->vals));
-	if (!d->vals) {
-		free(d);
-		return NULL;
-	}
 	d->ino_dir_wd = -1;
 	d->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (d->ino_fd >= 0) {
@@ -79,7 +57,6 @@ void decisions__free(struct rf_decisions *d)
 	decisions__detach(d);
 	if (d->ino_fd >= 0)
 		close(d->ino_fd);
-	free(d->vals);
 	free(d);
 }
 
@@ -88,52 +65,30 @@ bool decisions__attached(const struct rf_decisions *d)
 	return d->rb != NULL;
 }
 
-static int pinned_id(const char *name)
-{
-	char path[256];
-	int fd;
-	uint32_t id;
-
-	snprintf(path, sizeof(path), RF_PIN_DIR "/%s", name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	id = map_id(fd);
-	close(fd);
-	return (int)id;
-}
-
 bool decisions__replaced(const struct rf_decisions *d)
 {
-	return d->rb && (uint32_t)pinned_id("events") != d->events_id;
+	return d->rb && rf_pins__pinned_id(RF_PIN_EVENTS) != d->events_id;
 }
 
 int decisions__attach(struct rf_decisions *d)
 {
 	struct rf_meta meta;
-	__u32 zero = 0;
-	int fd, err;
+	int err;
 
 	if (d->rb)
 		return 1;
-	fd = bpf_obj_get(RF_PIN_DIR "/meta");
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -errno;
-	err = bpf_map_lookup_elem(fd, &zero, &meta) ? -errno : 0;
-	close(fd);
+	err = rf_pins__read_meta(&meta);
 	if (err)
 		return err;
-	if (meta.abi_version != RF_ABI_VERSION)
-		return -ESTALE;
-	d->events_fd = bpf_obj_get(RF_PIN_DIR "/events");
-	d->stats_fd = bpf_obj_get(RF_PIN_DIR "/stats");
+	d->events_fd = rf_pins__open_map(RF_PIN_EVENTS);
+	d->stats_fd = rf_pins__open_map(RF_PIN_STATS);
 	if (d->events_fd < 0 || d->stats_fd < 0) {
-		err = -errno;
+		err = d->events_fd < 0 ? d->events_fd : d->stats_fd;
 		decisions__detach(d);
 		return err;
 	}
-	d->events_id = map_id(d->events_fd);
-	d->stats_id = map_id(d->stats_fd);
+	d->events_id = rf_pins__map_id(d->events_fd);
+	d->stats_id = rf_pins__map_id(d->stats_fd);
 	d->rb = ring_buffer__new(d->events_fd, d->fn, d->ctx, NULL);
 	if (!d->rb) {
 		err = -errno;
@@ -155,18 +110,9 @@ int decisions__poll(struct rf_decisions *d)
 
 int decisions__lost(const struct rf_decisions *d, uint64_t *ret)
 {
-	__u32 idx = RF_STAT_RINGBUF_LOST;
-	uint64_t sum = 0;
-	int i;
-
 	if (d->stats_fd < 0)
 		return -ENOENT;
-	if (bpf_map_lookup_elem(d->stats_fd, &idx, d->vals))
-		return -errno;
-	for (i = 0; i < d->ncpu; i++)
-		sum += d->vals[i];
-	*ret = sum;
-	return 0;
+	return rf_pins__stat(d->stats_fd, RF_STAT_RINGBUF_LOST, ret);
 }
 
 uint32_t decisions__stats_id(const struct rf_decisions *d)

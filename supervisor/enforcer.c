@@ -27,70 +27,16 @@
 #include "net.skel.h"
 #include "lsm.skel.h"
 
-#define BPF_CGROUP_UNIX_CONNECT_NR 49   /* not in this libbpf's headers */
-#define BPF_CGROUP_UNIX_SENDMSG_NR 50
-
-struct pinned_map {
-	const char *name;
-	size_t off;              /* offsetof fd in struct rf_enforcer */
-	bool lsm;                /* pinned by the LSM object: absent without it */
-};
-
-static const struct pinned_map pinned_maps[] = {
-	{ "sandboxes", offsetof(struct rf_enforcer, sandboxes_fd), false },
-	{ "net4", offsetof(struct rf_enforcer, net4_fd), false },
-	{ "net6", offsetof(struct rf_enforcer, net6_fd), false },
-	{ "unix", offsetof(struct rf_enforcer, unix_fd), false },
-	{ "paths", offsetof(struct rf_enforcer, paths_fd), true },
-	{ "samples", offsetof(struct rf_enforcer, samples_fd), false },
-	{ "events", offsetof(struct rf_enforcer, events_fd), false },
-	{ "stats", offsetof(struct rf_enforcer, stats_fd), false },
-};
-#define N_MAPS (sizeof(pinned_maps) / sizeof(pinned_maps[0]))
-
-/* Pinned links of the LSM programs: LSM_PIN_PREFIX + program name. */
-#define LSM_PIN_PREFIX "lsm_"
-
-struct link_spec {
-	const char *pin;
-	int attach_type;
-	uint32_t feature;
-};
-
-/* Same order as prog_of() below. */
-static const struct link_spec link_specs[] = {
-	{ "link_connect4", BPF_CGROUP_INET4_CONNECT, RF_FEAT_INET },
-	{ "link_connect6", BPF_CGROUP_INET6_CONNECT, RF_FEAT_INET },
-	{ "link_sendmsg4", BPF_CGROUP_UDP4_SENDMSG, RF_FEAT_INET },
-	{ "link_sendmsg6", BPF_CGROUP_UDP6_SENDMSG, RF_FEAT_INET },
-	{ "link_sock_create", BPF_CGROUP_INET_SOCK_CREATE, RF_FEAT_INET },
-	{ "link_connect_unix", BPF_CGROUP_UNIX_CONNECT_NR, RF_FEAT_UNIX },
-	{ "link_sendmsg_unix", BPF_CGROUP_UNIX_SENDMSG_NR, RF_FEAT_UNIX },
-};
-#define N_LINKS (sizeof(link_specs) / sizeof(link_specs[0]))
-
-static struct bpf_program *prog_of(struct net_bpf *skel, size_t i)
+/* A map of a skeleton's object by the pin table's name of it. */
+static struct bpf_map *obj_map(struct bpf_object *obj, enum rf_pin_map m)
 {
-	struct bpf_program *progs[N_LINKS] = {
-		skel->progs.rf_connect4, skel->progs.rf_connect6,
-		skel->progs.rf_sendmsg4, skel->progs.rf_sendmsg6,
-		skel->progs.rf_sock_create, skel->progs.rf_connect_unix,
-		skel->progs.rf_sendmsg_unix,
-	};
-	return progs[i];
+	return bpf_object__find_map_by_name(obj, rf_pin_maps[m].bpf_name);
 }
 
-static struct bpf_map *map_of(struct net_bpf *skel, const char *name)
+/* The network program a pinned link attaches. */
+static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 {
-	if (!strcmp(name, "paths")) return NULL;  /* the LSM object's */
-	if (!strcmp(name, "sandboxes")) return skel->maps.rf_sandboxes;
-	if (!strcmp(name, "net4")) return skel->maps.rf_net4;
-	if (!strcmp(name, "net6")) return skel->maps.rf_net6;
-	if (!strcmp(name, "unix")) return skel->maps.rf_unix;
-	if (!strcmp(name, "samples")) return skel->maps.rf_samples;
-	if (!strcmp(name, "events")) return skel->maps.rf_events;
-	if (!strcmp(name, "stats")) return skel->maps.rf_stats;
-	return NULL;
+	return bpf_object__find_program_by_name(skel->obj, rf_pin_links[l].prog);
 }
 
 /* sha256 of the embedded BPF objects: the build identity. */
@@ -110,18 +56,6 @@ static void build_id(uint8_t out[32])
 }
 
 /* ---- the BPF-LSM object ---- */
-
-/* The maps the LSM object shares with the network object, by the names of
- * its skeleton's maps and the pins (or fds) they reuse. */
-static struct bpf_map *lsm_shared_map(struct lsm_bpf *skel, const char *name)
-{
-	if (!strcmp(name, "sandboxes")) return skel->maps.rf_sandboxes;
-	if (!strcmp(name, "unix")) return skel->maps.rf_unix;
-	if (!strcmp(name, "samples")) return skel->maps.rf_samples;
-	if (!strcmp(name, "events")) return skel->maps.rf_events;
-	if (!strcmp(name, "stats")) return skel->maps.rf_stats;
-	return NULL;
-}
 
 /*
  * Hooks whose arguments changed across kernel releases have one program
@@ -158,8 +92,8 @@ static int hook_nargs(const struct btf *vmlinux, const char *hook)
 }
 
 /* Turn autoload off for the variants this kernel does not match; an error
- * (why filled) when a hook has no matching variant. */
-static int lsm_select(struct lsm_bpf *skel, char *why, size_t why_len)
+ * (e filled) when a hook has no matching variant. */
+static int lsm_select(struct lsm_bpf *skel, struct rf_error *e)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	size_t i, j;
@@ -167,8 +101,7 @@ static int lsm_select(struct lsm_bpf *skel, char *why, size_t why_len)
 
 	if (!vmlinux) {
 		err = -errno;
-		snprintf(why, why_len, "read the kernel's BTF: %s", strerror(-err));
-		return err;
+		return rf_error_set(e, err, NULL, "read the kernel's BTF: %s", strerror(-err));
 	}
 	for (i = 0; i < N_VARIANTS && !err; i++) {
 		struct bpf_program *prog =
@@ -183,20 +116,19 @@ static int lsm_select(struct lsm_bpf *skel, char *why, size_t why_len)
 			if (!strcmp(lsm_variants[j].hook, lsm_variants[i].hook) && n >= 0 &&
 			    (unsigned int)n == lsm_variants[j].nargs)
 				any = true;
-		if (!any) {
-			err = -EOPNOTSUPP;
-			snprintf(why, why_len, "lsm hook %s has %d arguments on this kernel; this "
-				 "build knows other signatures", lsm_variants[i].hook, n);
-		}
+		if (!any)
+			err = rf_error_set(e, -EOPNOTSUPP, NULL,
+					   "lsm hook %s has %d arguments on this kernel; this "
+					   "build knows other signatures", lsm_variants[i].hook, n);
 	}
 	btf__free(vmlinux);
 	return err;
 }
 
-/* Open and load the LSM object. map_fd(name) gives the fd to reuse for a
- * shared map, or -1 to let it create its own (the probe). */
-static int lsm_load(const struct rf_enforcer *shared, struct lsm_bpf **ret_skel,
-		    char *why, size_t why_len)
+/* Open and load the LSM object. shared_fds (by enum rf_pin_map): the
+ * network object's maps it reuses (RF_PINF_SHARED); NULL lets it create
+ * its own (the probe). */
+static int lsm_load(const int *shared_fds, struct lsm_bpf **ret_skel, struct rf_error *e)
 {
 	struct lsm_bpf *skel;
 	size_t i;
@@ -205,31 +137,24 @@ static int lsm_load(const struct rf_enforcer *shared, struct lsm_bpf **ret_skel,
 	skel = lsm_bpf__open();
 	if (!skel) {
 		err = -errno;
-		snprintf(why, why_len, "open the BPF-LSM object: %s", strerror(-err));
-		return err;
+		return rf_error_set(e, err, NULL, "open the BPF-LSM object: %s", strerror(-err));
 	}
-	err = lsm_select(skel, why, why_len);
-	if (err) {
-		lsm_bpf__destroy(skel);
-		return err;
-	}
-	for (i = 0; shared && i < N_MAPS; i++) {
-		struct bpf_map *m = lsm_shared_map(skel, pinned_maps[i].name);
-		int fd = *(const int *)((const char *)shared + pinned_maps[i].off);
-
-		if (!m)
+	err = lsm_select(skel, e);
+	for (i = 0; !err && shared_fds && i < RF_PIN_MAP_MAX; i++) {
+		if (!(rf_pin_maps[i].flags & RF_PINF_SHARED))
 			continue;
-		err = bpf_map__reuse_fd(m, fd);
-		if (err) {
-			snprintf(why, why_len, "reuse map %s for the BPF-LSM object: %s",
-				 pinned_maps[i].name, strerror(-err));
-			lsm_bpf__destroy(skel);
-			return err;
-		}
+		err = bpf_map__reuse_fd(obj_map(skel->obj, (enum rf_pin_map)i), shared_fds[i]);
+		if (err)
+			rf_error_set(e, err, NULL, "reuse map %s for the BPF-LSM object: %s",
+				     rf_pin_maps[i].pin, strerror(-err));
 	}
-	err = lsm_bpf__load(skel);
+	if (!err) {
+		err = lsm_bpf__load(skel);
+		if (err)
+			rf_error_set(e, err, NULL, "loading the BPF-LSM programs failed: %s",
+				     strerror(-err));
+	}
 	if (err) {
-		snprintf(why, why_len, "loading the BPF-LSM programs failed: %s", strerror(-err));
 		lsm_bpf__destroy(skel);
 		return err;
 	}
@@ -237,10 +162,35 @@ static int lsm_load(const struct rf_enforcer *shared, struct lsm_bpf **ret_skel,
 	return 0;
 }
 
-/* Attach every LSM program; pin its link when pin (and the paths map).
+/* RF_PIN_DIR/lsm_PROG: the pinned link of one LSM program. */
+static const char *lsm_link_path(const struct bpf_program *prog, char *buf, size_t len)
+{
+	snprintf(buf, len, RF_PIN_DIR "/" RF_PIN_LSM_LINK_PREFIX "%s", bpf_program__name(prog));
+	return buf;
+}
+
+/* Pin the maps the LSM object owns (RF_PINF_LSM). */
+static int lsm_pin_maps(struct lsm_bpf *skel, struct rf_error *e)
+{
+	char path[256];
+	size_t i;
+	int err;
+
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		if (!(rf_pin_maps[i].flags & RF_PINF_LSM))
+			continue;
+		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
+		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	return 0;
+}
+
+/* Attach every LSM program; pin its link when pin (and the LSM object's
+ * maps). Unpinned, each is detached again at once (the probe).
  * parent_fd (>= 0): the ringfence cgroup, the programs' fast path. */
-static int lsm_attach(struct lsm_bpf *skel, bool pin, int parent_fd, char *why,
-		      size_t why_len)
+static int lsm_attach(struct lsm_bpf *skel, bool pin, int parent_fd, struct rf_error *e)
 {
 	struct bpf_program *prog;
 	char path[256];
@@ -250,9 +200,9 @@ static int lsm_attach(struct lsm_bpf *skel, bool pin, int parent_fd, char *why,
 	if (parent_fd >= 0 &&
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.rf_parent), &zero, &parent_fd, BPF_ANY)) {
 		err = -errno;
-		snprintf(why, why_len, "set the ringfence cgroup for the BPF-LSM programs: %s",
-			 strerror(-err));
-		return err;
+		return rf_error_set(e, err, NULL,
+				    "set the ringfence cgroup for the BPF-LSM programs: %s",
+				    strerror(-err));
 	}
 
 	bpf_object__for_each_program(prog, skel->obj) {
@@ -263,29 +213,21 @@ static int lsm_attach(struct lsm_bpf *skel, bool pin, int parent_fd, char *why,
 		link = bpf_program__attach_lsm(prog);
 		if (!link) {
 			err = -errno;
-			snprintf(why, why_len, "attach lsm program %s: %s",
-				 bpf_program__name(prog), strerror(-err));
-			return err;
+			return rf_error_set(e, err, NULL, "attach lsm program %s: %s",
+					    bpf_program__name(prog), strerror(-err));
 		}
 		if (pin) {
-			snprintf(path, sizeof(path), RF_PIN_DIR "/" LSM_PIN_PREFIX "%s",
-				 bpf_program__name(prog));
-			err = bpf_link__pin(link, path);
+			err = bpf_link__pin(link, lsm_link_path(prog, path, sizeof(path)));
 			if (err) {
-				snprintf(why, why_len, "pin %s: %s", path, strerror(-err));
 				bpf_link__destroy(link);
-				return err;
+				return rf_error_set(e, err, NULL, "pin %s: %s", path,
+						    strerror(-err));
 			}
 		}
 		/* A pinned link stays attached after its fd closes. */
 		bpf_link__destroy(link);
 	}
-	if (pin) {
-		err = bpf_map__pin(skel->maps.rf_paths, RF_PIN_DIR "/paths");
-		if (err)
-			snprintf(why, why_len, "pin %s/paths: %s", RF_PIN_DIR, strerror(-err));
-	}
-	return err;
+	return pin ? lsm_pin_maps(skel, e) : 0;
 }
 
 /* Every LSM program of this build has its pinned link (the programs are
@@ -295,11 +237,11 @@ static bool lsm_links_pinned(void)
 	struct bpf_program *prog;
 	struct lsm_bpf *skel = lsm_bpf__open();
 	bool ok = skel != NULL;
-	char path[256], why[200];
+	char path[256];
 
 	if (!skel)
 		return false;
-	if (lsm_select(skel, why, sizeof(why))) {
+	if (lsm_select(skel, NULL)) {
 		lsm_bpf__destroy(skel);
 		return false;
 	}
@@ -310,9 +252,7 @@ static bool lsm_links_pinned(void)
 
 		if (!bpf_program__autoload(prog))
 			continue;
-		snprintf(path, sizeof(path), RF_PIN_DIR "/" LSM_PIN_PREFIX "%s",
-			 bpf_program__name(prog));
-		fd = bpf_obj_get(path);
+		fd = bpf_obj_get(lsm_link_path(prog, path, sizeof(path)));
 		memset(&info, 0, sizeof(info));
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
 		    info.type != BPF_LINK_TYPE_TRACING)
@@ -329,57 +269,47 @@ static bool lsm_links_pinned(void)
 void enforcer__probe_lsm(struct rf_backend_probe *p)
 {
 	struct lsm_bpf *skel = NULL;
-	char why[200];
+	struct rf_error e = { 0 };
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	err = lsm_load(NULL, &skel, why, sizeof(why));
-	if (!err) {
-		/* Attached unpinned: detached again by the destroy below. */
-		struct bpf_program *prog;
-
-		bpf_object__for_each_program(prog, skel->obj) {
-			struct bpf_link *link;
-
-			if (!bpf_program__autoload(prog))
-				continue;
-			link = bpf_program__attach_lsm(prog);
-			if (!link) {
-				err = -errno;
-				snprintf(why, sizeof(why), "attach lsm program %s: %s",
-					 bpf_program__name(prog), strerror(-err));
-				break;
-			}
-			bpf_link__destroy(link);
-		}
-	}
+	err = lsm_load(NULL, &skel, &e);
+	if (!err)
+		err = lsm_attach(skel, false, -1, &e);  /* detached again at once */
 	lsm_bpf__destroy(skel);
 	p->err = err;
 	p->ok = !err;
 	if (err)
-		snprintf(p->detail, sizeof(p->detail), "%s", why);
+		snprintf(p->detail, sizeof(p->detail), "%s", e.why);
 	else
 		snprintf(p->detail, sizeof(p->detail),
 			 "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
 }
 
-/* open -> configure -> load; the unix programs only when wanted, with the
- * attach type this libbpf cannot name. */
+/* open -> configure -> load: each program with its link's attach type
+ * (the unix ones have types this libbpf cannot name), the unix programs
+ * only when wanted. */
 static int skel_load(bool want_unix, struct net_bpf **ret_skel)
 {
 	struct net_bpf *skel;
-	int err;
+	size_t i;
+	int err = 0;
 
 	skel = net_bpf__open();
 	if (!skel)
 		return -errno;
-	bpf_program__set_expected_attach_type(skel->progs.rf_connect_unix,
-					      BPF_CGROUP_UNIX_CONNECT_NR);
-	bpf_program__set_expected_attach_type(skel->progs.rf_sendmsg_unix,
-					      BPF_CGROUP_UNIX_SENDMSG_NR);
-	bpf_program__set_autoload(skel->progs.rf_connect_unix, want_unix);
-	bpf_program__set_autoload(skel->progs.rf_sendmsg_unix, want_unix);
-	err = net_bpf__load(skel);
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		struct bpf_program *prog = link_prog(skel, (enum rf_pin_link)i);
+
+		if (!prog) {
+			err = -ENOENT;
+			break;
+		}
+		bpf_program__set_expected_attach_type(prog, rf_pin_links[i].attach_type);
+		bpf_program__set_autoload(prog, rf_pin_links[i].feature != RF_FEAT_UNIX || want_unix);
+	}
+	if (!err)
+		err = net_bpf__load(skel);
 	if (err) {
 		net_bpf__destroy(skel);
 		return err;
@@ -392,23 +322,23 @@ static int skel_load(bool want_unix, struct net_bpf **ret_skel)
 static int probe_attach(struct net_bpf *skel, int cgroup_fd, uint32_t feature,
 			struct rf_backend_probe *p)
 {
-	int fds[N_LINKS], err = 0;
+	int fds[RF_PIN_LINK_MAX], err = 0;
 	size_t i;
 
-	for (i = 0; i < N_LINKS; i++) {
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
 		fds[i] = -1;
-		if (link_specs[i].feature != feature || err)
+		if (rf_pin_links[i].feature != feature || err)
 			continue;
-		fds[i] = bpf_link_create(bpf_program__fd(prog_of(skel, i)), cgroup_fd,
-					 link_specs[i].attach_type, NULL);
+		fds[i] = bpf_link_create(bpf_program__fd(link_prog(skel, (enum rf_pin_link)i)), cgroup_fd,
+					 rf_pin_links[i].attach_type, NULL);
 		if (fds[i] < 0) {
 			err = -errno;
 			p->err = err;
 			snprintf(p->detail, sizeof(p->detail), "attach %s: %s",
-				 bpf_program__name(prog_of(skel, i)), strerror(errno));
+				 bpf_program__name(link_prog(skel, (enum rf_pin_link)i)), strerror(errno));
 		}
 	}
-	for (i = 0; i < N_LINKS; i++)
+	for (i = 0; i < RF_PIN_LINK_MAX; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return err;
@@ -462,12 +392,10 @@ static bool link_attached(const char *pin, uint64_t parent_id)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
-	char path[256];
 	bool ok;
 	int fd;
 
-	snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pin);
-	fd = bpf_obj_get(path);
+	fd = rf_pins__get(pin);
 	if (fd < 0)
 		return false;
 	memset(&info, 0, sizeof(info));
@@ -482,9 +410,9 @@ static bool links_attached(uint32_t features, uint64_t parent_id)
 {
 	size_t i;
 
-	for (i = 0; i < N_LINKS; i++)
-		if ((features & link_specs[i].feature) &&
-		    !link_attached(link_specs[i].pin, parent_id))
+	for (i = 0; i < RF_PIN_LINK_MAX; i++)
+		if ((features & rf_pin_links[i].feature) &&
+		    !link_attached(rf_pin_links[i].pin, parent_id))
 			return false;
 	return (features & RF_FEAT_INET) != 0;
 }
@@ -496,19 +424,16 @@ static uint64_t fd_ino(int fd)
 	return fstat(fd, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-static int read_meta(struct rf_meta *meta);
-static void build_id(uint8_t out[32]);
-
 int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *inet,
 			   struct rf_backend_probe *unx)
 {
 	struct rf_meta meta;
 	uint8_t id[32];
 
-	if (read_meta(&meta))
+	if (rf_pins__read_meta(&meta))
 		return -ENOENT;
 	build_id(id);
-	if (meta.abi_version != RF_ABI_VERSION || memcmp(meta.build_id, id, 32) ||
+	if (memcmp(meta.build_id, id, 32) ||
 	    !(meta.features & RF_FEAT_UNIX) || !links_attached(meta.features, fd_ino(parent_fd)))
 		return -ENOENT;  /* only a fresh load can tell */
 	memset(inet, 0, sizeof(*inet));
@@ -559,18 +484,25 @@ static int lock_file(const char *name, int op)
 	return fd;
 }
 
-/* Every pinned LSM link, whatever build pinned it. */
-static void unpin_lsm_links(void)
+/* Every pinned LSM link, whatever build pinned it, and the LSM object's
+ * maps. */
+static void unpin_lsm(void)
 {
 	DIR *d = opendir(RF_PIN_DIR);
 	struct dirent *de;
+	char path[256];
+	size_t i;
 
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, LSM_PIN_PREFIX, strlen(LSM_PIN_PREFIX)))
-			unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
+	if (d) {
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, RF_PIN_LSM_LINK_PREFIX,
+				     strlen(RF_PIN_LSM_LINK_PREFIX)))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		if (rf_pin_maps[i].flags & RF_PINF_LSM)
+			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
 }
 
 static void unpin_all(void)
@@ -579,22 +511,13 @@ static void unpin_all(void)
 	size_t i;
 
 	/* Unlinking a pinned link drops its last reference: it detaches. */
-	for (i = 0; i < N_LINKS; i++) {
-		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", link_specs[i].pin);
-		unlink(path);
-	}
-	unpin_lsm_links();
-	for (i = 0; i < N_MAPS; i++) {
-		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pinned_maps[i].name);
-		unlink(path);
-	}
-	unlink(RF_PIN_DIR "/meta");
+	for (i = 0; i < RF_PIN_LINK_MAX; i++)
+		unlink(rf_pins__path(rf_pin_links[i].pin, path, sizeof(path)));
+	unpin_lsm();
+	/* meta last: the table ends with it */
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
 	rmdir(RF_PIN_DIR);
-}
-
-static int *fd_slot(struct rf_enforcer *enf, size_t i)
-{
-	return (int *)((char *)enf + pinned_maps[i].off);
 }
 
 static struct rf_enforcer *enforcer_new(void)
@@ -604,100 +527,68 @@ static struct rf_enforcer *enforcer_new(void)
 
 	if (!enf)
 		return NULL;
-	for (i = 0; i < N_MAPS; i++)
-		*fd_slot(enf, i) = -1;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		enf->map_fd[i] = -1;
 	enf->live_lock_fd = -1;
 	return enf;
 }
 
 void enforcer__close(struct rf_enforcer *enf)
 {
-	size_t i;
-
 	if (!enf)
 		return;
-	for (i = 0; i < N_MAPS; i++)
-		if (*fd_slot(enf, i) >= 0)
-			close(*fd_slot(enf, i));
+	rf_pins__close_maps(enf->map_fd);
 	if (enf->live_lock_fd >= 0)
 		close(enf->live_lock_fd);
 	free(enf);
 }
 
-/* Read meta of the pinned set: 0, -ENOENT if none, or -errno. */
-static int read_meta(struct rf_meta *meta)
+/* Write meta of the pinned set (it exists). */
+static int write_meta(const struct rf_meta *meta, struct rf_error *e)
 {
 	__u32 zero = 0;
 	int fd, err = 0;
 
-	fd = bpf_obj_get(RF_PIN_DIR "/meta");
+	fd = rf_pins__open_map(RF_PIN_META);
 	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &zero, meta))
+		err = fd;
+	else if (bpf_map_update_elem(fd, &zero, meta, BPF_ANY))
 		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* The LSM object's maps only when the pinned set has it. */
-static int open_pinned_maps(struct rf_enforcer *enf)
-{
-	char path[256];
-	size_t i;
-
-	for (i = 0; i < N_MAPS; i++) {
-		if (pinned_maps[i].lsm && !(enf->features & RF_FEAT_LSM))
-			continue;
-		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pinned_maps[i].name);
-		*fd_slot(enf, i) = bpf_obj_get(path);
-		if (*fd_slot(enf, i) < 0)
-			return -errno;
-	}
-	return 0;
+	if (fd >= 0)
+		close(fd);
+	return err ? rf_error_set(e, err, NULL, "write meta: %s", strerror(-err)) : 0;
 }
 
 /* Add the LSM object to this build's pinned set (loaded without it):
  * its programs reuse the pinned maps, then meta says it is there. Live
  * sandboxes keep running: their entries have no LSM flags. */
-static int lsm_add(int parent_fd, const uint8_t id[32], char *why, size_t why_len)
+static int lsm_add(int parent_fd, const uint8_t id[32], struct rf_error *e)
 {
-	struct rf_enforcer *tmp = enforcer_new();
+	int fds[RF_PIN_MAP_MAX];
 	struct lsm_bpf *skel = NULL;
 	struct rf_meta meta;
-	__u32 zero = 0;
-	int err, fd;
+	int err;
 
-	if (!tmp)
-		return -ENOMEM;
-	err = read_meta(&meta);
+	err = rf_pins__read_meta(&meta);
 	if (!err)
-		err = open_pinned_maps(tmp);  /* features 0: the network maps */
-	if (err) {
-		snprintf(why, why_len, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
-		goto cleanup;
-	}
-	unpin_lsm_links();
-	unlink(RF_PIN_DIR "/paths");
-	err = lsm_load(tmp, &skel, why, why_len);
+		err = rf_pins__open_maps(0, fds);  /* features 0: the network maps */
+	if (err)
+		return rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR,
+				    strerror(-err));
+	unpin_lsm();
+	err = lsm_load(fds, &skel, e);
 	if (!err)
-		err = lsm_attach(skel, true, parent_fd, why, why_len);
+		err = lsm_attach(skel, true, parent_fd, e);
 	if (err) {
-		unpin_lsm_links();
-		unlink(RF_PIN_DIR "/paths");
+		unpin_lsm();
 		goto cleanup;
 	}
 	meta.features |= RF_FEAT_LSM;
 	memcpy(meta.build_id, id, 32);
-	fd = bpf_obj_get(RF_PIN_DIR "/meta");
-	if (fd < 0 || bpf_map_update_elem(fd, &zero, &meta, BPF_ANY)) {
-		err = -errno;
-		snprintf(why, why_len, "write meta: %s", strerror(errno));
-	}
-	if (fd >= 0)
-		close(fd);
+	err = write_meta(&meta, e);
 cleanup:
 	lsm_bpf__destroy(skel);
-	enforcer__close(tmp);
+	rf_pins__close_maps(fds);
 	return err;
 }
 
@@ -709,15 +600,11 @@ int enforcer__open_pinned(struct rf_enforcer **ret_enf)
 
 	if (!enf)
 		return -ENOMEM;
-	err = read_meta(&meta);
+	err = rf_pins__read_meta(&meta);
 	if (err)
 		goto cleanup;
-	if (meta.abi_version != RF_ABI_VERSION) {
-		err = -ESTALE;
-		goto cleanup;
-	}
 	enf->features = meta.features;
-	err = open_pinned_maps(enf);
+	err = rf_pins__open_maps(enf->features, enf->map_fd);
 	if (err)
 		goto cleanup;
 	*ret_enf = enf;
@@ -727,82 +614,94 @@ cleanup:
 	return err;
 }
 
+/* Pin the network object's maps (all but meta) and attach its programs
+ * to parent_fd by pinned links; ret_features: what was attached. */
+static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t *ret_features,
+		   struct rf_error *e)
+{
+	char path[256];
+	size_t i;
+	int err, fd;
+
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		if (rf_pin_maps[i].flags & (RF_PINF_LSM | RF_PINF_META))
+			continue;
+		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
+		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		struct bpf_program *prog = link_prog(skel, (enum rf_pin_link)i);
+
+		if (rf_pin_links[i].feature == RF_FEAT_UNIX && !want_unix)
+			continue;
+		fd = bpf_link_create(bpf_program__fd(prog), parent_fd, rf_pin_links[i].attach_type,
+				     NULL);
+		if (fd < 0) {
+			err = -errno;
+			return rf_error_set(e, err, NULL, "attach %s: %s", bpf_program__name(prog),
+					    strerror(-err));
+		}
+		rf_pins__path(rf_pin_links[i].pin, path, sizeof(path));
+		err = bpf_obj_pin(fd, path) ? -errno : 0;
+		close(fd);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+		*ret_features |= rf_pin_links[i].feature;
+	}
+	return 0;
+}
+
 /* Load, attach to the ringfence parent cgroup, pin; meta last, so a
  * half-pinned set is never taken for a complete one. */
 static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint8_t id[32],
-			char *why, size_t why_len)
+			struct rf_error *e)
 {
 	struct net_bpf *skel = NULL;
 	struct lsm_bpf *lskel = NULL;
 	struct rf_meta meta = { .abi_version = RF_ABI_VERSION };
+	struct bpf_map *meta_map;
 	char path[256];
 	__u32 zero = 0;
 	size_t i;
-	int err, fd;
+	int err;
 
 	err = skel_load(want_unix, &skel);
-	if (err) {
-		snprintf(why, why_len, "loading the network programs failed: %s", strerror(-err));
-		return err;
-	}
+	if (err)
+		return rf_error_set(e, err, NULL, "loading the network programs failed: %s",
+				    strerror(-err));
 	if (mkdir(RF_PIN_DIR, 0700) && errno != EEXIST) {
 		err = -errno;
-		snprintf(why, why_len, "mkdir %s: %s", RF_PIN_DIR, strerror(errno));
+		rf_error_set(e, err, NULL, "mkdir %s: %s", RF_PIN_DIR, strerror(-err));
 		goto cleanup;
 	}
-	for (i = 0; i < N_MAPS; i++) {
-		if (pinned_maps[i].lsm)
-			continue;
-		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", pinned_maps[i].name);
-		err = bpf_map__pin(map_of(skel, pinned_maps[i].name), path);
-		if (err) {
-			snprintf(why, why_len, "pin %s: %s", path, strerror(-err));
-			goto cleanup;
-		}
-	}
-	for (i = 0; i < N_LINKS; i++) {
-		if (link_specs[i].feature == RF_FEAT_UNIX && !want_unix)
-			continue;
-		fd = bpf_link_create(bpf_program__fd(prog_of(skel, i)), parent_fd,
-				     link_specs[i].attach_type, NULL);
-		if (fd < 0) {
-			err = -errno;
-			snprintf(why, why_len, "attach %s: %s",
-				 bpf_program__name(prog_of(skel, i)), strerror(errno));
-			goto cleanup;
-		}
-		snprintf(path, sizeof(path), RF_PIN_DIR "/%s", link_specs[i].pin);
-		err = bpf_obj_pin(fd, path) ? -errno : 0;
-		close(fd);
-		if (err) {
-			snprintf(why, why_len, "pin %s: %s", path, strerror(-err));
-			goto cleanup;
-		}
-		meta.features |= link_specs[i].feature;
-	}
+	err = net_pin(skel, parent_fd, want_unix, &meta.features, e);
+	if (err)
+		goto cleanup;
 	if (want_lsm) {
-		struct rf_enforcer shared;
+		int shared[RF_PIN_MAP_MAX];
 
-		memset(&shared, -1, sizeof(shared));
-		for (i = 0; i < N_MAPS; i++)
-			if (!pinned_maps[i].lsm)
-				*fd_slot(&shared, i) = bpf_map__fd(map_of(skel, pinned_maps[i].name));
-		err = lsm_load(&shared, &lskel, why, why_len);
+		for (i = 0; i < RF_PIN_MAP_MAX; i++)
+			shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
+				    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
+		err = lsm_load(shared, &lskel, e);
 		if (!err)
-			err = lsm_attach(lskel, true, parent_fd, why, why_len);
+			err = lsm_attach(lskel, true, parent_fd, e);
 		if (err)
 			goto cleanup;
 		meta.features |= RF_FEAT_LSM;
 	}
 	memcpy(meta.build_id, id, 32);
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.rf_meta), &zero, &meta, BPF_ANY)) {
+	meta_map = obj_map(skel->obj, RF_PIN_META);
+	if (bpf_map_update_elem(bpf_map__fd(meta_map), &zero, &meta, BPF_ANY)) {
 		err = -errno;
-		snprintf(why, why_len, "write meta: %s", strerror(errno));
+		rf_error_set(e, err, NULL, "write meta: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = bpf_map__pin(skel->maps.rf_meta, RF_PIN_DIR "/meta");
+	err = bpf_map__pin(meta_map, rf_pins__path(rf_pin_maps[RF_PIN_META].pin, path, sizeof(path)));
 	if (err)
-		snprintf(why, why_len, "pin meta: %s", strerror(-err));
+		rf_error_set(e, err, NULL, "pin meta: %s", strerror(-err));
 cleanup:
 	if (err)
 		unpin_all();
@@ -811,8 +710,18 @@ cleanup:
 	return err;
 }
 
+/* This build's pinned set, attached to parent_fd, with what is wanted. */
+static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], int parent_fd,
+		     bool want_unix)
+{
+	return !err && !memcmp(meta->build_id, id, 32) &&
+	       (!want_unix || (meta->features & RF_FEAT_UNIX)) &&
+	       links_attached(meta->features, fd_ino(parent_fd)) &&
+	       (!(meta->features & RF_FEAT_LSM) || lsm_links_pinned());
+}
+
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
-		       struct rf_enforcer **ret_enf, char *why, size_t why_len)
+		   struct rf_enforcer **ret_enf, struct rf_error *e)
 {
 	struct rf_enforcer *enf = NULL;
 	struct rf_meta meta;
@@ -820,37 +729,32 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 	int load_fd = -1, live_fd, err;
 	bool reuse;
 
-	why[0] = 0;
+	if (e)
+		memset(e, 0, sizeof(*e));
 	err = ensure_bpffs();
-	if (err) {
-		snprintf(why, why_len, "mount bpffs at /sys/fs/bpf: %s", strerror(-err));
-		return err;
-	}
+	if (err)
+		return rf_error_set(e, err, NULL, "mount bpffs at /sys/fs/bpf: %s", strerror(-err));
 	enf = enforcer_new();
 	if (!enf)
-		return -ENOMEM;
+		return rf_error_set(e, -ENOMEM, NULL, "%s", strerror(ENOMEM));
 	/* Serialise first runs: exactly one of them loads and pins. */
 	load_fd = lock_file("load.lock", LOCK_EX);
 	if (load_fd < 0) {
-		err = load_fd;
-		snprintf(why, why_len, "lock %s/load.lock: %s", RF_RUN_DIR, strerror(-err));
+		err = rf_error_set(e, load_fd, NULL, "lock %s/load.lock: %s", RF_RUN_DIR,
+				   strerror(-load_fd));
 		goto cleanup;
 	}
 	build_id(id);
-	err = read_meta(&meta);
-	reuse = !err && meta.abi_version == RF_ABI_VERSION &&
-		!memcmp(meta.build_id, id, 32) &&
-		(!want_unix || (meta.features & RF_FEAT_UNIX)) &&
-		links_attached(meta.features, fd_ino(parent_fd)) &&
-		(!(meta.features & RF_FEAT_LSM) || lsm_links_pinned());
+	err = rf_pins__read_meta(&meta);  /* -ESTALE: another ABI, replaced below */
+	reuse = reusable(err, &meta, id, parent_fd, want_unix);
 	if (reuse && want_lsm && !(meta.features & RF_FEAT_LSM)) {
 		/* This build's set without the LSM object: add it. */
-		err = lsm_add(parent_fd, id, why, why_len);
+		err = lsm_add(parent_fd, id, e);
 		if (err)
 			goto cleanup;
-		err = read_meta(&meta);
+		err = rf_pins__read_meta(&meta);
 		if (err) {
-			snprintf(why, why_len, "read pinned meta: %s", strerror(-err));
+			rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err));
 			goto cleanup;
 		}
 	}
@@ -859,38 +763,37 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 		 * only when no supervisor is using it. */
 		live_fd = lock_file("live.lock", LOCK_EX | LOCK_NB);
 		if (live_fd < 0) {
-			err = -ESTALE;
-			snprintf(why, why_len,
-				 "the pinned enforcement programs in %s come from another "
-				 "ringfence build, or are attached to another cgroup than "
-				 "this run's, and sandboxes are live; retry when they end, "
-				 "or run `ringfence unload --force`", RF_PIN_DIR);
+			err = rf_error_set(e, -ESTALE, NULL,
+					   "the pinned enforcement programs in %s come from another "
+					   "ringfence build, or are attached to another cgroup than "
+					   "this run's, and sandboxes are live", RF_PIN_DIR);
+			rf_error_hint(e, "retry when they end, or run `ringfence unload --force`");
 			goto cleanup;
 		}
 		unpin_all();
 		close(live_fd);
 	}
 	if (!reuse) {
-		err = load_and_pin(parent_fd, want_unix, want_lsm, id, why, why_len);
+		err = load_and_pin(parent_fd, want_unix, want_lsm, id, e);
 		if (err)
 			goto cleanup;
 		enf->loaded_now = true;
-		err = read_meta(&meta);
+		err = rf_pins__read_meta(&meta);
 		if (err) {
-			snprintf(why, why_len, "read pinned meta: %s", strerror(-err));
+			rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err));
 			goto cleanup;
 		}
 	}
 	enf->features = meta.features;
-	err = open_pinned_maps(enf);
+	err = rf_pins__open_maps(enf->features, enf->map_fd);
 	if (err) {
-		snprintf(why, why_len, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
+		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
 		goto cleanup;
 	}
 	enf->live_lock_fd = lock_file("live.lock", LOCK_SH);
 	if (enf->live_lock_fd < 0) {
-		err = enf->live_lock_fd;
-		snprintf(why, why_len, "lock %s/live.lock: %s", RF_RUN_DIR, strerror(-err));
+		err = rf_error_set(e, enf->live_lock_fd, NULL, "lock %s/live.lock: %s", RF_RUN_DIR,
+				   strerror(-enf->live_lock_fd));
 		goto cleanup;
 	}
 	*ret_enf = enf;
@@ -904,25 +807,7 @@ cleanup:
 
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals, sum = 0;
-	int i, err = 0;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(enf->stats_fd, &idx, vals)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (i = 0; i < ncpu; i++)
-		sum += vals[i];
-	*ret_val = sum;
-cleanup:
-	free(vals);
-	return err;
+	return rf_pins__stat(enf->map_fd[RF_PIN_STATS], idx, ret_val);
 }
 
 int enforcer__unload(bool force)

@@ -5,19 +5,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "error.h"
+#include "pins.h"
 #include "probe.h"
 
-#include "paths.h"
-
 struct rf_enforcer {
-	int sandboxes_fd;
-	int net4_fd;
-	int net6_fd;
-	int unix_fd;
-	int paths_fd;        /* -1 unless the BPF-LSM programs are loaded */
-	int samples_fd;
-	int events_fd;
-	int stats_fd;
+	int map_fd[RF_PIN_MAP_MAX]; /* by enum rf_pin_map; -1: meta, and the LSM
+				     * object's maps unless it is loaded */
 	uint32_t features;   /* RF_FEAT_* attached by the pinned set */
 	bool loaded_now;     /* this call loaded and pinned them */
 	int live_lock_fd;    /* shared lock held while a sandbox is live */
@@ -31,11 +25,12 @@ struct rf_enforcer {
  * sandbox. want_unix: also attach connect_unix/sendmsg_unix. want_lsm:
  * also load, attach and pin the BPF-LSM object (lsm.bpf.c; it shares the
  * network object's maps); added to a pinned set of this build that lacks
- * it without disturbing live sandboxes. A failure is an error.
+ * it without disturbing live sandboxes. A failure is -errno with e
+ * filled (its why is the whole message: no where).
  * -ESTALE: pinned objects of another build are in use by live sandboxes.
  */
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
-		   struct rf_enforcer **ret_enf, char *why, size_t why_len);
+		   struct rf_enforcer **ret_enf, struct rf_error *e);
 void enforcer__close(struct rf_enforcer *enf);
 
 /* Load the real programs into a throwaway object and attach them to

@@ -385,7 +385,6 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
 	const struct rf_class_plan *unx = &sb->plan.c[RF_PC_UNIX];
-	char why[1024] = "";
 	int err;
 
 	r->parent_fd = cgroup__open_parent(sb->caps.cgroup_mount);
@@ -394,9 +393,9 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 				    sb->caps.cgroup_mount, RF_CGROUP_PARENT,
 				    strerror(-r->parent_fd));
 	err = enforcer__open(r->parent_fd, sb->caps.unix_sock_addr.ok,
-			     sb->plan.install.lsm_flags != 0, &sb->enf, why, sizeof(why));
+			     sb->plan.install.lsm_flags != 0, &sb->enf, &e->e);
 	if (err) {
-		rf_error_set(&e->e, err, "refused", "%s", why);
+		rf_error_wrap(&e->e, "refused");
 	} else if (unx->required &&
 		   !(sb->enf->features & (unx->be == RF_BE_BPF_LSM ? RF_FEAT_LSM : RF_FEAT_UNIX))) {
 		err = rf_error_set(&e->e, -EOPNOTSUPP, "refused",

@@ -144,12 +144,13 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		    const struct rf_policy *policy)
 {
 	struct rf_sandbox sb = { .flags = flags, .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
+	const int *fd = enf->map_fd;
 	struct keyset ks;
 	int err;
 
 	/* The LSM flags need the LSM object's programs and maps. */
 	if ((flags & (PATH_FLAGS | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS)) &&
-	    (!(enf->features & RF_FEAT_LSM) || ((flags & PATH_FLAGS) && enf->paths_fd < 0)))
+	    (!(enf->features & RF_FEAT_LSM) || ((flags & PATH_FLAGS) && fd[RF_PIN_PATHS] < 0)))
 		return -EOPNOTSUPP;
 	err = keyset_build(cgid, entries, n_entries, policy, &ks);
 	if (!err && (flags & PATH_FLAGS))
@@ -158,15 +159,15 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		keyset_free(&ks);
 		return err;
 	}
-	err = update_many(enf->net4_fd, ks.k4, ks.v4, sizeof(*ks.k4), sizeof(*ks.v4), ks.n4);
+	err = update_many(fd[RF_PIN_NET4], ks.k4, ks.v4, sizeof(*ks.k4), sizeof(*ks.v4), ks.n4);
 	if (!err)
-		err = update_many(enf->net6_fd, ks.k6, ks.v6, sizeof(*ks.k6), sizeof(*ks.v6), ks.n6);
+		err = update_many(fd[RF_PIN_NET6], ks.k6, ks.v6, sizeof(*ks.k6), sizeof(*ks.v6), ks.n6);
 	if (!err)
-		err = update_many(enf->unix_fd, ks.ku, ks.vu, sizeof(*ks.ku), sizeof(*ks.vu), ks.nu);
+		err = update_many(fd[RF_PIN_UNIX], ks.ku, ks.vu, sizeof(*ks.ku), sizeof(*ks.vu), ks.nu);
 	if (!err && ks.np)
-		err = update_many(enf->paths_fd, ks.kp, ks.vp, sizeof(*ks.kp), sizeof(*ks.vp), ks.np);
+		err = update_many(fd[RF_PIN_PATHS], ks.kp, ks.vp, sizeof(*ks.kp), sizeof(*ks.vp), ks.np);
 	if (!err)
-		err = bpf_map_update_elem(enf->sandboxes_fd, &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
+		err = bpf_map_update_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
 	keyset_free(&ks);
 	if (err)
 		sbmaps__purge(enf, cgid);
@@ -178,34 +179,35 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 		   const struct rf_policy *policy)
 {
 	struct rf_sandbox sb = { 0 };
+	const int *fd = enf->map_fd;
 	struct keyset ks;
 	uint64_t seq, end;
 	int err;
 
 	/* Without a sandbox entry the programs treat the cgroup as none of
 	 * theirs; it goes first, after the caller killed every process. */
-	if (!bpf_map_lookup_elem(enf->sandboxes_fd, &cgid, &sb))
-		bpf_map_delete_elem(enf->sandboxes_fd, &cgid);
+	if (!bpf_map_lookup_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb))
+		bpf_map_delete_elem(fd[RF_PIN_SANDBOXES], &cgid);
 	else
 		sb.flags = PATH_FLAGS;  /* not known: remove its path keys too */
 	end = sb.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? sb.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
 	for (seq = 0; seq < end; seq++) {
 		struct rf_sample_key k = { .cgroup_id = cgid, .seq = seq };
 
-		bpf_map_delete_elem(enf->samples_fd, &k);
+		bpf_map_delete_elem(fd[RF_PIN_SAMPLES], &k);
 	}
 	err = keyset_build(cgid, entries, n_entries, policy, &ks);
-	if (!err && (sb.flags & PATH_FLAGS) && enf->paths_fd >= 0)
+	if (!err && (sb.flags & PATH_FLAGS) && fd[RF_PIN_PATHS] >= 0)
 		err = keyset_paths(cgid, policy, &ks);
 	if (err) {
 		keyset_free(&ks);
 		return sbmaps__purge(enf, cgid);
 	}
-	delete_many(enf->net4_fd, ks.k4, sizeof(*ks.k4), ks.n4);
-	delete_many(enf->net6_fd, ks.k6, sizeof(*ks.k6), ks.n6);
-	delete_many(enf->unix_fd, ks.ku, sizeof(*ks.ku), ks.nu);
+	delete_many(fd[RF_PIN_NET4], ks.k4, sizeof(*ks.k4), ks.n4);
+	delete_many(fd[RF_PIN_NET6], ks.k6, sizeof(*ks.k6), ks.n6);
+	delete_many(fd[RF_PIN_UNIX], ks.ku, sizeof(*ks.ku), ks.nu);
 	if (ks.np)
-		delete_many(enf->paths_fd, ks.kp, sizeof(*ks.kp), ks.np);
+		delete_many(fd[RF_PIN_PATHS], ks.kp, sizeof(*ks.kp), ks.np);
 	keyset_free(&ks);
 	return 0;
 }
@@ -259,34 +261,28 @@ cleanup:
 
 int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid)
 {
+	const int *fd = enf->map_fd;
 	int err = 0, e;
+	size_t i;
 
 	/* The sandbox entry first: from then on the cgroup is no sandbox. */
-	if (bpf_map_delete_elem(enf->sandboxes_fd, &cgid) && errno != ENOENT)
+	if (bpf_map_delete_elem(fd[RF_PIN_SANDBOXES], &cgid) && errno != ENOENT)
 		err = -errno;
-	e = purge_map(enf->net4_fd, sizeof(struct rf_net4_key),
-		      offsetof(struct rf_net4_key, cgroup_id), cgid);
-	err = err ? err : e;
-	e = purge_map(enf->net6_fd, sizeof(struct rf_net6_key),
-		      offsetof(struct rf_net6_key, cgroup_id), cgid);
-	err = err ? err : e;
-	e = purge_map(enf->unix_fd, sizeof(struct rf_unix_key),
-		      offsetof(struct rf_unix_key, cgroup_id), cgid);
-	err = err ? err : e;
-	if (enf->paths_fd >= 0) {
-		e = purge_map(enf->paths_fd, sizeof(struct rf_path_key),
-			      offsetof(struct rf_path_key, cgroup_id), cgid);
+	/* Then every other map whose keys carry the sandbox's cgroup id (the
+	 * LSM object's only when it is loaded). */
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		if (i == RF_PIN_SANDBOXES || !rf_pin_maps[i].key_size || fd[i] < 0)
+			continue;
+		e = purge_map(fd[i], rf_pin_maps[i].key_size, rf_pin_maps[i].cgid_off, cgid);
 		err = err ? err : e;
 	}
-	e = purge_map(enf->samples_fd, sizeof(struct rf_sample_key),
-		      offsetof(struct rf_sample_key, cgroup_id), cgid);
-	return err ? err : e;
+	return err;
 }
 
 int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,
 			 struct rf_sandbox *ret_sb)
 {
-	return bpf_map_lookup_elem(enf->sandboxes_fd, &cgid, ret_sb) ? -errno : 0;
+	return bpf_map_lookup_elem(enf->map_fd[RF_PIN_SANDBOXES], &cgid, ret_sb) ? -errno : 0;
 }
 
 int sbmaps__read_sample(const struct rf_enforcer *enf, uint64_t cgid, uint64_t seq,
@@ -294,5 +290,5 @@ int sbmaps__read_sample(const struct rf_enforcer *enf, uint64_t cgid, uint64_t s
 {
 	struct rf_sample_key k = { .cgroup_id = cgid, .seq = seq };
 
-	return bpf_map_lookup_elem(enf->samples_fd, &k, ret_ev) ? -errno : 0;
+	return bpf_map_lookup_elem(enf->map_fd[RF_PIN_SAMPLES], &k, ret_ev) ? -errno : 0;
 }

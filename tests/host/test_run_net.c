@@ -429,7 +429,7 @@ static void cgroup_and_map_entries_gone_after_exit(void **state)
 	k.cgroup_id = cgid;
 	k.addr[0] = 127;
 	k.addr[3] = 1;
-	assert_int_not_equal(bpf_map_lookup_elem(enf->net4_fd, &k, &ports), 0);
+	assert_int_not_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_NET4], &k, &ports), 0);
 	enforcer__close(enf);
 	json_decref(tr);
 	unlink(tp);

@@ -87,9 +87,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rf-lsmctl: cgroup parent: %s\n", strerror(-parent_fd));
 		goto out;
 	}
-	err = enforcer__open(parent_fd, false, true, &enf, why, sizeof(why));
+	err = enforcer__open(parent_fd, false, true, &enf, &perr);
 	if (err) {
-		fprintf(stderr, "rf-lsmctl: enforcer: %s\n", why);
+		fprintf(stderr, "rf-lsmctl: enforcer: %s\n", rf_error_str(&perr, why, sizeof(why)));
 		goto out;
 	}
 	snprintf(name, sizeof(name), "lsmctl-%d", getpid());

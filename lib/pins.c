@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The pinned set's tables (from the lists in pins.h) and the access both
+ * binaries share: pin paths, opening maps, the meta/ABI check. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "pins.h"
+
+#define RF_PIN_MAP_DEF_(e, pin_, bpf_, flags_, ksz_, off_) \
+	[RF_PIN_##e] = { .pin = pin_, .bpf_name = bpf_, .flags = flags_, \
+			 .key_size = ksz_, .cgid_off = off_ },
+const struct rf_pin_map_def rf_pin_maps[] = { RF_PIN_MAPS(RF_PIN_MAP_DEF_) };
+_Static_assert(sizeof(rf_pin_maps) / sizeof(rf_pin_maps[0]) == RF_PIN_MAP_MAX,
+	       "rf_pin_maps covers enum rf_pin_map");
+
+#define RF_PIN_LINK_DEF_(e, pin_, prog_, type_, feat_) \
+	[RF_LINK_##e] = { .pin = pin_, .prog = prog_, .attach_type = type_, .feature = feat_ },
+const struct rf_pin_link_def rf_pin_links[] = { RF_PIN_LINKS(RF_PIN_LINK_DEF_) };
+_Static_assert(sizeof(rf_pin_links) / sizeof(rf_pin_links[0]) == RF_PIN_LINK_MAX,
+	       "rf_pin_links covers enum rf_pin_link");
+
+const char *rf_pins__path(const char *pin, char *buf, size_t len)
+{
+	snprintf(buf, len, RF_PIN_DIR "/%s", pin);
+	return buf;
+}
+
+int rf_pins__get(const char *pin)
+{
+	char path[256];
+	int fd;
+
+	fd = bpf_obj_get(rf_pins__path(pin, path, sizeof(path)));
+	return fd < 0 ? -errno : fd;
+}
+
+int rf_pins__open_map(enum rf_pin_map m)
+{
+	return rf_pins__get(rf_pin_maps[m].pin);
+}
+
+uint32_t rf_pins__map_id(int fd)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+uint32_t rf_pins__pinned_id(enum rf_pin_map m)
+{
+	int fd = rf_pins__open_map(m);
+	uint32_t id;
+
+	if (fd < 0)
+		return 0;
+	id = rf_pins__map_id(fd);
+	close(fd);
+	return id;
+}
+
+int rf_pins__read_meta(struct rf_meta *ret_meta)
+{
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	fd = rf_pins__open_map(RF_PIN_META);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_lookup_elem(fd, &zero, ret_meta))
+		err = -errno;
+	close(fd);
+	if (!err && ret_meta->abi_version != RF_ABI_VERSION)
+		err = -ESTALE;
+	return err;
+}
+
+int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX])
+{
+	size_t i;
+
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		fds[i] = -1;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		if ((rf_pin_maps[i].flags & RF_PINF_META) ||
+		    ((rf_pin_maps[i].flags & RF_PINF_LSM) && !(features & RF_FEAT_LSM)))
+			continue;
+		fds[i] = rf_pins__open_map((enum rf_pin_map)i);
+		if (fds[i] < 0) {
+			int err = fds[i];
+
+			rf_pins__close_maps(fds);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void rf_pins__close_maps(int fds[RF_PIN_MAP_MAX])
+{
+	size_t i;
+
+	if (!fds)
+		return;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+int rf_pins__stat(int stats_fd, uint32_t idx, uint64_t *ret_val)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals, sum = 0;
+	int i, err = 0;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(stats_fd, &idx, vals)) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (i = 0; i < ncpu; i++)
+		sum += vals[i];
+	*ret_val = sum;
+cleanup:
+	free(vals);
+	return err;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The pinned set under RF_PIN_DIR, declared once: every map and every
+ * cgroup link ringfence pins, with what its users need to know. The enums
+ * and the tables are generated from the same lists, so one line here is
+ * the whole declaration; tests/unit/test_pins.c checks the lists against
+ * the BPF objects. Both binaries open the set through the functions below.
+ */
+#ifndef RF_PINS_H
+#define RF_PINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rf_abi.h"
+#include "paths.h"
+
+/* struct rf_pin_map_def.flags */
+#define RF_PINF_LSM    (1u << 0)  /* created and pinned by the LSM object (lsm.bpf.c):
+				   * present only when meta.features has RF_FEAT_LSM */
+#define RF_PINF_SHARED (1u << 1)  /* the network object's, reused by the LSM object
+				   * (declared in rf_common.bpf.h) */
+#define RF_PINF_META   (1u << 2)  /* rf_meta: pinned last, read with rf_pins__read_meta */
+
+/*
+ * X(ENUM, pin file, map name in the BPF source, RF_PINF_*, key size,
+ *   offset of the sandbox's cgroup id in the key).
+ * Key size 0: entries do not belong to one sandbox (nothing to purge).
+ * Maps without RF_PINF_LSM are the network object's (net.bpf.c).
+ */
+#define RF_PIN_MAPS(X)                                                                  \
+	X(SANDBOXES, "sandboxes", "rf_sandboxes", RF_PINF_SHARED, sizeof(__u64), 0)     \
+	X(NET4, "net4", "rf_net4", 0, sizeof(struct rf_net4_key),                       \
+	  offsetof(struct rf_net4_key, cgroup_id))                                      \
+	X(NET6, "net6", "rf_net6", 0, sizeof(struct rf_net6_key),                       \
+	  offsetof(struct rf_net6_key, cgroup_id))                                      \
+	X(UNIX, "unix", "rf_unix", RF_PINF_SHARED, sizeof(struct rf_unix_key),          \
+	  offsetof(struct rf_unix_key, cgroup_id))                                      \
+	X(PATHS, "paths", "rf_paths", RF_PINF_LSM, sizeof(struct rf_path_key),          \
+	  offsetof(struct rf_path_key, cgroup_id))                                      \
+	X(SAMPLES, "samples", "rf_samples", RF_PINF_SHARED, sizeof(struct rf_sample_key), \
+	  offsetof(struct rf_sample_key, cgroup_id))                                    \
+	X(EVENTS, "events", "rf_events", RF_PINF_SHARED, 0, 0)                          \
+	X(STATS, "stats", "rf_stats", RF_PINF_SHARED, 0, 0)                             \
+	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
+
+#define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,
+enum rf_pin_map {
+	RF_PIN_MAPS(RF_PIN_MAP_ENUM_)
+	RF_PIN_MAP_MAX
+};
+
+/* Attach types this libbpf's headers cannot name (Linux 6.7). */
+#define RF_ATTACH_CGROUP_UNIX_CONNECT 49
+#define RF_ATTACH_CGROUP_UNIX_SENDMSG 50
+
+/*
+ * The network object's programs, each attached to the ringfence cgroup by
+ * a pinned link. X(ENUM, pin file, program in net.bpf.c, attach type,
+ * RF_FEAT_* it belongs to).
+ */
+#define RF_PIN_LINKS(X)                                                                    \
+	X(CONNECT4, "link_connect4", "rf_connect4", BPF_CGROUP_INET4_CONNECT, RF_FEAT_INET)   \
+	X(CONNECT6, "link_connect6", "rf_connect6", BPF_CGROUP_INET6_CONNECT, RF_FEAT_INET)   \
+	X(SENDMSG4, "link_sendmsg4", "rf_sendmsg4", BPF_CGROUP_UDP4_SENDMSG, RF_FEAT_INET)    \
+	X(SENDMSG6, "link_sendmsg6", "rf_sendmsg6", BPF_CGROUP_UDP6_SENDMSG, RF_FEAT_INET)    \
+	X(SOCK_CREATE, "link_sock_create", "rf_sock_create", BPF_CGROUP_INET_SOCK_CREATE,     \
+	  RF_FEAT_INET)                                                                       \
+	X(CONNECT_UNIX, "link_connect_unix", "rf_connect_unix", RF_ATTACH_CGROUP_UNIX_CONNECT, \
+	  RF_FEAT_UNIX)                                                                       \
+	X(SENDMSG_UNIX, "link_sendmsg_unix", "rf_sendmsg_unix", RF_ATTACH_CGROUP_UNIX_SENDMSG, \
+	  RF_FEAT_UNIX)
+
+#define RF_PIN_LINK_ENUM_(e, ...) RF_LINK_##e,
+enum rf_pin_link {
+	RF_PIN_LINKS(RF_PIN_LINK_ENUM_)
+	RF_PIN_LINK_MAX
+};
+
+/* The LSM object's links: this prefix + the program name (one per
+ * program this kernel loads; the set differs across kernels). */
+#define RF_PIN_LSM_LINK_PREFIX "lsm_"
+
+struct rf_pin_map_def {
+	const char *pin;          /* file under RF_PIN_DIR */
+	const char *bpf_name;     /* the map's name in the BPF source and skeleton */
+	unsigned int flags;       /* RF_PINF_* */
+	size_t key_size;          /* per-sandbox keys: their size (0: not per sandbox) */
+	size_t cgid_off;          /* and where the cgroup id is in them */
+};
+
+struct rf_pin_link_def {
+	const char *pin;          /* file under RF_PIN_DIR */
+	const char *prog;         /* the program's name in net.bpf.c */
+	int attach_type;          /* enum bpf_attach_type */
+	uint32_t feature;         /* RF_FEAT_* */
+};
+
+extern const struct rf_pin_map_def rf_pin_maps[RF_PIN_MAP_MAX];
+extern const struct rf_pin_link_def rf_pin_links[RF_PIN_LINK_MAX];
+
+/* RF_PIN_DIR "/" pin into buf; returns buf. */
+const char *rf_pins__path(const char *pin, char *buf, size_t len);
+
+/* bpf_obj_get of RF_PIN_DIR/pin: an fd (O_CLOEXEC), or -errno (-ENOENT:
+ * not pinned). */
+int rf_pins__get(const char *pin);
+int rf_pins__open_map(enum rf_pin_map m);
+
+/* The kernel's id of a map fd (0 on error); of a pinned map (0: none). */
+uint32_t rf_pins__map_id(int fd);
+uint32_t rf_pins__pinned_id(enum rf_pin_map m);
+
+/* Read rf_meta of the pinned set: 0; -ENOENT nothing pinned; -ESTALE
+ * pinned by another ABI (ret_meta filled anyway); or -errno. The build id
+ * is the supervisor's to compare: only it embeds the BPF objects. */
+int rf_pins__read_meta(struct rf_meta *ret_meta);
+
+/* Open the pinned maps of a set with these features into fds: all but
+ * meta, the LSM object's only with RF_FEAT_LSM; -1 where not opened.
+ * 0, or -errno with every fd closed again. */
+int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX]);
+/* Close what is open and set -1 (NULL is allowed). */
+void rf_pins__close_maps(int fds[RF_PIN_MAP_MAX]);
+
+/* One rf_stats counter of a stats map fd, summed over the CPUs. */
+int rf_pins__stat(int stats_fd, uint32_t idx, uint64_t *ret_val);
+
+#endif
