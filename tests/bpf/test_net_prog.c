@@ -8,6 +8,7 @@
  * target listens, so only the programs can make the difference.
  */
 #include <arpa/inet.h>
+#include <sys/prctl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -23,7 +24,6 @@
 #define UNIX_SENDMSG_NR 50      /* BPF_CGROUP_UNIX_SENDMSG */
 #define N_PROGS 7
 #define MAX_EVENTS 64
-#define TEST_COMM "test_net_prog"
 
 static struct {
 	struct net_bpf *skel;
@@ -38,6 +38,7 @@ static struct {
 	struct ring_buffer *rb;
 	struct rf_event events[MAX_EVENTS];
 	int n_events;
+	char comm[RF_COMM_LEN];         /* ours: the children inherit it */
 } T = { .cg.fd = -1, .sub.fd = -1 };
 
 /* ---- the policy, by the ABI ---- */
@@ -169,7 +170,7 @@ static void expect_sample(uint64_t seq, pid_t pid, const struct want *w)
 	assert_int_equal(ev.pid, pid);
 	assert_int_equal(ev.tid, pid);
 	assert_int_equal(ev.uid, getuid());
-	assert_string_equal(ev.comm, TEST_COMM);
+	assert_string_equal(ev.comm, T.comm);
 	assert_true(ev.ts_boot_ns > 0);
 	assert_int_equal(ev.class, w->class);
 	assert_int_equal(ev.op, w->op);
@@ -504,6 +505,8 @@ static int group_setup(void **state)
 		       &T.ux_abs_ok, &T.ux_abs_no };
 
 	(void)state;
+	if (prctl(PR_GET_NAME, T.comm))
+		return -1;
 	for (int i = 0; i < N_PROGS; i++)
 		T.links[i] = -1;
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
