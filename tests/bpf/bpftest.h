@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Helpers for the BPF program tests (tests/bpf, cmocka, root), in the
+ * manner of the kernel's BPF selftests: a scratch cgroup of our own on the
+ * host's cgroup2 (never MOUNT/ringfence, never RF_PIN_DIR), children that
+ * act from inside it, and small readers of the skeleton's maps.
+ */
+#ifndef RF_BPFTEST_H
+#define RF_BPFTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cmocka.h>
+
+#include "cgroup.h"
+
+#define BT_PREFIX "rf-bpftest-"
+
+struct bt_cgroup {
+	char path[512];         /* MOUNT/rf-bpftest-XXXXXXXX[/sub] */
+	int fd;                 /* O_DIRECTORY, -1 when not made */
+	uint64_t id;
+};
+
+static inline void bt_sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* mkdir PARENT/NAME and note its fd and id. 0 or -errno. */
+static inline int bt_cgroup_make(const char *parent, const char *name, struct bt_cgroup *cg)
+{
+	struct stat st;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->fd = -1;
+	if ((size_t)snprintf(cg->path, sizeof(cg->path), "%s/%s", parent, name) >= sizeof(cg->path))
+		return -ENAMETOOLONG;
+	if (mkdir(cg->path, 0755))
+		return -errno;
+	cg->fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->fd < 0 || fstat(cg->fd, &st)) {
+		int err = -errno;
+
+		if (cg->fd >= 0)
+			close(cg->fd);
+		cg->fd = -1;
+		rmdir(cg->path);
+		return err;
+	}
+	cg->id = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* A fresh MOUNT/rf-bpftest-<random> on the host's cgroup2. */
+static inline int bt_cgroup_scratch(struct bt_cgroup *cg)
+{
+	char mount[256], name[64];
+	unsigned int r;
+	int err;
+
+	err = cgroup__find_v2_mount(mount, sizeof(mount));
+	if (err)
+		return err;
+	if (getentropy(&r, sizeof(r)))
+		r = (unsigned int)getpid() ^ (unsigned int)time(NULL);
+	snprintf(name, sizeof(name), BT_PREFIX "%08x", r);
+	return bt_cgroup_make(mount, name, cg);
+}
+
+/* Kill whatever is left in it (cgroup.kill), then rmdir, retrying the
+ * EBUSY a just-emptied cgroup gives for a moment. Accepts one never made. */
+static inline void bt_cgroup_remove(struct bt_cgroup *cg)
+{
+	char p[600];
+	int fd;
+
+	if (!cg || cg->fd < 0)
+		return;
+	snprintf(p, sizeof(p), "%s/cgroup.kill", cg->path);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			fprintf(stderr, "bpftest: %s: %s\n", p, strerror(errno));
+		close(fd);
+	}
+	for (int i = 0; i < 200 && rmdir(cg->path) && errno == EBUSY; i++)
+		bt_sleep_ms(10);
+	close(cg->fd);
+	cg->fd = -1;
+}
+
+/* In a child: move ourselves into cg ("0" moves the writer) and check
+ * the kernel agrees. Returns 0 or a distinct exit status. */
+#define BT_EXIT_NOT_MOVED 200
+static inline int bt_enter(const struct bt_cgroup *cg)
+{
+	char p[600], line[600];
+	const char *rel;
+	FILE *f;
+	bool in = false;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/cgroup.procs", cg->path);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		return BT_EXIT_NOT_MOVED;
+	close(fd);
+	/* The path relative to the mount: what /proc/self/cgroup shows. */
+	rel = strstr(cg->path, "/" BT_PREFIX);
+	f = fopen("/proc/self/cgroup", "re");
+	while (rel && f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "0::", 3) && !strcmp(line + 3, rel))
+			in = true;
+	}
+	if (f)
+		fclose(f);
+	return in ? 0 : BT_EXIT_NOT_MOVED;
+}
+
+static pid_t bt_last_pid;       /* the child bt_run ran last */
+
+/*
+ * Run fn(arg) in a child that is in cg (NULL: stays where the test is).
+ * fn returns 0 or a positive errno; that is what this returns (or -1 when
+ * the child died otherwise). No assertion runs between fork and wait.
+ */
+static inline int bt_run(const struct bt_cgroup *cg, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status, r;
+
+	bt_last_pid = pid;
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		r = cg ? bt_enter(cg) : 0;
+		if (!r)
+			r = fn(arg);
+		_exit(r > 255 ? 255 : r);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Delete every entry of a hash or LPM map. */
+static inline void bt_map_clear(int fd, size_t key_size)
+{
+	char key[512];
+
+	assert_true(key_size <= sizeof(key));
+	while (!bpf_map_get_next_key(fd, NULL, key))
+		assert_int_equal(bpf_map_delete_elem(fd, key), 0);
+}
+
+/* Entries in a hash map. */
+static inline int bt_map_count(int fd, size_t key_size)
+{
+	char key[512], next[512];
+	int n = 0;
+
+	assert_true(key_size <= sizeof(key));
+	while (!bpf_map_get_next_key(fd, n ? key : NULL, next)) {
+		memcpy(key, next, key_size);
+		n++;
+	}
+	return n;
+}
+
+/* Sum over CPUs of slot idx of a per-CPU __u64 array. */
+static inline uint64_t bt_percpu_sum(int fd, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	assert_true(ncpu > 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &idx, vals), 0);
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
+/* Zero a per-CPU __u64 array of n slots. */
+static inline void bt_percpu_zero(int fd, uint32_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[ncpu > 0 ? ncpu : 1];
+
+	memset(vals, 0, sizeof(vals));
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(bpf_map_update_elem(fd, &i, vals, BPF_ANY), 0);
+}
+
+static inline int bt_require_root(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: the BPF program tests need root (CAP_BPF, CAP_SYS_ADMIN)\n");
+		return -1;
+	}
+	return 0;
+}
+
+#endif
