@@ -300,8 +300,8 @@ int cmd_run(const struct run_opts *o)
 		rf_err("refused: %s", why);
 		goto cleanup;
 	}
-	if (sb.plan.c[RF_PC_UNIX].required &&
-	    !(sb.enf->features & (sb.plan.c[RF_PC_UNIX].be == RF_BE_BPF_LSM ? RF_FEAT_LSM :
+	if (sb.plan.c[RF_CLASS_UNIX].required &&
+	    !(sb.enf->features & (sb.plan.c[RF_CLASS_UNIX].be == RF_BE_BPF_LSM ? RF_FEAT_LSM :
 									 RF_FEAT_UNIX))) {
 		rf_err("refused: unix: the pinned programs have no unix hooks attached");
 		goto cleanup;
@@ -440,8 +440,8 @@ int cmd_run(const struct run_opts *o)
 		json_t *ev, *den = json_object();
 
 		sbmaps__read_sandbox(sb.enf, sb.cgid, &st);
-		for (i = 0; i < RF_CLASS_MAX; i++) {
-			json_object_set_new(den, trace__class_name(i), json_integer((json_int_t)st.denials[i]));
+		for (i = 0; i < RF_CLASS_KERNEL_MAX; i++) {
+			json_object_set_new(den, names__class(i), json_integer((json_int_t)st.denials[i]));
 			total += st.denials[i];
 		}
 		enforcer__stat(sb.enf, RF_STAT_RINGBUF_LOST, &lost);
