@@ -119,41 +119,47 @@ static const char *const request_names[] = {
 };
 COVERS(request_names, RF_REQ_MAX);
 
+/* Entry v of a table of n, or dflt past its end or on a hole. */
+static const char *pick(const char *const *table, size_t n, uint32_t v, const char *dflt)
+{
+	return v < n && table[v] ? table[v] : dflt;
+}
+
+#define PICK(table, v, dflt) pick(table, N_OF(table), v, dflt)
+
 const char *names__class(uint32_t class)
 {
-	return class < N_OF(class_names) ? class_names[class] : "unknown";
+	return PICK(class_names, class, "unknown");
 }
 
 const char *names__op(uint32_t op)
 {
-	return op < N_OF(op_names) ? op_names[op] : "unknown";
+	return PICK(op_names, op, "unknown");
 }
 
 const char *names__reason(uint32_t reason)
 {
-	return reason < N_OF(reason_names) ? reason_names[reason] : "unknown";
+	return PICK(reason_names, reason, "unknown");
 }
 
 const char *names__verdict(uint32_t verdict)
 {
-	return verdict < N_OF(verdict_names) ? verdict_names[verdict] : "denied";
+	return PICK(verdict_names, verdict, "denied");
 }
 
 const char *names__proto(uint32_t proto)
 {
-	return proto < N_OF(proto_names) ? proto_names[proto] : NULL;
+	return PICK(proto_names, proto, NULL);
 }
 
 const char *names__sock_type(uint32_t type)
 {
-	const char *s = type < N_OF(sock_type_names) ? sock_type_names[type] : NULL;
-
-	return s ? s : "other";
+	return PICK(sock_type_names, type, "other");
 }
 
 const char *names__backend(enum rf_backend b)
 {
-	return (unsigned int)b < N_OF(backend_names) ? backend_names[b] : "?";
+	return PICK(backend_names, (uint32_t)b, "?");
 }
 
 enum rf_backend names__backend_by_name(const char *name)
@@ -169,5 +175,5 @@ enum rf_backend names__backend_by_name(const char *name)
 
 const char *names__request(enum rf_request r)
 {
-	return (unsigned int)r < N_OF(request_names) ? request_names[r] : "?";
+	return PICK(request_names, (uint32_t)r, "?");
 }
