@@ -139,7 +139,7 @@ static __always_inline void ev_reset(struct rf_lsm_scratch *s)
 /* No scratch memory: count the denial (no record), deny unless auditing. */
 static __always_inline int no_scratch(struct rf_sandbox *sb, __u32 class)
 {
-	if (class < RF_CLASS_MAX)
+	if (class < RF_CLASS_KERNEL_MAX)
 		__sync_fetch_and_add(&sb->denials[class], 1);
 	stat_inc(RF_STAT_SAMPLE_LOST);
 	return fallback_verdict(sb);

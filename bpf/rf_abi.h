@@ -25,14 +25,22 @@
 #define RF_COMM_LEN 16
 #define RF_SAMPLE_LIMIT_DEFAULT 256 /* denial records kept per sandbox */
 
-/* Enforcement classes, as counted by the kernel and named in the trace. */
+/*
+ * Enforcement classes: the one class enum of ringfence. The first
+ * RF_CLASS_KERNEL_MAX are judged and counted by the kernel (ABI: values
+ * fixed, rf_sandbox.denials[]); the rest exist only in the plan.
+ */
 enum rf_class {
 	RF_CLASS_NET = 0,
 	RF_CLASS_UNIX = 1,
 	RF_CLASS_FILE = 2,
 	RF_CLASS_EXEC = 3,
 	RF_CLASS_PROCESS = 4,
-	RF_CLASS_MAX = 5,
+	RF_CLASS_KERNEL_MAX = 5,
+	RF_CLASS_LIMITS = 5,
+	RF_CLASS_SYSCALLS = 6,
+	RF_CLASS_MONITOR = 7,
+	RF_CLASS_MAX = 8,
 };
 
 /* The hook that made a decision. */
@@ -76,11 +84,13 @@ enum rf_op {
 	RF_OP_CGROUP_WRITE = 35,        /* write open of a cgroupfs file */
 	RF_OP_CLONE_INTO_CGROUP = 36,   /* clone3(CLONE_INTO_CGROUP) */
 	RF_OP_PSEUDO_FS_WRITE = 37,     /* create/remove/rename in cgroupfs or bpffs */
+	RF_OP_MAX = 38,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {
 	RF_VERDICT_DENIED = 1,  /* the kernel refused the operation */
 	RF_VERDICT_AUDITED = 2, /* audit mode: would have been denied, allowed */
+	RF_VERDICT_MAX = 3,
 };
 
 /* Why a decision went the way it did. */
@@ -94,6 +104,7 @@ enum rf_reason {
 	RF_REASON_ACCESS = 7,       /* a rule covers the path, not with this access */
 	RF_REASON_BOUNDARY = 8,     /* the process boundary: never from a sandbox */
 	RF_REASON_INTERNAL = 9,     /* no scratch memory: denied, never allowed */
+	RF_REASON_MAX = 10,
 };
 
 /* rf_paths value and rf_event.need/have: access bits. */
@@ -121,7 +132,7 @@ struct rf_sandbox {
 	__u32 flags;
 	__u32 sample_limit;             /* 0: use RF_SAMPLE_LIMIT_DEFAULT */
 	__u64 deny_seq;                 /* next sample slot, atomically bumped */
-	__u64 denials[RF_CLASS_MAX];    /* exact totals, atomically bumped */
+	__u64 denials[RF_CLASS_KERNEL_MAX]; /* exact totals, atomically bumped */
 	__u32 state;                    /* enum rf_sandbox_state, set by the kernel */
 	__u32 _pad;
 };

@@ -109,7 +109,7 @@ static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
 	struct rf_sample_key skey = {};
 	struct rf_event *rb;
 
-	if (class < RF_CLASS_MAX)
+	if (class < RF_CLASS_KERNEL_MAX)
 		__sync_fetch_and_add(&sb->denials[class], 1);
 	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
 	ev->ts_boot_ns = bpf_ktime_get_boot_ns();

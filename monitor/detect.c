@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "detect.h"
+#include "names.h"
 #include "table.h"
 
 #define MS 1000000ULL
@@ -110,7 +111,7 @@ struct sandbox {
 	bool ended;
 	uint64_t ended_ns;
 	uint32_t n_eps;                 /* alerts that name it */
-	struct burst burst[RF_CLASS_MAX];
+	struct burst burst[RF_CLASS_KERNEL_MAX];
 	struct res_state res[RES_MAX];
 	bool have_prev;
 	uint64_t prev_t, prev_cpu_ns;
@@ -188,16 +189,6 @@ static struct sandbox *sb_get(struct rf_detect *d, uint64_t cgid)
 	return i >= 0 ? &d->sbs[i] : NULL;
 }
 
-static const char *class_key(uint32_t class)
-{
-	static const char *const names[RF_CLASS_MAX] = {
-		[RF_CLASS_NET] = "network", [RF_CLASS_UNIX] = "unix", [RF_CLASS_FILE] = "file",
-		[RF_CLASS_EXEC] = "exec", [RF_CLASS_PROCESS] = "process",
-	};
-
-	return class < RF_CLASS_MAX ? names[class] : "unknown";
-}
-
 static void burst_setup(struct burst *b, uint64_t n, uint64_t window_ms)
 {
 	free(b->ring);
@@ -226,7 +217,7 @@ static void sb_thresholds(struct rf_detect *d, struct sandbox *s)
 	uint64_t w = s->info.burst_count ? s->info.burst_window_ms : d->o.burst_window_ms;
 	int c;
 
-	for (c = 0; c < RF_CLASS_MAX; c++) {
+	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++) {
 		struct burst *b = &s->burst[c];
 
 		if (b->n_thresh == n && b->window_ns == w * MS)
@@ -265,7 +256,7 @@ static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid)
 	s->info.cgroup_id = cgid;
 	for (i = 0; i < RES_MAX; i++)
 		s->res[i].ep = -1;
-	for (i = 0; i < RF_CLASS_MAX; i++)
+	for (i = 0; i < RF_CLASS_KERNEL_MAX; i++)
 		s->burst[i].ep = -1;
 	sb_thresholds(d, s);
 	return s;
@@ -276,7 +267,7 @@ static void sb_free(struct rf_detect *d, struct sandbox *s)
 	int c;
 
 	rf_index_del(&d->sb_ix, s->cgid);
-	for (c = 0; c < RF_CLASS_MAX; c++)
+	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
 		free(s->burst[c].ring);
 	rf_sandbox_info_clear(&s->info);
 	memset(s, 0, sizeof(*s));
@@ -444,28 +435,15 @@ static void ep_close(struct rf_detect *d, struct episode *e, const char *reason)
 
 /* ---- bursts -------------------------------------------------------------- */
 
-static const char *proto_name(uint32_t p)
-{
-	switch (p & 0xffff) {
-	case 6: return "tcp";
-	case 17: return "udp";
-	case 1: return "icmp";
-	case 58: return "icmpv6";
-	case 132: return "sctp";
-	case 136: return "udplite";
-	case 255: return "raw";
-	case 262: return "mptcp";
-	}
-	return "other";
-}
-
 /* The destination of a decision, as evidence. */
 static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->family = ev->family;
 	if (ev->family == AF_INET || ev->family == AF_INET6) {
-		snprintf(o->protocol, sizeof(o->protocol), "%s", proto_name(ev->protocol));
+		const char *proto = names__proto(ev->protocol & 0xffff);
+
+		snprintf(o->protocol, sizeof(o->protocol), "%s", proto ? proto : "other");
 		if (ev->op == RF_OP_SOCK_CREATE) {
 			snprintf(o->key, sizeof(o->key), "socket:%s/%u",
 				 ev->family == AF_INET ? "ipv4" : "ipv6", ev->protocol & 0xffff);
@@ -478,10 +456,10 @@ static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
 	} else if (ev->path[0]) {
 		snprintf(o->path, sizeof(o->path), "%s", ev->path);
 		snprintf(o->key, sizeof(o->key), "%s:%s",
-			 ev->family == AF_UNIX ? "unix" : class_key(ev->class), ev->path);
+			 ev->family == AF_UNIX ? "unix" : names__class(ev->class), ev->path);
 	} else {
 		/* no address or path (e.g. a process-boundary operation) */
-		snprintf(o->key, sizeof(o->key), "%s:op%u", class_key(ev->class), ev->op);
+		snprintf(o->key, sizeof(o->key), "%s:%s", names__class(ev->class), names__op(ev->op));
 	}
 }
 
@@ -578,8 +556,7 @@ static void burst_add(struct rf_detect *d, struct sandbox *s, const struct rf_ev
 	b->len++;
 added:
 	b->in_window++;
-	snprintf(b->verdict, sizeof(b->verdict), "%s",
-		 ev->verdict == RF_VERDICT_AUDITED ? "audited" : "denied");
+	snprintf(b->verdict, sizeof(b->verdict), "%s", names__verdict(ev->verdict));
 
 	if (b->active) {
 		e = &d->eps[b->ep];
@@ -592,7 +569,7 @@ added:
 		return;
 	/* A burst starts: the denials in the window are its first count. */
 	e = ep_get(d, ev->class <= RF_CLASS_UNIX ? RF_RULE_DENY_BURST : RF_RULE_FAILED_OPS, s,
-		   class_key(ev->class));
+		   names__class(ev->class));
 	if (!e)
 		return;
 	b->active = true;
@@ -829,7 +806,7 @@ static void tick(struct rf_detect *d)
 
 		if (!s->used)
 			continue;
-		for (c = 0; c < RF_CLASS_MAX; c++)
+		for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
 			if (s->burst[c].len || s->burst[c].active)
 				burst_tick(d, &s->burst[c], d->now);
 	}
@@ -933,7 +910,7 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 
 			s->ended = true;
 			s->ended_ns = d->now;
-			for (c = 0; c < RF_CLASS_MAX; c++)
+			for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
 				if (s->burst[c].ep >= 0) {
 					d->eps[s->burst[c].ep].active = false;
 					d->eps[s->burst[c].ep].quiet_since = d->now;
@@ -946,7 +923,7 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		}
 		break;
 	case RF_IN_DECISION:
-		if (in->u.decision.class >= RF_CLASS_MAX)
+		if (in->u.decision.class >= RF_CLASS_KERNEL_MAX)
 			return;
 		s = sb_add(d, in->cgroup_id);
 		if (!s)

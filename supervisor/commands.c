@@ -60,19 +60,22 @@ static json_t *class_backends(const struct rf_caps *caps)
 	if (policy__load_string(confine_all, &p, &err))
 		return o;
 	plan__compile(p, caps, NULL, &plan);
-	for (i = 0; i < RF_PC_MAX; i++) {
-		const struct rf_class_plan *cp = &plan.c[i];
+	for (i = 0; i < RF_CLASS_MAX; i++) {
+		enum rf_class k = names__class_order[i];
+		char text[RF_PLAN_NOTE_LEN];
 		json_t *c;
 
-		if (i == RF_PC_LIMITS || i == RF_PC_MONITOR)
+		if (k == RF_CLASS_LIMITS || k == RF_CLASS_MONITOR)
 			continue;
-		c = json_pack("{s:o}", "backend",
-			      cp->backend[0] ? json_string(cp->backend) : json_null());
-		if (cp->layers[0])
-			json_object_set_new(c, "layers", json_string(cp->layers));
-		if (!cp->enforced)
-			json_object_set_new(c, "reason", json_string(cp->note));
-		json_object_set_new(o, plan__class_name(i), c);
+		plan__backend_text(&plan, k, text, sizeof(text));
+		c = json_pack("{s:o}", "backend", text[0] ? json_string(text) : json_null());
+		plan__layers_text(&plan, k, text, sizeof(text));
+		if (text[0])
+			json_object_set_new(c, "layers", json_string(text));
+		plan__note_text(&plan, k, text, sizeof(text));
+		if (!plan.c[k].enforced)
+			json_object_set_new(c, "reason", json_string(text));
+		json_object_set_new(o, names__class(k), c);
 	}
 	json_object_set_new(o, "limits", json_pack("{s:n, s:s}", "backend", "reason",
 				"no backend of this build enforces limits yet"));
@@ -132,7 +135,7 @@ int cmd_status(bool as_json)
 		int k;
 
 		if (enf && !sbmaps__read_sandbox(enf, v[i].cgroup_id, &st))
-			for (k = 0; k < RF_CLASS_MAX; k++)
+			for (k = 0; k < RF_CLASS_KERNEL_MAX; k++)
 				total += st.denials[k];
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i, s:i, s:s, s:I}",
 			"sandbox", v[i].sandbox, "state", live ? "live" : "stale",

@@ -75,7 +75,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 
 			if (!is_run && strcmp(cmd, "check"))
 				return usage_error("--require/--prefer are for run and check", NULL);
-			b = plan__backend_by_name(optarg);
+			b = names__backend_by_name(optarg);
 			if (b == RF_BE_NONE)
 				return usage_error("unknown backend \"%s\" (bpf-lsm, landlock, "
 						   "seccomp, cgroup-sock-addr, capabilities)", optarg);

@@ -9,58 +9,13 @@
  *   unix         bpf-lsm, else cgroup-sock-addr (+ landlock abstract scoping)
  *   process      bpf-lsm, else seccomp; capabilities and landlock scoping as layers
  *   syscalls     seccomp
+ * The plan holds codes and numbers; plan_text.c words them.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "plan.h"
 #include "rf_abi.h"
-
-static const char *const class_names[RF_PC_MAX] = {
-	[RF_PC_FILE] = "file",       [RF_PC_EXEC] = "exec",
-	[RF_PC_NETWORK] = "network", [RF_PC_UNIX] = "unix",
-	[RF_PC_PROCESS] = "process", [RF_PC_LIMITS] = "limits",
-	[RF_PC_SYSCALLS] = "syscalls", [RF_PC_MONITOR] = "monitor",
-};
-
-static const char *const backend_names[RF_BE_MAX] = {
-	[RF_BE_NONE] = "", [RF_BE_CGROUP_SOCK_ADDR] = "cgroup-sock-addr",
-	[RF_BE_BPF_LSM] = "bpf-lsm", [RF_BE_LANDLOCK] = "landlock",
-	[RF_BE_SECCOMP] = "seccomp", [RF_BE_CAPABILITIES] = "capabilities",
-};
-
-const char *plan__class_name(enum rf_plan_class c)
-{
-	return c < RF_PC_MAX ? class_names[c] : "?";
-}
-
-const char *plan__backend_name(enum rf_backend b)
-{
-	return b < RF_BE_MAX ? backend_names[b] : "?";
-}
-
-enum rf_backend plan__backend_by_name(const char *name)
-{
-	int b;
-
-	for (b = 1; b < RF_BE_MAX; b++)
-		if (!strcmp(name, backend_names[b]))
-			return b;
-	return RF_BE_NONE;
-}
-
-const char *plan__request_name(enum rf_request r)
-{
-	switch (r) {
-	case RF_REQ_ABSENT: return "absent";
-	case RF_REQ_DENY_ALL: return "deny-all";
-	case RF_REQ_ALLOWLIST: return "allowlist";
-	case RF_REQ_UNRESTRICTED: return "unrestricted";
-	case RF_REQ_SET: return "set";
-	case RF_REQ_IMPLICIT: return "implicit";
-	}
-	return "?";
-}
 
 static enum rf_request from_confine(enum rf_confine c)
 {
@@ -72,34 +27,40 @@ static enum rf_request from_confine(enum rf_confine c)
 	return RF_REQ_DENY_ALL;
 }
 
-static void add_reason(struct rf_plan *plan, const char *who, const char *why)
+static struct rf_plan_reason *add_reason(struct rf_plan *plan, enum rf_class c,
+					 enum rf_plan_why code, int param, const char *detail)
 {
-	if (plan->n_reasons < RF_PLAN_MAX_REASONS)
-		snprintf(plan->reasons[plan->n_reasons++], sizeof(plan->reasons[0]), "%s: %s",
-			 who, why);
+	struct rf_plan_reason *r;
+
 	plan->ok = false;
+	if (plan->n_reasons >= RF_PLAN_MAX_REASONS)
+		return NULL;
+	r = &plan->reasons[plan->n_reasons++];
+	r->cls = c;
+	r->code = code;
+	r->param = param;
+	snprintf(r->detail, sizeof(r->detail), "%s", detail ? detail : "");
+	return r;
 }
 
-void plan__refuse(struct rf_plan *plan, enum rf_plan_class c, const char *why)
+void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, int param,
+		  const char *detail)
 {
 	struct rf_class_plan *cp = &plan->c[c];
+	struct rf_plan_reason *r = add_reason(plan, c, code, param, detail);
 
 	cp->be = RF_BE_NONE;
-	cp->backend[0] = 0;
 	cp->enforced = false;
-	cp->layers[0] = 0;
-	snprintf(cp->note, sizeof(cp->note), "%s", why);
-	add_reason(plan, class_names[c], why);
+	cp->layers = 0;
+	cp->note = r ? RF_NOTE_REFUSED : RF_NOTE_NONE;
+	cp->reason = r ? (int)(r - plan->reasons) : 0;
 }
 
-static void use(struct rf_class_plan *cp, enum rf_backend be, int landlock_abi)
+static void use(struct rf_class_plan *cp, enum rf_backend be, enum rf_plan_note note)
 {
 	cp->be = be;
 	cp->enforced = true;
-	if (be == RF_BE_LANDLOCK)
-		snprintf(cp->backend, sizeof(cp->backend), "landlock-abi%d", landlock_abi);
-	else
-		snprintf(cp->backend, sizeof(cp->backend), "%s", backend_names[be]);
+	cp->note = note;
 }
 
 static bool landlock_ok(const struct rf_caps *caps, int min_abi)
@@ -107,12 +68,11 @@ static bool landlock_ok(const struct rf_caps *caps, int min_abi)
 	return caps->landlock.ok && caps->landlock_abi >= min_abi;
 }
 
-static const char *lsm_state(const struct rf_caps *caps)
+static enum rf_lsm_state lsm_state(const struct rf_caps *caps)
 {
-	return caps->bpf_lsm_enforcer.ok ? "available" :
-	       caps->bpf_lsm.ok ? "available on this kernel, but this build's LSM programs "
-				  "did not load" :
-	       caps->bpf_lsm.err ? "refused by this kernel" : "not probed";
+	return caps->bpf_lsm_enforcer.ok ? RF_LSM_AVAILABLE :
+	       caps->bpf_lsm.ok ? RF_LSM_NOT_LOADED :
+	       caps->bpf_lsm.err ? RF_LSM_REFUSED : RF_LSM_NOT_PROBED;
 }
 
 /* The BPF-LSM programs of this build loaded and attached here, and the
@@ -123,108 +83,87 @@ static bool use_lsm(const struct rf_caps *caps, unsigned int prefer, enum rf_bac
 	       (!(prefer & (1u << other)) || (prefer & (1u << RF_BE_BPF_LSM)));
 }
 
-/* Longest path the BPF matcher holds (RF_PATH_KEY_LEN - 1 when defined). */
-#ifdef RF_PATH_KEY_LEN
-#define LSM_PATH_MAX (RF_PATH_KEY_LEN - 1)
-#else
-#define LSM_PATH_MAX 247
-#endif
-
 static const char *long_path(const struct rf_path_list *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (strlen(l->v[i].path) > LSM_PATH_MAX)
+		if (strlen(l->v[i].path) > RF_PATH_MAX)
 			return l->v[i].path;
 	return NULL;
 }
 
-/* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
-static void plan_fs_class(struct rf_plan *plan, enum rf_plan_class c, enum rf_confine confine,
-			  const struct rf_policy *p, const struct rf_caps *caps,
-			  unsigned int prefer)
+/* The class as the policy asks it; NULL when it is not confined. */
+static struct rf_class_plan *confined(struct rf_plan *plan, enum rf_class c,
+				      enum rf_confine confine)
 {
 	struct rf_class_plan *cp = &plan->c[c];
-	char why[600];
 
 	cp->request = from_confine(confine);
 	if (confine == RF_CONFINE_UNRESTRICTED) {
-		snprintf(cp->note, sizeof(cp->note), "unrestricted by the policy: not confined");
-		return;
+		cp->note = RF_NOTE_UNRESTRICTED;
+		return NULL;
 	}
 	cp->required = true;
+	return cp;
+}
+
+/* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
+static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine confine,
+			  const struct rf_policy *p, const struct rf_caps *caps,
+			  unsigned int prefer)
+{
+	struct rf_class_plan *cp = confined(plan, c, confine);
+	char lp[RF_PLAN_DETAIL_LEN];
+
+	if (!cp)
+		return;
 	if (use_lsm(caps, prefer, RF_BE_LANDLOCK)) {
-		const char *lp = c == RF_PC_FILE ?
+		const char *l = c == RF_CLASS_FILE ?
 			(long_path(&p->files_read) ? long_path(&p->files_read) :
 						     long_path(&p->files_write)) :
 			long_path(&p->exec_paths);
 
-		if (lp) {
-			snprintf(why, sizeof(why), "\"%.80s...\" is longer than the %d bytes the "
-				 "bpf-lsm path matcher holds", lp, LSM_PATH_MAX);
-			plan__refuse(plan, c, why);
+		if (l) {
+			/* Only its start is ever shown. */
+			snprintf(lp, sizeof(lp), "%.80s", l);
+			plan__refuse(plan, c, RF_WHY_LSM_PATH_TOO_LONG, RF_PATH_MAX, lp);
 			return;
 		}
-		use(cp, RF_BE_BPF_LSM, 0);
-		plan->install.lsm_flags |= c == RF_PC_FILE ? RF_SB_LSM_FILES : RF_SB_LSM_EXEC;
-		snprintf(cp->note, sizeof(cp->note), "%s", c == RF_PC_FILE ?
-			 "every open by mode, and create, remove, rename, link, truncate, mode, "
-			 "owner and times changes, on the kernel's resolved paths" :
-			 "every exec (interpreters and execveat included) and every executable "
-			 "file mapping; executables without a path are denied");
+		use(cp, RF_BE_BPF_LSM, c == RF_CLASS_FILE ? RF_NOTE_LSM_FILE : RF_NOTE_LSM_EXEC);
+		plan->install.lsm_flags |= c == RF_CLASS_FILE ? RF_SB_LSM_FILES : RF_SB_LSM_EXEC;
 		return;
 	}
 	if (!landlock_ok(caps, 1)) {
-		snprintf(why, sizeof(why), "no backend can enforce %s rules here: landlock: %s; "
-			 "bpf-lsm: %s", class_names[c], caps->landlock.detail, lsm_state(caps));
-		plan__refuse(plan, c, why);
+		plan__refuse(plan, c, RF_WHY_NO_FS_BACKEND, 0, caps->landlock.detail);
 		return;
 	}
 	if (p->mode == RF_MODE_AUDIT) {
-		snprintf(why, sizeof(why), "audit mode needs a backend that can record without "
-			 "denying; landlock cannot, and bpf-lsm is %s", lsm_state(caps));
-		plan__refuse(plan, c, why);
+		plan__refuse(plan, c, RF_WHY_AUDIT_LANDLOCK, 0, NULL);
 		return;
 	}
 	/* Truncation would stay unconfined below ABI 3: broader than asked. */
-	if (c == RF_PC_FILE && !landlock_ok(caps, 3)) {
-		snprintf(why, sizeof(why), "landlock ABI %d cannot confine truncate(); "
-			 "files needs ABI 3 or later", caps->landlock_abi);
-		plan__refuse(plan, c, why);
+	if (c == RF_CLASS_FILE && !landlock_ok(caps, 3)) {
+		plan__refuse(plan, c, RF_WHY_LANDLOCK_TRUNCATE, caps->landlock_abi, NULL);
 		return;
 	}
-	use(cp, RF_BE_LANDLOCK, caps->landlock_abi);
+	use(cp, RF_BE_LANDLOCK, c == RF_CLASS_EXEC ? RF_NOTE_LANDLOCK_EXEC : RF_NOTE_LANDLOCK_FILE);
 	plan->install.landlock = plan->install.landlock_fs = true;
-	snprintf(cp->note, sizeof(cp->note), "%s%s%s", c == RF_PC_EXEC ?
-		 "execve of the command, scripts' interpreters and ld.so are checked; not "
-		 "checked by Landlock: libraries mapped executable by the loader (no mmap "
-		 "hook) and executables without a path (a memfd run with execveat)" :
-		 "paths must exist when the sandbox starts",
-		 prefer & (1u << RF_BE_BPF_LSM) ? "; --prefer bpf-lsm not honoured: bpf-lsm is " : "",
-		 prefer & (1u << RF_BE_BPF_LSM) ? lsm_state(caps) : "");
 }
 
 /* A class whose backend is a cgroup program. */
-static void plan_sock_class(struct rf_plan *plan, enum rf_plan_class c,
+static void plan_sock_class(struct rf_plan *plan, enum rf_class c,
 			    enum rf_confine confine, const struct rf_backend_probe *probe)
 {
-	struct rf_class_plan *cp = &plan->c[c];
-	char why[600];
+	struct rf_class_plan *cp = confined(plan, c, confine);
 
-	cp->request = from_confine(confine);
-	if (confine == RF_CONFINE_UNRESTRICTED) {
-		snprintf(cp->note, sizeof(cp->note), "unrestricted by the policy: not confined");
+	if (!cp)
 		return;
-	}
-	cp->required = true;
 	if (!probe->ok) {
-		snprintf(why, sizeof(why), "cgroup-sock-addr cannot run on this kernel (%s)",
-			 probe->detail);
-		plan__refuse(plan, c, why);
+		plan__refuse(plan, c, RF_WHY_SOCK_ADDR, 0, probe->detail);
 		return;
 	}
-	use(cp, RF_BE_CGROUP_SOCK_ADDR, 0);
+	use(cp, RF_BE_CGROUP_SOCK_ADDR, RF_NOTE_NONE);
 }
 
 static bool has_abstract_rule(const struct rf_policy *p)
@@ -237,65 +176,42 @@ static bool has_abstract_rule(const struct rf_policy *p)
 	return false;
 }
 
-static void plan_process(struct rf_plan *plan, const struct rf_policy *p,
-			 const struct rf_caps *caps, const struct rf_plan_opts *opts)
+static void plan_process(struct rf_plan *plan, const struct rf_caps *caps,
+			 const struct rf_plan_opts *opts)
 {
-	struct rf_class_plan *cp = &plan->c[RF_PC_PROCESS];
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_PROCESS];
 	bool keep = opts && opts->keep_caps;
 	bool scope = landlock_ok(caps, 6) && !keep;
 	bool lsm = use_lsm(caps, opts ? opts->prefer : 0, RF_BE_SECCOMP);
-	size_t off;
 
-	(void)p;
 	cp->request = RF_REQ_IMPLICIT;
 	cp->required = true;
 	plan->install.keep_caps = keep;
 	if (lsm) {
-		use(cp, RF_BE_BPF_LSM, 0);
+		use(cp, RF_BE_BPF_LSM, RF_NOTE_PROCESS);
 		plan->install.lsm_flags |= RF_SB_LSM_PROCESS;
 	} else if (keep) {
-		plan__refuse(plan, RF_PC_PROCESS, "--keep-caps (test-only) needs bpf-lsm to "
-			     "hold the process boundary, and it is not available here");
+		plan__refuse(plan, RF_CLASS_PROCESS, RF_WHY_KEEP_CAPS, 0, NULL);
 		return;
-	} else if (caps->seccomp.ok) {
-		use(cp, RF_BE_SECCOMP, 0);
 	} else {
-		use(cp, RF_BE_CAPABILITIES, 0);
+		use(cp, caps->seccomp.ok ? RF_BE_SECCOMP : RF_BE_CAPABILITIES, RF_NOTE_PROCESS);
 	}
 	/* seccomp stays as a layer under bpf-lsm, except in the test mode that
 	 * must show the LSM alone holds. */
 	plan->install.seccomp_boundary = caps->seccomp.ok && !keep;
 	plan->install.landlock_scope_signal = scope;
 	plan->install.landlock |= scope;
-	off = (size_t)snprintf(cp->layers, sizeof(cp->layers), "%s",
-			       keep ? "capabilities KEPT (--keep-caps test mode)" : "capabilities");
+	cp->layers = keep ? RF_LAYER_CAPABILITIES_KEPT : RF_LAYER_CAPABILITIES;
 	if (lsm && plan->install.seccomp_boundary)
-		off += (size_t)snprintf(cp->layers + off, sizeof(cp->layers) - off, "; seccomp");
-	if (scope && off < sizeof(cp->layers))
-		snprintf(cp->layers + off, sizeof(cp->layers) - off,
-			 "; landlock-abi%d (signal scoping, ptrace confinement)", caps->landlock_abi);
-	snprintf(cp->note, sizeof(cp->note),
-		 "no_new_privs; %scgroup2 read-only and bpffs absent in its mount namespace; "
-		 "own session, no controlling terminal%s%s%s",
-		 keep ? "capabilities kept (test mode); " :
-			"all capability sets emptied, securebits locked; ",
-		 lsm ? "; bpf-lsm: no bpf(), no ptrace of, signals to or /proc/PID/mem access "
-		       "to processes outside the sandbox, no mounts, no user namespaces, no "
-		       "writes to cgroup files" : "",
-		 caps->seccomp.ok && !keep ? "; seccomp: no bpf, ptrace, process_vm_*, mounts, "
-		 "namespaces, keyrings, perf, kexec, modules, userfaultfd, io_uring, "
-		 "personality, TIOCSTI/TIOCLINUX; non-native syscall ABIs killed" :
-		 lsm ? "" : "; NOT covered (no seccomp): bpf, ptrace, mounts, user namespaces",
-		 scope ? "; landlock: no signals to, ptrace of or /proc/PID/mem access to "
-			 "processes outside the sandbox" :
-		 lsm ? "" : "; NOT covered (no landlock ABI 6): signals to same-user processes outside");
+		cp->layers |= RF_LAYER_SECCOMP;
+	if (scope)
+		cp->layers |= RF_LAYER_LANDLOCK_SCOPE_SIGNAL;
 }
 
 static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 			  const struct rf_caps *caps)
 {
-	struct rf_class_plan *cp = &plan->c[RF_PC_SYSCALLS];
-	char why[600];
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_SYSCALLS];
 
 	if (!p->syscalls.present)
 		return;
@@ -305,27 +221,20 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 		/* Detection, not enforcement: the profile is published in the
 		 * registry and ringfence-monitor reports calls outside it. */
 		cp->required = false;
-		snprintf(cp->backend, sizeof(cp->backend), "ringfence-monitor");
-		snprintf(cp->note, sizeof(cp->note), "alert: calls outside the profile are "
-			 "reported by ringfence-monitor (when it runs), never denied");
+		cp->be = RF_BE_MONITOR;
+		cp->note = RF_NOTE_SYSCALLS_ALERT;
 		return;
 	}
 	if (p->mode == RF_MODE_AUDIT) {
-		plan__refuse(plan, RF_PC_SYSCALLS, "audit mode: a seccomp allowlist cannot "
-			     "record into the trace without denying; remove \"syscalls\" or "
-			     "use enforce mode");
+		plan__refuse(plan, RF_CLASS_SYSCALLS, RF_WHY_SYSCALLS_AUDIT, 0, NULL);
 		return;
 	}
 	if (!caps->seccomp.ok) {
-		snprintf(why, sizeof(why), "seccomp is not available (%s)", caps->seccomp.detail);
-		plan__refuse(plan, RF_PC_SYSCALLS, why);
+		plan__refuse(plan, RF_CLASS_SYSCALLS, RF_WHY_NO_SECCOMP, 0, caps->seccomp.detail);
 		return;
 	}
-	use(cp, RF_BE_SECCOMP, 0);
+	use(cp, RF_BE_SECCOMP, RF_NOTE_SYSCALLS_SECCOMP);
 	plan->install.seccomp_allowlist = true;
-	snprintf(cp->note, sizeof(cp->note), "allowlist, EPERM for every other syscall; "
-		 "execve, exit and exit_group are always allowed (the launcher execs the "
-		 "command after installing the filter, and must exit if that fails)");
 }
 
 /* --require: the backend must enforce every class it can serve here. */
@@ -335,12 +244,11 @@ static void check_required(struct rf_plan *plan, unsigned int require,
 	int b, i;
 
 	for (b = 1; b < RF_BE_MAX; b++) {
-		char why[600];
 		bool used = false;
 
 		if (!(require & (1u << b)))
 			continue;
-		for (i = 0; i < RF_PC_MAX; i++)
+		for (i = 0; i < RF_CLASS_MAX; i++)
 			used |= plan->c[i].be == (enum rf_backend)b;
 		if (b == RF_BE_LANDLOCK)
 			used |= plan->install.landlock;
@@ -350,128 +258,96 @@ static void check_required(struct rf_plan *plan, unsigned int require,
 		if (used)
 			continue;
 		if (b == RF_BE_BPF_LSM)
-			snprintf(why, sizeof(why), "bpf-lsm enforces nothing here: %s (%s)",
-				 lsm_state(caps), caps->bpf_lsm.detail);
+			add_reason(plan, RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, b, caps->bpf_lsm.detail);
 		else
-			snprintf(why, sizeof(why), "%s enforces no class of this policy on this "
-				 "kernel", backend_names[b]);
-		add_reason(plan, "--require", why);
+			add_reason(plan, RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, b, NULL);
+	}
+}
+
+/* unix: bpf-lsm judges the peer's resolved name where it loads, else the
+ * cgroup hooks. */
+static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
+		      const struct rf_caps *caps, unsigned int prefer)
+{
+	struct rf_class_plan *up;
+
+	if (policy->net_unix == RF_CONFINE_UNRESTRICTED ||
+	    !use_lsm(caps, prefer, RF_BE_CGROUP_SOCK_ADDR)) {
+		plan_sock_class(plan, RF_CLASS_UNIX, policy->net_unix, &caps->unix_sock_addr);
+		return;
+	}
+	up = confined(plan, RF_CLASS_UNIX, policy->net_unix);
+	use(up, RF_BE_BPF_LSM, RF_NOTE_LSM_UNIX);
+	plan->install.lsm_flags |= RF_SB_LSM_UNIX;
+}
+
+/* Second, independent layers. Audit mode must deny nothing, so no layer
+ * that denies is added then. The kernel asks Landlock about a connect()
+ * before the cgroup hook runs: its TCP-port layer would refuse unlisted
+ * ports first (EACCES) and those denials would never reach the trace or
+ * the monitor. So it is opt-in: --prefer landlock. */
+static void plan_net_layers(struct rf_plan *plan, const struct rf_policy *policy,
+			    const struct rf_caps *caps, unsigned int prefer)
+{
+	const struct rf_class_plan *up = &plan->c[RF_CLASS_UNIX];
+
+	if (policy->mode != RF_MODE_ENFORCE)
+		return;
+	if (plan->c[RF_CLASS_NET].enforced && landlock_ok(caps, 4) &&
+	    (prefer & (1u << RF_BE_LANDLOCK))) {
+		plan->install.landlock = plan->install.landlock_net = true;
+		plan->c[RF_CLASS_NET].layers = RF_LAYER_LANDLOCK_TCP;
+	}
+	if (up->enforced && up->be == RF_BE_CGROUP_SOCK_ADDR && landlock_ok(caps, 6) &&
+	    !has_abstract_rule(policy)) {
+		plan->install.landlock = plan->install.landlock_scope_unix = true;
+		plan->c[RF_CLASS_UNIX].layers = RF_LAYER_LANDLOCK_SCOPE_UNIX;
 	}
 }
 
 void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 		   const struct rf_plan_opts *opts, struct rf_plan *plan)
 {
-	char why[600];
+	unsigned int prefer = opts ? opts->prefer : 0;
+	int k;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->ok = true;
+	plan->prefer = prefer;
+	plan->lsm_state = lsm_state(caps);
 	plan->install.landlock_abi = caps->landlock_abi;
 
-	plan_fs_class(plan, RF_PC_FILE, policy->files, policy, caps, opts ? opts->prefer : 0);
-	plan_fs_class(plan, RF_PC_EXEC, policy->exec, policy, caps, opts ? opts->prefer : 0);
-	plan_sock_class(plan, RF_PC_NETWORK, policy->net_connect, &caps->sock_addr);
-	if (policy->net_unix != RF_CONFINE_UNRESTRICTED &&
-	    use_lsm(caps, opts ? opts->prefer : 0, RF_BE_CGROUP_SOCK_ADDR)) {
-		struct rf_class_plan *up = &plan->c[RF_PC_UNIX];
+	plan_fs_class(plan, RF_CLASS_FILE, policy->files, policy, caps, prefer);
+	plan_fs_class(plan, RF_CLASS_EXEC, policy->exec, policy, caps, prefer);
+	plan_sock_class(plan, RF_CLASS_NET, policy->net_connect, &caps->sock_addr);
+	plan_unix(plan, policy, caps, prefer);
+	/* The programs need a cgroup to key on. Not twice: a class already
+	 * refused keeps its first reason. Every BPF backend keys on the
+	 * sandbox's cgroup. */
+	for (k = 0; k < RF_CLASS_MAX && !caps->cgroup_v2.ok; k++) {
+		enum rf_class c = names__class_order[k];
 
-		up->request = from_confine(policy->net_unix);
-		up->required = true;
-		use(up, RF_BE_BPF_LSM, 0);
-		plan->install.lsm_flags |= RF_SB_LSM_UNIX;
-		snprintf(up->note, sizeof(up->note), "stream connects and datagram sends to "
-			 "unix sockets, pathname and abstract, judged on the peer's bound name "
-			 "after the kernel resolved it");
-	} else {
-		plan_sock_class(plan, RF_PC_UNIX, policy->net_unix, &caps->unix_sock_addr);
+		if (plan->c[c].enforced && (plan->c[c].be == RF_BE_CGROUP_SOCK_ADDR ||
+					    plan->c[c].be == RF_BE_BPF_LSM))
+			plan__refuse(plan, c, RF_WHY_NO_CGROUP2, 0, caps->cgroup_v2.detail);
 	}
-	/* The programs need a cgroup to key on. */
-	if (!caps->cgroup_v2.ok) {
-		snprintf(why, sizeof(why), "no usable cgroup2 hierarchy (%s)",
-			 caps->cgroup_v2.detail);
-		/* Not twice: a class already refused keeps its first reason.
-		 * Every BPF backend keys on the sandbox's cgroup. */
-		for (int k = 0; k < RF_PC_MAX; k++)
-			if (plan->c[k].enforced && (plan->c[k].be == RF_BE_CGROUP_SOCK_ADDR ||
-						    plan->c[k].be == RF_BE_BPF_LSM))
-				plan__refuse(plan, k, why);
-	}
-	/* Second, independent layers. Audit mode must deny nothing, so no
-	 * layer that denies is added then. The kernel asks Landlock about a
-	 * connect() before the cgroup hook runs: its TCP-port layer would
-	 * refuse unlisted ports first (EACCES) and those denials would never
-	 * reach the trace or the monitor. So it is opt-in: --prefer landlock. */
-	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_PC_NETWORK].enforced &&
-	    landlock_ok(caps, 4) && opts && (opts->prefer & (1u << RF_BE_LANDLOCK))) {
-		plan->install.landlock = plan->install.landlock_net = true;
-		snprintf(plan->c[RF_PC_NETWORK].layers, sizeof(plan->c[0].layers),
-			 "landlock-abi%d (TCP connect ports; refuses unlisted ports before the "
-			 "cgroup hook, with EACCES, unrecorded)", caps->landlock_abi);
-	}
-	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_PC_UNIX].enforced &&
-	    plan->c[RF_PC_UNIX].be == RF_BE_CGROUP_SOCK_ADDR &&
-	    landlock_ok(caps, 6) && !has_abstract_rule(policy)) {
-		plan->install.landlock = plan->install.landlock_scope_unix = true;
-		snprintf(plan->c[RF_PC_UNIX].layers, sizeof(plan->c[0].layers),
-			 "landlock-abi%d (abstract sockets outside the sandbox)",
-			 caps->landlock_abi);
-	}
-	plan_process(plan, policy, caps, opts);
+	plan_net_layers(plan, policy, caps, prefer);
+	plan_process(plan, caps, opts);
 	plan_syscalls(plan, policy, caps);
 
 	if (policy->limits.present) {
-		plan->c[RF_PC_LIMITS].request = RF_REQ_SET;
-		plan->c[RF_PC_LIMITS].required = true;
-		plan__refuse(plan, RF_PC_LIMITS,
-			     "no backend of this build enforces limits yet (cgroup-v2 "
-			     "controllers); remove \"limits\" to run without them");
+		plan->c[RF_CLASS_LIMITS].request = RF_REQ_SET;
+		plan->c[RF_CLASS_LIMITS].required = true;
+		plan__refuse(plan, RF_CLASS_LIMITS, RF_WHY_LIMITS, 0, NULL);
 	}
 	if (policy->monitor.present) {
-		struct rf_class_plan *mp = &plan->c[RF_PC_MONITOR];
+		struct rf_class_plan *mp = &plan->c[RF_CLASS_MONITOR];
 
 		/* Thresholds for alerts, not limits: nothing here is enforced. */
 		mp->request = RF_REQ_SET;
-		snprintf(mp->backend, sizeof(mp->backend), "ringfence-monitor");
-		snprintf(mp->note, sizeof(mp->note), "detection only: thresholds published in "
-			 "the sandbox registry for ringfence-monitor (when it runs)");
+		mp->be = RF_BE_MONITOR;
+		mp->note = RF_NOTE_MONITOR;
 	}
 	if (opts)
 		check_required(plan, opts->require, caps);
-}
-
-json_t *plan__to_json(const struct rf_plan *plan)
-{
-	json_t *root = json_object(), *classes = json_object(), *reasons = json_array();
-	int i;
-
-	if (!root || !classes || !reasons)
-		goto fail;
-	for (i = 0; i < RF_PC_MAX; i++) {
-		const struct rf_class_plan *cp = &plan->c[i];
-		json_t *c = json_pack("{s:s, s:b, s:o, s:b}",
-				      "requested", plan__request_name(cp->request),
-				      "required", cp->required,
-				      "backend", cp->backend[0] ? json_string(cp->backend) :
-								  json_null(),
-				      "enforced", cp->enforced);
-
-		if (!c)
-			goto fail;
-		if (cp->layers[0])
-			json_object_set_new(c, "layers", json_string(cp->layers));
-		if (cp->note[0])
-			json_object_set_new(c, "note", json_string(cp->note));
-		json_object_set_new(classes, class_names[i], c);
-	}
-	for (i = 0; i < plan->n_reasons; i++)
-		json_array_append_new(reasons, json_string(plan->reasons[i]));
-	json_object_set_new(root, "ok", json_boolean(plan->ok));
-	json_object_set_new(root, "classes", classes);
-	json_object_set_new(root, "reasons", reasons);
-	return root;
-fail:
-	json_decref(root);
-	json_decref(classes);
-	json_decref(reasons);
-	return NULL;
 }

@@ -1,55 +1,95 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Policy -> least-privilege plan, fail closed against what the kernel can do. */
+/*
+ * Policy -> least-privilege plan, fail closed against what the kernel can
+ * do. The plan is data (enums, bits, numbers); plan_text.c renders it as
+ * the trace, `check`, `probe` and the refusal lines print it.
+ */
 #ifndef RF_PLAN_H
 #define RF_PLAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "names.h"
 #include "policy.h"
 #include "probe.h"
+#include "rf_abi.h"
 
-enum rf_plan_class {
-	RF_PC_FILE = 0,
-	RF_PC_EXEC,
-	RF_PC_NETWORK,
-	RF_PC_UNIX,
-	RF_PC_PROCESS,
-	RF_PC_LIMITS,
-	RF_PC_SYSCALLS,
-	RF_PC_MONITOR,
-	RF_PC_MAX,
+/* Independent extra layers under a class's backend (rf_class_plan.layers). */
+enum rf_plan_layer {
+	RF_LAYER_CAPABILITIES = 1u << 0,        /* every capability set emptied */
+	RF_LAYER_CAPABILITIES_KEPT = 1u << 1,   /* --keep-caps test mode */
+	RF_LAYER_SECCOMP = 1u << 2,             /* the boundary filter under bpf-lsm */
+	RF_LAYER_LANDLOCK_TCP = 1u << 3,        /* TCP connect ports (ABI 4+) */
+	RF_LAYER_LANDLOCK_SCOPE_UNIX = 1u << 4, /* abstract unix scoping (ABI 6+) */
+	RF_LAYER_LANDLOCK_SCOPE_SIGNAL = 1u << 5, /* signal scoping (ABI 6+) */
 };
 
-/* Enforcement backends ringfence knows by name (--require, --prefer). */
-enum rf_backend {
-	RF_BE_NONE = 0,
-	RF_BE_CGROUP_SOCK_ADDR,
-	RF_BE_BPF_LSM,
-	RF_BE_LANDLOCK,
-	RF_BE_SECCOMP,
-	RF_BE_CAPABILITIES,
-	RF_BE_MAX,
+/* What a class's note says. */
+enum rf_plan_note {
+	RF_NOTE_NONE = 0,
+	RF_NOTE_UNRESTRICTED,     /* the policy opted out */
+	RF_NOTE_LSM_FILE,         /* what the bpf-lsm programs judge, per class */
+	RF_NOTE_LSM_EXEC,
+	RF_NOTE_LSM_UNIX,
+	RF_NOTE_LANDLOCK_FILE,    /* what Landlock does not cover, per class */
+	RF_NOTE_LANDLOCK_EXEC,
+	RF_NOTE_PROCESS,          /* the boundary, from the plan's install flags */
+	RF_NOTE_SYSCALLS_SECCOMP,
+	RF_NOTE_SYSCALLS_ALERT,
+	RF_NOTE_MONITOR,
+	RF_NOTE_REFUSED,          /* the class's refusal: rf_class_plan.reason */
+	RF_NOTE_MAX,
 };
 
-/* What the policy asks of one class. */
-enum rf_request {
-	RF_REQ_ABSENT = 0,        /* nothing asked (limits, syscalls, monitor) */
-	RF_REQ_DENY_ALL,          /* class omitted: deny everything */
-	RF_REQ_ALLOWLIST,
-	RF_REQ_UNRESTRICTED,      /* explicit opt-out: not confined */
-	RF_REQ_SET,               /* limits/syscalls/monitor given */
-	RF_REQ_IMPLICIT,          /* the process boundary: always */
+/* Why a class (or a --require) is refused. */
+enum rf_plan_why {
+	RF_WHY_LSM_PATH_TOO_LONG = 0, /* detail: the path; param: what the matcher holds */
+	RF_WHY_NO_FS_BACKEND,         /* detail: landlock's probe; plan.lsm_state */
+	RF_WHY_AUDIT_LANDLOCK,        /* plan.lsm_state */
+	RF_WHY_LANDLOCK_TRUNCATE,     /* param: the Landlock ABI */
+	RF_WHY_SOCK_ADDR,             /* detail: the probe */
+	RF_WHY_NO_CGROUP2,            /* detail: the probe */
+	RF_WHY_KEEP_CAPS,
+	RF_WHY_SYSCALLS_AUDIT,
+	RF_WHY_NO_SECCOMP,            /* detail: the probe */
+	RF_WHY_LIMITS,
+	RF_WHY_REQUIRE_LSM,           /* --require bpf-lsm; detail: the probe */
+	RF_WHY_REQUIRE_UNUSED,        /* --require; param: enum rf_backend */
+	RF_WHY_SECCOMP_BUILD,         /* detail: the builder's words; param: -errno */
+	RF_WHY_LANDLOCK_ENTRY,        /* detail: the entry Landlock cannot express */
+	RF_WHY_LANDLOCK_BUILD,        /* detail: the builder's words; param: -errno */
+	RF_WHY_MAX,
+};
+
+/* What the probe says of this build's bpf-lsm programs. */
+enum rf_lsm_state {
+	RF_LSM_AVAILABLE = 0,
+	RF_LSM_NOT_LOADED,        /* the kernel has BPF-LSM, our programs did not load */
+	RF_LSM_REFUSED,
+	RF_LSM_NOT_PROBED,
+	RF_LSM_STATE_MAX,
+};
+
+#define RF_PLAN_DETAIL_LEN 700    /* text from outside: a probe, a builder */
+#define RF_PLAN_REASON_LEN 700    /* a rendered "class: why" */
+#define RF_PLAN_NOTE_LEN 600      /* a rendered note */
+
+struct rf_plan_reason {
+	enum rf_class cls;        /* the class refused; unused for --require */
+	enum rf_plan_why code;
+	int param;
+	char detail[RF_PLAN_DETAIL_LEN];
 };
 
 struct rf_class_plan {
 	enum rf_request request;
 	bool required;            /* must be enforced for the run to start */
 	enum rf_backend be;       /* RF_BE_NONE: none */
-	char backend[32];         /* "landlock-abi7", "cgroup-sock-addr", "" */
 	bool enforced;            /* the backend enforces it on this kernel */
-	char layers[160];         /* independent extra layers, e.g. "landlock-abi7 (TCP ports)" */
-	char note[600];           /* why not, or what it does not cover */
+	unsigned int layers;      /* RF_LAYER_* */
+	enum rf_plan_note note;   /* why not, or what it does not cover */
+	int reason;               /* RF_NOTE_REFUSED: index in rf_plan.reasons */
 };
 
 /* What the plan asks of the launcher beyond the BPF maps. */
@@ -66,13 +106,16 @@ struct rf_plan_install {
 	bool keep_caps;           /* test-only --keep-caps */
 };
 
-#define RF_PLAN_MAX_REASONS (2 * RF_PC_MAX + RF_BE_MAX)
+/* A class is refused at most once, --require adds one per backend. */
+#define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_BE_MAX)
 
 struct rf_plan {
-	struct rf_class_plan c[RF_PC_MAX];
+	struct rf_class_plan c[RF_CLASS_MAX];
 	struct rf_plan_install install;
+	unsigned int prefer;      /* the --prefer mask it was compiled with */
+	enum rf_lsm_state lsm_state;
 	bool ok;                  /* every required class has a backend */
-	char reasons[RF_PLAN_MAX_REASONS][700]; /* refusals, "class: why" */
+	struct rf_plan_reason reasons[RF_PLAN_MAX_REASONS];
 	int n_reasons;
 };
 
@@ -83,21 +126,25 @@ struct rf_plan_opts {
 	bool keep_caps;           /* test-only: the child keeps its capabilities */
 };
 
-const char *plan__class_name(enum rf_plan_class c);
-const char *plan__request_name(enum rf_request r);
-const char *plan__backend_name(enum rf_backend b);
-/* The backend of a --require/--prefer name, or RF_BE_NONE. */
-enum rf_backend plan__backend_by_name(const char *name);
-
 /* Pure: no I/O. Fills plan from the policy, the probed capabilities and
  * the user's --require/--prefer (opts may be NULL). */
 void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 		   const struct rf_plan_opts *opts, struct rf_plan *ret_plan);
 
 /* A refusal found after planning (e.g. a Landlock entry that cannot be
- * expressed): the class loses its backend, the plan is no longer ok. */
-void plan__refuse(struct rf_plan *plan, enum rf_plan_class c, const char *why);
+ * expressed): the class loses its backend, the plan is no longer ok.
+ * detail may be NULL. */
+void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, int param,
+		  const char *detail);
 
+/* plan_text.c: the plan as text, only here. */
+/* The backend as printed, "landlock-abi7"; "" for none. */
+void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+/* "capabilities; landlock-abi7 (...)"; "" for none. */
+void plan__layers_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+/* Refusal i as "class: why" (or "--require: why"). */
+void plan__reason_text(const struct rf_plan *plan, int i, char *buf, size_t len);
 /* {"ok":..,"classes":{..},"reasons":[..]}; NULL on allocation failure. */
 json_t *plan__to_json(const struct rf_plan *plan);
 

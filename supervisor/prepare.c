@@ -30,8 +30,12 @@ void prepare__print_refusal(const struct rf_plan *plan)
 
 	rf_err("refused: this policy cannot be enforced on this kernel (%d reason%s):",
 	       plan->n_reasons, plan->n_reasons == 1 ? "" : "s");
-	for (i = 0; i < plan->n_reasons; i++)
-		fprintf(stderr, "ringfence:   - %s\n", plan->reasons[i]);
+	for (i = 0; i < plan->n_reasons; i++) {
+		char line[RF_PLAN_REASON_LEN];
+
+		plan__reason_text(plan, i, line, sizeof(line));
+		fprintf(stderr, "ringfence:   - %s\n", line);
+	}
 }
 
 unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o)
@@ -41,12 +45,6 @@ unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_pla
 	(void)p;
 	(void)o;
 	return RF_PROBE_LSM;
-}
-
-/* Which class a Landlock refusal belongs to, from the JSON path it names. */
-static enum rf_plan_class landlock_class(const char *why)
-{
-	return !strncmp(why, "$.exec", 6) ? RF_PC_EXEC : RF_PC_FILE;
 }
 
 /*
@@ -71,9 +69,8 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		if (err == -EINVAL)
 			return rf_error_set(e, err, "policy", "%s", why);
 		if (err) {
-			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
-				 why[0] ? ": " : "building the seccomp filters: ", strerror(-err));
-			plan__refuse(plan, in->seccomp_allowlist ? RF_PC_SYSCALLS : RF_PC_PROCESS, why);
+			plan__refuse(plan, in->seccomp_allowlist ? RF_CLASS_SYSCALLS : RF_CLASS_PROCESS,
+				     RF_WHY_SECCOMP_BUILD, err, why);
 			return 0;
 		}
 	}
@@ -88,13 +85,11 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		};
 
 		err = sandbox_landlock__build(p, &lo, ll, why, sizeof(why));
-		if (err == -EINVAL) {
-			plan__refuse(plan, landlock_class(why), why);
-		} else if (err) {
-			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
-				 why[0] ? ": " : "building the Landlock ruleset: ", strerror(-err));
-			plan__refuse(plan, lo.fs ? RF_PC_FILE : RF_PC_PROCESS, why);
-		}
+		if (err == -EINVAL)
+			plan__refuse(plan, ll->refused_class, RF_WHY_LANDLOCK_ENTRY, 0, why);
+		else if (err)
+			plan__refuse(plan, lo.fs ? RF_CLASS_FILE : RF_CLASS_PROCESS,
+				     RF_WHY_LANDLOCK_BUILD, err, why);
 	}
 	return 0;
 }

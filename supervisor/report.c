@@ -78,15 +78,54 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 	}
 	for (i = 0; i < p->n_unix; i++)
 		json_array_append_new(unx, json_string(p->unix_rules[i].text));
-	json_object_set_new(o, "connect", json_string(plan__request_name(
+	json_object_set_new(o, "connect", json_string(names__request(
 		p->net_connect == RF_CONFINE_ALLOWLIST ? RF_REQ_ALLOWLIST :
 		p->net_connect == RF_CONFINE_UNRESTRICTED ? RF_REQ_UNRESTRICTED : RF_REQ_DENY_ALL)));
 	json_object_set_new(o, "destinations", entries);
-	json_object_set_new(o, "unix_mode", json_string(plan__request_name(
+	json_object_set_new(o, "unix_mode", json_string(names__request(
 		p->net_unix == RF_CONFINE_ALLOWLIST ? RF_REQ_ALLOWLIST :
 		p->net_unix == RF_CONFINE_UNRESTRICTED ? RF_REQ_UNRESTRICTED : RF_REQ_DENY_ALL)));
 	json_object_set_new(o, "unix", unx);
 	return o;
+}
+
+/* One class of the configure event: the plan, and what this run installed. */
+static json_t *configure_class(const struct sandbox *sb, enum rf_class k, bool installed)
+{
+	const struct rf_class_plan *cp = &sb->plan.c[k];
+	bool audit = sb->policy->mode == RF_MODE_AUDIT;
+	bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM;
+	bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
+	char backend[32], layers[160], note[RF_PLAN_NOTE_LEN];
+	json_t *c;
+
+	plan__backend_text(&sb->plan, k, backend, sizeof(backend));
+	plan__layers_text(&sb->plan, k, layers, sizeof(layers));
+	plan__note_text(&sb->plan, k, note, sizeof(note));
+	c = json_pack("{s:s, s:o, s:b}", "requested", names__request(cp->request),
+		      "backend", backend[0] ? json_string(backend) : json_null(),
+		      "enforced", cp->enforced && !(audit && kernel_prog) &&
+				  (!child_side || installed));
+	if (!c)
+		return NULL;
+	if (backend[0] && kernel_prog) {
+		/* The evidence: this run's probe of the live kernel. */
+		json_object_set_new(c, "attach", json_string(
+			cp->be == RF_BE_BPF_LSM ? sb->caps.bpf_lsm_enforcer.detail :
+			k == RF_CLASS_NET ? sb->caps.sock_addr.detail :
+					    sb->caps.unix_sock_addr.detail));
+		if (audit)
+			json_object_set_new(c, "audited", json_true());
+	}
+	/* Landlock and seccomp are applied by the child itself, just
+	 * before exec: installed is true only once exec happened. */
+	if (child_side || layers[0])
+		json_object_set_new(c, "installed", json_boolean(installed));
+	if (layers[0])
+		json_object_set_new(c, "layers", json_string(layers));
+	if (note[0])
+		json_object_set_new(c, "note", json_string(note));
+	return c;
 }
 
 json_t *report__configure(const struct sandbox *sb, bool installed)
@@ -96,36 +135,12 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 	json_t *classes = json_object(), *o;
 	int i;
 
-	for (i = 0; i < RF_PC_MAX; i++) {
-		const struct rf_class_plan *cp = &sb->plan.c[i];
-		bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM;
-		bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
-		json_t *c;
+	for (i = 0; i < RF_CLASS_MAX; i++) {
+		enum rf_class k = names__class_order[i];
 
-		if (cp->request == RF_REQ_ABSENT)
-			continue;
-		c = json_pack("{s:s, s:o, s:b}", "requested", plan__request_name(cp->request),
-			      "backend", cp->backend[0] ? json_string(cp->backend) : json_null(),
-			      "enforced", cp->enforced && !(audit && kernel_prog) &&
-					  (!child_side || installed));
-		if (cp->backend[0] && kernel_prog) {
-			/* The evidence: this run's probe of the live kernel. */
-			json_object_set_new(c, "attach", json_string(
-				cp->be == RF_BE_BPF_LSM ? sb->caps.bpf_lsm_enforcer.detail :
-				i == RF_PC_NETWORK ? sb->caps.sock_addr.detail :
-						     sb->caps.unix_sock_addr.detail));
-			if (audit)
-				json_object_set_new(c, "audited", json_true());
-		}
-		/* Landlock and seccomp are applied by the child itself, just
-		 * before exec: installed is true only once exec happened. */
-		if (child_side || cp->layers[0])
-			json_object_set_new(c, "installed", json_boolean(installed));
-		if (cp->layers[0])
-			json_object_set_new(c, "layers", json_string(cp->layers));
-		if (cp->note[0])
-			json_object_set_new(c, "note", json_string(cp->note));
-		json_object_set_new(classes, plan__class_name(i), c);
+		if (sb->plan.c[k].request != RF_REQ_ABSENT)
+			json_object_set_new(classes, names__class(k),
+					    configure_class(sb, k, installed));
 	}
 	o = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:I}, s:{s:s, s:b, s:b}, s:o}",
 		      "kernel", sb->caps.kernel_release,
@@ -190,22 +205,24 @@ void report__drain_samples(struct sandbox *sb, bool final)
 
 void report__summary(const struct sandbox *sb)
 {
-	char line[1024] = "";
+	char line[1024] = "", backend[32];
 	size_t off = 0;
 	int i;
 
-	for (i = 0; i < RF_PC_MAX; i++) {
-		const struct rf_class_plan *cp = &sb->plan.c[i];
+	for (i = 0; i < RF_CLASS_MAX; i++) {
+		enum rf_class k = names__class_order[i];
+		const struct rf_class_plan *cp = &sb->plan.c[k];
 
-		if (cp->request == RF_REQ_ABSENT || i == RF_PC_PROCESS)
+		if (cp->request == RF_REQ_ABSENT || k == RF_CLASS_PROCESS)
 			continue;
+		plan__backend_text(&sb->plan, k, backend, sizeof(backend));
 		off += snprintf(line + off, sizeof(line) - off, "%s%s %s", off ? "; " : "",
-				plan__class_name(i),
+				names__class(k),
 				cp->request == RF_REQ_UNRESTRICTED ? "unrestricted (not confined)" :
 				cp->enforced ? (sb->policy->mode == RF_MODE_AUDIT ? "audited by " :
 						"enforced by ") : "NOT enforced");
 		if (cp->enforced && cp->request != RF_REQ_UNRESTRICTED)
-			off += snprintf(line + off, sizeof(line) - off, "%s", cp->backend);
+			off += snprintf(line + off, sizeof(line) - off, "%s", backend);
 		if (off >= sizeof(line))
 			break;
 	}

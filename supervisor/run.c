@@ -33,6 +33,7 @@
 #include "launch.h"
 #include "log.h"
 #include "mounts.h"
+#include "names.h"
 #include "netrules.h"
 #include "plan.h"
 #include "policy.h"
@@ -384,7 +385,7 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
-	const struct rf_class_plan *unx = &sb->plan.c[RF_PC_UNIX];
+	const struct rf_class_plan *unx = &sb->plan.c[RF_CLASS_UNIX];
 	int err;
 
 	r->parent_fd = cgroup__open_parent(sb->caps.cgroup_mount);
@@ -612,8 +613,8 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	report__drain_samples(sb, true);
 	sbmaps__read_sandbox(sb->enf, sb->cgid, &st);
-	for (i = 0; i < RF_CLASS_MAX; i++) {
-		json_object_set_new(den, trace__class_name(i), json_integer((json_int_t)st.denials[i]));
+	for (i = 0; i < RF_CLASS_KERNEL_MAX; i++) {
+		json_object_set_new(den, names__class(i), json_integer((json_int_t)st.denials[i]));
 		total += st.denials[i];
 	}
 	enforcer__stat(sb->enf, RF_STAT_RINGBUF_LOST, &lost);

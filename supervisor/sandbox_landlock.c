@@ -381,8 +381,10 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 		uint64_t x = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
 
 		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, why, why_len);
-		if (r < 0)
+		if (r < 0) {
+			ll->refused_class = RF_CLASS_EXEC;
 			return r;
+		}
 	}
 	return 0;
 }
@@ -446,7 +448,8 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 			    struct rf_landlock *ret, char *why, size_t why_len)
 {
 	struct ll_ruleset_attr attr = { 0 };
-	struct rf_landlock ll = { .ruleset_fd = -1 };
+	struct rf_landlock ll = { .ruleset_fd = -1, .refused_class = RF_CLASS_FILE };
+	enum rf_class refused;
 	int fd, r;
 
 	if (why && why_len)
@@ -519,7 +522,9 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 	return 0;
 
 fail:
+	refused = ll.refused_class;
 	sandbox_landlock__free(&ll);
+	ret->refused_class = refused;
 	return r;
 }
 

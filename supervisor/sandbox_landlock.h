@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "policy.h"
+#include "rf_abi.h"
 
 struct rf_landlock_opts {
 	int abi;                  /* the kernel's ABI (probe) */
@@ -36,6 +37,7 @@ struct rf_landlock {
 	size_t n_fs_rules, n_net_rules;
 	struct rf_landlock_approx *approx;
 	size_t n_approx;
+	enum rf_class refused_class; /* -EINVAL: the class of the entry (file or exec) */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "names.h"
 #include "trace.h"
 
 struct rf_trace {
@@ -88,93 +89,6 @@ int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
 	return 0;
 }
 
-const char *trace__class_name(uint32_t class)
-{
-	switch (class) {
-	case RF_CLASS_NET: return "network";
-	case RF_CLASS_UNIX: return "unix";
-	case RF_CLASS_FILE: return "file";
-	case RF_CLASS_EXEC: return "exec";
-	case RF_CLASS_PROCESS: return "process";
-	}
-	return "unknown";
-}
-
-static const char *op_name(uint32_t op)
-{
-	switch (op) {
-	case RF_OP_CONNECT4: return "connect4";
-	case RF_OP_CONNECT6: return "connect6";
-	case RF_OP_SENDMSG4: return "sendmsg4";
-	case RF_OP_SENDMSG6: return "sendmsg6";
-	case RF_OP_CONNECT_UNIX: return "connect_unix";
-	case RF_OP_SENDMSG_UNIX: return "sendmsg_unix";
-	case RF_OP_SOCK_CREATE: return "sock_create";
-	case RF_OP_FILE_OPEN: return "open";
-	case RF_OP_EXEC: return "exec";
-	case RF_OP_MMAP_EXEC: return "mmap_exec";
-	case RF_OP_MPROTECT_EXEC: return "mprotect_exec";
-	case RF_OP_UNLINK: return "unlink";
-	case RF_OP_MKDIR: return "mkdir";
-	case RF_OP_RMDIR: return "rmdir";
-	case RF_OP_MKNOD: return "mknod";
-	case RF_OP_CREATE: return "create";
-	case RF_OP_SYMLINK: return "symlink";
-	case RF_OP_LINK: return "link";
-	case RF_OP_RENAME: return "rename";
-	case RF_OP_TRUNCATE: return "truncate";
-	case RF_OP_CHMOD: return "chmod";
-	case RF_OP_CHOWN: return "chown";
-	case RF_OP_UTIMES: return "utimes";
-	case RF_OP_UNIX_CONNECT_LSM: return "unix_stream_connect";
-	case RF_OP_UNIX_SEND_LSM: return "unix_may_send";
-	case RF_OP_BPF: return "bpf";
-	case RF_OP_PTRACE: return "ptrace";
-	case RF_OP_KILL: return "kill";
-	case RF_OP_MOUNT: return "mount";
-	case RF_OP_MOVE_MOUNT: return "move_mount";
-	case RF_OP_UMOUNT: return "umount";
-	case RF_OP_PIVOT_ROOT: return "pivot_root";
-	case RF_OP_CHROOT: return "chroot";
-	case RF_OP_USERNS: return "userns_create";
-	case RF_OP_CGROUP_WRITE: return "cgroup_write";
-	case RF_OP_CLONE_INTO_CGROUP: return "clone_into_cgroup";
-	case RF_OP_PSEUDO_FS_WRITE: return "pseudo_fs_write";
-	}
-	return "unknown";
-}
-
-static const char *reason_name(uint32_t r)
-{
-	switch (r) {
-	case RF_REASON_NO_RULE: return "no-rule";
-	case RF_REASON_PORT: return "port-not-allowed";
-	case RF_REASON_SENSITIVE: return "link-local-or-metadata-needs-exact-entry";
-	case RF_REASON_BAD_PATH: return "unresolved-path";
-	case RF_REASON_TOO_LONG: return "too-long";
-	case RF_REASON_PROTOCOL: return "protocol-not-allowed";
-	case RF_REASON_ACCESS: return "access-not-allowed";
-	case RF_REASON_BOUNDARY: return "process-boundary";
-	case RF_REASON_INTERNAL: return "no-memory";
-	}
-	return "unknown";
-}
-
-static const char *proto_name(uint32_t p)
-{
-	switch (p & 0xffff) {
-	case 6: return "tcp";
-	case 17: return "udp";
-	case 1: return "icmp";
-	case 58: return "icmpv6";
-	case 132: return "sctp";
-	case 136: return "udplite";
-	case 255: return "raw";
-	case 262: return "mptcp";
-	}
-	return NULL;
-}
-
 /* Kernel boot-time stamp -> wall clock, for the record's own time. */
 static void boot_to_real(uint64_t boot_ns, struct timespec *out)
 {
@@ -237,27 +151,19 @@ static json_t *process_destination(const struct rf_event *ev)
 	uint32_t n = ev->path_len < RF_EVENT_PATH_LEN ? ev->path_len : RF_EVENT_PATH_LEN;
 	json_t *dst = json_object();
 
+	/* What the number in ev->arg means, per operation. */
+	static const char *const arg_keys[RF_OP_MAX] = {
+		[RF_OP_KILL] = "signal", [RF_OP_PTRACE] = "ptrace_mode", [RF_OP_BPF] = "bpf_cmd",
+		[RF_OP_MOUNT] = "flags", [RF_OP_UMOUNT] = "flags", [RF_OP_MKNOD] = "mode",
+	};
+
+	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE)
+		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
+	if (ev->op < RF_OP_MAX && arg_keys[ev->op])
+		json_object_set_new(dst, arg_keys[ev->op], json_integer(ev->arg));
 	switch (ev->op) {
-	case RF_OP_KILL:
-		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
-		json_object_set_new(dst, "signal", json_integer(ev->arg));
-		break;
-	case RF_OP_PTRACE:
-		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
-		json_object_set_new(dst, "ptrace_mode", json_integer(ev->arg));
-		break;
-	case RF_OP_BPF:
-		json_object_set_new(dst, "bpf_cmd", json_integer(ev->arg));
-		break;
-	case RF_OP_MOUNT:
-	case RF_OP_UMOUNT:
-		json_object_set_new(dst, "flags", json_integer(ev->arg));
-		break;
-	case RF_OP_MKNOD:
-		json_object_set_new(dst, "mode", json_integer(ev->arg));
-		break;
 	case RF_OP_PSEUDO_FS_WRITE:
-		json_object_set_new(dst, "operation", json_string(op_name(ev->arg)));
+		json_object_set_new(dst, "operation", json_string(names__op(ev->arg)));
 		break;
 	case RF_OP_CGROUP_WRITE:
 		printable(path, ev->path, strnlen(ev->path, n));
@@ -296,7 +202,7 @@ json_t *trace__event_json(const struct rf_event *ev)
 		} else {
 			json_object_set_new(dst, "socket_type", json_integer(ev->protocol >> 16));
 		}
-		proto = proto_name(ev->protocol);
+		proto = names__proto(ev->protocol & 0xffff);
 		if (proto)
 			json_object_set_new(dst, "protocol", json_string(proto));
 		else
@@ -307,16 +213,13 @@ json_t *trace__event_json(const struct rf_event *ev)
 		json_object_set_new(dst, "family", json_string("unix"));
 		printable(path, ev->path, n);
 		json_object_set_new(dst, "path", json_string(path));
-		json_object_set_new(dst, "socket_type",
-				    json_string(ev->protocol == 1 ? "stream" :
-						ev->protocol == 2 ? "dgram" :
-						ev->protocol == 5 ? "seqpacket" : "other"));
+		json_object_set_new(dst, "socket_type", json_string(names__sock_type(ev->protocol)));
 	}
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s%, s:I, s:o}",
-		      "class", trace__class_name(ev->class),
-		      "op", op_name(ev->op),
-		      "verdict", ev->verdict == RF_VERDICT_AUDITED ? "audited" : "denied",
-		      "reason", reason_name(ev->reason),
+		      "class", names__class(ev->class),
+		      "op", names__op(ev->op),
+		      "verdict", names__verdict(ev->verdict),
+		      "reason", names__reason(ev->reason),
 		      "kernel_ts", ts,
 		      "pid", (json_int_t)ev->pid,
 		      "tid", (json_int_t)ev->tid,

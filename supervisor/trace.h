@@ -23,6 +23,4 @@ void trace__format_ts(const struct timespec *ts, char *buf, size_t len);
 /* A kernel decision record as trace fields (kernel.deny). */
 json_t *trace__event_json(const struct rf_event *ev);
 
-const char *trace__class_name(uint32_t class);
-
 #endif

@@ -415,6 +415,38 @@ static void test_failed_ops_file(void **state)
 	fx_free(f);
 }
 
+/* A boundary operation has no address or path: its destination names the
+ * operation (process:kill), never a raw number. */
+static void test_failed_ops_process_names_the_op(void **state)
+{
+	struct fx *f = fx_new(NULL);
+	struct rf_input in = { .type = RF_IN_DECISION, .cgroup_id = CG };
+	struct rf_event *ev = &in.u.decision;
+	const struct rf_alert *a;
+	int i;
+
+	(void)state;
+	in_sandbox(f, T0, CG, "sb-p", 0, 0, NULL);
+	ev->cgroup_id = CG;
+	ev->kind = RF_EV_DECISION;
+	ev->pid = ev->tid = 100;
+	ev->class = RF_CLASS_PROCESS;
+	ev->op = RF_OP_KILL;
+	ev->verdict = RF_VERDICT_AUDITED;
+	ev->reason = RF_REASON_BOUNDARY;
+	for (i = 0; i < 25; i++) {
+		in.t_ns = ev->ts_boot_ns = T0 + i * MS;
+		detect__input(f->d, &in);
+	}
+	ticks(f, T0, T0 + 6000 * MS);
+	a = last_of(f, RF_RULE_FAILED_OPS);
+	assert_non_null(a);
+	assert_string_equal(a->key, "process");
+	assert_string_equal(a->verdict, "audited");
+	assert_string_equal(a->dests[0].key, "process:kill");
+	fx_free(f);
+}
+
 static void test_syscall_outside_profile(void **state)
 {
 	static const char *const allow[] = { "read", "write", "exit_group", NULL };
@@ -686,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_burst_destinations),
 		cmocka_unit_test(test_burst_large_threshold),
 		cmocka_unit_test(test_failed_ops_file),
+		cmocka_unit_test(test_failed_ops_process_names_the_op),
 		cmocka_unit_test(test_syscall_outside_profile),
 		cmocka_unit_test(test_syscall_no_profile),
 		cmocka_unit_test(test_syscall_before_registry),

@@ -1,5 +1,6 @@
 /* Planner unit tests: the fail-closed logic against stated kernel
  * capabilities (no probing, no kernel). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -48,14 +49,23 @@ static struct rf_policy *load(const char *json)
 	return p;
 }
 
-static bool has_reason(const struct rf_plan *plan, const char *prefix)
+/* A refusal of class c (RF_CLASS_MAX: --require) with this code. */
+static bool has_reason(const struct rf_plan *plan, enum rf_class c, enum rf_plan_why code)
 {
 	int i;
 
 	for (i = 0; i < plan->n_reasons; i++)
-		if (!strncmp(plan->reasons[i], prefix, strlen(prefix)))
+		if (plan->reasons[i].code == code &&
+		    (c == RF_CLASS_MAX || plan->reasons[i].cls == c))
 			return true;
 	return false;
+}
+
+/* Class c lost its backend to a refusal of its own. */
+static bool refused(const struct rf_plan *plan, enum rf_class c)
+{
+	return plan->c[c].note == RF_NOTE_REFUSED && !plan->c[c].enforced &&
+	       plan->reasons[plan->c[c].reason].cls == c;
 }
 
 #define UNRESTRICTED_FX "\"files\":\"unrestricted\",\"exec\":\"unrestricted\""
@@ -72,20 +82,21 @@ static void planner_network_allowlist_uses_cgroup_sock_addr_and_landlock_layer(v
 
 	plan__compile(p, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_string_equal(plan.c[RF_PC_NETWORK].backend, "cgroup-sock-addr");
-	assert_true(plan.c[RF_PC_NETWORK].enforced);
+	assert_int_equal(plan.c[RF_CLASS_NET].be, RF_BE_CGROUP_SOCK_ADDR);
+	assert_true(plan.c[RF_CLASS_NET].enforced);
 	/* the TCP-port layer would hide denials from the trace: opt-in */
 	assert_false(plan.install.landlock_net);
 	plan__compile(p, &c, &prefer, &plan);
-	assert_non_null(strstr(plan.c[RF_PC_NETWORK].layers, "landlock-abi7"));
+	assert_int_equal(plan.c[RF_CLASS_NET].layers, RF_LAYER_LANDLOCK_TCP);
 	assert_true(plan.install.landlock_net);
 	/* "unix" absent inside "network": an empty allowlist, still enforced */
-	assert_int_equal(plan.c[RF_PC_UNIX].request, RF_REQ_ALLOWLIST);
-	assert_true(plan.c[RF_PC_UNIX].enforced);
+	assert_int_equal(plan.c[RF_CLASS_UNIX].request, RF_REQ_ALLOWLIST);
+	assert_true(plan.c[RF_CLASS_UNIX].enforced);
 	assert_true(plan.install.landlock_scope_unix);
-	assert_int_equal(plan.c[RF_PC_FILE].request, RF_REQ_UNRESTRICTED);
-	assert_false(plan.c[RF_PC_FILE].enforced);
-	assert_string_equal(plan.c[RF_PC_FILE].backend, "");
+	assert_int_equal(plan.c[RF_CLASS_FILE].request, RF_REQ_UNRESTRICTED);
+	assert_false(plan.c[RF_CLASS_FILE].enforced);
+	assert_int_equal(plan.c[RF_CLASS_FILE].be, RF_BE_NONE);
+	assert_int_equal(plan.c[RF_CLASS_FILE].note, RF_NOTE_UNRESTRICTED);
 	assert_false(plan.install.landlock_fs);
 	policy__free(p);
 }
@@ -100,9 +111,12 @@ static void planner_omitted_files_and_exec_go_to_landlock(void **state)
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_int_equal(plan.c[RF_PC_FILE].request, RF_REQ_DENY_ALL);
-	assert_string_equal(plan.c[RF_PC_FILE].backend, "landlock-abi7");
-	assert_string_equal(plan.c[RF_PC_EXEC].backend, "landlock-abi7");
+	assert_int_equal(plan.c[RF_CLASS_FILE].request, RF_REQ_DENY_ALL);
+	assert_int_equal(plan.c[RF_CLASS_FILE].be, RF_BE_LANDLOCK);
+	assert_int_equal(plan.c[RF_CLASS_EXEC].be, RF_BE_LANDLOCK);
+	assert_int_equal(plan.install.landlock_abi, 7);
+	assert_int_equal(plan.c[RF_CLASS_FILE].note, RF_NOTE_LANDLOCK_FILE);
+	assert_int_equal(plan.c[RF_CLASS_EXEC].note, RF_NOTE_LANDLOCK_EXEC);
 	assert_true(plan.install.landlock_fs);
 	policy__free(p);
 }
@@ -118,10 +132,12 @@ static void planner_refuses_files_and_exec_without_landlock(void **state)
 	c.landlock.ok = false;
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(plan.c[RF_PC_FILE].required);
-	assert_false(plan.c[RF_PC_FILE].enforced);
-	assert_true(has_reason(&plan, "file: "));
-	assert_true(has_reason(&plan, "exec: "));
+	assert_true(plan.c[RF_CLASS_FILE].required);
+	assert_false(plan.c[RF_CLASS_FILE].enforced);
+	assert_true(has_reason(&plan, RF_CLASS_FILE, RF_WHY_NO_FS_BACKEND));
+	assert_true(has_reason(&plan, RF_CLASS_EXEC, RF_WHY_NO_FS_BACKEND));
+	assert_true(refused(&plan, RF_CLASS_FILE));
+	assert_true(refused(&plan, RF_CLASS_EXEC));
 	assert_int_equal(plan.n_reasons, 2);
 	policy__free(p);
 }
@@ -137,7 +153,8 @@ static void planner_refuses_files_on_landlock_abi_2(void **state)
 	c.landlock_abi = 2;
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "file: landlock ABI 2 cannot confine truncate()"));
+	assert_true(has_reason(&plan, RF_CLASS_FILE, RF_WHY_LANDLOCK_TRUNCATE));
+	assert_int_equal(plan.reasons[0].param, 2);
 	assert_false(plan.install.landlock_net);       /* ABI 4 */
 	assert_false(plan.install.landlock_scope_signal); /* ABI 6 */
 	policy__free(p);
@@ -156,12 +173,12 @@ static void planner_audit_refuses_landlock_and_adds_no_denying_layer(void **stat
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "file: audit mode"));
+	assert_true(has_reason(&plan, RF_CLASS_FILE, RF_WHY_AUDIT_LANDLOCK));
 	plan__compile(q, &c, NULL, &plan);
 	assert_true(plan.ok);
 	assert_false(plan.install.landlock_net);
 	assert_false(plan.install.landlock_scope_unix);
-	assert_string_equal(plan.c[RF_PC_NETWORK].layers, "");
+	assert_int_equal(plan.c[RF_CLASS_NET].layers, 0);
 	policy__free(p);
 	policy__free(q);
 }
@@ -178,9 +195,9 @@ static void planner_refuses_network_without_sock_addr(void **state)
 	snprintf(c.sock_addr.detail, sizeof(c.sock_addr.detail), "load: Operation not permitted");
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "network: cgroup-sock-addr cannot run"));
-	assert_non_null(strstr(plan.reasons[0], "Operation not permitted"));
-	assert_false(plan.c[RF_PC_UNIX].required);
+	assert_true(has_reason(&plan, RF_CLASS_NET, RF_WHY_SOCK_ADDR));
+	assert_string_equal(plan.reasons[0].detail, "load: Operation not permitted");
+	assert_false(plan.c[RF_CLASS_UNIX].required);
 	assert_false(plan.install.landlock_net); /* no layer under a refused class */
 	policy__free(p);
 }
@@ -200,12 +217,12 @@ static void planner_unix_needs_connect_unix_hooks(void **state)
 	c.unix_sock_addr.ok = false;
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "unix: "));
+	assert_true(has_reason(&plan, RF_CLASS_UNIX, RF_WHY_SOCK_ADDR));
 	assert_int_equal(plan.n_reasons, 1);
 	plan__compile(q, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_int_equal(plan.c[RF_PC_UNIX].request, RF_REQ_UNRESTRICTED);
-	assert_false(plan.c[RF_PC_UNIX].enforced);
+	assert_int_equal(plan.c[RF_CLASS_UNIX].request, RF_REQ_UNRESTRICTED);
+	assert_false(plan.c[RF_CLASS_UNIX].enforced);
 	policy__free(p);
 	policy__free(q);
 }
@@ -235,8 +252,10 @@ static void planner_refuses_without_cgroup2(void **state)
 	c.cgroup_v2.ok = false;
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "network: no usable cgroup2"));
-	assert_true(has_reason(&plan, "unix: no usable cgroup2"));
+	assert_true(has_reason(&plan, RF_CLASS_NET, RF_WHY_NO_CGROUP2));
+	assert_true(has_reason(&plan, RF_CLASS_UNIX, RF_WHY_NO_CGROUP2));
+	/* in the order the plan lists classes */
+	assert_int_equal(plan.reasons[0].cls, RF_CLASS_NET);
 	policy__free(p);
 }
 
@@ -252,18 +271,20 @@ static void planner_process_boundary_by_capability(void **state)
 
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
-	assert_string_equal(plan.c[RF_PC_PROCESS].backend, "seccomp");
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].be, RF_BE_SECCOMP);
 	assert_true(plan.install.seccomp_boundary);
 	assert_true(plan.install.landlock_scope_signal);
-	assert_non_null(strstr(plan.c[RF_PC_PROCESS].layers, "signal scoping"));
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].layers,
+			 RF_LAYER_CAPABILITIES | RF_LAYER_LANDLOCK_SCOPE_SIGNAL);
 	c.seccomp.ok = false;
 	c.landlock_abi = 5;
 	plan__compile(p, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_string_equal(plan.c[RF_PC_PROCESS].backend, "capabilities");
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].be, RF_BE_CAPABILITIES);
 	assert_false(plan.install.seccomp_boundary);
 	assert_false(plan.install.landlock_scope_signal);
-	assert_non_null(strstr(plan.c[RF_PC_PROCESS].note, "NOT covered (no seccomp)"));
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].layers, RF_LAYER_CAPABILITIES);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].note, RF_NOTE_PROCESS);
 	policy__free(p);
 }
 
@@ -281,21 +302,23 @@ static void planner_syscalls_go_to_seccomp_alert_to_monitor_audit_refused(void *
 	(void)state;
 	plan__compile(deny, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_string_equal(plan.c[RF_PC_SYSCALLS].backend, "seccomp");
+	assert_int_equal(plan.c[RF_CLASS_SYSCALLS].be, RF_BE_SECCOMP);
+	assert_int_equal(plan.c[RF_CLASS_SYSCALLS].note, RF_NOTE_SYSCALLS_SECCOMP);
 	assert_true(plan.install.seccomp_allowlist);
 	/* alert: accepted, reported by the monitor, never called enforced */
 	plan__compile(alert, &c, NULL, &plan);
 	assert_true(plan.ok);
 	assert_false(plan.install.seccomp_allowlist);
-	assert_false(plan.c[RF_PC_SYSCALLS].enforced);
-	assert_string_equal(plan.c[RF_PC_SYSCALLS].backend, "ringfence-monitor");
+	assert_false(plan.c[RF_CLASS_SYSCALLS].enforced);
+	assert_int_equal(plan.c[RF_CLASS_SYSCALLS].be, RF_BE_MONITOR);
+	assert_int_equal(plan.c[RF_CLASS_SYSCALLS].note, RF_NOTE_SYSCALLS_ALERT);
 	plan__compile(audit, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "syscalls: audit mode"));
+	assert_true(has_reason(&plan, RF_CLASS_SYSCALLS, RF_WHY_SYSCALLS_AUDIT));
 	c.seccomp.ok = false;
 	plan__compile(deny, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "syscalls: seccomp is not available"));
+	assert_true(has_reason(&plan, RF_CLASS_SYSCALLS, RF_WHY_NO_SECCOMP));
 	policy__free(deny);
 	policy__free(alert);
 	policy__free(audit);
@@ -313,9 +336,10 @@ static void planner_monitor_thresholds_are_accepted_not_enforced(void **state)
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_false(plan.c[RF_PC_MONITOR].enforced);
-	assert_false(plan.c[RF_PC_MONITOR].required);
-	assert_string_equal(plan.c[RF_PC_MONITOR].backend, "ringfence-monitor");
+	assert_false(plan.c[RF_CLASS_MONITOR].enforced);
+	assert_false(plan.c[RF_CLASS_MONITOR].required);
+	assert_int_equal(plan.c[RF_CLASS_MONITOR].be, RF_BE_MONITOR);
+	assert_int_equal(plan.c[RF_CLASS_MONITOR].note, RF_NOTE_MONITOR);
 	policy__free(p);
 }
 
@@ -354,11 +378,13 @@ static void planner_bpf_lsm_takes_file_exec_unix_process(void **state)
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_string_equal(plan.c[RF_PC_FILE].backend, "bpf-lsm");
-	assert_string_equal(plan.c[RF_PC_EXEC].backend, "bpf-lsm");
-	assert_string_equal(plan.c[RF_PC_UNIX].backend, "bpf-lsm");
-	assert_string_equal(plan.c[RF_PC_PROCESS].backend, "bpf-lsm");
-	assert_string_equal(plan.c[RF_PC_NETWORK].backend, "cgroup-sock-addr");
+	assert_int_equal(plan.c[RF_CLASS_FILE].be, RF_BE_BPF_LSM);
+	assert_int_equal(plan.c[RF_CLASS_EXEC].be, RF_BE_BPF_LSM);
+	assert_int_equal(plan.c[RF_CLASS_UNIX].be, RF_BE_BPF_LSM);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].be, RF_BE_BPF_LSM);
+	assert_int_equal(plan.c[RF_CLASS_NET].be, RF_BE_CGROUP_SOCK_ADDR);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].layers, RF_LAYER_CAPABILITIES | RF_LAYER_SECCOMP |
+							  RF_LAYER_LANDLOCK_SCOPE_SIGNAL);
 	assert_int_equal(plan.install.lsm_flags, RF_SB_LSM_FILES | RF_SB_LSM_EXEC |
 						 RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS);
 	assert_false(plan.install.landlock_fs);
@@ -376,7 +402,7 @@ static void planner_bpf_lsm_allows_audit_mode(void **state)
 	(void)state;
 	plan__compile(p, &c, NULL, &plan);
 	assert_true(plan.ok);
-	assert_string_equal(plan.c[RF_PC_FILE].backend, "bpf-lsm");
+	assert_int_equal(plan.c[RF_CLASS_FILE].be, RF_BE_BPF_LSM);
 	policy__free(p);
 }
 
@@ -396,7 +422,9 @@ static void planner_bpf_lsm_refuses_paths_longer_than_its_matcher(void **state)
 	p = load(json);
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "file: \"/aaa"));
+	assert_true(has_reason(&plan, RF_CLASS_FILE, RF_WHY_LSM_PATH_TOO_LONG));
+	assert_int_equal(plan.reasons[0].param, RF_PATH_MAX);
+	assert_int_equal(strlen(plan.reasons[0].detail), 80); /* only its start is shown */
 	policy__free(p);
 }
 
@@ -410,7 +438,7 @@ static void planner_prefer_landlock_over_bpf_lsm_for_files(void **state)
 	(void)state;
 	plan__compile(p, &c, &o, &plan);
 	assert_true(plan.ok);
-	assert_string_equal(plan.c[RF_PC_FILE].backend, "landlock-abi7");
+	assert_int_equal(plan.c[RF_CLASS_FILE].be, RF_BE_LANDLOCK);
 	assert_true(plan.install.landlock_fs);
 	assert_false(plan.install.lsm_flags & RF_SB_LSM_FILES);
 	policy__free(p);
@@ -428,10 +456,11 @@ static void planner_keep_caps_needs_bpf_lsm(void **state)
 	(void)state;
 	plan__compile(p, &host, &o, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "process: --keep-caps"));
+	assert_true(has_reason(&plan, RF_CLASS_PROCESS, RF_WHY_KEEP_CAPS));
 	plan__compile(p, &lsm, &o, &plan);
 	assert_true(plan.ok);
 	assert_true(plan.install.keep_caps);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].layers, RF_LAYER_CAPABILITIES_KEPT);
 	assert_false(plan.install.seccomp_boundary);
 	assert_false(plan.install.landlock_scope_signal);
 	policy__free(p);
@@ -448,7 +477,7 @@ static void planner_require_refuses_an_unavailable_backend(void **state)
 	(void)state;
 	plan__compile(p, &c, &o, &plan);
 	assert_false(plan.ok);
-	assert_true(has_reason(&plan, "--require: bpf-lsm enforces nothing here"));
+	assert_true(has_reason(&plan, RF_CLASS_MAX, RF_WHY_REQUIRE_LSM));
 	assert_int_equal(plan.n_reasons, 1);
 	o.require = (1u << RF_BE_LANDLOCK) | (1u << RF_BE_SECCOMP) |
 		    (1u << RF_BE_CGROUP_SOCK_ADDR);
@@ -456,7 +485,8 @@ static void planner_require_refuses_an_unavailable_backend(void **state)
 	assert_true(plan.ok);
 	c.landlock.ok = false;
 	plan__compile(p, &c, &o, &plan);
-	assert_true(has_reason(&plan, "--require: landlock"));
+	assert_true(has_reason(&plan, RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED));
+	assert_int_equal(plan.reasons[plan.n_reasons - 1].param, RF_BE_LANDLOCK);
 	policy__free(p);
 }
 
@@ -466,8 +496,11 @@ static void planner_backend_names_round_trip(void **state)
 
 	(void)state;
 	for (b = 1; b < RF_BE_MAX; b++)
-		assert_int_equal(plan__backend_by_name(plan__backend_name(b)), b);
-	assert_int_equal(plan__backend_by_name("apparmor"), RF_BE_NONE);
+		if (b != RF_BE_MONITOR)
+			assert_int_equal(names__backend_by_name(names__backend(b)), b);
+	assert_int_equal(names__backend_by_name("apparmor"), RF_BE_NONE);
+	/* the monitor detects: it cannot be required or preferred */
+	assert_int_equal(names__backend_by_name("ringfence-monitor"), RF_BE_NONE);
 }
 
 static void planner_json_names_every_class(void **state)
@@ -482,12 +515,231 @@ static void planner_json_names_every_class(void **state)
 	o = plan__to_json(&plan);
 	assert_non_null(o);
 	classes = json_object_get(o, "classes");
-	assert_int_equal(json_object_size(classes), RF_PC_MAX);
+	assert_int_equal(json_object_size(classes), RF_CLASS_MAX);
 	assert_true(json_is_null(json_object_get(json_object_get(classes, "file"), "backend")));
 	assert_false(json_is_true(json_object_get(o, "ok")));
 	assert_int_equal(json_array_size(json_object_get(o, "reasons")), (size_t)plan.n_reasons);
 	json_decref(o);
 	policy__free(p);
+}
+
+/* ---- rendering: today's exact text, pinned (plan_text.c) ---------------- */
+
+static void text_of_reason(const struct rf_plan_reason *r, enum rf_lsm_state lsm, char *buf,
+			   size_t len)
+{
+	static struct rf_plan plan;
+
+	memset(&plan, 0, sizeof(plan));
+	plan.lsm_state = lsm;
+	plan.reasons[0] = *r;
+	plan.n_reasons = 1;
+	plan__reason_text(&plan, 0, buf, len);
+}
+
+static void planner_text_every_refusal(void **state)
+{
+	static const struct {
+		enum rf_class cls;
+		enum rf_plan_why code;
+		int param;
+		const char *detail;
+		enum rf_lsm_state lsm;
+		const char *text;
+	} cases[] = {
+		{ RF_CLASS_FILE, RF_WHY_LSM_PATH_TOO_LONG, RF_PATH_MAX, "/aaa", 0,
+		  "file: \"/aaa...\" is longer than the 247 bytes the bpf-lsm path matcher holds" },
+		{ RF_CLASS_EXEC, RF_WHY_NO_FS_BACKEND, 0, "landlock_create_ruleset: ENOSYS",
+		  RF_LSM_REFUSED, "exec: no backend can enforce exec rules here: landlock: "
+		  "landlock_create_ruleset: ENOSYS; bpf-lsm: refused by this kernel" },
+		{ RF_CLASS_FILE, RF_WHY_AUDIT_LANDLOCK, 0, "", RF_LSM_NOT_LOADED,
+		  "file: audit mode needs a backend that can record without denying; landlock "
+		  "cannot, and bpf-lsm is available on this kernel, but this build's LSM programs "
+		  "did not load" },
+		{ RF_CLASS_FILE, RF_WHY_LANDLOCK_TRUNCATE, 2, "", 0,
+		  "file: landlock ABI 2 cannot confine truncate(); files needs ABI 3 or later" },
+		{ RF_CLASS_NET, RF_WHY_SOCK_ADDR, 0, "load: Operation not permitted", 0,
+		  "network: cgroup-sock-addr cannot run on this kernel (load: Operation not "
+		  "permitted)" },
+		{ RF_CLASS_UNIX, RF_WHY_NO_CGROUP2, 0, "no cgroup2 mount", 0,
+		  "unix: no usable cgroup2 hierarchy (no cgroup2 mount)" },
+		{ RF_CLASS_PROCESS, RF_WHY_KEEP_CAPS, 0, "", 0,
+		  "process: --keep-caps (test-only) needs bpf-lsm to hold the process boundary, "
+		  "and it is not available here" },
+		{ RF_CLASS_SYSCALLS, RF_WHY_SYSCALLS_AUDIT, 0, "", 0,
+		  "syscalls: audit mode: a seccomp allowlist cannot record into the trace without "
+		  "denying; remove \"syscalls\" or use enforce mode" },
+		{ RF_CLASS_SYSCALLS, RF_WHY_NO_SECCOMP, 0, "prctl: EINVAL", 0,
+		  "syscalls: seccomp is not available (prctl: EINVAL)" },
+		{ RF_CLASS_LIMITS, RF_WHY_LIMITS, 0, "", 0,
+		  "limits: no backend of this build enforces limits yet (cgroup-v2 controllers); "
+		  "remove \"limits\" to run without them" },
+		{ RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, RF_BE_BPF_LSM, "load: EPERM", RF_LSM_NOT_PROBED,
+		  "--require: bpf-lsm enforces nothing here: not probed (load: EPERM)" },
+		{ RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, RF_BE_LANDLOCK, "", 0,
+		  "--require: landlock enforces no class of this policy on this kernel" },
+		{ RF_CLASS_SYSCALLS, RF_WHY_SECCOMP_BUILD, -ENOMEM, "", 0,
+		  "syscalls: building the seccomp filters: Cannot allocate memory" },
+		{ RF_CLASS_PROCESS, RF_WHY_SECCOMP_BUILD, -EPERM, "seccomp_load", 0,
+		  "process: seccomp_load: Operation not permitted" },
+		{ RF_CLASS_EXEC, RF_WHY_LANDLOCK_ENTRY, 0, "$.exec[0] \"/x\": does not exist", 0,
+		  "exec: $.exec[0] \"/x\": does not exist" },
+		{ RF_CLASS_FILE, RF_WHY_LANDLOCK_BUILD, -EPERM, "", 0,
+		  "file: building the Landlock ruleset: Operation not permitted" },
+	};
+	bool seen[RF_WHY_MAX] = { false };
+	char text[RF_PLAN_REASON_LEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rf_plan_reason r = { .cls = cases[i].cls, .code = cases[i].code,
+					    .param = cases[i].param };
+
+		snprintf(r.detail, sizeof(r.detail), "%s", cases[i].detail);
+		text_of_reason(&r, cases[i].lsm, text, sizeof(text));
+		assert_string_equal(text, cases[i].text);
+		seen[cases[i].code] = true;
+	}
+	for (i = 0; i < RF_WHY_MAX; i++)
+		assert_true(seen[i]);
+}
+
+/* A refused class's note is its reason without the class. */
+static void planner_text_refused_note_and_refusal_lines(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"limits\":{\"pids\":10}}");
+	struct rf_caps c = caps_host();
+	char text[RF_PLAN_REASON_LEN];
+	struct rf_plan plan;
+
+	(void)state;
+	c.landlock.ok = false;
+	snprintf(c.landlock.detail, sizeof(c.landlock.detail), "ENOSYS");
+	plan__compile(p, &c, NULL, &plan);
+	assert_int_equal(plan.n_reasons, 3);
+	plan__note_text(&plan, RF_CLASS_EXEC, text, RF_PLAN_NOTE_LEN);
+	assert_string_equal(text, "no backend can enforce exec rules here: landlock: ENOSYS; "
+			    "bpf-lsm: refused by this kernel");
+	plan__reason_text(&plan, 0, text, sizeof(text));
+	assert_string_equal(text, "file: no backend can enforce file rules here: landlock: "
+			    "ENOSYS; bpf-lsm: refused by this kernel");
+	plan__backend_text(&plan, RF_CLASS_FILE, text, sizeof(text));
+	assert_string_equal(text, "");
+	policy__free(p);
+}
+
+static void assert_note(const struct rf_plan *plan, enum rf_class c, const char *want)
+{
+	char text[RF_PLAN_NOTE_LEN];
+
+	plan__note_text(plan, c, text, sizeof(text));
+	assert_string_equal(text, want);
+}
+
+static void assert_layers(const struct rf_plan *plan, enum rf_class c, const char *want)
+{
+	char text[RF_PLAN_NOTE_LEN];
+
+	plan__layers_text(plan, c, text, sizeof(text));
+	assert_string_equal(text, want);
+}
+
+static void assert_backend(const struct rf_plan *plan, enum rf_class c, const char *want)
+{
+	char text[RF_PLAN_NOTE_LEN];
+
+	plan__backend_text(plan, c, text, sizeof(text));
+	assert_string_equal(text, want);
+}
+
+#define PROC_HEAD "no_new_privs; all capability sets emptied, securebits locked; cgroup2 " \
+	"read-only and bpffs absent in its mount namespace; own session, no controlling terminal"
+#define PROC_LSM "; bpf-lsm: no bpf(), no ptrace of, signals to or /proc/PID/mem access to " \
+	"processes outside the sandbox, no mounts, no user namespaces, no writes to cgroup files"
+#define PROC_SECCOMP "; seccomp: no bpf, ptrace, process_vm_*, mounts, namespaces, keyrings, " \
+	"perf, kexec, modules, userfaultfd, io_uring, personality, TIOCSTI/TIOCLINUX; " \
+	"non-native syscall ABIs killed"
+#define PROC_LANDLOCK "; landlock: no signals to, ptrace of or /proc/PID/mem access to " \
+	"processes outside the sandbox"
+
+static void planner_text_landlock_host(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"network\":{\"connect\":[]},"
+				   "\"syscalls\":{\"allow\":[\"read\"]},\"monitor\":{\"pids\":5}}");
+	struct rf_caps c = caps_host();
+	struct rf_plan_opts o = { .prefer = (1u << RF_BE_LANDLOCK) | (1u << RF_BE_BPF_LSM) };
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, &o, &plan);
+	assert_true(plan.ok);
+	assert_backend(&plan, RF_CLASS_FILE, "landlock-abi7");
+	assert_backend(&plan, RF_CLASS_NET, "cgroup-sock-addr");
+	assert_backend(&plan, RF_CLASS_PROCESS, "seccomp");
+	assert_backend(&plan, RF_CLASS_MONITOR, "ringfence-monitor");
+	assert_backend(&plan, RF_CLASS_LIMITS, "");
+	assert_note(&plan, RF_CLASS_FILE, "paths must exist when the sandbox starts; --prefer "
+		    "bpf-lsm not honoured: bpf-lsm is refused by this kernel");
+	assert_note(&plan, RF_CLASS_EXEC, "execve of the command, scripts' interpreters and "
+		    "ld.so are checked; not checked by Landlock: libraries mapped executable by "
+		    "the loader (no mmap hook) and executables without a path (a memfd run with "
+		    "execveat); --prefer bpf-lsm not honoured: bpf-lsm is refused by this kernel");
+	assert_note(&plan, RF_CLASS_NET, "");
+	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD PROC_SECCOMP PROC_LANDLOCK);
+	assert_note(&plan, RF_CLASS_SYSCALLS, "allowlist, EPERM for every other syscall; execve, "
+		    "exit and exit_group are always allowed (the launcher execs the command after "
+		    "installing the filter, and must exit if that fails)");
+	assert_note(&plan, RF_CLASS_MONITOR, "detection only: thresholds published in the "
+		    "sandbox registry for ringfence-monitor (when it runs)");
+	assert_layers(&plan, RF_CLASS_NET, "landlock-abi7 (TCP connect ports; refuses unlisted "
+		      "ports before the cgroup hook, with EACCES, unrecorded)");
+	assert_layers(&plan, RF_CLASS_UNIX, "landlock-abi7 (abstract sockets outside the sandbox)");
+	assert_layers(&plan, RF_CLASS_PROCESS, "capabilities; landlock-abi7 (signal scoping, "
+		      "ptrace confinement)");
+	policy__free(p);
+}
+
+static void planner_text_bpf_lsm_and_bare_kernels(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"network\":{\"unix\":[]},"
+				   "\"syscalls\":{\"allow\":[\"read\"],\"on_violation\":\"alert\"}}");
+	struct rf_policy *free_fs = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
+					 "\"network\":\"unrestricted\"}");
+	struct rf_caps lsm = caps_lsm(), bare = caps_host();
+	struct rf_plan_opts keep = { .keep_caps = true };
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &lsm, NULL, &plan);
+	assert_note(&plan, RF_CLASS_FILE, "every open by mode, and create, remove, rename, link, "
+		    "truncate, mode, owner and times changes, on the kernel's resolved paths");
+	assert_note(&plan, RF_CLASS_EXEC, "every exec (interpreters and execveat included) and "
+		    "every executable file mapping; executables without a path are denied");
+	assert_note(&plan, RF_CLASS_UNIX, "stream connects and datagram sends to unix sockets, "
+		    "pathname and abstract, judged on the peer's bound name after the kernel "
+		    "resolved it");
+	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD PROC_LSM PROC_SECCOMP PROC_LANDLOCK);
+	assert_note(&plan, RF_CLASS_SYSCALLS, "alert: calls outside the profile are reported by "
+		    "ringfence-monitor (when it runs), never denied");
+	assert_backend(&plan, RF_CLASS_SYSCALLS, "ringfence-monitor");
+	assert_layers(&plan, RF_CLASS_PROCESS, "capabilities; seccomp; landlock-abi7 (signal "
+		      "scoping, ptrace confinement)");
+	plan__compile(p, &lsm, &keep, &plan);
+	assert_note(&plan, RF_CLASS_PROCESS, "no_new_privs; capabilities kept (test mode); cgroup2 "
+		    "read-only and bpffs absent in its mount namespace; own session, no "
+		    "controlling terminal" PROC_LSM);
+	assert_layers(&plan, RF_CLASS_PROCESS, "capabilities KEPT (--keep-caps test mode)");
+	bare.seccomp.ok = false;
+	bare.landlock_abi = 5;
+	plan__compile(free_fs, &bare, NULL, &plan);
+	assert_note(&plan, RF_CLASS_FILE, "unrestricted by the policy: not confined");
+	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD "; NOT covered (no seccomp): bpf, ptrace, "
+		    "mounts, user namespaces; NOT covered (no landlock ABI 6): signals to same-user "
+		    "processes outside");
+	assert_backend(&plan, RF_CLASS_PROCESS, "capabilities");
+	policy__free(p);
+	policy__free(free_fs);
 }
 
 int main(void)
@@ -514,6 +766,10 @@ int main(void)
 		cmocka_unit_test(planner_keep_caps_needs_bpf_lsm),
 		cmocka_unit_test(planner_backend_names_round_trip),
 		cmocka_unit_test(planner_json_names_every_class),
+		cmocka_unit_test(planner_text_every_refusal),
+		cmocka_unit_test(planner_text_refused_note_and_refusal_lines),
+		cmocka_unit_test(planner_text_landlock_host),
+		cmocka_unit_test(planner_text_bpf_lsm_and_bare_kernels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	if (!sbmaps__read_sandbox(enf, cg.id, &st)) {
 		uint64_t seq, total = 0;
 
-		for (int c = 0; c < RF_CLASS_MAX; c++)
+		for (int c = 0; c < RF_CLASS_KERNEL_MAX; c++)
 			total += st.denials[c];
 		if (trace_path) {
 			tf = fopen(trace_path, "w");

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One table per naming concept: the names the trace, the alerts and the
+ * CLI print for the kernel ABI's values (rf_abi.h) and for the planner's
+ * backends and requests. Every printer derives its names from here.
+ */
+#ifndef RF_NAMES_H
+#define RF_NAMES_H
+
+#include <stdint.h>
+#include "rf_abi.h"
+
+/* Enforcement backends ringfence knows by name (--require, --prefer). */
+enum rf_backend {
+	RF_BE_NONE = 0,
+	RF_BE_CGROUP_SOCK_ADDR,
+	RF_BE_BPF_LSM,
+	RF_BE_LANDLOCK,
+	RF_BE_SECCOMP,
+	RF_BE_CAPABILITIES,
+	RF_BE_MONITOR,            /* detection only: never required or preferred */
+	RF_BE_MAX,
+};
+
+/* What the policy asks of one class. */
+enum rf_request {
+	RF_REQ_ABSENT = 0,        /* nothing asked (limits, syscalls, monitor) */
+	RF_REQ_DENY_ALL,          /* class omitted: deny everything */
+	RF_REQ_ALLOWLIST,
+	RF_REQ_UNRESTRICTED,      /* explicit opt-out: not confined */
+	RF_REQ_SET,               /* limits/syscalls/monitor given */
+	RF_REQ_IMPLICIT,          /* the process boundary: always */
+	RF_REQ_MAX,
+};
+
+/* Out-of-range values name themselves "unknown" (or as noted). */
+const char *names__class(uint32_t class);       /* "network", "file", ... */
+const char *names__op(uint32_t op);             /* "connect4", "kill", ... */
+const char *names__reason(uint32_t reason);     /* "no-rule", ... */
+/* "denied" or "audited": anything but an audit record was a denial. */
+const char *names__verdict(uint32_t verdict);
+/* An IP protocol number as "tcp", "udp", ...; NULL when it has no name. */
+const char *names__proto(uint32_t proto);
+/* A unix socket type (SOCK_STREAM, ...) as "stream", ...; "other". */
+const char *names__sock_type(uint32_t type);
+const char *names__backend(enum rf_backend b);  /* "" for RF_BE_NONE */
+/* The backend of a --require/--prefer name, or RF_BE_NONE. */
+enum rf_backend names__backend_by_name(const char *name);
+const char *names__request(enum rf_request r);  /* "deny-all", ... */
+
+/* The order in which the plan and the trace list classes. */
+extern const enum rf_class names__class_order[RF_CLASS_MAX];
+
+#endif

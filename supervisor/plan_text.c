@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The plan in words: the one place its codes become the text that `check`,
+ * `probe`, the trace's sandbox.plan/configure events and the refusal lines
+ * print. The strings are part of the interface: change them knowingly.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const lsm_states[] = {
+	[RF_LSM_AVAILABLE] = "available",
+	[RF_LSM_NOT_LOADED] = "available on this kernel, but this build's LSM programs did not load",
+	[RF_LSM_REFUSED] = "refused by this kernel",
+	[RF_LSM_NOT_PROBED] = "not probed",
+};
+_Static_assert(N_OF(lsm_states) == RF_LSM_STATE_MAX, "lsm_states covers its enum");
+
+/* Notes that are one fixed sentence. */
+static const char *const fixed_notes[] = {
+	[RF_NOTE_NONE] = "",
+	[RF_NOTE_UNRESTRICTED] = "unrestricted by the policy: not confined",
+	[RF_NOTE_LSM_FILE] = "every open by mode, and create, remove, rename, link, truncate, "
+			     "mode, owner and times changes, on the kernel's resolved paths",
+	[RF_NOTE_LSM_EXEC] = "every exec (interpreters and execveat included) and every "
+			     "executable file mapping; executables without a path are denied",
+	[RF_NOTE_LSM_UNIX] = "stream connects and datagram sends to unix sockets, pathname and "
+			     "abstract, judged on the peer's bound name after the kernel resolved it",
+	[RF_NOTE_LANDLOCK_FILE] = "paths must exist when the sandbox starts",
+	[RF_NOTE_LANDLOCK_EXEC] = "execve of the command, scripts' interpreters and ld.so are "
+				  "checked; not checked by Landlock: libraries mapped executable "
+				  "by the loader (no mmap hook) and executables without a path (a "
+				  "memfd run with execveat)",
+	[RF_NOTE_PROCESS] = NULL,             /* built from the install flags */
+	[RF_NOTE_SYSCALLS_SECCOMP] = "allowlist, EPERM for every other syscall; execve, exit "
+				     "and exit_group are always allowed (the launcher execs the "
+				     "command after installing the filter, and must exit if that "
+				     "fails)",
+	[RF_NOTE_SYSCALLS_ALERT] = "alert: calls outside the profile are reported by "
+				   "ringfence-monitor (when it runs), never denied",
+	[RF_NOTE_MONITOR] = "detection only: thresholds published in the sandbox registry for "
+			    "ringfence-monitor (when it runs)",
+	[RF_NOTE_REFUSED] = NULL,             /* the class's reason */
+};
+_Static_assert(N_OF(fixed_notes) == RF_NOTE_MAX, "fixed_notes covers its enum");
+
+/* Refusals that are one fixed sentence; the others are formatted below. */
+static const char *const fixed_whys[RF_WHY_MAX] = {
+	[RF_WHY_KEEP_CAPS] = "--keep-caps (test-only) needs bpf-lsm to hold the process "
+			     "boundary, and it is not available here",
+	[RF_WHY_SYSCALLS_AUDIT] = "audit mode: a seccomp allowlist cannot record into the trace "
+				  "without denying; remove \"syscalls\" or use enforce mode",
+	[RF_WHY_LIMITS] = "no backend of this build enforces limits yet (cgroup-v2 "
+			  "controllers); remove \"limits\" to run without them",
+};
+
+static const struct {
+	unsigned int bit;
+	const char *text;         /* %d: the Landlock ABI */
+} layer_texts[] = {
+	{ RF_LAYER_CAPABILITIES, "capabilities" },
+	{ RF_LAYER_CAPABILITIES_KEPT, "capabilities KEPT (--keep-caps test mode)" },
+	{ RF_LAYER_SECCOMP, "seccomp" },
+	{ RF_LAYER_LANDLOCK_TCP, "landlock-abi%d (TCP connect ports; refuses unlisted ports "
+				 "before the cgroup hook, with EACCES, unrecorded)" },
+	{ RF_LAYER_LANDLOCK_SCOPE_UNIX, "landlock-abi%d (abstract sockets outside the sandbox)" },
+	{ RF_LAYER_LANDLOCK_SCOPE_SIGNAL, "landlock-abi%d (signal scoping, ptrace confinement)" },
+};
+
+void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len)
+{
+	enum rf_backend be = plan->c[c].be;
+
+	if (be == RF_BE_LANDLOCK)
+		snprintf(buf, len, "landlock-abi%d", plan->install.landlock_abi);
+	else
+		snprintf(buf, len, "%s", names__backend(be));
+}
+
+void plan__layers_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < N_OF(layer_texts) && off < len; i++) {
+		if (!(plan->c[c].layers & layer_texts[i].bit))
+			continue;
+		if (off)
+			off += (size_t)snprintf(buf + off, len - off, "; ");
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, layer_texts[i].text,
+						plan->install.landlock_abi);
+	}
+}
+
+/* The process boundary: what holds it, and what is not covered. */
+static void process_note(const struct rf_plan *plan, char *buf, size_t len)
+{
+	bool keep = plan->install.keep_caps;
+	bool lsm = plan->c[RF_CLASS_PROCESS].be == RF_BE_BPF_LSM;
+	bool seccomp = plan->install.seccomp_boundary;
+	bool scope = plan->install.landlock_scope_signal;
+
+	snprintf(buf, len,
+		 "no_new_privs; %scgroup2 read-only and bpffs absent in its mount namespace; "
+		 "own session, no controlling terminal%s%s%s",
+		 keep ? "capabilities kept (test mode); " :
+			"all capability sets emptied, securebits locked; ",
+		 lsm ? "; bpf-lsm: no bpf(), no ptrace of, signals to or /proc/PID/mem access "
+		       "to processes outside the sandbox, no mounts, no user namespaces, no "
+		       "writes to cgroup files" : "",
+		 seccomp ? "; seccomp: no bpf, ptrace, process_vm_*, mounts, "
+		 "namespaces, keyrings, perf, kexec, modules, userfaultfd, io_uring, "
+		 "personality, TIOCSTI/TIOCLINUX; non-native syscall ABIs killed" :
+		 lsm ? "" : "; NOT covered (no seccomp): bpf, ptrace, mounts, user namespaces",
+		 scope ? "; landlock: no signals to, ptrace of or /proc/PID/mem access to "
+			 "processes outside the sandbox" :
+		 lsm ? "" : "; NOT covered (no landlock ABI 6): signals to same-user processes outside");
+}
+
+/* The refusal without its "class: " prefix. */
+static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
+		     char *buf, size_t len)
+{
+	const char *lsm = lsm_states[plan->lsm_state];
+
+	switch (r->code) {
+	case RF_WHY_LSM_PATH_TOO_LONG:
+		snprintf(buf, len, "\"%s...\" is longer than the %d bytes the bpf-lsm path "
+			 "matcher holds", r->detail, r->param);
+		return;
+	case RF_WHY_NO_FS_BACKEND:
+		snprintf(buf, len, "no backend can enforce %s rules here: landlock: %s; "
+			 "bpf-lsm: %s", names__class(r->cls), r->detail, lsm);
+		return;
+	case RF_WHY_AUDIT_LANDLOCK:
+		snprintf(buf, len, "audit mode needs a backend that can record without denying; "
+			 "landlock cannot, and bpf-lsm is %s", lsm);
+		return;
+	case RF_WHY_LANDLOCK_TRUNCATE:
+		snprintf(buf, len, "landlock ABI %d cannot confine truncate(); files needs ABI 3 "
+			 "or later", r->param);
+		return;
+	case RF_WHY_SOCK_ADDR:
+		snprintf(buf, len, "cgroup-sock-addr cannot run on this kernel (%s)", r->detail);
+		return;
+	case RF_WHY_NO_CGROUP2:
+		snprintf(buf, len, "no usable cgroup2 hierarchy (%s)", r->detail);
+		return;
+	case RF_WHY_NO_SECCOMP:
+		snprintf(buf, len, "seccomp is not available (%s)", r->detail);
+		return;
+	case RF_WHY_REQUIRE_LSM:
+		snprintf(buf, len, "bpf-lsm enforces nothing here: %s (%s)", lsm, r->detail);
+		return;
+	case RF_WHY_REQUIRE_UNUSED:
+		snprintf(buf, len, "%s enforces no class of this policy on this kernel",
+			 names__backend(r->param));
+		return;
+	case RF_WHY_SECCOMP_BUILD:
+	case RF_WHY_LANDLOCK_BUILD:
+		snprintf(buf, len, "%s%s%s", r->detail, r->detail[0] ? ": " :
+			 r->code == RF_WHY_SECCOMP_BUILD ? "building the seccomp filters: " :
+							   "building the Landlock ruleset: ",
+			 strerror(-r->param));
+		return;
+	case RF_WHY_LANDLOCK_ENTRY:
+		snprintf(buf, len, "%s", r->detail);
+		return;
+	default:
+		snprintf(buf, len, "%s", (unsigned int)r->code < RF_WHY_MAX &&
+			 fixed_whys[r->code] ? fixed_whys[r->code] : "refused");
+	}
+}
+
+void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len)
+{
+	const struct rf_class_plan *cp = &plan->c[c];
+	size_t off;
+
+	switch (cp->note) {
+	case RF_NOTE_PROCESS:
+		process_note(plan, buf, len);
+		return;
+	case RF_NOTE_REFUSED:
+		why_text(plan, &plan->reasons[cp->reason], buf, len);
+		return;
+	default:
+		off = (size_t)snprintf(buf, len, "%s", (unsigned int)cp->note < RF_NOTE_MAX ?
+				       fixed_notes[cp->note] : "");
+	}
+	/* Landlock took the class although --prefer asked for bpf-lsm. */
+	if ((cp->note == RF_NOTE_LANDLOCK_FILE || cp->note == RF_NOTE_LANDLOCK_EXEC) &&
+	    (plan->prefer & (1u << RF_BE_BPF_LSM)) && off < len)
+		snprintf(buf + off, len - off, "; --prefer bpf-lsm not honoured: bpf-lsm is %s",
+			 lsm_states[plan->lsm_state]);
+}
+
+void plan__reason_text(const struct rf_plan *plan, int i, char *buf, size_t len)
+{
+	const struct rf_plan_reason *r = &plan->reasons[i];
+	bool require = r->code == RF_WHY_REQUIRE_LSM || r->code == RF_WHY_REQUIRE_UNUSED;
+	char why[RF_PLAN_REASON_LEN];
+
+	why_text(plan, r, why, sizeof(why));
+	snprintf(buf, len, "%s: %s", require ? "--require" : names__class(r->cls), why);
+}
+
+json_t *plan__to_json(const struct rf_plan *plan)
+{
+	json_t *root = json_object(), *classes = json_object(), *reasons = json_array();
+	char text[RF_PLAN_REASON_LEN];
+	int i;
+
+	if (!root || !classes || !reasons)
+		goto fail;
+	for (i = 0; i < RF_CLASS_MAX; i++) {
+		enum rf_class k = names__class_order[i];
+		const struct rf_class_plan *cp = &plan->c[k];
+		json_t *c;
+
+		plan__backend_text(plan, k, text, sizeof(text));
+		c = json_pack("{s:s, s:b, s:o, s:b}", "requested", names__request(cp->request),
+			      "required", cp->required,
+			      "backend", text[0] ? json_string(text) : json_null(),
+			      "enforced", cp->enforced);
+		if (!c)
+			goto fail;
+		plan__layers_text(plan, k, text, sizeof(text));
+		if (text[0])
+			json_object_set_new(c, "layers", json_string(text));
+		plan__note_text(plan, k, text, RF_PLAN_NOTE_LEN);
+		if (text[0])
+			json_object_set_new(c, "note", json_string(text));
+		json_object_set_new(classes, names__class(k), c);
+	}
+	for (i = 0; i < plan->n_reasons; i++) {
+		plan__reason_text(plan, i, text, sizeof(text));
+		json_array_append_new(reasons, json_string(text));
+	}
+	json_object_set_new(root, "ok", json_boolean(plan->ok));
+	json_object_set_new(root, "classes", classes);
+	json_object_set_new(root, "reasons", reasons);
+	return root;
+fail:
+	json_decref(root);
+	json_decref(classes);
+	json_decref(reasons);
+	return NULL;
+}
