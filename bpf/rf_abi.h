@@ -362,8 +362,9 @@ enum rf_mon_stat {
 /* The counters are bumped with 64-bit atomics: 8-byte aligned. */
 RF_ABI_OFF(rf_sandbox, deny_seq, 8);
 RF_ABI_OFF(rf_sandbox, denials, 16);
-RF_ABI_OFF(rf_sandbox, state, 16 + 8 * RF_CLASS_MAX);
-RF_ABI_SIZE(rf_sandbox, 16 + 8 * RF_CLASS_MAX + 8);
+/* denials[RF_CLASS_KERNEL_MAX]: the five kernel-counted classes (56 = 16 + 5 * 8). */
+RF_ABI_OFF(rf_sandbox, state, 56);
+RF_ABI_SIZE(rf_sandbox, 64);
 
 /* Packed LPM keys: 4-byte prefixlen, 8-byte cgroup id, then the data the
  * prefix length counts (64 bits of cgroup id + the bits of the data). */
