@@ -33,7 +33,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
-#include "registry.h"
+#include "registry_fill.h"
 #include "run.h"
 #include "sandbox_landlock.h"
 #include "sandbox_seccomp.h"
@@ -101,7 +101,7 @@ static void gc_stale(const struct rf_enforcer *enf)
 		sbmaps__purge(enf, v[i].cgroup_id);
 		registry__remove(v[i].sandbox);
 	}
-	free(v);
+	registry__list_free(v, n);
 }
 
 static void sandbox_cleanup(struct sandbox *sb)
@@ -341,7 +341,7 @@ int cmd_run(const struct run_opts *o)
 	snprintf(reg.cgroup_path, sizeof(reg.cgroup_path), "%s", sb.cg.path);
 	reg.cgroup_id = sb.cgid;
 	reg.supervisor_pid = getpid();
-	reg.policy = sb.policy;
+	registry_fill__policy(&reg, sb.policy);
 	reg.supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg.started, sizeof(reg.started));
