@@ -258,11 +258,18 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 	case REG_PID:
 		return json_integer(*(const pid_t *)p);
 	case REG_MONITOR:
-		return e->monitor.present ? registry__monitor_to_json(p) : NULL;
+		return registry__monitor_to_json(p);
 	case REG_SYSCALLS:
-		return e->syscalls.present ? registry__syscalls_to_json(p) : NULL;
+		return registry__syscalls_to_json(p);
 	}
 	return NULL;
+}
+
+/* The policy sections are written only when present. */
+static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *e)
+{
+	return (k->kind == REG_MONITOR && !e->monitor.present) ||
+	       (k->kind == REG_SYSCALLS && !e->syscalls.present);
 }
 
 json_t *registry__to_json(const struct rf_registry_entry *e)
@@ -273,12 +280,11 @@ json_t *registry__to_json(const struct rf_registry_entry *e)
 	if (!o)
 		return NULL;
 	for (i = 0; i < N_REG_KEYS; i++) {
-		bool optional = reg_keys[i].kind == REG_MONITOR ||
-				reg_keys[i].kind == REG_SYSCALLS;
-		json_t *v = key_to_json(&reg_keys[i], e);
+		json_t *v;
 
-		if (!v && optional)
+		if (key_absent(&reg_keys[i], e))
 			continue;
+		v = key_to_json(&reg_keys[i], e);
 		if (!v || json_object_set_new(o, reg_keys[i].name, v)) {
 			json_decref(o);
 			return NULL;
