@@ -9,8 +9,6 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <jansson.h>
-
 #include "registry_watch.h"
 
 #define REG_MAX 4096
@@ -29,100 +27,71 @@ struct rf_regwatch {
 	size_t n;
 };
 
-static uint64_t u64_of(json_t *o, const char *k)
+int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si,
+		   struct rf_reg_extra *x)
 {
-	json_t *v = json_object_get(o, k);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-}
-
-static void str_of(json_t *o, const char *k, char *dst, size_t len)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	snprintf(dst, len, "%s", s ? s : "");
-}
-
-static int parse(json_t *o, struct rf_sandbox_info *si, struct rf_reg_extra *x)
-{
-	json_t *m, *sc, *allow, *v;
+	const struct rf_reg_monitor *m = &e->monitor;
+	const struct rf_reg_syscalls *sc = &e->syscalls;
 	size_t i;
 
 	memset(si, 0, sizeof(*si));
-	memset(x, 0, sizeof(*x));
-	if (!json_is_object(o))
-		return -EINVAL;
-	str_of(o, "sandbox", si->sandbox, sizeof(si->sandbox));
-	str_of(o, "policy_id", si->policy_id, sizeof(si->policy_id));
-	str_of(o, "cgroup_path", si->cgroup_path, sizeof(si->cgroup_path));
-	si->cgroup_id = u64_of(o, "cgroup_id");
-	if (!si->sandbox[0] || !si->cgroup_id)
-		return -EINVAL;
-	x->supervisor_pid = (pid_t)u64_of(o, "supervisor_pid");
-	x->supervisor_start = u64_of(o, "supervisor_start");
-	x->child_pid = (pid_t)u64_of(o, "pid");
-	m = json_object_get(o, "monitor");
-	if (json_is_object(m)) {
-		json_t *b = json_object_get(m, "deny_burst");
-
-		if (json_is_object(b) && u64_of(b, "count")) {
-			si->burst_count = u64_of(b, "count");
-			si->burst_window_ms = u64_of(b, "window_ms");
-			if (!si->burst_window_ms)
-				si->burst_window_ms = 1000;
-		}
-		si->cpu_percent = u64_of(m, "cpu_percent");
-		si->memory_mb = u64_of(m, "memory_mb");
-		si->pids = u64_of(m, "pids");
+	snprintf(si->sandbox, sizeof(si->sandbox), "%s", e->sandbox);
+	snprintf(si->policy_id, sizeof(si->policy_id), "%s", e->policy_id);
+	snprintf(si->cgroup_path, sizeof(si->cgroup_path), "%s", e->cgroup_path);
+	si->cgroup_id = e->cgroup_id;
+	if (x) {
+		x->supervisor_pid = e->supervisor_pid;
+		x->supervisor_start = e->supervisor_start;
+		x->child_pid = e->child_pid;
 	}
-	sc = json_object_get(o, "syscalls");
-	if (json_is_object(sc)) {
-		const char *ov = json_string_value(json_object_get(sc, "on_violation"));
-
-		allow = json_object_get(sc, "allow");
-		si->has_profile = true;
-		si->alert_only = ov && !strcmp(ov, "alert");
-		si->allow = calloc(json_array_size(allow) + 1, sizeof(char *));
-		if (!si->allow)
+	/* 0: absent, the monitor's defaults apply */
+	if (m->burst_count.set && m->burst_count.v) {
+		si->burst_count = m->burst_count.v;
+		si->burst_window_ms = m->burst_window_ms.v ? m->burst_window_ms.v : 1000;
+	}
+	si->cpu_percent = m->cpu_percent.set ? m->cpu_percent.v : 0;
+	si->memory_mb = m->memory_mb.set ? m->memory_mb.v : 0;
+	si->pids = m->pids.set ? m->pids.v : 0;
+	if (!sc->present)
+		return 0;
+	si->has_profile = true;
+	si->alert_only = sc->alert;
+	si->allow = calloc(sc->n_allow + 1, sizeof(char *));
+	if (!si->allow)
+		return -ENOMEM;
+	for (i = 0; i < sc->n_allow; i++) {
+		si->allow[i] = strdup(sc->allow[i]);
+		if (!si->allow[i])
 			return -ENOMEM;
-		json_array_foreach(allow, i, v) {
-			if (!json_is_string(v))
-				continue;
-			si->allow[si->n_allow] = strdup(json_string_value(v));
-			if (!si->allow[si->n_allow])
-				return -ENOMEM;
-			si->n_allow++;
-		}
+		si->n_allow++;
 	}
 	return 0;
 }
 
+/* Through lib/registry (the only reader), then as the detectors' input. */
+static int info_of(int err, struct rf_registry_entry *e, struct rf_sandbox_info *si,
+		   struct rf_reg_extra *x)
+{
+	memset(si, 0, sizeof(*si));
+	memset(x, 0, sizeof(*x));
+	if (!err)
+		err = regwatch__info(e, si, x);
+	registry__entry_clear(e);
+	return err;
+}
+
 int regwatch__parse_json(const char *text, struct rf_sandbox_info *si, struct rf_reg_extra *x)
 {
-	json_t *o = json_loads(text, 0, NULL);
-	int err;
+	struct rf_registry_entry e;
 
-	if (!o) {
-		memset(si, 0, sizeof(*si));
-		return -EINVAL;
-	}
-	err = parse(o, si, x);
-	json_decref(o);
-	return err;
+	return info_of(registry__parse(text, &e), &e, si, x);
 }
 
 int regwatch__parse_file(const char *path, struct rf_sandbox_info *si, struct rf_reg_extra *x)
 {
-	json_t *o = json_load_file(path, 0, NULL);
-	int err;
+	struct rf_registry_entry e;
 
-	if (!o) {
-		memset(si, 0, sizeof(*si));
-		return access(path, F_OK) ? -ENOENT : -EINVAL;
-	}
-	err = parse(o, si, x);
-	json_decref(o);
-	return err;
+	return info_of(registry__read_file(path, &e), &e, si, x);
 }
 
 int regwatch__open(const char *dir, struct rf_regwatch **ret)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "input.h"
+#include "registry.h"
 
 /* What the registry says besides the detectors' input. */
 struct rf_reg_extra {
@@ -39,8 +40,14 @@ int regwatch__scan(struct rf_regwatch *w, const struct rf_reg_ops *ops);
 int regwatch__process(struct rf_regwatch *w, const struct rf_reg_ops *ops);
 size_t regwatch__count(const struct rf_regwatch *w);
 
-/* One registry file. si is filled (allow list allocated: clear it). */
+/* One registry file, read by lib/registry. si is filled (allow list
+ * allocated: clear it even on failure). 0, -ENOENT, -EFBIG, -EINVAL, -ENOMEM. */
 int regwatch__parse_file(const char *path, struct rf_sandbox_info *si, struct rf_reg_extra *x);
 int regwatch__parse_json(const char *text, struct rf_sandbox_info *si, struct rf_reg_extra *x);
+/* An entry as the detectors see it: thresholds 0 where absent, a deny
+ * burst without a window gets 1000 ms; the allow list copied (clear si even
+ * on failure). x may be NULL. 0 or -ENOMEM. */
+int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si,
+		   struct rf_reg_extra *x);
 
 #endif

@@ -166,7 +166,7 @@ int cmd_status(bool as_json)
 	}
 	json_decref(arr);
 	enforcer__close(enf);
-	free(v);
+	registry__list_free(v, n);
 	return 0;
 }
 
@@ -182,7 +182,7 @@ int cmd_unload(bool force)
 	if (live && !force) {
 		rf_err("%zu sandbox%s live; refusing to unload (use --force to kill them first)",
 		       live, live == 1 ? " is" : "es are");
-		free(v);
+		registry__list_free(v, n);
 		return 1;
 	}
 	/* Fail closed: sandboxes die before the programs confining them go. */
@@ -191,12 +191,12 @@ int cmd_unload(bool force)
 		if (!cgroup__is_empty(v[i].cgroup_path)) {
 			rf_err("sandbox %s: processes survived the kill; not unloading",
 			       v[i].sandbox);
-			free(v);
+			registry__list_free(v, n);
 			return 1;
 		}
 		registry__remove(v[i].sandbox);
 	}
-	free(v);
+	registry__list_free(v, n);
 	err = enforcer__unload(force);
 	if (err == -EBUSY) {
 		rf_err("a supervisor is still starting or running; refusing to unload");

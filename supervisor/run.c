@@ -38,7 +38,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
-#include "registry.h"
+#include "registry_fill.h"
 #include "run.h"
 #include "sandbox_landlock.h"
 #include "sandbox_seccomp.h"
@@ -107,7 +107,7 @@ static void gc_stale(const struct rf_enforcer *enf)
 		sbmaps__purge(enf, v[i].cgroup_id);
 		registry__remove(v[i].sandbox);
 	}
-	free(v);
+	registry__list_free(v, n);
 }
 
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
@@ -479,7 +479,7 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->cgroup_path, sizeof(reg->cgroup_path), "%s", sb->cg.path);
 	reg->cgroup_id = sb->cgid;
 	reg->supervisor_pid = getpid();
-	reg->policy = sb->policy;
+	registry_fill__policy(reg, sb->policy);
 	reg->supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg->started, sizeof(reg->started));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Check the two JSON schemas against what the code really produces:
+# Check the JSON schemas against what the code really produces:
 #   - schemas/examples/*.json against schemas/policy.schema.json;
 #   - every line of traces written by real runs (enforce, audit, refused,
 #     --require bpf-lsm, monitor thresholds, command not found, not
@@ -12,6 +12,10 @@
 #     against schemas/trace.schema.json, plus the ordering rules the schema
 #     cannot express (seq, first/last event, counts) and each run's outcome;
 #   - the plan printed by `ringfence check` against the schema's "plan";
+#   - registry entries (/run/ringfence/sandboxes/*.json) against
+#     schemas/registry.schema.json: written by lib/registry.c directly (no
+#     root) and copied from live runs with and without the policy's monitor
+#     and syscalls sections, plus mutated entries the schema must refuse;
 #   - kernel.deny lines for every op of bpf/rf_abi.h (network, unix, file,
 #     exec, process), formatted by supervisor/trace.c from synthetic events,
 #     and wrongly paired class/op/reason/destination lines the schema must
@@ -21,7 +25,7 @@
 #
 # Usage: tests/host/test_trace_schema.sh BUILD_DIR     (e.g. build)
 # Needs: BUILD_DIR/ringfence and BUILD_DIR/tests/tools/{rf-net,rf-fs,rf-sys}
-#        built, BUILD_DIR/supervisor/trace.o and a C compiler (CC, default cc),
+#        built, BUILD_DIR/supervisor/trace.o, BUILD_DIR/librf.a and a C compiler (CC, default cc),
 #        Debian's python3-jsonschema (PYTHON, default /usr/bin/python3); for
 #        the VM part BUILD_DIR/tests/vm/{rf-lsm,rf-lsmctl} and what
 #        tests/vm/run.sh needs (VM_CACHE as there). The VM part writes
@@ -321,6 +325,101 @@ EOF
 	else
 		not_ok "trace schema accepts wrongly paired kernel.deny lines"; echo "$out"
 	fi
+fi
+
+# ---- the registry file (lib/registry.c) against schemas/registry.schema.json ----
+# Entries written by lib/registry itself into a scratch directory (no root):
+# one with every policy section, one with none; then copies of each
+# accepted, mutated one key at a time, must be refused. The live files of
+# real runs are checked further down.
+LIBRF=$BUILD/librf.a
+mkdir -p "$WORK/genreg"
+cat > "$WORK/genreg/gen.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include "registry.h"
+
+int main(int argc, char **argv)
+{
+	static char *allow[] = { "read", "write", "exit_group" };
+	struct rf_registry_entry e = {
+		.sandbox = "t-genreg-0123abcd", .policy_id = "t-genreg", .mode = "audit",
+		.cgroup_path = "/sys/fs/cgroup/ringfence/t-genreg-0123abcd", .cgroup_id = 4242,
+		.supervisor_pid = 100, .supervisor_start = 5555, .child_pid = 101,
+		.started = "2026-12-01T12:00:00.123456789Z",
+		.monitor = { .present = true, .burst_count = { true, 5 },
+			     .burst_window_ms = { true, 100 }, .cpu_percent = { true, 250 },
+			     .memory_mb = { true, 900 }, .pids = { true, 64 } },
+		.syscalls = { .present = true, .alert = true, .allow = allow, .n_allow = 3 },
+	};
+	struct rf_registry_entry plain = e;
+
+	if (argc != 2)
+		return 2;
+	memset(e.digest, 'a', 64);
+	snprintf(plain.sandbox, sizeof(plain.sandbox), "t-genplain-0123abcd");
+	memcpy(plain.digest, e.digest, sizeof(e.digest));
+	memset(&plain.monitor, 0, sizeof(plain.monitor));
+	plain.monitor.present = true;
+	memset(&plain.syscalls, 0, sizeof(plain.syscalls));
+	plain.child_pid = 0;
+	return registry__add_in(argv[1], &e) || registry__add_in(argv[1], &plain);
+}
+EOF
+if [ ! -f "$LIBRF" ]; then
+	not_ok "registry entries: $LIBRF missing (make build)"
+elif ! out=$("$CC" -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Ilib -o "$WORK/genreg/gen" \
+		"$WORK/genreg/gen.c" "$LIBRF" -ljansson 2>&1) || ! "$WORK/genreg/gen" "$WORK/genreg"; then
+	not_ok "registry entries: the generator builds and runs"; echo "$out"
+elif out=$("$PYTHON" "$VALIDATE" schemas/registry.schema.json "$WORK"/genreg/*.json); then
+	ok "registry schema accepts lib/registry's entries with and without policy sections"
+else
+	not_ok "registry schema rejects lib/registry's entries"; echo "$out"
+fi
+# refused_registry FILE...: each file is accepted; every mutation of it is not.
+refused_registry() {
+	"$PYTHON" - schemas/registry.schema.json "$@" <<'EOF'
+import copy, json, sys
+from jsonschema import Draft202012Validator
+v = Draft202012Validator(json.load(open(sys.argv[1])))
+bad = []
+for f in sys.argv[2:]:
+    base = json.load(open(f))
+    if not v.is_valid(base):
+        bad.append(f"{f}: not accepted to begin with")
+        continue
+    def refused(name, change):
+        e = copy.deepcopy(base)
+        change(e)
+        if v.is_valid(e):
+            bad.append(f"{f}: accepted {name}")
+    refused("an unknown key", lambda e: e.update(extra=1))
+    refused("cgroup_id as a string", lambda e: e.update(cgroup_id=str(e["cgroup_id"])))
+    refused("cgroup_id 0", lambda e: e.update(cgroup_id=0))
+    refused("a negative pid", lambda e: e.update(pid=-1))
+    refused("no sandbox", lambda e: e.pop("sandbox"))
+    refused("no monitor", lambda e: e.pop("monitor"))
+    refused("a sandbox name without its suffix", lambda e: e.update(sandbox=e["policy_id"]))
+    refused("mode kill", lambda e: e.update(mode="kill"))
+    refused("a short digest", lambda e: e.update(policy_sha256="ab"))
+    refused("started without nanoseconds", lambda e: e.update(started="2026-12-01T12:00:00Z"))
+    refused("an unknown monitor key", lambda e: e["monitor"].update(burst=1))
+    refused("deny_burst without window_ms", lambda e: e["monitor"].update(deny_burst={"count": 5}))
+    refused("memory_mb as a string", lambda e: e["monitor"].update(memory_mb="900"))
+    refused("syscalls without on_violation", lambda e: e.update(syscalls={"allow": ["read"]}))
+    refused("an empty allow list", lambda e: e.update(syscalls={"allow": [], "on_violation": "deny"}))
+    refused("on_violation kill", lambda e: e.update(syscalls={"allow": ["read"], "on_violation": "kill"}))
+    refused("a number in allow", lambda e: e.update(syscalls={"allow": [1], "on_violation": "deny"}))
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+if [ -f "$WORK/genreg/t-genreg-0123abcd.json" ] &&
+   out=$(refused_registry "$WORK"/genreg/*.json); then
+	ok "registry schema refuses mutated entries (unknown keys, wrong types, missing keys)"
+else
+	not_ok "registry schema accepts mutated entries"; echo "${out:-}"
 fi
 
 if [ "$(id -u)" != 0 ]; then
@@ -628,6 +727,70 @@ if out=$("$PYTHON" "$VALIDATE" schemas/trace.schema.json def=plan "${plans[@]}")
 	ok "check output matches the schema's plan"
 else
 	not_ok "check output does not match the schema's plan"; echo "$out"
+fi
+
+# ---- the registry files of live runs ----
+# Each command copies its own registry entry while it runs (after a pause:
+# the supervisor rewrites the entry with the command's pid once it runs).
+mkdir -p "$WORK/reg"
+chmod 0777 "$WORK/reg"
+pol regfull '{"version":1,"id":"t-regfull","files":"unrestricted","exec":"unrestricted",
+  "network":"unrestricted","monitor":{"deny_burst":{"count":5,"window_ms":100},"cpu_percent":250,
+  "memory_mb":900,"pids":64},"syscalls":{"allow":["read","write","exit_group"],"on_violation":"alert"}}'
+pol regplain '{"version":1,"id":"t-regplain","files":"unrestricted","exec":"unrestricted"}'
+COPY_ENTRY='sleep 0.5; cp /run/ringfence/sandboxes/"$1"-*.json "$0"'
+run regfull 0 regfull /bin/sh -c "$COPY_ENTRY" "$WORK/reg/" t-regfull
+run regplain 0 regplain /bin/sh -c "$COPY_ENTRY" "$WORK/reg/" t-regplain
+regs=("$WORK"/reg/t-reg*.json)
+if [ "${#regs[@]}" != 2 ] || [ ! -e "${regs[0]}" ]; then
+	not_ok "live registry entries: the runs copied 2 entries (got ${#regs[@]})"
+elif out=$("$PYTHON" "$VALIDATE" schemas/registry.schema.json "${regs[@]}"); then
+	ok "registry schema accepts the live entries of runs with and without monitor thresholds and a syscalls profile"
+else
+	not_ok "registry schema rejects live registry entries"; echo "$out"
+fi
+if [ -e "${regs[0]}" ] && out=$(refused_registry "${regs[@]}"); then
+	ok "registry schema refuses mutated live entries"
+else
+	not_ok "registry schema accepts mutated live entries"; echo "${out:-}"
+fi
+# What the schema cannot say: each entry is its run's, with the policy's
+# sections as written.
+if out=$("$PYTHON" - "$WORK" <<'EOF'
+import glob, json, os, sys
+w = sys.argv[1]
+bad = []
+def check(cond, msg):
+    if not cond:
+        bad.append(msg)
+for n in ["regfull", "regplain"]:
+    f = glob.glob(os.path.join(w, "reg", f"t-{n}-*.json"))
+    t = [json.loads(l) for l in open(os.path.join(w, n + ".jsonl"))]
+    if len(f) != 1 or not t:
+        check(False, f"{n}: entry {f}, trace of {len(t)} lines")
+        continue
+    e = json.load(open(f[0]))
+    check(e["sandbox"] == t[0]["sandbox"] and e["policy_id"] == "t-" + n, f"{n}: names {e}")
+    check(e["cgroup_path"].endswith("/" + e["sandbox"]), f"{n}: cgroup_path {e['cgroup_path']}")
+    check(e["pid"] > 0 and e["supervisor_pid"] > 0 and e["pid"] != e["supervisor_pid"],
+          f"{n}: pids {e['pid']} {e['supervisor_pid']}")
+    check(not os.path.exists("/run/ringfence/sandboxes/" + e["sandbox"] + ".json"),
+          f"{n}: the entry outlived the run")
+full = json.load(open(glob.glob(os.path.join(w, "reg", "t-regfull-*.json"))[0]))
+check(full["monitor"] == {"deny_burst": {"count": 5, "window_ms": 100}, "cpu_percent": 250,
+                          "memory_mb": 900, "pids": 64}, f"regfull: monitor {full['monitor']}")
+check(full["syscalls"] == {"allow": ["read", "write", "exit_group"], "on_violation": "alert"},
+      f"regfull: syscalls {full.get('syscalls')}")
+plain = json.load(open(glob.glob(os.path.join(w, "reg", "t-regplain-*.json"))[0]))
+check(plain["monitor"] == {} and "syscalls" not in plain, f"regplain: {plain}")
+for m in bad:
+    print("  " + m)
+sys.exit(1 if bad else 0)
+EOF
+); then
+	ok "live registry entries: names, pids, the policy's monitor and syscalls sections, removed after the run"
+else
+	not_ok "live registry entries: content"; echo "$out"
 fi
 
 # ---- optional: traces of real BPF-LSM runs, from the test VM ----

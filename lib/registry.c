@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <jansson.h>
+
+#include "cleanup.h"
+#include "registry.h"
+
+uint64_t registry__proc_start(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* comm may hold spaces and ')': fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* field 3 is state; starttime is field 22 */
+	for (i = 3; i <= 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p, " %llu", &start);
+	return start;
+}
+
+bool registry__supervisor_alive(const struct rf_registry_entry *e)
+{
+	uint64_t start;
+
+	if (e->supervisor_pid <= 0)
+		return false;
+	start = registry__proc_start(e->supervisor_pid);
+	return start && start == e->supervisor_start;
+}
+
+/* ---- the sections the policy contributes ------------------------------ */
+
+static json_t *u64_json(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* A non-negative integer, at most max. */
+static int u64_of(json_t *v, uint64_t max, uint64_t *ret)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) > max)
+		return -EINVAL;
+	*ret = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int opt_u64_of(json_t *v, struct rf_reg_u64 *ret)
+{
+	ret->set = true;
+	return u64_of(v, INT64_MAX, &ret->v);
+}
+
+static void opt_u64_put(json_t *o, const char *key, const struct rf_reg_u64 *v)
+{
+	if (v->set)
+		json_object_set_new(o, key, u64_json(v->v));
+}
+
+json_t *registry__monitor_to_json(const struct rf_reg_monitor *m)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	if (m->burst_count.set)
+		json_object_set_new(o, "deny_burst",
+			json_pack("{s:o, s:o}", "count", u64_json(m->burst_count.v),
+				  "window_ms", u64_json(m->burst_window_ms.v)));
+	opt_u64_put(o, "cpu_percent", &m->cpu_percent);
+	opt_u64_put(o, "memory_mb", &m->memory_mb);
+	opt_u64_put(o, "pids", &m->pids);
+	return o;
+}
+
+/* Every key of object o through fn: -EINVAL when o is not an object or fn
+ * refuses a key (each refuses the keys it does not know). */
+static int each_key(json_t *o, int (*fn)(void *ctx, const char *k, json_t *v), void *ctx)
+{
+	const char *k;
+	json_t *v;
+	int err;
+
+	if (!json_is_object(o))
+		return -EINVAL;
+	json_object_foreach(o, k, v) {
+		err = fn(ctx, k, v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int burst_key(void *ctx, const char *k, json_t *v)
+{
+	struct rf_reg_monitor *m = ctx;
+
+	if (!strcmp(k, "count"))
+		return opt_u64_of(v, &m->burst_count);
+	if (!strcmp(k, "window_ms"))
+		return opt_u64_of(v, &m->burst_window_ms);
+	return -EINVAL;
+}
+
+static int monitor_key(void *ctx, const char *k, json_t *v)
+{
+	struct rf_reg_monitor *m = ctx;
+	int err;
+
+	if (!strcmp(k, "deny_burst")) {
+		err = each_key(v, burst_key, m);
+		return err || (m->burst_count.set && m->burst_window_ms.set) ? err : -EINVAL;
+	}
+	if (!strcmp(k, "cpu_percent"))
+		return opt_u64_of(v, &m->cpu_percent);
+	if (!strcmp(k, "memory_mb"))
+		return opt_u64_of(v, &m->memory_mb);
+	if (!strcmp(k, "pids"))
+		return opt_u64_of(v, &m->pids);
+	return -EINVAL;
+}
+
+int registry__monitor_from_json(json_t *o, struct rf_reg_monitor *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->present = true;
+	return each_key(o, monitor_key, ret);
+}
+
+json_t *registry__syscalls_to_json(const struct rf_reg_syscalls *s)
+{
+	json_t *allow = json_array();
+	size_t i;
+
+	if (!allow)
+		return NULL;
+	for (i = 0; i < s->n_allow; i++)
+		json_array_append_new(allow, json_string(s->allow[i]));
+	return json_pack("{s:o, s:s}", "allow", allow, "on_violation",
+			 s->alert ? "alert" : "deny");
+}
+
+void registry__syscalls_clear(struct rf_reg_syscalls *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; s->allow && i < s->n_allow; i++)
+		free(s->allow[i]);
+	free(s->allow);
+	memset(s, 0, sizeof(*s));
+}
+
+static int allow_from_json(json_t *a, struct rf_reg_syscalls *s)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(a))
+		return -EINVAL;
+	s->allow = calloc(json_array_size(a) + 1, sizeof(char *));
+	if (!s->allow)
+		return -ENOMEM;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v))
+			return -EINVAL;
+		s->allow[i] = strdup(json_string_value(v));
+		if (!s->allow[i])
+			return -ENOMEM;
+		s->n_allow++;
+	}
+	return 0;
+}
+
+static int syscalls_key(void *ctx, const char *k, json_t *v)
+{
+	struct rf_reg_syscalls *s = ctx;
+	const char *ov = json_string_value(v);
+
+	if (!strcmp(k, "allow"))
+		return allow_from_json(v, s);
+	if (strcmp(k, "on_violation") || !ov || (strcmp(ov, "alert") && strcmp(ov, "deny")))
+		return -EINVAL;
+	s->alert = !strcmp(ov, "alert");
+	return 0;
+}
+
+int registry__syscalls_from_json(json_t *o, struct rf_reg_syscalls *ret)
+{
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->present = true;
+	err = each_key(o, syscalls_key, ret);
+	return err || ret->allow ? err : -EINVAL;
+}
+
+/* ---- the entry: one table of its keys, in the file's order ------------- */
+
+enum reg_kind { REG_STR, REG_U64, REG_PID, REG_MONITOR, REG_SYSCALLS };
+
+struct reg_key {
+	const char *name;
+	enum reg_kind kind;
+	size_t off;
+	size_t len;             /* REG_STR: the field's size */
+};
+
+#define REG_FIELD(key, kind, field) \
+	{ key, kind, offsetof(struct rf_registry_entry, field), \
+	  sizeof(((struct rf_registry_entry *)0)->field) }
+
+static const struct reg_key reg_keys[] = {
+	REG_FIELD("sandbox", REG_STR, sandbox), REG_FIELD("policy_id", REG_STR, policy_id),
+	REG_FIELD("policy_sha256", REG_STR, digest), REG_FIELD("mode", REG_STR, mode),
+	REG_FIELD("cgroup_path", REG_STR, cgroup_path),
+	REG_FIELD("cgroup_id", REG_U64, cgroup_id),
+	REG_FIELD("supervisor_pid", REG_PID, supervisor_pid),
+	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
+	REG_FIELD("pid", REG_PID, child_pid), REG_FIELD("started", REG_STR, started),
+	REG_FIELD("monitor", REG_MONITOR, monitor), REG_FIELD("syscalls", REG_SYSCALLS, syscalls),
+};
+#define N_REG_KEYS (sizeof(reg_keys) / sizeof(reg_keys[0]))
+
+static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_entry *e)
+{
+	const void *p = (const char *)e + k->off;
+
+	switch (k->kind) {
+	case REG_STR:
+		return json_string(p);
+	case REG_U64:
+		return u64_json(*(const uint64_t *)p);
+	case REG_PID:
+		return json_integer(*(const pid_t *)p);
+	case REG_MONITOR:
+		return registry__monitor_to_json(p);
+	case REG_SYSCALLS:
+		return registry__syscalls_to_json(p);
+	}
+	return NULL;
+}
+
+/* The policy sections are written only when present. */
+static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *e)
+{
+	return (k->kind == REG_MONITOR && !e->monitor.present) ||
+	       (k->kind == REG_SYSCALLS && !e->syscalls.present);
+}
+
+json_t *registry__to_json(const struct rf_registry_entry *e)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < N_REG_KEYS; i++) {
+		json_t *v;
+
+		if (key_absent(&reg_keys[i], e))
+			continue;
+		v = key_to_json(&reg_keys[i], e);
+		if (!v || json_object_set_new(o, reg_keys[i].name, v)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_entry *e)
+{
+	void *p = (char *)e + k->off;
+	const char *s;
+	uint64_t u;
+	int err;
+
+	switch (k->kind) {
+	case REG_STR:
+		s = json_string_value(v);
+		if (!s || strlen(s) >= k->len)
+			return -EINVAL;
+		memcpy(p, s, strlen(s) + 1);
+		return 0;
+	case REG_U64:
+		return u64_of(v, INT64_MAX, p);
+	case REG_PID:
+		err = u64_of(v, INT_MAX, &u);
+		if (!err)
+			*(pid_t *)p = (pid_t)u;
+		return err;
+	case REG_MONITOR:
+		return registry__monitor_from_json(v, p);
+	case REG_SYSCALLS:
+		return registry__syscalls_from_json(v, p);
+	}
+	return -EINVAL;
+}
+
+static int entry_key(void *ctx, const char *name, json_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < N_REG_KEYS; i++)
+		if (!strcmp(reg_keys[i].name, name))
+			return key_from_json(&reg_keys[i], v, ctx);
+	return -EINVAL;
+}
+
+int registry__from_json(json_t *o, struct rf_registry_entry *ret)
+{
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	err = each_key(o, entry_key, ret);
+	if (!err && (!ret->sandbox[0] || !ret->cgroup_id))
+		err = -EINVAL;
+	if (err)
+		registry__entry_clear(ret);
+	return err;
+}
+
+void registry__entry_clear(struct rf_registry_entry *e)
+{
+	if (!e)
+		return;
+	registry__syscalls_clear(&e->syscalls);
+	memset(e, 0, sizeof(*e));
+}
+
+void registry__list_free(struct rf_registry_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		registry__entry_clear(&v[i]);
+	free(v);
+}
+
+int registry__parse(const char *text, struct rf_registry_entry *ret)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	int err;
+
+	if (!o) {
+		memset(ret, 0, sizeof(*ret));
+		return -EINVAL;
+	}
+	err = registry__from_json(o, ret);
+	json_decref(o);
+	return err;
+}
+
+int registry__read_file(const char *path, struct rf_registry_entry *ret)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	struct stat st;
+	json_t *o;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_size > RF_REGISTRY_MAX_BYTES)
+		return -EFBIG;
+	o = json_loadf(f, 0, NULL);
+	if (!o)
+		return -EINVAL;
+	err = registry__from_json(o, ret);
+	json_decref(o);
+	return err;
+}
+
+/* ---- the directory ----------------------------------------------------- */
+
+static int ensure_dir(void)
+{
+	if (mkdir(RF_RUN_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	if (mkdir(RF_REGISTRY_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int registry__add_in(const char *dir, const struct rf_registry_entry *e)
+{
+	char path[512], tmp[600];
+	json_t *o;
+	int err;
+
+	o = registry__to_json(e);
+	if (!o)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s.json", dir, e->sandbox);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	err = json_dump_file(o, tmp, JSON_COMPACT) ? -EIO : 0;
+	json_decref(o);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int registry__add(const struct rf_registry_entry *e)
+{
+	int err = ensure_dir();
+
+	return err ? err : registry__add_in(RF_REGISTRY_DIR, e);
+}
+
+int registry__remove_in(const char *dir, const char *sandbox)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.json", dir, sandbox);
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+int registry__remove(const char *sandbox)
+{
+	return registry__remove_in(RF_REGISTRY_DIR, sandbox);
+}
+
+/* Appends one slot to *v (zeroed); NULL on ENOMEM. */
+static struct rf_registry_entry *grow(struct rf_registry_entry **v, size_t n, size_t *cap)
+{
+	if (n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		void *p = realloc(*v, c * sizeof(**v));
+
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = c;
+	}
+	memset(&(*v)[n], 0, sizeof((*v)[n]));
+	return &(*v)[n];
+}
+
+int registry__list_in(const char *dir, struct rf_registry_entry **ret_v, size_t *ret_n)
+{
+	struct rf_registry_entry *v = NULL, *e;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	*ret_v = NULL;
+	*ret_n = 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		size_t l = strlen(de->d_name);
+
+		/* "<sandbox>.json"; the writer's .tmp files are not entries */
+		if (l < 6 || strcmp(de->d_name + l - 5, ".json"))
+			continue;
+		e = grow(&v, n, &cap);
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		err = registry__read_file(path, e);
+		if (err == -ENOMEM)
+			break;
+		n += !err;
+		err = 0;
+	}
+	closedir(d);
+	if (err) {
+		registry__list_free(v, n);
+		return err;
+	}
+	*ret_v = v;
+	*ret_n = n;
+	return 0;
+}
+
+int registry__list(struct rf_registry_entry **ret_v, size_t *ret_n)
+{
+	return registry__list_in(RF_REGISTRY_DIR, ret_v, ret_n);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Live sandboxes, one JSON file each under /run/ringfence/sandboxes/: the
+ * supervisor -> ringfence-monitor contract (schemas/registry.schema.json).
+ * This is its only writer and reader; both binaries go through it.
+ */
+#ifndef RF_REGISTRY_H
+#define RF_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "paths.h"
+
+/* Larger files are not entries (a policy's whole profile is a few KiB). */
+#define RF_REGISTRY_MAX_BYTES (1024 * 1024)
+
+/* An optional integer: set == false when the key is absent. */
+struct rf_reg_u64 {
+	bool set;
+	uint64_t v;
+};
+
+/* "monitor": the policy's detection thresholds as written (absent ones
+ * unset: the monitor applies its defaults). */
+struct rf_reg_monitor {
+	bool present;                   /* the key is written ({} when empty) */
+	struct rf_reg_u64 burst_count;  /* "deny_burst": {"count": N, */
+	struct rf_reg_u64 burst_window_ms; /*  "window_ms": W}: written with count */
+	struct rf_reg_u64 cpu_percent, memory_mb, pids;
+};
+
+/* "syscalls": the policy's syscall profile, if it has one. */
+struct rf_reg_syscalls {
+	bool present;
+	bool alert;                     /* "on_violation": "alert" (else "deny") */
+	char **allow;                   /* names as written */
+	size_t n_allow;
+};
+
+struct rf_registry_entry {
+	char sandbox[128];
+	char policy_id[64];
+	char digest[65];                /* "policy_sha256" */
+	char mode[16];
+	char cgroup_path[4096];
+	uint64_t cgroup_id;
+	pid_t supervisor_pid;
+	uint64_t supervisor_start;      /* /proc/PID/stat starttime: pid reuse guard */
+	pid_t child_pid;                /* "pid": 0 until the command started */
+	char started[64];               /* RFC 3339 */
+	struct rf_reg_monitor monitor;
+	/* allow: allocated by the readers below (registry__entry_clear frees
+	 * it); a writer may lend its own names and then must not clear. */
+	struct rf_reg_syscalls syscalls;
+};
+
+/* Frees what a reader allocated; the entry is zeroed. NULL is fine. */
+void registry__entry_clear(struct rf_registry_entry *e);
+void registry__list_free(struct rf_registry_entry *v, size_t n);
+
+/* Written atomically (temp file + rename): readers never see half. The
+ * plain forms use RF_REGISTRY_DIR (created with its parent); the _in forms
+ * take the directory, which must exist. */
+int registry__add(const struct rf_registry_entry *e);
+int registry__add_in(const char *dir, const struct rf_registry_entry *e);
+int registry__remove(const char *sandbox);
+int registry__remove_in(const char *dir, const char *sandbox);
+/* Every well-formed entry (others are skipped); free with registry__list_free. */
+int registry__list(struct rf_registry_entry **ret_v, size_t *ret_n);
+int registry__list_in(const char *dir, struct rf_registry_entry **ret_v, size_t *ret_n);
+
+/* One entry file: 0, -ENOENT (gone), -EFBIG (over RF_REGISTRY_MAX_BYTES),
+ * -EINVAL (not an entry), -ENOMEM. *ret is zeroed on failure. */
+int registry__read_file(const char *path, struct rf_registry_entry *ret);
+int registry__parse(const char *text, struct rf_registry_entry *ret);
+
+/*
+ * The entry as JSON, the keys in the file's order; NULL on ENOMEM.
+ * from_json is strict: "sandbox" (non-empty) and "cgroup_id" (> 0) are
+ * required; every other key is optional, but an unknown key, a value of the
+ * wrong type or range, or a string too long for its field is -EINVAL.
+ */
+json_t *registry__to_json(const struct rf_registry_entry *e);
+int registry__from_json(json_t *o, struct rf_registry_entry *ret);
+
+/* The two policy sections on their own: monitor record files carry them
+ * too. from_json: 0, -EINVAL or -ENOMEM; *ret is filled (clear syscalls
+ * with registry__syscalls_clear even on failure). */
+json_t *registry__monitor_to_json(const struct rf_reg_monitor *m);
+json_t *registry__syscalls_to_json(const struct rf_reg_syscalls *s);
+int registry__monitor_from_json(json_t *o, struct rf_reg_monitor *ret);
+int registry__syscalls_from_json(json_t *o, struct rf_reg_syscalls *ret);
+void registry__syscalls_clear(struct rf_reg_syscalls *s);
+
+/* Its supervisor still runs (same pid and start time). */
+bool registry__supervisor_alive(const struct rf_registry_entry *e);
+/* Start time of a process, from /proc/PID/stat; 0 when unknown. */
+uint64_t registry__proc_start(pid_t pid);
+
+#endif

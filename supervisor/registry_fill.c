@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+
+#include "registry_fill.h"
+
+static struct rf_reg_u64 opt(const struct rf_opt_u64 *v)
+{
+	return (struct rf_reg_u64){ .set = v->set, .v = v->v };
+}
+
+void registry_fill__policy(struct rf_registry_entry *e, const struct rf_policy *p)
+{
+	const struct rf_monitor *m = &p->monitor;
+
+	memset(&e->monitor, 0, sizeof(e->monitor));
+	e->monitor.present = true;
+	if (m->present) {
+		e->monitor.burst_count = opt(&m->deny_burst_count);
+		e->monitor.burst_window_ms = opt(&m->deny_burst_window_ms);
+		e->monitor.cpu_percent = opt(&m->cpu_percent);
+		e->monitor.memory_mb = opt(&m->memory_mb);
+		e->monitor.pids = opt(&m->pids);
+	}
+	memset(&e->syscalls, 0, sizeof(e->syscalls));
+	if (!p->syscalls.present)
+		return;
+	e->syscalls.present = true;
+	e->syscalls.alert = p->syscalls.on_violation == RF_VIOLATION_ALERT;
+	e->syscalls.allow = p->syscalls.allow;
+	e->syscalls.n_allow = p->syscalls.n_allow;
+}
