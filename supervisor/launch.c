@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/securebits.h>
 
+#include "cleanup.h"
 #include "env.h"
 #include "launch.h"
 #include "sandbox_landlock.h"
@@ -156,23 +157,15 @@ static bool groups_match(const struct launch_plan *p)
 	return true;
 }
 
-static _Noreturn void child_main(const struct launch_opts *o, const struct launch_plan *p,
-				 char *const *envp, int err_r, int err_w)
+/* The supervisor's handlers and ignores, then its mask (it blocks the
+ * signals it reads through a signalfd; blocked everything for the
+ * clone). The raw syscall also resets the signals glibc keeps for
+ * itself (32, 33), which an ignoring ancestor would otherwise pass
+ * through exec. Failing for SIGKILL/SIGSTOP is expected. */
+static void child_reset_signals(int err_w)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-	const int efd = CHILD_ERR_FD;
-	uid_t ru, eu, su;
-	gid_t rg, eg, sg;
-	bool eacces = false;
 	sigset_t none;
-	int r;
 
-	/* The supervisor's handlers and ignores, then its mask (it blocks the
-	 * signals it reads through a signalfd; blocked everything for the
-	 * clone). The raw syscall also resets the signals glibc keeps for
-	 * itself (32, 33), which an ignoring ancestor would otherwise pass
-	 * through exec. Failing for SIGKILL/SIGSTOP is expected. */
 	for (int sig = 1; sig < _NSIG; sig++) {
 		struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; }
 			ksa = { .handler = SIG_DFL };
@@ -182,8 +175,16 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "sigprocmask");
+}
 
-	/* The error pipe at a known place, then nothing else above stderr. */
+/* The error pipe at CHILD_ERR_FD, the Landlock ruleset right above it (it
+ * sits at >= 10, so the first dup never clobbered it), nothing else above
+ * stderr. */
+static void child_fds(const struct launch_plan *p, int err_r, int err_w)
+{
+	const int efd = CHILD_ERR_FD;
+	int r;
+
 	if (err_w != efd) {
 		if (dup3(err_w, efd, O_CLOEXEC) < 0)
 			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
@@ -192,36 +193,38 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	}
 	if (err_r < efd)
 		(void)close(err_r);
-	/* The Landlock ruleset right above it (it sits at >= 10, so the dup
-	 * above never clobbered it). */
 	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
 	r = close_above(p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+}
 
-	/* A session of its own: no controlling terminal, so it cannot push
-	 * input into the invoking shell's terminal (TIOCSTI) or signal its
-	 * process group. The supervisor forwards terminal signals. */
-	if (setsid() < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setsid");
+/* Private mounts first: an unmount below must not propagate to the
+ * host's namespace through shared peer groups. */
+static void child_mounts(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	size_t i;
 
-	/* Private mounts first: an unmount below must not propagate to the
-	 * host's namespace through shared peer groups. */
-	if (p->new_ns) {
-		size_t i;
+	if (!p->new_ns)
+		return;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount private");
+	for (i = 0; i < p->n_ro; i++)
+		if (mount(NULL, o->ro_mounts[i], NULL,
+			  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
+	for (i = 0; o->detach_mounts && o->detach_mounts[i]; i++)
+		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
+		    errno != ENOENT)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+}
 
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount private");
-		for (i = 0; i < p->n_ro; i++)
-			if (mount(NULL, o->ro_mounts[i], NULL,
-				  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
-				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
-		for (i = 0; o->detach_mounts && o->detach_mounts[i]; i++)
-			if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
-			    errno != ENOENT)
-				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
-	}
+static void child_drop_privs(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	int r;
 
 	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root.
 	 * (--keep-caps, a test-only mode, keeps them all: the caller made
@@ -248,8 +251,14 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "capset");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "no_new_privs");
+}
 
-	/* Trust but verify: a silently ignored step must not exec. */
+/* Trust but verify: a silently ignored step must not exec. */
+static void child_verify(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
 	if (getresuid(&ru, &eu, &su) < 0 || ru != o->uid || eu != o->uid || su != o->uid)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify uid");
 	if (getresgid(&rg, &eg, &sg) < 0 || rg != o->gid || eg != o->gid || sg != o->gid)
@@ -262,9 +271,14 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify securebits");
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
+}
 
-	/* The kernel-side confinement of this task, last: Landlock, then the
-	 * seccomp filters (which must still allow execve). */
+/* The kernel-side confinement of this task, last: Landlock, then the
+ * seccomp filters (which must still allow execve). */
+static void child_confine(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	int r;
+
 	if (p->ll_fd >= 0) {
 		r = sandbox_landlock__restrict(CHILD_LL_FD);
 		if (r < 0)
@@ -276,9 +290,15 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
 	}
+}
 
-	/* execvp's rules: a missing candidate moves on, EACCES is remembered,
-	 * anything else stops the search. */
+/* execvp's rules: a missing candidate moves on, EACCES is remembered,
+ * anything else stops the search. */
+static _Noreturn void child_exec(const struct launch_opts *o, const struct launch_plan *p,
+				 char *const *envp, int efd)
+{
+	bool eacces = false;
+
 	for (size_t i = 0; i < p->n_cands; i++) {
 		int e;
 
@@ -301,6 +321,23 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		}
 	}
 	child_fail(efd, LAUNCH_STAGE_EXEC, eacces ? EACCES : ENOENT, "execve");
+}
+
+static _Noreturn void child_main(const struct launch_opts *o, const struct launch_plan *p,
+				 char *const *envp, int err_r, int err_w)
+{
+	child_reset_signals(err_w);
+	child_fds(p, err_r, err_w);
+	/* A session of its own: no controlling terminal, so it cannot push
+	 * input into the invoking shell's terminal (TIOCSTI) or signal its
+	 * process group. The supervisor forwards terminal signals. */
+	if (setsid() < 0)
+		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_mounts(o, p, CHILD_ERR_FD);
+	child_drop_privs(o, p, CHILD_ERR_FD);
+	child_verify(o, p, CHILD_ERR_FD);
+	child_confine(o, p, CHILD_ERR_FD);
+	child_exec(o, p, envp, CHILD_ERR_FD);
 }
 
 /* ---- the parent ---- */
@@ -373,26 +410,50 @@ static int plan_candidates(struct launch_plan *p, const char *file, char *const 
 	return 0;
 }
 
-/* getpwuid_r/getpwnam_r with a buffer that grows on ERANGE.
+/* One passwd or group database query: by name (pw or gr) or by uid. */
+struct db_query {
+	const char *name;        /* NULL: passwd by uid */
+	uid_t uid;
+	struct passwd *pw;       /* NULL: a group query */
+	struct group *gr;
+};
+
+static int db_call(const struct db_query *q, char *b, size_t len, bool *found)
+{
+	struct passwd *pres = NULL;
+	struct group *gres = NULL;
+	int e;
+
+	if (!q->pw)
+		e = getgrnam_r(q->name, q->gr, b, len, &gres);
+	else if (q->name)
+		e = getpwnam_r(q->name, q->pw, b, len, &pres);
+	else
+		e = getpwuid_r(q->uid, q->pw, b, len, &pres);
+	*found = pres || gres;
+	return e;
+}
+
+/* The query with a buffer (*buf, the caller frees) that grows on ERANGE.
  * 0, -ENOENT (no such entry) or another -errno. */
-static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
+static int db_lookup(const struct db_query *q, char **buf)
 {
 	size_t len = 1024;
 
 	for (;;) {
-		struct passwd *res = NULL;
 		char *b = realloc(*buf, len);
+		bool found;
 		int e;
 
 		if (!b)
 			return -ENOMEM;
 		*buf = b;
-		e = name ? getpwnam_r(name, pw, b, len, &res) : getpwuid_r(uid, pw, b, len, &res);
+		e = db_call(q, b, len, &found);
 		if (e == ERANGE && len < (1U << 20)) {
 			len *= 2;
 			continue;
 		}
-		if (e == 0 && res)
+		if (e == 0 && found)
 			return 0;
 		/* POSIX lets "not found" come back as any of these */
 		if (e == 0 || e == ENOENT || e == ESRCH || e == EBADF || e == EPERM)
@@ -401,29 +462,14 @@ static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
 	}
 }
 
+static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
+{
+	return db_lookup(&(struct db_query){ .name = name, .uid = uid, .pw = pw }, buf);
+}
+
 static int gr_lookup(const char *name, struct group *gr, char **buf)
 {
-	size_t len = 1024;
-
-	for (;;) {
-		struct group *res = NULL;
-		char *b = realloc(*buf, len);
-		int e;
-
-		if (!b)
-			return -ENOMEM;
-		*buf = b;
-		e = getgrnam_r(name, gr, b, len, &res);
-		if (e == ERANGE && len < (1U << 20)) {
-			len *= 2;
-			continue;
-		}
-		if (e == 0 && res)
-			return 0;
-		if (e == 0 || e == ENOENT || e == ESRCH || e == EBADF || e == EPERM)
-			return -ENOENT;
-		return -e;
-	}
+	return db_lookup(&(struct db_query){ .name = name, .gr = gr }, buf);
 }
 
 /* keep_groups: the target user's memberships from the group database
@@ -685,130 +731,115 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-#define set_why(why, len, ...)                               \
-	do {                                                 \
-		if ((why) && (len))                          \
-			snprintf((why), (len), __VA_ARGS__); \
-	} while (0)
+/* --user's user part: a name, or a uid (with its passwd gid when it has
+ * an entry: *ret_have_gid). */
+static int resolve_uid(const char *user, uint32_t *ret_u, uint32_t *ret_g, bool *ret_have_gid,
+		       char **buf, struct rf_error *err)
+{
+	struct passwd pw;
+	int r;
+
+	if (all_digits(user)) {
+		if (parse_id(user, ret_u) < 0)
+			return rf_error_set(err, -EINVAL, "--user", "invalid uid \"%s\"", user);
+		r = pw_lookup(NULL, *ret_u, &pw, buf);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0)
+			return rf_error_set(err, r, "--user", "looking up uid %s: %s", user,
+					    strerror(-r));
+	} else {
+		r = pw_lookup(user, 0, &pw, buf);
+		if (r == -ENOENT)
+			return rf_error_set(err, -EINVAL, "--user", "unknown user \"%s\"", user);
+		if (r < 0)
+			return rf_error_set(err, r, "--user", "looking up user \"%s\": %s", user,
+					    strerror(-r));
+		*ret_u = pw.pw_uid;
+	}
+	*ret_g = pw.pw_gid;
+	*ret_have_gid = true;
+	return 0;
+}
+
+/* --user's ":group" part: a name or a gid. */
+static int resolve_gid(const char *group, const char *spec, uint32_t *ret_g, char **buf,
+		       struct rf_error *err)
+{
+	struct group gr;
+	int r;
+
+	if (!*group)
+		return rf_error_set(err, -EINVAL, "--user", "empty group in \"%s\"", spec);
+	if (all_digits(group)) {
+		if (parse_id(group, ret_g) < 0)
+			return rf_error_set(err, -EINVAL, "--user", "invalid gid \"%s\"", group);
+		return 0;
+	}
+	r = gr_lookup(group, &gr, buf);
+	if (r == -ENOENT)
+		return rf_error_set(err, -EINVAL, "--user", "unknown group \"%s\"", group);
+	if (r < 0)
+		return rf_error_set(err, r, "--user", "looking up group \"%s\": %s", group,
+				    strerror(-r));
+	*ret_g = gr.gr_gid;
+	return 0;
+}
+
+/* No --user: under sudo the real ids are root's; the invoker is in env. */
+static void resolve_invoker(uid_t *ret_uid, gid_t *ret_gid)
+{
+	uint32_t su, sg;
+
+	if (parse_id(getenv("SUDO_UID"), &su) == 0 &&
+	    parse_id(getenv("SUDO_GID"), &sg) == 0) {
+		*ret_uid = su;
+		*ret_gid = sg;
+	} else {
+		*ret_uid = getuid();
+		*ret_gid = getgid();
+	}
+}
 
 int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
-			 char *why, size_t why_len)
+			 struct rf_error *err)
 {
-	char *copy = NULL, *user, *group, *buf = NULL;
-	struct passwd pw;
-	struct group gr;
-	uint32_t u, g;
+	_cleanup_free_ char *copy = NULL, *buf = NULL;
+	char *user, *group;
+	uint32_t u = 0, g = 0;
 	bool have_gid = false;
 	int r;
 
 	if (!ret_uid || !ret_gid)
 		return -EINVAL;
-
 	if (!spec) {
-		/* under sudo the real ids are root's; the invoker is in env */
-		uint32_t su, sg;
-
-		if (parse_id(getenv("SUDO_UID"), &su) == 0 &&
-		    parse_id(getenv("SUDO_GID"), &sg) == 0) {
-			*ret_uid = su;
-			*ret_gid = sg;
-		} else {
-			*ret_uid = getuid();
-			*ret_gid = getgid();
-		}
+		resolve_invoker(ret_uid, ret_gid);
 		return 0;
 	}
-
 	copy = strdup(spec);
-	if (!copy) {
-		set_why(why, why_len, "out of memory");
-		return -ENOMEM;
-	}
+	if (!copy)
+		return rf_error_set(err, -ENOMEM, "--user", "out of memory");
 	user = copy;
 	group = strchr(copy, ':');
 	if (group)
 		*group++ = '\0';
-
-	if (!*user) {
-		set_why(why, why_len, "empty user in \"%s\"", spec);
-		r = -EINVAL;
-		goto cleanup;
-	}
-
-	if (all_digits(user)) {
-		if (parse_id(user, &u) < 0) {
-			set_why(why, why_len, "invalid uid \"%s\"", user);
-			r = -EINVAL;
-			goto cleanup;
-		}
-		r = pw_lookup(NULL, u, &pw, &buf);
-		if (r == 0) {
-			g = pw.pw_gid;
-			have_gid = true;
-		} else if (r != -ENOENT) {
-			set_why(why, why_len, "looking up uid %s: %s", user, strerror(-r));
-			goto cleanup;
-		}
-	} else {
-		r = pw_lookup(user, 0, &pw, &buf);
-		if (r == -ENOENT) {
-			set_why(why, why_len, "unknown user \"%s\"", user);
-			r = -EINVAL;
-			goto cleanup;
-		}
-		if (r < 0) {
-			set_why(why, why_len, "looking up user \"%s\": %s", user, strerror(-r));
-			goto cleanup;
-		}
-		u = pw.pw_uid;
-		g = pw.pw_gid;
-		have_gid = true;
-	}
-
+	if (!*user)
+		return rf_error_set(err, -EINVAL, "--user", "empty user in \"%s\"", spec);
+	r = resolve_uid(user, &u, &g, &have_gid, &buf, err);
+	if (r < 0)
+		return r;
 	if (group) {
-		if (!*group) {
-			set_why(why, why_len, "empty group in \"%s\"", spec);
-			r = -EINVAL;
-			goto cleanup;
-		}
-		if (all_digits(group)) {
-			if (parse_id(group, &g) < 0) {
-				set_why(why, why_len, "invalid gid \"%s\"", group);
-				r = -EINVAL;
-				goto cleanup;
-			}
-		} else {
-			r = gr_lookup(group, &gr, &buf);
-			if (r == -ENOENT) {
-				set_why(why, why_len, "unknown group \"%s\"", group);
-				r = -EINVAL;
-				goto cleanup;
-			}
-			if (r < 0) {
-				set_why(why, why_len, "looking up group \"%s\": %s", group,
-					strerror(-r));
-				goto cleanup;
-			}
-			g = gr.gr_gid;
-		}
+		r = resolve_gid(group, spec, &g, &buf, err);
+		if (r < 0)
+			return r;
 		have_gid = true;
 	}
-
 	/* a numeric uid nobody has: its gid is the same number */
 	if (!have_gid)
 		g = u;
-	if (u == (uint32_t)-1 || g == (uint32_t)-1) {
-		set_why(why, why_len, "invalid id in \"%s\"", spec);
-		r = -EINVAL;
-		goto cleanup;
-	}
-
+	if (u == (uint32_t)-1 || g == (uint32_t)-1)
+		return rf_error_set(err, -EINVAL, "--user", "invalid id in \"%s\"", spec);
 	*ret_uid = u;
 	*ret_gid = g;
-	r = 0;
-
-cleanup:
-	free(buf);
-	free(copy);
-	return r;
+	return 0;
 }

@@ -146,7 +146,7 @@ static bool pol_is_unrestricted(json_t *v)
 	       json_string_length(v) == strlen("unrestricted");
 }
 
-int policy__check_path(const char *path, char *why, size_t why_len)
+int policy__check_path(const char *path, struct rf_error *err)
 {
 	const char *p, *fmt = NULL;
 	size_t len;
@@ -174,11 +174,9 @@ int policy__check_path(const char *path, char *why, size_t why_len)
 			fmt = "path must not contain \"..\" components";
 		p = end;
 	}
-	if (fmt) {
-		if (why && why_len)
-			snprintf(why, why_len, "%s", fmt);
-		return -EINVAL;
-	}
+	/* The caller knows the JSON path and puts it in err->where. */
+	if (fmt)
+		return rf_error_set(err, -EINVAL, NULL, "%s", fmt);
 	return 0;
 }
 
@@ -192,11 +190,9 @@ static int pol_parse_path(json_t *v, const char *where, struct rf_path_rule *rul
 	r = pol_get_string(v, where, &s, err);
 	if (r < 0)
 		return r;
-	r = policy__check_path(s, err->why, sizeof(err->why));
-	if (r < 0) {
-		snprintf(err->where, sizeof(err->where), "%s", where);
-		return r;
-	}
+	r = policy__check_path(s, err);
+	if (r < 0)
+		return rf_error_wrap(err, where);
 	len = strlen(s);
 	rule->path = strdup(s);
 	if (!rule->path)
@@ -274,26 +270,35 @@ static int pol_parse_exec(json_t *v, struct rf_policy *p, struct rf_error *err)
 	return pol_parse_path_list(v, "$.exec", &p->exec_paths, err);
 }
 
-static int pol_parse_connect(json_t *v, struct rf_policy *p, struct rf_error *err)
+/*
+ * A network list: "unrestricted" or an array of strings, each parsed by
+ * entry() into the i-th of n elements of size elem. The element count is
+ * raised before entry() runs, so a half-filled element is freed with the
+ * rest (entry() leaves a failed element freeable).
+ */
+static int pol_parse_net_list(json_t *v, const char *where, const char *what,
+			      enum rf_confine *ret_confine, void **ret_v, size_t elem,
+			      size_t *ret_n,
+			      int (*entry)(const char *s, const char *where, void *elem,
+					   struct rf_error *err),
+			      struct rf_error *err)
 {
-	const char *where = "$.network.connect";
 	char w[POL_WHERE_MAX];
 	size_t i, n;
 	int r;
 
 	if (pol_is_unrestricted(v)) {
-		p->net_connect = RF_CONFINE_UNRESTRICTED;
+		*ret_confine = RF_CONFINE_UNRESTRICTED;
 		return 0;
 	}
 	if (!json_is_array(v))
-		return pol_fail(err, where,
-				"expected \"unrestricted\" or an array of endpoints");
-	p->net_connect = RF_CONFINE_ALLOWLIST;
+		return pol_fail(err, where, "expected \"unrestricted\" or an array of %s", what);
+	*ret_confine = RF_CONFINE_ALLOWLIST;
 	n = json_array_size(v);
 	if (n == 0)
 		return 0;
-	p->connect = calloc(n, sizeof(*p->connect));
-	if (!p->connect)
+	*ret_v = calloc(n, elem);
+	if (!*ret_v)
 		return pol_nomem(err);
 	for (i = 0; i < n; i++) {
 		const char *s;
@@ -302,21 +307,30 @@ static int pol_parse_connect(json_t *v, struct rf_policy *p, struct rf_error *er
 		r = pol_get_string(json_array_get(v, i), w, &s, err);
 		if (r < 0)
 			return r;
-		r = endpoint__parse(s, &p->connect[i], err->why, sizeof(err->why));
-		if (r == -ENOMEM)
-			return pol_nomem(err);
-		if (r < 0) {
-			snprintf(err->where, sizeof(err->where), "%s", w);
+		(*ret_n)++;
+		r = entry(s, w, (char *)*ret_v + i * elem, err);
+		if (r < 0)
 			return r;
-		}
-		p->n_connect++;
 	}
 	return 0;
 }
 
-static int pol_parse_unix_entry(const char *s, const char *where,
-				struct rf_unix_rule *rule, struct rf_error *err)
+static int pol_parse_connect_entry(const char *s, const char *where, void *ep,
+				   struct rf_error *err)
 {
+	int r = endpoint__parse(s, ep, err);
+
+	if (r == -ENOMEM)
+		return pol_nomem(err);
+	if (r < 0)
+		return rf_error_wrap(err, where);
+	return 0;
+}
+
+static int pol_parse_unix_entry(const char *s, const char *where, void *elem,
+				struct rf_error *err)
+{
+	struct rf_unix_rule *rule = elem;
 	size_t len = strlen(s);
 	const char *c;
 	int r;
@@ -341,54 +355,15 @@ static int pol_parse_unix_entry(const char *s, const char *where,
 			return pol_fail(err, where,
 					"unix socket path must be at most %d bytes",
 					POL_UNIX_PATH_MAX);
-		r = policy__check_path(s, err->why, sizeof(err->why));
-		if (r < 0) {
-			snprintf(err->where, sizeof(err->where), "%s", where);
-			return r;
-		}
+		r = policy__check_path(s, err);
+		if (r < 0)
+			return rf_error_wrap(err, where);
 		rule->subtree = s[len - 1] == '/';
 	}
 	rule->text = strdup(s);
 	rule->name = strdup(rule->abstract ? s + 1 : s);
 	if (!rule->text || !rule->name)
 		return pol_nomem(err);
-	return 0;
-}
-
-static int pol_parse_unix(json_t *v, struct rf_policy *p, struct rf_error *err)
-{
-	const char *where = "$.network.unix";
-	char w[POL_WHERE_MAX];
-	size_t i, n;
-	int r;
-
-	if (pol_is_unrestricted(v)) {
-		p->net_unix = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_array(v))
-		return pol_fail(err, where,
-				"expected \"unrestricted\" or an array of socket names");
-	p->net_unix = RF_CONFINE_ALLOWLIST;
-	n = json_array_size(v);
-	if (n == 0)
-		return 0;
-	p->unix_rules = calloc(n, sizeof(*p->unix_rules));
-	if (!p->unix_rules)
-		return pol_nomem(err);
-	for (i = 0; i < n; i++) {
-		const char *s;
-
-		pol_where_idx(w, where, i);
-		r = pol_get_string(json_array_get(v, i), w, &s, err);
-		if (r < 0)
-			return r;
-		/* Counted first: a half-filled rule is freed with the rest. */
-		p->n_unix++;
-		r = pol_parse_unix_entry(s, w, &p->unix_rules[i], err);
-		if (r < 0)
-			return r;
-	}
 	return 0;
 }
 
@@ -413,13 +388,17 @@ static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *er
 	p->net_unix = RF_CONFINE_ALLOWLIST;
 	c = json_object_get(v, "connect");
 	if (c) {
-		r = pol_parse_connect(c, p, err);
+		r = pol_parse_net_list(c, "$.network.connect", "endpoints", &p->net_connect,
+				       (void **)&p->connect, sizeof(*p->connect),
+				       &p->n_connect, pol_parse_connect_entry, err);
 		if (r < 0)
 			return r;
 	}
 	u = json_object_get(v, "unix");
 	if (u) {
-		r = pol_parse_unix(u, p, err);
+		r = pol_parse_net_list(u, "$.network.unix", "socket names", &p->net_unix,
+				       (void **)&p->unix_rules, sizeof(*p->unix_rules),
+				       &p->n_unix, pol_parse_unix_entry, err);
 		if (r < 0)
 			return r;
 	}

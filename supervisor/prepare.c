@@ -43,12 +43,6 @@ unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_pla
 	return RF_PROBE_LSM;
 }
 
-/* Which class a Landlock refusal belongs to, from the JSON path it names. */
-static enum rf_plan_class landlock_class(const char *why)
-{
-	return !strncmp(why, "$.exec", 6) ? RF_PC_EXEC : RF_PC_FILE;
-}
-
 /*
  * The backends that are built in user space before the child exists:
  * the Landlock ruleset (needs every path to exist: an entry it cannot
@@ -60,6 +54,7 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			    struct rf_landlock *ll, struct rf_seccomp *sc)
 {
 	const struct rf_plan_install *in = &plan->install;
+	struct rf_error e = { 0 };
 	char why[700] = "";
 	int err;
 
@@ -67,12 +62,13 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 	if (!plan->ok)
 		return 0;
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
-		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, why, sizeof(why));
+		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, &e);
 		if (err == -EINVAL) {
-			rf_err("policy: %s", why);
+			rf_error_print(&e, "policy");
 			return RF_EXIT_USAGE;
 		}
 		if (err) {
+			rf_error_str(&e, why, sizeof(why));
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
 				 why[0] ? ": " : "building the seccomp filters: ", strerror(-err));
 			plan__refuse(plan, in->seccomp_allowlist ? RF_PC_SYSCALLS : RF_PC_PROCESS, why);
@@ -89,9 +85,11 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			.approximate = p->approximate,
 		};
 
-		err = sandbox_landlock__build(p, &lo, ll, why, sizeof(why));
+		e = (struct rf_error){ 0 };
+		err = sandbox_landlock__build(p, &lo, ll, &e);
+		rf_error_str(&e, why, sizeof(why));
 		if (err == -EINVAL) {
-			plan__refuse(plan, landlock_class(why), why);
+			plan__refuse(plan, ll->refused_exec ? RF_PC_EXEC : RF_PC_FILE, why);
 		} else if (err) {
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
 				 why[0] ? ": " : "building the Landlock ruleset: ", strerror(-err));

@@ -209,6 +209,7 @@ int cmd_run(const struct run_opts *o)
 	struct rf_registry_entry reg = { 0 };
 	struct timespec t0, t1, now;
 	char why[1024] = "", mount[256];
+	struct rf_error e = { 0 };
 	char **envp = NULL, **ro_mounts = NULL, **bpf_mounts = NULL;
 	uint32_t flags = 0;
 	uid_t uid;
@@ -223,9 +224,9 @@ int cmd_run(const struct run_opts *o)
 	if (rc)
 		return rc;
 	rc = RF_EXIT_REFUSED;
-	err = launch__resolve_user(o->user, &uid, &gid, why, sizeof(why));
+	err = launch__resolve_user(o->user, &uid, &gid, &e);
 	if (err) {
-		rf_err("--user: %s", why);
+		rf_error_print(&e, NULL);
 		rc = RF_EXIT_USAGE;
 		goto cleanup;
 	}
@@ -274,15 +275,14 @@ int cmd_run(const struct run_opts *o)
 
 	/* Names are resolved here, outside the sandbox, once. */
 	if (sb.policy->net_connect == RF_CONFINE_ALLOWLIST) {
-		err = netrules__resolve(sb.policy, &rules, &n_rules, &resolved, &n_resolved,
-					why, sizeof(why));
+		err = netrules__resolve(sb.policy, &rules, &n_rules, &resolved, &n_resolved, &e);
 		if (err) {
-			rf_err("refused: %s", why);
+			rf_error_print(&e, "refused");
 			goto cleanup;
 		}
-		err = netrules__build(rules, n_rules, &entries, &n_entries, why, sizeof(why));
+		err = netrules__build(rules, n_rules, &entries, &n_entries, &e);
 		if (err) {
-			rf_err("refused: network.connect: %s", err == -E2BIG ? why : strerror(-err));
+			rf_error_print(&e, "refused");
 			goto cleanup;
 		}
 	}
