@@ -180,50 +180,84 @@ int policy__check_path(const char *path, struct rf_error *err)
 	return 0;
 }
 
-static int pol_parse_path(json_t *v, const char *where, struct rf_path_rule *rule,
-			  struct rf_error *err)
+typedef int pol_entry_fn(const char *s, const char *where, void *elem,
+			 struct rf_error *err);
+
+/*
+ * An array of strings, each parsed by entry() into the i-th of n elements
+ * of size elem (*ret_v, calloc'd). The element count is raised before
+ * entry() runs, so a half-filled element is freed with the rest (entry()
+ * leaves a failed element freeable). expected: the message for a value
+ * that is no array.
+ */
+static int pol_parse_strings(json_t *v, const char *where, const char *expected,
+			     void **ret_v, size_t elem, size_t *ret_n, pol_entry_fn *entry,
+			     struct rf_error *err)
 {
-	const char *s;
-	size_t len;
+	char w[POL_WHERE_MAX];
+	size_t i, n;
 	int r;
 
-	r = pol_get_string(v, where, &s, err);
-	if (r < 0)
-		return r;
+	if (!json_is_array(v))
+		return pol_fail(err, where, "%s", expected);
+	n = json_array_size(v);
+	if (n == 0)
+		return 0;
+	*ret_v = calloc(n, elem);
+	if (!*ret_v)
+		return pol_nomem(err);
+	for (i = 0; i < n; i++) {
+		const char *s;
+
+		pol_where_idx(w, where, i);
+		r = pol_get_string(json_array_get(v, i), w, &s, err);
+		if (r < 0)
+			return r;
+		(*ret_n)++;
+		r = entry(s, w, (char *)*ret_v + i * elem, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A class that is "unrestricted" or an allowlist of what. */
+static int pol_parse_class_list(json_t *v, const char *where, const char *what,
+				enum rf_confine *ret_confine, void **ret_v, size_t elem,
+				size_t *ret_n, pol_entry_fn *entry, struct rf_error *err)
+{
+	char expected[96];
+
+	if (pol_is_unrestricted(v)) {
+		*ret_confine = RF_CONFINE_UNRESTRICTED;
+		return 0;
+	}
+	snprintf(expected, sizeof(expected), "expected \"unrestricted\" or an array of %s", what);
+	if (json_is_array(v))
+		*ret_confine = RF_CONFINE_ALLOWLIST;
+	return pol_parse_strings(v, where, expected, ret_v, elem, ret_n, entry, err);
+}
+
+static int pol_parse_path(const char *s, const char *where, void *elem, struct rf_error *err)
+{
+	struct rf_path_rule *rule = elem;
+	int r;
+
 	r = policy__check_path(s, err);
 	if (r < 0)
 		return rf_error_wrap(err, where);
-	len = strlen(s);
 	rule->path = strdup(s);
 	if (!rule->path)
 		return pol_nomem(err);
-	rule->subtree = s[len - 1] == '/';
+	rule->subtree = s[strlen(s) - 1] == '/';
 	return 0;
 }
 
 static int pol_parse_path_list(json_t *arr, const char *where,
 			       struct rf_path_list *list, struct rf_error *err)
 {
-	char w[POL_WHERE_MAX];
-	size_t i, n;
-	int r;
-
-	if (!json_is_array(arr))
-		return pol_fail(err, where, "expected an array of paths");
-	n = json_array_size(arr);
-	if (n == 0)
-		return 0;
-	list->v = calloc(n, sizeof(*list->v));
-	if (!list->v)
-		return pol_nomem(err);
-	for (i = 0; i < n; i++) {
-		pol_where_idx(w, where, i);
-		r = pol_parse_path(json_array_get(arr, i), w, &list->v[i], err);
-		if (r < 0)
-			return r;
-		list->n++;
-	}
-	return 0;
+	return pol_parse_strings(arr, where, "expected an array of paths", (void **)&list->v,
+				 sizeof(*list->v), &list->n, pol_parse_path, err);
 }
 
 static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
@@ -259,60 +293,9 @@ static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
 
 static int pol_parse_exec(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
-	if (pol_is_unrestricted(v)) {
-		p->exec = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_array(v))
-		return pol_fail(err, "$.exec",
-				"expected \"unrestricted\" or an array of paths");
-	p->exec = RF_CONFINE_ALLOWLIST;
-	return pol_parse_path_list(v, "$.exec", &p->exec_paths, err);
-}
-
-/*
- * A network list: "unrestricted" or an array of strings, each parsed by
- * entry() into the i-th of n elements of size elem. The element count is
- * raised before entry() runs, so a half-filled element is freed with the
- * rest (entry() leaves a failed element freeable).
- */
-static int pol_parse_net_list(json_t *v, const char *where, const char *what,
-			      enum rf_confine *ret_confine, void **ret_v, size_t elem,
-			      size_t *ret_n,
-			      int (*entry)(const char *s, const char *where, void *elem,
-					   struct rf_error *err),
-			      struct rf_error *err)
-{
-	char w[POL_WHERE_MAX];
-	size_t i, n;
-	int r;
-
-	if (pol_is_unrestricted(v)) {
-		*ret_confine = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_array(v))
-		return pol_fail(err, where, "expected \"unrestricted\" or an array of %s", what);
-	*ret_confine = RF_CONFINE_ALLOWLIST;
-	n = json_array_size(v);
-	if (n == 0)
-		return 0;
-	*ret_v = calloc(n, elem);
-	if (!*ret_v)
-		return pol_nomem(err);
-	for (i = 0; i < n; i++) {
-		const char *s;
-
-		pol_where_idx(w, where, i);
-		r = pol_get_string(json_array_get(v, i), w, &s, err);
-		if (r < 0)
-			return r;
-		(*ret_n)++;
-		r = entry(s, w, (char *)*ret_v + i * elem, err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return pol_parse_class_list(v, "$.exec", "paths", &p->exec, (void **)&p->exec_paths.v,
+				    sizeof(*p->exec_paths.v), &p->exec_paths.n,
+				    pol_parse_path, err);
 }
 
 static int pol_parse_connect_entry(const char *s, const char *where, void *ep,
@@ -388,7 +371,7 @@ static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *er
 	p->net_unix = RF_CONFINE_ALLOWLIST;
 	c = json_object_get(v, "connect");
 	if (c) {
-		r = pol_parse_net_list(c, "$.network.connect", "endpoints", &p->net_connect,
+		r = pol_parse_class_list(c, "$.network.connect", "endpoints", &p->net_connect,
 				       (void **)&p->connect, sizeof(*p->connect),
 				       &p->n_connect, pol_parse_connect_entry, err);
 		if (r < 0)
@@ -396,7 +379,7 @@ static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *er
 	}
 	u = json_object_get(v, "unix");
 	if (u) {
-		r = pol_parse_net_list(u, "$.network.unix", "socket names", &p->net_unix,
+		r = pol_parse_class_list(u, "$.network.unix", "socket names", &p->net_unix,
 				       (void **)&p->unix_rules, sizeof(*p->unix_rules),
 				       &p->n_unix, pol_parse_unix_entry, err);
 		if (r < 0)
