@@ -578,17 +578,129 @@ static void reap(pid_t pid)
 		;
 }
 
+/* Everything that allocates or can fail, done before the clone: the plan,
+ * the CLOEXEC error pipe, the Landlock ruleset moved out of the child's
+ * way (>= 10). */
+static int launch_prepare(const struct launch_opts *opts, char *const *envp,
+			  struct launch_plan *plan, int pipefd[2])
+{
+	int r;
+
+	plan->last_cap = read_last_cap();
+	r = plan_candidates(plan, opts->argv[0], envp);
+	if (r >= 0)
+		r = plan_groups(plan, opts);
+	if (r >= 0)
+		r = plan_mounts(plan, opts);
+	if (r < 0)
+		return r;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	if (opts->landlock_fd > 0) {
+		plan->ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
+		if (plan->ll_fd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* clone3 into the cgroup; the child never returns. The pid, or -errno.
+ * No fallback to fork + move: the child must never run outside the
+ * cgroup, so ENOSYS/EINVAL here is a failure. */
+static long launch_clone(const struct launch_opts *opts, const struct launch_plan *plan,
+			 char *const *envp, const int pipefd[2], int *ret_pidfd)
+{
+	struct clone_args args = { 0 };
+	sigset_t all, old;
+	long pid;
+	int r, e;
+
+	/* Blocked across the clone: no supervisor handler may run in the
+	 * child before it has reset the dispositions. */
+	sigfillset(&all);
+	r = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (r != 0)
+		return -r;
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | (plan->new_ns ? CLONE_NEWNS : 0);
+	args.pidfd = (uint64_t)(uintptr_t)ret_pidfd;
+	args.exit_signal = SIGCHLD;
+	args.cgroup = (uint64_t)opts->cgroup_fd;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		child_main(opts, plan, envp, pipefd[0], pipefd[1]);
+	e = errno;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return pid < 0 ? -e : pid;
+}
+
+/* The child's report from the error pipe: false on EOF (execve closed the
+ * CLOEXEC write end, the command runs), else true with *ce filled. */
+static bool read_report(int fd, pid_t pid, struct child_err *ce)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*ce)) {
+		ssize_t k = read(fd, (char *)ce + got, sizeof(*ce) - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+
+			/* cannot tell what the child is doing: stop it */
+			(void)kill(pid, SIGKILL);
+			*ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = e };
+			copy_what(ce->what, sizeof(ce->what), "read error pipe");
+			return true;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	if (got == 0)
+		return false;
+	if (got < sizeof(*ce)) {
+		*ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = EPROTO };
+		copy_what(ce->what, sizeof(ce->what), "short error record");
+	}
+	return true;
+}
+
+static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
+		      char *const *envp, struct launch_result *res)
+{
+	_cleanup_close_ int rd = -1, wr = -1, pidfd = -1;
+	struct child_err ce = { 0 };
+	int pipefd[2] = { -1, -1 };
+	long pid;
+	int r;
+
+	r = launch_prepare(opts, envp, plan, pipefd);
+	rd = pipefd[0];
+	wr = pipefd[1];
+	if (r < 0)
+		return r;
+	pid = launch_clone(opts, plan, envp, pipefd, &pidfd);
+	if (pid < 0)
+		return (int)pid;
+	close(TAKE_FD(wr));
+	if (!read_report(rd, (pid_t)pid, &ce)) {
+		res->pid = (pid_t)pid;
+		res->pidfd = TAKE_FD(pidfd);
+		return 0;
+	}
+	reap((pid_t)pid);
+	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
+	res->err = ce.err > 0 ? ce.err : EPROTO;
+	ce.what[sizeof(ce.what) - 1] = '\0';
+	snprintf(res->what, sizeof(res->what), "%s", ce.what);
+	return 0;
+}
+
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
 	struct launch_plan plan = { .ll_fd = -1 };
-	struct clone_args args;
-	struct child_err ce = { 0 };
-	char *const *envp;
-	int pipefd[2] = { -1, -1 };
-	int pidfd = -1, r, e;
-	sigset_t all, old;
-	size_t got = 0;
-	long pid;
+	int r;
 
 	if (!res)
 		return -EINVAL;
@@ -597,107 +709,7 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res)
 	if (!opts || !opts->argv || !opts->argv[0] || opts->cgroup_fd < 0 ||
 	    opts->uid == (uid_t)-1 || opts->gid == (gid_t)-1)
 		return -EINVAL;
-	envp = opts->envp ? opts->envp : empty_env;
-
-	plan.last_cap = read_last_cap();
-	r = plan_candidates(&plan, opts->argv[0], envp);
-	if (r < 0)
-		goto cleanup;
-	r = plan_groups(&plan, opts);
-	if (r < 0)
-		goto cleanup;
-	r = plan_mounts(&plan, opts);
-	if (r < 0)
-		goto cleanup;
-
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		r = -errno;
-		goto cleanup;
-	}
-	if (opts->landlock_fd > 0) {
-		plan.ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
-		if (plan.ll_fd < 0) {
-			r = -errno;
-			goto cleanup;
-		}
-	}
-
-	/* Blocked across the clone: no supervisor handler may run in the
-	 * child before it has reset the dispositions. */
-	sigfillset(&all);
-	r = pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (r != 0) {
-		r = -r;
-		goto cleanup;
-	}
-
-	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | (plan.new_ns ? CLONE_NEWNS : 0);
-	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
-	args.exit_signal = SIGCHLD;
-	args.cgroup = (uint64_t)opts->cgroup_fd;
-
-	/* No fallback to fork + move: the child must never run outside
-	 * the cgroup, so ENOSYS/EINVAL here is a failure. */
-	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0)
-		child_main(opts, &plan, envp, pipefd[0], pipefd[1]);
-	e = errno;
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		r = -e;
-		goto cleanup;
-	}
-
-	close(pipefd[1]);
-	pipefd[1] = -1;
-
-	/* EOF: execve closed the CLOEXEC write end, the command runs. */
-	while (got < sizeof(ce)) {
-		ssize_t k = read(pipefd[0], (char *)&ce + got, sizeof(ce) - got);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			/* cannot tell what the child is doing: stop it */
-			(void)kill((pid_t)pid, SIGKILL);
-			ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = e };
-			copy_what(ce.what, sizeof(ce.what), "read error pipe");
-			got = sizeof(ce);
-			break;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-
-	if (got == 0) {
-		res->pid = (pid_t)pid;
-		res->pidfd = pidfd;
-		pidfd = -1;
-		r = 0;
-		goto cleanup;
-	}
-
-	if (got < sizeof(ce)) {
-		ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = EPROTO };
-		copy_what(ce.what, sizeof(ce.what), "short error record");
-	}
-	reap((pid_t)pid);
-	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
-	res->err = ce.err > 0 ? ce.err : EPROTO;
-	ce.what[sizeof(ce.what) - 1] = '\0';
-	snprintf(res->what, sizeof(res->what), "%s", ce.what);
-	r = 0;
-
-cleanup:
-	if (pidfd >= 0)
-		close(pidfd);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	r = launch_run(opts, &plan, opts->envp ? opts->envp : empty_env, res);
 	plan_free(&plan);
 	return r;
 }
