@@ -540,22 +540,18 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 	if (!p->ro_flags)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		static const struct { unsigned long st, ms; } keep[] = {
+			{ ST_NOSUID, MS_NOSUID }, { ST_NODEV, MS_NODEV },
+			{ ST_NOEXEC, MS_NOEXEC }, { ST_NOATIME, MS_NOATIME },
+			{ ST_NODIRATIME, MS_NODIRATIME }, { ST_RELATIME, MS_RELATIME },
+		};
 		struct statvfs sv;
 
 		if (statvfs(o->ro_mounts[i], &sv) < 0)
 			return -errno;
-		if (sv.f_flag & ST_NOSUID)
-			p->ro_flags[i] |= MS_NOSUID;
-		if (sv.f_flag & ST_NODEV)
-			p->ro_flags[i] |= MS_NODEV;
-		if (sv.f_flag & ST_NOEXEC)
-			p->ro_flags[i] |= MS_NOEXEC;
-		if (sv.f_flag & ST_NOATIME)
-			p->ro_flags[i] |= MS_NOATIME;
-		if (sv.f_flag & ST_NODIRATIME)
-			p->ro_flags[i] |= MS_NODIRATIME;
-		if (sv.f_flag & ST_RELATIME)
-			p->ro_flags[i] |= MS_RELATIME;
+		for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+			if (sv.f_flag & keep[k].st)
+				p->ro_flags[i] |= keep[k].ms;
 	}
 	p->n_ro = n;
 	return 0;
@@ -743,6 +739,23 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* A failed lookup of a user or group name as --user's error. */
+static int lookup_fail(int r, const char *kind, const char *name, struct rf_error *err)
+{
+	if (r == -ENOENT)
+		return rf_error_set(err, -EINVAL, "--user", "unknown %s \"%s\"", kind, name);
+	return rf_error_set(err, r, "--user", "looking up %s \"%s\": %s", kind, name,
+			    strerror(-r));
+}
+
+/* A decimal uid or gid of --user. */
+static int parse_user_id(const char *s, const char *kind, uint32_t *ret, struct rf_error *err)
+{
+	if (parse_id(s, ret) < 0)
+		return rf_error_set(err, -EINVAL, "--user", "invalid %s \"%s\"", kind, s);
+	return 0;
+}
+
 /* --user's user part: a name, or a uid (with its passwd gid when it has
  * an entry: *ret_have_gid). */
 static int resolve_uid(const char *user, uint32_t *ret_u, uint32_t *ret_g, bool *ret_have_gid,
@@ -752,8 +765,9 @@ static int resolve_uid(const char *user, uint32_t *ret_u, uint32_t *ret_g, bool 
 	int r;
 
 	if (all_digits(user)) {
-		if (parse_id(user, ret_u) < 0)
-			return rf_error_set(err, -EINVAL, "--user", "invalid uid \"%s\"", user);
+		r = parse_user_id(user, "uid", ret_u, err);
+		if (r < 0)
+			return r;
 		r = pw_lookup(NULL, *ret_u, &pw, buf);
 		if (r == -ENOENT)
 			return 0;
@@ -762,11 +776,8 @@ static int resolve_uid(const char *user, uint32_t *ret_u, uint32_t *ret_g, bool 
 					    strerror(-r));
 	} else {
 		r = pw_lookup(user, 0, &pw, buf);
-		if (r == -ENOENT)
-			return rf_error_set(err, -EINVAL, "--user", "unknown user \"%s\"", user);
 		if (r < 0)
-			return rf_error_set(err, r, "--user", "looking up user \"%s\": %s", user,
-					    strerror(-r));
+			return lookup_fail(r, "user", user, err);
 		*ret_u = pw.pw_uid;
 	}
 	*ret_g = pw.pw_gid;
@@ -783,17 +794,11 @@ static int resolve_gid(const char *group, const char *spec, uint32_t *ret_g, cha
 
 	if (!*group)
 		return rf_error_set(err, -EINVAL, "--user", "empty group in \"%s\"", spec);
-	if (all_digits(group)) {
-		if (parse_id(group, ret_g) < 0)
-			return rf_error_set(err, -EINVAL, "--user", "invalid gid \"%s\"", group);
-		return 0;
-	}
+	if (all_digits(group))
+		return parse_user_id(group, "gid", ret_g, err);
 	r = gr_lookup(group, &gr, buf);
-	if (r == -ENOENT)
-		return rf_error_set(err, -EINVAL, "--user", "unknown group \"%s\"", group);
 	if (r < 0)
-		return rf_error_set(err, r, "--user", "looking up group \"%s\": %s", group,
-				    strerror(-r));
+		return lookup_fail(r, "group", group, err);
 	*ret_g = gr.gr_gid;
 	return 0;
 }

@@ -260,35 +260,38 @@ static int pol_parse_path_list(json_t *arr, const char *where,
 				 sizeof(*list->v), &list->n, pol_parse_path, err);
 }
 
+/* A class written as "unrestricted" (1) or as an object of keys (0). */
+static int pol_class_object(json_t *v, const char *where, const char *const *keys,
+			    struct rf_error *err)
+{
+	int r;
+
+	if (pol_is_unrestricted(v))
+		return 1;
+	if (!json_is_object(v))
+		return pol_fail(err, where, "expected \"unrestricted\" or an object");
+	r = pol_check_keys(v, where, keys, err);
+	return r < 0 ? r : 0;
+}
+
 static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "read", "write", NULL };
+	int r = pol_class_object(v, "$.files", keys, err);
 	json_t *read, *write;
-	int r;
 
-	if (pol_is_unrestricted(v)) {
-		p->files = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_object(v))
-		return pol_fail(err, "$.files", "expected \"unrestricted\" or an object");
-	r = pol_check_keys(v, "$.files", keys, err);
 	if (r < 0)
 		return r;
-	p->files = RF_CONFINE_ALLOWLIST;
+	p->files = r ? RF_CONFINE_UNRESTRICTED : RF_CONFINE_ALLOWLIST;
+	if (r)
+		return 0;
 	read = json_object_get(v, "read");
-	if (read) {
+	if (read)
 		r = pol_parse_path_list(read, "$.files.read", &p->files_read, err);
-		if (r < 0)
-			return r;
-	}
 	write = json_object_get(v, "write");
-	if (write) {
+	if (!r && write)
 		r = pol_parse_path_list(write, "$.files.write", &p->files_write, err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return r;
 }
 
 static int pol_parse_exec(json_t *v, struct rf_policy *p, struct rf_error *err)
@@ -353,39 +356,27 @@ static int pol_parse_unix_entry(const char *s, const char *where, void *elem,
 static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "connect", "unix", NULL };
+	int r = pol_class_object(v, "$.network", keys, err);
 	json_t *c, *u;
-	int r;
 
-	if (pol_is_unrestricted(v)) {
-		p->net_connect = RF_CONFINE_UNRESTRICTED;
-		p->net_unix = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_object(v))
-		return pol_fail(err, "$.network", "expected \"unrestricted\" or an object");
-	r = pol_check_keys(v, "$.network", keys, err);
 	if (r < 0)
 		return r;
 	/* An object confines both parts; an absent key allows nothing. */
-	p->net_connect = RF_CONFINE_ALLOWLIST;
-	p->net_unix = RF_CONFINE_ALLOWLIST;
+	p->net_connect = r ? RF_CONFINE_UNRESTRICTED : RF_CONFINE_ALLOWLIST;
+	p->net_unix = p->net_connect;
+	if (r)
+		return 0;
 	c = json_object_get(v, "connect");
-	if (c) {
+	if (c)
 		r = pol_parse_class_list(c, "$.network.connect", "endpoints", &p->net_connect,
-				       (void **)&p->connect, sizeof(*p->connect),
-				       &p->n_connect, pol_parse_connect_entry, err);
-		if (r < 0)
-			return r;
-	}
+					 (void **)&p->connect, sizeof(*p->connect),
+					 &p->n_connect, pol_parse_connect_entry, err);
 	u = json_object_get(v, "unix");
-	if (u) {
+	if (!r && u)
 		r = pol_parse_class_list(u, "$.network.unix", "socket names", &p->net_unix,
-				       (void **)&p->unix_rules, sizeof(*p->unix_rules),
-				       &p->n_unix, pol_parse_unix_entry, err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+					 (void **)&p->unix_rules, sizeof(*p->unix_rules),
+					 &p->n_unix, pol_parse_unix_entry, err);
+	return r;
 }
 
 static bool pol_is_env_name(const char *s)
