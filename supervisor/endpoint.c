@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +18,8 @@
 /* Longest HOST we look at: a bracketed IPv6 CIDR or a DNS name + dot. */
 #define EP_HOST_MAX (RF_DNS_NAME_MAX + 1)
 
-static int ep_fail(char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int ep_fail(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && why_len) {
-		va_start(ap, fmt);
-		vsnprintf(why, why_len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* The caller knows the JSON path and puts it in err->where. */
+#define ep_fail(err, ...) rf_error_set((err), -EINVAL, NULL, __VA_ARGS__)
 
 static bool ep_is_digit(char c)
 {
@@ -74,61 +61,61 @@ static int ep_parse_dec(const char *s, size_t len, unsigned max,
 }
 
 static int ep_parse_port(const char *s, size_t len, uint16_t *ret_port,
-			 char *why, size_t why_len)
+			 struct rf_error *err)
 {
 	unsigned v = 0;
 	int r;
 
 	if (len == 0)
-		return ep_fail(why, why_len, "missing port");
+		return ep_fail(err, "missing port");
 	r = ep_parse_dec(s, len, 65535, &v);
 	if (r == -EINVAL)
-		return ep_fail(why, why_len,
+		return ep_fail(err,
 			       "port must be a decimal number (1-65535)");
 	if (r == -EDOM)
-		return ep_fail(why, why_len, "port must not have leading zeros");
+		return ep_fail(err, "port must not have leading zeros");
 	if (r == -ERANGE || v == 0)
-		return ep_fail(why, why_len, "port out of range (1-65535)");
+		return ep_fail(err, "port out of range (1-65535)");
 	*ret_port = (uint16_t)v;
 	return 0;
 }
 
 /* PORT or LOW-HIGH. */
 static int ep_parse_ports(const char *s, struct rf_endpoint *ep,
-			  char *why, size_t why_len)
+			  struct rf_error *err)
 {
 	const char *dash = strchr(s, '-');
 	int r;
 
 	if (!dash) {
-		r = ep_parse_port(s, strlen(s), &ep->port_lo, why, why_len);
+		r = ep_parse_port(s, strlen(s), &ep->port_lo, err);
 		if (r < 0)
 			return r;
 		ep->port_hi = ep->port_lo;
 		return 0;
 	}
 	if (dash == s || dash[1] == '\0' || strchr(dash + 1, '-'))
-		return ep_fail(why, why_len,
+		return ep_fail(err,
 			       "port range must be LOW-HIGH (1-65535)");
-	r = ep_parse_port(s, (size_t)(dash - s), &ep->port_lo, why, why_len);
+	r = ep_parse_port(s, (size_t)(dash - s), &ep->port_lo, err);
 	if (r < 0)
 		return r;
-	r = ep_parse_port(dash + 1, strlen(dash + 1), &ep->port_hi, why, why_len);
+	r = ep_parse_port(dash + 1, strlen(dash + 1), &ep->port_hi, err);
 	if (r < 0)
 		return r;
 	if (ep->port_lo > ep->port_hi)
-		return ep_fail(why, why_len, "port range LOW is above HIGH");
+		return ep_fail(err, "port range LOW is above HIGH");
 	return 0;
 }
 
 /* "/N" suffix of a CIDR, N in 0..max. */
 static int ep_parse_prefix(const char *s, unsigned max, uint8_t *ret_len,
-			   char *why, size_t why_len)
+			   struct rf_error *err)
 {
 	unsigned v = 0;
 
 	if (ep_parse_dec(s, strlen(s), max, &v) < 0)
-		return ep_fail(why, why_len, "invalid CIDR prefix length (0-%u)",
+		return ep_fail(err, "invalid CIDR prefix length (0-%u)",
 			       max);
 	*ret_len = (uint8_t)v;
 	return 0;
@@ -162,27 +149,27 @@ static bool ep_is_v4_mapped(const uint8_t *a)
 
 /* Inside the brackets: an IPv6 address, optionally /N. */
 static int ep_parse_v6(char *host, struct rf_endpoint *ep,
-		       char *why, size_t why_len)
+		       struct rf_error *err)
 {
 	struct in_addr a4;
 	char *slash;
 	int r;
 
 	if (host[0] == '\0')
-		return ep_fail(why, why_len, "empty host");
+		return ep_fail(err, "empty host");
 	slash = strchr(host, '/');
 	if (slash)
 		*slash = '\0';
 	if (inet_pton(AF_INET6, host, ep->addr) != 1) {
 		if (inet_pton(AF_INET, host, &a4) == 1)
-			return ep_fail(why, why_len,
+			return ep_fail(err,
 				       "IPv4 addresses must not be bracketed");
-		return ep_fail(why, why_len, "invalid IPv6 address");
+		return ep_fail(err, "invalid IPv6 address");
 	}
 	ep->family = AF_INET6;
 	ep->prefix_len = 128;
 	if (slash) {
-		r = ep_parse_prefix(slash + 1, 128, &ep->prefix_len, why, why_len);
+		r = ep_parse_prefix(slash + 1, 128, &ep->prefix_len, err);
 		if (r < 0)
 			return r;
 		ep->cidr = true;
@@ -190,10 +177,10 @@ static int ep_parse_v6(char *host, struct rf_endpoint *ep,
 	/* A mapped prefix shorter than /96 would reach into IPv6 space
 	 * outside ::ffff:0:0/96: it has no IPv4 meaning. */
 	if (ep->cidr && ep->prefix_len < 96 && ep_is_v4_mapped(ep->addr))
-		return ep_fail(why, why_len,
+		return ep_fail(err,
 			       "IPv4-mapped CIDR prefix must be at least /96");
 	if (!ep_host_bits_clear(ep->addr, 16, ep->prefix_len))
-		return ep_fail(why, why_len, "host bits set in CIDR");
+		return ep_fail(err, "host bits set in CIDR");
 
 	/* ::ffff:a.b.c.d is IPv4 on the wire: store it as such. */
 	if (ep_is_v4_mapped(ep->addr)) {
@@ -217,7 +204,7 @@ static bool ep_all_numeric_labels(const char *name)
 
 /* RFC 1123 host name; lower-cased into ep->name without a trailing dot. */
 static int ep_parse_name(const char *host, struct rf_endpoint *ep,
-			 char *why, size_t why_len)
+			 struct rf_error *err)
 {
 	size_t len = strlen(host), label = 0, i;
 	struct in_addr a4;
@@ -225,9 +212,9 @@ static int ep_parse_name(const char *host, struct rf_endpoint *ep,
 	if (len > 0 && host[len - 1] == '.')
 		len--;
 	if (len == 0)
-		return ep_fail(why, why_len, "invalid DNS name");
+		return ep_fail(err, "invalid DNS name");
 	if (len > RF_DNS_NAME_MAX)
-		return ep_fail(why, why_len, "DNS name longer than %d bytes",
+		return ep_fail(err, "DNS name longer than %d bytes",
 			       RF_DNS_NAME_MAX);
 
 	for (i = 0; i <= len; i++) {
@@ -235,21 +222,21 @@ static int ep_parse_name(const char *host, struct rf_endpoint *ep,
 
 		if (c == '.') {
 			if (label == 0)
-				return ep_fail(why, why_len,
+				return ep_fail(err,
 					       "empty label in DNS name");
 			if (host[i - 1] == '-')
-				return ep_fail(why, why_len,
+				return ep_fail(err,
 					       "DNS label must not start or end with '-'");
 			label = 0;
 			continue;
 		}
 		if (c == '-' && label == 0)
-			return ep_fail(why, why_len,
+			return ep_fail(err,
 				       "DNS label must not start or end with '-'");
 		if (!ep_is_alnum(c) && c != '-')
-			return ep_fail(why, why_len, "invalid character in DNS name");
+			return ep_fail(err, "invalid character in DNS name");
 		if (++label > 63)
-			return ep_fail(why, why_len, "DNS label longer than 63 bytes");
+			return ep_fail(err, "DNS label longer than 63 bytes");
 	}
 
 	memcpy(ep->name, host, len);
@@ -259,11 +246,11 @@ static int ep_parse_name(const char *host, struct rf_endpoint *ep,
 			ep->name[i] = (char)(ep->name[i] - 'A' + 'a');
 
 	if (ep_all_numeric_labels(ep->name))
-		return ep_fail(why, why_len, "malformed IPv4 address");
+		return ep_fail(err, "malformed IPv4 address");
 	/* The resolver would read "0x7f.1" or "2130706433" as an address
 	 * through inet_aton(): refuse what it would not treat as a name. */
 	if (inet_aton(ep->name, &a4))
-		return ep_fail(why, why_len,
+		return ep_fail(err,
 			       "non-canonical IPv4 address (use dotted decimal)");
 	ep->kind = RF_HOST_NAME;
 	return 0;
@@ -271,26 +258,26 @@ static int ep_parse_name(const char *host, struct rf_endpoint *ep,
 
 /* Unbracketed host: IPv4, IPv4 CIDR or DNS name. */
 static int ep_parse_host(char *host, struct rf_endpoint *ep,
-			 char *why, size_t why_len)
+			 struct rf_error *err)
 {
 	char *slash;
 	int r;
 
 	if (host[0] == '\0')
-		return ep_fail(why, why_len, "empty host");
+		return ep_fail(err, "empty host");
 
 	slash = strchr(host, '/');
 	if (slash) {
 		*slash = '\0';
 		if (inet_pton(AF_INET, host, ep->addr) != 1)
-			return ep_fail(why, why_len,
+			return ep_fail(err,
 				       "URLs and paths are not allowed ('/' only in an IP CIDR)");
-		r = ep_parse_prefix(slash + 1, 32, &ep->prefix_len, why, why_len);
+		r = ep_parse_prefix(slash + 1, 32, &ep->prefix_len, err);
 		if (r < 0)
 			return r;
 		ep->cidr = true;
 		if (!ep_host_bits_clear(ep->addr, 4, ep->prefix_len))
-			return ep_fail(why, why_len, "host bits set in CIDR");
+			return ep_fail(err, "host bits set in CIDR");
 		ep->kind = RF_HOST_ADDR;
 		ep->family = AF_INET;
 		return 0;
@@ -301,11 +288,11 @@ static int ep_parse_host(char *host, struct rf_endpoint *ep,
 		ep->prefix_len = 32;
 		return 0;
 	}
-	return ep_parse_name(host, ep, why, why_len);
+	return ep_parse_name(host, ep, err);
 }
 
 static int ep_parse(const char *text, struct rf_endpoint *ep,
-		    char *why, size_t why_len)
+		    struct rf_error *err)
 {
 	char host[EP_HOST_MAX + 1];
 	const char *p, *colon, *ports;
@@ -313,68 +300,68 @@ static int ep_parse(const char *text, struct rf_endpoint *ep,
 	int r;
 
 	if (text[0] == '\0')
-		return ep_fail(why, why_len, "empty entry");
+		return ep_fail(err, "empty entry");
 	for (p = text; *p; p++) {
 		if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-			return ep_fail(why, why_len, "whitespace is not allowed");
+			return ep_fail(err, "whitespace is not allowed");
 		if (*p == ':')
 			n_colons++;
 	}
 	if (strstr(text, "://"))
-		return ep_fail(why, why_len, "URLs are not allowed (expected HOST:PORT)");
+		return ep_fail(err, "URLs are not allowed (expected HOST:PORT)");
 	if (strchr(text, '@'))
-		return ep_fail(why, why_len, "user-info ('@') is not allowed");
+		return ep_fail(err, "user-info ('@') is not allowed");
 	if (strchr(text, '%'))
-		return ep_fail(why, why_len, "IPv6 zone ids ('%%') are not allowed");
+		return ep_fail(err, "IPv6 zone ids ('%%') are not allowed");
 	if (strpbrk(text, "*?"))
-		return ep_fail(why, why_len, "wildcards are not allowed");
+		return ep_fail(err, "wildcards are not allowed");
 
 	if (text[0] == '[') {
 		const char *close = strchr(text, ']');
 
 		if (!close)
-			return ep_fail(why, why_len, "missing ']' after IPv6 address");
+			return ep_fail(err, "missing ']' after IPv6 address");
 		if (close[1] == '\0')
-			return ep_fail(why, why_len, "missing port (expected HOST:PORT)");
+			return ep_fail(err, "missing port (expected HOST:PORT)");
 		if (close[1] != ':')
-			return ep_fail(why, why_len, "expected ':' after ']'");
+			return ep_fail(err, "expected ':' after ']'");
 		ports = close + 2;
 		if (strchr(ports, '/'))
-			return ep_fail(why, why_len, "URLs and paths are not allowed");
+			return ep_fail(err, "URLs and paths are not allowed");
 		host_len = (size_t)(close - text - 1);
 		if (host_len > EP_HOST_MAX)
-			return ep_fail(why, why_len, "invalid IPv6 address");
+			return ep_fail(err, "invalid IPv6 address");
 		memcpy(host, text + 1, host_len);
 		host[host_len] = '\0';
 		ep->kind = RF_HOST_ADDR;
-		r = ep_parse_v6(host, ep, why, why_len);
+		r = ep_parse_v6(host, ep, err);
 	} else {
 		if (n_colons == 0)
-			return ep_fail(why, why_len, "missing port (expected HOST:PORT)");
+			return ep_fail(err, "missing port (expected HOST:PORT)");
 		if (n_colons > 1)
-			return ep_fail(why, why_len,
+			return ep_fail(err,
 				       "IPv6 addresses must be bracketed ([ADDR]:PORT)");
 		colon = strchr(text, ':');
 		ports = colon + 1;
 		if (strchr(ports, '/'))
-			return ep_fail(why, why_len, "URLs and paths are not allowed");
+			return ep_fail(err, "URLs and paths are not allowed");
 		host_len = (size_t)(colon - text);
 		if (host_len > EP_HOST_MAX)
-			return ep_fail(why, why_len, "DNS name longer than %d bytes",
+			return ep_fail(err, "DNS name longer than %d bytes",
 				       RF_DNS_NAME_MAX);
 		memcpy(host, text, host_len);
 		host[host_len] = '\0';
-		r = ep_parse_host(host, ep, why, why_len);
+		r = ep_parse_host(host, ep, err);
 	}
 	if (r < 0)
 		return r;
 	if (ports[0] == '\0')
-		return ep_fail(why, why_len, "missing port (expected HOST:PORT)");
-	return ep_parse_ports(ports, ep, why, why_len);
+		return ep_fail(err, "missing port (expected HOST:PORT)");
+	return ep_parse_ports(ports, ep, err);
 }
 
 int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
-		    char *why, size_t why_len)
+		    struct rf_error *err)
 {
 	struct rf_endpoint ep = {};
 	int r;
@@ -383,15 +370,14 @@ int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 		return -EINVAL;
 	memset(ret_ep, 0, sizeof(*ret_ep));
 	if (!text)
-		return ep_fail(why, why_len, "empty entry");
+		return ep_fail(err, "empty entry");
 
-	r = ep_parse(text, &ep, why, why_len);
+	r = ep_parse(text, &ep, err);
 	if (r < 0)
 		return r;
 	ep.text = strdup(text);
 	if (!ep.text) {
-		ep_fail(why, why_len, "out of memory");
-		return -ENOMEM;
+		return rf_error_set(err, -ENOMEM, NULL, "out of memory");
 	}
 	*ret_ep = ep;
 	return 0;

@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/securebits.h>
 
+#include "cleanup.h"
 #include "env.h"
 #include "launch.h"
 #include "sandbox_landlock.h"
@@ -156,23 +157,15 @@ static bool groups_match(const struct launch_plan *p)
 	return true;
 }
 
-static _Noreturn void child_main(const struct launch_opts *o, const struct launch_plan *p,
-				 char *const *envp, int err_r, int err_w)
+/* The supervisor's handlers and ignores, then its mask (it blocks the
+ * signals it reads through a signalfd; blocked everything for the
+ * clone). The raw syscall also resets the signals glibc keeps for
+ * itself (32, 33), which an ignoring ancestor would otherwise pass
+ * through exec. Failing for SIGKILL/SIGSTOP is expected. */
+static void child_reset_signals(int err_w)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-	const int efd = CHILD_ERR_FD;
-	uid_t ru, eu, su;
-	gid_t rg, eg, sg;
-	bool eacces = false;
 	sigset_t none;
-	int r;
 
-	/* The supervisor's handlers and ignores, then its mask (it blocks the
-	 * signals it reads through a signalfd; blocked everything for the
-	 * clone). The raw syscall also resets the signals glibc keeps for
-	 * itself (32, 33), which an ignoring ancestor would otherwise pass
-	 * through exec. Failing for SIGKILL/SIGSTOP is expected. */
 	for (int sig = 1; sig < _NSIG; sig++) {
 		struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; }
 			ksa = { .handler = SIG_DFL };
@@ -182,8 +175,16 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "sigprocmask");
+}
 
-	/* The error pipe at a known place, then nothing else above stderr. */
+/* The error pipe at CHILD_ERR_FD, the Landlock ruleset right above it (it
+ * sits at >= 10, so the first dup never clobbered it), nothing else above
+ * stderr. */
+static void child_fds(const struct launch_plan *p, int err_r, int err_w)
+{
+	const int efd = CHILD_ERR_FD;
+	int r;
+
 	if (err_w != efd) {
 		if (dup3(err_w, efd, O_CLOEXEC) < 0)
 			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
@@ -192,36 +193,38 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 	}
 	if (err_r < efd)
 		(void)close(err_r);
-	/* The Landlock ruleset right above it (it sits at >= 10, so the dup
-	 * above never clobbered it). */
 	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
 	r = close_above(p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+}
 
-	/* A session of its own: no controlling terminal, so it cannot push
-	 * input into the invoking shell's terminal (TIOCSTI) or signal its
-	 * process group. The supervisor forwards terminal signals. */
-	if (setsid() < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setsid");
+/* Private mounts first: an unmount below must not propagate to the
+ * host's namespace through shared peer groups. */
+static void child_mounts(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	size_t i;
 
-	/* Private mounts first: an unmount below must not propagate to the
-	 * host's namespace through shared peer groups. */
-	if (p->new_ns) {
-		size_t i;
+	if (!p->new_ns)
+		return;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount private");
+	for (i = 0; i < p->n_ro; i++)
+		if (mount(NULL, o->ro_mounts[i], NULL,
+			  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
+	for (i = 0; o->detach_mounts && o->detach_mounts[i]; i++)
+		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
+		    errno != ENOENT)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+}
 
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount private");
-		for (i = 0; i < p->n_ro; i++)
-			if (mount(NULL, o->ro_mounts[i], NULL,
-				  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
-				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
-		for (i = 0; o->detach_mounts && o->detach_mounts[i]; i++)
-			if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
-			    errno != ENOENT)
-				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
-	}
+static void child_drop_privs(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	int r;
 
 	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root.
 	 * (--keep-caps, a test-only mode, keeps them all: the caller made
@@ -248,8 +251,14 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "capset");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "no_new_privs");
+}
 
-	/* Trust but verify: a silently ignored step must not exec. */
+/* Trust but verify: a silently ignored step must not exec. */
+static void child_verify(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
 	if (getresuid(&ru, &eu, &su) < 0 || ru != o->uid || eu != o->uid || su != o->uid)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify uid");
 	if (getresgid(&rg, &eg, &sg) < 0 || rg != o->gid || eg != o->gid || sg != o->gid)
@@ -262,9 +271,14 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify securebits");
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
+}
 
-	/* The kernel-side confinement of this task, last: Landlock, then the
-	 * seccomp filters (which must still allow execve). */
+/* The kernel-side confinement of this task, last: Landlock, then the
+ * seccomp filters (which must still allow execve). */
+static void child_confine(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	int r;
+
 	if (p->ll_fd >= 0) {
 		r = sandbox_landlock__restrict(CHILD_LL_FD);
 		if (r < 0)
@@ -276,9 +290,15 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
 	}
+}
 
-	/* execvp's rules: a missing candidate moves on, EACCES is remembered,
-	 * anything else stops the search. */
+/* execvp's rules: a missing candidate moves on, EACCES is remembered,
+ * anything else stops the search. */
+static _Noreturn void child_exec(const struct launch_opts *o, const struct launch_plan *p,
+				 char *const *envp, int efd)
+{
+	bool eacces = false;
+
 	for (size_t i = 0; i < p->n_cands; i++) {
 		int e;
 
@@ -301,6 +321,23 @@ static _Noreturn void child_main(const struct launch_opts *o, const struct launc
 		}
 	}
 	child_fail(efd, LAUNCH_STAGE_EXEC, eacces ? EACCES : ENOENT, "execve");
+}
+
+static _Noreturn void child_main(const struct launch_opts *o, const struct launch_plan *p,
+				 char *const *envp, int err_r, int err_w)
+{
+	child_reset_signals(err_w);
+	child_fds(p, err_r, err_w);
+	/* A session of its own: no controlling terminal, so it cannot push
+	 * input into the invoking shell's terminal (TIOCSTI) or signal its
+	 * process group. The supervisor forwards terminal signals. */
+	if (setsid() < 0)
+		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_mounts(o, p, CHILD_ERR_FD);
+	child_drop_privs(o, p, CHILD_ERR_FD);
+	child_verify(o, p, CHILD_ERR_FD);
+	child_confine(o, p, CHILD_ERR_FD);
+	child_exec(o, p, envp, CHILD_ERR_FD);
 }
 
 /* ---- the parent ---- */
@@ -373,26 +410,50 @@ static int plan_candidates(struct launch_plan *p, const char *file, char *const 
 	return 0;
 }
 
-/* getpwuid_r/getpwnam_r with a buffer that grows on ERANGE.
+/* One passwd or group database query: by name (pw or gr) or by uid. */
+struct db_query {
+	const char *name;        /* NULL: passwd by uid */
+	uid_t uid;
+	struct passwd *pw;       /* NULL: a group query */
+	struct group *gr;
+};
+
+static int db_call(const struct db_query *q, char *b, size_t len, bool *found)
+{
+	struct passwd *pres = NULL;
+	struct group *gres = NULL;
+	int e;
+
+	if (!q->pw)
+		e = getgrnam_r(q->name, q->gr, b, len, &gres);
+	else if (q->name)
+		e = getpwnam_r(q->name, q->pw, b, len, &pres);
+	else
+		e = getpwuid_r(q->uid, q->pw, b, len, &pres);
+	*found = pres || gres;
+	return e;
+}
+
+/* The query with a buffer (*buf, the caller frees) that grows on ERANGE.
  * 0, -ENOENT (no such entry) or another -errno. */
-static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
+static int db_lookup(const struct db_query *q, char **buf)
 {
 	size_t len = 1024;
 
 	for (;;) {
-		struct passwd *res = NULL;
 		char *b = realloc(*buf, len);
+		bool found;
 		int e;
 
 		if (!b)
 			return -ENOMEM;
 		*buf = b;
-		e = name ? getpwnam_r(name, pw, b, len, &res) : getpwuid_r(uid, pw, b, len, &res);
+		e = db_call(q, b, len, &found);
 		if (e == ERANGE && len < (1U << 20)) {
 			len *= 2;
 			continue;
 		}
-		if (e == 0 && res)
+		if (e == 0 && found)
 			return 0;
 		/* POSIX lets "not found" come back as any of these */
 		if (e == 0 || e == ENOENT || e == ESRCH || e == EBADF || e == EPERM)
@@ -401,29 +462,14 @@ static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
 	}
 }
 
+static int pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf)
+{
+	return db_lookup(&(struct db_query){ .name = name, .uid = uid, .pw = pw }, buf);
+}
+
 static int gr_lookup(const char *name, struct group *gr, char **buf)
 {
-	size_t len = 1024;
-
-	for (;;) {
-		struct group *res = NULL;
-		char *b = realloc(*buf, len);
-		int e;
-
-		if (!b)
-			return -ENOMEM;
-		*buf = b;
-		e = getgrnam_r(name, gr, b, len, &res);
-		if (e == ERANGE && len < (1U << 20)) {
-			len *= 2;
-			continue;
-		}
-		if (e == 0 && res)
-			return 0;
-		if (e == 0 || e == ENOENT || e == ESRCH || e == EBADF || e == EPERM)
-			return -ENOENT;
-		return -e;
-	}
+	return db_lookup(&(struct db_query){ .name = name, .gr = gr }, buf);
 }
 
 /* keep_groups: the target user's memberships from the group database
@@ -494,22 +540,18 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 	if (!p->ro_flags)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		static const struct { unsigned long st, ms; } keep[] = {
+			{ ST_NOSUID, MS_NOSUID }, { ST_NODEV, MS_NODEV },
+			{ ST_NOEXEC, MS_NOEXEC }, { ST_NOATIME, MS_NOATIME },
+			{ ST_NODIRATIME, MS_NODIRATIME }, { ST_RELATIME, MS_RELATIME },
+		};
 		struct statvfs sv;
 
 		if (statvfs(o->ro_mounts[i], &sv) < 0)
 			return -errno;
-		if (sv.f_flag & ST_NOSUID)
-			p->ro_flags[i] |= MS_NOSUID;
-		if (sv.f_flag & ST_NODEV)
-			p->ro_flags[i] |= MS_NODEV;
-		if (sv.f_flag & ST_NOEXEC)
-			p->ro_flags[i] |= MS_NOEXEC;
-		if (sv.f_flag & ST_NOATIME)
-			p->ro_flags[i] |= MS_NOATIME;
-		if (sv.f_flag & ST_NODIRATIME)
-			p->ro_flags[i] |= MS_NODIRATIME;
-		if (sv.f_flag & ST_RELATIME)
-			p->ro_flags[i] |= MS_RELATIME;
+		for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+			if (sv.f_flag & keep[k].st)
+				p->ro_flags[i] |= keep[k].ms;
 	}
 	p->n_ro = n;
 	return 0;
@@ -532,17 +574,129 @@ static void reap(pid_t pid)
 		;
 }
 
+/* Everything that allocates or can fail, done before the clone: the plan,
+ * the CLOEXEC error pipe, the Landlock ruleset moved out of the child's
+ * way (>= 10). */
+static int launch_prepare(const struct launch_opts *opts, char *const *envp,
+			  struct launch_plan *plan, int pipefd[2])
+{
+	int r;
+
+	plan->last_cap = read_last_cap();
+	r = plan_candidates(plan, opts->argv[0], envp);
+	if (r >= 0)
+		r = plan_groups(plan, opts);
+	if (r >= 0)
+		r = plan_mounts(plan, opts);
+	if (r < 0)
+		return r;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	if (opts->landlock_fd > 0) {
+		plan->ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
+		if (plan->ll_fd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* clone3 into the cgroup; the child never returns. The pid, or -errno.
+ * No fallback to fork + move: the child must never run outside the
+ * cgroup, so ENOSYS/EINVAL here is a failure. */
+static long launch_clone(const struct launch_opts *opts, const struct launch_plan *plan,
+			 char *const *envp, const int pipefd[2], int *ret_pidfd)
+{
+	struct clone_args args = { 0 };
+	sigset_t all, old;
+	long pid;
+	int r, e;
+
+	/* Blocked across the clone: no supervisor handler may run in the
+	 * child before it has reset the dispositions. */
+	sigfillset(&all);
+	r = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (r != 0)
+		return -r;
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | (plan->new_ns ? CLONE_NEWNS : 0);
+	args.pidfd = (uint64_t)(uintptr_t)ret_pidfd;
+	args.exit_signal = SIGCHLD;
+	args.cgroup = (uint64_t)opts->cgroup_fd;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		child_main(opts, plan, envp, pipefd[0], pipefd[1]);
+	e = errno;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return pid < 0 ? -e : pid;
+}
+
+/* The child's report from the error pipe: false on EOF (execve closed the
+ * CLOEXEC write end, the command runs), else true with *ce filled. */
+static bool read_report(int fd, pid_t pid, struct child_err *ce)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*ce)) {
+		ssize_t k = read(fd, (char *)ce + got, sizeof(*ce) - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+
+			/* cannot tell what the child is doing: stop it */
+			(void)kill(pid, SIGKILL);
+			*ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = e };
+			copy_what(ce->what, sizeof(ce->what), "read error pipe");
+			return true;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	if (got == 0)
+		return false;
+	if (got < sizeof(*ce)) {
+		*ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = EPROTO };
+		copy_what(ce->what, sizeof(ce->what), "short error record");
+	}
+	return true;
+}
+
+static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
+		      char *const *envp, struct launch_result *res)
+{
+	_cleanup_close_ int rd = -1, wr = -1, pidfd = -1;
+	struct child_err ce = { 0 };
+	int pipefd[2] = { -1, -1 };
+	long pid;
+	int r;
+
+	r = launch_prepare(opts, envp, plan, pipefd);
+	rd = pipefd[0];
+	wr = pipefd[1];
+	if (r < 0)
+		return r;
+	pid = launch_clone(opts, plan, envp, pipefd, &pidfd);
+	if (pid < 0)
+		return (int)pid;
+	close(TAKE_FD(wr));
+	if (!read_report(rd, (pid_t)pid, &ce)) {
+		res->pid = (pid_t)pid;
+		res->pidfd = TAKE_FD(pidfd);
+		return 0;
+	}
+	reap((pid_t)pid);
+	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
+	res->err = ce.err > 0 ? ce.err : EPROTO;
+	ce.what[sizeof(ce.what) - 1] = '\0';
+	snprintf(res->what, sizeof(res->what), "%s", ce.what);
+	return 0;
+}
+
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
 	struct launch_plan plan = { .ll_fd = -1 };
-	struct clone_args args;
-	struct child_err ce = { 0 };
-	char *const *envp;
-	int pipefd[2] = { -1, -1 };
-	int pidfd = -1, r, e;
-	sigset_t all, old;
-	size_t got = 0;
-	long pid;
+	int r;
 
 	if (!res)
 		return -EINVAL;
@@ -551,107 +705,7 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res)
 	if (!opts || !opts->argv || !opts->argv[0] || opts->cgroup_fd < 0 ||
 	    opts->uid == (uid_t)-1 || opts->gid == (gid_t)-1)
 		return -EINVAL;
-	envp = opts->envp ? opts->envp : empty_env;
-
-	plan.last_cap = read_last_cap();
-	r = plan_candidates(&plan, opts->argv[0], envp);
-	if (r < 0)
-		goto cleanup;
-	r = plan_groups(&plan, opts);
-	if (r < 0)
-		goto cleanup;
-	r = plan_mounts(&plan, opts);
-	if (r < 0)
-		goto cleanup;
-
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		r = -errno;
-		goto cleanup;
-	}
-	if (opts->landlock_fd > 0) {
-		plan.ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
-		if (plan.ll_fd < 0) {
-			r = -errno;
-			goto cleanup;
-		}
-	}
-
-	/* Blocked across the clone: no supervisor handler may run in the
-	 * child before it has reset the dispositions. */
-	sigfillset(&all);
-	r = pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (r != 0) {
-		r = -r;
-		goto cleanup;
-	}
-
-	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | (plan.new_ns ? CLONE_NEWNS : 0);
-	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
-	args.exit_signal = SIGCHLD;
-	args.cgroup = (uint64_t)opts->cgroup_fd;
-
-	/* No fallback to fork + move: the child must never run outside
-	 * the cgroup, so ENOSYS/EINVAL here is a failure. */
-	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0)
-		child_main(opts, &plan, envp, pipefd[0], pipefd[1]);
-	e = errno;
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		r = -e;
-		goto cleanup;
-	}
-
-	close(pipefd[1]);
-	pipefd[1] = -1;
-
-	/* EOF: execve closed the CLOEXEC write end, the command runs. */
-	while (got < sizeof(ce)) {
-		ssize_t k = read(pipefd[0], (char *)&ce + got, sizeof(ce) - got);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			/* cannot tell what the child is doing: stop it */
-			(void)kill((pid_t)pid, SIGKILL);
-			ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = e };
-			copy_what(ce.what, sizeof(ce.what), "read error pipe");
-			got = sizeof(ce);
-			break;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-
-	if (got == 0) {
-		res->pid = (pid_t)pid;
-		res->pidfd = pidfd;
-		pidfd = -1;
-		r = 0;
-		goto cleanup;
-	}
-
-	if (got < sizeof(ce)) {
-		ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP, .err = EPROTO };
-		copy_what(ce.what, sizeof(ce.what), "short error record");
-	}
-	reap((pid_t)pid);
-	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
-	res->err = ce.err > 0 ? ce.err : EPROTO;
-	ce.what[sizeof(ce.what) - 1] = '\0';
-	snprintf(res->what, sizeof(res->what), "%s", ce.what);
-	r = 0;
-
-cleanup:
-	if (pidfd >= 0)
-		close(pidfd);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	r = launch_run(opts, &plan, opts->envp ? opts->envp : empty_env, res);
 	plan_free(&plan);
 	return r;
 }
@@ -685,130 +739,124 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-#define set_why(why, len, ...)                               \
-	do {                                                 \
-		if ((why) && (len))                          \
-			snprintf((why), (len), __VA_ARGS__); \
-	} while (0)
+/* A failed lookup of a user or group name as --user's error. */
+static int lookup_fail(int r, const char *kind, const char *name, struct rf_error *err)
+{
+	if (r == -ENOENT)
+		return rf_error_set(err, -EINVAL, "--user", "unknown %s \"%s\"", kind, name);
+	return rf_error_set(err, r, "--user", "looking up %s \"%s\": %s", kind, name,
+			    strerror(-r));
+}
+
+/* A decimal uid or gid of --user. */
+static int parse_user_id(const char *s, const char *kind, uint32_t *ret, struct rf_error *err)
+{
+	if (parse_id(s, ret) < 0)
+		return rf_error_set(err, -EINVAL, "--user", "invalid %s \"%s\"", kind, s);
+	return 0;
+}
+
+/* --user's user part: a name, or a uid (with its passwd gid when it has
+ * an entry: *ret_have_gid). */
+static int resolve_uid(const char *user, uint32_t *ret_u, uint32_t *ret_g, bool *ret_have_gid,
+		       char **buf, struct rf_error *err)
+{
+	struct passwd pw;
+	int r;
+
+	if (all_digits(user)) {
+		r = parse_user_id(user, "uid", ret_u, err);
+		if (r < 0)
+			return r;
+		r = pw_lookup(NULL, *ret_u, &pw, buf);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0)
+			return rf_error_set(err, r, "--user", "looking up uid %s: %s", user,
+					    strerror(-r));
+	} else {
+		r = pw_lookup(user, 0, &pw, buf);
+		if (r < 0)
+			return lookup_fail(r, "user", user, err);
+		*ret_u = pw.pw_uid;
+	}
+	*ret_g = pw.pw_gid;
+	*ret_have_gid = true;
+	return 0;
+}
+
+/* --user's ":group" part: a name or a gid. */
+static int resolve_gid(const char *group, const char *spec, uint32_t *ret_g, char **buf,
+		       struct rf_error *err)
+{
+	struct group gr;
+	int r;
+
+	if (!*group)
+		return rf_error_set(err, -EINVAL, "--user", "empty group in \"%s\"", spec);
+	if (all_digits(group))
+		return parse_user_id(group, "gid", ret_g, err);
+	r = gr_lookup(group, &gr, buf);
+	if (r < 0)
+		return lookup_fail(r, "group", group, err);
+	*ret_g = gr.gr_gid;
+	return 0;
+}
+
+/* No --user: under sudo the real ids are root's; the invoker is in env. */
+static void resolve_invoker(uid_t *ret_uid, gid_t *ret_gid)
+{
+	uint32_t su, sg;
+
+	if (parse_id(getenv("SUDO_UID"), &su) == 0 &&
+	    parse_id(getenv("SUDO_GID"), &sg) == 0) {
+		*ret_uid = su;
+		*ret_gid = sg;
+	} else {
+		*ret_uid = getuid();
+		*ret_gid = getgid();
+	}
+}
 
 int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
-			 char *why, size_t why_len)
+			 struct rf_error *err)
 {
-	char *copy = NULL, *user, *group, *buf = NULL;
-	struct passwd pw;
-	struct group gr;
-	uint32_t u, g;
+	_cleanup_free_ char *copy = NULL, *buf = NULL;
+	char *user, *group;
+	uint32_t u = 0, g = 0;
 	bool have_gid = false;
 	int r;
 
 	if (!ret_uid || !ret_gid)
 		return -EINVAL;
-
 	if (!spec) {
-		/* under sudo the real ids are root's; the invoker is in env */
-		uint32_t su, sg;
-
-		if (parse_id(getenv("SUDO_UID"), &su) == 0 &&
-		    parse_id(getenv("SUDO_GID"), &sg) == 0) {
-			*ret_uid = su;
-			*ret_gid = sg;
-		} else {
-			*ret_uid = getuid();
-			*ret_gid = getgid();
-		}
+		resolve_invoker(ret_uid, ret_gid);
 		return 0;
 	}
-
 	copy = strdup(spec);
-	if (!copy) {
-		set_why(why, why_len, "out of memory");
-		return -ENOMEM;
-	}
+	if (!copy)
+		return rf_error_set(err, -ENOMEM, "--user", "out of memory");
 	user = copy;
 	group = strchr(copy, ':');
 	if (group)
 		*group++ = '\0';
-
-	if (!*user) {
-		set_why(why, why_len, "empty user in \"%s\"", spec);
-		r = -EINVAL;
-		goto cleanup;
-	}
-
-	if (all_digits(user)) {
-		if (parse_id(user, &u) < 0) {
-			set_why(why, why_len, "invalid uid \"%s\"", user);
-			r = -EINVAL;
-			goto cleanup;
-		}
-		r = pw_lookup(NULL, u, &pw, &buf);
-		if (r == 0) {
-			g = pw.pw_gid;
-			have_gid = true;
-		} else if (r != -ENOENT) {
-			set_why(why, why_len, "looking up uid %s: %s", user, strerror(-r));
-			goto cleanup;
-		}
-	} else {
-		r = pw_lookup(user, 0, &pw, &buf);
-		if (r == -ENOENT) {
-			set_why(why, why_len, "unknown user \"%s\"", user);
-			r = -EINVAL;
-			goto cleanup;
-		}
-		if (r < 0) {
-			set_why(why, why_len, "looking up user \"%s\": %s", user, strerror(-r));
-			goto cleanup;
-		}
-		u = pw.pw_uid;
-		g = pw.pw_gid;
-		have_gid = true;
-	}
-
+	if (!*user)
+		return rf_error_set(err, -EINVAL, "--user", "empty user in \"%s\"", spec);
+	r = resolve_uid(user, &u, &g, &have_gid, &buf, err);
+	if (r < 0)
+		return r;
 	if (group) {
-		if (!*group) {
-			set_why(why, why_len, "empty group in \"%s\"", spec);
-			r = -EINVAL;
-			goto cleanup;
-		}
-		if (all_digits(group)) {
-			if (parse_id(group, &g) < 0) {
-				set_why(why, why_len, "invalid gid \"%s\"", group);
-				r = -EINVAL;
-				goto cleanup;
-			}
-		} else {
-			r = gr_lookup(group, &gr, &buf);
-			if (r == -ENOENT) {
-				set_why(why, why_len, "unknown group \"%s\"", group);
-				r = -EINVAL;
-				goto cleanup;
-			}
-			if (r < 0) {
-				set_why(why, why_len, "looking up group \"%s\": %s", group,
-					strerror(-r));
-				goto cleanup;
-			}
-			g = gr.gr_gid;
-		}
+		r = resolve_gid(group, spec, &g, &buf, err);
+		if (r < 0)
+			return r;
 		have_gid = true;
 	}
-
 	/* a numeric uid nobody has: its gid is the same number */
 	if (!have_gid)
 		g = u;
-	if (u == (uint32_t)-1 || g == (uint32_t)-1) {
-		set_why(why, why_len, "invalid id in \"%s\"", spec);
-		r = -EINVAL;
-		goto cleanup;
-	}
-
+	if (u == (uint32_t)-1 || g == (uint32_t)-1)
+		return rf_error_set(err, -EINVAL, "--user", "invalid id in \"%s\"", spec);
 	*ret_uid = u;
 	*ret_gid = g;
-	r = 0;
-
-cleanup:
-	free(buf);
-	free(copy);
-	return r;
+	return 0;
 }

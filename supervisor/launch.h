@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include "error.h"
 #include "sandbox_seccomp.h"
 
 struct launch_opts {
@@ -63,8 +64,9 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res);
 
 /* Resolve --user (name or numeric uid, optionally ":group"); NULL means
  * the invoking user: SUDO_UID/SUDO_GID when set by sudo, else getuid().
- * 0 or -EINVAL (unknown user) with why filled. */
+ * 0, or -EINVAL (unknown user) or another -errno with err filled (where
+ * "--user"); the outputs are untouched on failure. */
 int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
-			 char *why, size_t why_len);
+			 struct rf_error *err);
 
 #endif

@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "array.h"
+#include "cleanup.h"
 #include "netrules.h"
 
 static int addr_len(int family)
@@ -48,15 +50,8 @@ struct group {
 
 static int group_add(struct group *g, uint16_t lo, uint16_t hi)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 4;
-		void *p = realloc(g->r, cap * sizeof(*g->r));
-
-		if (!p)
-			return -ENOMEM;
-		g->r = p;
-		g->cap = cap;
-	}
+	if (array__reserve((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r)))
+		return -ENOMEM;
 	g->r[g->n].lo = lo;
 	g->r[g->n].hi = hi;
 	g->n++;
@@ -100,109 +95,103 @@ static int rule_cmp(const void *x, const void *y)
 	return memcmp(a->addr, b->addr, addr_len(a->family));
 }
 
-int netrules__build(const struct rf_addr_rule *rules, size_t n,
-		    struct rf_net_entry **ret_entries, size_t *ret_n,
-		    char *why, size_t why_len)
+/* The prefixes of the rules (sorted copy), each with its ranges, in
+ * groups[0..*ret_ng); cidrs[0..*ret_nc) index the groups that are CIDRs. */
+static int group_rules(const struct rf_addr_rule *rules, size_t n, struct group *groups,
+		       size_t *ret_ng, size_t *cidrs, size_t *ret_nc)
 {
-	struct rf_addr_rule *sorted = NULL;
-	struct group *groups = NULL;
-	struct rf_net_entry *out = NULL;
-	struct rf_port_range *tmp = NULL;
-	size_t ng = 0, i, j, k, tmp_cap = 0, *cidrs = NULL, nc = 0;
-	int err = 0;
+	_cleanup_free_ struct rf_addr_rule *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	size_t i;
+	int err;
 
-	sorted = malloc((n ? n : 1) * sizeof(*sorted));
-	groups = calloc(n ? n : 1, sizeof(*groups));
-	cidrs = calloc(n ? n : 1, sizeof(*cidrs));
-	if (!sorted || !groups || !cidrs) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (!sorted)
+		return -ENOMEM;
 	if (n)
 		memcpy(sorted, rules, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), rule_cmp);
 	for (i = 0; i < n; i++) {
 		const struct rf_addr_rule *r = &sorted[i];
 
-		if (!ng || rule_cmp(&sorted[i - 1], r)) {
-			groups[ng].family = r->family;
-			groups[ng].prefix_len = r->prefix_len;
-			memcpy(groups[ng].addr, r->addr, addr_len(r->family));
-			if (!is_host(&groups[ng]))
-				cidrs[nc++] = ng;
-			ng++;
+		if (!*ret_ng || rule_cmp(&sorted[i - 1], r)) {
+			struct group *g = &groups[(*ret_ng)++];
+
+			g->family = r->family;
+			g->prefix_len = r->prefix_len;
+			memcpy(g->addr, r->addr, addr_len(r->family));
+			if (!is_host(g))
+				cidrs[(*ret_nc)++] = *ret_ng - 1;
 		}
-		err = group_add(&groups[ng - 1], r->port_lo, r->port_hi);
+		err = group_add(&groups[*ret_ng - 1], r->port_lo, r->port_hi);
 		if (err)
-			goto cleanup;
+			return err;
 	}
+	return 0;
+}
 
-	out = calloc(ng ? ng : 1, sizeof(*out));
-	if (!out) {
-		err = -ENOMEM;
-		goto cleanup;
+/* The entry of group g: its own ranges, then those of every shorter prefix
+ * covering it (only CIDRs can cover; a sensitive host inherits nothing),
+ * merged. tmp is scratch space kept across calls. */
+static int build_entry(const struct group *groups, const size_t *cidrs, size_t nc,
+		       const struct group *g, struct rf_port_range **tmp, size_t *tmp_cap,
+		       struct rf_net_entry *out, struct rf_error *err)
+{
+	bool host = is_host(g);
+	bool sensitive = host && endpoint__is_sensitive(g->family, g->addr);
+	char a[INET6_ADDRSTRLEN] = "?";
+	size_t cnt = 0, m;
+
+	for (m = 0; m <= nc; m++) {
+		const struct group *h = m == nc ? g : &groups[cidrs[m]];
+
+		if (m < nc && (sensitive || h->family != g->family ||
+			       h->prefix_len >= g->prefix_len ||
+			       !covers(h->addr, h->prefix_len, g->addr)))
+			continue;
+		if (array__reserve((void **)tmp, tmp_cap, cnt + h->n, sizeof(**tmp)))
+			return rf_error_set(err, -ENOMEM, "network.connect", "%s",
+					    strerror(ENOMEM));
+		memcpy(*tmp + cnt, h->r, h->n * sizeof(**tmp));
+		cnt += h->n;
 	}
-	for (i = 0; i < ng; i++) {
-		struct group *g = &groups[i];
-		bool host = is_host(g);
-		bool sensitive = host && endpoint__is_sensitive(g->family, g->addr);
-		size_t cnt = 0, m;
+	out->family = g->family;
+	out->prefix_len = g->prefix_len;
+	memcpy(out->addr, g->addr, 16);
+	out->ports.flags = host ? RF_PORTS_EXACT_HOST : 0;
+	if (merge(*tmp, cnt, &out->ports) == 0)
+		return 0;
+	inet_ntop(g->family, g->addr, a, sizeof(a));
+	return rf_error_set(err, -E2BIG, "network.connect",
+			    "%s/%u needs more than %d distinct port ranges",
+			    a, g->prefix_len, RF_MAX_PORT_RANGES);
+}
 
-		/* Its own ranges, then those of every shorter prefix covering it
-		 * (only CIDRs can cover; a sensitive host inherits nothing). */
-		for (m = 0; m <= nc; m++) {
-			struct group *h;
+int netrules__build(const struct rf_addr_rule *rules, size_t n,
+		    struct rf_net_entry **ret_entries, size_t *ret_n, struct rf_error *err)
+{
+	_cleanup_free_ struct group *groups = calloc(n ? n : 1, sizeof(*groups));
+	_cleanup_free_ size_t *cidrs = calloc(n ? n : 1, sizeof(*cidrs));
+	_cleanup_free_ struct rf_net_entry *out = NULL;
+	_cleanup_free_ struct rf_port_range *tmp = NULL;
+	size_t ng = 0, nc = 0, tmp_cap = 0, i;
+	int r = -ENOMEM;
 
-			if (m == nc) {
-				h = g;
-			} else {
-				h = &groups[cidrs[m]];
-				if (sensitive || h->family != g->family ||
-				    h->prefix_len >= g->prefix_len ||
-				    !covers(h->addr, h->prefix_len, g->addr))
-					continue;
-			}
-			if (cnt + h->n > tmp_cap) {
-				size_t cap = (cnt + h->n) * 2;
-				void *p = realloc(tmp, cap * sizeof(*tmp));
-
-				if (!p) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				tmp = p;
-				tmp_cap = cap;
-			}
-			for (k = 0; k < h->n; k++)
-				tmp[cnt++] = h->r[k];
-		}
-		out[i].family = g->family;
-		out[i].prefix_len = g->prefix_len;
-		memcpy(out[i].addr, g->addr, 16);
-		out[i].ports.flags = host ? RF_PORTS_EXACT_HOST : 0;
-		err = merge(tmp, cnt, &out[i].ports);
-		if (err) {
-			char a[INET6_ADDRSTRLEN] = "?";
-
-			inet_ntop(g->family, g->addr, a, sizeof(a));
-			snprintf(why, why_len,
-				 "%s/%u needs more than %d distinct port ranges",
-				 a, g->prefix_len, RF_MAX_PORT_RANGES);
-			goto cleanup;
-		}
+	if (groups && cidrs)
+		r = group_rules(rules, n, groups, &ng, cidrs, &nc);
+	if (!r) {
+		out = calloc(ng ? ng : 1, sizeof(*out));
+		r = out ? 0 : -ENOMEM;
 	}
-	*ret_entries = out;
+	if (r)
+		rf_error_set(err, r, "network.connect", "%s", strerror(-r));
+	for (i = 0; !r && i < ng; i++)
+		r = build_entry(groups, cidrs, nc, &groups[i], &tmp, &tmp_cap, &out[i], err);
+	for (i = 0; groups && i < ng; i++)
+		free(groups[i].r);
+	if (r)
+		return r;
+	*ret_entries = TAKE_PTR(out);
 	*ret_n = ng;
-	out = NULL;
-cleanup:
-	for (j = 0; j < ng; j++)
-		free(groups[j].r);
-	free(groups);
-	free(sorted);
-	free(cidrs);
-	free(tmp);
-	free(out);
-	return err;
+	return 0;
 }
 
 void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *key)
@@ -218,138 +207,128 @@ void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *key
 	key->prefixlen = 64 + 8 * (uint32_t)(1 + len + (rule->subtree ? 0 : 1));
 }
 
-/* Room for one more element of size elem in *v (n used, *cap allocated). */
-static int grow(void **v, size_t n, size_t *cap, size_t elem)
+/* Append one element of size elem to *v (n used, *cap allocated). */
+static int push(void *v, size_t *n, size_t *cap, const void *elem, size_t size)
 {
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 8;
-	p = realloc(*v, c * elem);
-	if (!p)
+	if (array__reserve(v, cap, *n + 1, size))
 		return -ENOMEM;
-	*v = p;
-	*cap = c;
+	memcpy(*(char **)v + (*n)++ * size, elem, size);
 	return 0;
 }
 
-static int push_rule(struct rf_addr_rule **v, size_t *n, size_t *cap,
-		     const struct rf_addr_rule *r)
+/* What netrules__resolve() collects. */
+struct resolve_out {
+	struct rf_addr_rule *rules;
+	size_t nr, cr;
+	struct rf_resolved *res;
+	size_t ns, cs;
+};
+
+/* One getaddrinfo answer as an address (v4-mapped becomes IPv4), or
+ * false for a family we do not enforce. */
+static bool answer_addr(const struct addrinfo *p, struct rf_resolved *rv)
 {
-	if (grow((void **)v, *n, cap, sizeof(**v)))
-		return -ENOMEM;
-	(*v)[(*n)++] = *r;
-	return 0;
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const uint8_t *a;
+
+	if (p->ai_family == AF_INET) {
+		rv->family = AF_INET;
+		memcpy(rv->addr, &((struct sockaddr_in *)p->ai_addr)->sin_addr, 4);
+		return true;
+	}
+	if (p->ai_family != AF_INET6)
+		return false;
+	a = ((struct sockaddr_in6 *)p->ai_addr)->sin6_addr.s6_addr;
+	/* A v4-mapped answer is enforced as the IPv4 host. */
+	if (!memcmp(a, mapped, 12)) {
+		rv->family = AF_INET;
+		memcpy(rv->addr, a + 12, 4);
+	} else {
+		rv->family = AF_INET6;
+		memcpy(rv->addr, a, 16);
+	}
+	return true;
 }
 
-static int push_resolved(struct rf_resolved **v, size_t *n, size_t *cap,
-			 const struct rf_resolved *r)
+/* Resolve connect[i], a name: one host rule (ports of r) per distinct
+ * usable address; every address is listed in o->res. */
+static int resolve_name(const struct rf_endpoint *ep, size_t i, struct rf_addr_rule r,
+			struct resolve_out *o, struct rf_error *err)
 {
-	if (grow((void **)v, *n, cap, sizeof(**v)))
-		return -ENOMEM;
-	(*v)[(*n)++] = *r;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL, *p;
+	size_t usable = 0, first = o->ns, j;
+	char where[64 + RF_DNS_NAME_MAX];
+	int gai, e = 0;
+
+	snprintf(where, sizeof(where), "network.connect[%zu] \"%s\"", i, ep->text);
+	gai = getaddrinfo(ep->name, NULL, &hints, &ai);
+	if (gai)
+		return rf_error_set(err, -EHOSTUNREACH, where, "%s does not resolve: %s",
+				    ep->name, gai_strerror(gai));
+	for (p = ai; p && !e; p = p->ai_next) {
+		struct rf_resolved rv = { .source = i };
+
+		if (!answer_addr(p, &rv))
+			continue;
+		for (j = first; j < o->ns; j++)
+			if (o->res[j].family == rv.family &&
+			    !memcmp(o->res[j].addr, rv.addr, addr_len(rv.family)))
+				break;
+		if (j < o->ns)
+			continue;
+		/* A name must not open the way to link-local or cloud
+		 * metadata: only a literal entry naming them can. */
+		rv.excluded = endpoint__is_sensitive(rv.family, rv.addr);
+		e = push(&o->res, &o->ns, &o->cs, &rv, sizeof(rv));
+		if (e || rv.excluded)
+			continue;
+		r.family = rv.family;
+		r.prefix_len = addr_len(rv.family) * 8;
+		memcpy(r.addr, rv.addr, 16);
+		e = push(&o->rules, &o->nr, &o->cr, &r, sizeof(r));
+		usable += !e;
+	}
+	freeaddrinfo(ai);
+	if (e)
+		return e;
+	if (!usable)
+		return rf_error_set(err, -EHOSTUNREACH, where,
+				    "%s resolved to no usable address", ep->name);
 	return 0;
 }
 
 int netrules__resolve(const struct rf_policy *policy,
 		      struct rf_addr_rule **ret_rules, size_t *ret_n_rules,
 		      struct rf_resolved **ret_resolved, size_t *ret_n_resolved,
-		      char *why, size_t why_len)
+		      struct rf_error *err)
 {
-	struct rf_addr_rule *rules = NULL, r;
-	struct rf_resolved *res = NULL, rv;
-	size_t nr = 0, cr = 0, ns = 0, cs = 0, i, j;
-	int err = 0;
+	struct resolve_out o = { 0 };
+	size_t i;
+	int r = 0;
 
-	for (i = 0; i < policy->n_connect; i++) {
+	for (i = 0; !r && i < policy->n_connect; i++) {
 		const struct rf_endpoint *ep = &policy->connect[i];
-		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL, *p;
-		size_t usable = 0, first = ns;
-		int gai;
+		struct rf_addr_rule rule = {
+			.port_lo = ep->port_lo, .port_hi = ep->port_hi, .source = i,
+		};
 
-		memset(&r, 0, sizeof(r));
-		r.port_lo = ep->port_lo;
-		r.port_hi = ep->port_hi;
-		r.source = i;
-		if (ep->kind == RF_HOST_ADDR) {
-			r.family = ep->family;
-			r.prefix_len = ep->prefix_len;
-			memcpy(r.addr, ep->addr, 16);
-			err = push_rule(&rules, &nr, &cr, &r);
-			if (err)
-				goto cleanup;
+		if (ep->kind != RF_HOST_ADDR) {
+			r = resolve_name(ep, i, rule, &o, err);
 			continue;
 		}
-		gai = getaddrinfo(ep->name, NULL, &hints, &ai);
-		if (gai) {
-			err = -EHOSTUNREACH;
-			snprintf(why, why_len, "network.connect[%zu] \"%s\": %s does not resolve: %s",
-				 i, ep->text, ep->name, gai_strerror(gai));
-			goto cleanup;
-		}
-		for (p = ai; p; p = p->ai_next) {
-			memset(&rv, 0, sizeof(rv));
-			rv.source = i;
-			if (p->ai_family == AF_INET) {
-				rv.family = AF_INET;
-				memcpy(rv.addr, &((struct sockaddr_in *)p->ai_addr)->sin_addr, 4);
-			} else if (p->ai_family == AF_INET6) {
-				const uint8_t *a = ((struct sockaddr_in6 *)p->ai_addr)->sin6_addr.s6_addr;
-				static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-				/* A v4-mapped answer is enforced as the IPv4 host. */
-				if (!memcmp(a, mapped, 12)) {
-					rv.family = AF_INET;
-					memcpy(rv.addr, a + 12, 4);
-				} else {
-					rv.family = AF_INET6;
-					memcpy(rv.addr, a, 16);
-				}
-			} else {
-				continue;
-			}
-			for (j = first; j < ns; j++)
-				if (res[j].family == rv.family &&
-				    !memcmp(res[j].addr, rv.addr, addr_len(rv.family)))
-					break;
-			if (j < ns)
-				continue;
-			/* A name must not open the way to link-local or cloud
-			 * metadata: only a literal entry naming them can. */
-			rv.excluded = endpoint__is_sensitive(rv.family, rv.addr);
-			err = push_resolved(&res, &ns, &cs, &rv);
-			if (err)
-				break;
-			if (rv.excluded)
-				continue;
-			r.family = rv.family;
-			r.prefix_len = addr_len(rv.family) * 8;
-			memcpy(r.addr, rv.addr, 16);
-			err = push_rule(&rules, &nr, &cr, &r);
-			if (err)
-				break;
-			usable++;
-		}
-		freeaddrinfo(ai);
-		if (err)
-			goto cleanup;
-		if (!usable) {
-			err = -EHOSTUNREACH;
-			snprintf(why, why_len,
-				 "network.connect[%zu] \"%s\": %s resolved to no usable address",
-				 i, ep->text, ep->name);
-			goto cleanup;
-		}
+		rule.family = ep->family;
+		rule.prefix_len = ep->prefix_len;
+		memcpy(rule.addr, ep->addr, 16);
+		r = push(&o.rules, &o.nr, &o.cr, &rule, sizeof(rule));
 	}
-	*ret_rules = rules;
-	*ret_n_rules = nr;
-	*ret_resolved = res;
-	*ret_n_resolved = ns;
+	if (r) {
+		free(o.rules);
+		free(o.res);
+		return r;
+	}
+	*ret_rules = o.rules;
+	*ret_n_rules = o.nr;
+	*ret_resolved = o.res;
+	*ret_n_resolved = o.ns;
 	return 0;
-cleanup:
-	free(rules);
-	free(res);
-	return err;
 }

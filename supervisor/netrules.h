@@ -31,11 +31,12 @@ struct rf_net_entry {
  * every prefix covering it, so the kernel's longest-prefix match alone
  * answers. A single host in 169.254.0.0/16, fe80::/10 or fd00:ec2::254
  * gets only its own ports: covering CIDRs never reach those addresses.
- * -E2BIG (why filled) when one prefix needs more than RF_MAX_PORT_RANGES.
+ * -E2BIG when one prefix needs more than RF_MAX_PORT_RANGES, -ENOMEM;
+ * err filled either way (where "network.connect").
  */
 int netrules__build(const struct rf_addr_rule *rules, size_t n,
 		    struct rf_net_entry **ret_entries, size_t *ret_n,
-		    char *why, size_t why_len);
+		    struct rf_error *err);
 
 /* Fill key for one unix rule; cgroup_id set by the caller. */
 void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *ret_key);
@@ -50,11 +51,12 @@ struct rf_resolved {
 
 /* Resolve every RF_HOST_NAME entry (getaddrinfo, outside the sandbox,
  * before it starts) and produce the address rules of all entries.
- * -EHOSTUNREACH with why naming the entry when a name does not resolve
- * to any usable address: the run fails closed. */
+ * -EHOSTUNREACH with err naming the entry (where "network.connect[2]
+ * \"name:443\"") when a name does not resolve to any usable address: the
+ * run fails closed. -ENOMEM leaves err untouched. */
 int netrules__resolve(const struct rf_policy *policy,
 		      struct rf_addr_rule **ret_rules, size_t *ret_n_rules,
 		      struct rf_resolved **ret_resolved, size_t *ret_n_resolved,
-		      char *why, size_t why_len);
+		      struct rf_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "pathrules.h"
 
 struct builder {
@@ -21,15 +22,8 @@ static int add(struct builder *b, const char *bytes, size_t len, bool terminate,
 		b->dropped++;
 		return 0;
 	}
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		void *p = realloc(b->v, cap * sizeof(*b->v));
-
-		if (!p)
-			return -ENOMEM;
-		b->v = p;
-		b->cap = cap;
-	}
+	if (array__reserve((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)))
+		return -ENOMEM;
 	e = &b->v[b->n++];
 	memset(e, 0, sizeof(*e));
 	memcpy(e->key, bytes, len);

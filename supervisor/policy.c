@@ -146,7 +146,7 @@ static bool pol_is_unrestricted(json_t *v)
 	       json_string_length(v) == strlen("unrestricted");
 }
 
-int policy__check_path(const char *path, char *why, size_t why_len)
+int policy__check_path(const char *path, struct rf_error *err)
 {
 	const char *p, *fmt = NULL;
 	size_t len;
@@ -174,126 +174,37 @@ int policy__check_path(const char *path, char *why, size_t why_len)
 			fmt = "path must not contain \"..\" components";
 		p = end;
 	}
-	if (fmt) {
-		if (why && why_len)
-			snprintf(why, why_len, "%s", fmt);
-		return -EINVAL;
-	}
+	/* The caller knows the JSON path and puts it in err->where. */
+	if (fmt)
+		return rf_error_set(err, -EINVAL, NULL, "%s", fmt);
 	return 0;
 }
 
-static int pol_parse_path(json_t *v, const char *where, struct rf_path_rule *rule,
-			  struct rf_error *err)
-{
-	const char *s;
-	size_t len;
-	int r;
+typedef int pol_entry_fn(const char *s, const char *where, void *elem,
+			 struct rf_error *err);
 
-	r = pol_get_string(v, where, &s, err);
-	if (r < 0)
-		return r;
-	r = policy__check_path(s, err->why, sizeof(err->why));
-	if (r < 0) {
-		snprintf(err->where, sizeof(err->where), "%s", where);
-		return r;
-	}
-	len = strlen(s);
-	rule->path = strdup(s);
-	if (!rule->path)
-		return pol_nomem(err);
-	rule->subtree = s[len - 1] == '/';
-	return 0;
-}
-
-static int pol_parse_path_list(json_t *arr, const char *where,
-			       struct rf_path_list *list, struct rf_error *err)
+/*
+ * An array of strings, each parsed by entry() into the i-th of n elements
+ * of size elem (*ret_v, calloc'd). The element count is raised before
+ * entry() runs, so a half-filled element is freed with the rest (entry()
+ * leaves a failed element freeable). expected: the message for a value
+ * that is no array.
+ */
+static int pol_parse_strings(json_t *v, const char *where, const char *expected,
+			     void **ret_v, size_t elem, size_t *ret_n, pol_entry_fn *entry,
+			     struct rf_error *err)
 {
 	char w[POL_WHERE_MAX];
 	size_t i, n;
 	int r;
 
-	if (!json_is_array(arr))
-		return pol_fail(err, where, "expected an array of paths");
-	n = json_array_size(arr);
-	if (n == 0)
-		return 0;
-	list->v = calloc(n, sizeof(*list->v));
-	if (!list->v)
-		return pol_nomem(err);
-	for (i = 0; i < n; i++) {
-		pol_where_idx(w, where, i);
-		r = pol_parse_path(json_array_get(arr, i), w, &list->v[i], err);
-		if (r < 0)
-			return r;
-		list->n++;
-	}
-	return 0;
-}
-
-static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
-{
-	static const char *const keys[] = { "read", "write", NULL };
-	json_t *read, *write;
-	int r;
-
-	if (pol_is_unrestricted(v)) {
-		p->files = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_object(v))
-		return pol_fail(err, "$.files", "expected \"unrestricted\" or an object");
-	r = pol_check_keys(v, "$.files", keys, err);
-	if (r < 0)
-		return r;
-	p->files = RF_CONFINE_ALLOWLIST;
-	read = json_object_get(v, "read");
-	if (read) {
-		r = pol_parse_path_list(read, "$.files.read", &p->files_read, err);
-		if (r < 0)
-			return r;
-	}
-	write = json_object_get(v, "write");
-	if (write) {
-		r = pol_parse_path_list(write, "$.files.write", &p->files_write, err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int pol_parse_exec(json_t *v, struct rf_policy *p, struct rf_error *err)
-{
-	if (pol_is_unrestricted(v)) {
-		p->exec = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
 	if (!json_is_array(v))
-		return pol_fail(err, "$.exec",
-				"expected \"unrestricted\" or an array of paths");
-	p->exec = RF_CONFINE_ALLOWLIST;
-	return pol_parse_path_list(v, "$.exec", &p->exec_paths, err);
-}
-
-static int pol_parse_connect(json_t *v, struct rf_policy *p, struct rf_error *err)
-{
-	const char *where = "$.network.connect";
-	char w[POL_WHERE_MAX];
-	size_t i, n;
-	int r;
-
-	if (pol_is_unrestricted(v)) {
-		p->net_connect = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_array(v))
-		return pol_fail(err, where,
-				"expected \"unrestricted\" or an array of endpoints");
-	p->net_connect = RF_CONFINE_ALLOWLIST;
+		return pol_fail(err, where, "%s", expected);
 	n = json_array_size(v);
 	if (n == 0)
 		return 0;
-	p->connect = calloc(n, sizeof(*p->connect));
-	if (!p->connect)
+	*ret_v = calloc(n, elem);
+	if (!*ret_v)
 		return pol_nomem(err);
 	for (i = 0; i < n; i++) {
 		const char *s;
@@ -302,21 +213,110 @@ static int pol_parse_connect(json_t *v, struct rf_policy *p, struct rf_error *er
 		r = pol_get_string(json_array_get(v, i), w, &s, err);
 		if (r < 0)
 			return r;
-		r = endpoint__parse(s, &p->connect[i], err->why, sizeof(err->why));
-		if (r == -ENOMEM)
-			return pol_nomem(err);
-		if (r < 0) {
-			snprintf(err->where, sizeof(err->where), "%s", w);
+		(*ret_n)++;
+		r = entry(s, w, (char *)*ret_v + i * elem, err);
+		if (r < 0)
 			return r;
-		}
-		p->n_connect++;
 	}
 	return 0;
 }
 
-static int pol_parse_unix_entry(const char *s, const char *where,
-				struct rf_unix_rule *rule, struct rf_error *err)
+/* A class that is "unrestricted" or an allowlist of what. */
+static int pol_parse_class_list(json_t *v, const char *where, const char *what,
+				enum rf_confine *ret_confine, void **ret_v, size_t elem,
+				size_t *ret_n, pol_entry_fn *entry, struct rf_error *err)
 {
+	char expected[96];
+
+	if (pol_is_unrestricted(v)) {
+		*ret_confine = RF_CONFINE_UNRESTRICTED;
+		return 0;
+	}
+	snprintf(expected, sizeof(expected), "expected \"unrestricted\" or an array of %s", what);
+	if (json_is_array(v))
+		*ret_confine = RF_CONFINE_ALLOWLIST;
+	return pol_parse_strings(v, where, expected, ret_v, elem, ret_n, entry, err);
+}
+
+static int pol_parse_path(const char *s, const char *where, void *elem, struct rf_error *err)
+{
+	struct rf_path_rule *rule = elem;
+	int r;
+
+	r = policy__check_path(s, err);
+	if (r < 0)
+		return rf_error_wrap(err, where);
+	rule->path = strdup(s);
+	if (!rule->path)
+		return pol_nomem(err);
+	rule->subtree = s[strlen(s) - 1] == '/';
+	return 0;
+}
+
+static int pol_parse_path_list(json_t *arr, const char *where,
+			       struct rf_path_list *list, struct rf_error *err)
+{
+	return pol_parse_strings(arr, where, "expected an array of paths", (void **)&list->v,
+				 sizeof(*list->v), &list->n, pol_parse_path, err);
+}
+
+/* A class written as "unrestricted" (1) or as an object of keys (0). */
+static int pol_class_object(json_t *v, const char *where, const char *const *keys,
+			    struct rf_error *err)
+{
+	int r;
+
+	if (pol_is_unrestricted(v))
+		return 1;
+	if (!json_is_object(v))
+		return pol_fail(err, where, "expected \"unrestricted\" or an object");
+	r = pol_check_keys(v, where, keys, err);
+	return r < 0 ? r : 0;
+}
+
+static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
+{
+	static const char *const keys[] = { "read", "write", NULL };
+	int r = pol_class_object(v, "$.files", keys, err);
+	json_t *read, *write;
+
+	if (r < 0)
+		return r;
+	p->files = r ? RF_CONFINE_UNRESTRICTED : RF_CONFINE_ALLOWLIST;
+	if (r)
+		return 0;
+	read = json_object_get(v, "read");
+	if (read)
+		r = pol_parse_path_list(read, "$.files.read", &p->files_read, err);
+	write = json_object_get(v, "write");
+	if (!r && write)
+		r = pol_parse_path_list(write, "$.files.write", &p->files_write, err);
+	return r;
+}
+
+static int pol_parse_exec(json_t *v, struct rf_policy *p, struct rf_error *err)
+{
+	return pol_parse_class_list(v, "$.exec", "paths", &p->exec, (void **)&p->exec_paths.v,
+				    sizeof(*p->exec_paths.v), &p->exec_paths.n,
+				    pol_parse_path, err);
+}
+
+static int pol_parse_connect_entry(const char *s, const char *where, void *ep,
+				   struct rf_error *err)
+{
+	int r = endpoint__parse(s, ep, err);
+
+	if (r == -ENOMEM)
+		return pol_nomem(err);
+	if (r < 0)
+		return rf_error_wrap(err, where);
+	return 0;
+}
+
+static int pol_parse_unix_entry(const char *s, const char *where, void *elem,
+				struct rf_error *err)
+{
+	struct rf_unix_rule *rule = elem;
 	size_t len = strlen(s);
 	const char *c;
 	int r;
@@ -341,11 +341,9 @@ static int pol_parse_unix_entry(const char *s, const char *where,
 			return pol_fail(err, where,
 					"unix socket path must be at most %d bytes",
 					POL_UNIX_PATH_MAX);
-		r = policy__check_path(s, err->why, sizeof(err->why));
-		if (r < 0) {
-			snprintf(err->where, sizeof(err->where), "%s", where);
-			return r;
-		}
+		r = policy__check_path(s, err);
+		if (r < 0)
+			return rf_error_wrap(err, where);
 		rule->subtree = s[len - 1] == '/';
 	}
 	rule->text = strdup(s);
@@ -355,75 +353,30 @@ static int pol_parse_unix_entry(const char *s, const char *where,
 	return 0;
 }
 
-static int pol_parse_unix(json_t *v, struct rf_policy *p, struct rf_error *err)
-{
-	const char *where = "$.network.unix";
-	char w[POL_WHERE_MAX];
-	size_t i, n;
-	int r;
-
-	if (pol_is_unrestricted(v)) {
-		p->net_unix = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_array(v))
-		return pol_fail(err, where,
-				"expected \"unrestricted\" or an array of socket names");
-	p->net_unix = RF_CONFINE_ALLOWLIST;
-	n = json_array_size(v);
-	if (n == 0)
-		return 0;
-	p->unix_rules = calloc(n, sizeof(*p->unix_rules));
-	if (!p->unix_rules)
-		return pol_nomem(err);
-	for (i = 0; i < n; i++) {
-		const char *s;
-
-		pol_where_idx(w, where, i);
-		r = pol_get_string(json_array_get(v, i), w, &s, err);
-		if (r < 0)
-			return r;
-		/* Counted first: a half-filled rule is freed with the rest. */
-		p->n_unix++;
-		r = pol_parse_unix_entry(s, w, &p->unix_rules[i], err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "connect", "unix", NULL };
+	int r = pol_class_object(v, "$.network", keys, err);
 	json_t *c, *u;
-	int r;
 
-	if (pol_is_unrestricted(v)) {
-		p->net_connect = RF_CONFINE_UNRESTRICTED;
-		p->net_unix = RF_CONFINE_UNRESTRICTED;
-		return 0;
-	}
-	if (!json_is_object(v))
-		return pol_fail(err, "$.network", "expected \"unrestricted\" or an object");
-	r = pol_check_keys(v, "$.network", keys, err);
 	if (r < 0)
 		return r;
 	/* An object confines both parts; an absent key allows nothing. */
-	p->net_connect = RF_CONFINE_ALLOWLIST;
-	p->net_unix = RF_CONFINE_ALLOWLIST;
+	p->net_connect = r ? RF_CONFINE_UNRESTRICTED : RF_CONFINE_ALLOWLIST;
+	p->net_unix = p->net_connect;
+	if (r)
+		return 0;
 	c = json_object_get(v, "connect");
-	if (c) {
-		r = pol_parse_connect(c, p, err);
-		if (r < 0)
-			return r;
-	}
+	if (c)
+		r = pol_parse_class_list(c, "$.network.connect", "endpoints", &p->net_connect,
+					 (void **)&p->connect, sizeof(*p->connect),
+					 &p->n_connect, pol_parse_connect_entry, err);
 	u = json_object_get(v, "unix");
-	if (u) {
-		r = pol_parse_unix(u, p, err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	if (!r && u)
+		r = pol_parse_class_list(u, "$.network.unix", "socket names", &p->net_unix,
+					 (void **)&p->unix_rules, sizeof(*p->unix_rules),
+					 &p->n_unix, pol_parse_unix_entry, err);
+	return r;
 }
 
 static bool pol_is_env_name(const char *s)

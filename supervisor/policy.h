@@ -146,12 +146,15 @@ int policy__load_string(const char *json, struct rf_policy **ret_policy,
 void policy__free(struct rf_policy *policy);
 
 /* Validate one absolute path entry by the policy's path rules.
- * Returns 0 or -EINVAL with a reason in why. */
-int policy__check_path(const char *path, char *why, size_t why_len);
+ * Returns 0 or -EINVAL with err->why filled (err->where left empty for
+ * the caller, who knows the JSON path; err may be NULL). */
+int policy__check_path(const char *path, struct rf_error *err);
 
-/* Parse one network.connect entry. 0 or -EINVAL with a reason. */
+/* Parse one network.connect entry. 0, -EINVAL or -ENOMEM with err->why
+ * filled (err->where left empty, as above; err may be NULL). A failed
+ * parse leaves *ret_ep empty. */
 int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
-		    char *why, size_t why_len);
+		    struct rf_error *err);
 void endpoint__clear(struct rf_endpoint *ep);
 
 /* True for 169.254.0.0/16, fe80::/10 and fd00:ec2::254: addresses that

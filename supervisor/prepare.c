@@ -58,6 +58,7 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		      struct rf_landlock *ll, struct rf_seccomp *sc, struct rf_error *e)
 {
 	const struct rf_plan_install *in = &plan->install;
+	struct rf_error be = { 0 };   /* a backend's refusal, kept in the plan */
 	char why[700] = "";
 	int err;
 
@@ -65,10 +66,13 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 	if (!plan->ok)
 		return 0;
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
-		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, why, sizeof(why));
-		if (err == -EINVAL)
-			return rf_error_set(e, err, "policy", "%s", why);
+		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, &be);
+		if (err == -EINVAL) {
+			*e = be;
+			return rf_error_wrap(e, "policy");
+		}
 		if (err) {
+			rf_error_str(&be, why, sizeof(why));
 			plan__refuse(plan, in->seccomp_allowlist ? RF_CLASS_SYSCALLS : RF_CLASS_PROCESS,
 				     RF_WHY_SECCOMP_BUILD, err, why);
 			return 0;
@@ -84,7 +88,9 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			.approximate = p->approximate,
 		};
 
-		err = sandbox_landlock__build(p, &lo, ll, why, sizeof(why));
+		be = (struct rf_error){ 0 };
+		err = sandbox_landlock__build(p, &lo, ll, &be);
+		rf_error_str(&be, why, sizeof(why));
 		if (err == -EINVAL)
 			plan__refuse(plan, ll->refused_class, RF_WHY_LANDLOCK_ENTRY, 0, why);
 		else if (err)

@@ -51,7 +51,7 @@ extern char **environ;
 
 /* A socket on fd 0-2 was created outside the sandbox: the cgroup hooks
  * never see it, so it could reach any destination. Refuse it. */
-static int check_stdio(const struct rf_policy *p, char *why, size_t len)
+static int check_stdio(const struct rf_policy *p, struct rf_error *e)
 {
 	int fd;
 
@@ -66,14 +66,14 @@ static int check_stdio(const struct rf_policy *p, char *why, size_t len)
 		sl = sizeof(int);
 		getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl);
 		if ((dom == AF_INET || dom == AF_INET6) && p->net_connect != RF_CONFINE_UNRESTRICTED) {
-			snprintf(why, len, "fd %d is an inet socket made outside the sandbox: its "
-				 "traffic would bypass the network policy", fd);
-			return -EPERM;
+			return rf_error_set(e, -EPERM, "refused", "fd %d is an inet socket made "
+					    "outside the sandbox: its traffic would bypass the "
+					    "network policy", fd);
 		}
 		if (dom == AF_UNIX && type == SOCK_DGRAM && p->net_unix != RF_CONFINE_UNRESTRICTED) {
-			snprintf(why, len, "fd %d is a unix datagram socket made outside the "
-				 "sandbox: it could send to any unix address", fd);
-			return -EPERM;
+			return rf_error_set(e, -EPERM, "refused", "fd %d is a unix datagram socket "
+					    "made outside the sandbox: it could send to any unix "
+					    "address", fd);
 		}
 	}
 	return 0;
@@ -230,11 +230,8 @@ static void undo_policy(void *ctx)
 static int step_user(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
-	char why[1024] = "";
-	int err;
 
-	err = launch__resolve_user(r->o->user, &r->uid, &r->gid, why, sizeof(why));
-	return err ? rf_error_set(&e->e, err, "--user", "%s", why) : 0;
+	return launch__resolve_user(r->o->user, &r->uid, &r->gid, &e->e);
 }
 
 static void undo_plan(void *ctx)
@@ -305,15 +302,12 @@ static void undo_trace(void *ctx)
 static int step_admit(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
-	char why[1024] = "";
-	int err;
 
 	if (!r->sb.plan.ok) {
 		prepare__print_refusal(&r->sb.plan);  /* every reason, one a line */
 		return -EPERM;
 	}
-	err = check_stdio(r->sb.policy, why, sizeof(why));
-	return err ? rf_error_set(&e->e, err, "refused", "%s", why) : 0;
+	return check_stdio(r->sb.policy, &e->e);
 }
 
 static int step_env(void *ctx, struct rf_step_error *e)
@@ -348,22 +342,17 @@ static int step_netrules(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
-	char why[1024] = "";
 	int err;
 
 	if (sb->policy->net_connect == RF_CONFINE_ALLOWLIST) {
 		err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
-					&r->n_resolved, why, sizeof(why));
+					&r->n_resolved, &e->e);
+		if (!err)
+			err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries,
+					      &e->e);
 		if (err) {
 			undo_netrules(r);
-			return rf_error_set(&e->e, err, "refused", "%s", why);
-		}
-		err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries,
-				      why, sizeof(why));
-		if (err) {
-			undo_netrules(r);
-			return rf_error_set(&e->e, err, "refused", "network.connect: %s",
-					    err == -E2BIG ? why : strerror(-err));
+			return rf_error_wrap(&e->e, "refused");
 		}
 	}
 	trace__emit(sb->trace, "network.decision",

@@ -7,7 +7,7 @@
  * Conventions:
  *  - build() returns 0, -EINVAL (an entry or a missing right cannot be
  *    expressed exactly and the policy did not opt into the approximation;
- *    why names it), -EOPNOTSUPP (Landlock missing, or an ABI that cannot
+ *    err names it), -EOPNOTSUPP (Landlock missing, or an ABI that cannot
  *    confine what the policy confines, approximation or not) or another
  *    -errno from the kernel. On failure *ret is left empty (ruleset_fd -1).
  *  - ruleset_fd is -1 or >= 3, never 0..2: a zeroed struct (fd 0) is safe to
@@ -130,20 +130,6 @@ static uint64_t ll_fs_rights(int abi)
 	return r;
 }
 
-static void ll_why(char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void ll_why(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !why_len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
-
 static int ll_add_approx(struct rf_landlock *ll, const char *where, const char *what)
 {
 	struct rf_landlock_approx *v;
@@ -171,15 +157,19 @@ enum ll_inexact {
 
 static const struct {
 	const char *why;
+	const char *hint;
 	const char *what;
 } ll_inexact_text[] = {
-	[LL_MISSING] = { "does not exist; Landlock rules need paths that exist when the sandbox starts",
+	[LL_MISSING] = { "does not exist",
+			 "Landlock rules need paths that exist when the sandbox starts",
 			 "dropped: does not exist (Landlock needs existing paths)" },
-	[LL_SYMLINK] = { "is a symlink; Landlock would confine its target",
+	[LL_SYMLINK] = { "is a symlink", "Landlock would confine its target",
 			 "dropped: is a symlink (Landlock would confine its target)" },
-	[LL_IS_DIR] = { "is a directory; an exact entry must name a file (a subtree ends with '/')",
+	[LL_IS_DIR] = { "is a directory",
+			"an exact entry must name a file (a subtree ends with '/')",
 			"dropped: is a directory (exact entry)" },
-	[LL_NOT_DIR] = { "is not a directory; a subtree entry (ending with '/') must name a directory",
+	[LL_NOT_DIR] = { "is not a directory",
+			 "a subtree entry (ending with '/') must name a directory",
 			 "dropped: is not a directory (subtree entry)" },
 };
 
@@ -242,28 +232,27 @@ static int ll_add_path_fd(struct rf_landlock *ll, int fd, uint64_t access)
 }
 
 /* "/" gets every right of a class the policy leaves unrestricted. */
-static int ll_add_root(struct rf_landlock *ll, uint64_t access, char *why, size_t why_len)
+static int ll_add_root(struct rf_landlock *ll, uint64_t access, struct rf_error *err)
 {
 	int fd, r;
 
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		ll_why(why, why_len, "landlock: open \"/\": %s", strerror(-r));
-		return r;
+		return rf_error_set(err, r, "landlock", "open \"/\": %s", strerror(-r));
 	}
 	r = ll_add_path_fd(ll, fd, access);
 	close(fd);
 	if (r < 0)
-		ll_why(why, why_len, "landlock_add_rule \"/\": %s", strerror(-r));
+		rf_error_set(err, r, "landlock_add_rule \"/\"", "%s", strerror(-r));
 	return r;
 }
 
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
-		       uint64_t file_access, uint64_t dir_access, char *why, size_t why_len)
+		       uint64_t file_access, uint64_t dir_access, struct rf_error *err)
 {
-	char where[64];
+	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
 	size_t i;
 	int fd = -1, r;
 
@@ -271,32 +260,25 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 		const struct rf_path_rule *rule = &list->v[i];
 
 		snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
+		snprintf(entry, sizeof(entry), "%s \"%s\"", where, rule->path);
 		r = ll_open_entry(rule, &fd);
 		if (r > 0) {
 			if (!opts->approximate) {
-				ll_why(why, why_len, "%s \"%s\": %s (or set \"approximate\": true)",
-				       where, rule->path, ll_inexact_text[r].why);
-				return -EINVAL;
+				rf_error_set(err, -EINVAL, entry, "%s", ll_inexact_text[r].why);
+				return rf_error_hint(err, "%s (or set \"approximate\": true)",
+						     ll_inexact_text[r].hint);
 			}
 			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
-			if (r < 0) {
-				ll_why(why, why_len, "%s: out of memory", where);
-				return r;
-			}
+			if (r < 0)
+				return rf_error_set(err, r, where, "out of memory");
 			continue;
 		}
-		if (r < 0) {
-			ll_why(why, why_len, "%s \"%s\": cannot open: %s", where, rule->path,
-			       strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return rf_error_set(err, r, entry, "cannot open: %s", strerror(-r));
 		r = ll_add_path_fd(ll, fd, rule->subtree ? dir_access : file_access);
 		close(fd);
-		if (r < 0) {
-			ll_why(why, why_len, "%s \"%s\": landlock_add_rule: %s", where,
-			       rule->path, strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return rf_error_set(err, r, entry, "landlock_add_rule: %s", strerror(-r));
 	}
 	return 0;
 }
@@ -310,7 +292,7 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
  * gets a rule on "/" with all of its rights. A DENY_ALL class gets no rules.
  */
 static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
-		      struct rf_landlock *ll, char *why, size_t why_len)
+		      struct rf_landlock *ll, struct rf_error *err)
 {
 	bool files_free = policy->files == RF_CONFINE_UNRESTRICTED;
 	bool exec_free = policy->exec == RF_CONFINE_UNRESTRICTED;
@@ -320,10 +302,9 @@ static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_o
 	/* Unhandled TRUNCATE lets truncate() shorten any file the user may
 	 * write by DAC: broader than the policy, so no approximation. */
 	if (!files_free && opts->abi < 3) {
-		ll_why(why, why_len,
-		       "$.files: Landlock ABI %d cannot confine truncate(); files needs ABI 3+",
-		       opts->abi);
-		return -EOPNOTSUPP;
+		rf_error_set(err, -EOPNOTSUPP, "$.files",
+			     "Landlock ABI %d cannot confine truncate()", opts->abi);
+		return rf_error_hint(err, "files needs ABI 3+");
 	}
 	/* Without REFER, Landlock denies every cross-directory rename and
 	 * link (EXDEV): narrower than a writable area, so approximable. */
@@ -331,41 +312,38 @@ static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_o
 		const char *where = files_free ? "$.files" : "$.files.write";
 
 		if (!opts->approximate) {
-			ll_why(why, why_len,
-			       "%s: Landlock ABI %d cannot allow renames or links across directories "
-			       "(REFER needs ABI 2+) (or set \"approximate\": true)",
-			       where, opts->abi);
-			return -EINVAL;
+			return rf_error_set(err, -EINVAL, where,
+					    "Landlock ABI %d cannot allow renames or links across "
+					    "directories (REFER needs ABI 2+) (or set \"approximate\": "
+					    "true)", opts->abi);
 		}
 		if (ll_add_approx(ll, where,
 				  "narrowed: renames and links across directories fail with EXDEV "
-				  "(Landlock ABI 1 has no REFER right)") < 0) {
-			ll_why(why, why_len, "%s: out of memory", where);
-			return -ENOMEM;
-		}
+				  "(Landlock ABI 1 has no REFER right)") < 0)
+			return rf_error_set(err, -ENOMEM, where, "out of memory");
 	}
 	ll->handled_fs = ll_fs_rights(opts->abi);
 	return 0;
 }
 
 static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
-			   struct rf_landlock *ll, char *why, size_t why_len)
+			   struct rf_landlock *ll, struct rf_error *err)
 {
 	uint64_t all = ll->handled_fs;
 	int r;
 
 	if (policy->files == RF_CONFINE_UNRESTRICTED) {
-		r = ll_add_root(ll, all & ~LANDLOCK_ACCESS_FS_EXECUTE, why, why_len);
+		r = ll_add_root(ll, all & ~LANDLOCK_ACCESS_FS_EXECUTE, err);
 		if (r < 0)
 			return r;
 	} else if (policy->files == RF_CONFINE_ALLOWLIST) {
 		r = ll_add_list(ll, opts, &policy->files_read, "$.files.read",
-				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, why, why_len);
+				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, err);
 		if (r < 0)
 			return r;
 		r = ll_add_list(ll, opts, &policy->files_write, "$.files.write",
 				(LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_WRITE_DIR) & LL_FS_FILE,
-				LL_FS_READ_DIR | LL_FS_WRITE_DIR, why, why_len);
+				LL_FS_READ_DIR | LL_FS_WRITE_DIR, err);
 		if (r < 0)
 			return r;
 	}
@@ -374,13 +352,13 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 	 * (Landlock checks READ_FILE on execve too), and ld.so and script
 	 * interpreters read what they run. */
 	if (policy->exec == RF_CONFINE_UNRESTRICTED) {
-		r = ll_add_root(ll, LANDLOCK_ACCESS_FS_EXECUTE, why, why_len);
+		r = ll_add_root(ll, LANDLOCK_ACCESS_FS_EXECUTE, err);
 		if (r < 0)
 			return r;
 	} else if (policy->exec == RF_CONFINE_ALLOWLIST) {
 		uint64_t x = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
 
-		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, why, why_len);
+		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, err);
 		if (r < 0) {
 			ll->refused_class = RF_CLASS_EXEC;
 			return r;
@@ -392,7 +370,7 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 /* Landlock knows ports, not addresses: this is a second, port-only layer
  * under the cgroup programs. One rule per distinct port. */
 static int ll_add_net_rules(const struct rf_policy *policy, struct rf_landlock *ll,
-			    char *why, size_t why_len)
+			    struct rf_error *err)
 {
 	uint64_t *seen;
 	size_t i;
@@ -400,8 +378,7 @@ static int ll_add_net_rules(const struct rf_policy *policy, struct rf_landlock *
 
 	seen = calloc(65536 / 64, sizeof(*seen));
 	if (!seen) {
-		ll_why(why, why_len, "$.network.connect: out of memory");
-		return -ENOMEM;
+		return rf_error_set(err, -ENOMEM, "$.network.connect", "out of memory");
 	}
 	for (i = 0; i < policy->n_connect; i++) {
 		const struct rf_endpoint *ep = &policy->connect[i];
@@ -418,10 +395,13 @@ static int ll_add_net_rules(const struct rf_policy *policy, struct rf_landlock *
 			seen[port / 64] |= 1ULL << (port % 64);
 			if (syscall(__NR_landlock_add_rule, ll->ruleset_fd, LL_RULE_NET_PORT,
 				    &attr, 0) < 0) {
+				char where[64 + RF_DNS_NAME_MAX];
+
 				r = -errno;
-				ll_why(why, why_len,
-				       "$.network.connect[%zu] \"%s\": landlock_add_rule port %u: %s",
-				       i, ep->text, port, strerror(-r));
+				snprintf(where, sizeof(where), "$.network.connect[%zu] \"%s\"",
+					 i, ep->text);
+				rf_error_set(err, r, where, "landlock_add_rule port %u: %s", port,
+					     strerror(-r));
 				goto out;
 			}
 			ll->n_net_rules++;
@@ -445,15 +425,13 @@ void sandbox_landlock__free(struct rf_landlock *ll)
 
 int sandbox_landlock__build(const struct rf_policy *policy,
 			    const struct rf_landlock_opts *opts,
-			    struct rf_landlock *ret, char *why, size_t why_len)
+			    struct rf_landlock *ret, struct rf_error *err)
 {
 	struct ll_ruleset_attr attr = { 0 };
 	struct rf_landlock ll = { .ruleset_fd = -1, .refused_class = RF_CLASS_FILE };
 	enum rf_class refused;
 	int fd, r;
 
-	if (why && why_len)
-		why[0] = '\0';
 	if (!policy || !opts || !ret)
 		return -EINVAL;
 	*ret = ll;
@@ -461,11 +439,11 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 
 	if ((opts->fs || opts->net_connect || opts->scope_abstract_unix ||
 	     opts->scope_signal) && opts->abi < 1) {
-		ll_why(why, why_len, "Landlock is not available on this kernel");
-		return -EOPNOTSUPP;
+		return rf_error_set(err, -EOPNOTSUPP, NULL,
+				    "Landlock is not available on this kernel");
 	}
 	if (opts->fs) {
-		r = ll_plan_fs(policy, opts, &ll, why, why_len);
+		r = ll_plan_fs(policy, opts, &ll, err);
 		if (r < 0)
 			goto fail;
 	}
@@ -490,8 +468,8 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 	fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0) {
 		r = -errno;
-		ll_why(why, why_len, "landlock_create_ruleset (ABI %d): %s", opts->abi,
-		       strerror(-r));
+		rf_error_set(err, r, NULL, "landlock_create_ruleset (ABI %d): %s", opts->abi,
+			     strerror(-r));
 		goto fail;
 	}
 	/* Keep it off stdio (see the conventions above). */
@@ -501,7 +479,7 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 		r = -errno;
 		close(fd);
 		if (moved < 0) {
-			ll_why(why, why_len, "landlock: move ruleset fd: %s", strerror(-r));
+			rf_error_set(err, r, "landlock", "move ruleset fd: %s", strerror(-r));
 			goto fail;
 		}
 		fd = moved;
@@ -509,12 +487,12 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 	ll.ruleset_fd = fd;
 
 	if (ll.handled_fs) {
-		r = ll_add_fs_rules(policy, opts, &ll, why, why_len);
+		r = ll_add_fs_rules(policy, opts, &ll, err);
 		if (r < 0)
 			goto fail;
 	}
 	if (ll.handled_net) {
-		r = ll_add_net_rules(policy, &ll, why, why_len);
+		r = ll_add_net_rules(policy, &ll, err);
 		if (r < 0)
 			goto fail;
 	}

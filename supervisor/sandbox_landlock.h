@@ -37,7 +37,9 @@ struct rf_landlock {
 	size_t n_fs_rules, n_net_rules;
 	struct rf_landlock_approx *approx;
 	size_t n_approx;
-	enum rf_class refused_class; /* -EINVAL: the class of the entry (file or exec) */
+	enum rf_class refused_class; /* after a failed build (-EINVAL): the class
+				      * of the entry that failed, exec or file;
+				      * the rest of *ret is empty */
 };
 
 /*
@@ -46,15 +48,16 @@ struct rf_landlock {
  * files.write -> read + every write-class right the ABI has (WRITE_FILE,
  * REMOVE_*, MAKE_*, REFER, TRUNCATE, IOCTL_DEV); exec -> EXECUTE (+ READ_FILE
  * so the loader can map it). A "/x/" subtree entry must be an existing
- * directory, an exact entry an existing non-directory. -EINVAL with why
- * naming the entry ("$.files.write[1] \"/out/x\": does not exist; Landlock
- * rules need existing paths") when an entry cannot be expressed exactly and
- * opts->approximate is false; with it, the entry is handled as documented
- * and listed in ret->approx.
+ * directory, an exact entry an existing non-directory. -EINVAL with err
+ * naming the entry (where "$.files.write[1] \"/out/x\"", why "does not
+ * exist", hint "Landlock rules need ...") when an entry cannot be expressed
+ * exactly and opts->approximate is false, and ret->refused_class telling
+ * its class; with approximate, the entry is handled as documented and
+ * listed in ret->approx. Every other failure fills err too.
  */
 int sandbox_landlock__build(const struct rf_policy *policy,
 			    const struct rf_landlock_opts *opts,
-			    struct rf_landlock *ret, char *why, size_t why_len);
+			    struct rf_landlock *ret, struct rf_error *err);
 void sandbox_landlock__free(struct rf_landlock *ll);
 
 /* In the child after no_new_privs: landlock_restrict_self. Async-signal-safe. */

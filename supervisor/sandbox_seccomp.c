@@ -83,49 +83,21 @@ int sandbox_seccomp__resolve(const char *name)
 }
 
 static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, const char *name,
-		    unsigned n_cmp, const struct scmp_arg_cmp *cmp,
-		    char *why, size_t why_len)
+		    unsigned n_cmp, const struct scmp_arg_cmp *cmp, struct rf_error *err)
 {
 	int r;
 
 	r = seccomp_rule_add_exact_array(ctx, action, nr, n_cmp, cmp);
 	if (r < 0)
-		snprintf(why, why_len, "seccomp: adding the rule for %s: %s", name, strerror(-r));
+		rf_error_set(err, r, "seccomp", "adding the rule for %s: %s", name, strerror(-r));
 	return r;
 }
 
-/* The kernel takes ioctl's cmd as an unsigned int and drops the upper 32
- * bits of the register. A 64-bit compare against 0x5412 would let
- * 0x1_00005412 through and still reach TIOCSTI, so compare the low 32 bits
- * only: (arg & 0xffffffff) == cmd. */
-static int add_ioctl_rules(scmp_filter_ctx ctx, struct rule_count *c,
-			   char *why, size_t why_len)
-{
-	static const unsigned long long cmds[] = { TIOCSTI, TIOCLINUX };
-	int nr = seccomp_syscall_resolve_name("ioctl");
-	size_t i;
-	int r;
-
-	if (nr < 0)
-		return 0;
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		struct scmp_arg_cmp cmp = SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, cmds[i]);
-
-		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, "ioctl", 1, &cmp, why, why_len);
-		if (r < 0)
-			return r;
-		c->rules++;
-	}
-	c->syscalls++;
-	return 0;
-}
-
-/* One rule per namespace bit: (flags & bit) == bit. libseccomp has no
- * "masked not-equal", and rules on one syscall with one action are OR'ed.
- * For clone, CLONE_NEWTIME (0x80) lies in the exit-signal byte: that only
- * refuses exit signals >= 128, which are no valid signal anyway. */
-static int add_ns_flag_rules(scmp_filter_ctx ctx, const char *name, unsigned arg,
-			     struct rule_count *c, char *why, size_t why_len)
+/* n EPERM rules on one syscall, one comparison each (rules on one syscall
+ * with one action are OR'ed). Nothing when this architecture lacks it. */
+static int add_cmp_rules(scmp_filter_ctx ctx, const char *name,
+			 const struct scmp_arg_cmp *cmp, size_t n,
+			 struct rule_count *c, struct rf_error *err)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 	size_t i;
@@ -133,17 +105,44 @@ static int add_ns_flag_rules(scmp_filter_ctx ctx, const char *name, unsigned arg
 
 	if (nr < 0)
 		return 0;
-	for (i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
-		struct scmp_arg_cmp cmp = SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ,
-						     ns_flags[i], ns_flags[i]);
-
-		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, 1, &cmp, why, why_len);
+	for (i = 0; i < n; i++) {
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, 1, &cmp[i], err);
 		if (r < 0)
 			return r;
 		c->rules++;
 	}
 	c->syscalls++;
 	return 0;
+}
+
+/* The kernel takes ioctl's cmd as an unsigned int and drops the upper 32
+ * bits of the register. A 64-bit compare against 0x5412 would let
+ * 0x1_00005412 through and still reach TIOCSTI, so compare the low 32 bits
+ * only: (arg & 0xffffffff) == cmd. */
+static int add_ioctl_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	const struct scmp_arg_cmp cmp[] = {
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, TIOCSTI),
+		SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, TIOCLINUX),
+	};
+
+	return add_cmp_rules(ctx, "ioctl", cmp, sizeof(cmp) / sizeof(cmp[0]), c, err);
+}
+
+/* One rule per namespace bit: (flags & bit) == bit. libseccomp has no
+ * "masked not-equal", and rules on one syscall with one action are OR'ed.
+ * For clone, CLONE_NEWTIME (0x80) lies in the exit-signal byte: that only
+ * refuses exit signals >= 128, which are no valid signal anyway. */
+static int add_ns_flag_rules(scmp_filter_ctx ctx, const char *name, unsigned arg,
+			     struct rule_count *c, struct rf_error *err)
+{
+	struct scmp_arg_cmp cmp[sizeof(ns_flags) / sizeof(ns_flags[0])];
+	size_t i;
+
+	for (i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++)
+		cmp[i] = SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ,
+							  ns_flags[i], ns_flags[i]);
+	return add_cmp_rules(ctx, name, cmp, i, c, err);
 }
 
 /*
@@ -155,30 +154,21 @@ static int add_ns_flag_rules(scmp_filter_ctx ctx, const char *name, unsigned arg
  * clear bit i+1. 32 rules (bit i set, bit i+1 clear); none matches 0 or ~0.
  */
 static int add_personality_rules(scmp_filter_ctx ctx, struct rule_count *c,
-				 char *why, size_t why_len)
+				 struct rf_error *err)
 {
-	int nr = seccomp_syscall_resolve_name("personality");
+	struct scmp_arg_cmp cmp[32];
 	unsigned i;
-	int r;
 
-	if (nr < 0)
-		return 0;
 	for (i = 0; i < 32; i++) {
 		unsigned long long set = 1ULL << i, clear = 1ULL << ((i + 1) % 32);
-		struct scmp_arg_cmp cmp = SCMP_A0_64(SCMP_CMP_MASKED_EQ, set | clear, set);
 
-		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, "personality", 1, &cmp,
-			     why, why_len);
-		if (r < 0)
-			return r;
-		c->rules++;
+		cmp[i] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, set | clear, set);
 	}
-	c->syscalls++;
-	return 0;
+	return add_cmp_rules(ctx, "personality", cmp, 32, c, err);
 }
 
 static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
-			      char *why, size_t why_len)
+			      struct rf_error *err)
 {
 	size_t i;
 	int nr, r;
@@ -188,7 +178,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 		if (nr < 0)
 			continue;  /* not on this architecture */
 		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, boundary_eperm[i], 0, NULL,
-			     why, why_len);
+			     err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -198,7 +188,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	/* open_tree + mount_setattr in one call: the same mount family */
 	nr = seccomp_syscall_resolve_name("open_tree_attr");
 	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr >= 0 ? nr : RF_NR_OPEN_TREE_ATTR,
-		     "open_tree_attr", 0, NULL, why, why_len);
+		     "open_tree_attr", 0, NULL, err);
 	if (r < 0)
 		return r;
 	c->syscalls++;
@@ -208,40 +198,49 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	 * fall back to clone, whose flags are checked below. */
 	nr = seccomp_syscall_resolve_name("clone3");
 	if (nr >= 0) {
-		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, why, why_len);
+		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
 		c->rules++;
 	}
-	r = add_ns_flag_rules(ctx, "clone", RF_CLONE_FLAGS_ARG, c, why, why_len);
+	r = add_ns_flag_rules(ctx, "clone", RF_CLONE_FLAGS_ARG, c, err);
 	if (r < 0)
 		return r;
-	r = add_ns_flag_rules(ctx, "unshare", 0, c, why, why_len);
+	r = add_ns_flag_rules(ctx, "unshare", 0, c, err);
 	if (r < 0)
 		return r;
-	r = add_personality_rules(ctx, c, why, why_len);
+	r = add_personality_rules(ctx, c, err);
 	if (r < 0)
 		return r;
-	return add_ioctl_rules(ctx, c, why, why_len);
+	return add_ioctl_rules(ctx, c, err);
+}
+
+/* $.syscalls.allow[i] as a number, or -EINVAL naming the entry. */
+static int resolve_listed(const struct rf_syscalls *sc, size_t i, struct rf_error *err)
+{
+	char where[64];
+	int nr = sandbox_seccomp__resolve(sc->allow[i]);
+
+	if (nr >= 0)
+		return nr;
+	snprintf(where, sizeof(where), "$.syscalls.allow[%zu]", i);
+	return rf_error_set(err, -EINVAL, where, "unknown syscall \"%s\" on this architecture",
+			    sc->allow[i]);
 }
 
 /* Allow each listed name; the rest EPERM. */
 static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc,
-			       struct rule_count *c, char *why, size_t why_len)
+			       struct rule_count *c, struct rf_error *err)
 {
 	bool execve_listed = false, clone3_listed = false;
 	size_t i, j;
 	int nr, r;
 
 	for (i = 0; i < sc->n_allow; i++) {
-		nr = sandbox_seccomp__resolve(sc->allow[i]);
-		if (nr < 0) {
-			snprintf(why, why_len,
-				 "$.syscalls.allow[%zu]: unknown syscall \"%s\" on this architecture",
-				 i, sc->allow[i]);
-			return -EINVAL;
-		}
+		nr = resolve_listed(sc, i, err);
+		if (nr < 0)
+			return nr;
 		execve_listed |= !strcmp(sc->allow[i], "execve");
 		clone3_listed |= !strcmp(sc->allow[i], "clone3");
 		for (j = 0; j < i; j++)
@@ -249,7 +248,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 				break;
 		if (j < i)
 			continue;  /* listed twice: one rule */
-		r = add_rule(ctx, SCMP_ACT_ALLOW, nr, sc->allow[i], 0, NULL, why, why_len);
+		r = add_rule(ctx, SCMP_ACT_ALLOW, nr, sc->allow[i], 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -258,7 +257,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 	/* the launcher execs the command after installing the filter */
 	if (!execve_listed) {
 		r = add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(execve), "execve", 0, NULL,
-			     why, why_len);
+			     err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -277,7 +276,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 		if (j < sc->n_allow)
 			continue;
 		r = add_rule(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(name), name, 0,
-			     NULL, why, why_len);
+			     NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -289,7 +288,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 	 * the newest filter's answer among equal actions. */
 	nr = seccomp_syscall_resolve_name("clone3");
 	if (!clone3_listed && nr >= 0) {
-		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, why, why_len);
+		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->rules++;
@@ -301,7 +300,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 /* Export through a memfd (2.5.4 has no in-memory export) into a malloc'd
  * array the child can hand to the kernel without allocating. */
 static int export_filter(scmp_filter_ctx ctx, struct rf_seccomp_filter *ret,
-			 char *why, size_t why_len)
+			 struct rf_error *err)
 {
 	struct sock_filter *insns = NULL;
 	struct stat st;
@@ -312,31 +311,31 @@ static int export_filter(scmp_filter_ctx ctx, struct rf_seccomp_filter *ret,
 	fd = memfd_create("ringfence-seccomp", MFD_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(why, why_len, "seccomp: memfd_create: %s", strerror(-r));
+		rf_error_set(err, r, "seccomp", "memfd_create: %s", strerror(-r));
 		return r;
 	}
 	r = seccomp_export_bpf(ctx, fd);
 	if (r < 0) {
-		snprintf(why, why_len, "seccomp: exporting the filter: %s", strerror(-r));
+		rf_error_set(err, r, "seccomp", "exporting the filter: %s", strerror(-r));
 		goto out;
 	}
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
-		snprintf(why, why_len, "seccomp: fstat of the exported filter: %s", strerror(-r));
+		rf_error_set(err, r, "seccomp", "fstat of the exported filter: %s", strerror(-r));
 		goto out;
 	}
 	size = (size_t)st.st_size;
 	if (size == 0 || size % sizeof(struct sock_filter) ||
 	    size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
 		r = -E2BIG;
-		snprintf(why, why_len, "seccomp: exported filter of %zu bytes is not 1..%d instructions",
+		rf_error_set(err, r, "seccomp", "exported filter of %zu bytes is not 1..%d instructions",
 			 size, BPF_MAXINSNS);
 		goto out;
 	}
 	insns = malloc(size);
 	if (!insns) {
 		r = -ENOMEM;
-		snprintf(why, why_len, "seccomp: out of memory");
+		rf_error_set(err, r, "seccomp", "out of memory");
 		goto out;
 	}
 	while (done < size) {
@@ -345,7 +344,7 @@ static int export_filter(scmp_filter_ctx ctx, struct rf_seccomp_filter *ret,
 			continue;
 		if (n <= 0) {
 			r = n < 0 ? -errno : -EIO;
-			snprintf(why, why_len, "seccomp: reading the exported filter: %s",
+			rf_error_set(err, r, "seccomp", "reading the exported filter: %s",
 				 strerror(-r));
 			goto out;
 		}
@@ -364,21 +363,20 @@ out:
 /* Native architecture only: seccomp_init() adds just that one, so i386
  * (int 0x80, AUDIT_ARCH_I386) fails the arch check; on x86-64 libseccomp
  * also sends x32 numbers (>= __X32_SYSCALL_BIT) to the bad-arch action. */
-static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, char *why, size_t why_len)
+static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, struct rf_error *err)
 {
 	scmp_filter_ctx ctx;
 	int r;
 
 	ctx = seccomp_init(def_action);
 	if (!ctx) {
-		snprintf(why, why_len, "seccomp: seccomp_init failed");
-		return -ENOMEM;
+		return rf_error_set(err, -ENOMEM, "seccomp", "seccomp_init failed");
 	}
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (r >= 0)
 		r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 	if (r < 0) {
-		snprintf(why, why_len, "seccomp: setting filter attributes: %s", strerror(-r));
+		rf_error_set(err, r, "seccomp", "setting filter attributes: %s", strerror(-r));
 		seccomp_release(ctx);
 		return r;
 	}
@@ -387,7 +385,7 @@ static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, char *why, size_t 
 }
 
 int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
-			   struct rf_seccomp *ret, char *why, size_t why_len)
+			   struct rf_seccomp *ret, struct rf_error *err)
 {
 	struct rule_count bc = { 0 }, ac = { 0 };
 	scmp_filter_ctx ctx = NULL;
@@ -396,31 +394,25 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if (why_len)
-		why[0] = '\0';
 
 	/* "alert" profiles are detection (ringfence-monitor): no filter here,
 	 * but their names are still checked, since they are resolved at plan
 	 * time either way. */
 	if (allowlist && policy->syscalls.on_violation != RF_VIOLATION_DENY) {
 		for (size_t i = 0; i < policy->syscalls.n_allow; i++)
-			if (sandbox_seccomp__resolve(policy->syscalls.allow[i]) < 0) {
-				snprintf(why, why_len, "$.syscalls.allow[%zu]: unknown syscall "
-					 "\"%s\" on this architecture", i,
-					 policy->syscalls.allow[i]);
+			if (resolve_listed(&policy->syscalls, i, err) < 0)
 				return -EINVAL;
-			}
 		allowlist = false;
 	}
 
 	if (boundary) {
-		r = new_ctx(SCMP_ACT_ALLOW, &ctx, why, why_len);
+		r = new_ctx(SCMP_ACT_ALLOW, &ctx, err);
 		if (r < 0)
 			goto out;
-		r = add_boundary_rules(ctx, &bc, why, why_len);
+		r = add_boundary_rules(ctx, &bc, err);
 		if (r < 0)
 			goto out;
-		r = export_filter(ctx, &ret->boundary, why, why_len);
+		r = export_filter(ctx, &ret->boundary, err);
 		if (r < 0)
 			goto out;
 		seccomp_release(ctx);
@@ -428,13 +420,13 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 	}
 
 	if (allowlist) {
-		r = new_ctx(SCMP_ACT_ERRNO(EPERM), &ctx, why, why_len);
+		r = new_ctx(SCMP_ACT_ERRNO(EPERM), &ctx, err);
 		if (r < 0)
 			goto out;
-		r = add_allowlist_rules(ctx, &policy->syscalls, &ac, why, why_len);
+		r = add_allowlist_rules(ctx, &policy->syscalls, &ac, err);
 		if (r < 0)
 			goto out;
-		r = export_filter(ctx, &ret->allowlist, why, why_len);
+		r = export_filter(ctx, &ret->allowlist, err);
 		if (r < 0)
 			goto out;
 	}

@@ -28,11 +28,12 @@ struct rf_seccomp {
  * userfaultfd, io_uring_*, personality changes, TIOCSTI/TIOCLINUX ioctls;
  * any architecture but the native one is refused. policy->syscalls (when
  * present, on_violation "deny") becomes an allowlist with EPERM for the rest.
- * -EINVAL with why naming the entry ("$.syscalls.allow[3]: unknown syscall
- * \"foo\"") for a name this architecture does not have.
+ * -EINVAL with err naming the entry (where "$.syscalls.allow[3]", why
+ * "unknown syscall \"foo\" ...") for a name this architecture does not
+ * have; any other failure fills err too (where "seccomp").
  */
 int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
-			   struct rf_seccomp *ret, char *why, size_t why_len);
+			   struct rf_seccomp *ret, struct rf_error *err);
 void sandbox_seccomp__free(struct rf_seccomp *f);
 
 /* In the child, after no_new_privs, as the last step before execve:

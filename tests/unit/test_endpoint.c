@@ -74,12 +74,12 @@ static void test_endpoint_parses_valid_entries(void **state)
 		const struct valid_case *c = &valid_cases[i];
 		struct rf_endpoint ep;
 		uint8_t want[16] = {};
-		char why[256] = "";
+		struct rf_error e = { 0 };
 		int r;
 
-		r = endpoint__parse(c->text, &ep, why, sizeof(why));
+		r = endpoint__parse(c->text, &ep, &e);
 		if (r != 0)
-			print_error("case %zu \"%s\": %s\n", i, c->text, why);
+			print_error("case %zu \"%s\": %s\n", i, c->text, e.why);
 		assert_int_equal(r, 0);
 		assert_string_equal(ep.text, c->text);
 		assert_int_equal(ep.kind, c->kind);
@@ -204,15 +204,16 @@ static void test_endpoint_rejects_invalid_entries_with_reason(void **state)
 	for (i = 0; i < sizeof(invalid_cases) / sizeof(invalid_cases[0]); i++) {
 		const struct invalid_case *c = &invalid_cases[i];
 		struct rf_endpoint ep;
-		char why[256] = "";
+		struct rf_error e = { 0 };
 		int r;
 
-		r = endpoint__parse(c->text, &ep, why, sizeof(why));
-		if (r != -EINVAL || !strstr(why, c->why))
+		r = endpoint__parse(c->text, &ep, &e);
+		if (r != -EINVAL || !strstr(e.why, c->why))
 			print_error("case %zu \"%s\": r=%d why=\"%s\", want \"%s\"\n",
-				    i, c->text, r, why, c->why);
+				    i, c->text, r, e.why, c->why);
 		assert_int_equal(r, -EINVAL);
-		assert_non_null(strstr(why, c->why));
+		assert_int_equal(e.err, -EINVAL);
+		assert_non_null(strstr(e.why, c->why));
 		/* A failed parse leaves nothing to free. */
 		assert_null(ep.text);
 	}
@@ -221,7 +222,8 @@ static void test_endpoint_rejects_invalid_entries_with_reason(void **state)
 /* Names of exactly 253 bytes pass; 254 fail, trailing dot excluded. */
 static void test_endpoint_dns_name_length_limit(void **state)
 {
-	char name[300], text[320], why[256];
+	char name[300], text[320];
+	struct rf_error e = { 0 };
 	struct rf_endpoint ep;
 	size_t i;
 
@@ -232,36 +234,38 @@ static void test_endpoint_dns_name_length_limit(void **state)
 		name[i] = '.';
 	name[253] = '\0';
 	snprintf(text, sizeof(text), "%s:443", name);
-	assert_int_equal(endpoint__parse(text, &ep, why, sizeof(why)), 0);
+	assert_int_equal(endpoint__parse(text, &ep, &e), 0);
 	assert_int_equal(strlen(ep.name), 253);
 	endpoint__clear(&ep);
 
 	snprintf(text, sizeof(text), "%s.:443", name);
-	assert_int_equal(endpoint__parse(text, &ep, why, sizeof(why)), 0);
+	assert_int_equal(endpoint__parse(text, &ep, &e), 0);
 	assert_string_equal(ep.name, name);
 	endpoint__clear(&ep);
 
 	snprintf(text, sizeof(text), "%sa:443", name);
-	assert_int_equal(endpoint__parse(text, &ep, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "DNS name longer than 253 bytes"));
+	assert_int_equal(endpoint__parse(text, &ep, &e), -EINVAL);
+	assert_non_null(strstr(e.why, "DNS name longer than 253 bytes"));
 
 	memset(text, 'a', 300);
 	strcpy(text + 300, ":443");
-	assert_int_equal(endpoint__parse(text, &ep, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "DNS name longer than 253 bytes"));
+	assert_int_equal(endpoint__parse(text, &ep, &e), -EINVAL);
+	assert_non_null(strstr(e.why, "DNS name longer than 253 bytes"));
 }
 
 static void test_endpoint_null_text_and_small_why_buffer(void **state)
 {
 	struct rf_endpoint ep;
-	char why[8];
+	struct rf_error e = { 0 };
 
 	(void)state;
-	assert_int_equal(endpoint__parse(NULL, &ep, why, sizeof(why)), -EINVAL);
-	/* The reason is truncated, never overflowed. */
-	assert_int_equal(endpoint__parse("*:80", &ep, why, sizeof(why)), -EINVAL);
-	assert_int_equal(strlen(why), sizeof(why) - 1);
-	assert_int_equal(endpoint__parse("*:80", &ep, NULL, 0), -EINVAL);
+	assert_int_equal(endpoint__parse(NULL, &ep, &e), -EINVAL);
+	/* The reason is filled; where is left to the caller (it knows the
+	 * JSON path). */
+	assert_int_equal(endpoint__parse("*:80", &ep, &e), -EINVAL);
+	assert_string_equal(e.why, "wildcards are not allowed");
+	assert_string_equal(e.where, "");
+	assert_int_equal(endpoint__parse("*:80", &ep, NULL), -EINVAL);
 	endpoint__clear(NULL);
 }
 
@@ -317,17 +321,16 @@ static void test_endpoint_is_sensitive(void **state)
 static void test_endpoint_sensitive_hosts_parse_and_normalise(void **state)
 {
 	struct rf_endpoint ep;
-	char why[256];
+	struct rf_error e = { 0 };
 
 	(void)state;
-	assert_int_equal(endpoint__parse("[::ffff:169.254.169.254]:80", &ep, why,
-					 sizeof(why)), 0);
+	assert_int_equal(endpoint__parse("[::ffff:169.254.169.254]:80", &ep, &e), 0);
 	assert_int_equal(ep.family, AF_INET);
 	assert_true(endpoint__is_sensitive(ep.family, ep.addr));
 	assert_false(ep.cidr);
 	endpoint__clear(&ep);
 
-	assert_int_equal(endpoint__parse("169.254.0.0/16:80", &ep, why, sizeof(why)), 0);
+	assert_int_equal(endpoint__parse("169.254.0.0/16:80", &ep, &e), 0);
 	assert_true(endpoint__is_sensitive(ep.family, ep.addr));
 	assert_true(ep.cidr);
 	endpoint__clear(&ep);

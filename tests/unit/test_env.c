@@ -252,74 +252,74 @@ static void test_get(void **state)
 
 static void test_resolve_user_names(void **state)
 {
-	char why[256] = "";
+	struct rf_error e = { 0 };
 	uid_t u = 7;
 	gid_t g = 7;
 
 	(void)state;
-	assert_int_equal(launch__resolve_user("root", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("root", &u, &g, &e), 0);
 	assert_int_equal(u, 0);
 	assert_int_equal(g, 0);
 
 	u = g = 7;
-	assert_int_equal(launch__resolve_user("0", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("0", &u, &g, &e), 0);
 	assert_int_equal(u, 0);
 	assert_int_equal(g, 0);
 
 	u = g = 7;
-	assert_int_equal(launch__resolve_user("0:0", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("0:0", &u, &g, &e), 0);
 	assert_int_equal(u, 0);
 	assert_int_equal(g, 0);
 
-	assert_int_equal(launch__resolve_user("root:root", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("root:root", &u, &g, &e), 0);
 	assert_int_equal(u, 0);
 	assert_int_equal(g, 0);
 
 	/* a user with a group override */
-	assert_int_equal(launch__resolve_user("root:65534", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("root:65534", &u, &g, &e), 0);
 	assert_int_equal(u, 0);
 	assert_int_equal(g, 65534);
 
 	/* a uid without a passwd entry: its gid is the same number */
-	assert_int_equal(launch__resolve_user("4000123", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("4000123", &u, &g, &e), 0);
 	assert_int_equal(u, 4000123);
 	assert_int_equal(g, 4000123);
-	assert_int_equal(launch__resolve_user("4000123:77", &u, &g, why, sizeof(why)), 0);
+	assert_int_equal(launch__resolve_user("4000123:77", &u, &g, &e), 0);
 	assert_int_equal(u, 4000123);
 	assert_int_equal(g, 77);
 }
 
 static void test_resolve_user_errors(void **state)
 {
-	char why[256];
+	struct rf_error e = { 0 };
 	uid_t u = 7;
 	gid_t g = 7;
 
 	(void)state;
-	why[0] = '\0';
-	assert_int_equal(launch__resolve_user("no-such-user-rf", &u, &g, why, sizeof(why)),
+	e = (struct rf_error){ 0 };
+	assert_int_equal(launch__resolve_user("no-such-user-rf", &u, &g, &e),
 			 -EINVAL);
-	assert_string_equal(why, "unknown user \"no-such-user-rf\"");
+	assert_string_equal(e.why, "unknown user \"no-such-user-rf\"");
 	/* outputs untouched on failure */
 	assert_int_equal(u, 7);
 	assert_int_equal(g, 7);
 
-	why[0] = '\0';
-	assert_int_equal(launch__resolve_user("root:no-such-group-rf", &u, &g, why, sizeof(why)),
+	e = (struct rf_error){ 0 };
+	assert_int_equal(launch__resolve_user("root:no-such-group-rf", &u, &g, &e),
 			 -EINVAL);
-	assert_string_equal(why, "unknown group \"no-such-group-rf\"");
+	assert_string_equal(e.why, "unknown group \"no-such-group-rf\"");
 
-	assert_int_equal(launch__resolve_user("", &u, &g, why, sizeof(why)), -EINVAL);
-	assert_int_equal(launch__resolve_user(":0", &u, &g, why, sizeof(why)), -EINVAL);
-	assert_int_equal(launch__resolve_user("0:", &u, &g, why, sizeof(why)), -EINVAL);
+	assert_int_equal(launch__resolve_user("", &u, &g, &e), -EINVAL);
+	assert_int_equal(launch__resolve_user(":0", &u, &g, &e), -EINVAL);
+	assert_int_equal(launch__resolve_user("0:", &u, &g, &e), -EINVAL);
 	/* (uid_t)-1 means "unchanged" to setresuid: never a user */
-	assert_int_equal(launch__resolve_user("4294967295", &u, &g, why, sizeof(why)), -EINVAL);
-	assert_int_equal(launch__resolve_user("0:4294967295", &u, &g, why, sizeof(why)), -EINVAL);
-	assert_int_equal(launch__resolve_user("99999999999", &u, &g, why, sizeof(why)), -EINVAL);
-	assert_int_equal(launch__resolve_user("-1", &u, &g, why, sizeof(why)), -EINVAL);
+	assert_int_equal(launch__resolve_user("4294967295", &u, &g, &e), -EINVAL);
+	assert_int_equal(launch__resolve_user("0:4294967295", &u, &g, &e), -EINVAL);
+	assert_int_equal(launch__resolve_user("99999999999", &u, &g, &e), -EINVAL);
+	assert_int_equal(launch__resolve_user("-1", &u, &g, &e), -EINVAL);
 	assert_int_equal(u, 7);
-	/* why is optional */
-	assert_int_equal(launch__resolve_user("no-such-user-rf", &u, &g, NULL, 0), -EINVAL);
+	/* err is optional */
+	assert_int_equal(launch__resolve_user("no-such-user-rf", &u, &g, NULL), -EINVAL);
 }
 
 static void test_resolve_user_invoker(void **state)
@@ -330,24 +330,24 @@ static void test_resolve_user_invoker(void **state)
 	(void)state;
 	setenv("SUDO_UID", "1234", 1);
 	setenv("SUDO_GID", "5678", 1);
-	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL, 0), 0);
+	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL), 0);
 	assert_int_equal(u, 1234);
 	assert_int_equal(g, 5678);
 
 	/* both are needed, and numeric */
 	unsetenv("SUDO_GID");
-	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL, 0), 0);
+	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL), 0);
 	assert_int_equal(u, getuid());
 	assert_int_equal(g, getgid());
 
 	setenv("SUDO_GID", "wheel", 1);
-	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL, 0), 0);
+	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL), 0);
 	assert_int_equal(u, getuid());
 	assert_int_equal(g, getgid());
 
 	unsetenv("SUDO_UID");
 	unsetenv("SUDO_GID");
-	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL, 0), 0);
+	assert_int_equal(launch__resolve_user(NULL, &u, &g, NULL), 0);
 	assert_int_equal(u, getuid());
 	assert_int_equal(g, getgid());
 }

@@ -177,7 +177,12 @@ static int build(const char *tmpl, const struct rf_landlock_opts *opts,
 		print_error("policy: %s: %s\n", err.where, err.why);
 	assert_int_equal(r, 0);
 	free(json);
-	r = sandbox_landlock__build(p, opts, ll, why, why_len);
+	/* rendered as the plan shows it: "where: why[; hint]" */
+	err = (struct rf_error){ 0 };
+	r = sandbox_landlock__build(p, opts, ll, &err);
+	rf_error_str(&err, why, why_len);
+	if (r < 0)
+		assert_int_equal(err.err, r);
 	policy__free(p);
 	return r;
 }

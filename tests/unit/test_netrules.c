@@ -49,10 +49,10 @@ static void netrules_merges_overlapping_and_adjacent_ranges(void **state)
 	};
 	struct rf_net_entry *e = NULL;
 	size_t n = 0;
-	char why[256];
+	struct rf_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(netrules__build(r, 4, &e, &n, why, sizeof(why)), 0);
+	assert_int_equal(netrules__build(r, 4, &e, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(e[0].ports.n, 2);
 	assert_int_equal(e[0].ports.r[0].lo, 80);
@@ -73,10 +73,10 @@ static void netrules_longer_prefix_inherits_covering_ports(void **state)
 	const struct rf_net_entry *x;
 	struct rf_net_entry *e = NULL;
 	size_t n = 0;
-	char why[256];
+	struct rf_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(netrules__build(r, 4, &e, &n, why, sizeof(why)), 0);
+	assert_int_equal(netrules__build(r, 4, &e, &n, &err), 0);
 	assert_int_equal(n, 4);
 	x = find(e, n, "10.1.0.0", 16);
 	assert_non_null(x);
@@ -104,10 +104,10 @@ static void netrules_metadata_host_does_not_inherit_cidr_ports(void **state)
 	const struct rf_net_entry *x;
 	struct rf_net_entry *e = NULL;
 	size_t n = 0;
-	char why[256];
+	struct rf_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(netrules__build(r, 5, &e, &n, why, sizeof(why)), 0);
+	assert_int_equal(netrules__build(r, 5, &e, &n, &err), 0);
 	x = find(e, n, "169.254.169.254", 32);
 	assert_non_null(x);
 	assert_int_equal(x->ports.n, 1);
@@ -126,10 +126,10 @@ static void netrules_families_do_not_mix(void **state)
 	const struct rf_net_entry *x;
 	struct rf_net_entry *e = NULL;
 	size_t n = 0;
-	char why[256];
+	struct rf_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(netrules__build(r, 2, &e, &n, why, sizeof(why)), 0);
+	assert_int_equal(netrules__build(r, 2, &e, &n, &err), 0);
 	x = find(e, n, "::1", 128);
 	assert_int_equal(x->ports.n, 1);
 	assert_int_equal(x->ports.r[0].lo, 443);
@@ -141,14 +141,15 @@ static void netrules_too_many_ranges_is_refused(void **state)
 	struct rf_addr_rule r[RF_MAX_PORT_RANGES + 1];
 	struct rf_net_entry *e = NULL;
 	size_t n = 0, i;
-	char why[256] = "";
+	struct rf_error err = { 0 };
 
 	(void)state;
 	for (i = 0; i <= RF_MAX_PORT_RANGES; i++)
 		r[i] = rule("10.0.0.1", 32, (int)(1000 + 2 * i), (int)(1000 + 2 * i));
-	assert_int_equal(netrules__build(r, RF_MAX_PORT_RANGES + 1, &e, &n, why, sizeof(why)),
+	assert_int_equal(netrules__build(r, RF_MAX_PORT_RANGES + 1, &e, &n, &err),
 			 -E2BIG);
-	assert_non_null(strstr(why, "10.0.0.1/32"));
+	assert_non_null(strstr(err.why, "10.0.0.1/32"));
+	assert_string_equal(err.where, "network.connect");
 	assert_null(e);
 }
 
@@ -156,10 +157,10 @@ static void netrules_empty_policy_builds_nothing(void **state)
 {
 	struct rf_net_entry *e = NULL;
 	size_t n = 7;
-	char why[64];
+	struct rf_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(netrules__build(NULL, 0, &e, &n, why, sizeof(why)), 0);
+	assert_int_equal(netrules__build(NULL, 0, &e, &n, &err), 0);
 	assert_int_equal(n, 0);
 	free(e);
 }

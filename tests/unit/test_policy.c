@@ -615,15 +615,16 @@ static void test_check_path_rules(void **state)
 		{ "/a*", "path must not contain wildcards" },
 		{ "/a/?", "path must not contain wildcards" },
 	};
-	char why[128];
+	struct rf_error e = { 0 };
+	const char *why = e.why;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int r;
 
-		why[0] = '\0';
-		r = policy__check_path(cases[i].path, why, sizeof(why));
+		e = (struct rf_error){ 0 };
+		r = policy__check_path(cases[i].path, &e);
 		if ((r == 0) != !cases[i].why || (cases[i].why && !strstr(why, cases[i].why)))
 			print_error("case %zu \"%s\": r=%d why=\"%s\"\n", i, cases[i].path, r, why);
 		if (!cases[i].why) {
@@ -633,23 +634,25 @@ static void test_check_path_rules(void **state)
 			assert_non_null(strstr(why, cases[i].why));
 		}
 	}
-	assert_int_equal(policy__check_path(NULL, why, sizeof(why)), -EINVAL);
-	assert_int_equal(policy__check_path("rel", NULL, 0), -EINVAL);
+	assert_int_equal(policy__check_path(NULL, &e), -EINVAL);
+	assert_int_equal(policy__check_path("rel", NULL), -EINVAL);
 }
 
 static void test_check_path_length_limit(void **state)
 {
-	char path[300], why[128];
+	char path[300];
+	struct rf_error e = { 0 };
 
 	(void)state;
 	path[0] = '/';
 	memset(path + 1, 'p', 254);
 	path[255] = '\0';
-	assert_int_equal(policy__check_path(path, why, sizeof(why)), 0);
+	assert_int_equal(policy__check_path(path, &e), 0);
 	path[255] = 'p';
 	path[256] = '\0';
-	assert_int_equal(policy__check_path(path, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "path must be at most 255 bytes");
+	assert_int_equal(policy__check_path(path, &e), -EINVAL);
+	assert_string_equal(e.why, "path must be at most 255 bytes");
+	assert_string_equal(e.where, "");
 }
 
 static void test_string_over_1mib_is_refused(void **state)

@@ -446,12 +446,25 @@ static uint32_t bpf_answer(const struct rf_seccomp_filter *f, uint32_t arch, int
 
 /* ---- fixtures ---- */
 
+/* sandbox_seccomp__build with the error rendered as it is printed. */
+static int sc_build(const struct rf_policy *p, bool boundary, struct rf_seccomp *f,
+		    char *why, size_t why_len)
+{
+	struct rf_error e = { 0 };
+	int r = sandbox_seccomp__build(p, boundary, f, &e);
+
+	rf_error_str(&e, why, why_len);
+	if (r < 0)
+		assert_int_equal(e.err, r);
+	return r;
+}
+
 static struct rf_seccomp build_boundary(void)
 {
 	struct rf_seccomp f;
 	char why[256];
 
-	assert_int_equal(sandbox_seccomp__build(NULL, true, &f, why, sizeof(why)), 0);
+	assert_int_equal(sc_build(NULL, true, &f, why, sizeof(why)), 0);
 	assert_true(f.boundary.len > 0);
 	assert_int_equal(f.allowlist.len, 0);
 	return f;
@@ -480,7 +493,7 @@ static struct rf_seccomp build_policy(const char *syscalls_json, bool boundary)
 
 	snprintf(json, sizeof(json), POLICY_HEAD "\"syscalls\":%s}", syscalls_json);
 	p = load(json);
-	r = sandbox_seccomp__build(p, boundary, &f, why, sizeof(why));
+	r = sc_build(p, boundary, &f, why, sizeof(why));
 	policy__free(p);
 	if (r != 0)
 		fail_msg("build: %d: %s", r, why);
@@ -842,7 +855,7 @@ static void allowlist_unknown_name_is_einval_naming_the_entry(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(sandbox_seccomp__build(p, true, &f, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sc_build(p, true, &f, why, sizeof(why)), -EINVAL);
 	assert_string_equal(why,
 		"$.syscalls.allow[1]: unknown syscall \"nosuchcall\" on this architecture");
 	assert_null(f.boundary.insns);
@@ -861,7 +874,7 @@ static void allowlist_name_of_another_architecture_is_einval(void **state)
 
 	(void)state;
 #if defined(__x86_64__)
-	assert_int_equal(sandbox_seccomp__build(p, false, &f, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sc_build(p, false, &f, why, sizeof(why)), -EINVAL);
 	assert_string_equal(why,
 		"$.syscalls.allow[0]: unknown syscall \"socketcall\" on this architecture");
 #else
@@ -883,11 +896,11 @@ static void allowlist_on_violation_alert_builds_no_allowlist(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(sandbox_seccomp__build(p, true, &f, why, sizeof(why)), 0);
+	assert_int_equal(sc_build(p, true, &f, why, sizeof(why)), 0);
 	assert_int_equal(f.allowlist.len, 0);
 	assert_true(f.boundary.len > 0);
 	sandbox_seccomp__free(&f);
-	assert_int_equal(sandbox_seccomp__build(bad, true, &f, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sc_build(bad, true, &f, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "$.syscalls.allow[0]"));
 	policy__free(p);
 	policy__free(bad);
@@ -907,7 +920,7 @@ static void allowlist_duplicate_names_are_one_rule(void **state)
 	p.syscalls.present = true;
 	p.syscalls.allow = names;
 	p.syscalls.n_allow = 5;
-	assert_int_equal(sandbox_seccomp__build(&p, false, &f, why, sizeof(why)), 0);
+	assert_int_equal(sc_build(&p, false, &f, why, sizeof(why)), 0);
 	/* write, exit_group, getpid; execve and exit added */
 	assert_non_null(strstr(f.summary, "5 syscalls allowed"));
 	expect_result(&f, "getpid", p_getpid, 0, 0);
@@ -948,7 +961,7 @@ static void no_filters_requested_builds_nothing_and_installs_nothing(void **stat
 	char why[256];
 
 	(void)state;
-	assert_int_equal(sandbox_seccomp__build(p, false, &f, why, sizeof(why)), 0);
+	assert_int_equal(sc_build(p, false, &f, why, sizeof(why)), 0);
 	assert_int_equal(f.boundary.len, 0);
 	assert_int_equal(f.allowlist.len, 0);
 	expect_result(&f, "PR_GET_SECCOMP after an empty install", p_seccomp_mode, 0, 0);
