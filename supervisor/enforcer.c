@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "rf_abi.h"
+#include "bpfutil.h"
 #include "enforcer.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
@@ -904,25 +905,7 @@ cleanup:
 
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals, sum = 0;
-	int i, err = 0;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(enf->stats_fd, &idx, vals)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (i = 0; i < ncpu; i++)
-		sum += vals[i];
-	*ret_val = sum;
-cleanup:
-	free(vals);
-	return err;
+	return bpfutil__percpu_sum(enf->stats_fd, idx, ret_val);
 }
 
 int enforcer__unload(bool force)
