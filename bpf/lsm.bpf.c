@@ -64,13 +64,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Bytes read per component name; the buffer behind the key has room. */
 #define RF_NAME_READ 256
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 262144);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_path_key);
-	__type(value, __u32);
-} rf_paths SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_paths, BPF_MAP_TYPE_LPM_TRIE, 262144, struct rf_path_key, __u32);
 
 /*
  * [0]: the ringfence parent cgroup, set by the loader before attaching.

@@ -16,21 +16,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_net4_key);
-	__type(value, struct rf_ports);
-} rf_net4 SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_net4, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net4_key, struct rf_ports);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_net6_key);
-	__type(value, struct rf_ports);
-} rf_net6 SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_net6, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net6_key, struct rf_ports);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
