@@ -1031,20 +1031,14 @@ int detect__new(const struct rf_detect_opts *opts, rf_alert_fn fn, void *ctx,
 		return -ENOMEM;
 	if (opts)
 		d->o = *opts;
-	if (!d->o.burst_count)
-		d->o.burst_count = 20;
-	if (!d->o.burst_window_ms)
-		d->o.burst_window_ms = 1000;
-	if (!d->o.update_ms)
-		d->o.update_ms = 10000;
-	if (!d->o.linger_ms)
-		d->o.linger_ms = 3000;
-	if (!d->o.max_sandboxes)
-		d->o.max_sandboxes = 1024;
-	if (!d->o.max_procs)
-		d->o.max_procs = 8192;
-	if (!d->o.max_alerts)
-		d->o.max_alerts = 1024;
+	/* 0: the default */
+	d->o.burst_count = thr_of(d->o.burst_count, 20);
+	d->o.burst_window_ms = thr_of(d->o.burst_window_ms, 1000);
+	d->o.update_ms = thr_of(d->o.update_ms, 10000);
+	d->o.linger_ms = thr_of(d->o.linger_ms, 3000);
+	d->o.max_sandboxes = (size_t)thr_of(d->o.max_sandboxes, 1024);
+	d->o.max_procs = (size_t)thr_of(d->o.max_procs, 8192);
+	d->o.max_alerts = (size_t)thr_of(d->o.max_alerts, 1024);
 	d->fn = fn;
 	d->ctx = ctx;
 	d->sbs = calloc(d->o.max_sandboxes, sizeof(*d->sbs));
