@@ -64,13 +64,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Bytes read per component name; the buffer behind the key has room. */
 #define RF_NAME_READ 256
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 262144);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_path_key);
-	__type(value, __u32);
-} rf_paths SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_paths, BPF_MAP_TYPE_LPM_TRIE, 262144, struct rf_path_key, __u32);
 
 /*
  * [0]: the ringfence parent cgroup, set by the loader before attaching.
@@ -338,6 +332,14 @@ static __always_inline __u32 dpath_file(struct rf_lsm_scratch *s, struct file *f
  * Otherwise a decision record with the path, the access needed and the
  * rule's bits; the verdict follows the sandbox's mode.
  */
+/* The access bits of the longest rule matching s->key.path (NULL: none). */
+static __always_inline __u32 *path_rule(struct rf_lsm_scratch *s, __u64 cgid)
+{
+	s->key.cgroup_id = cgid;
+	s->key.prefixlen = 64 + 8 * ((s->plen & 0xff) + 1);
+	return bpf_map_lookup_elem(&rf_paths, &s->key);
+}
+
 static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_lsm_scratch *s,
 				 __u32 reason, __u32 need, __u32 class, __u32 op)
 {
@@ -345,9 +347,7 @@ static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_ls
 	__u32 plen = s->plen;
 
 	if (!reason) {
-		s->key.cgroup_id = cgid;
-		s->key.prefixlen = 64 + 8 * ((plen & 0xff) + 1);
-		v = bpf_map_lookup_elem(&rf_paths, &s->key);
+		v = path_rule(s, cgid);
 		if (v)
 			have = *v;
 		if ((have & need) == need)
@@ -366,6 +366,18 @@ static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_ls
 		bpf_probe_read_kernel(s->ev.path, RF_PATH_KEY_LEN, s->key.path);
 	s->ev.path_len = plen;
 	return decide(sb, cgid, &s->ev, class);
+}
+
+/* Judge an open file by its name (a NULL file has none); the hook's verdict. */
+static __always_inline int judge_file(struct rf_sandbox *sb, __u64 cgid, struct file *file,
+				      __u32 need, __u32 class, __u32 op)
+{
+	struct rf_lsm_scratch *s = scratch();
+
+	if (!s)
+		return verdict(no_scratch(sb, class));
+	return verdict(judge(sb, cgid, s, file ? dpath_file(s, file) : RF_REASON_BAD_PATH,
+			     need, class, op));
 }
 
 /* A process-boundary decision: always a denial (or an audit record). */
@@ -438,13 +450,32 @@ static __always_inline bool pseudo_fs_protected(unsigned long magic)
 
 /* ---- files and exec ---- */
 
+/* An open for writing in cgroupfs: a boundary denial (the path only
+ * names it in the record). */
+static __always_inline int cgroup_write(struct rf_sandbox *sb, __u64 cgid, struct file *file)
+{
+	struct rf_lsm_scratch *s = scratch();
+
+	if (!s)
+		return verdict(no_scratch(sb, RF_CLASS_PROCESS));
+	dpath_file(s, file);
+	ev_reset(s);
+	s->ev.op = RF_OP_CGROUP_WRITE;
+	s->ev.reason = RF_REASON_BOUNDARY;
+	s->ev.need = RF_ACC_WRITE;
+	if (s->plen && s->plen <= RF_PATH_MAX) {
+		bpf_probe_read_kernel(s->ev.path, RF_PATH_KEY_LEN, s->key.path);
+		s->ev.path_len = s->plen;
+	}
+	return verdict(decide(sb, cgid, &s->ev, RF_CLASS_PROCESS));
+}
+
 SEC("lsm/file_open")
 int BPF_PROG(rf_file_open, struct file *file, int ret)
 {
-	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
 	unsigned long magic;
-	__u32 need, class, op = RF_OP_FILE_OPEN, reason;
+	__u32 need, class, op = RF_OP_FILE_OPEN;
 	unsigned int fmode, fflags;
 	__u64 cgid;
 
@@ -460,21 +491,8 @@ int BPF_PROG(rf_file_open, struct file *file, int ret)
 	/* No moving to another cgroup, no cgroup knobs: the boundary. */
 	if ((magic == CGROUP2_SUPER_MAGIC || magic == CGROUP_SUPER_MAGIC) &&
 	    (fmode & FMODE_WRITE) && (sb->flags & RF_SB_LSM_PROCESS) &&
-	    (sb->state & RF_SBS_ARMED)) {
-		s = scratch();
-		if (!s)
-			return verdict(no_scratch(sb, RF_CLASS_PROCESS));
-		reason = dpath_file(s, file);
-		ev_reset(s);
-		s->ev.op = RF_OP_CGROUP_WRITE;
-		s->ev.reason = RF_REASON_BOUNDARY;
-		s->ev.need = RF_ACC_WRITE;
-		if (s->plen && s->plen <= RF_PATH_MAX) {
-			bpf_probe_read_kernel(s->ev.path, RF_PATH_KEY_LEN, s->key.path);
-			s->ev.path_len = s->plen;
-		}
-		return verdict(decide(sb, cgid, &s->ev, RF_CLASS_PROCESS));
-	}
+	    (sb->state & RF_SBS_ARMED))
+		return cgroup_write(sb, cgid, file);
 
 	if ((fmode & FMODE_EXEC) || (fflags & __FMODE_EXEC)) {
 		/* execve's own open of the binary or its interpreter */
@@ -498,19 +516,13 @@ int BPF_PROG(rf_file_open, struct file *file, int ret)
 			need = RF_ACC_READ;  /* O_WRONLY|O_RDWR "ioctl only" opens */
 		class = RF_CLASS_FILE;
 	}
-	s = scratch();
-	if (!s)
-		return verdict(no_scratch(sb, class));
-	reason = dpath_file(s, file);
-	return verdict(judge(sb, cgid, s, reason, need, class, op));
+	return judge_file(sb, cgid, file, need, class, op);
 }
 
 SEC("lsm/bprm_check_security")
 int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
 {
-	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
-	struct file *file;
 	__u64 cgid;
 
 	sb = current_sandbox(&cgid);
@@ -523,22 +535,13 @@ int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
 		return ret;
 	if (!(sb->flags & RF_SB_LSM_EXEC))
 		return 0;
-	s = scratch();
-	if (!s)
-		return verdict(no_scratch(sb, RF_CLASS_EXEC));
-	file = bprm->file;
-	if (!file)
-		return verdict(judge(sb, cgid, s, RF_REASON_BAD_PATH, RF_ACC_EXEC,
-				     RF_CLASS_EXEC, RF_OP_EXEC));
-	return verdict(judge(sb, cgid, s, dpath_file(s, file), RF_ACC_EXEC, RF_CLASS_EXEC,
-			     RF_OP_EXEC));
+	return judge_file(sb, cgid, bprm->file, RF_ACC_EXEC, RF_CLASS_EXEC, RF_OP_EXEC);
 }
 
 SEC("lsm/mmap_file")
 int BPF_PROG(rf_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
 	     unsigned long flags, int ret)
 {
-	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
 	__u64 cgid;
 
@@ -549,11 +552,7 @@ int BPF_PROG(rf_mmap_file, struct file *file, unsigned long reqprot, unsigned lo
 	sb = sandbox_for(RF_SB_LSM_EXEC, &cgid);
 	if (!sb)
 		return 0;
-	s = scratch();
-	if (!s)
-		return verdict(no_scratch(sb, RF_CLASS_EXEC));
-	return verdict(judge(sb, cgid, s, dpath_file(s, file), RF_ACC_EXEC, RF_CLASS_EXEC,
-			     RF_OP_MMAP_EXEC));
+	return judge_file(sb, cgid, file, RF_ACC_EXEC, RF_CLASS_EXEC, RF_OP_MMAP_EXEC);
 }
 
 SEC("lsm/file_mprotect")
@@ -664,30 +663,30 @@ int BPF_PROG(rf_path_symlink, const struct path *dir, struct dentry *dentry,
 	return ret ? ret : write_op(dir, dentry, RF_OP_SYMLINK, false);
 }
 
-/* Both names: a link of a file that is not writable (or readable) here
- * must not make it reachable under a writable name. */
+/* Both names of a link or rename: the existing one and the new one. */
+static __always_inline int write_op_both(const struct path *old_dir, struct dentry *old_dentry,
+					 const struct path *new_dir, struct dentry *new_dentry,
+					 __u32 op)
+{
+	int r = write_op(old_dir, old_dentry, op, true);
+
+	return r ? r : write_op(new_dir, new_dentry, op, false);
+}
+
+/* A link of a file that is not writable (or readable) here must not make
+ * it reachable under a writable name. */
 SEC("lsm/path_link")
 int BPF_PROG(rf_path_link, struct dentry *old_dentry, const struct path *new_dir,
 	     struct dentry *new_dentry, int ret)
 {
-	int r;
-
-	if (ret)
-		return ret;
-	r = write_op(new_dir, old_dentry, RF_OP_LINK, true);
-	return r ? r : write_op(new_dir, new_dentry, RF_OP_LINK, false);
+	return ret ? ret : write_op_both(new_dir, old_dentry, new_dir, new_dentry, RF_OP_LINK);
 }
 
 SEC("lsm/path_rename")
 int BPF_PROG(rf_path_rename, const struct path *old_dir, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
 {
-	int r;
-
-	if (ret)
-		return ret;
-	r = write_op(old_dir, old_dentry, RF_OP_RENAME, true);
-	return r ? r : write_op(new_dir, new_dentry, RF_OP_RENAME, false);
+	return ret ? ret : write_op_both(old_dir, old_dentry, new_dir, new_dentry, RF_OP_RENAME);
 }
 
 SEC("lsm/path_truncate")
@@ -763,9 +762,7 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 		pos = BPF_CORE_READ(pos, next);
 		if (walk_path(s, vfsmnt, dentry, true))
 			continue;  /* not under this mount, or another namespace's */
-		s->key.cgroup_id = cgid;
-		s->key.prefixlen = 64 + 8 * ((s->plen & 0xff) + 1);
-		v = bpf_map_lookup_elem(&rf_paths, &s->key);
+		v = path_rule(s, cgid);
 		if (v && (*v & RF_ACC_WRITE))
 			return 0;
 		denied_mnt = vfsmnt;
@@ -810,6 +807,21 @@ static __always_inline bool task_in_sandbox(struct task_struct *t, __u64 cgid)
 	return false;
 }
 
+/* A hook acting on another task t: a boundary denial when t is outside
+ * the caller's sandbox. */
+static __always_inline int task_hook(int ret, struct task_struct *t, __u32 op, __u32 arg)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	if (!sb || task_in_sandbox(t, cgid))
+		return 0;
+	return verdict(boundary(sb, cgid, op, BPF_CORE_READ(t, tgid), arg));
+}
+
 SEC("lsm/bpf")
 int BPF_PROG(rf_bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
 {
@@ -826,30 +838,14 @@ int BPF_PROG(rf_bpf_v69, int cmd, union bpf_attr *attr, unsigned int size, bool 
 SEC("lsm/ptrace_access_check")
 int BPF_PROG(rf_ptrace, struct task_struct *child, unsigned int mode, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	if (!sb || task_in_sandbox(child, cgid))
-		return 0;
-	return verdict(boundary(sb, cgid, RF_OP_PTRACE, BPF_CORE_READ(child, tgid), mode));
+	return task_hook(ret, child, RF_OP_PTRACE, mode);
 }
 
 SEC("lsm/task_kill")
 int BPF_PROG(rf_task_kill, struct task_struct *p, struct kernel_siginfo *info, int sig,
 	     const struct cred *cred, int ret)
 {
-	struct rf_sandbox *sb;
-	__u64 cgid;
-
-	if (ret)
-		return ret;
-	sb = boundary_sandbox(&cgid);
-	if (!sb || task_in_sandbox(p, cgid))
-		return 0;
-	return verdict(boundary(sb, cgid, RF_OP_KILL, BPF_CORE_READ(p, tgid), sig));
+	return task_hook(ret, p, RF_OP_KILL, sig);
 }
 
 SEC("lsm/sb_mount")
@@ -966,10 +962,16 @@ static __always_inline int check_peer(struct rf_sandbox *sb, __u64 cgid, struct 
 	return decide(sb, cgid, &s->ev, RF_CLASS_UNIX);
 }
 
-static __always_inline struct rf_sandbox *unix_sandbox(__u64 *cgid)
+/* The sandbox a unix hook judges for; NULL when an earlier LSM denied
+ * already (ret) or unix sockets are not restricted here. The hooks then
+ * return ret: the earlier verdict, or 0. The peer is read only after. */
+static __always_inline struct rf_sandbox *unix_sandbox(int ret, __u64 *cgid)
 {
-	struct rf_sandbox *sb = sandbox_for(RF_SB_LSM_UNIX, cgid);
+	struct rf_sandbox *sb;
 
+	if (ret)
+		return NULL;
+	sb = sandbox_for(RF_SB_LSM_UNIX, cgid);
 	if (!sb || (sb->flags & RF_SB_UNIX_UNRESTRICTED))
 		return NULL;
 	return sb;
@@ -979,30 +981,20 @@ SEC("lsm/unix_stream_connect")
 int BPF_PROG(rf_unix_stream_connect, struct sock *sock, struct sock *other, struct sock *newsk,
 	     int ret)
 {
-	struct rf_sandbox *sb;
 	__u64 cgid;
+	struct rf_sandbox *sb = unix_sandbox(ret, &cgid);
 
-	if (ret)
-		return ret;
-	sb = unix_sandbox(&cgid);
-	if (!sb)
-		return 0;
-	return verdict(check_peer(sb, cgid, other, BPF_CORE_READ(sock, sk_type),
-				  RF_OP_UNIX_CONNECT_LSM));
+	return sb ? verdict(check_peer(sb, cgid, other, BPF_CORE_READ(sock, sk_type),
+				       RF_OP_UNIX_CONNECT_LSM)) : ret;
 }
 
 /* Datagrams: connect() and every send, to the peer found by name. */
 SEC("lsm/unix_may_send")
 int BPF_PROG(rf_unix_may_send, struct socket *sock, struct socket *other, int ret)
 {
-	struct rf_sandbox *sb;
 	__u64 cgid;
+	struct rf_sandbox *sb = unix_sandbox(ret, &cgid);
 
-	if (ret)
-		return ret;
-	sb = unix_sandbox(&cgid);
-	if (!sb)
-		return 0;
-	return verdict(check_peer(sb, cgid, BPF_CORE_READ(other, sk), BPF_CORE_READ(sock, type),
-				  RF_OP_UNIX_SEND_LSM));
+	return sb ? verdict(check_peer(sb, cgid, BPF_CORE_READ(other, sk),
+				       BPF_CORE_READ(sock, type), RF_OP_UNIX_SEND_LSM)) : ret;
 }

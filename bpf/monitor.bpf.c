@@ -23,10 +23,10 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "rf_abi.h"
+#include "rf_util.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define RF_MAX_LEVEL 32
 #define PF_EXITING 0x00000004
 #define RSS_MIN_DELTA (256 * 1024)  /* smaller rss changes are not written */
 
@@ -62,19 +62,11 @@ struct {
 	__uint(max_entries, 1024 * 1024);
 } rf_mon_events SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RF_MON_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} rf_mon_stats SEC(".maps");
+RF_PERCPU_COUNTERS(rf_mon_stats, RF_MON_STAT_MAX);
 
 static __always_inline void stat_inc(__u32 idx)
 {
-	__u64 *v = bpf_map_lookup_elem(&rf_mon_stats, &idx);
-
-	if (v)
-		*v += 1;
+	counter_inc(&rf_mon_stats, idx);
 }
 
 /* The sandbox entry of cgroup id, made on first sight when create. */

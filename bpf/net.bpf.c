@@ -16,21 +16,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_net4_key);
-	__type(value, struct rf_ports);
-} rf_net4 SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_net4, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net4_key, struct rf_ports);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_net6_key);
-	__type(value, struct rf_ports);
-} rf_net6 SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_net6, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net6_key, struct rf_ports);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -122,6 +110,28 @@ static __always_inline __u32 match(const struct rf_ports *p, __u16 port, bool se
 	return 0;
 }
 
+/* The sandbox of the current task unless none of its rules apply here
+ * (it is in none, or skip says it is unrestricted). */
+static __always_inline struct rf_sandbox *net_sandbox(__u64 *cgid, __u32 skip)
+{
+	struct rf_sandbox *sb = current_sandbox(cgid);
+
+	return sb && !(sb->flags & skip) ? sb : NULL;
+}
+
+/* A refused socket operation: the decision record (ev was zeroed). */
+static __always_inline int net_decide(struct rf_sandbox *sb, __u64 cgid, struct rf_scratch *s,
+				      __u32 family, __u32 op, __u32 reason, __u32 proto)
+{
+	if (!s)
+		return fallback_verdict(sb);
+	s->ev.family = family;
+	s->ev.op = op;
+	s->ev.reason = reason;
+	s->ev.protocol = proto;
+	return decide(sb, cgid, &s->ev, RF_CLASS_NET);
+}
+
 static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4,
 				    __u16 port, __u32 op, __u32 proto)
 {
@@ -137,15 +147,11 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 		return ALLOW;
 
 	s = scratch();
-	if (!s)
-		return fallback_verdict(sb);
-	s->ev.family = AF_INET;
-	s->ev.port = port;
-	s->ev.op = op;
-	s->ev.reason = reason;
-	s->ev.protocol = proto;
-	__builtin_memcpy(s->ev.addr, &ip4, 4);
-	return decide(sb, cgid, &s->ev, RF_CLASS_NET);
+	if (s) {
+		s->ev.port = port;
+		__builtin_memcpy(s->ev.addr, &ip4, 4);
+	}
+	return net_decide(sb, cgid, s, AF_INET, op, reason, proto);
 }
 
 static __always_inline int check_inet4(struct bpf_sock_addr *ctx, __u32 op)
@@ -153,8 +159,8 @@ static __always_inline int check_inet4(struct bpf_sock_addr *ctx, __u32 op)
 	struct rf_sandbox *sb;
 	__u64 cgid;
 
-	sb = current_sandbox(&cgid);
-	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
+	if (!sb)
 		return ALLOW;
 	return check_v4(sb, cgid, ctx->user_ip4, bpf_ntohs((__u16)ctx->user_port),
 			op, ctx->protocol);
@@ -169,8 +175,8 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	__u16 port;
 	__u64 cgid;
 
-	sb = current_sandbox(&cgid);
-	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
+	if (!sb)
 		return ALLOW;
 
 	w[0] = ctx->user_ip6[0];
@@ -191,15 +197,11 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 		return ALLOW;
 
 	s = scratch();
-	if (!s)
-		return fallback_verdict(sb);
-	s->ev.family = AF_INET6;
-	s->ev.port = port;
-	s->ev.op = op;
-	s->ev.reason = reason;
-	s->ev.protocol = ctx->protocol;
-	__builtin_memcpy(s->ev.addr, w, 16);
-	return decide(sb, cgid, &s->ev, RF_CLASS_NET);
+	if (s) {
+		s->ev.port = port;
+		__builtin_memcpy(s->ev.addr, w, 16);
+	}
+	return net_decide(sb, cgid, s, AF_INET6, op, reason, ctx->protocol);
 }
 
 SEC("cgroup/connect4")
@@ -235,26 +237,18 @@ SEC("cgroup/sock_create")
 int rf_sock_create(struct bpf_sock *sk)
 {
 	struct rf_sandbox *sb;
-	struct rf_scratch *s;
 	__u64 cgid;
 
 	if (sk->family != AF_INET && sk->family != AF_INET6)
 		return ALLOW;
-	sb = current_sandbox(&cgid);
-	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
+	if (!sb)
 		return ALLOW;
 	if ((sk->type == SOCK_STREAM && sk->protocol == IPPROTO_TCP) ||
 	    (sk->type == SOCK_DGRAM && sk->protocol == IPPROTO_UDP))
 		return ALLOW;
-
-	s = scratch();
-	if (!s)
-		return fallback_verdict(sb);
-	s->ev.family = sk->family;
-	s->ev.op = RF_OP_SOCK_CREATE;
-	s->ev.reason = RF_REASON_PROTOCOL;
-	s->ev.protocol = sk->protocol | (sk->type << 16);
-	return decide(sb, cgid, &s->ev, RF_CLASS_NET);
+	return net_decide(sb, cgid, scratch(), sk->family, RF_OP_SOCK_CREATE, RF_REASON_PROTOCOL,
+			  sk->protocol | (sk->type << 16));
 }
 
 
@@ -274,10 +268,10 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	void *uaddr;
 	__u8 *d;
 
-	sb = current_sandbox(&cgid);
 	/* Unrestricted, or judged by the BPF-LSM programs on the peer's
 	 * resolved path instead: one judge per connect. */
-	if (!sb || (sb->flags & (RF_SB_UNIX_UNRESTRICTED | RF_SB_LSM_UNIX)))
+	sb = net_sandbox(&cgid, RF_SB_UNIX_UNRESTRICTED | RF_SB_LSM_UNIX);
+	if (!sb)
 		return ALLOW;
 	s = scratch();
 	if (!s)

@@ -9,6 +9,7 @@
 #define RF_COMMON_BPF_H
 
 #include "rf_abi.h"
+#include "rf_util.bpf.h"
 
 #define AF_UNIX 1
 #define AF_INET 2
@@ -22,9 +23,6 @@
 #define ALLOW 1
 #define DENY 0
 
-/* Deepest cgroup level searched for a sandbox ancestor. */
-#define RF_MAX_LEVEL 32
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -32,21 +30,9 @@ struct {
 	__type(value, struct rf_sandbox);
 } rf_sandboxes SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 16384);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_unix_key);
-	__type(value, __u32);
-} rf_unix SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_unix, BPF_MAP_TYPE_LPM_TRIE, 16384, struct rf_unix_key, __u32);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_sample_key);
-	__type(value, struct rf_event);
-} rf_samples SEC(".maps");
+RF_MAP_NO_PREALLOC(rf_samples, BPF_MAP_TYPE_HASH, 65536, struct rf_sample_key, struct rf_event);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -54,19 +40,11 @@ struct {
 					    * plus an 8-byte header each */
 } rf_events SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RF_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} rf_stats SEC(".maps");
+RF_PERCPU_COUNTERS(rf_stats, RF_STAT_MAX);
 
 static __always_inline void stat_inc(__u32 idx)
 {
-	__u64 *v = bpf_map_lookup_elem(&rf_stats, &idx);
-
-	if (v)
-		*v += 1;
+	counter_inc(&rf_stats, idx);
 }
 
 /* The sandbox this task belongs to, or NULL when it is in none. */

@@ -300,14 +300,67 @@ int cgroup__count_procs(const struct rf_cgroup *cg)
 	return r;
 }
 
+/* The state of one level of a recursive walk over a cgroup subtree. */
+struct walk {
+	unsigned depth;
+	int ret;     /* kill_listed: processes signalled; rmdir_children: first error */
+};
+
+/* fn owns cfd: the child open O_NOFOLLOW, or -errno when it could not be. */
+typedef void (*child_fn)(int parent_fd, const char *name, int cfd, struct walk *w);
+
+/* Call fn for every child cgroup (subdirectory) of dfd. 0 or -errno. */
+static int walk_children(int dfd, child_fn fn, struct walk *w)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r;
+
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		int cfd;
+
+		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		fn(dirfd(d), de->d_name, cfd < 0 ? -errno : cfd, w);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int kill_listed(int dfd, unsigned depth);
+
+static void kill_child(int parent_fd, const char *name, int cfd, struct walk *w)
+{
+	int r;
+
+	(void)parent_fd;
+	(void)name;
+	if (cfd < 0)
+		return;
+	r = kill_listed(cfd, w->depth + 1);
+	close(cfd);
+	if (r > 0)
+		w->ret += r;
+}
+
 /* Without cgroup.kill (< 5.14): SIGKILL every pid listed in dfd's
  * cgroup.procs and in its descendants'. Returns how many were signalled. */
 static int kill_listed(int dfd, unsigned depth)
 {
-	DIR *d = NULL;
+	struct walk w = { .depth = depth };
 	FILE *f = NULL;
-	struct dirent *de;
-	int fd, n = 0, r;
+	int fd, r;
 	long pid;
 
 	if (depth > CG_MAX_DEPTH)
@@ -327,35 +380,12 @@ static int kill_listed(int dfd, unsigned depth)
 		if (pid <= 0 || pid == (long)getpid())
 			continue;
 		if (kill((pid_t)pid, SIGKILL) == 0)
-			n++;
+			w.ret++;
 	}
 	fclose(f);
 
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = readdir(d))) {
-		int cfd;
-
-		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (cfd < 0)
-			continue;
-		r = kill_listed(cfd, depth + 1);
-		close(cfd);
-		if (r > 0)
-			n += r;
-	}
-	closedir(d);
-	return n;
+	r = walk_children(dfd, kill_child, &w);
+	return r ? r : w.ret;
 }
 
 /* SIGKILL the whole subtree: one write to cgroup.kill, or the loop. */
@@ -443,46 +473,36 @@ static int rmdir_retry(int parent_fd, const char *name)
 	}
 }
 
+static int rmdir_children(int dfd, unsigned depth);
+
+static void rmdir_child(int parent_fd, const char *name, int cfd, struct walk *w)
+{
+	int q;
+
+	if (cfd < 0) {
+		if (cfd != -ENOENT && w->ret == 0)
+			w->ret = cfd;
+		return;
+	}
+	q = rmdir_children(cfd, w->depth + 1);
+	close(cfd);
+	if (q == 0)
+		q = rmdir_retry(parent_fd, name);
+	if (q < 0 && w->ret == 0)
+		w->ret = q;
+}
+
 /* Remove the (empty) descendant cgroups of dfd, deepest first: a cgroup
  * with children cannot be removed. */
 static int rmdir_children(int dfd, unsigned depth)
 {
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
+	struct walk w = { .depth = depth };
+	int r;
 
 	if (depth > CG_MAX_DEPTH)
 		return -ELOOP;
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = readdir(d))) {
-		int cfd, q;
-
-		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (cfd < 0) {
-			if (errno != ENOENT && r == 0)
-				r = -errno;
-			continue;
-		}
-		q = rmdir_children(cfd, depth + 1);
-		close(cfd);
-		if (q == 0)
-			q = rmdir_retry(dirfd(d), de->d_name);
-		if (q < 0 && r == 0)
-			r = q;
-	}
-	closedir(d);
-	return r;
+	r = walk_children(dfd, rmdir_child, &w);
+	return r ? r : w.ret;
 }
 
 /* Kill, wait, remove the cgroup open as dfd whose path is path. */

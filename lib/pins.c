@@ -117,26 +117,3 @@ void rf_pins__close_maps(int fds[RF_PIN_MAP_MAX])
 		fds[i] = -1;
 	}
 }
-
-int rf_pins__stat(int stats_fd, uint32_t idx, uint64_t *ret_val)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals, sum = 0;
-	int i, err = 0;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(stats_fd, &idx, vals)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (i = 0; i < ncpu; i++)
-		sum += vals[i];
-	*ret_val = sum;
-cleanup:
-	free(vals);
-	return err;
-}

@@ -122,7 +122,4 @@ int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX]);
 /* Close what is open and set -1 (NULL is allowed). */
 void rf_pins__close_maps(int fds[RF_PIN_MAP_MAX]);
 
-/* One rf_stats counter of a stats map fd, summed over the CPUs. */
-int rf_pins__stat(int stats_fd, uint32_t idx, uint64_t *ret_val);
-
 #endif

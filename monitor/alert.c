@@ -141,19 +141,16 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 	}
 }
 
-json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
+/* The class, activity, time and severity fields at the top of the finding. */
+static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64_t off,
+			const char *msg)
 {
 	static const char *const activity[] = { "Create", "Update", "Close" };
 	static const int status_id[] = { 1, 2, 4 };
 	static const char *const status[] = { "New", "In Progress", "Resolved" };
 	int sev = rf_rule_severity(a->rule, a->key);
-	json_t *o, *fi, *um, *evs, *container = NULL;
-	char msg[512], type_name[64], analytic_uid[64];
-	uint32_t i;
+	char type_name[64];
 
-	o = json_object();
-	if (!o)
-		return NULL;
 	json_object_set_new(o, "metadata", json_pack("{s:s, s:{s:s, s:s, s:s}, s:I, s:s}",
 		"version", RF_OCSF_VERSION,
 		"product", "name", "ringfence-monitor", "vendor_name", "ringfence",
@@ -173,11 +170,16 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
 	json_object_set_new(o, "severity", json_string(severities[sev]));
 	json_object_set_new(o, "status_id", json_integer(status_id[a->phase]));
 	json_object_set_new(o, "status", json_string(status[a->phase]));
-	message(a, msg, sizeof(msg));
 	json_object_set_new(o, "message", json_string(msg));
 	json_object_set_new(o, "count", json_integer((json_int_t)a->count));
 	set_time(o, "start_time", wall_ms(a->first_ns, off));
 	set_time(o, "end_time", wall_ms(a->last_ns, off));
+}
+
+static json_t *finding_info(const struct rf_alert *a, int64_t off, const char *msg)
+{
+	char analytic_uid[64];
+	json_t *fi;
 
 	snprintf(analytic_uid, sizeof(analytic_uid), "rf-%s", rf_rule_id(a->rule));
 	fi = json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:s, s:s}, s:[s]}",
@@ -188,11 +190,15 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
 	json_object_set_new(fi, "desc", json_string(msg));
 	set_time(fi, "first_seen_time", wall_ms(a->first_ns, off));
 	set_time(fi, "last_seen_time", wall_ms(a->last_ns, off));
-	json_object_set_new(o, "finding_info", fi);
+	return fi;
+}
 
-	if (a->sandbox[0])
-		container = json_pack("{s:s, s:s}", "uid", a->sandbox, "name", a->sandbox);
-	evs = json_array();
+/* One evidence per destination of a burst, else one for the rule's subject. */
+static json_t *evidences(const struct rf_alert *a, json_t *container)
+{
+	json_t *evs = json_array();
+	uint32_t i;
+
 	if ((a->rule == RF_RULE_DENY_BURST || a->rule == RF_RULE_FAILED_OPS) && a->n_dests) {
 		for (i = 0; i < a->n_dests; i++)
 			json_array_append_new(evs, dest_evidence(a, &a->dests[i], container));
@@ -212,16 +218,14 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
 	} else {
 		json_array_append_new(evs, evidence(a, container));
 	}
-	json_object_set_new(o, "evidences", evs);
+	return evs;
+}
 
-	um = json_pack("{s:s, s:s, s:s, s:I}", "rule", rf_rule_id(a->rule), "key", a->key,
-		       "phase", rf_phase_name(a->phase),
-		       "suppressed", (json_int_t)a->suppressed);
-	if (a->sandbox[0]) {
-		json_object_set_new(um, "sandbox", json_string(a->sandbox));
-		json_object_set_new(um, "policy_id", json_string(a->policy_id));
-		json_object_set_new(um, "cgroup_id", json_integer((json_int_t)a->cgroup_id));
-	}
+/* The rule's own fields, which OCSF has no place for. */
+static void unmapped_rule(json_t *um, const struct rf_alert *a)
+{
+	uint32_t i;
+
 	switch (a->rule) {
 	case RF_RULE_DENY_BURST:
 	case RF_RULE_FAILED_OPS: {
@@ -259,9 +263,40 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
 	default:
 		break;
 	}
+}
+
+static json_t *unmapped(const struct rf_alert *a)
+{
+	json_t *um = json_pack("{s:s, s:s, s:s, s:I}", "rule", rf_rule_id(a->rule), "key", a->key,
+			       "phase", rf_phase_name(a->phase),
+			       "suppressed", (json_int_t)a->suppressed);
+
+	if (a->sandbox[0]) {
+		json_object_set_new(um, "sandbox", json_string(a->sandbox));
+		json_object_set_new(um, "policy_id", json_string(a->policy_id));
+		json_object_set_new(um, "cgroup_id", json_integer((json_int_t)a->cgroup_id));
+	}
+	unmapped_rule(um, a);
 	if (a->phase == RF_PHASE_CLOSE && a->close_reason)
 		json_object_set_new(um, "close_reason", json_string(a->close_reason));
-	json_object_set_new(o, "unmapped", um);
+	return um;
+}
+
+json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
+{
+	json_t *o, *container = NULL;
+	char msg[512];
+
+	o = json_object();
+	if (!o)
+		return NULL;
+	message(a, msg, sizeof(msg));
+	ocsf_header(o, a, seq, off, msg);
+	json_object_set_new(o, "finding_info", finding_info(a, off, msg));
+	if (a->sandbox[0])
+		container = json_pack("{s:s, s:s}", "uid", a->sandbox, "name", a->sandbox);
+	json_object_set_new(o, "evidences", evidences(a, container));
+	json_object_set_new(o, "unmapped", unmapped(a));
 	json_decref(container);
 	return o;
 }

@@ -206,6 +206,15 @@ static void burst_setup(struct burst *b, uint64_t n, uint64_t window_ms)
 	}
 }
 
+/* The alert of a detector that went below its threshold lingers from t. */
+static void ep_quiet(struct rf_detect *d, int32_t ep, uint64_t t)
+{
+	if (ep < 0)
+		return;
+	d->eps[ep].active = false;
+	d->eps[ep].quiet_since = t;
+}
+
 static uint64_t thr_of(uint64_t policy, uint64_t def)
 {
 	return policy ? policy : def;
@@ -225,8 +234,7 @@ static void sb_thresholds(struct rf_detect *d, struct sandbox *s)
 		/* Thresholds changed (or first time): a fresh window. An alert
 		 * in progress stays open and closes by itself. */
 		if (b->ep >= 0) {
-			d->eps[b->ep].active = false;
-			d->eps[b->ep].quiet_since = d->now;
+			ep_quiet(d, b->ep, d->now);
 			d->eps[b->ep].owner = NULL;
 		}
 		burst_setup(b, n, w);
@@ -605,10 +613,7 @@ static void burst_tick(struct rf_detect *d, struct burst *b, uint64_t now)
 	burst_expire(b, now);
 	if (b->active && b->in_window < b->low) {
 		b->active = false;
-		if (b->ep >= 0) {
-			d->eps[b->ep].active = false;
-			d->eps[b->ep].quiet_since = now;
-		}
+		ep_quiet(d, b->ep, now);
 	}
 }
 
@@ -719,10 +724,7 @@ static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t va
 		}
 	} else if (rs->over && value * 10 <= thr * 9) {
 		rs->over = false;
-		if (rs->ep >= 0) {
-			d->eps[rs->ep].active = false;
-			d->eps[rs->ep].quiet_since = t;
-		}
+		ep_quiet(d, rs->ep, t);
 	}
 	/* A sudden rise (memory, processes): RISE_FACTOR times the moving
 	 * average and at least rise_min more, after a few samples. */
@@ -880,6 +882,55 @@ static void proc_event(struct rf_detect *d, const struct rf_input *in)
 	}
 }
 
+static void sb_register(struct rf_detect *d, const struct rf_input *in)
+{
+	struct sandbox *s = sb_add(d, in->cgroup_id);
+
+	if (!s)
+		return;
+	rf_sandbox_info_clear(&s->info);
+	if (rf_sandbox_info_copy(&s->info, in->u.sb)) {
+		d->shed++;
+		snprintf(s->info.sandbox, sizeof(s->info.sandbox), "cgroup-%llu",
+			 (unsigned long long)in->cgroup_id);
+	}
+	s->info.cgroup_id = in->cgroup_id;
+	s->registered = true;
+	s->ended = false;
+	sb_thresholds(d, s);
+	pending_flush(d, s);
+}
+
+/* The sandbox is gone: its alerts linger, then close. */
+static void sb_end(struct rf_detect *d, uint64_t cgid)
+{
+	struct sandbox *s = sb_get(d, cgid);
+	int c;
+
+	if (!s || s->ended)
+		return;
+	s->ended = true;
+	s->ended_ns = d->now;
+	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
+		ep_quiet(d, s->burst[c].ep, d->now);
+	for (c = 0; c < RES_MAX; c++)
+		ep_quiet(d, s->res[c].ep, d->now);
+}
+
+/* A process first seen by a decision or a syscall: its name for the alert. */
+static void proc_note(struct rf_detect *d, uint64_t cgid, uint32_t pid, const char *comm)
+{
+	struct proc *p;
+
+	if (proc_get(d, pid))
+		return;
+	p = proc_put(d, pid);
+	if (p) {
+		p->cgid = cgid;
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	}
+}
+
 void detect__input(struct rf_detect *d, const struct rf_input *in)
 {
 	struct sandbox *s = NULL;
@@ -888,39 +939,10 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		d->now = in->t_ns;
 	switch (in->type) {
 	case RF_IN_SANDBOX:
-		s = sb_add(d, in->cgroup_id);
-		if (!s)
-			return;
-		rf_sandbox_info_clear(&s->info);
-		if (rf_sandbox_info_copy(&s->info, in->u.sb)) {
-			d->shed++;
-			snprintf(s->info.sandbox, sizeof(s->info.sandbox), "cgroup-%llu",
-				 (unsigned long long)in->cgroup_id);
-		}
-		s->info.cgroup_id = in->cgroup_id;
-		s->registered = true;
-		s->ended = false;
-		sb_thresholds(d, s);
-		pending_flush(d, s);
+		sb_register(d, in);
 		break;
 	case RF_IN_SANDBOX_END:
-		s = sb_get(d, in->cgroup_id);
-		if (s && !s->ended) {
-			int c;
-
-			s->ended = true;
-			s->ended_ns = d->now;
-			for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
-				if (s->burst[c].ep >= 0) {
-					d->eps[s->burst[c].ep].active = false;
-					d->eps[s->burst[c].ep].quiet_since = d->now;
-				}
-			for (c = 0; c < RES_MAX; c++)
-				if (s->res[c].ep >= 0) {
-					d->eps[s->res[c].ep].active = false;
-					d->eps[s->res[c].ep].quiet_since = d->now;
-				}
-		}
+		sb_end(d, in->cgroup_id);
 		break;
 	case RF_IN_DECISION:
 		if (in->u.decision.class >= RF_CLASS_KERNEL_MAX)
@@ -929,14 +951,7 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		if (!s)
 			return;
 		s->denials++;
-		if (!proc_get(d, in->u.decision.pid)) {
-			struct proc *p = proc_put(d, in->u.decision.pid);
-
-			if (p) {
-				p->cgid = in->cgroup_id;
-				snprintf(p->comm, sizeof(p->comm), "%s", in->u.decision.comm);
-			}
-		}
+		proc_note(d, in->cgroup_id, in->u.decision.pid, in->u.decision.comm);
 		burst_add(d, s, &in->u.decision, in->t_ns);
 		break;
 	case RF_IN_SYSCALL:
@@ -944,14 +959,7 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		if (!s)
 			return;
 		s->syscalls_seen++;
-		if (!proc_get(d, in->u.proc.pid)) {
-			struct proc *p = proc_put(d, in->u.proc.pid);
-
-			if (p) {
-				p->cgid = in->cgroup_id;
-				snprintf(p->comm, sizeof(p->comm), "%s", in->u.proc.comm);
-			}
-		}
+		proc_note(d, in->cgroup_id, in->u.proc.pid, in->u.proc.comm);
 		if (s->registered)
 			syscall_judge(d, s, &in->u.proc, in->t_ns);
 		else
@@ -1000,20 +1008,14 @@ int detect__new(const struct rf_detect_opts *opts, rf_alert_fn fn, void *ctx,
 		return -ENOMEM;
 	if (opts)
 		d->o = *opts;
-	if (!d->o.burst_count)
-		d->o.burst_count = 20;
-	if (!d->o.burst_window_ms)
-		d->o.burst_window_ms = 1000;
-	if (!d->o.update_ms)
-		d->o.update_ms = 10000;
-	if (!d->o.linger_ms)
-		d->o.linger_ms = 3000;
-	if (!d->o.max_sandboxes)
-		d->o.max_sandboxes = 1024;
-	if (!d->o.max_procs)
-		d->o.max_procs = 8192;
-	if (!d->o.max_alerts)
-		d->o.max_alerts = 1024;
+	/* 0: the default */
+	d->o.burst_count = thr_of(d->o.burst_count, 20);
+	d->o.burst_window_ms = thr_of(d->o.burst_window_ms, 1000);
+	d->o.update_ms = thr_of(d->o.update_ms, 10000);
+	d->o.linger_ms = thr_of(d->o.linger_ms, 3000);
+	d->o.max_sandboxes = (size_t)thr_of(d->o.max_sandboxes, 1024);
+	d->o.max_procs = (size_t)thr_of(d->o.max_procs, 8192);
+	d->o.max_alerts = (size_t)thr_of(d->o.max_alerts, 1024);
 	d->fn = fn;
 	d->ctx = ctx;
 	d->sbs = calloc(d->o.max_sandboxes, sizeof(*d->sbs));

@@ -612,6 +612,19 @@ static void unknown_gc(struct engine *e, uint64_t now)
 	}
 }
 
+/* The ringfence parent cgroup, once the supervisor has made it. */
+static void find_parent(struct engine *e)
+{
+	char path[600];
+	uint64_t id;
+
+	snprintf(path, sizeof(path), "%s/%s", e->cg_mount, RF_CGROUP_PARENT);
+	if (!cgroup__id_of(path, &id)) {
+		e->parent_cgid = id;
+		sensors__set_parent(e->sens, id);
+	}
+}
+
 static char *metrics_body(void *ctx)
 {
 	struct engine *e = ctx;
@@ -625,16 +638,8 @@ static void periodic(struct engine *e, uint64_t now)
 	json_t *st;
 
 	decisions_check(e);
-	if (!e->parent_cgid && e->cg_mount[0]) {
-		char path[600];
-		uint64_t id;
-
-		snprintf(path, sizeof(path), "%s/%s", e->cg_mount, RF_CGROUP_PARENT);
-		if (!cgroup__id_of(path, &id)) {
-			e->parent_cgid = id;
-			sensors__set_parent(e->sens, id);
-		}
-	}
+	if (!e->parent_cgid && e->cg_mount[0])
+		find_parent(e);
 	drain(e);
 	sample_all(e, now);
 	poll_lost(e, now);
@@ -711,47 +716,31 @@ static int check_boundary(void)
 	return err;
 }
 
-static int setup(struct engine *e)
+/* Where alerts go: the output queue, the detectors, --record and --metrics. */
+static int setup_outputs(struct engine *e)
 {
 	const struct rf_engine_opts *o = e->o;
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct itimerspec its = { 0 };
 	char why[512];
-	sigset_t mask;
 	int err;
 
-	err = check_boundary();
-	if (err)
-		return err;
-	/* Not dumpable: same-uid processes cannot ptrace it or read its memory. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	err = take_lock(e);
-	if (err)
-		return err;
-	e->boot_to_real = engine__boot_to_real();
-	e->m.start_time = (double)time(NULL);
 	err = output__open(o->output, o->queue_bytes, &e->out);
 	if (err) {
 		rf_err("--output %s: %s", o->output ? o->output : "-", strerror(-err));
 		return err;
 	}
+	err = detect__new(&o->detect, on_alert, e, &e->det);
+	if (err)
+		return err;
 	if (o->record) {
 		struct rf_record_header h = { .boot_to_real_ns = e->boot_to_real, .ticks = true,
 					      .tick_ms = o->tick_ms };
 
-		err = detect__new(&o->detect, on_alert, e, &e->det);
-		if (err)
-			return err;
 		h.defaults = *detect__opts(e->det);
 		err = record__open(o->record, &h, &e->rec);
 		if (err) {
 			rf_err("--record %s: %s", o->record, strerror(-err));
 			return err;
 		}
-	} else {
-		err = detect__new(&o->detect, on_alert, e, &e->det);
-		if (err)
-			return err;
 	}
 	if (o->metrics_addr) {
 		err = http__open(o->metrics_addr, &e->http, why, sizeof(why));
@@ -760,9 +749,15 @@ static int setup(struct engine *e)
 			return err;
 		}
 	}
-	e->recent = json_array();
-	if (rf_index_init(&e->sb_ix, SB_MAX))
-		return -ENOMEM;
+	return 0;
+}
+
+/* The sensors, attached after the registry's sandboxes are seeded. */
+static int setup_sources(struct engine *e)
+{
+	const struct rf_engine_opts *o = e->o;
+	char why[512];
+	int err;
 
 	err = sensors__open(o->ringbuf_bytes, on_sensor, e, &e->sens, why, sizeof(why));
 	if (err) {
@@ -771,13 +766,8 @@ static int setup(struct engine *e)
 	}
 	if (!cgroup__find_v2_mount(e->cg_mount, sizeof(e->cg_mount))) {
 		char path[600];
-		uint64_t id;
 
-		snprintf(path, sizeof(path), "%s/%s", e->cg_mount, RF_CGROUP_PARENT);
-		if (!cgroup__id_of(path, &id)) {
-			e->parent_cgid = id;
-			sensors__set_parent(e->sens, id);
-		}
+		find_parent(e);
 		snprintf(path, sizeof(path), "%s/%s/cpu.stat", e->cg_mount, RF_CGROUP_PARENT);
 		e->cpu_from_switch = o->bpf_cpu || access(path, R_OK) != 0;
 	} else {
@@ -802,6 +792,15 @@ static int setup(struct engine *e)
 	if (!e->dec)
 		return -ENOMEM;
 	e->dec_fd_in_ep = -1;
+	return 0;
+}
+
+/* Signals and the tick timer as fds, everything in one epoll set. */
+static int setup_loop(struct engine *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct itimerspec its = { 0 };
+	sigset_t mask;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -814,8 +813,8 @@ static int setup(struct engine *e)
 	e->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (e->sfd < 0 || e->tfd < 0 || e->ep < 0)
 		return -errno;
-	its.it_interval.tv_sec = (time_t)(o->tick_ms / 1000);
-	its.it_interval.tv_nsec = (long)(o->tick_ms % 1000) * 1000000L;
+	its.it_interval.tv_sec = (time_t)(e->o->tick_ms / 1000);
+	its.it_interval.tv_nsec = (long)(e->o->tick_ms % 1000) * 1000000L;
 	its.it_value = its.it_interval;
 	timerfd_settime(e->tfd, 0, &its, NULL);
 	ev.data.fd = e->sfd;
@@ -827,6 +826,35 @@ static int setup(struct engine *e)
 		ep_add(e, http__fd(e->http));
 	if (decisions__notify_fd(e->dec) >= 0)
 		ep_add(e, decisions__notify_fd(e->dec));
+	return 0;
+}
+
+static int setup(struct engine *e)
+{
+	const struct rf_engine_opts *o = e->o;
+	int err;
+
+	err = check_boundary();
+	if (err)
+		return err;
+	/* Not dumpable: same-uid processes cannot ptrace it or read its memory. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	err = take_lock(e);
+	if (err)
+		return err;
+	e->boot_to_real = engine__boot_to_real();
+	e->m.start_time = (double)time(NULL);
+	err = setup_outputs(e);
+	if (err)
+		return err;
+	e->recent = json_array();
+	if (rf_index_init(&e->sb_ix, SB_MAX))
+		return -ENOMEM;
+	err = setup_sources(e);
+	if (!err)
+		err = setup_loop(e);
+	if (err)
+		return err;
 	decisions_check(e);
 	rf_info("watching %zu sandboxes; CPU time from %s; alerts to %s", regwatch__count(e->reg),
 		 e->cpu_from_switch ? "sched_switch (BPF)" : "cgroup v2 cpu.stat",

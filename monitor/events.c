@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "pins.h"
+#include "bpfutil.h"
 #include "events.h"
 
 struct rf_decisions {
@@ -112,7 +113,7 @@ int decisions__lost(const struct rf_decisions *d, uint64_t *ret)
 {
 	if (d->stats_fd < 0)
 		return -ENOENT;
-	return rf_pins__stat(d->stats_fd, RF_STAT_RINGBUF_LOST, ret);
+	return bpfutil__percpu_sum(d->stats_fd, RF_STAT_RINGBUF_LOST, ret);
 }
 
 uint32_t decisions__stats_id(const struct rf_decisions *d)

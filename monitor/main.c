@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,169 +106,192 @@ enum {
 	OPT_REGISTRY, OPT_TICK, OPT_COALESCE, OPT_VERSION,
 };
 
-int main(int argc, char **argv)
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "top", no_argument, NULL, OPT_TOP },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "status", required_argument, NULL, OPT_STATUS },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "update-ms", required_argument, NULL, OPT_UPDATE },
+	{ "linger-ms", required_argument, NULL, OPT_LINGER },
+	{ "burst-count", required_argument, NULL, OPT_BURST_N },
+	{ "burst-window-ms", required_argument, NULL, OPT_BURST_W },
+	{ "cpu-percent", required_argument, NULL, OPT_CPU },
+	{ "memory-mb", required_argument, NULL, OPT_MEM },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF },
+	{ "queue-kb", required_argument, NULL, OPT_QUEUE },
+	{ "bpf-cpu", no_argument, NULL, OPT_BPF_CPU },
+	{ "registry", required_argument, NULL, OPT_REGISTRY },
+	{ "tick-ms", required_argument, NULL, OPT_TICK },
+	{ "coalesce-us", required_argument, NULL, OPT_COALESCE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* Thresholds the command line did not give stay UNSET until a mode picks
+ * its default (no bound reaches it). */
+#define UNSET UINT64_MAX
+
+struct cli {
+	struct rf_engine_opts o;
+	struct rf_detect_opts detect;
+	uint64_t ringbuf_kb, queue_kb;
+	const char *replay, *profile;
+	bool top, once;
+	int verbosity;
+};
+
+/* The integer options: their bounds and the field each one fills. */
+static const struct num_opt {
+	int id;
+	const char *name;
+	uint64_t lo, hi;
+	size_t off;
+} num_opts[] = {
+	{ OPT_INTERVAL, "--interval", 50, 3600000, offsetof(struct cli, o.interval_ms) },
+	{ OPT_TICK, "--tick-ms", 10, 10000, offsetof(struct cli, o.tick_ms) },
+	{ OPT_UPDATE, "--update-ms", 100, 86400000, offsetof(struct cli, detect.update_ms) },
+	{ OPT_LINGER, "--linger-ms", 1, 86400000, offsetof(struct cli, detect.linger_ms) },
+	{ OPT_BURST_N, "--burst-count", 1, 1000000, offsetof(struct cli, detect.burst_count) },
+	{ OPT_BURST_W, "--burst-window-ms", 1, 3600000,
+	  offsetof(struct cli, detect.burst_window_ms) },
+	{ OPT_CPU, "--cpu-percent", 0, 100000, offsetof(struct cli, detect.cpu_percent) },
+	{ OPT_MEM, "--memory-mb", 0, 1ULL << 40, offsetof(struct cli, detect.memory_mb) },
+	{ OPT_PIDS, "--pids", 0, 4194304, offsetof(struct cli, detect.pids) },
+	{ OPT_RINGBUF, "--ringbuf-kb", 4, 1048576, offsetof(struct cli, ringbuf_kb) },
+	{ OPT_QUEUE, "--queue-kb", 4, 1048576, offsetof(struct cli, queue_kb) },
+	{ OPT_COALESCE, "--coalesce-us", 0, 5000, offsetof(struct cli, o.coalesce_us) },
+};
+
+static const struct num_opt *num_opt_find(int id)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "replay", required_argument, NULL, OPT_REPLAY },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "top", no_argument, NULL, OPT_TOP },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "status", required_argument, NULL, OPT_STATUS },
-		{ "state", required_argument, NULL, OPT_STATE },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "update-ms", required_argument, NULL, OPT_UPDATE },
-		{ "linger-ms", required_argument, NULL, OPT_LINGER },
-		{ "burst-count", required_argument, NULL, OPT_BURST_N },
-		{ "burst-window-ms", required_argument, NULL, OPT_BURST_W },
-		{ "cpu-percent", required_argument, NULL, OPT_CPU },
-		{ "memory-mb", required_argument, NULL, OPT_MEM },
-		{ "pids", required_argument, NULL, OPT_PIDS },
-		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF },
-		{ "queue-kb", required_argument, NULL, OPT_QUEUE },
-		{ "bpf-cpu", no_argument, NULL, OPT_BPF_CPU },
-		{ "registry", required_argument, NULL, OPT_REGISTRY },
-		{ "tick-ms", required_argument, NULL, OPT_TICK },
-		{ "coalesce-us", required_argument, NULL, OPT_COALESCE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct rf_engine_opts o = {
-		.state_path = RF_MON_STATE_DEFAULT,
-		.status_path = RF_MON_STATUS_DEFAULT,
-		.registry_dir = RF_REGISTRY_DIR,
-		.interval_ms = 1000,
-		.tick_ms = 250,
-		.ringbuf_bytes = 1u << 20,
-		.queue_bytes = 8u << 20,
-		.coalesce_us = 500,
-	};
-	struct rf_detect_opts cli = { 0 };
-	bool cpu_set = false, mem_set = false, pids_set = false, top = false, once = false;
-	const char *replay = NULL, *profile = NULL;
-	int verbosity = 1, c;
-	uint64_t v;
-	long ncpu;
+	for (size_t i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (num_opts[i].id == id)
+			return &num_opts[i];
+	return NULL;
+}
+
+/* One option that is not an integer. Returns -1 to go on, else the exit status. */
+static int cli_flag(struct cli *c, int id, const char *arg)
+{
+	switch (id) {
+	case 'o': c->o.output = arg; break;
+	case OPT_METRICS: c->o.metrics_addr = arg; break;
+	case OPT_METRICS_FILE: c->o.metrics_file = arg; break;
+	case OPT_RECORD: c->o.record = arg; break;
+	case OPT_REPLAY: c->replay = arg; break;
+	case OPT_PROFILE: c->profile = arg; break;
+	case OPT_TOP: c->top = true; break;
+	case OPT_ONCE: c->once = true; break;
+	case OPT_STATUS: c->o.status_path = arg; break;
+	case OPT_STATE: c->o.state_path = arg; break;
+	case OPT_REGISTRY: c->o.registry_dir = arg; break;
+	case OPT_BPF_CPU: c->o.bpf_cpu = true; break;
+	case 'q': c->verbosity = 0; break;
+	case 'v': c->verbosity = 2; break;
+	case OPT_VERSION:
+		printf("ringfence-monitor %s\n", RF_MON_VERSION);
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int cli_parse(struct cli *c, int argc, char **argv)
+{
+	int id, status;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1) {
-		int err = 0;
+	while ((id = getopt_long(argc, argv, "+o:qvh", longopts, NULL)) != -1) {
+		const struct num_opt *n = num_opt_find(id);
 
-		switch (c) {
-		case 'o': o.output = optarg; break;
-		case OPT_METRICS: o.metrics_addr = optarg; break;
-		case OPT_METRICS_FILE: o.metrics_file = optarg; break;
-		case OPT_RECORD: o.record = optarg; break;
-		case OPT_REPLAY: replay = optarg; break;
-		case OPT_PROFILE: profile = optarg; break;
-		case OPT_TOP: top = true; break;
-		case OPT_ONCE: once = true; break;
-		case OPT_STATUS: o.status_path = optarg; break;
-		case OPT_STATE: o.state_path = optarg; break;
-		case OPT_REGISTRY: o.registry_dir = optarg; break;
-		case OPT_INTERVAL:
-			err = parse_u64("--interval", optarg, 50, 3600000, &o.interval_ms);
-			break;
-		case OPT_TICK:
-			err = parse_u64("--tick-ms", optarg, 10, 10000, &o.tick_ms);
-			break;
-		case OPT_UPDATE:
-			err = parse_u64("--update-ms", optarg, 100, 86400000, &cli.update_ms);
-			break;
-		case OPT_LINGER:
-			err = parse_u64("--linger-ms", optarg, 1, 86400000, &cli.linger_ms);
-			break;
-		case OPT_BURST_N:
-			err = parse_u64("--burst-count", optarg, 1, 1000000, &cli.burst_count);
-			break;
-		case OPT_BURST_W:
-			err = parse_u64("--burst-window-ms", optarg, 1, 3600000, &cli.burst_window_ms);
-			break;
-		case OPT_CPU:
-			err = parse_u64("--cpu-percent", optarg, 0, 100000, &cli.cpu_percent);
-			cpu_set = true;
-			break;
-		case OPT_MEM:
-			err = parse_u64("--memory-mb", optarg, 0, 1ULL << 40, &cli.memory_mb);
-			mem_set = true;
-			break;
-		case OPT_PIDS:
-			err = parse_u64("--pids", optarg, 0, 4194304, &cli.pids);
-			pids_set = true;
-			break;
-		case OPT_RINGBUF:
-			err = parse_u64("--ringbuf-kb", optarg, 4, 1048576, &v);
-			o.ringbuf_bytes = (size_t)v << 10;
-			break;
-		case OPT_QUEUE:
-			err = parse_u64("--queue-kb", optarg, 4, 1048576, &v);
-			o.queue_bytes = (size_t)v << 10;
-			break;
-		case OPT_COALESCE:
-			err = parse_u64("--coalesce-us", optarg, 0, 5000, &o.coalesce_us);
-			break;
-		case OPT_BPF_CPU: o.bpf_cpu = true; break;
-		case 'q': verbosity = 0; break;
-		case 'v': verbosity = 2; break;
-		case OPT_VERSION:
-			printf("ringfence-monitor %s\n", RF_MON_VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
+		if (n) {
+			if (parse_u64(n->name, optarg, n->lo, n->hi, (uint64_t *)((char *)c + n->off)))
+				return EXIT_USAGE;
+			continue;
+		}
+		status = cli_flag(c, id, optarg);
+		if (status == EXIT_USAGE) {
 			fprintf(stderr, "ringfence-monitor: unknown or incomplete option %s\n",
 				argv[optind - 1]);
 			usage(stderr);
-			return EXIT_USAGE;
 		}
-		if (err)
-			return EXIT_USAGE;
+		if (status >= 0)
+			return status;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "ringfence-monitor: unexpected argument %s\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (profile && !replay) {
-		fprintf(stderr, "ringfence-monitor: --profile needs --replay FILE\n");
+	return -1;
+}
+
+/* Options that do not go together. Returns 0 or EXIT_USAGE. */
+static int cli_check(const struct cli *c)
+{
+	const char *bad = NULL;
+
+	if (c->profile && !c->replay)
+		bad = "--profile needs --replay FILE";
+	else if (c->once && !c->top)
+		bad = "--once goes with --top";
+	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr || c->o.metrics_file))
+		bad = "--replay takes only --output, --profile and thresholds";
+	if (bad) {
+		fprintf(stderr, "ringfence-monitor: %s\n", bad);
 		return EXIT_USAGE;
 	}
-	if (once && !top) {
-		fprintf(stderr, "ringfence-monitor: --once goes with --top\n");
-		return EXIT_USAGE;
-	}
-	if (replay && (top || o.record || o.metrics_addr || o.metrics_file)) {
-		fprintf(stderr, "ringfence-monitor: --replay takes only --output, --profile and "
-			"thresholds\n");
-		return EXIT_USAGE;
-	}
-	if (o.metrics_addr) {
+	if (c->o.metrics_addr) {
 		struct sockaddr_in6 sa;
 		unsigned int len;
 		char why[512];
 
-		if (metrics__parse_addr(o.metrics_addr, &sa, &len, why, sizeof(why))) {
+		if (metrics__parse_addr(c->o.metrics_addr, &sa, &len, why, sizeof(why))) {
 			fprintf(stderr, "ringfence-monitor: %s\n", why);
 			return EXIT_USAGE;
 		}
 	}
-	rf_log_init("ringfence-monitor", verbosity);
+	return 0;
+}
 
-	if (replay) {
-		if (profile)
-			return replay__profile(replay, profile);
-		cli.cpu_percent = cpu_set ? cli.cpu_percent : 0;
-		return replay__run(replay, o.output, &cli);
-	}
-	if (top && monitor_running())
-		return top__client(o.status_path, once);
-	if (top && once) {
+static uint64_t or_default(uint64_t v, uint64_t def)
+{
+	return v == UNSET ? def : v;
+}
+
+static int run_replay(struct cli *c)
+{
+	if (c->profile)
+		return replay__profile(c->replay, c->profile);
+	/* A replay has no live CPU count or RAM: thresholds not given are off. */
+	c->detect.cpu_percent = or_default(c->detect.cpu_percent, 0);
+	c->detect.memory_mb = or_default(c->detect.memory_mb, 0);
+	c->detect.pids = or_default(c->detect.pids, 0);
+	return replay__run(c->replay, c->o.output, &c->detect);
+}
+
+static int run_live(struct cli *c)
+{
+	long ncpu;
+
+	if (c->top && monitor_running())
+		return top__client(c->o.status_path, c->once);
+	if (c->top && c->once) {
 		fprintf(stderr, "ringfence-monitor: --top --once: no ringfence-monitor is running\n");
 		return 1;
 	}
@@ -276,10 +300,39 @@ int main(int argc, char **argv)
 
 	/* Thresholds for sandboxes whose policy sets none. */
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	o.detect = cli;
-	o.detect.cpu_percent = cpu_set ? cli.cpu_percent : 90 * (uint64_t)(ncpu > 0 ? ncpu : 1);
-	o.detect.memory_mb = mem_set ? cli.memory_mb : mem_total_mb() / 2;
-	o.detect.pids = pids_set ? cli.pids : 1024;
-	o.top = top;
-	return engine__run(&o);
+	c->o.detect = c->detect;
+	c->o.detect.cpu_percent = or_default(c->detect.cpu_percent,
+					     90 * (uint64_t)(ncpu > 0 ? ncpu : 1));
+	c->o.detect.memory_mb = or_default(c->detect.memory_mb, mem_total_mb() / 2);
+	c->o.detect.pids = or_default(c->detect.pids, 1024);
+	c->o.ringbuf_bytes = (size_t)c->ringbuf_kb << 10;
+	c->o.queue_bytes = (size_t)c->queue_kb << 10;
+	c->o.top = c->top;
+	return engine__run(&c->o);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = {
+		.o = {
+			.state_path = RF_MON_STATE_DEFAULT,
+			.status_path = RF_MON_STATUS_DEFAULT,
+			.registry_dir = RF_REGISTRY_DIR,
+			.interval_ms = 1000,
+			.tick_ms = 250,
+			.coalesce_us = 500,
+		},
+		.detect = { .cpu_percent = UNSET, .memory_mb = UNSET, .pids = UNSET },
+		.ringbuf_kb = 1024,
+		.queue_kb = 8192,
+		.verbosity = 1,
+	};
+	int status = cli_parse(&c, argc, argv);
+
+	if (status >= 0)
+		return status;
+	if (cli_check(&c))
+		return EXIT_USAGE;
+	rf_log_init("ringfence-monitor", c.verbosity);
+	return c.replay ? run_replay(&c) : run_live(&c);
 }

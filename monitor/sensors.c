@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bpfutil.h"
 #include "sensors.h"
 #include "monitor.skel.h"
 
@@ -15,7 +16,6 @@ struct rf_sensors {
 	struct ring_buffer *rb;
 	int ncpu;
 	struct rf_mon_oncpu *oncpu;     /* per-CPU snapshot */
-	uint64_t *stat_vals;
 };
 
 int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
@@ -36,8 +36,7 @@ int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
 		return err;
 	}
 	s->oncpu = calloc((size_t)s->ncpu, sizeof(*s->oncpu));
-	s->stat_vals = calloc((size_t)s->ncpu, sizeof(*s->stat_vals));
-	if (!s->oncpu || !s->stat_vals) {
+	if (!s->oncpu) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -93,7 +92,6 @@ void sensors__close(struct rf_sensors *s)
 	ring_buffer__free(s->rb);
 	monitor_bpf__destroy(s->skel);
 	free(s->oncpu);
-	free(s->stat_vals);
 	free(s);
 }
 
@@ -226,12 +224,7 @@ uint64_t sensors__cpu_running(const struct rf_sensors *s, uint64_t cgid, uint64_
 
 uint64_t sensors__stat(const struct rf_sensors *s, uint32_t idx)
 {
-	uint64_t sum = 0;
-	int i;
+	uint64_t sum;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.rf_mon_stats), &idx, s->stat_vals))
-		return 0;
-	for (i = 0; i < s->ncpu; i++)
-		sum += s->stat_vals[i];
-	return sum;
+	return bpfutil__percpu_sum(bpf_map__fd(s->skel->maps.rf_mon_stats), idx, &sum) ? 0 : sum;
 }

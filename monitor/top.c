@@ -63,16 +63,14 @@ json_t *top__alert_summary(const struct rf_alert *a, int64_t wall_ms)
 
 int top__write(const char *path, json_t *status)
 {
-	char tmp[4200];
-	int err = 0;
+	char *text = json_dumps(status, JSON_COMPACT);
+	int err;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(status, tmp, JSON_COMPACT))
-		err = -EIO;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	if (!text)
+		return -ENOMEM;
+	/* Readers never see half a snapshot: a temp file, then rename. */
+	err = metrics__write_file(path, text);
+	free(text);
 	return err;
 }
 

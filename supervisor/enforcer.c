@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "rf_abi.h"
+#include "bpfutil.h"
 #include "enforcer.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
@@ -807,7 +808,7 @@ cleanup:
 
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val)
 {
-	return rf_pins__stat(enf->map_fd[RF_PIN_STATS], idx, ret_val);
+	return bpfutil__percpu_sum(enf->map_fd[RF_PIN_STATS], idx, ret_val);
 }
 
 int enforcer__unload(bool force)
