@@ -206,7 +206,7 @@ static void expect_counts(uint64_t net, uint64_t unx)
 
 	assert_int_equal(sb.denials[RF_CLASS_NET], net);
 	assert_int_equal(sb.denials[RF_CLASS_UNIX], unx);
-	for (int c = RF_CLASS_FILE; c < RF_CLASS_MAX; c++)
+	for (int c = RF_CLASS_FILE; c < RF_CLASS_KERNEL_MAX; c++)
 		assert_int_equal(sb.denials[c], 0);
 	assert_int_equal(sb.deny_seq, net + unx);
 	assert_int_equal(stat_of(RF_STAT_DECISIONS), net + unx);
