@@ -258,8 +258,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-	if ! out=$("$CC" -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Ibpf -Isupervisor -o "$WORK/gen/deny" \
-		"$WORK/gen/deny.c" "$TRACE_O" -ljansson 2>&1) || ! "$WORK/gen/deny" "$WORK/gen/deny.jsonl"; then
+	if ! out=$("$CC" -std=gnu11 -D_GNU_SOURCE -Wall -Werror -Ibpf -Ilib -Isupervisor -o "$WORK/gen/deny" \
+		"$WORK/gen/deny.c" "$TRACE_O" "$BUILD/librf.a" -ljansson 2>&1) || ! "$WORK/gen/deny" "$WORK/gen/deny.jsonl"; then
 		not_ok "kernel.deny shapes: the generator builds and runs"; echo "$out"
 	elif out=$("$PYTHON" "$VALIDATE" schemas/trace.schema.json "$WORK/gen/deny.jsonl"); then
 		ok "trace schema accepts trace.c's kernel.deny for every op ($(wc -l < "$WORK/gen/deny.jsonl") lines)"
