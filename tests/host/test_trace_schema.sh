@@ -270,7 +270,7 @@ EOF
 	if [ -s "$WORK/gen/deny.jsonl" ] && out=$("$PYTHON" - "$WORK/gen/deny.jsonl" bpf/rf_abi.h <<'EOF'
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-n_ops = len(re.findall(r"^\s*RF_OP_\w+ = \d+,", open(sys.argv[2]).read(), re.M))
+n_ops = len(re.findall(r"^\s*RF_OP_(?!MAX\b)\w+ = \d+,", open(sys.argv[2]).read(), re.M))
 ops = {l["op"] for l in lines} - {"unknown"}
 if len(ops) != n_ops:
     sys.exit(f"{len(ops)} ops generated, rf_abi.h has {n_ops}")
