@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "alert.h"
+#include "timefmt.h"
 
 static const char *const severities[] = {
 	"Unknown", "Informational", "Low", "Medium", "High", "Critical", "Fatal",
@@ -14,14 +15,9 @@ static const char *const severities[] = {
 
 void alert__format_ms(int64_t ms, char *buf, size_t len)
 {
-	time_t sec = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-	int msec = (int)(ms - (int64_t)sec * 1000);
-	struct tm tm;
-	char base[32];
+	int64_t sec = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
 
-	gmtime_r(&sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03dZ", base, msec);
+	timefmt__rfc3339(sec, (long)(ms - sec * 1000), 3, buf, len);
 }
 
 static int64_t wall_ms(uint64_t boot_ns, int64_t off)

@@ -8,6 +8,7 @@
 
 #include "pins.h"
 #include "bpfutil.h"
+#include "inotify_each.h"
 #include "events.h"
 
 struct rf_decisions {
@@ -126,25 +127,17 @@ int decisions__notify_fd(const struct rf_decisions *d)
 	return d->ino_fd;
 }
 
+static void pin_dir_event(const struct inotify_event *ev, void *ctx)
+{
+	struct rf_decisions *d = ctx;
+
+	/* The pin directory appeared: watch it (the set inside may follow). */
+	if (ev->len && !strcmp(ev->name, "ringfence") && (ev->mask & IN_CREATE))
+		d->ino_dir_wd = inotify_add_watch(d->ino_fd, RF_PIN_DIR,
+						  IN_CREATE | IN_DELETE | IN_MOVED_TO);
+}
+
 bool decisions__notified(struct rf_decisions *d)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool any = false;
-	ssize_t n;
-
-	while ((n = read(d->ino_fd, buf, sizeof(buf))) > 0) {
-		char *p;
-
-		for (p = buf; p < buf + n;) {
-			struct inotify_event *ev = (struct inotify_event *)p;
-
-			p += sizeof(*ev) + ev->len;
-			any = true;
-			if (ev->len && !strcmp(ev->name, "ringfence") && (ev->mask & IN_CREATE))
-				d->ino_dir_wd = inotify_add_watch(d->ino_fd, RF_PIN_DIR,
-								  IN_CREATE | IN_DELETE |
-								  IN_MOVED_TO);
-		}
-	}
-	return any;
+	return inotify__each(d->ino_fd, pin_dir_event, d) > 0;
 }

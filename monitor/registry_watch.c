@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include "inotify_each.h"
 #include "registry_watch.h"
 
 #define REG_MAX 4096
@@ -259,37 +260,39 @@ int regwatch__scan(struct rf_regwatch *w, const struct rf_reg_ops *ops)
 	return 0;
 }
 
+struct reg_batch {
+	struct rf_regwatch *w;
+	const struct rf_reg_ops *ops;
+	bool rescan;
+};
+
+static void reg_event(const struct inotify_event *ev, void *ctx)
+{
+	struct reg_batch *b = ctx;
+	char name[RF_SANDBOX_LEN];
+
+	if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF)) {
+		b->rescan = true;
+		return;
+	}
+	if (!ev->len || !entry_name(ev->name, name, sizeof(name)))
+		return;
+	if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
+		struct known *k = find(b->w, name);
+
+		if (k)
+			forget(b->w, k, b->ops);
+	} else {
+		load(b->w, name, b->ops);
+	}
+}
+
 int regwatch__process(struct rf_regwatch *w, const struct rf_reg_ops *ops)
 {
-	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
-	char name[RF_SANDBOX_LEN];
-	bool rescan = false;
-	ssize_t n;
+	struct reg_batch b = { .w = w, .ops = ops };
+	int n = inotify__each(w->fd, reg_event, &b);
 
-	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
-		char *p;
-
-		for (p = buf; p < buf + n;) {
-			struct inotify_event *ev = (struct inotify_event *)p;
-
-			p += sizeof(*ev) + ev->len;
-			if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF)) {
-				rescan = true;
-				continue;
-			}
-			if (!ev->len || !entry_name(ev->name, name, sizeof(name)))
-				continue;
-			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
-				struct known *k = find(w, name);
-
-				if (k)
-					forget(w, k, ops);
-			} else {
-				load(w, name, ops);
-			}
-		}
-	}
-	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		return -errno;
-	return rescan ? regwatch__scan(w, ops) : 0;
+	if (n < 0)
+		return n;
+	return b.rescan ? regwatch__scan(w, ops) : 0;
 }

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "names.h"
+#include "timefmt.h"
 #include "trace.h"
 
 struct rf_trace {
@@ -47,21 +48,14 @@ int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_tra
 
 void trace__close(struct rf_trace *t)
 {
-	if (!t)
-		return;
-	if (t->f)
+	if (t && t->f)
 		fclose(t->f);
 	free(t);
 }
 
 void trace__format_ts(const struct timespec *ts, char *buf, size_t len)
 {
-	struct tm tm;
-	char base[32];
-
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%09ldZ", base, ts->tv_nsec);
+	timefmt__rfc3339(ts->tv_sec, ts->tv_nsec, 9, buf, len);
 }
 
 int trace__emit(struct rf_trace *t, const char *event, json_t *fields)

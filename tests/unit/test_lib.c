@@ -19,6 +19,9 @@
 #include "cleanup.h"
 #include "error.h"
 #include "sysnames.h"
+#include "timefmt.h"
+#include "inotify_each.h"
+#include <sys/stat.h>
 
 static void test_sysnames_agree_with_libseccomp(void **state)
 {
@@ -102,6 +105,50 @@ static void test_cleanup_take(void **state)
 	assert_int_equal(fcntl(kept, F_GETFD), -1);          /* closed at scope end */
 }
 
+static void test_timefmt_rfc3339(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	timefmt__rfc3339(0, 7, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "1970-01-01T00:00:00.007Z");
+	timefmt__rfc3339(1764592496, 123456789, 9, buf, sizeof(buf));
+	assert_string_equal(buf, "2025-12-01T12:34:56.123456789Z");
+}
+
+static void count_creates(const struct inotify_event *ev, void *ctx)
+{
+	if (ev->mask & IN_CREATE)
+		(*(int *)ctx)++;
+}
+
+static void test_inotify_each_drains(void **state)
+{
+	char dir[] = "/tmp/rf-inotify-XXXXXX", path[64];
+	int fd, wd, n, creates = 0, i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(fd >= 0);
+	wd = inotify_add_watch(fd, dir, IN_CREATE);
+	assert_true(wd >= 0);
+	assert_int_equal(inotify__each(fd, count_creates, &creates), 0);  /* empty */
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+	n = inotify__each(fd, count_creates, &creates);
+	assert_int_equal(n, 3);
+	assert_int_equal(creates, 3);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", dir, i);
+		rmdir(path);
+	}
+	rmdir(dir);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +156,8 @@ int main(void)
 		cmocka_unit_test(test_sysnames_known_and_unknown),
 		cmocka_unit_test(test_error_renders_one_line),
 		cmocka_unit_test(test_cleanup_take),
+		cmocka_unit_test(test_timefmt_rfc3339),
+		cmocka_unit_test(test_inotify_each_drains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
