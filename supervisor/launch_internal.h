@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What supervisor/launch*.c share: the plan, the child's report; not for other callers. */
+#ifndef RF_LAUNCH_INTERNAL_H
+#define RF_LAUNCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "launch.h"
+
+struct passwd;
+
+/* What the child sends when it gives up; one write, well under PIPE_BUF. */
+struct child_err {
+	int32_t stage;
+	int32_t err;
+	char what[64];
+};
+
+/* Everything that allocates, done before the clone. */
+struct launch_plan {
+	char **cands;            /* execve candidates, in PATH order */
+	size_t n_cands;
+	bool searched;           /* argv[0] had no '/': execvp rules */
+	gid_t *groups;
+	size_t n_groups;
+	int last_cap;
+	int ll_fd;                /* Landlock ruleset, duplicated >= 10; -1 none */
+	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
+	size_t n_ro;
+	bool new_ns;
+};
+
+/* The child after clone3 (launch_child.c): set up, drop, confine, exec;
+ * reports a failure over err_w and exits. */
+_Noreturn void launch_child__main(const struct launch_opts *o, const struct launch_plan *p,
+				  char *const *envp, int err_r, int err_w);
+
+/* Copy src into dst (len bytes, NUL-terminated, truncated): safe in the child. */
+void launch_child__copy_what(char *dst, size_t len, const char *src);
+
+/* One passwd query by name, or by uid when name is NULL (launch_user.c);
+ * *buf grows as needed, the caller frees it. 0, -ENOENT or another -errno. */
+int launch_user__pw_lookup(const char *name, uid_t uid, struct passwd *pw, char **buf);
+
+#endif
