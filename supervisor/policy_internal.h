@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What supervisor/policy*.c share: JSON reading helpers, the classes; not for other callers. */
+#ifndef RF_POLICY_INTERNAL_H
+#define RF_POLICY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "policy.h"
+
+#define POL_WHERE_MAX sizeof(((struct rf_error *)0)->where)
+#define POL_QUOTE_MAX 96             /* bytes of a quoted value in a message */
+
+/* policy_json.c. Errors are -EINVAL (or -ENOMEM) with err naming the
+ * JSON path (where) and the reason. */
+int policy_json__fail(struct rf_error *err, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int policy_json__nomem(struct rf_error *err);
+void policy_json__quote(char *buf, size_t len, const char *s);
+void policy_json__where_key(char *buf, const char *where, const char *key);
+void policy_json__where_idx(char *buf, const char *where, size_t i);
+int policy_json__check_keys(json_t *obj, const char *where,
+			    const char *const *allowed, struct rf_error *err);
+int policy_json__get_string(json_t *v, const char *where, const char **ret_s,
+			    struct rf_error *err);
+int policy_json__get_uint(json_t *v, const char *where, uint64_t min,
+			  uint64_t max, struct rf_opt_u64 *ret_v, struct rf_error *err);
+bool policy_json__is_unrestricted(json_t *v);
+
+typedef int policy_json_entry_fn(const char *s, const char *where, void *elem,
+				 struct rf_error *err);
+
+int policy_json__parse_strings(json_t *v, const char *where, const char *expected,
+			       void **ret_v, size_t elem, size_t *ret_n,
+			       policy_json_entry_fn *entry, struct rf_error *err);
+int policy_json__parse_class_list(json_t *v, const char *where, const char *what,
+				  enum rf_confine *ret_confine, void **ret_v, size_t elem,
+				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_error *err);
+int policy_json__class_object(json_t *v, const char *where, const char *const *keys,
+			      struct rf_error *err);
+
+/* policy_classes.c: every class key present in root, parsed into p. */
+int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *err);
+
+#endif /* RF_POLICY_INTERNAL_H */
