@@ -216,6 +216,13 @@ enum rf_event_kind {
 	RF_EV_DECISION = 1,
 };
 
+/* struct rf_event.flags */
+enum rf_event_flags {
+	/* Not the kernel's word: user space inferred the decision from a
+	 * failed syscall (Landlock and seccomp hosts). */
+	RF_EVF_INFERRED = 1u << 0,
+};
+
 /* One recorded decision: a sample in rf_samples and a ring-buffer record. */
 struct rf_event {
 	__u64 ts_boot_ns;               /* bpf_ktime_get_boot_ns() */
@@ -235,7 +242,7 @@ struct rf_event {
 	__u8 addr[16];                  /* network byte order */
 	char comm[RF_COMM_LEN];
 	__u32 path_len;                 /* bytes of path[] used (unix, file, exec) */
-	__u32 _pad;
+	__u32 flags;                    /* enum rf_event_flags; 0 from the BPF programs */
 	char path[RF_EVENT_PATH_LEN];   /* abstract names start with '@' */
 	__u32 need;                     /* enum rf_access the operation needed */
 	__u32 have;                     /* enum rf_access the matching rule grants */

@@ -65,6 +65,12 @@ static const char *const op_names[] = {
 };
 COVERS(op_names, RF_OP_MAX);
 
+/* Sparse: the operations whose rf_event.arg means something. */
+static const char *const op_arg_names[] = {
+	[RF_OP_KILL] = "signal", [RF_OP_PTRACE] = "ptrace_mode", [RF_OP_BPF] = "bpf_cmd",
+	[RF_OP_MOUNT] = "flags", [RF_OP_UMOUNT] = "flags", [RF_OP_MKNOD] = "mode",
+};
+
 static const char *const reason_names[] = {
 	[0] = "unknown",
 	[RF_REASON_NO_RULE] = "no-rule",
@@ -135,6 +141,11 @@ const char *names__class(uint32_t class)
 const char *names__op(uint32_t op)
 {
 	return PICK(op_names, op, "unknown");
+}
+
+const char *names__op_arg(uint32_t op)
+{
+	return PICK(op_arg_names, op, NULL);
 }
 
 const char *names__reason(uint32_t reason)

@@ -37,6 +37,8 @@ enum rf_request {
 const char *names__class(uint32_t class);       /* "network", "file", ... */
 const char *names__op(uint32_t op);             /* "connect4", "kill", ... */
 const char *names__reason(uint32_t reason);     /* "no-rule", ... */
+/* What rf_event.arg holds for op ("signal", "bpf_cmd", ...); NULL: nothing. */
+const char *names__op_arg(uint32_t op);
 /* "denied" or "audited": anything but an audit record was a denial. */
 const char *names__verdict(uint32_t verdict);
 /* An IP protocol number as "tcp", "udp", ...; NULL when it has no name. */

@@ -86,7 +86,7 @@ static json_t *class_backends(const struct rf_caps *caps)
 int cmd_probe(void)
 {
 	struct rf_caps caps;
-	json_t *o, *b;
+	json_t *o, *b, *audit;
 
 	probe__run(&caps, RF_PROBE_ALL);
 	b = json_object();
@@ -99,11 +99,18 @@ int cmd_probe(void)
 		json_object_set_new(json_object_get(b, "landlock"), "abi",
 				    json_integer(caps.landlock_abi));
 	json_object_set_new(b, "seccomp", probe_json(&caps.seccomp));
-	o = json_pack("{s:s, s:s, s:i, s:o, s:o}",
+	audit = probe_json(&caps.audit);
+	json_object_set_new(audit, "enabled", caps.audit_enabled < 0 ? json_null() :
+					      json_boolean(caps.audit_enabled > 0));
+	json_object_set_new(audit, "locked", json_boolean(caps.audit_enabled == 2));
+	json_object_set_new(audit, "landlock_denials_logged",
+			    json_boolean(caps.landlock_audit_log));
+	o = json_pack("{s:s, s:s, s:i, s:o, s:o, s:o}",
 		      "kernel", caps.kernel_release,
 		      "cgroup2_mount", caps.cgroup_mount,
 		      "unprivileged_bpf_disabled", caps.unprivileged_bpf_disabled,
 		      "backends", b,
+		      "audit", audit,
 		      "classes", class_backends(&caps));
 	if (!o)
 		return 1;

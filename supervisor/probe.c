@@ -6,14 +6,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/audit.h>
 #include <linux/landlock.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -171,6 +175,83 @@ static void probe_seccomp(struct rf_caps *caps)
 	snprintf(p->detail, sizeof(p->detail), "seccomp filter mode available");
 }
 
+/* status.enabled from one AUDIT_GET, or -errno with *ret_what set. A read:
+ * nothing here (or anywhere in ringfence) sends AUDIT_SET. */
+static int audit_get_enabled(const char **ret_what)
+{
+	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
+				.nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 };
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 1 };
+	_Alignas(struct nlmsghdr) char buf[8192];
+	struct nlmsghdr *nh;
+	ssize_t n;
+	int fd, ret = -EPROTO;
+
+	*ret_what = "NETLINK_AUDIT socket";
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0)
+		return -errno;
+	*ret_what = "AUDIT_GET";
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_seq != req.nlmsg_seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error) {
+					ret = e->error;
+					goto out;
+				}
+			} else if (nh->nlmsg_type == AUDIT_GET &&
+				   nh->nlmsg_len >= NLMSG_LENGTH(offsetof(struct audit_status,
+									  failure))) {
+				ret = (int)((struct audit_status *)NLMSG_DATA(nh))->enabled;
+				goto out;
+			}
+		}
+	}
+	ret = n < 0 ? -errno : -EPROTO;
+out:
+	close(fd);
+	return ret;
+}
+
+static void probe_audit(struct rf_caps *caps)
+{
+	struct rf_backend_probe *p = &caps->audit;
+	const char *what;
+	int en = audit_get_enabled(&what);
+
+	caps->audit_enabled = en < 0 ? -1 : en;
+	caps->landlock_audit_log = en > 0 && caps->landlock_abi >= 7;
+	if (en < 0) {
+		p->err = en;
+		snprintf(p->detail, sizeof(p->detail), "%s: %s: the kernel's audit cannot be "
+			 "read; Landlock denials are observed from failed syscalls instead",
+			 what, strerror(-en));
+		return;
+	}
+	p->ok = true;
+	if (!en)
+		snprintf(p->detail, sizeof(p->detail), "kernel audit is off: Landlock denials "
+			 "are observed from failed syscalls instead (ringfence never turns "
+			 "audit on)");
+	else if (caps->landlock_abi < 7)
+		snprintf(p->detail, sizeof(p->detail), "kernel audit is on%s, but Landlock ABI "
+			 "%d logs no denials (7+ does): they are observed from failed syscalls",
+			 en == 2 ? " (locked)" : "", caps->landlock_abi);
+	else
+		snprintf(p->detail, sizeof(p->detail), "kernel audit is on%s: Landlock ABI %d "
+			 "logs its denials to it", en == 2 ? " (locked)" : "", caps->landlock_abi);
+}
+
 static int read_int_file(const char *path)
 {
 	char buf[32] = "";
@@ -218,6 +299,9 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	t = now_ms();
 	probe_landlock(caps);
 	caps->landlock.ms = now_ms() - t;
+	t = now_ms();
+	probe_audit(caps);
+	caps->audit.ms = now_ms() - t;
 	t = now_ms();
 	probe_seccomp(caps);
 	caps->seccomp.ms = now_ms() - t;

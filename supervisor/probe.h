@@ -25,6 +25,13 @@ struct rf_caps {
 	struct rf_backend_probe landlock;        /* ruleset created */
 	int landlock_abi;
 	struct rf_backend_probe seccomp;         /* filter mode available */
+	/* The kernel's audit, read and never changed: ok when AUDIT_GET over
+	 * NETLINK_AUDIT answered. Landlock (ABI 7+) logs its denials there
+	 * only while audit is enabled. */
+	struct rf_backend_probe audit;
+	int audit_enabled;                       /* status.enabled: 0 off, 1 on, 2 locked;
+						  * -1 unknown */
+	bool landlock_audit_log;                 /* ABI 7+ and audit enabled */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 };
 

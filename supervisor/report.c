@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
@@ -197,10 +198,25 @@ void report__drain_samples(struct sandbox *sb, bool final)
 			sb->missing++;
 		} else {
 			trace__emit(sb->trace, "kernel.deny", trace__event_json(&ev));
+			report__deny_human(sb, &ev);
 			sb->traced++;
 		}
 		sb->next_seq++;
 	}
+}
+
+void report__deny_human(struct sandbox *sb, const struct rf_event *ev)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	deny_log__add(&sb->shown, ev, rf_verbosity >= 2,
+		      (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000);
+}
+
+void report__denials_after_summary(const struct sandbox *sb, uint64_t unkept)
+{
+	deny_log__finish(&sb->shown, rf_verbosity >= 2, unkept);
 }
 
 void report__summary(const struct sandbox *sb)

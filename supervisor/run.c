@@ -633,6 +633,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	else
 		rf_info("sandbox %s: killed by signal %d; kernel denials: %llu",
 			sb->name, info->si_status, (unsigned long long)total);
+	report__denials_after_summary(sb, total > sb->traced ? total - sb->traced : 0);
 }
 
 static int step_wait(void *ctx, struct rf_step_error *e)

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "cgroup.h"
+#include "deny_text.h"
 #include "enforcer.h"
 #include "error.h"
 #include "netrules.h"
@@ -41,6 +42,7 @@ struct sandbox {
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
 	uint64_t traced;          /* samples written to the trace */
 	uint64_t missing;         /* samples the kernel could not keep */
+	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
 };
 
 /* prepare.c: before anything is created; 0 or -errno with e filled */
@@ -65,5 +67,10 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 json_t *report__configure(const struct sandbox *sb, bool installed);
 void report__drain_samples(struct sandbox *sb, bool final);
 void report__summary(const struct sandbox *sb);
+/* Every kernel.deny record, kernel-kept or inferred, passes here: -v
+ * prints it (rate-limited) and the exit summary lists the first few. */
+void report__deny_human(struct sandbox *sb, const struct rf_event *ev);
+/* After the exit summary line. unkept: denials counted but never seen. */
+void report__denials_after_summary(const struct sandbox *sb, uint64_t unkept);
 
 #endif

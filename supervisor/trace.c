@@ -143,18 +143,13 @@ static json_t *process_destination(const struct rf_event *ev)
 {
 	char path[RF_EVENT_PATH_LEN + 1];
 	uint32_t n = ev->path_len < RF_EVENT_PATH_LEN ? ev->path_len : RF_EVENT_PATH_LEN;
+	const char *arg = names__op_arg(ev->op);
 	json_t *dst = json_object();
-
-	/* What the number in ev->arg means, per operation. */
-	static const char *const arg_keys[RF_OP_MAX] = {
-		[RF_OP_KILL] = "signal", [RF_OP_PTRACE] = "ptrace_mode", [RF_OP_BPF] = "bpf_cmd",
-		[RF_OP_MOUNT] = "flags", [RF_OP_UMOUNT] = "flags", [RF_OP_MKNOD] = "mode",
-	};
 
 	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE)
 		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
-	if (ev->op < RF_OP_MAX && arg_keys[ev->op])
-		json_object_set_new(dst, arg_keys[ev->op], json_integer(ev->arg));
+	if (arg)
+		json_object_set_new(dst, arg, json_integer(ev->arg));
 	switch (ev->op) {
 	case RF_OP_PSEUDO_FS_WRITE:
 		json_object_set_new(dst, "operation", json_string(names__op(ev->arg)));

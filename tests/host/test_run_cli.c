@@ -378,6 +378,39 @@ static void check_prints_plan_json(void **state)
 	free(bad);
 }
 
+/* The kernel's audit, as read by AUDIT_GET: whether Landlock denials can
+ * reach it, and what is observed instead when they cannot. */
+static void probe_reports_audit(json_t *o)
+{
+	json_t *a = json_object_get(o, "audit"), *en;
+	json_t *ll = json_object_get(json_object_get(o, "backends"), "landlock");
+	const char *detail;
+	bool logged;
+
+	assert_non_null(a);
+	assert_true(json_is_boolean(json_object_get(a, "ok")));
+	detail = json_string_value(json_object_get(a, "detail"));
+	assert_non_null(detail);
+	en = json_object_get(a, "enabled");
+	logged = json_is_true(json_object_get(a, "landlock_denials_logged"));
+	if (!json_is_true(json_object_get(a, "ok"))) {
+		/* no socket or no answer: the error, and never "logged" */
+		assert_true(json_is_null(en));
+		assert_non_null(json_string_value(json_object_get(a, "error")));
+		assert_non_null(strstr(detail, "observed from failed syscalls"));
+		assert_false(logged);
+		return;
+	}
+	assert_true(json_is_boolean(en));
+	assert_int_equal(logged, json_is_true(en) &&
+				 json_integer_value(json_object_get(ll, "abi")) >= 7);
+	if (!json_is_true(en))
+		assert_non_null(strstr(detail, "kernel audit is off: Landlock denials are "
+					       "observed from failed syscalls instead"));
+	else
+		assert_non_null(strstr(detail, "kernel audit is on"));
+}
+
 /* probe reports each backend from a real load: on this host's kernel,
  * cgroup sock_addr loads; whatever it says must carry a detail. */
 static void probe_reports_every_backend(void **state)
@@ -404,6 +437,7 @@ static void probe_reports_every_backend(void **state)
 		assert_true(strlen(json_string_value(json_object_get(x, "detail"))) > 0);
 	}
 	assert_true(json_is_true(json_object_get(json_object_get(b, "cgroup-sock-addr"), "ok")));
+	probe_reports_audit(o);
 	json_decref(o);
 	free(txt);
 }
