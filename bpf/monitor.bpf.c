@@ -7,12 +7,13 @@
  *                        its return value (a per-sandbox bitmap; later calls
  *                        cost a bit test); calls a seccomp filter refused
  *                        included, as they skip sys_enter but not sys_exit
- *   sys_enter            the same for exit and exit_group only (they never
- *                        return); other calls leave after one comparison
+ *                        (exit and exit_group, which never return, are
+ *                        taken at sched_process_exit)
  *   sched_process_fork   new processes: live count, lineage
  *   sched_process_exec   what ran; arms the syscall set (the launcher's own
  *                        set-up before its exec is not the command's)
- *   sched_process_exit   live count; forgets the process's memory
+ *   sched_process_exit   live count; forgets the process's memory; the exit
+ *                        or exit_group call of the exiting thread
  *   sched_switch         on-CPU time per sandbox (cgroup v2 cpu.stat may be
  *                        missing on hybrid hosts)
  *   rss_stat             resident memory per process (memory.current too)
@@ -253,19 +254,6 @@ int BPF_PROG(rf_mon_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/*
- * exit and exit_group never return: they alone are taken at entry. Every
- * other call leaves after one comparison, before the cgroup walk.
- */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(rf_mon_sys_enter, struct pt_regs *regs, long id)
-{
-	if (id != RF_NR_EXIT && id != RF_NR_EXIT_GROUP)
-		return 0;
-	syscall_note(id, 0);
-	return 0;
-}
-
 static __always_inline void procs_add(struct rf_mon_acct *a, __s64 d)
 {
 	__s64 now = __sync_fetch_and_add(&a->procs, d) + d;
@@ -337,7 +325,14 @@ int BPF_PROG(rf_mon_exit, struct task_struct *p)
 	struct rf_mon_event *e;
 	__u32 tgid;
 	__u64 cgid;
+	long nr;
 
+	/* exit and exit_group never return to sys_exit: taken here, where the
+	 * exiting thread's registers still name the call it died in (another
+	 * number, or none, when a signal or a sibling's exit_group ended it). */
+	nr = (long)RF_SYSCALL_NR((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	if (nr == RF_NR_EXIT || nr == RF_NR_EXIT_GROUP)
+		syscall_note(nr, 0);
 	/* The group is dead when its live count reached zero (this works
 	 * with and without the tracepoint's group_dead argument). */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)

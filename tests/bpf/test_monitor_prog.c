@@ -6,7 +6,7 @@
  * (an entry with the live process count, BPF_NOEXIST), a child moved into
  * it that forks and execs this binary again, and assertions on the
  * per-sandbox accounting and the ring-buffer records. Syscalls are taken
- * at sys_exit (exit and exit_group at sys_enter), so a call a seccomp
+ * at sys_exit (exit and exit_group at sched_process_exit), so a call a seccomp
  * filter refused, which never reaches sys_enter, is recorded too.
  */
 #include <stddef.h>
@@ -64,6 +64,10 @@ static int child_main(const char *what)
 
 	if (!strcmp(what, "sysinfo"))
 		syscall(SYS_sysinfo, &si);
+	if (!strcmp(what, "killed")) {
+		kill(getpid(), SIGKILL);        /* dies on the way out of kill() */
+		pause();
+	}
 	if (!strcmp(what, "refused-sysinfo")) {
 		if (refuse_sysinfo())
 			return 98;
@@ -76,6 +80,8 @@ static int child_main(const char *what)
 	do
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 20000000L);
+	if (!strcmp(what, "sys-exit"))
+		syscall(SYS_exit, CHILD_EXIT);  /* the one thread: the process ends */
 	return CHILD_EXIT;
 }
 
@@ -192,6 +198,26 @@ static int act_fork_exec(void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		return errno;
 	return WIFEXITED(status) && WEXITSTATUS(status) == CHILD_EXIT ? 0 : 100;
+}
+
+/* As act_fork_exec, for a grandchild that a signal ends: 0 when it did. */
+static int act_fork_exec_killed(void *arg)
+{
+	char *argv[] = { T.self, "--child", "killed", NULL };
+	int status;
+	pid_t pid = fork();
+
+	(void)arg;
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		execv(T.self, argv);
+		_exit(127);
+	}
+	*T.shared = pid;
+	if (waitpid(pid, &status, 0) != pid)
+		return errno;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 100;
 }
 
 static int act_sysinfo(void *arg)
@@ -386,6 +412,48 @@ static void seccomp_refused_syscall_recorded(void **state)
 	assert_int_equal(stat_of(RF_MON_STAT_RINGBUF_LOST), 0);
 }
 
+/* exit_group is taken from the exiting thread's registers: a process a
+ * signal ended made no exit_group (its parent, which returns, did). */
+static void killed_process_made_no_exit_group(void **state)
+{
+	struct rf_mon_event *e;
+	pid_t gc;
+
+	(void)state;
+	acct_register(&T.sb, 1);
+	assert_int_equal(bt_run(&T.sb, act_fork_exec_killed, NULL), 0);
+	gc = *T.shared;
+	assert_true(gc > 0);
+	events_drain();
+	e = syscall_event(T.sb.id, SYS_kill);
+	assert_non_null(e);
+	assert_int_equal(e->pid, gc);
+	e = syscall_event(T.sb.id, SYS_exit_group);
+	assert_non_null(e);
+	assert_int_equal(e->pid, bt_last_pid);
+	assert_int_equal(events_of(T.sb.id, RF_MON_EV_EXIT, gc, NULL), 1);
+}
+
+/* exit (not exit_group) is seen too, from the thread that made it. */
+static void exit_syscall_recorded(void **state)
+{
+	struct rf_mon_event *e;
+	pid_t gc;
+
+	(void)state;
+	acct_register(&T.sb, 1);
+	assert_int_equal(bt_run(&T.sb, act_fork_exec, "sys-exit"), 0);
+	gc = *T.shared;
+	events_drain();
+	e = syscall_event(T.sb.id, SYS_exit);
+	assert_non_null(e);
+	assert_int_equal(e->pid, gc);
+	assert_int_equal(e->ret, 0);
+	e = syscall_event(T.sb.id, SYS_exit_group);
+	assert_non_null(e);
+	assert_int_equal(e->pid, bt_last_pid);
+}
+
 /* The twin without the distinctive syscall: its bit stays clear. */
 static void exec_without_sysinfo_leaves_its_bit(void **state)
 {
@@ -545,6 +613,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		T_(fork_exec_syscall_accounted),
 		T_(seccomp_refused_syscall_recorded),
+		T_(killed_process_made_no_exit_group),
+		T_(exit_syscall_recorded),
 		T_(exec_without_sysinfo_leaves_its_bit),
 		T_(syscalls_before_exec_not_counted),
 		T_(only_registered_sandboxes_count),

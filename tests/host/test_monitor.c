@@ -408,7 +408,11 @@ static char *record_profile_of(const char *id, const char *const *argv)
 		assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
 		p.pid = fork();
 		if (p.pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+
+			/* quiet until the recording holds the run */
 			dup2(pipefd[1], 1);
+			dup2(null, 2);
 			execv(args[0], (char *const *)args);
 			_exit(99);
 		}
