@@ -3,12 +3,17 @@
  * ringfence-monitor's own sensors: BTF tracepoints filtered in the kernel
  * to sandbox cgroups. Nothing here denies anything.
  *
- *   sys_enter            first call of each syscall number per sandbox
- *                        (a per-sandbox bitmap; later calls cost a bit test)
+ *   sys_exit             first call of each syscall number per sandbox, with
+ *                        its return value (a per-sandbox bitmap; later calls
+ *                        cost a bit test); calls a seccomp filter refused
+ *                        included, as they skip sys_enter but not sys_exit
+ *                        (exit and exit_group, which never return, are
+ *                        taken at sched_process_exit)
  *   sched_process_fork   new processes: live count, lineage
  *   sched_process_exec   what ran; arms the syscall set (the launcher's own
  *                        set-up before its exec is not the command's)
- *   sched_process_exit   live count; forgets the process's memory
+ *   sched_process_exit   live count; forgets the process's memory; the exit
+ *                        or exit_group call of the exiting thread
  *   sched_switch         on-CPU time per sandbox (cgroup v2 cpu.stat may be
  *                        missing on hybrid hosts)
  *   rss_stat             resident memory per process (memory.current too)
@@ -28,6 +33,20 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define PF_EXITING 0x00000004
+
+/* The syscall number at sys_exit (the tracepoint passes only the regs), and
+ * the two calls that never return. */
+#if defined(__TARGET_ARCH_x86)
+#define RF_SYSCALL_NR(r) ((r)->orig_ax)
+#define RF_NR_EXIT 60
+#define RF_NR_EXIT_GROUP 231
+#elif defined(__TARGET_ARCH_arm64)
+#define RF_SYSCALL_NR(r) ((r)->syscallno)
+#define RF_NR_EXIT 93
+#define RF_NR_EXIT_GROUP 94
+#else
+#error "monitor.bpf.c: syscall number at sys_exit unknown for this architecture"
+#endif
 #define RSS_MIN_DELTA (256 * 1024)  /* smaller rss changes are not written */
 
 const volatile __u32 rf_page_shift = 12;
@@ -187,8 +206,12 @@ static __always_inline void event_submit(struct rf_mon_event *e)
 	bpf_ringbuf_submit(e, 0);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(rf_mon_sys_enter, struct pt_regs *regs, long id)
+/*
+ * Record syscall nr for the current task's sandbox the first time it is
+ * seen there. Every other task returns after the cgroup walk; a later call
+ * of a known number costs one bit test.
+ */
+static __always_inline void syscall_note(long nr, long ret)
 {
 	struct rf_mon_acct *a;
 	struct rf_mon_event *e;
@@ -197,24 +220,37 @@ int BPF_PROG(rf_mon_sys_enter, struct pt_regs *regs, long id)
 
 	a = sandbox_current(&cgid);
 	if (!a || !(a->flags & RF_MON_ACCT_ARMED))
-		return 0;
-	if (id < 0 || id >= RF_MON_SYSCALL_MAX) {
+		return;
+	if (nr < 0 || nr >= RF_MON_SYSCALL_MAX) {
 		stat_inc(RF_MON_STAT_SYSCALL_RANGE);
-		return 0;
+		return;
 	}
-	w = ((__u32)id / 64) & (RF_MON_SYSCALL_WORDS - 1);
-	bit = 1ULL << ((__u32)id % 64);
+	w = ((__u32)nr / 64) & (RF_MON_SYSCALL_WORDS - 1);
+	bit = 1ULL << ((__u32)nr % 64);
 	if (a->seen[w] & bit)
-		return 0;
+		return;
 	old = __sync_fetch_and_or(&a->seen[w], bit);
 	if (old & bit)
-		return 0;       /* another CPU was first */
+		return;         /* another CPU was first */
 	__sync_fetch_and_add(&a->syscalls_seen, 1);
 	e = event_new(RF_MON_EV_SYSCALL, cgid);
 	if (!e)
-		return 0;
-	e->nr = (__s32)id;
+		return;
+	e->nr = (__s32)nr;
+	e->ret = ret;
 	event_submit(e);
+}
+
+/*
+ * Syscalls are recorded at their return: a seccomp filter runs before the
+ * sys_enter tracepoint, so a call the sandbox's boundary refused (ERRNO)
+ * never reaches sys_enter, but it does return through sys_exit, with its
+ * number still in orig_ax and -errno as its value.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(rf_mon_sys_exit, struct pt_regs *regs, long ret)
+{
+	syscall_note((long)RF_SYSCALL_NR(regs), ret);
 	return 0;
 }
 
@@ -289,7 +325,14 @@ int BPF_PROG(rf_mon_exit, struct task_struct *p)
 	struct rf_mon_event *e;
 	__u32 tgid;
 	__u64 cgid;
+	long nr;
 
+	/* exit and exit_group never return to sys_exit: taken here, where the
+	 * exiting thread's registers still name the call it died in (another
+	 * number, or none, when a signal or a sibling's exit_group ended it). */
+	nr = (long)RF_SYSCALL_NR((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+	if (nr == RF_NR_EXIT || nr == RF_NR_EXIT_GROUP)
+		syscall_note(nr, 0);
 	/* The group is dead when its live count reached zero (this works
 	 * with and without the tracepoint's group_dead argument). */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)

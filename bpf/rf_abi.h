@@ -320,7 +320,9 @@ struct rf_mon_oncpu {
 };
 
 enum rf_mon_event_kind {
-	RF_MON_EV_SYSCALL = 1,          /* first call of nr in this sandbox */
+	RF_MON_EV_SYSCALL = 1,          /* first call of nr in this sandbox, at its return
+					 * (sys_exit: calls seccomp refused included; exit
+					 * and exit_group, which never return, at sys_enter) */
 	RF_MON_EV_FORK = 2,             /* a new process pid, child of ppid */
 	RF_MON_EV_EXEC = 3,             /* pid exec'd path */
 	RF_MON_EV_EXIT = 4,             /* the last thread of pid exited (code) */
@@ -338,6 +340,8 @@ struct rf_mon_event {
 	__s32 nr;                       /* syscall number (SYSCALL) */
 	__s32 code;                     /* exit_code (EXIT) */
 	__u32 path_len;                 /* bytes of path[] used (EXEC) */
+	__s64 ret;                      /* SYSCALL: its return value (-errno when it
+					 * failed; 0 for exit/exit_group) */
 	char comm[RF_COMM_LEN];
 	char path[RF_MON_PATH_LEN];
 };
@@ -420,8 +424,9 @@ RF_ABI_OFF(rf_mon_acct, seen, 72);
 RF_ABI_SIZE(rf_mon_acct, 72 + 8 * RF_MON_SYSCALL_WORDS);
 RF_ABI_SIZE(rf_mon_proc, 24);
 RF_ABI_SIZE(rf_mon_oncpu, 16);
-RF_ABI_OFF(rf_mon_event, comm, 48);
-RF_ABI_OFF(rf_mon_event, path, 48 + RF_COMM_LEN);
-RF_ABI_SIZE(rf_mon_event, 48 + RF_COMM_LEN + RF_MON_PATH_LEN);
+RF_ABI_OFF(rf_mon_event, ret, 48);
+RF_ABI_OFF(rf_mon_event, comm, 56);
+RF_ABI_OFF(rf_mon_event, path, 56 + RF_COMM_LEN);
+RF_ABI_SIZE(rf_mon_event, 56 + RF_COMM_LEN + RF_MON_PATH_LEN);
 
 #endif /* RF_ABI_H */

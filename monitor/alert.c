@@ -103,6 +103,29 @@ static json_t *dest_evidence(const struct rf_alert *a, const struct rf_alert_des
 	return ev;
 }
 
+/* "EPERM" for 1; glibc names every errno it knows. */
+static const char *errno_name(int32_t err, char *buf, size_t len)
+{
+	const char *n = strerrorname_np(err);
+
+	if (n)
+		return n;
+	snprintf(buf, len, "errno %d", err);
+	return buf;
+}
+
+/* ", refused with EPERM" / ", failed with ENOENT" / "" (it succeeded). */
+static void syscall_outcome(const struct rf_alert *a, char *buf, size_t len)
+{
+	char tmp[24];
+
+	if (!a->syscall_err)
+		buf[0] = 0;
+	else
+		snprintf(buf, len, ", %s with %s", a->refused ? "refused" : "failed",
+			 errno_name(a->syscall_err, tmp, sizeof(tmp)));
+}
+
 static void message(const struct rf_alert *a, char *buf, size_t len)
 {
 	const char *sb = a->sandbox[0] ? a->sandbox : "host";
@@ -115,10 +138,15 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 			 a->threshold, a->window_ms, a->n_dests ? ", most to " : "",
 			 a->n_dests ? a->dests[0].key : "");
 		break;
-	case RF_RULE_SYSCALL:
-		snprintf(buf, len, "sandbox %s: syscall %s (%d) outside the policy's profile, "
-			 "by %s (pid %u)", sb, a->syscall, a->syscall_nr, a->proc.name, a->proc.pid);
+	case RF_RULE_SYSCALL: {
+		char outcome[48];
+
+		syscall_outcome(a, outcome, sizeof(outcome));
+		snprintf(buf, len, "sandbox %s: syscall %s (%d) outside the policy's profile%s, "
+			 "by %s (pid %u)", sb, a->syscall, a->syscall_nr, outcome, a->proc.name,
+			 a->proc.pid);
 		break;
+	}
 	case RF_RULE_RESOURCE:
 		if (a->rise)
 			snprintf(buf, len, "sandbox %s: %s rose to %" PRIu64 " %s from about %"
@@ -144,7 +172,7 @@ static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64
 	static const char *const activity[] = { "Create", "Update", "Close" };
 	static const int status_id[] = { 1, 2, 4 };
 	static const char *const status[] = { "New", "In Progress", "Resolved" };
-	int sev = rf_rule_severity(a->rule, a->key);
+	int sev = rf_alert_severity(a);
 	char type_name[64];
 
 	json_object_set_new(o, "metadata", json_pack("{s:s, s:{s:s, s:s, s:s}, s:I, s:s}",
@@ -201,8 +229,16 @@ static json_t *evidences(const struct rf_alert *a, json_t *container)
 	} else if (a->rule == RF_RULE_SYSCALL) {
 		json_t *ev = evidence(a, container);
 
-		json_object_set_new(ev, "api", json_pack("{s:s, s:{s:s}}", "operation", a->syscall,
-							 "service", "name", "linux-syscall"));
+		json_t *api = json_pack("{s:s, s:{s:s}}", "operation", a->syscall,
+					"service", "name", "linux-syscall");
+		char tmp[24];
+
+		/* OCSF API Response: the errno of a call that failed. */
+		if (a->syscall_err)
+			json_object_set_new(api, "response", json_pack("{s:i, s:s}",
+				"code", a->syscall_err,
+				"error", errno_name(a->syscall_err, tmp, sizeof(tmp))));
+		json_object_set_new(ev, "api", api);
 		json_array_append_new(evs, ev);
 	} else if (a->rule == RF_RULE_LOST) {
 		json_t *ev = json_object();
@@ -241,6 +277,13 @@ static void unmapped_rule(json_t *um, const struct rf_alert *a)
 	case RF_RULE_SYSCALL:
 		json_object_set_new(um, "syscall", json_string(a->syscall));
 		json_object_set_new(um, "syscall_nr", json_integer(a->syscall_nr));
+		json_object_set_new(um, "refused", json_boolean(a->refused));
+		if (a->syscall_err) {
+			char tmp[24];
+
+			json_object_set_new(um, "errno", json_string(errno_name(a->syscall_err, tmp,
+										  sizeof(tmp))));
+		}
 		break;
 	case RF_RULE_RESOURCE:
 		json_object_set_new(um, "resource", json_string(a->key));

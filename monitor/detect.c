@@ -48,13 +48,19 @@ const char *rf_rule_name(enum rf_rule r)
 	return r < RF_RULE_MAX ? rule_names[r] : "unknown";
 }
 
-int rf_rule_severity(enum rf_rule r, const char *key)
+/*
+ * An unexpected syscall is High; one the sandbox refused (its boundary or
+ * allowlist filter, an LSM) is Critical: the workload tried what its
+ * policy forbids outright (ptrace, bpf, unshare, mount...), the strongest
+ * sign of a hostile or compromised command, even though it was stopped.
+ */
+int rf_alert_severity(const struct rf_alert *a)
 {
-	switch (r) {
+	switch (a->rule) {
 	case RF_RULE_DENY_BURST: return 3;      /* Medium */
 	case RF_RULE_FAILED_OPS: return 3;
-	case RF_RULE_SYSCALL: return 4;         /* High */
-	case RF_RULE_RESOURCE: return strstr(key, "rise") ? 2 : 3;
+	case RF_RULE_SYSCALL: return a->refused ? 5 : 4;  /* Critical : High */
+	case RF_RULE_RESOURCE: return strstr(a->key, "rise") ? 2 : 3;
 	case RF_RULE_LOST: return 3;
 	default: return 1;
 	}
@@ -656,6 +662,8 @@ static void syscall_judge(struct rf_detect *d, struct sandbox *s, const struct r
 		fill_proc(d, p->pid, p->comm, &e->a);
 		snprintf(e->a.syscall, sizeof(e->a.syscall), "%s", name);
 		e->a.syscall_nr = p->nr;
+		e->a.syscall_err = p->err;
+		e->a.refused = rf_syscall_refused(p->err);
 		e->a.unit = "syscalls";
 	}
 	e->a.count++;

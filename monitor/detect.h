@@ -29,7 +29,6 @@ enum rf_phase {
 
 const char *rf_rule_id(enum rf_rule r);     /* "deny-burst", ... */
 const char *rf_rule_name(enum rf_rule r);   /* "Denied-connection burst", ... */
-int rf_rule_severity(enum rf_rule r, const char *key); /* OCSF severity_id */
 const char *rf_phase_name(enum rf_phase p);
 
 #define RF_ALERT_DESTS 8
@@ -77,6 +76,8 @@ struct rf_alert {
 	char verdict[12];           /* "denied" or "audited" (bursts) */
 	char syscall[RF_SYSCALL_NAME_LEN];
 	int32_t syscall_nr;
+	int32_t syscall_err;        /* errno of its first call, 0: it succeeded */
+	bool refused;               /* that errno was EPERM/EACCES (rf_syscall_refused) */
 	uint64_t window_ms;         /* bursts */
 	uint64_t threshold;         /* count (bursts), percent, bytes or processes */
 	uint64_t value;             /* resources: the measured value (peak) */
@@ -87,6 +88,9 @@ struct rf_alert {
 	bool before_start;          /* lost events: includes events lost before start */
 	const char *close_reason;   /* CLOSE: "quiet", "sandbox-ended", "shutdown" */
 };
+
+/* OCSF severity_id of an alert record. */
+int rf_alert_severity(const struct rf_alert *a);
 
 typedef void (*rf_alert_fn)(const struct rf_alert *a, void *ctx);
 

@@ -379,8 +379,10 @@ static int on_sensor(void *ctx, void *data, size_t size)
 		tmp[ev.path_len < RF_MON_PATH_LEN ? ev.path_len : RF_MON_PATH_LEN] = 0;
 		rf_printable(in.u.proc.path, tmp, RF_MON_PATH_LEN);
 	}
-	if (ev.kind == RF_MON_EV_SYSCALL)
+	if (ev.kind == RF_MON_EV_SYSCALL) {
 		snprintf(in.u.proc.name, sizeof(in.u.proc.name), "%s", sysnames__name(ev.nr));
+		in.u.proc.err = rf_syscall_errno(in.u.proc.name, ev.ret);
+	}
 	maybe_rescan(e, ev.cgroup_id);
 	feed(e, &in);
 	return 0;

@@ -28,6 +28,18 @@ int rf_hop_parse(const char *name)
 	return -1;
 }
 
+int32_t rf_syscall_errno(const char *name, int64_t ret)
+{
+	if (ret >= 0 || ret < -4095 || !strcmp(name, "rt_sigreturn"))
+		return 0;
+	return (int32_t)-ret;
+}
+
+bool rf_syscall_refused(int32_t err)
+{
+	return err == EPERM || err == EACCES;
+}
+
 void rf_printable(char *dst, const char *src, size_t n)
 {
 	size_t i;

@@ -67,11 +67,21 @@ int rf_sandbox_info_copy(struct rf_sandbox_info *dst, const struct rf_sandbox_in
 struct rf_in_proc {
 	uint32_t pid, tid, ppid, uid;
 	int32_t nr;             /* SYSCALL */
+	int32_t err;            /* SYSCALL: the errno its first call failed with, 0 when
+				 * it succeeded or never returns (rf_syscall_errno) */
 	int32_t code;           /* EXIT */
 	char comm[RF_COMM_LEN + 1];
 	char path[RF_MON_PATH_LEN + 1];     /* EXEC, PROC */
 	char name[RF_SYSCALL_NAME_LEN];     /* SYSCALL: its name ("" unknown) */
 };
+
+/* The errno a syscall's return value ret (sys_exit) says it failed with,
+ * 0 when it did not fail. rt_sigreturn returns the interrupted context's
+ * register, not an outcome of its own: always 0. */
+int32_t rf_syscall_errno(const char *name, int64_t ret);
+/* Refused: failed with EPERM or EACCES, as a seccomp filter, an LSM or a
+ * permission check answers (the sandbox's boundary filter answers EPERM). */
+bool rf_syscall_refused(int32_t err);
 
 /* sample.src bits: which values came from cgroup v2 files. */
 enum rf_sample_src {

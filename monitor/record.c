@@ -194,6 +194,8 @@ static void proc_to_json(json_t *o, enum rf_in_type type, const struct rf_in_pro
 	if (type == RF_IN_SYSCALL) {
 		json_object_set_new(o, "nr", json_integer(p->nr));
 		json_object_set_new(o, "name", json_string(p->name));
+		if (p->err)
+			json_object_set_new(o, "err", json_integer(p->err));
 	}
 	if (type == RF_IN_EXIT)
 		json_object_set_new(o, "code", json_integer(p->code));
@@ -290,6 +292,7 @@ static void proc_from_json(json_t *o, struct rf_in_proc *p)
 	p->uid = (uint32_t)get_u64(o, "uid");
 	p->nr = (int32_t)json_integer_value(json_object_get(o, "nr"));
 	p->code = (int32_t)json_integer_value(json_object_get(o, "code"));
+	p->err = (int32_t)json_integer_value(json_object_get(o, "err"));
 	get_str(o, "comm", p->comm, sizeof(p->comm));
 	get_str(o, "path", p->path, sizeof(p->path));
 	get_str(o, "name", p->name, sizeof(p->name));

@@ -54,7 +54,7 @@ int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
 	bpf_map__set_max_entries(s->skel->maps.rf_mon_events, (uint32_t)rb);
 	err = monitor_bpf__load(s->skel);
 	if (err) {
-		snprintf(why, why_len, "load the monitor's BPF programs (tp_btf sys_enter, "
+		snprintf(why, why_len, "load the monitor's BPF programs (tp_btf sys_exit, "
 			 "sched_*, rss_stat): %s", strerror(-err));
 		goto fail;
 	}

@@ -55,7 +55,7 @@ json_t *top__alert_summary(const struct rf_alert *a, int64_t wall_ms)
 
 	alert__format_ms(wall_ms, dt, sizeof(dt));
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "time_dt", dt,
-			 "severity", sev[rf_rule_severity(a->rule, a->key)],
+			 "severity", sev[rf_alert_severity(a)],
 			 "rule", rf_rule_id(a->rule), "phase", rf_phase_name(a->phase),
 			 "sandbox", a->sandbox[0] ? a->sandbox : "-", "key", a->key,
 			 "count", (json_int_t)a->count, "uid", a->uid);

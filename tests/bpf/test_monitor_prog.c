@@ -5,11 +5,18 @@
  * scratch cgroup registered in rf_mon_acct the way ringfence-monitor does
  * (an entry with the live process count, BPF_NOEXIST), a child moved into
  * it that forks and execs this binary again, and assertions on the
- * per-sandbox accounting and the ring-buffer records.
+ * per-sandbox accounting and the ring-buffer records. Syscalls are taken
+ * at sys_exit (exit and exit_group at sched_process_exit), so a call a seccomp
+ * filter refused, which never reaches sys_enter, is recorded too.
  */
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "bpftest.h"
 #include "rf_abi.h"
@@ -31,6 +38,25 @@ static struct {
 
 /* ---- the exec'd side: argv[1] "--child", argv[2] what to do ---- */
 
+/* A filter of the child's own: sysinfo answers EPERM, the rest runs. */
+static int refuse_sysinfo(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sysinfo, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
 static int child_main(const char *what)
 {
 	struct sysinfo si;
@@ -38,12 +64,24 @@ static int child_main(const char *what)
 
 	if (!strcmp(what, "sysinfo"))
 		syscall(SYS_sysinfo, &si);
+	if (!strcmp(what, "killed")) {
+		kill(getpid(), SIGKILL);        /* dies on the way out of kill() */
+		pause();
+	}
+	if (!strcmp(what, "refused-sysinfo")) {
+		if (refuse_sysinfo())
+			return 98;
+		if (syscall(SYS_sysinfo, &si) != -1 || errno != EPERM)
+			return 99;      /* the filter must have refused it */
+	}
 	/* 20 ms on a CPU (not of wall time: the host may be busy) for
 	 * sched_switch to account. */
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	do
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 20000000L);
+	if (!strcmp(what, "sys-exit"))
+		syscall(SYS_exit, CHILD_EXIT);  /* the one thread: the process ends */
 	return CHILD_EXIT;
 }
 
@@ -80,6 +118,22 @@ static int events_of(uint64_t cgid, uint32_t kind, pid_t pid, struct rf_mon_even
 		}
 	}
 	return n;
+}
+
+/* The SYSCALL record of nr in cgroup cgid (exactly one), or NULL. */
+static struct rf_mon_event *syscall_event(uint64_t cgid, int nr)
+{
+	struct rf_mon_event *found = NULL;
+
+	for (int i = 0; i < T.n_events; i++) {
+		struct rf_mon_event *e = &T.events[i];
+
+		if (e->cgroup_id == cgid && e->kind == RF_MON_EV_SYSCALL && e->nr == nr) {
+			assert_null(found);
+			found = e;
+		}
+	}
+	return found;
 }
 
 static int acct_fd(void)
@@ -144,6 +198,26 @@ static int act_fork_exec(void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		return errno;
 	return WIFEXITED(status) && WEXITSTATUS(status) == CHILD_EXIT ? 0 : 100;
+}
+
+/* As act_fork_exec, for a grandchild that a signal ends: 0 when it did. */
+static int act_fork_exec_killed(void *arg)
+{
+	char *argv[] = { T.self, "--child", "killed", NULL };
+	int status;
+	pid_t pid = fork();
+
+	(void)arg;
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		execv(T.self, argv);
+		_exit(127);
+	}
+	*T.shared = pid;
+	if (waitpid(pid, &status, 0) != pid)
+		return errno;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 100;
 }
 
 static int act_sysinfo(void *arg)
@@ -294,6 +368,90 @@ static void fork_exec_syscall_accounted(void **state)
 	assert_int_equal(stat_of(RF_MON_STAT_EVENTS), T.n_events);
 	assert_int_equal(stat_of(RF_MON_STAT_RINGBUF_LOST), 0);
 	assert_int_equal(stat_of(RF_MON_STAT_ACCT_FULL), 0);
+	/* Taken at the return: sysinfo succeeded; the exec that armed the
+	 * sandbox returns into the new image; exit_group (at entry) has none. */
+	e = syscall_event(T.sb.id, SYS_sysinfo);
+	assert_non_null(e);
+	assert_int_equal(e->ret, 0);
+	assert_true(seen(&a, SYS_execve));
+	e = syscall_event(T.sb.id, SYS_execve);
+	assert_non_null(e);
+	assert_int_equal(e->pid, gc);
+	assert_int_equal(e->ret, 0);
+	e = syscall_event(T.sb.id, SYS_exit_group);
+	assert_non_null(e);
+	assert_int_equal(e->ret, 0);
+}
+
+/* A call refused by a seccomp filter never reaches sys_enter: it is
+ * recorded at sys_exit, with the filter's -EPERM as its value. */
+static void seccomp_refused_syscall_recorded(void **state)
+{
+	struct rf_mon_event *e;
+	struct rf_mon_acct a;
+	pid_t gc;
+
+	(void)state;
+	acct_register(&T.sb, 1);
+	assert_int_equal(bt_run(&T.sb, act_fork_exec, "refused-sysinfo"), 0);
+	gc = *T.shared;
+	assert_true(gc > 0);
+	events_drain();
+	a = acct_get(&T.sb);
+	assert_true(seen(&a, SYS_seccomp));
+	assert_true(seen(&a, SYS_sysinfo));
+	assert_int_equal(a.syscalls_seen, popcount_seen(&a));
+	e = syscall_event(T.sb.id, SYS_seccomp);
+	assert_non_null(e);
+	assert_int_equal(e->ret, 0);
+	e = syscall_event(T.sb.id, SYS_sysinfo);
+	assert_non_null(e);
+	assert_int_equal(e->pid, gc);
+	assert_int_equal(e->tid, gc);
+	assert_int_equal(e->ret, -EPERM);
+	assert_int_equal(stat_of(RF_MON_STAT_RINGBUF_LOST), 0);
+}
+
+/* exit_group is taken from the exiting thread's registers: a process a
+ * signal ended made no exit_group (its parent, which returns, did). */
+static void killed_process_made_no_exit_group(void **state)
+{
+	struct rf_mon_event *e;
+	pid_t gc;
+
+	(void)state;
+	acct_register(&T.sb, 1);
+	assert_int_equal(bt_run(&T.sb, act_fork_exec_killed, NULL), 0);
+	gc = *T.shared;
+	assert_true(gc > 0);
+	events_drain();
+	e = syscall_event(T.sb.id, SYS_kill);
+	assert_non_null(e);
+	assert_int_equal(e->pid, gc);
+	e = syscall_event(T.sb.id, SYS_exit_group);
+	assert_non_null(e);
+	assert_int_equal(e->pid, bt_last_pid);
+	assert_int_equal(events_of(T.sb.id, RF_MON_EV_EXIT, gc, NULL), 1);
+}
+
+/* exit (not exit_group) is seen too, from the thread that made it. */
+static void exit_syscall_recorded(void **state)
+{
+	struct rf_mon_event *e;
+	pid_t gc;
+
+	(void)state;
+	acct_register(&T.sb, 1);
+	assert_int_equal(bt_run(&T.sb, act_fork_exec, "sys-exit"), 0);
+	gc = *T.shared;
+	events_drain();
+	e = syscall_event(T.sb.id, SYS_exit);
+	assert_non_null(e);
+	assert_int_equal(e->pid, gc);
+	assert_int_equal(e->ret, 0);
+	e = syscall_event(T.sb.id, SYS_exit_group);
+	assert_non_null(e);
+	assert_int_equal(e->pid, bt_last_pid);
 }
 
 /* The twin without the distinctive syscall: its bit stays clear. */
@@ -454,6 +612,9 @@ int main(int argc, char **argv)
 #define T_(f) cmocka_unit_test_setup(f, test_setup)
 	const struct CMUnitTest tests[] = {
 		T_(fork_exec_syscall_accounted),
+		T_(seccomp_refused_syscall_recorded),
+		T_(killed_process_made_no_exit_group),
+		T_(exit_syscall_recorded),
 		T_(exec_without_sysinfo_leaves_its_bit),
 		T_(syscalls_before_exec_not_counted),
 		T_(only_registered_sandboxes_count),

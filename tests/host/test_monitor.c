@@ -389,25 +389,30 @@ static void test_burst_one_alert(void **state)
 	free(out);
 }
 
-/* Record a profile for the benign workload (ordinary work). */
-static void record_profile(void)
+/* The "syscalls" profile the monitor recorded for one run of argv under
+ * a policy with id (its replay --profile), once the recording has it all. */
+static char *record_profile_of(const char *id, const char *const *argv)
 {
-	const char *policy = "{\"version\":1,\"id\":\"mon-learn\",\"files\":\"unrestricted\","
-		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}";
-	const char *argv[] = { h_tool("rf-load"), "work", "sleep", "300", "work", NULL };
-	const char *args[] = { monitor_bin(), "--replay", mon_rec, "--profile", "mon-learn", NULL };
-	char *name = run_sandbox(policy, argv, NULL), *out;
+	const char *args[] = { monitor_bin(), "--replay", mon_rec, "--profile", id, NULL };
+	char policy[512], *name, *out, *prof = NULL;
 	struct h_proc p;
 	int pipefd[2], i;
 
+	snprintf(policy, sizeof(policy), "{\"version\":1,\"id\":\"%s\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}", id);
+	name = run_sandbox(policy, argv, NULL);
 	free(name);
 	/* the record is flushed every interval */
-	for (i = 0; i < 50 && !profile_json; i++) {
+	for (i = 0; i < 50 && !prof; i++) {
 		sleep_ms(200);
 		assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
 		p.pid = fork();
 		if (p.pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+
+			/* quiet until the recording holds the run */
 			dup2(pipefd[1], 1);
+			dup2(null, 2);
 			execv(args[0], (char *const *)args);
 			_exit(99);
 		}
@@ -416,12 +421,21 @@ static void record_profile(void)
 		out = h_read_all(p.out_fd);
 		waitpid(p.pid, NULL, 0);
 		if (strstr(out, "\"allow\":[\"") && strstr(out, "exit_group"))
-			profile_json = out;
+			prof = out;
 		else
 			free(out);
 	}
-	assert_non_null(profile_json);
-	profile_json[strcspn(profile_json, "\n")] = 0;
+	assert_non_null(prof);
+	prof[strcspn(prof, "\n")] = 0;
+	return prof;
+}
+
+/* Record a profile for the benign workload (ordinary work). */
+static void record_profile(void)
+{
+	const char *argv[] = { h_tool("rf-load"), "work", "sleep", "300", "work", NULL };
+
+	profile_json = record_profile_of("mon-learn", argv);
 }
 
 /* A syscall outside the profile: exactly one alert, naming it. */
@@ -455,6 +469,10 @@ static void test_unexpected_syscall(void **state)
 	open = last_phase(sel, "open");
 	assert_string_equal(rec_str(open, "unmapped", "syscall"), "getcpu");
 	assert_int_equal(rec_int(open, "count", NULL), 1);
+	/* it ran: not refused, High */
+	assert_true(json_is_false(json_object_get(json_object_get(open, "unmapped"), "refused")));
+	assert_null(json_object_get(json_object_get(open, "unmapped"), "errno"));
+	assert_int_equal(rec_int(open, "severity_id", NULL), 4);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
 		json_array_get(json_object_get(open, "evidences"), 0), "process"), "file"), "path")),
 		h_tool("rf-load"));
@@ -466,6 +484,100 @@ static void test_unexpected_syscall(void **state)
 	bg_end(&b, &out);
 	assert_non_null(strstr(out, "syscall getcpu ok"));
 	free(out);
+}
+
+/* Unexpected-syscall alerts of sandbox that have closed: wait until n have
+ * (or the deadline), then a little longer for any that should not be. */
+static json_t *wait_closed_syscall_alerts(const char *sandbox, size_t n)
+{
+	uint64_t deadline = now_ms() + WAIT_MS;
+	json_t *all = NULL, *sel = NULL;
+
+	for (;;) {
+		size_t i, closed = 0;
+		json_t *o;
+
+		json_decref(sel);
+		json_decref(all);
+		all = records();
+		sel = select_records(all, "unexpected-syscall", sandbox);
+		json_array_foreach(sel, i, o)
+			closed += !strcmp(rec_str(o, "unmapped", "phase"), "close");
+		if (closed >= n || now_ms() >= deadline)
+			break;
+		sleep_ms(50);
+	}
+	json_decref(sel);
+	json_decref(all);
+	sleep_ms(1500);     /* past the linger: anything more would show now */
+	all = records();
+	sel = select_records(all, "unexpected-syscall", sandbox);
+	json_decref(all);
+	return sel;
+}
+
+/* ptrace, bpf and unshare(CLONE_NEWUSER), outside an alert profile that has
+ * gettid: the boundary's seccomp filter refuses each with EPERM before
+ * sys_enter, and the monitor still raises exactly one alert for each,
+ * refused and Critical; the allowed twin gettid raises none. */
+static void test_refused_syscalls(void **state)
+{
+	const char *twin[] = { h_tool("rf-sys"), "gettid", NULL };
+	const char *argv[] = { h_tool("rf-sys"), "gettid", "ptrace", "bpf", "unshare_user",
+			       "ptrace", "gettid", NULL };
+	static const char *const refused[] = { "ptrace", "bpf", "unshare" };
+	char policy[8192], *prof, *out, *name;
+	json_t *sel, *o;
+	size_t i, k;
+	uint64_t t0;
+
+	(void)state;
+	prof = record_profile_of("mon-sys-twin", twin);
+	assert_non_null(strstr(prof, "\"gettid\""));
+	for (k = 0; k < 3; k++) {
+		char q[32];
+
+		snprintf(q, sizeof(q), "\"%s\"", refused[k]);
+		assert_null(strstr(prof, q));
+	}
+	snprintf(policy, sizeof(policy), "{\"version\":1,\"id\":\"mon-refused\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+		 "\"syscalls\":%s}", prof);
+	t0 = now_ms();
+	name = run_sandbox(policy, argv, &out);
+	/* refused inside the sandbox, by the boundary */
+	assert_string_equal(h_result(out, "ptrace"), "EPERM");
+	assert_string_equal(h_result(out, "bpf"), "EPERM");
+	assert_string_equal(h_result(out, "unshare_user"), "EPERM");
+	assert_string_equal(h_result(out, "gettid"), "ok");
+	sel = wait_closed_syscall_alerts(name, 3);
+	fprintf(stderr, "# refused syscalls: %zu alert records for %s within %llu ms\n",
+		json_array_size(sel), name, (unsigned long long)(now_ms() - t0));
+	assert_int_equal(distinct_uids(sel), 3);
+	for (k = 0; k < 3; k++) {
+		size_t opens = 0;
+
+		json_array_foreach(sel, i, o) {
+			if (strcmp(rec_str(o, "unmapped", "syscall"), refused[k]) ||
+			    strcmp(rec_str(o, "unmapped", "phase"), "open"))
+				continue;
+			opens++;
+			assert_true(json_is_true(json_object_get(json_object_get(o, "unmapped"),
+								 "refused")));
+			assert_string_equal(rec_str(o, "unmapped", "errno"), "EPERM");
+			assert_int_equal(rec_int(o, "severity_id", NULL), 5);
+			assert_int_equal(rec_int(o, "count", NULL), 1);
+			assert_non_null(strstr(json_string_value(json_object_get(o, "message")),
+					       "refused with EPERM"));
+		}
+		assert_int_equal(opens, 1);
+	}
+	json_array_foreach(sel, i, o)
+		assert_string_not_equal(rec_str(o, "unmapped", "syscall"), "gettid");
+	json_decref(sel);
+	free(out);
+	free(name);
+	free(prof);
 }
 
 /* Ordinary work under a profile recorded for it: no alert at all. */
@@ -837,6 +949,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_burst_one_alert),
 		cmocka_unit_test(test_unexpected_syscall),
+		cmocka_unit_test(test_refused_syscalls),
 		cmocka_unit_test(test_benign_no_alert),
 		cmocka_unit_test(test_forks_spike),
 		cmocka_unit_test(test_memory_spike),

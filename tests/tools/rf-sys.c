@@ -8,7 +8,7 @@
  * move_mount unshare_user unshare_net setns clone_newuser clone3 keyctl
  * add_key request_key perf_event_open kexec_load init_module finit_module
  * delete_module userfaultfd io_uring_setup personality32 tiocsti
- * tiocsti_hi kill_parent getpid uname i386_getpid (int $0x80, x86-64 only:
+ * tiocsti_hi kill_parent getpid gettid uname i386_getpid (int $0x80, x86-64 only:
  * under the boundary filter the process is killed with SIGSYS)
  */
 #include <errno.h>
@@ -157,6 +157,8 @@ int main(int argc, char **argv)
 #endif
 		else if (!strcmp(n, "getpid"))
 			e = ret_errno(syscall(SYS_getpid));
+		else if (!strcmp(n, "gettid"))
+			e = ret_errno(syscall(SYS_gettid));
 		else if (!strcmp(n, "uname")) {
 			struct utsname u;
 

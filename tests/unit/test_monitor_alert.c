@@ -151,8 +151,44 @@ static void test_syscall_record(void **state)
 	assert_string_equal(json_string_value(get(o, "evidences.0.api.operation")), "getcpu");
 	assert_string_equal(json_string_value(get(o, "unmapped.syscall")), "getcpu");
 	assert_int_equal(json_integer_value(get(o, "unmapped.syscall_nr")), 309);
+	assert_true(json_is_false(get(o, "unmapped.refused")));
+	assert_null(get(o, "unmapped.errno"));
+	assert_null(get(o, "evidences.0.api.response"));
 	assert_string_equal(json_string_value(get(o, "unmapped.close_reason")), "quiet");
 	assert_non_null(strstr(json_string_value(get(o, "message")), "getcpu"));
+	json_decref(o);
+}
+
+/* A refused first call: Critical, says so in the text, unmapped and api. */
+static void test_syscall_refused_record(void **state)
+{
+	struct rf_alert a = base(RF_RULE_SYSCALL, "ptrace");
+	json_t *o;
+
+	(void)state;
+	snprintf(a.syscall, sizeof(a.syscall), "ptrace");
+	a.syscall_nr = 101;
+	a.syscall_err = 1;      /* EPERM */
+	a.refused = true;
+	o = alert__ocsf(&a, 3, BOOT_TO_REAL);
+	check_common(o, 3);
+	assert_int_equal(json_integer_value(get(o, "severity_id")), 5);
+	assert_string_equal(json_string_value(get(o, "severity")), "Critical");
+	assert_true(json_is_true(get(o, "unmapped.refused")));
+	assert_string_equal(json_string_value(get(o, "unmapped.errno")), "EPERM");
+	assert_int_equal(json_integer_value(get(o, "evidences.0.api.response.code")), 1);
+	assert_string_equal(json_string_value(get(o, "evidences.0.api.response.error")), "EPERM");
+	assert_non_null(strstr(json_string_value(get(o, "message")), "ptrace (101) outside the "
+			       "policy's profile, refused with EPERM, by rf-net"));
+	json_decref(o);
+	/* failed otherwise: the errno, not refused, High */
+	a.syscall_err = 2;
+	a.refused = false;
+	o = alert__ocsf(&a, 4, BOOT_TO_REAL);
+	assert_int_equal(json_integer_value(get(o, "severity_id")), 4);
+	assert_true(json_is_false(get(o, "unmapped.refused")));
+	assert_string_equal(json_string_value(get(o, "unmapped.errno")), "ENOENT");
+	assert_non_null(strstr(json_string_value(get(o, "message")), "failed with ENOENT"));
 	json_decref(o);
 }
 
@@ -236,6 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_burst_record),
 		cmocka_unit_test(test_syscall_record),
+		cmocka_unit_test(test_syscall_refused_record),
 		cmocka_unit_test(test_resource_record),
 		cmocka_unit_test(test_lost_record),
 		cmocka_unit_test(test_line),

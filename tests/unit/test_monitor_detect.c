@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Detectors and roll-up on synthetic inputs in virtual time (cmocka). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -507,6 +508,77 @@ static void test_syscall_before_registry(void **state)
 	fx_free(f);
 }
 
+/* A first call that failed: the alert says whether it was refused (EPERM,
+ * EACCES) and with which errno; one alert per syscall, whatever later
+ * calls do; an allowed call that was refused raises nothing. */
+static void in_syscall_err(struct fx *f, uint64_t t, const char *sys, int nr, int32_t err)
+{
+	struct rf_input in = { .t_ns = t, .type = RF_IN_SYSCALL, .cgroup_id = CG };
+
+	in.u.proc.pid = in.u.proc.tid = 300;
+	in.u.proc.nr = nr;
+	in.u.proc.err = err;
+	snprintf(in.u.proc.comm, sizeof(in.u.proc.comm), "rf-sys");
+	snprintf(in.u.proc.name, sizeof(in.u.proc.name), "%s", sys);
+	detect__input(f->d, &in);
+}
+
+static const struct rf_alert *syscall_alert(struct fx *f, const char *sys)
+{
+	for (size_t i = 0; i < f->sink.n; i++)
+		if (f->sink.v[i].rule == RF_RULE_SYSCALL && !strcmp(f->sink.v[i].syscall, sys))
+			return &f->sink.v[i];
+	return NULL;
+}
+
+/* sys_exit's return value: an errno only for -1..-4095, never rt_sigreturn's. */
+static void test_syscall_errno(void **state)
+{
+	(void)state;
+	assert_int_equal(rf_syscall_errno("ptrace", -EPERM), EPERM);
+	assert_int_equal(rf_syscall_errno("open", -ENOENT), ENOENT);
+	assert_int_equal(rf_syscall_errno("getpid", 4242), 0);
+	assert_int_equal(rf_syscall_errno("mmap", -4096), 0);  /* an address */
+	assert_int_equal(rf_syscall_errno("rt_sigreturn", -EPERM), 0);
+	assert_true(rf_syscall_refused(EPERM));
+	assert_true(rf_syscall_refused(EACCES));
+	assert_false(rf_syscall_refused(ENOENT));
+	assert_false(rf_syscall_refused(0));
+}
+
+static void test_syscall_refused(void **state)
+{
+	static const char *const allow[] = { "gettid", "read", NULL };
+	struct fx *f = fx_new(NULL);
+	const struct rf_alert *a;
+
+	(void)state;
+	in_sandbox(f, T0, CG, "sb-r", 0, 0, allow);
+	in_syscall_err(f, T0 + MS, "ptrace", 101, EPERM);
+	in_syscall_err(f, T0 + 2 * MS, "open_by_handle_at", 304, EACCES);
+	in_syscall_err(f, T0 + 3 * MS, "mkdirat", 258, ENOENT);
+	in_syscall_err(f, T0 + 4 * MS, "getcpu", 309, 0);
+	in_syscall_err(f, T0 + 5 * MS, "gettid", 186, EPERM);
+	in_syscall_err(f, T0 + 6 * MS, "ptrace", 101, 0);
+	ticks(f, T0, T0 + 6000 * MS);
+	assert_int_equal(n_alerts(f, RF_RULE_SYSCALL), 4);
+	a = syscall_alert(f, "ptrace");
+	assert_non_null(a);
+	assert_true(a->refused);
+	assert_int_equal(a->syscall_err, EPERM);
+	assert_int_equal(rf_alert_severity(a), 5);
+	a = syscall_alert(f, "open_by_handle_at");
+	assert_true(a && a->refused && a->syscall_err == EACCES);
+	a = syscall_alert(f, "mkdirat");
+	assert_true(a && !a->refused && a->syscall_err == ENOENT);
+	assert_int_equal(rf_alert_severity(a), 4);
+	a = syscall_alert(f, "getcpu");
+	assert_true(a && !a->refused && !a->syscall_err);
+	assert_int_equal(rf_alert_severity(a), 4);
+	assert_null(syscall_alert(f, "gettid"));
+	fx_free(f);
+}
+
 static void test_resource_memory(void **state)
 {
 	struct fx *f = fx_new(NULL);
@@ -722,6 +794,8 @@ int main(void)
 		cmocka_unit_test(test_syscall_outside_profile),
 		cmocka_unit_test(test_syscall_no_profile),
 		cmocka_unit_test(test_syscall_before_registry),
+		cmocka_unit_test(test_syscall_refused),
+		cmocka_unit_test(test_syscall_errno),
 		cmocka_unit_test(test_resource_memory),
 		cmocka_unit_test(test_resource_pids_and_cpu),
 		cmocka_unit_test(test_resource_rise),

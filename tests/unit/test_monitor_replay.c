@@ -130,11 +130,13 @@ static char *write_recording(void)
 	in.cgroup_id = 77;
 	in.u.proc.pid = 900;
 	in.u.proc.nr = 101;
+	in.u.proc.err = 1;      /* refused (EPERM): carried through the recording */
 	snprintf(in.u.proc.comm, sizeof(in.u.proc.comm), "curl");
 	snprintf(in.u.proc.name, sizeof(in.u.proc.name), "ptrace");
 	assert_int_equal(record__write(r, &in), 0);
 	in.t_ns = T0 + 401 * MS;
 	in.u.proc.nr = 0;
+	in.u.proc.err = 0;
 	snprintf(in.u.proc.name, sizeof(in.u.proc.name), "read");
 	assert_int_equal(record__write(r, &in), 0);
 
@@ -228,6 +230,7 @@ static void test_replay_deterministic(void **state)
 	assert_int_equal(lines, 8);
 	assert_non_null(strstr(a, "\"analytic\":{\"uid\":\"rf-deny-burst\""));
 	assert_non_null(strstr(a, "\"syscall\":\"ptrace\""));
+	assert_non_null(strstr(a, "\"syscall_nr\":101,\"refused\":true,\"errno\":\"EPERM\""));
 	assert_null(strstr(a, "\"syscall\":\"read\""));
 	assert_non_null(strstr(a, "\"resource\":\"memory\""));
 	assert_non_null(strstr(a, "\"lost_total\":42"));
