@@ -317,23 +317,23 @@ static bool covered(const json_t *set, const char *entry)
 	return false;
 }
 
-/* First pass: each exact path as the entry that allows it. */
-static int entry_for(const char *path, rf_learn_kind_fn kind, char *buf, size_t len)
+/* First pass: each exact path as the entry that allows it (buf holds
+ * RF_POLICY_PATH_MAX + 1 bytes). */
+static void entry_for(const char *path, rf_learn_kind_fn kind, char *buf, size_t len)
 {
 	enum rf_learn_kind k = kind ? kind(path) : RF_LEARN_FILE;
 
-	if (k == RF_LEARN_DIR) {
-		/* Landlock takes a directory only as "dir/". */
-		if (snprintf(buf, len, "%s/", path) >= (int)len)
-			return -ENAMETOOLONG;
-		return 0;
+	/* Landlock takes a directory only as "dir/"; one byte too long for
+	 * a policy entry, it stays exact. */
+	if (k == RF_LEARN_DIR && strlen(path) < RF_POLICY_PATH_MAX) {
+		snprintf(buf, len, "%s/", path);
+		return;
 	}
 	/* Gone after the run (a temporary file): its directory, whose
 	 * next names the command chooses anew. */
 	if (k == RF_LEARN_MISSING && parent_dir(path, buf, len))
-		return 0;
+		return;
 	snprintf(buf, len, "%s", path);
-	return 0;
 }
 
 json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind)
@@ -346,7 +346,8 @@ json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind)
 	if (!first || !count || !out)
 		goto oom;
 	json_object_foreach((json_t *)set, p, v) {
-		if (entry_for(p, kind, buf, sizeof(buf)) || set_add(first, buf))
+		entry_for(p, kind, buf, sizeof(buf));
+		if (set_add(first, buf))
 			goto oom;
 	}
 	/* Siblings: entries directly inside one directory, counted once. */
@@ -497,6 +498,9 @@ static json_t *merged_list(const json_t *base_list, const json_t *learned)
 			set_add(set, json_string_value(v));
 	return sorted_array(set);
 }
+
+_Static_assert(RF_LEARN_READ == 0 && RF_LEARN_WRITE == 1 && RF_LEARN_EXEC == 2,
+	       "the path lists come first");
 
 /* The learned files and exec lists after the directory rule; read
  * entries that a write entry covers go (write implies read). */

@@ -319,9 +319,13 @@ static void say_result(const struct rf_learn *l, const json_t *learned, const ch
 {
 	const char *n;
 	json_t *v;
+	size_t i;
 
 	json_object_foreach(l->notes, n, v)
 		rf_info("learn: not learned: %s", n);
+	json_array_foreach(l->denials, i, v)
+		rf_info("learn: denied while learning (enforced even in audit mode; no policy "
+			"entry allows it): %s", json_string_value(v));
 	rf_info("learn: syscalls: not learned: this build cannot observe the set of syscalls a "
 		"command makes (ringfence-monitor's data is not available to learn); BASE's "
 		"\"syscalls\" is kept as given");
