@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "learn.h"
 #include "log.h"
 #include "run.h"
 
@@ -15,6 +16,8 @@ static const char usage_text[] =
 "usage: ringfence run --policy FILE [--trace FILE] [--user USER]\n"
 "                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
+"       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
+"                       [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence probe\n"
 "       ringfence status [--json]\n"
 "       ringfence unload [--force]\n"
@@ -23,6 +26,8 @@ static const char usage_text[] =
 "Exit status of run: the command's, 128+N if it died by signal N,\n"
 "125 invalid usage or policy, 126 refused (cannot be enforced here, or\n"
 "not executable), 127 command not found.\n"
+"Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
+"saw denials or learning failed, 125-127 as for run.\n"
 "Backends: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -34,7 +39,7 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 static int parse_common(int argc, char **argv, const char *cmd, struct run_opts *o,
-			bool *flag, const char *flag_name)
+			bool *flag, const char *flag_name, const char **out)
 {
 	const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
@@ -46,10 +51,11 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ "keep-caps", no_argument, NULL, 'K' },
 		{ "prefer", required_argument, NULL, 'P' },
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
-	bool is_run = !strcmp(cmd, "run");
+	bool is_run = !strcmp(cmd, "run"), is_learn = !strcmp(cmd, "learn");
 
 	optind = 1;
 	opterr = 0;
@@ -65,8 +71,8 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 			o->trace_path = optarg;
 			break;
 		case 'u':
-			if (!is_run)
-				return usage_error("--user is only for run", NULL);
+			if (!is_run && !is_learn)
+				return usage_error("--user is only for run and learn", NULL);
 			o->user = optarg;
 			break;
 		case 'R':
@@ -102,6 +108,11 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		case 'q':
 			verbosity = 0;
 			break;
+		case 'O':
+			if (!out)
+				return usage_error("--out is only for learn", NULL);
+			*out = optarg;
+			break;
 		case 'f':
 			if (!flag)
 				return usage_error("unknown option for %s", cmd);
@@ -126,7 +137,7 @@ static int parse_policy_command(int argc, char **argv, const char *cmd, struct r
 	bool is_run = !strcmp(cmd, "run");
 	int rc;
 
-	rc = parse_common(argc, argv, cmd, o, NULL, NULL);
+	rc = parse_common(argc, argv, cmd, o, NULL, NULL, NULL);
 	if (rc)
 		return rc;
 	if (!o->policy_path)
@@ -138,6 +149,19 @@ static int parse_policy_command(int argc, char **argv, const char *cmd, struct r
 	return 0;
 }
 
+/* learn: BASE is optional, a command is needed. */
+static int parse_learn(int argc, char **argv, struct learn_opts *lo)
+{
+	int rc;
+
+	rc = parse_common(argc, argv, "learn", &lo->run, &lo->verify, "verify", &lo->out);
+	if (rc)
+		return rc;
+	if (!lo->run.argv[0])
+		return usage_error("learn needs a command after --", NULL);
+	return 0;
+}
+
 /* probe, status and unload: no policy, no argument, one flag at most. */
 static int parse_plain_command(int argc, char **argv, const char *cmd, struct run_opts *o,
 			       bool *flag)
@@ -146,7 +170,7 @@ static int parse_plain_command(int argc, char **argv, const char *cmd, struct ru
 			 !strcmp(cmd, "unload") ? "force" : NULL;
 	int rc;
 
-	rc = parse_common(argc, argv, cmd, o, fl ? flag : NULL, fl);
+	rc = parse_common(argc, argv, cmd, o, fl ? flag : NULL, fl, NULL);
 	if (rc)
 		return rc;
 	if (o->policy_path)
@@ -167,7 +191,7 @@ int main(int argc, char **argv)
 
 	rf_log_init("ringfence", 1);
 	if (argc < 2)
-		return usage_error("a command is needed: run, check, probe, status or unload", NULL);
+		return usage_error("a command is needed: run, check, learn, probe, status or unload", NULL);
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage_text, stdout);
@@ -182,6 +206,12 @@ int main(int argc, char **argv)
 		if (rc)
 			return rc;
 		return !strcmp(cmd, "run") ? cmd_run(&o) : cmd_check(o.policy_path, &o.plan_opts);
+	}
+	if (!strcmp(cmd, "learn")) {
+		struct learn_opts lo = { 0 };
+
+		rc = parse_learn(argc - 1, argv + 1, &lo);
+		return rc ? rc : cmd_learn(&lo);
 	}
 	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload")) {
 		rc = parse_plain_command(argc - 1, argv + 1, cmd, &o, &flag);
