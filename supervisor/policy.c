@@ -149,6 +149,22 @@ static int pol_canonicalise(json_t *root, struct rf_policy *p, struct rf_error *
 	return 0;
 }
 
+/* A raw NUL byte is an error wherever it is: jansson stops a number,
+ * true or false at one and would accept "1\0" as 1. */
+static int pol_refuse_nul(const char *buf, size_t len, struct rf_error *err)
+{
+	const char *nul = memchr(buf, '\0', len);
+	size_t line = 1, col = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *c = buf; c < nul; c++, col++)
+		if (*c == '\n')
+			line++, col = 0;
+	return policy_json__fail(err, "$", "line %zu column %zu: NUL byte "
+				 "(NUL bytes are not allowed anywhere in a policy)", line, col);
+}
+
 static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_policy,
 			   struct rf_error *err)
 {
@@ -163,6 +179,9 @@ static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_p
 			 POL_MAX_BYTES);
 		return -EFBIG;
 	}
+	r = pol_refuse_nul(buf, len, err);
+	if (r < 0)
+		return r;
 	/* ALLOW_NUL so that "\u0000" is seen and refused, not truncated. */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
 	if (!root) {
