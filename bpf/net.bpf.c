@@ -204,29 +204,19 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	return net_decide(sb, cgid, s, AF_INET6, op, reason, ctx->protocol);
 }
 
-SEC("cgroup/connect4")
-int rf_connect4(struct bpf_sock_addr *ctx)
-{
-	return check_inet4(ctx, RF_OP_CONNECT4);
-}
+/* The four inet hooks: one program each (lib/pins.h names them), all
+ * judged by check_inet4/6 with the op that says which hook it was. */
+#define RF_INET_PROG(hook, check, op)                   \
+	SEC("cgroup/" #hook)                            \
+	int rf_##hook(struct bpf_sock_addr *ctx)        \
+	{                                               \
+		return check(ctx, op);                  \
+	}
 
-SEC("cgroup/connect6")
-int rf_connect6(struct bpf_sock_addr *ctx)
-{
-	return check_inet6(ctx, RF_OP_CONNECT6);
-}
-
-SEC("cgroup/sendmsg4")
-int rf_sendmsg4(struct bpf_sock_addr *ctx)
-{
-	return check_inet4(ctx, RF_OP_SENDMSG4);
-}
-
-SEC("cgroup/sendmsg6")
-int rf_sendmsg6(struct bpf_sock_addr *ctx)
-{
-	return check_inet6(ctx, RF_OP_SENDMSG6);
-}
+RF_INET_PROG(connect4, check_inet4, RF_OP_CONNECT4)
+RF_INET_PROG(connect6, check_inet6, RF_OP_CONNECT6)
+RF_INET_PROG(sendmsg4, check_inet4, RF_OP_SENDMSG4)
+RF_INET_PROG(sendmsg6, check_inet6, RF_OP_SENDMSG6)
 
 /*
  * Only plain TCP and UDP sockets may be created in a sandbox whose
