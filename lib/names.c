@@ -62,6 +62,17 @@ static const char *const op_names[] = {
 	[RF_OP_CGROUP_WRITE] = "cgroup_write",
 	[RF_OP_CLONE_INTO_CGROUP] = "clone_into_cgroup",
 	[RF_OP_PSEUDO_FS_WRITE] = "pseudo_fs_write",
+	[RF_OP_SETNS] = "setns",
+	[RF_OP_KEYCTL] = "keyctl",
+	[RF_OP_KEXEC] = "kexec",
+	[RF_OP_MODULE] = "kernel_module",
+	[RF_OP_PERF_EVENT] = "perf_event_open",
+	[RF_OP_PROCESS_VM] = "process_vm",
+	[RF_OP_USERFAULTFD] = "userfaultfd",
+	[RF_OP_IO_URING] = "io_uring",
+	[RF_OP_NAMESPACE] = "namespace_create",
+	[RF_OP_TTY_IOCTL] = "tty_ioctl",
+	[RF_OP_PERSONALITY] = "personality",
 };
 COVERS(op_names, RF_OP_MAX);
 

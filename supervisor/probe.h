@@ -25,6 +25,8 @@ struct rf_caps {
 	struct rf_backend_probe landlock;        /* ruleset created */
 	int landlock_abi;
 	struct rf_backend_probe seccomp;         /* filter mode available */
+	struct rf_backend_probe observe;         /* this build's observe programs
+						  * (observe.bpf.c, tp_btf sys_enter/exit) */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 };
 

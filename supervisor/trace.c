@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "names.h"
+#include "sysnames.h"
 #include "trace.h"
 
 struct rf_trace {
@@ -157,10 +158,20 @@ static json_t *process_destination(const struct rf_event *ev)
 		[RF_OP_MOUNT] = "flags", [RF_OP_UMOUNT] = "flags", [RF_OP_MKNOD] = "mode",
 	};
 
-	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE)
+	/* ...and in a syscall's arguments (observe.bpf.c's records). */
+	static const char *const syscall_arg_keys[RF_OP_MAX] = {
+		[RF_OP_PTRACE] = "request", [RF_OP_BPF] = "bpf_cmd", [RF_OP_MOUNT] = "flags",
+		[RF_OP_UMOUNT] = "flags", [RF_OP_USERNS] = "flags", [RF_OP_NAMESPACE] = "flags",
+		[RF_OP_SETNS] = "nstype", [RF_OP_KEYCTL] = "operation",
+		[RF_OP_TTY_IOCTL] = "ioctl_cmd", [RF_OP_PERSONALITY] = "persona",
+	};
+	const char *const *keys = ev->flags & RF_EVF_INFERRED ? syscall_arg_keys : arg_keys;
+
+	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE ||
+	    ((ev->flags & RF_EVF_INFERRED) && ev->op == RF_OP_PROCESS_VM))
 		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
-	if (ev->op < RF_OP_MAX && arg_keys[ev->op])
-		json_object_set_new(dst, arg_keys[ev->op], json_integer(ev->arg));
+	if (ev->op < RF_OP_MAX && keys[ev->op])
+		json_object_set_new(dst, keys[ev->op], json_integer(ev->arg));
 	switch (ev->op) {
 	case RF_OP_PSEUDO_FS_WRITE:
 		json_object_set_new(dst, "operation", json_string(names__op(ev->arg)));
@@ -173,7 +184,23 @@ static json_t *process_destination(const struct rf_event *ev)
 	return dst;
 }
 
+/* The backend whose decision a kernel record is: the op says which
+ * programs made it. */
+static const char *record_backend(const struct rf_event *ev)
+{
+	if (ev->flags & RF_EVF_INFERRED)
+		return ev->class == RF_CLASS_PROCESS ? "seccomp" : "landlock";
+	if (ev->op >= RF_OP_CONNECT4 && ev->op <= RF_OP_SOCK_CREATE)
+		return names__backend(RF_BE_CGROUP_SOCK_ADDR);
+	return names__backend(RF_BE_BPF_LSM);
+}
+
 json_t *trace__event_json(const struct rf_event *ev)
+{
+	return trace__deny_json(ev, NULL);
+}
+
+json_t *trace__deny_json(const struct rf_event *ev, const char *backend)
 {
 	char path[RF_UNIX_PATH_MAX + 1];
 	char addr[INET6_ADDRSTRLEN] = "", ts[64], comm[RF_COMM_LEN + 1];
@@ -215,11 +242,15 @@ json_t *trace__event_json(const struct rf_event *ev)
 		json_object_set_new(dst, "path", json_string(path));
 		json_object_set_new(dst, "socket_type", json_string(names__sock_type(ev->protocol)));
 	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s%, s:I, s:o}",
+	if ((ev->flags & RF_EVF_SYSCALL) && sysnames__name(ev->syscall)[0])
+		json_object_set_new(dst, "syscall", json_string(sysnames__name(ev->syscall)));
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s%, s:I, s:o}",
 		      "class", names__class(ev->class),
 		      "op", names__op(ev->op),
 		      "verdict", names__verdict(ev->verdict),
 		      "reason", names__reason(ev->reason),
+		      "backend", backend ? backend : record_backend(ev),
+		      "attribution", ev->flags & RF_EVF_INFERRED ? "inferred" : "kernel",
 		      "kernel_ts", ts,
 		      "pid", (json_int_t)ev->pid,
 		      "tid", (json_int_t)ev->tid,

@@ -108,6 +108,7 @@ else
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "sysnames.h"
 #include "trace.h"
 
 static struct rf_trace *t;
@@ -132,6 +133,31 @@ static void emit(unsigned class, unsigned op, unsigned reason, unsigned verdict,
 	if (fill)
 		fill(&ev, arg);
 	trace__emit(t, "kernel.deny", trace__event_json(&ev));
+}
+
+/* An inferred record (observe.bpf.c, matched by the supervisor). */
+static void emit_inf(unsigned class, unsigned op, unsigned reason, unsigned verdict,
+		     const char *sys, const char *backend,
+		     void (*fill)(struct rf_event *, const void *), const void *arg)
+{
+	struct rf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_boot_ns = 1000000000ULL;
+	ev.cgroup_id = 4242;
+	ev.seq = seq++;
+	ev.kind = RF_EV_DECISION;
+	ev.pid = ev.tid = 100;
+	ev.class = class;
+	ev.op = op;
+	ev.reason = reason;
+	ev.verdict = verdict;
+	ev.flags = RF_EVF_INFERRED | RF_EVF_SYSCALL;
+	ev.syscall = (unsigned short)sysnames__nr(sys);
+	strcpy(ev.comm, "rf-gen");
+	if (fill)
+		fill(&ev, arg);
+	trace__emit(t, "kernel.deny", trace__deny_json(&ev, backend));
 }
 
 struct fileargs { const char *path; unsigned need, have; };
@@ -252,6 +278,38 @@ int main(int argc, char **argv)
 	emit(RF_CLASS_PROCESS, RF_OP_PSEUDO_FS_WRITE, RF_REASON_BOUNDARY, A, proc,
 	     &(struct procargs){ 0, RF_OP_MKDIR, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_MKNOD, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 020644, NULL });
+	/* inferred: Landlock (file, exec) and the seccomp boundary (process) */
+	emit_inf(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_NO_RULE, D, "openat", "landlock-abi7",
+		 file, &(struct fileargs){ "/etc/shadow", R, 0 });
+	emit_inf(RF_CLASS_FILE, RF_OP_CREATE, RF_REASON_ACCESS, D, "openat", "landlock-abi7",
+		 file, &(struct fileargs){ "/data/new", W, R });
+	emit_inf(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_NO_RULE, A, "open", "landlock-abi7",
+		 file, &(struct fileargs){ "/home/u/x", R, 0 });
+	emit_inf(RF_CLASS_FILE, RF_OP_RENAME, RF_REASON_NO_RULE, D, "renameat2", "landlock-abi7",
+		 file, &(struct fileargs){ "/data/old", W, 0 });
+	emit_inf(RF_CLASS_EXEC, RF_OP_EXEC, RF_REASON_NO_RULE, D, "execve", "landlock-abi7",
+		 file, &(struct fileargs){ "/usr/lib64/ld-linux-x86-64.so.2", X, 0 });
+	emit_inf(RF_CLASS_PROCESS, RF_OP_PTRACE, RF_REASON_BOUNDARY, D, "ptrace", "seccomp", proc,
+		 &(struct procargs){ 1, 16, NULL });
+	emit_inf(RF_CLASS_PROCESS, RF_OP_BPF, RF_REASON_BOUNDARY, D, "bpf", "seccomp", proc,
+		 &(struct procargs){ 0, 0, NULL });
+	emit_inf(RF_CLASS_PROCESS, RF_OP_USERNS, RF_REASON_BOUNDARY, D, "unshare", "seccomp", proc,
+		 &(struct procargs){ 0, 0x10000000, NULL });
+	{
+		static const struct { unsigned op; const char *sys; } boundary[] = {
+			{ RF_OP_MOUNT, "mount" }, { RF_OP_UMOUNT, "umount2" },
+			{ RF_OP_MOVE_MOUNT, "move_mount" }, { RF_OP_PIVOT_ROOT, "pivot_root" },
+			{ RF_OP_SETNS, "setns" }, { RF_OP_KEYCTL, "keyctl" }, { RF_OP_KEXEC, "kexec_load" },
+			{ RF_OP_MODULE, "init_module" }, { RF_OP_PERF_EVENT, "perf_event_open" },
+			{ RF_OP_PROCESS_VM, "process_vm_readv" }, { RF_OP_USERFAULTFD, "userfaultfd" },
+			{ RF_OP_IO_URING, "io_uring_setup" }, { RF_OP_NAMESPACE, "unshare" },
+			{ RF_OP_TTY_IOCTL, "ioctl" }, { RF_OP_PERSONALITY, "personality" },
+		};
+
+		for (i = 0; i < sizeof(boundary) / sizeof(boundary[0]); i++)
+			emit_inf(RF_CLASS_PROCESS, boundary[i].op, RF_REASON_BOUNDARY, D,
+				 boundary[i].sys, "seccomp", proc, &(struct procargs){ 7, 0x5412, NULL });
+	}
 	/* what a build with another ABI could send */
 	emit(RF_CLASS_MAX + 2, 99, 99, D, NULL, NULL);
 	trace__close(t);
@@ -316,6 +374,14 @@ l = first(op="connect4"); l["reason"] = "protocol-not-allowed"; refused("connect
 l = first(op="sock_create"); l["destination"] = first(op="connect4")["destination"]; refused("sock_create with an address", l)
 l = first(op="connect4"); l["op"] = "unknown"; refused("unknown op in a known class", l)
 l = first(op="unknown"); l["destination"] = {"path": "/x"}; refused("unknown class with a destination", l)
+l = first(op="connect4"); del l["backend"]; refused("kernel.deny without backend", l)
+l = first(op="connect4"); del l["attribution"]; refused("kernel.deny without attribution", l)
+l = first(op="connect4"); l["attribution"] = "inferred"; refused("inferred network line", l)
+l = first(op="open"); l["backend"] = "seccomp"; refused("kernel file line from seccomp", l)
+l = first(op="setns"); l["backend"] = "landlock-abi7"; refused("inferred process line from landlock", l)
+l = first(op="setns"); l["attribution"] = "kernel"; l["backend"] = "bpf-lsm"; refused("setns as a bpf-lsm record", l)
+l = first(op="setns"); del l["destination"]["syscall"]; refused("inferred process line without its syscall", l)
+l = first(op="exec", attribution="inferred"); l["backend"] = "bpf-lsm"; refused("inferred exec line from bpf-lsm", l)
 for name in bad:
     print("  accepted: " + name)
 sys.exit(1 if bad else 0)
