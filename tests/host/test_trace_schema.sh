@@ -672,14 +672,28 @@ for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "sign
     check(ev[1:3] == ["network.decision", "sandbox.configure"], f"{n}: {ev[:3]}")
     check(ev[-1] == "sandbox.exit" and ev.count("sandbox.exit") == 1, f"{n}: last {ev[-1]}")
     check(all(x == "kernel.deny" for x in ev[3:-1]), f"{n}: {ev[3:-1]}")
-    x, deny = t[-1], [e for e in t if e["event"] == "kernel.deny"]
+    x, every = t[-1], [e for e in t if e["event"] == "kernel.deny"]
+    # The kernel's own records (exact counts) apart from the inferred ones.
+    deny = [d for d in every if d["attribution"] == "kernel"]
+    inferred = [d for d in every if d["attribution"] == "inferred"]
     if "denials_total" in x:
         check(x["denials_in_trace"] == len(deny), f"{n}: denials_in_trace")
         check(x["denials_total"] == sum(x["denials"].values()), f"{n}: denials_total")
         check(x["denials_not_in_trace"] == x["denials_total"] - len(deny), f"{n}: not_in_trace")
-        check([d["kernel_seq"] for d in deny] == list(range(len(deny))), f"{n}: kernel_seq")
+        ks = [d["kernel_seq"] for d in deny]
+        # inferred records take sample slots too (kept or not in the trace)
+        if not x["denials_inferred_total"] and not x["inferred_not_policy"]:
+            check(ks == list(range(len(deny))), f"{n}: kernel_seq")
+        else:
+            check(ks == sorted(set(ks)), f"{n}: kernel_seq increasing")
+        check(len([d for d in inferred if d["verdict"] == "denied"]) ==
+              x["denials_inferred_total"], f"{n}: denials_inferred_total")
+        check(sum(x["denials_inferred"].values()) == x["denials_inferred_total"],
+              f"{n}: denials_inferred")
+        check(all(d["backend"] in ("cgroup-sock-addr", "bpf-lsm") for d in deny),
+              f"{n}: kernel backends")
         cg = t[2]["cgroup"]["id"]
-        check(all(d["cgroup_id"] == cg for d in deny), f"{n}: cgroup_id")
+        check(all(d["cgroup_id"] == cg for d in every), f"{n}: cgroup_id")
 e = load("enforce")
 d = [x for x in e if x["event"] == "kernel.deny"]
 check({x["verdict"] for x in d} == {"denied"}, "enforce: verdicts")
@@ -736,6 +750,14 @@ if has("landlock"):
           and result("landlock", f"write {work}/out/x") == "ok"
           and result("landlock", f"write {work}/in/a") == "EACCES",
           "landlock: " + open(os.path.join(work, "landlock.out")).read())
+    # Landlock records nothing: its refusals are inferred, exactly these two.
+    inf = sorted((d["class"], d["op"], d["destination"]["path"]) for d in t
+                 if d["event"] == "kernel.deny")
+    check(inf == [("file", "open", f"{work}/in/a"), ("file", "open", f"{work}/secret")]
+          and all(d["backend"] == be and d["attribution"] == "inferred"
+                  for d in t if d["event"] == "kernel.deny"), f"landlock: inferred {inf}")
+    check(t[-1]["denials"]["file"] == 0 and t[-1]["denials_inferred"]["file"] == 2
+          and t[-1]["denials_attribution"]["file"] == "inferred", f"landlock: exit {t[-1]}")
     x = load("execdenied")[-1]
     check(x.get("failed_stage") == "exec" and x["exit_code"] == 126
           and x["error"] == "Permission denied", f"execdenied: {x}")
