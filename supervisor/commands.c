@@ -99,6 +99,7 @@ int cmd_probe(void)
 		json_object_set_new(json_object_get(b, "landlock"), "abi",
 				    json_integer(caps.landlock_abi));
 	json_object_set_new(b, "seccomp", probe_json(&caps.seccomp));
+	json_object_set_new(b, "observe", probe_json(&caps.observe));
 	o = json_pack("{s:s, s:s, s:i, s:o, s:o}",
 		      "kernel", caps.kernel_release,
 		      "cgroup2_mount", caps.cgroup_mount,

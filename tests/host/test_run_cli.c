@@ -385,7 +385,7 @@ static void probe_reports_every_backend(void **state)
 {
 	const char *a[] = { h_ringfence(), "probe", NULL };
 	const char *names[] = { "cgroup-v2", "cgroup-sock-addr", "cgroup-sock-addr-unix",
-				"bpf-lsm", "landlock", "seccomp" };
+				"bpf-lsm", "landlock", "seccomp", "observe" };
 	json_t *o, *b;
 	char *txt;
 	size_t i;
@@ -405,6 +405,8 @@ static void probe_reports_every_backend(void **state)
 		assert_true(strlen(json_string_value(json_object_get(x, "detail"))) > 0);
 	}
 	assert_true(json_is_true(json_object_get(json_object_get(b, "cgroup-sock-addr"), "ok")));
+	/* tp_btf programs load here: the observe programs are available */
+	assert_true(json_is_true(json_object_get(json_object_get(b, "observe"), "ok")));
 	json_decref(o);
 	free(txt);
 }
