@@ -101,17 +101,58 @@ static const char *res(const char *out, const char *op, const char *path)
 	return h_result(out, key);
 }
 
-/* h_run with -v after the harness's -q: the summary lines on stderr. */
+/* Read a whole file (malloc'd). */
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return h_read_all(fd);
+}
+
+/* h_run without the harness's -q, for the summary lines on stderr; output
+ * to files, so no pipe can fill up while the test waits. */
 static int run_v(const char *policy_json, const char *tp, const char *const *argv,
 		 char **ret_out, char **ret_err)
 {
-	static const char *const verbose[] = { "-v", NULL };
-	char *policy = h_tempfile("policy", policy_json);
-	int rc = h_wait(h_spawn(policy, tp, verbose, argv), ret_out, ret_err);
+	char *policy = h_tempfile("policy", policy_json), *op = h_tempfile("out", NULL);
+	char *ep = h_tempfile("err", NULL);
+	const char *args[64];
+	int n = 0, i, st = 0;
+	pid_t pid;
 
+	args[n++] = h_ringfence();
+	args[n++] = "run";
+	args[n++] = "--policy";
+	args[n++] = policy;
+	args[n++] = "--trace";
+	args[n++] = tp;
+	args[n++] = "--";
+	for (i = 0; argv[i] && n < 63; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY), o = open(op, O_WRONLY | O_TRUNC),
+		    e = open(ep, O_WRONLY | O_TRUNC);
+
+		dup2(in, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	*ret_out = slurp(op);
+	*ret_err = slurp(ep);
 	unlink(policy);
+	unlink(op);
+	unlink(ep);
 	free(policy);
-	return rc;
+	free(op);
+	free(ep);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static const char *str(json_t *o, const char *key)
