@@ -832,7 +832,7 @@ static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t
 	int err, fd;
 
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
-		if (rf_pin_maps[i].flags & (RF_PINF_LSM | RF_PINF_META))
+		if (rf_pin_maps[i].flags & (RF_PINF_LSM | RF_PINF_OBSERVE | RF_PINF_META))
 			continue;
 		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
 		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
