@@ -404,8 +404,9 @@ static bool obs_links_pinned(void)
 		int fd = bpf_obj_get(obs_link_path(prog, path, sizeof(path)));
 
 		memset(&info, 0, sizeof(info));
+		/* tp_btf programs attach by raw tracepoint links */
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
-		    info.type != BPF_LINK_TYPE_TRACING)
+		    info.type != BPF_LINK_TYPE_RAW_TRACEPOINT)
 			ok = false;
 		if (fd >= 0)
 			close(fd);
@@ -893,6 +894,8 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
 			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
 	if (want_observe) {
+		/* left behind by a build that did not know them */
+		unpin_observe();
 		err = obs_load(shared, &oskel, e);
 		if (!err)
 			err = obs_attach(oskel, true, parent_fd, e);
