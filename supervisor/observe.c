@@ -171,8 +171,34 @@ void observe__free(struct rf_observer *o)
 	if (!o)
 		return;
 	free(o->paths);
+	free(o->seen);
 	o->paths = NULL;
-	o->n_paths = 0;
+	o->seen = NULL;
+	o->n_paths = o->n_seen = 0;
+}
+
+#define SEEN_CAP 8192   /* distinct audited lines remembered; beyond, all traced */
+
+/* An audited access traced before (true), or remember it. */
+static bool seen_before(struct rf_observer *o, const struct rf_event *ev)
+{
+	uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+	size_t i, n = strnlen(ev->path, sizeof(ev->path));
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint8_t)ev->path[i]) * 1099511628211ULL;
+	h = (h ^ (ev->class << 16 | ev->op << 4 | ev->need)) * 1099511628211ULL;
+	h |= 1;  /* never 0, the empty slot */
+	if (!o->seen && !(o->seen = calloc(SEEN_CAP, sizeof(*o->seen))))
+		return false;
+	for (i = h % SEEN_CAP; o->seen[i]; i = (i + 1) % SEEN_CAP)
+		if (o->seen[i] == h)
+			return true;
+	if (o->n_seen >= SEEN_CAP / 2)
+		return false;  /* full enough: trace, do not remember */
+	o->seen[i] = h;
+	o->n_seen++;
+	return false;
 }
 
 /* Lexically clean an absolute path in place: "//", ".", ".." (the
@@ -394,6 +420,10 @@ bool observe__judge(struct rf_observer *o, struct rf_event *ev)
 		return false;
 	}
 	if (access) {
+		if (seen_before(o, ev)) {
+			o->repeats++;
+			return false;
+		}
 		ev->verdict = RF_VERDICT_AUDITED;
 		o->audited[ev->class]++;
 	} else {

@@ -33,6 +33,9 @@ struct rf_observer {
 	uint64_t not_policy;            /* failed, but the policy allows it */
 	uint64_t next_access;           /* next rf_obs_access seq to take */
 	uint64_t accesses;              /* audit observations taken */
+	uint64_t *seen;                 /* audited lines written: hashes, 0 empty */
+	size_t n_seen;
+	uint64_t repeats;               /* audited accesses already traced once */
 };
 
 int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct rf_plan *plan);
@@ -44,7 +47,8 @@ void observe__free(struct rf_observer *o);
  * need, have, reason as the policy answers, and the verdict (audited for
  * a successful access). true when the policy refuses it: a kernel.deny
  * line; false when the policy allows it (counted in not_policy for a
- * failure) or the syscall is not one the backend refuses.
+ * failure) or the syscall is not one the backend refuses. An audited
+ * access already traced once (same class, op, need and path) is false.
  */
 bool observe__judge(struct rf_observer *o, struct rf_event *ev);
 

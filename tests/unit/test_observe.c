@@ -214,6 +214,14 @@ static void exec_outside_and_audited_access(void **state)
 	assert_int_equal(ev.verdict, RF_VERDICT_AUDITED);
 	assert_int_equal(a.o.audited[RF_CLASS_FILE], 1);
 	assert_int_equal(a.o.inferred[RF_CLASS_FILE], 0);
+	/* the same access again: traced once */
+	ev = path_ev(RF_CLASS_FILE, RF_OP_FILE_OPEN, "/etc/hostname", O_RDONLY);
+	ev.flags |= RF_EVF_ACCESS;
+	assert_false(observe__judge(&a.o, &ev));
+	assert_int_equal(a.o.repeats, 1);
+	ev = path_ev(RF_CLASS_FILE, RF_OP_FILE_OPEN, "/etc/hostname", O_RDWR);
+	ev.flags |= RF_EVF_ACCESS;
+	assert_true(observe__judge(&a.o, &ev));  /* another access to it */
 	ev = path_ev(RF_CLASS_FILE, RF_OP_FILE_OPEN, "/usr/lib/os-release", O_RDONLY);
 	ev.flags |= RF_EVF_ACCESS;
 	assert_false(observe__judge(&a.o, &ev));
