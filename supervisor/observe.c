@@ -373,11 +373,14 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 	if (!(ev->flags & RF_EVF_ACCESS) &&
 	    (ev->op == RF_OP_CHMOD || ev->op == RF_OP_CHOWN || ev->op == RF_OP_UTIMES))
 		return false;
-	if (!need || (have & need) == need)
+	if (!need || (path[0] == '/' && (have & need) == need))
 		return false;
 	ev->need = need;
 	ev->have = have;
-	ev->reason = have ? RF_REASON_ACCESS : RF_REASON_NO_RULE;
+	/* A relative name whose process (or directory) was gone before it
+	 * could be placed: the policy cannot say; traced as unresolved. */
+	ev->reason = path[0] != '/' ? RF_REASON_BAD_PATH :
+		     have ? RF_REASON_ACCESS : RF_REASON_NO_RULE;
 	memset(ev->path, 0, sizeof(ev->path));
 	snprintf(ev->path, sizeof(ev->path), "%s", path);
 	ev->path_len = strlen(ev->path);

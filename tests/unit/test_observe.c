@@ -192,6 +192,12 @@ static void relative_path_resolves_against_the_cwd(void **state)
 	assert_string_equal(ev.path, "/usr/sub/dir");
 	assert_int_equal(ev.reason, RF_REASON_ACCESS);
 	assert_int_equal(chdir(cwd), 0);
+	/* its process is gone: the name stays relative, unresolved */
+	ev = path_ev(RF_CLASS_FILE, RF_OP_MKDIR, "sub/dir", 0755);
+	ev.pid = 0x7ffffff0;
+	assert_true(observe__judge(&f.o, &ev));
+	assert_string_equal(ev.path, "sub/dir");
+	assert_int_equal(ev.reason, RF_REASON_BAD_PATH);
 	fx_free(&f);
 }
 
