@@ -366,7 +366,9 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 	 * is what was refused (execve opens it under the same rules). */
 	if (c == RF_CLASS_EXEC && (have & need) == need && !(ev->flags & RF_EVF_ACCESS) &&
 	    !interpreter_of(path, interp, sizeof(interp))) {
-		snprintf(path, sizeof(path), "%s", interp);
+		/* as the kernel opens it: symlinks resolved */
+		if (!realpath(interp, path))
+			snprintf(path, sizeof(path), "%s", interp);
 		have = pathrules__lookup(o->paths, o->n_paths, path);
 	}
 	/* Landlock has no rules for these: only an audit can say. */
@@ -432,6 +434,8 @@ bool observe__judge(struct rf_observer *o, struct rf_event *ev)
 	} else {
 		ev->verdict = RF_VERDICT_DENIED;
 		o->inferred[ev->class]++;
+		if (ev->class == RF_CLASS_EXEC)
+			snprintf(o->exec_denied, sizeof(o->exec_denied), "%s", ev->path);
 	}
 	return true;
 }

@@ -36,6 +36,7 @@ struct rf_observer {
 	uint64_t *seen;                 /* audited lines written: hashes, 0 empty */
 	size_t n_seen;
 	uint64_t repeats;               /* audited accesses already traced once */
+	char exec_denied[RF_EVENT_PATH_LEN]; /* the last exec denial's path */
 };
 
 int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct rf_plan *plan);

@@ -517,6 +517,10 @@ static int launch_failure(struct run *r, struct rf_step_error *e)
 	} else if (lr->failed_stage == LAUNCH_STAGE_EXEC) {
 		rf_error_set(&e->e, -lr->err, NULL, "%s: cannot execute: %s", argv0,
 			     strerror(lr->err));
+		/* What the policy refused, as far as the observe programs saw. */
+		report__drain_samples(&r->sb, true);
+		if (r->sb.obs.exec_denied[0])
+			rf_error_hint(&e->e, "%s is not in exec", r->sb.obs.exec_denied);
 	} else {
 		rf_error_set(&e->e, -lr->err, "refused", "sandbox setup failed at %s: %s",
 			     lr->what, strerror(lr->err));

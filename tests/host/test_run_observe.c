@@ -8,6 +8,7 @@
  */
 #include "harness.h"
 
+#include <limits.h>
 #include <pwd.h>
 #include <sched.h>
 #include <sys/ptrace.h>
@@ -288,6 +289,36 @@ static void landlock_exec_of_script_names_its_interpreter(void **state)
 	free(out);
 }
 
+/* The command's own exec refused: its loader is not in exec. The trace
+ * and the error name it (the issue's "sh: cannot execute"). */
+static void command_whose_loader_is_not_in_exec_names_the_loader(void **state)
+{
+	const char *argv[] = { sub("bin/true"), NULL };
+	char pol[4096], loader[PATH_MAX], *out = NULL, *err = NULL;
+	char *tp = h_tempfile("trace", NULL), want[PATH_MAX + 32];
+	json_t *tr;
+
+	(void)state;
+	/* /lib64/ld-linux-x86-64.so.2, as the kernel resolves it */
+	assert_non_null(realpath("/lib64/ld-linux-x86-64.so.2", loader));
+	snprintf(pol, sizeof(pol),
+		 "{\"version\":1,\"id\":\"obs-ld\","
+		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\",\"%s/bin/\"]},"
+		 "\"exec\":[\"%s/bin/\"],\"network\":\"unrestricted\"}", tree, tree);
+	assert_int_equal(run_v(pol, tp, argv, &out, &err), 126);
+	assert_non_null(strstr(err, "cannot execute: Permission denied"));
+	snprintf(want, sizeof(want), "%s is not in exec", loader);
+	assert_non_null(strstr(err, want));
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "exec", loader), "landlock-abi7", "denied");
+	assert_string_equal(str(h_event(tr, "sandbox.exit", 0), "failed_stage"), "exec");
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+	free(err);
+}
+
 /* ptrace(PTRACE_ATTACH), bpf() and unshare(CLONE_NEWUSER) refused by the
  * seccomp boundary: one process-class line each; getpid none. */
 static void seccomp_boundary_denials_are_traced_as_inferred(void **state)
@@ -414,6 +445,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(landlock_denials_are_traced_as_inferred),
 		cmocka_unit_test(landlock_exec_of_script_names_its_interpreter),
+		cmocka_unit_test(command_whose_loader_is_not_in_exec_names_the_loader),
 		cmocka_unit_test(seccomp_boundary_denials_are_traced_as_inferred),
 		cmocka_unit_test(audit_mode_under_landlock_records_without_denying),
 		cmocka_unit_test(outside_sandbox_nothing_is_reported),
