@@ -60,6 +60,23 @@ struct {
 RF_MAP_NO_PREALLOC(rf_obs_access, BPF_MAP_TYPE_HASH, 16384, struct rf_sample_key,
 		   struct rf_event);
 
+/* Components of a directory walk (its depth limit). */
+#define RF_OBS_WALK_MAX 64
+#define RF_OBS_NAME_READ 256
+
+/* The state of one directory walk, in map memory (see rf_common.bpf.h on
+ * bpf_loop and older verifiers). */
+struct obs_walk {
+	struct dentry *dentry;
+	void *vfsmnt;
+	struct dentry *root_dentry;
+	void *root_mnt;
+	__u32 n;        /* components collected */
+	__u32 off;      /* bytes written to buf */
+	__u32 failed;
+	__u32 done;
+};
+
 /* One task's syscall in flight. */
 struct rf_obs_task {
 	struct rf_event ev;             /* built at sys_enter, finished at sys_exit */
@@ -70,6 +87,11 @@ struct rf_obs_task {
 	__u32 nr;
 	__u32 pending;
 	__u32 _pad;
+	struct obs_walk w;
+	__u64 comps[RF_OBS_WALK_MAX];   /* dentries, leaf first */
+	/* dir + "/" + the relative name; room for a read at any offset
+	 * below RF_EVENT_PATH_LEN */
+	char buf[RF_EVENT_PATH_LEN + RF_OBS_NAME_READ];
 };
 
 struct {
@@ -138,6 +160,150 @@ static __always_inline void read_path(struct rf_event *ev, __u64 ptr)
 	ev->path_len = n > 0 ? n - 1 : 0;
 	if (n <= 0)
 		ev->path[0] = 0;
+}
+
+/* ---- relative names: the directory they are relative to ---- */
+
+static __always_inline struct mount *real_mount(void *vfsmnt)
+{
+	return (struct mount *)(vfsmnt - bpf_core_field_offset(struct mount, mnt));
+}
+
+struct walk_ctx {
+	struct rf_obs_task *t;
+};
+
+/* One step up, as lsm.bpf.c's walk_up (and the kernel's prepend_path()):
+ * stop at the task's root or the namespace's root mount, cross mount
+ * points, give up on a dentry cut off from the tree. */
+static long dir_up(__u32 i, void *vctx)
+{
+	struct rf_obs_task *t = ((struct walk_ctx *)vctx)->t;
+	struct obs_walk *w = &t->w;
+	struct dentry *d = w->dentry, *parent;
+	struct vfsmount *vm = w->vfsmnt;
+	__u32 n;
+
+	if (d == w->root_dentry && (void *)vm == w->root_mnt) {
+		w->done = 1;
+		return 1;
+	}
+	if (d == BPF_CORE_READ(vm, mnt_root)) {
+		struct mount *m = real_mount(vm);
+		struct mount *mp = BPF_CORE_READ(m, mnt_parent);
+
+		if (!mp || mp == m) {
+			w->done = 1;
+			return 1;
+		}
+		w->dentry = BPF_CORE_READ(m, mnt_mountpoint);
+		w->vfsmnt = (void *)mp + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	n = w->n;
+	if (!parent || parent == d || n >= RF_OBS_WALK_MAX) {
+		w->failed = 1;
+		return 1;
+	}
+	t->comps[n & (RF_OBS_WALK_MAX - 1)] = (__u64)d;
+	w->n = n + 1;
+	w->dentry = parent;
+	return 0;
+}
+
+/* The collected components into buf, root first: "/a/b". */
+static long dir_emit(__u32 i, void *vctx)
+{
+	struct rf_obs_task *t = ((struct walk_ctx *)vctx)->t;
+	struct obs_walk *w = &t->w;
+	__u32 off = w->off, n = w->n;
+	struct dentry *d;
+	long r;
+
+	if (i >= n)
+		return 1;
+	if (off >= RF_EVENT_PATH_LEN - 1) {
+		w->failed = 1;
+		return 1;
+	}
+	d = (struct dentry *)t->comps[(n - 1 - i) & (RF_OBS_WALK_MAX - 1)];
+	t->buf[off & (RF_EVENT_PATH_LEN - 1)] = '/';
+	off++;
+	r = bpf_probe_read_kernel_str(&t->buf[off & (RF_EVENT_PATH_LEN - 1)], RF_OBS_NAME_READ,
+				      BPF_CORE_READ(d, d_name.name));
+	if (r < 1) {
+		w->failed = 1;
+		return 1;
+	}
+	w->off = off + r - 1;
+	return 0;
+}
+
+/* The open file behind fd of the current task, or NULL. */
+static __always_inline struct file *fd_file(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return NULL;
+	return f;
+}
+
+/*
+ * A relative name in ev.path: make it absolute against the directory it
+ * is relative to (the cwd, or dirfd's file) while the task still has it.
+ * On failure ev.path stays relative (user space says so).
+ */
+static __always_inline void absolute_path(struct rf_obs_task *t, __s32 dirfd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct walk_ctx c = { .t = t };
+	struct obs_walk *w = &t->w;
+	__u32 off, len = t->ev.path_len;
+	long r;
+
+	__builtin_memset(w, 0, sizeof(*w));
+	if (dirfd == AT_FDCWD) {
+		w->dentry = BPF_CORE_READ(task, fs, pwd.dentry);
+		w->vfsmnt = BPF_CORE_READ(task, fs, pwd.mnt);
+	} else {
+		struct file *f = fd_file(dirfd);
+
+		if (!f)
+			return;
+		w->dentry = BPF_CORE_READ(f, f_path.dentry);
+		w->vfsmnt = BPF_CORE_READ(f, f_path.mnt);
+	}
+	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	w->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	if (!w->dentry || !w->vfsmnt)
+		return;
+	bpf_loop(RF_OBS_WALK_MAX + 16, dir_up, &c, 0);
+	if (w->failed || !w->done)
+		return;
+	bpf_loop(RF_OBS_WALK_MAX, dir_emit, &c, 0);
+	off = w->off;
+	if (w->failed || off + 1 + len >= RF_EVENT_PATH_LEN)
+		return;  /* does not fit the record: stays relative */
+	t->buf[off & (RF_EVENT_PATH_LEN - 1)] = '/';
+	off++;
+	r = bpf_probe_read_kernel_str(&t->buf[off & (RF_EVENT_PATH_LEN - 1)], RF_OBS_NAME_READ,
+				      t->ev.path);
+	if (r < 1)
+		return;
+	off += r - 1;
+	if (off >= RF_EVENT_PATH_LEN)
+		return;
+	__builtin_memcpy(t->ev.path, t->buf, RF_EVENT_PATH_LEN);
+	t->ev.path[RF_EVENT_PATH_LEN - 1] = 0;
+	t->ev.path_len = off;
 }
 
 /*
@@ -234,6 +400,19 @@ int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* Record ev, its name made absolute first when it is relative; one that
+ * stays relative keeps RF_EVF_DIRFD (target_pid: the dirfd). */
+static __always_inline void relative_record(struct rf_obs_task *t, struct rf_sandbox *sb,
+					    __u64 cgid, __s32 dirfd, bool access)
+{
+	t->ev.flags &= ~RF_EVF_DIRFD;
+	if (t->ev.path_len && t->ev.path[0] != '/')
+		absolute_path(t, dirfd);
+	if (t->ev.path[0] != '/')
+		t->ev.flags |= RF_EVF_DIRFD;
+	record(sb, cgid, &t->ev, access);
+}
+
 /* A path syscall of a sandboxed task returns. */
 static __always_inline int path_exit(__u32 nr, long ret)
 {
@@ -260,18 +439,13 @@ static __always_inline int path_exit(__u32 nr, long ret)
 	exec_done = t->ev.class == RF_CLASS_EXEC && !denied;
 	if (!exec_done || !t->ev.path_len)
 		read_path(&t->ev, t->ptr);
-	if (t->ev.path[0] != '/')
-		t->ev.flags |= RF_EVF_DIRFD;
-	record(sb, cgid, &t->ev, !denied);
+	relative_record(t, sb, cgid, (__s32)t->ev.target_pid, !denied);
 	if (!t->ptr2)
 		return 0;
 	/* rename, link: the second name is a record of its own. */
 	read_path(&t->ev, t->ptr2);
 	t->ev.target_pid = (__u32)t->dirfd2;
-	t->ev.flags &= ~RF_EVF_DIRFD;
-	if (t->ev.path[0] != '/')
-		t->ev.flags |= RF_EVF_DIRFD;
-	record(sb, cgid, &t->ev, !denied);
+	relative_record(t, sb, cgid, t->dirfd2, !denied);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ static struct {
 	char dir[64];                   /* /tmp/rf-obs-prog-XXXXXX */
 	char secret[96];                /* 0600 root: EACCES for nobody */
 	char open_file[96];             /* 0644 */
+	char secret_dot[100];           /* DIR/./secret: a dirfd + "./secret" */
 	uid_t nobody;
 	gid_t nogroup;
 } T = { .cg.fd = -1 };
@@ -86,6 +87,23 @@ static int act_open_as_nobody(void *path)
 		return 0;
 	}
 	return errno;
+}
+
+/* As nobody, "secret" relative to the cwd, then relative to a dirfd. */
+static int act_open_relative(void *dir)
+{
+	int dfd, e;
+
+	if (chdir(dir) || (dfd = open(dir, O_RDONLY | O_DIRECTORY)) < 0)
+		return 102;
+	e = become_nobody();
+	if (e)
+		return 100;
+	if (open("secret", O_RDONLY) >= 0 || errno != EACCES)
+		return 103;
+	if (openat(dfd, "./secret", O_RDONLY) >= 0 || errno != EACCES)
+		return 104;
+	return EACCES;
 }
 
 static int act_open(void *path)
@@ -165,6 +183,7 @@ static int group_setup(void **state)
 	assert_int_equal(chmod(T.dir, 0755), 0);
 	snprintf(T.secret, sizeof(T.secret), "%s/secret", T.dir);
 	snprintf(T.open_file, sizeof(T.open_file), "%s/open", T.dir);
+	snprintf(T.secret_dot, sizeof(T.secret_dot), "%s/./secret", T.dir);
 	put_file(T.secret, 0600);
 	put_file(T.open_file, 0644);
 	assert_int_equal(bt_cgroup_scratch(&T.cg), 0);
@@ -225,6 +244,25 @@ static void failed_open_in_the_sandbox_is_recorded(void **state)
 	/* its allowed twin: nothing */
 	assert_int_equal(bt_run(&T.cg, act_open_as_nobody, T.open_file), 0);
 	assert_int_equal(n_samples(), 1);
+}
+
+/* Relative names are made absolute in the kernel, while the task is
+ * there to ask (the cwd; a dirfd's file). */
+static void relative_names_are_made_absolute(void **state)
+{
+	struct rf_event ev;
+	int i;
+
+	(void)state;
+	sandbox_put(RF_SB_OBSERVE_PATHS);
+	assert_int_equal(bt_run(&T.cg, act_open_relative, T.dir), EACCES);
+	assert_int_equal(n_samples(), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sample(i, &ev), 0);
+		/* realpath: the kernel names the directory as it resolved it */
+		assert_string_equal(ev.path, i == 0 ? T.secret : T.secret_dot);
+		assert_false(ev.flags & RF_EVF_DIRFD);
+	}
 }
 
 static void seccomp_refusal_reaches_sys_exit(void **state)
@@ -292,6 +330,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T_(failed_open_in_the_sandbox_is_recorded),
+		T_(relative_names_are_made_absolute),
 		T_(seccomp_refusal_reaches_sys_exit),
 		T_(audit_records_successful_accesses_apart),
 		T_(nothing_outside_the_sandbox),

@@ -367,19 +367,27 @@ static void seccomp_boundary_denials_are_traced_as_inferred(void **state)
 static void audit_mode_under_landlock_records_without_denying(void **state)
 {
 	const char *argv[] = { h_tool("rf-fs"), "read", sub("secret/s"), "read", sub("data/a"),
-			       NULL };
-	char pol[4096], *out = NULL, *tp = h_tempfile("trace", NULL);
+			       "write", "out/../secret/x", NULL };
+	char pol[4096], cwd[512], *out = NULL, *tp = h_tempfile("trace", NULL);
 	json_t *tr, *file;
 
 	(void)state;
 	fs_policy(pol, sizeof(pol), "\"mode\":\"audit\",");
+	/* the command's cwd is ours: "out/../secret/x" is tree/secret/x,
+	 * made absolute from its cwd even after it exited */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tree), 0);
 	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_string_equal(res(out, "write", "out/../secret/x"), "ok");
 	/* nothing denied: the read outside files.read works */
 	assert_string_equal(res(out, "read", sub("secret/s")), "ok");
 	assert_string_equal(res(out, "read", sub("data/a")), "ok");
 	tr = h_trace(tp);
 	assert_inferred(deny_for(tr, "file", sub("secret/s")), "landlock-abi7", "audited");
 	assert_null(deny_for(tr, "file", sub("data/a")));
+	assert_inferred(deny_for(tr, "file", sub("secret/x")), "landlock-abi7", "audited");
+	unlink(sub("secret/x"));
 	file = json_object_get(json_object_get(h_event(tr, "sandbox.configure", 0), "classes"),
 			       "file");
 	assert_string_equal(str(file, "observed"), "inferred-audit");
