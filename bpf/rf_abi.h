@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 2
+#define RF_ABI_VERSION 3
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -84,7 +84,20 @@ enum rf_op {
 	RF_OP_CGROUP_WRITE = 35,        /* write open of a cgroupfs file */
 	RF_OP_CLONE_INTO_CGROUP = 36,   /* clone3(CLONE_INTO_CGROUP) */
 	RF_OP_PSEUDO_FS_WRITE = 37,     /* create/remove/rename in cgroupfs or bpffs */
-	RF_OP_MAX = 38,                 /* bound for name tables, never sent */
+	/* The seccomp boundary's refusals, seen by observe.bpf.c at sys_exit
+	 * (the names of the syscalls that the ops above do not already name). */
+	RF_OP_SETNS = 38,
+	RF_OP_KEYCTL = 39,              /* keyctl, add_key, request_key */
+	RF_OP_KEXEC = 40,               /* kexec_load, kexec_file_load */
+	RF_OP_MODULE = 41,              /* init_module, finit_module, delete_module */
+	RF_OP_PERF_EVENT = 42,          /* perf_event_open */
+	RF_OP_PROCESS_VM = 43,          /* process_vm_readv/writev, pidfd_getfd */
+	RF_OP_USERFAULTFD = 44,
+	RF_OP_IO_URING = 45,            /* io_uring_setup, _enter, _register */
+	RF_OP_NAMESPACE = 46,           /* unshare/clone with a namespace flag but CLONE_NEWUSER */
+	RF_OP_TTY_IOCTL = 47,           /* ioctl TIOCSTI, TIOCLINUX */
+	RF_OP_PERSONALITY = 48,
+	RF_OP_MAX = 49,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {
@@ -125,6 +138,12 @@ enum rf_sandbox_flags {
 	RF_SB_LSM_EXEC = 1u << 4,        /* exec: bprm_check, mmap/mprotect PROT_EXEC */
 	RF_SB_LSM_UNIX = 1u << 5,        /* network.unix: socket_connect, sendmsg */
 	RF_SB_LSM_PROCESS = 1u << 6,     /* bpf, ptrace, signals, mounts, userns, cgroup moves */
+	/* observe.bpf.c: which failed (or, audit, successful) syscalls of this
+	 * sandbox to report. Its records are inferred (RF_EVF_INFERRED): the
+	 * kernel's verdict came from Landlock or seccomp, which record nothing. */
+	RF_SB_OBSERVE_PATHS = 1u << 7,   /* path syscalls failing EACCES/EPERM (Landlock) */
+	RF_SB_OBSERVE_BOUNDARY = 1u << 8,/* the seccomp boundary's syscalls failing EPERM */
+	RF_SB_OBSERVE_ACCESS = 1u << 9,  /* audit: path syscalls that succeeded, to rf_obs_access */
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */
@@ -216,13 +235,6 @@ enum rf_event_kind {
 	RF_EV_DECISION = 1,
 };
 
-/* struct rf_event.flags */
-enum rf_event_flags {
-	/* Not the kernel's word: user space inferred the decision from a
-	 * failed syscall (Landlock and seccomp hosts). */
-	RF_EVF_INFERRED = 1u << 0,
-};
-
 /* One recorded decision: a sample in rf_samples and a ring-buffer record. */
 struct rf_event {
 	__u64 ts_boot_ns;               /* bpf_ktime_get_boot_ns() */
@@ -242,12 +254,55 @@ struct rf_event {
 	__u8 addr[16];                  /* network byte order */
 	char comm[RF_COMM_LEN];
 	__u32 path_len;                 /* bytes of path[] used (unix, file, exec) */
-	__u32 flags;                    /* enum rf_event_flags; 0 from the BPF programs */
+	__u16 flags;                    /* enum rf_event_flags */
+	__u16 syscall;                  /* RF_EVF_SYSCALL: the syscall number */
 	char path[RF_EVENT_PATH_LEN];   /* abstract names start with '@' */
 	__u32 need;                     /* enum rf_access the operation needed */
 	__u32 have;                     /* enum rf_access the matching rule grants */
 	__u32 target_pid;               /* ptrace, kill: the other process */
 	__u32 arg;                      /* signal, bpf cmd, ptrace mode, mount flags */
+};
+
+/* struct rf_event.flags */
+enum rf_event_flags {
+	RF_EVF_INFERRED = 1u << 0,      /* observe.bpf.c: a syscall failed (or, with
+					 * RF_EVF_ACCESS, succeeded); not the deciding
+					 * backend's own record, never in rf_sandbox.denials */
+	RF_EVF_ACCESS = 1u << 1,        /* a successful access (audit observation) */
+	RF_EVF_SYSCALL = 1u << 2,       /* .syscall holds the syscall number */
+	RF_EVF_DIRFD = 1u << 3,         /* a relative path: target_pid holds the dirfd
+					 * (AT_FDCWD: the cwd) it is relative to */
+	RF_EVF_ERRNO_EPERM = 1u << 4,   /* failed with EPERM (else EACCES) */
+};
+
+/* ====================================================================
+ * observe.bpf.c: sys_enter/sys_exit of sandboxed tasks, for the classes
+ * Landlock and seccomp enforce (they keep no record of their own).
+ * ==================================================================== */
+#define RF_OBS_SYSCALL_MAX 512          /* syscall numbers described */
+
+/* rf_obs_syscalls[nr]: what to capture of one syscall (filled by user
+ * space from the names, so the numbers are this architecture's). Argument
+ * positions are 1-based; 0: none. */
+struct rf_obs_syscall {
+	__u8 op;                        /* enum rf_op; 0: not observed */
+	__u8 class;                     /* enum rf_class */
+	__u8 path;                      /* the path argument */
+	__u8 path2;                     /* a second path (rename, link) */
+	__u8 dirfd;                     /* the path's directory fd */
+	__u8 dirfd2;
+	__u8 arg;                       /* kept in rf_event.arg (flags, cmd, mode) */
+	__u8 target;                    /* kept in rf_event.target_pid */
+};
+
+/* struct rf_obs_syscall.class also carries: */
+#define RF_OBS_ARG_HOW 0x80             /* .arg points to struct open_how: its flags */
+
+/* rf_observe: sandbox cgroup id -> what observe.bpf.c counted for it. */
+struct rf_obs_sandbox {
+	__u64 inferred[RF_CLASS_KERNEL_MAX]; /* inferred records, by class */
+	__u64 access_seq;               /* next rf_obs_access slot */
+	__u64 access_lost;              /* rf_obs_access full: an access not kept */
 };
 
 /* rf_stats: per-CPU counters; sum over CPUs. */
@@ -263,6 +318,7 @@ enum rf_meta_features {
 	RF_FEAT_INET = 1u << 0,         /* connect4/6, sendmsg4/6, sock_create */
 	RF_FEAT_UNIX = 1u << 1,         /* connect_unix, sendmsg_unix */
 	RF_FEAT_LSM = 1u << 2,          /* lsm.bpf.c: files, exec, unix, process */
+	RF_FEAT_OBSERVE = 1u << 3,      /* observe.bpf.c: sys_enter/sys_exit */
 };
 
 struct rf_meta {
@@ -415,6 +471,10 @@ RF_ABI_OFF(rf_event, path, 88 + RF_COMM_LEN);
 RF_ABI_OFF(rf_event, need, 88 + RF_COMM_LEN + RF_EVENT_PATH_LEN);
 RF_ABI_SIZE(rf_event, 88 + RF_COMM_LEN + RF_EVENT_PATH_LEN + 16);
 _Static_assert(sizeof(struct rf_event) % 8 == 0, "rf_event: 8-byte multiple");
+
+RF_ABI_OFF(rf_event, flags, 84 + RF_COMM_LEN);
+RF_ABI_SIZE(rf_obs_syscall, 8);
+RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 2));
 
 RF_ABI_OFF(rf_meta, build_id, 8);
 RF_ABI_SIZE(rf_meta, 8 + 32);

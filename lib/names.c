@@ -62,6 +62,17 @@ static const char *const op_names[] = {
 	[RF_OP_CGROUP_WRITE] = "cgroup_write",
 	[RF_OP_CLONE_INTO_CGROUP] = "clone_into_cgroup",
 	[RF_OP_PSEUDO_FS_WRITE] = "pseudo_fs_write",
+	[RF_OP_SETNS] = "setns",
+	[RF_OP_KEYCTL] = "keyctl",
+	[RF_OP_KEXEC] = "kexec",
+	[RF_OP_MODULE] = "kernel_module",
+	[RF_OP_PERF_EVENT] = "perf_event_open",
+	[RF_OP_PROCESS_VM] = "process_vm",
+	[RF_OP_USERFAULTFD] = "userfaultfd",
+	[RF_OP_IO_URING] = "io_uring",
+	[RF_OP_NAMESPACE] = "namespace_create",
+	[RF_OP_TTY_IOCTL] = "tty_ioctl",
+	[RF_OP_PERSONALITY] = "personality",
 };
 COVERS(op_names, RF_OP_MAX);
 
@@ -69,6 +80,15 @@ COVERS(op_names, RF_OP_MAX);
 static const char *const op_arg_names[] = {
 	[RF_OP_KILL] = "signal", [RF_OP_PTRACE] = "ptrace_mode", [RF_OP_BPF] = "bpf_cmd",
 	[RF_OP_MOUNT] = "flags", [RF_OP_UMOUNT] = "flags", [RF_OP_MKNOD] = "mode",
+};
+
+/* Sparse: what rf_event.arg holds in an inferred record (observe.bpf.c
+ * keeps the refused syscall's argument, not the LSM hook's). */
+static const char *const op_syscall_arg_names[] = {
+	[RF_OP_PTRACE] = "request", [RF_OP_BPF] = "bpf_cmd", [RF_OP_MOUNT] = "flags",
+	[RF_OP_UMOUNT] = "flags", [RF_OP_USERNS] = "flags", [RF_OP_NAMESPACE] = "flags",
+	[RF_OP_SETNS] = "nstype", [RF_OP_KEYCTL] = "operation",
+	[RF_OP_TTY_IOCTL] = "ioctl_cmd", [RF_OP_PERSONALITY] = "persona",
 };
 
 static const char *const reason_names[] = {
@@ -146,6 +166,11 @@ const char *names__op(uint32_t op)
 const char *names__op_arg(uint32_t op)
 {
 	return PICK(op_arg_names, op, NULL);
+}
+
+const char *names__op_syscall_arg(uint32_t op)
+{
+	return PICK(op_syscall_arg_names, op, NULL);
 }
 
 const char *names__reason(uint32_t reason)

@@ -27,6 +27,8 @@
 #include "enforcer.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
+#include "observe.h"
+#include "observe.skel.h"
 
 /* A map of a skeleton's object by the pin table's name of it. */
 static struct bpf_map *obj_map(struct bpf_object *obj, enum rf_pin_map m)
@@ -43,15 +45,16 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 /* sha256 of the embedded BPF objects: the build identity. */
 static void build_id(uint8_t out[32])
 {
-	size_t sz = 0, lsz = 0;
+	size_t sz = 0, lsz = 0, osz = 0;
 	const void *elf = net_bpf__elf_bytes(&sz);
 	const void *lelf = lsm_bpf__elf_bytes(&lsz);
+	const void *oelf = observe_bpf__elf_bytes(&osz);
 	unsigned int len = 32;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ||
 	    !EVP_DigestUpdate(ctx, elf, sz) || !EVP_DigestUpdate(ctx, lelf, lsz) ||
-	    !EVP_DigestFinal_ex(ctx, out, &len))
+	    !EVP_DigestUpdate(ctx, oelf, osz) || !EVP_DigestFinal_ex(ctx, out, &len))
 		memset(out, 0, 32);  /* never equal to a real build's id... */
 	EVP_MD_CTX_free(ctx);
 }
@@ -287,6 +290,160 @@ void enforcer__probe_lsm(struct rf_backend_probe *p)
 			 "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
 }
 
+/* ---- the observe object (sys_enter/sys_exit of sandboxed tasks) ---- */
+
+/* Open and load it; shared_fds as for lsm_load. The syscall table is
+ * filled right after the load, before anything is attached. */
+static int obs_load(const int *shared_fds, struct observe_bpf **ret_skel, struct rf_error *e)
+{
+	struct rf_obs_syscall *table = NULL;
+	struct observe_bpf *skel;
+	__u32 nr;
+	size_t i;
+	int err = 0;
+
+	skel = observe_bpf__open();
+	if (!skel) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "open the observe object: %s", strerror(-err));
+	}
+	for (i = 0; shared_fds && i < RF_PIN_MAP_MAX && !err; i++) {
+		if (!(rf_pin_maps[i].flags & RF_PINF_SHARED))
+			continue;
+		err = bpf_map__reuse_fd(obj_map(skel->obj, (enum rf_pin_map)i), shared_fds[i]);
+		if (err)
+			rf_error_set(e, err, NULL, "reuse map %s for the observe object: %s",
+				     rf_pin_maps[i].pin, strerror(-err));
+	}
+	if (!err) {
+		err = observe_bpf__load(skel);
+		if (err)
+			rf_error_set(e, err, NULL, "loading the observe programs failed: %s",
+				     strerror(-err));
+	}
+	table = err ? NULL : calloc(RF_OBS_SYSCALL_MAX, sizeof(*table));
+	if (!err && !table)
+		err = rf_error_set(e, -ENOMEM, NULL, "%s", strerror(ENOMEM));
+	if (table) {
+		observe__syscall_table(table);
+		for (nr = 0; nr < RF_OBS_SYSCALL_MAX && !err; nr++)
+			if (table[nr].op &&
+			    bpf_map_update_elem(bpf_map__fd(skel->maps.rf_obs_syscalls), &nr,
+						&table[nr], BPF_ANY))
+				err = rf_error_set(e, -errno, NULL, "fill rf_obs_syscalls: %s",
+						   strerror(errno));
+		free(table);
+	}
+	if (err) {
+		observe_bpf__destroy(skel);
+		return err;
+	}
+	*ret_skel = skel;
+	return 0;
+}
+
+static const char *obs_link_path(const struct bpf_program *prog, char *buf, size_t len)
+{
+	snprintf(buf, len, RF_PIN_DIR "/" RF_PIN_OBS_LINK_PREFIX "%s", bpf_program__name(prog));
+	return buf;
+}
+
+/* Attach both programs (pinned links when pin, with the object's own
+ * maps; else detached again at once: the probe). */
+static int obs_attach(struct observe_bpf *skel, bool pin, int parent_fd, struct rf_error *e)
+{
+	struct bpf_program *prog;
+	char path[256];
+	__u32 zero = 0;
+	size_t i;
+	int err;
+
+	if (parent_fd >= 0 &&
+	    bpf_map_update_elem(bpf_map__fd(skel->maps.rf_obs_parent), &zero, &parent_fd, BPF_ANY)) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "set the ringfence cgroup for the observe "
+				    "programs: %s", strerror(-err));
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link = bpf_program__attach_trace(prog);
+
+		if (!link) {
+			err = -errno;
+			return rf_error_set(e, err, NULL, "attach %s: %s",
+					    bpf_program__name(prog), strerror(-err));
+		}
+		err = pin ? bpf_link__pin(link, obs_link_path(prog, path, sizeof(path))) : 0;
+		bpf_link__destroy(link);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	for (i = 0; pin && i < RF_PIN_MAP_MAX; i++) {
+		if (!(rf_pin_maps[i].flags & RF_PINF_OBSERVE))
+			continue;
+		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
+		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	return 0;
+}
+
+/* Both programs of this build have their pinned tracing links. */
+static bool obs_links_pinned(void)
+{
+	struct observe_bpf *skel = observe_bpf__open();
+	struct bpf_program *prog;
+	char path[256];
+	bool ok = skel != NULL;
+
+	if (!skel)
+		return false;
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_obj_get(obs_link_path(prog, path, sizeof(path)));
+
+		memset(&info, 0, sizeof(info));
+		/* tp_btf programs attach by raw tracepoint links */
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    info.type != BPF_LINK_TYPE_RAW_TRACEPOINT)
+			ok = false;
+		if (fd >= 0)
+			close(fd);
+		if (!ok)
+			break;
+	}
+	observe_bpf__destroy(skel);
+	return ok;
+}
+
+void enforcer__probe_observe(struct rf_backend_probe *p)
+{
+	struct observe_bpf *skel = NULL;
+	struct rf_error e = { 0 };
+	struct rf_meta meta;
+	uint8_t id[32];
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	build_id(id);
+	if (!rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
+	    (meta.features & RF_FEAT_OBSERVE) && obs_links_pinned()) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
+			 "observe programs are attached now (pinned in %s)", RF_PIN_DIR);
+		return;
+	}
+	err = obs_load(NULL, &skel, &e);
+	if (!err)
+		err = obs_attach(skel, false, -1, &e);
+	observe_bpf__destroy(skel);
+	p->err = err;
+	p->ok = !err;
+	snprintf(p->detail, sizeof(p->detail), "%s", err ? e.why :
+		 "observe.bpf.c (tp_btf/sys_enter, sys_exit) loaded and attached");
+}
+
 /* open -> configure -> load: each program with its link's attach type
  * (the unix ones have types this libbpf cannot name), the unix programs
  * only when wanted. */
@@ -506,6 +663,26 @@ static void unpin_lsm(void)
 			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
 }
 
+/* Every pinned observe link and the observe object's maps. */
+static void unpin_observe(void)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+	char path[256];
+	size_t i;
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, RF_PIN_OBS_LINK_PREFIX,
+				     strlen(RF_PIN_OBS_LINK_PREFIX)))
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		if (rf_pin_maps[i].flags & RF_PINF_OBSERVE)
+			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
+}
+
 static void unpin_all(void)
 {
 	char path[256];
@@ -515,6 +692,7 @@ static void unpin_all(void)
 	for (i = 0; i < RF_PIN_LINK_MAX; i++)
 		unlink(rf_pins__path(rf_pin_links[i].pin, path, sizeof(path)));
 	unpin_lsm();
+	unpin_observe();
 	/* meta last: the table ends with it */
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
@@ -593,6 +771,36 @@ cleanup:
 	return err;
 }
 
+/* Add the observe object to this build's pinned set, like lsm_add. */
+static int obs_add(int parent_fd, struct rf_error *e)
+{
+	int fds[RF_PIN_MAP_MAX];
+	struct observe_bpf *skel = NULL;
+	struct rf_meta meta;
+	int err;
+
+	err = rf_pins__read_meta(&meta);
+	if (!err)
+		err = rf_pins__open_maps(0, fds);
+	if (err)
+		return rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR,
+				    strerror(-err));
+	unpin_observe();
+	err = obs_load(fds, &skel, e);
+	if (!err)
+		err = obs_attach(skel, true, parent_fd, e);
+	if (err) {
+		unpin_observe();
+		goto cleanup;
+	}
+	meta.features |= RF_FEAT_OBSERVE;
+	err = write_meta(&meta, e);
+cleanup:
+	observe_bpf__destroy(skel);
+	rf_pins__close_maps(fds);
+	return err;
+}
+
 int enforcer__open_pinned(struct rf_enforcer **ret_enf)
 {
 	struct rf_enforcer *enf = enforcer_new();
@@ -625,7 +833,7 @@ static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t
 	int err, fd;
 
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
-		if (rf_pin_maps[i].flags & (RF_PINF_LSM | RF_PINF_META))
+		if (rf_pin_maps[i].flags & (RF_PINF_LSM | RF_PINF_OBSERVE | RF_PINF_META))
 			continue;
 		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
 		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
@@ -656,11 +864,13 @@ static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t
 
 /* Load, attach to the ringfence parent cgroup, pin; meta last, so a
  * half-pinned set is never taken for a complete one. */
-static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint8_t id[32],
-			struct rf_error *e)
+static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
+			const uint8_t id[32], struct rf_error *e)
 {
 	struct net_bpf *skel = NULL;
 	struct lsm_bpf *lskel = NULL;
+	struct observe_bpf *oskel = NULL;
+	int shared[RF_PIN_MAP_MAX];
 	struct rf_meta meta = { .abi_version = RF_ABI_VERSION };
 	struct bpf_map *meta_map;
 	char path[256];
@@ -680,12 +890,20 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint
 	err = net_pin(skel, parent_fd, want_unix, &meta.features, e);
 	if (err)
 		goto cleanup;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
+			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
+	if (want_observe) {
+		/* left behind by a build that did not know them */
+		unpin_observe();
+		err = obs_load(shared, &oskel, e);
+		if (!err)
+			err = obs_attach(oskel, true, parent_fd, e);
+		if (err)
+			goto cleanup;
+		meta.features |= RF_FEAT_OBSERVE;
+	}
 	if (want_lsm) {
-		int shared[RF_PIN_MAP_MAX];
-
-		for (i = 0; i < RF_PIN_MAP_MAX; i++)
-			shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
-				    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
 		err = lsm_load(shared, &lskel, e);
 		if (!err)
 			err = lsm_attach(lskel, true, parent_fd, e);
@@ -707,6 +925,7 @@ cleanup:
 	if (err)
 		unpin_all();
 	lsm_bpf__destroy(lskel);
+	observe_bpf__destroy(oskel);
 	net_bpf__destroy(skel);
 	return err;
 }
@@ -718,10 +937,11 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
 	return !err && !memcmp(meta->build_id, id, 32) &&
 	       (!want_unix || (meta->features & RF_FEAT_UNIX)) &&
 	       links_attached(meta->features, fd_ino(parent_fd)) &&
-	       (!(meta->features & RF_FEAT_LSM) || lsm_links_pinned());
+	       (!(meta->features & RF_FEAT_LSM) || lsm_links_pinned()) &&
+	       (!(meta->features & RF_FEAT_OBSERVE) || obs_links_pinned());
 }
 
-int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
 		   struct rf_enforcer **ret_enf, struct rf_error *e)
 {
 	struct rf_enforcer *enf = NULL;
@@ -759,6 +979,13 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 			goto cleanup;
 		}
 	}
+	if (reuse && want_observe && !(meta.features & RF_FEAT_OBSERVE)) {
+		err = obs_add(parent_fd, e);
+		if (!err)
+			err = rf_pins__read_meta(&meta);
+		if (err)
+			goto cleanup;
+	}
 	if (!reuse && err != -ENOENT) {
 		/* Pinned by another build (or incomplete): replace it, but
 		 * only when no supervisor is using it. */
@@ -775,7 +1002,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 		close(live_fd);
 	}
 	if (!reuse) {
-		err = load_and_pin(parent_fd, want_unix, want_lsm, id, e);
+		err = load_and_pin(parent_fd, want_unix, want_lsm, want_observe, id, e);
 		if (err)
 			goto cleanup;
 		enf->loaded_now = true;
