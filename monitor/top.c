@@ -29,7 +29,7 @@ static void add_sandbox(const struct rf_sandbox_status *s, void *ctx)
 json_t *top__status(const struct rf_detect *d, const struct rf_metrics *m, json_t *recent,
 		    int64_t wall_ms)
 {
-	json_t *o, *sbs = json_array(), *lost = json_object();
+	json_t *o, *sbs = json_array(), *lost = json_object(), *table;
 	char dt[48];
 	int i;
 
@@ -37,13 +37,20 @@ json_t *top__status(const struct rf_detect *d, const struct rf_metrics *m, json_
 	for (i = 0; i < RF_HOP_MAX; i++)
 		json_object_set_new(lost, rf_hop_name((uint32_t)i), json_integer((json_int_t)m->lost[i]));
 	alert__format_ms(wall_ms, dt, sizeof(dt));
-	o = json_pack("{s:s, s:i, s:I, s:s, s:b, s:I, s:o, s:o, s:O}",
+	table = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+			  "entries", (json_int_t)m->table.entries,
+			  "capacity", (json_int_t)m->table.capacity,
+			  "shed", (json_int_t)m->table.shed,
+			  "ended_removed", (json_int_t)m->table.ended_freed,
+			  "idle_removed", (json_int_t)m->table.idle_freed,
+			  "cgroups_gone", (json_int_t)m->cgroups_gone);
+	o = json_pack("{s:s, s:i, s:I, s:s, s:b, s:I, s:o, s:o, s:o, s:O}",
 		      "version", RF_MON_VERSION, "pid", (int)getpid(), "time", (json_int_t)wall_ms,
 		      "time_dt", dt, "decisions_attached", m->decisions_attached,
 		      "events", (json_int_t)(m->events[RF_EVSRC_DECISION] + m->events[RF_EVSRC_SYSCALL] +
 					     m->events[RF_EVSRC_FORK] + m->events[RF_EVSRC_EXEC] +
 					     m->events[RF_EVSRC_EXIT]),
-		      "lost", lost, "sandboxes", sbs, "recent_alerts", recent ? recent : json_null());
+		      "lost", lost, "table", table, "sandboxes", sbs, "recent_alerts", recent ? recent : json_null());
 	return o;
 }
 
