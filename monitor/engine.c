@@ -4,7 +4,8 @@
  *   - the supervisor's pinned ring buffer of decisions (attached when it
  *     appears, re-attached when the pinned set is replaced);
  *   - the monitor's own ring buffer (syscalls, fork/exec/exit);
- *   - the registry (inotify);
+ *   - the registry (inotify), and the kernel asked by cgroup id whether a
+ *     sandbox's cgroup still exists (entries of the gone leave at once);
  *   - a timer: detector ticks, and every interval a resource sample of
  *     each sandbox and the lost-event counters of every hop;
  *   - signals (signalfd): INT/TERM stop, HUP reopens the output;

@@ -110,6 +110,10 @@ void top__render(FILE *f, json_t *st, bool clear)
 	fprintf(f, "events %lld  lost:", num(st, "events"));
 	json_object_foreach(lost, k, v)
 		fprintf(f, " %s %lld", k, (long long)json_integer_value(v));
+	v = json_object_get(st, "table");
+	if (v)
+		fprintf(f, "\nsandbox table %lld/%lld  shed %lld  cgroups gone %lld",
+			num(v, "entries"), num(v, "capacity"), num(v, "shed"), num(v, "cgroups_gone"));
 	fprintf(f, "\n\n%-28s %-16s %7s %10s %6s %8s %8s %6s  %s\n", "SANDBOX", "POLICY", "CPU%",
 		"MEM MiB", "PROCS", "DENIALS", "SYSCALLS", "ALERTS", "THRESHOLDS cpu/mem/pids");
 	json_array_foreach(sbs, i, v) {
