@@ -307,13 +307,15 @@ void report__inferred_text(const struct sandbox *sb, char *buf, size_t len)
 	buf[0] = 0;
 	if (!(sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY)))
 		return;
+	/* Only classes with inferred denials: with none, the summary line is
+	 * the kernel's exact counts alone, as on every other host. */
 	for (i = 0; i < sizeof(order) / sizeof(order[0]) && off < len; i++) {
-		if (!class_inferred(sb, order[i]))
+		uint64_t n = sb->obs.inferred[order[i]] + sb->obs.audited[order[i]];
+
+		if (!class_inferred(sb, order[i]) || !n)
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s %llu", off ? ", " : "; inferred: ",
-				names__class(order[i]),
-				(unsigned long long)(sb->obs.inferred[order[i]] +
-						     sb->obs.audited[order[i]]));
+				names__class(order[i]), (unsigned long long)n);
 	}
 }
 
