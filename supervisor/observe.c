@@ -306,9 +306,7 @@ static uint32_t path_need(struct rf_event *ev, const char *path)
 	}
 }
 
-/* The program interpreter of an ELF file (PT_INTERP) or the #! line of a
- * script: what execve opens next. 0 when it has one. */
-static int interpreter_of(const char *path, char *out, size_t len)
+int observe__interpreter(const char *path, char *out, size_t len)
 {
 	unsigned char buf[4096];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -365,7 +363,7 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 	/* An allowed binary that failed to exec: its loader or #! interpreter
 	 * is what was refused (execve opens it under the same rules). */
 	if (c == RF_CLASS_EXEC && (have & need) == need && !(ev->flags & RF_EVF_ACCESS) &&
-	    !interpreter_of(path, interp, sizeof(interp))) {
+	    !observe__interpreter(path, interp, sizeof(interp))) {
 		/* as the kernel opens it: symlinks resolved */
 		if (!realpath(interp, path))
 			snprintf(path, sizeof(path), "%s", interp);

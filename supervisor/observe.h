@@ -58,4 +58,9 @@ bool observe__judge(struct rf_observer *o, struct rf_event *ev);
 const char *observe__backend(const struct rf_observer *o, const struct rf_event *ev,
 			     char *buf, size_t len);
 
+/* The program interpreter of an ELF file (PT_INTERP) or the #! line of a
+ * script: what execve opens next (the kernel opens it, no syscall of the
+ * command's names it). 0 when it has one. */
+int observe__interpreter(const char *path, char *out, size_t len);
+
 #endif
