@@ -141,6 +141,26 @@ static __always_inline struct rf_obs_task *task_scratch(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* The scratch of a task in a sandbox observing want, its record zeroed;
+ * NULL outside one (*ret_sb NULL) or without memory (counted). */
+static __always_inline struct rf_obs_task *observed_task(__u32 want, struct rf_sandbox **ret_sb,
+							 __u64 *cgid)
+{
+	struct rf_sandbox *sb = observed_sandbox(want, cgid);
+	struct rf_obs_task *t;
+
+	*ret_sb = sb;
+	if (!sb)
+		return NULL;
+	t = task_scratch(true);
+	if (!t) {
+		stat_inc(RF_STAT_SAMPLE_LOST);
+		return NULL;
+	}
+	__builtin_memset(&t->ev, 0, sizeof(t->ev));
+	return t;
+}
+
 static __always_inline void read_path(struct rf_event *ev, __u64 ptr)
 {
 	long n = bpf_probe_read_user_str(ev->path, sizeof(ev->path), (const void *)ptr);
@@ -280,15 +300,9 @@ int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
 	/* Only path syscalls need their arguments kept: cheap tests first. */
 	if (!d || !d->op || !d->path)
 		return 0;
-	sb = observed_sandbox(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, &cgid);
-	if (!sb)
+	t = observed_task(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, &sb, &cgid);
+	if (!t)
 		return 0;
-	t = task_scratch(true);
-	if (!t) {
-		stat_inc(RF_STAT_SAMPLE_LOST);
-		return 0;
-	}
-	__builtin_memset(&t->ev, 0, sizeof(t->ev));
 	t->nr = (__u32)id;
 	t->cgid = cgid;
 	t->pending = 1;
@@ -369,15 +383,9 @@ static __always_inline int boundary_exit(struct pt_regs *regs, const struct rf_o
 	struct rf_sandbox *sb;
 	__u64 cgid;
 
-	sb = observed_sandbox(RF_SB_OBSERVE_BOUNDARY, &cgid);
-	if (!sb)
+	t = observed_task(RF_SB_OBSERVE_BOUNDARY, &sb, &cgid);
+	if (!t)
 		return 0;
-	t = task_scratch(true);
-	if (!t) {
-		stat_inc(RF_STAT_SAMPLE_LOST);
-		return 0;
-	}
-	__builtin_memset(&t->ev, 0, sizeof(t->ev));
 	t->ev.op = d->op;
 	t->ev.class = d->class & ~RF_OBS_ARG_HOW;
 	t->ev.reason = RF_REASON_BOUNDARY;
