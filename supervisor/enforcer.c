@@ -465,6 +465,12 @@ static int probe_attach(struct net_bpf *skel, int cgroup_fd, uint32_t feature,
 	return err;
 }
 
+static void probe_load_failed(struct rf_backend_probe *p, int err, const char *progs)
+{
+	p->err = err;
+	snprintf(p->detail, sizeof(p->detail), "load %s: %s", progs, strerror(-err));
+}
+
 void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
 		     struct rf_backend_probe *unx)
 {
@@ -479,18 +485,12 @@ void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
 	 * the unix hooks alone are the problem. */
 	err = skel_load(true, &skel);
 	if (err) {
-		unx->err = err;
-		snprintf(unx->detail, sizeof(unx->detail),
-			 "load cgroup/connect_unix,sendmsg_unix (attach types 49, 50): %s",
-			 strerror(-err));
+		probe_load_failed(unx, err, "cgroup/connect_unix,sendmsg_unix (attach types 49, 50)");
 		with_unix = false;
 		err = skel_load(false, &skel);
 	}
 	if (err) {
-		inet->err = err;
-		snprintf(inet->detail, sizeof(inet->detail),
-			 "load cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create: %s",
-			 strerror(-err));
+		probe_load_failed(inet, err, "cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create");
 		return;
 	}
 	if (!probe_attach(skel, cgroup_fd, RF_FEAT_INET, inet)) {
