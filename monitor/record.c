@@ -113,6 +113,8 @@ static const struct int_field defaults_fields[] = {
 	INT_FIELD(struct rf_detect_opts, cpu_percent),
 	INT_FIELD(struct rf_detect_opts, memory_mb), INT_FIELD(struct rf_detect_opts, pids),
 	INT_FIELD(struct rf_detect_opts, update_ms), INT_FIELD(struct rf_detect_opts, linger_ms),
+	/* absent (0) in older records: the default */
+	INT_FIELD(struct rf_detect_opts, max_sandboxes),
 	{ 0 },
 };
 
