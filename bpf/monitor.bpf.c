@@ -178,20 +178,13 @@ static __always_inline struct rf_mon_acct *sandbox_task(struct task_struct *t, _
 static __always_inline struct rf_mon_event *event_new(__u32 kind, __u64 cgid)
 {
 	struct rf_mon_event *e = bpf_ringbuf_reserve(&rf_mon_events, sizeof(*e), 0);
-	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!e) {
 		stat_inc(RF_MON_STAT_RINGBUF_LOST);
 		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->ts_boot_ns = bpf_ktime_get_boot_ns();
-	e->cgroup_id = cgid;
-	e->kind = kind;
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	e->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	RF_EVENT_TASK(e, cgid, kind);
 	return e;
 }
 

@@ -22,6 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "rf_common.bpf.h"
+#include "rf_path.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -64,19 +65,6 @@ RF_MAP_NO_PREALLOC(rf_obs_access, BPF_MAP_TYPE_HASH, 16384, struct rf_sample_key
 #define RF_OBS_WALK_MAX 64
 #define RF_OBS_NAME_READ 256
 
-/* The state of one directory walk, in map memory (see rf_common.bpf.h on
- * bpf_loop and older verifiers). */
-struct obs_walk {
-	struct dentry *dentry;
-	void *vfsmnt;
-	struct dentry *root_dentry;
-	void *root_mnt;
-	__u32 n;        /* components collected */
-	__u32 off;      /* bytes written to buf */
-	__u32 failed;
-	__u32 done;
-};
-
 /* One task's syscall in flight. */
 struct rf_obs_task {
 	struct rf_event ev;             /* built at sys_enter, finished at sys_exit */
@@ -87,7 +75,7 @@ struct rf_obs_task {
 	__u32 nr;
 	__u32 pending;
 	__u32 _pad;
-	struct obs_walk w;
+	struct rf_walk w;
 	__u64 comps[RF_OBS_WALK_MAX];   /* dentries, leaf first */
 	/* dir + "/" + the relative name; room for a read at any offset
 	 * below RF_EVENT_PATH_LEN */
@@ -153,6 +141,26 @@ static __always_inline struct rf_obs_task *task_scratch(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* The scratch of a task in a sandbox observing want, its record zeroed;
+ * NULL outside one (*ret_sb NULL) or without memory (counted). */
+static __always_inline struct rf_obs_task *observed_task(__u32 want, struct rf_sandbox **ret_sb,
+							 __u64 *cgid)
+{
+	struct rf_sandbox *sb = observed_sandbox(want, cgid);
+	struct rf_obs_task *t;
+
+	*ret_sb = sb;
+	if (!sb)
+		return NULL;
+	t = task_scratch(true);
+	if (!t) {
+		stat_inc(RF_STAT_SAMPLE_LOST);
+		return NULL;
+	}
+	__builtin_memset(&t->ev, 0, sizeof(t->ev));
+	return t;
+}
+
 static __always_inline void read_path(struct rf_event *ev, __u64 ptr)
 {
 	long n = bpf_probe_read_user_str(ev->path, sizeof(ev->path), (const void *)ptr);
@@ -164,80 +172,25 @@ static __always_inline void read_path(struct rf_event *ev, __u64 ptr)
 
 /* ---- relative names: the directory they are relative to ---- */
 
-static __always_inline struct mount *real_mount(void *vfsmnt)
-{
-	return (struct mount *)(vfsmnt - bpf_core_field_offset(struct mount, mnt));
-}
-
 struct walk_ctx {
 	struct rf_obs_task *t;
 };
 
-/* One step up, as lsm.bpf.c's walk_up (and the kernel's prepend_path()):
- * stop at the task's root or the namespace's root mount, cross mount
- * points, give up on a dentry cut off from the tree. */
+/* One step up (rf_path.bpf.h), as lsm.bpf.c's walk_up. */
 static long dir_up(__u32 i, void *vctx)
 {
 	struct rf_obs_task *t = ((struct walk_ctx *)vctx)->t;
-	struct obs_walk *w = &t->w;
-	struct dentry *d = w->dentry, *parent;
-	struct vfsmount *vm = w->vfsmnt;
-	__u32 n;
 
-	if (d == w->root_dentry && (void *)vm == w->root_mnt) {
-		w->done = 1;
-		return 1;
-	}
-	if (d == BPF_CORE_READ(vm, mnt_root)) {
-		struct mount *m = real_mount(vm);
-		struct mount *mp = BPF_CORE_READ(m, mnt_parent);
-
-		if (!mp || mp == m) {
-			w->done = 1;
-			return 1;
-		}
-		w->dentry = BPF_CORE_READ(m, mnt_mountpoint);
-		w->vfsmnt = (void *)mp + bpf_core_field_offset(struct mount, mnt);
-		return 0;
-	}
-	parent = BPF_CORE_READ(d, d_parent);
-	n = w->n;
-	if (!parent || parent == d || n >= RF_OBS_WALK_MAX) {
-		w->failed = 1;
-		return 1;
-	}
-	t->comps[n & (RF_OBS_WALK_MAX - 1)] = (__u64)d;
-	w->n = n + 1;
-	w->dentry = parent;
-	return 0;
+	return walk_up_step(&t->w, t->comps, RF_OBS_WALK_MAX, RF_EVENT_PATH_LEN - 1);
 }
 
 /* The collected components into buf, root first: "/a/b". */
 static long dir_emit(__u32 i, void *vctx)
 {
 	struct rf_obs_task *t = ((struct walk_ctx *)vctx)->t;
-	struct obs_walk *w = &t->w;
-	__u32 off = w->off, n = w->n;
-	struct dentry *d;
-	long r;
 
-	if (i >= n)
-		return 1;
-	if (off >= RF_EVENT_PATH_LEN - 1) {
-		w->failed = 1;
-		return 1;
-	}
-	d = (struct dentry *)t->comps[(n - 1 - i) & (RF_OBS_WALK_MAX - 1)];
-	t->buf[off & (RF_EVENT_PATH_LEN - 1)] = '/';
-	off++;
-	r = bpf_probe_read_kernel_str(&t->buf[off & (RF_EVENT_PATH_LEN - 1)], RF_OBS_NAME_READ,
-				      BPF_CORE_READ(d, d_name.name));
-	if (r < 1) {
-		w->failed = 1;
-		return 1;
-	}
-	w->off = off + r - 1;
-	return 0;
+	return walk_emit_step(&t->w, t->comps, RF_OBS_WALK_MAX, i, t->buf,
+			      RF_EVENT_PATH_LEN - 1, RF_OBS_NAME_READ);
 }
 
 /* The open file behind fd of the current task, or NULL. */
@@ -265,32 +218,32 @@ static __always_inline void absolute_path(struct rf_obs_task *t, __s32 dirfd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct walk_ctx c = { .t = t };
-	struct obs_walk *w = &t->w;
+	struct rf_walk *w = &t->w;
 	__u32 off, len = t->ev.path_len;
+	struct dentry *dentry;
+	void *vfsmnt;
 	long r;
 
-	__builtin_memset(w, 0, sizeof(*w));
 	if (dirfd == AT_FDCWD) {
-		w->dentry = BPF_CORE_READ(task, fs, pwd.dentry);
-		w->vfsmnt = BPF_CORE_READ(task, fs, pwd.mnt);
+		dentry = BPF_CORE_READ(task, fs, pwd.dentry);
+		vfsmnt = BPF_CORE_READ(task, fs, pwd.mnt);
 	} else {
 		struct file *f = fd_file(dirfd);
 
 		if (!f)
 			return;
-		w->dentry = BPF_CORE_READ(f, f_path.dentry);
-		w->vfsmnt = BPF_CORE_READ(f, f_path.mnt);
+		dentry = BPF_CORE_READ(f, f_path.dentry);
+		vfsmnt = BPF_CORE_READ(f, f_path.mnt);
 	}
-	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
-	w->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
-	if (!w->dentry || !w->vfsmnt)
+	if (!dentry || !vfsmnt)
 		return;
+	walk_start(w, vfsmnt, dentry);
 	bpf_loop(RF_OBS_WALK_MAX + 16, dir_up, &c, 0);
-	if (w->failed || !w->done)
+	if (w->reason || !w->done)
 		return;
 	bpf_loop(RF_OBS_WALK_MAX, dir_emit, &c, 0);
 	off = w->off;
-	if (w->failed || off + 1 + len >= RF_EVENT_PATH_LEN)
+	if (w->reason || off + 1 + len >= RF_EVENT_PATH_LEN)
 		return;  /* does not fit the record: stays relative */
 	t->buf[off & (RF_EVENT_PATH_LEN - 1)] = '/';
 	off++;
@@ -314,21 +267,12 @@ static __always_inline void absolute_path(struct rf_obs_task *t, __s32 dirfd)
 static __always_inline void record(struct rf_sandbox *sb, __u64 cgid, struct rf_event *ev,
 				   bool access)
 {
-	__u32 limit = sb->sample_limit ? sb->sample_limit : RF_SAMPLE_LIMIT_DEFAULT;
 	struct rf_obs_sandbox *obs = bpf_map_lookup_elem(&rf_observe, &cgid);
-	__u64 id = bpf_get_current_pid_tgid();
 	struct rf_sample_key skey = { .cgroup_id = cgid };
 	__u32 class = ev->class;
-	struct rf_event *rb;
 
-	ev->ts_boot_ns = bpf_ktime_get_boot_ns();
-	ev->cgroup_id = cgid;
-	ev->kind = RF_EV_DECISION;
-	ev->pid = id >> 32;
-	ev->tid = (__u32)id;
-	ev->uid = (__u32)bpf_get_current_uid_gid();
+	RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
 	ev->verdict = RF_VERDICT_DENIED;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	if (access) {
 		if (!obs)
 			return;
@@ -342,19 +286,7 @@ static __always_inline void record(struct rf_sandbox *sb, __u64 cgid, struct rf_
 	if (obs && class < RF_CLASS_KERNEL_MAX)
 		__sync_fetch_and_add(&obs->inferred[class], 1);
 	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
-	stat_inc(RF_STAT_DECISIONS);
-	if (ev->seq < limit) {
-		skey.seq = ev->seq;
-		if (bpf_map_update_elem(&rf_samples, &skey, ev, BPF_NOEXIST))
-			stat_inc(RF_STAT_SAMPLE_LOST);
-	}
-	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
-	if (rb) {
-		__builtin_memcpy(rb, ev, sizeof(*rb));
-		bpf_ringbuf_submit(rb, 0);
-	} else {
-		stat_inc(RF_STAT_RINGBUF_LOST);
-	}
+	publish(sb, cgid, ev);
 }
 
 SEC("tp_btf/sys_enter")
@@ -368,15 +300,9 @@ int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
 	/* Only path syscalls need their arguments kept: cheap tests first. */
 	if (!d || !d->op || !d->path)
 		return 0;
-	sb = observed_sandbox(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, &cgid);
-	if (!sb)
+	t = observed_task(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, &sb, &cgid);
+	if (!t)
 		return 0;
-	t = task_scratch(true);
-	if (!t) {
-		stat_inc(RF_STAT_SAMPLE_LOST);
-		return 0;
-	}
-	__builtin_memset(&t->ev, 0, sizeof(t->ev));
 	t->nr = (__u32)id;
 	t->cgid = cgid;
 	t->pending = 1;
@@ -457,15 +383,9 @@ static __always_inline int boundary_exit(struct pt_regs *regs, const struct rf_o
 	struct rf_sandbox *sb;
 	__u64 cgid;
 
-	sb = observed_sandbox(RF_SB_OBSERVE_BOUNDARY, &cgid);
-	if (!sb)
+	t = observed_task(RF_SB_OBSERVE_BOUNDARY, &sb, &cgid);
+	if (!t)
 		return 0;
-	t = task_scratch(true);
-	if (!t) {
-		stat_inc(RF_STAT_SAMPLE_LOST);
-		return 0;
-	}
-	__builtin_memset(&t->ev, 0, sizeof(t->ev));
 	t->ev.op = d->op;
 	t->ev.class = d->class & ~RF_OBS_ARG_HOW;
 	t->ev.reason = RF_REASON_BOUNDARY;

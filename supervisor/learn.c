@@ -23,21 +23,20 @@
 
 int learn__init(struct rf_learn *l)
 {
+	bool ok;
 	int i;
 
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < RF_LEARN_LIST_MAX; i++)
-		l->set[i] = json_object();
 	l->notes = json_object();
 	l->denials = json_array();
-	for (i = 0; i < RF_LEARN_LIST_MAX; i++)
-		if (!l->set[i])
-			break;
-	if (i < RF_LEARN_LIST_MAX || !l->notes || !l->denials) {
-		learn__fini(l);
-		return -ENOMEM;
+	ok = l->notes && l->denials;
+	for (i = 0; i < RF_LEARN_LIST_MAX; i++) {
+		l->set[i] = json_object();
+		ok = ok && l->set[i];
 	}
-	return 0;
+	if (!ok)
+		learn__fini(l);  /* what was made */
+	return ok ? 0 : -ENOMEM;
 }
 
 void learn__fini(struct rf_learn *l)

@@ -19,21 +19,10 @@
 #include <sched.h>
 #include <seccomp.h>
 
+#include "boundary_consts.h"
 #include "observe.h"
 
 #define ACC_RW (RF_ACC_READ | RF_ACC_WRITE)
-
-#ifndef TIOCSTI
-#define TIOCSTI 0x5412
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-#ifndef CLONE_NEWUSER
-#define CLONE_NEWUSER 0x10000000
-#endif
-#define NS_FLAGS (CLONE_NEWNS | 0x02000000 /* NEWCGROUP */ | CLONE_NEWUTS | CLONE_NEWIPC | \
-		  CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | 0x80 /* NEWTIME */)
 
 /* { name, op, class, path, path2, dirfd, dirfd2, arg, target } */
 struct watch {
@@ -395,7 +384,7 @@ static bool judge_boundary(struct rf_observer *o, struct rf_event *ev)
 		return false;
 	switch (ev->op) {
 	case RF_OP_NAMESPACE:
-		if (!(ev->arg & NS_FLAGS))
+		if (!(ev->arg & RF_NS_FLAGS))
 			return false;
 		if (ev->arg & CLONE_NEWUSER)
 			ev->op = RF_OP_USERNS;

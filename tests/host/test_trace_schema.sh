@@ -328,7 +328,9 @@ EOF
 	if [ -s "$WORK/gen/deny.jsonl" ] && out=$("$PYTHON" - "$WORK/gen/deny.jsonl" bpf/rf_abi.h <<'EOF'
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-n_ops = len(re.findall(r"^\s*RF_OP_(?!MAX\b)\w+ = \d+,", open(sys.argv[2]).read(), re.M))
+# the X(NAME, value, "name") rows of RF_OPS(X), which makes enum rf_op
+ops_list = re.search(r"^#define RF_OPS\(X\)(.*?)\n\n", open(sys.argv[2]).read(), re.M | re.S)
+n_ops = len(re.findall(r"\bX\(\w+, \d+, \"", ops_list.group(1))) if ops_list else 0
 ops = {l["op"] for l in lines} - {"unknown"}
 if len(ops) != n_ops:
     sys.exit(f"{len(ops)} ops generated, rf_abi.h has {n_ops}")
