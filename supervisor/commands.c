@@ -27,12 +27,28 @@ static int print_plan(const struct sandbox *sb)
 	return 0;
 }
 
+/* The plan, then what run's network-rules step would refuse (capacity
+ * of the map keys, names that do not resolve): the same exit as run. */
+static int check_plan(const struct sandbox *sb)
+{
+	struct rf_error e;
+	int rc = print_plan(sb);
+
+	if (rc)
+		return rc;
+	if (run__check_netrules(sb->policy, &e)) {
+		rf_error_print(&e, NULL);
+		return RF_EXIT_REFUSED;
+	}
+	return 0;
+}
+
 /* The steps of a run up to the plan: the same answer run would get. */
 int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
 {
 	struct run_opts o = { .policy_path = policy_path, .plan_opts = *opts };
 
-	return run__steps(&o, "plan", print_plan);
+	return run__steps(&o, "plan", check_plan);
 }
 
 static json_t *probe_json(const struct rf_backend_probe *p)

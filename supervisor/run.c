@@ -284,11 +284,17 @@ static int step_trace(void *ctx, struct rf_step_error *e)
 
 	make_name(r->sb.policy->id, r->sb.name, sizeof(r->sb.name));
 	err = trace__open(r->o->trace_path, r->sb.name, &r->sb.trace);
+	if (err == -ENXIO)
+		return rf_error_set(&e->e, err, NULL, "--trace %s: a FIFO that nobody reads",
+				    r->o->trace_path);
 	if (err)
 		return rf_error_set(&e->e, err, NULL, "--trace %s: %s", r->o->trace_path,
 				    strerror(-err));
-	trace__emit(r->sb.trace, "sandbox.plan", plan_event(r));
-	return 0;
+	/* Nothing started yet: a trace that cannot take its first line
+	 * (/dev/full, a full disk) refuses the run like one that cannot open. */
+	err = trace__emit(r->sb.trace, "sandbox.plan", plan_event(r));
+	return err ? rf_error_set(&e->e, err, NULL, "--trace %s: writing: %s",
+				  r->o->trace_path, strerror(-err)) : 0;
 }
 
 static void undo_trace(void *ctx)
@@ -337,6 +343,36 @@ static void undo_netrules(void *ctx)
 	r->n_rules = r->n_resolved = r->sb.n_entries = 0;
 }
 
+/* Resolve and build the map entries: the refusals (a name that does not
+ * resolve, more port ranges than a key holds) check makes too. */
+static int build_netrules(struct run *r, struct rf_error *e)
+{
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	if (sb->policy->net_connect != RF_CONFINE_ALLOWLIST)
+		return 0;
+	err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
+				&r->n_resolved, e);
+	if (!err)
+		err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries, e);
+	if (err) {
+		undo_netrules(r);
+		return rf_error_wrap(e, "refused");
+	}
+	return 0;
+}
+
+int run__check_netrules(const struct rf_policy *policy, struct rf_error *e)
+{
+	struct run r = { .sb = { .policy = (struct rf_policy *)policy } };
+	int err;
+
+	err = build_netrules(&r, e);
+	undo_netrules(&r);
+	return err;
+}
+
 /* Names are resolved here, outside the sandbox, once. */
 static int step_netrules(void *ctx, struct rf_step_error *e)
 {
@@ -344,17 +380,9 @@ static int step_netrules(void *ctx, struct rf_step_error *e)
 	struct sandbox *sb = &r->sb;
 	int err;
 
-	if (sb->policy->net_connect == RF_CONFINE_ALLOWLIST) {
-		err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
-					&r->n_resolved, &e->e);
-		if (!err)
-			err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries,
-					      &e->e);
-		if (err) {
-			undo_netrules(r);
-			return rf_error_wrap(&e->e, "refused");
-		}
-	}
+	err = build_netrules(r, &e->e);
+	if (err)
+		return err;
 	trace__emit(sb->trace, "network.decision",
 		    report__decision(sb->policy, r->resolved, r->n_resolved));
 	return 0;
@@ -673,6 +701,21 @@ static const struct rf_step run_steps[] = {
 	{ "wait", step_wait, NULL, RF_EXIT_REFUSED },
 };
 
+/* A trace that lost lines is never a silent success: one line, and
+ * RF_EXIT_TRACE instead of the command's status (which the line gives). */
+static int trace_incomplete(const struct run *r, int rc)
+{
+	uint64_t written;
+	int err = trace__error(r->sb.trace, &written);
+
+	if (!err)
+		return rc;
+	rf_err("--trace %s: writing failed after %llu events: %s; the trace is incomplete "
+	       "(the command's exit status was %d)", r->o->trace_path,
+	       (unsigned long long)written, strerror(-err), rc);
+	return RF_EXIT_TRACE;
+}
+
 int run__steps(const struct run_opts *o, const char *last,
 	       int (*then)(const struct sandbox *sb))
 {
@@ -688,6 +731,9 @@ int run__steps(const struct run_opts *o, const char *last,
 	rc = steps__run(&s, &r, last);
 	if (!rc)
 		rc = then ? then(&r.sb) : r.status;
+	/* The command ran: a refusal's own exit would win otherwise. */
+	if (s.done == s.n)
+		rc = trace_incomplete(&r, rc);
 	steps__undo(&s, &r);
 	return rc;
 }

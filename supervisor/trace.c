@@ -15,6 +15,8 @@
 struct rf_trace {
 	FILE *f;
 	uint64_t seq;
+	uint64_t written;        /* lines written whole */
+	int err;                 /* the first write error: nothing is written after it */
 	char sandbox[128];
 };
 
@@ -27,10 +29,14 @@ int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_tra
 		return -ENOMEM;
 	snprintf(t->sandbox, sizeof(t->sandbox), "%s", sandbox);
 	if (path) {
-		/* CLOEXEC: the sandbox must never inherit its own trace. */
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
+		/* CLOEXEC: the sandbox must never inherit its own trace.
+		 * NONBLOCK: a FIFO nobody reads is ENXIO now, not a hang
+		 * before the command starts; writes block again below. */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+		if (fd < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 			err = -errno;
+			if (fd >= 0)
+				close(fd);
 			free(t);
 			return err;
 		}
@@ -53,6 +59,13 @@ void trace__close(struct rf_trace *t)
 	free(t);
 }
 
+int trace__error(const struct rf_trace *t, uint64_t *ret_written)
+{
+	if (ret_written)
+		*ret_written = t ? t->written : 0;
+	return t ? t->err : 0;
+}
+
 void trace__format_ts(const struct timespec *ts, char *buf, size_t len)
 {
 	timefmt__rfc3339(ts->tv_sec, ts->tv_nsec, 9, buf, len);
@@ -71,16 +84,17 @@ int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
 	json_object_set_new(fields, "seq", json_integer((json_int_t)t->seq++));
 	json_object_set_new(fields, "sandbox", json_string(t->sandbox));
 	json_object_set_new(fields, "event", json_string(event));
-	if (t->f) {
+	if (t->f && !t->err) {
 		line = json_dumps(fields, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		if (line) {
-			fprintf(t->f, "%s\n", line);
-			fflush(t->f);
-			free(line);
-		}
+		errno = 0;
+		if (!line || fprintf(t->f, "%s\n", line) < 0 || fflush(t->f))
+			t->err = errno ? -errno : -ENOMEM;
+		else
+			t->written++;
+		free(line);
 	}
 	json_decref(fields);
-	return 0;
+	return t->f ? t->err : 0;
 }
 
 /* Kernel boot-time stamp -> wall clock, for the record's own time. */
