@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* `ringfence check`, `probe`, `status` and `unload`. */
+/* `ringfence check`, `probe`, `status`, `gc` and `unload`. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc.h"
 #include "log.h"
 #include "sandbox.h"
 
@@ -191,6 +192,31 @@ int cmd_status(bool as_json)
 	enforcer__close(enf);
 	registry__list_free(v, n);
 	return 0;
+}
+
+static void print_line(const char *line)
+{
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+/* Everything no live supervisor owns, found from the kernel's state. */
+int cmd_gc(bool quiet)
+{
+	struct rf_enforcer *enf = NULL;
+	struct rf_gc_stats st;
+	char mount[4096] = "";
+	int err;
+
+	cgroup__find_v2_mount(mount, sizeof(mount));
+	enforcer__open_pinned(&enf);  /* nothing pinned: no map keys to walk */
+	err = gc__run(enf, mount, RF_GC_FULL, quiet ? NULL : print_line, &st);
+	enforcer__close(enf);
+	if (err) {
+		rf_err("gc: %s", strerror(-err));
+		return 1;
+	}
+	return st.survivors ? 1 : 0;
 }
 
 int cmd_unload(bool force)

@@ -30,6 +30,7 @@
 #include "cleanup.h"
 #include "enforcer.h"
 #include "env.h"
+#include "gc.h"
 #include "launch.h"
 #include "log.h"
 #include "mounts.h"
@@ -38,6 +39,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
+#include "reaper.h"
 #include "registry_fill.h"
 #include "run.h"
 #include "sandbox_landlock.h"
@@ -86,28 +88,6 @@ static void make_name(const char *policy_id, char *buf, size_t len)
 	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 		r = (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	snprintf(buf, len, "%s-%08x", policy_id, r);
-}
-
-static void gc_stale(const struct rf_enforcer *enf)
-{
-	struct rf_registry_entry *v = NULL;
-	size_t n = 0, i;
-
-	if (registry__list(&v, &n))
-		return;
-	for (i = 0; i < n; i++) {
-		if (registry__supervisor_alive(&v[i]))
-			continue;
-		/* Its supervisor died without cleaning up: kill what is left
-		 * before its map entries go, never the other way round. */
-		rf_debug("cleaning up stale sandbox %s", v[i].sandbox);
-		cgroup__destroy_path(v[i].cgroup_path);
-		if (!cgroup__is_empty(v[i].cgroup_path))
-			continue;  /* survivors: its policy stays, try again later */
-		sbmaps__purge(enf, v[i].cgroup_id);
-		registry__remove(v[i].sandbox);
-	}
-	registry__list_free(v, n);
 }
 
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
@@ -187,6 +167,8 @@ struct run {
 	size_t n_resolved;
 	int parent_fd;
 	struct rf_registry_entry reg;
+	struct rf_reaper reaper;
+	int start_lock;           /* held from the cgroup's mkdir to its registry file */
 	char **ro_mounts;
 	char **bpf_mounts;
 	sigset_t oldmask;
@@ -270,6 +252,8 @@ static json_t *plan_event(const struct run *r)
 	json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)r->uid,
 						  "gid", (int)r->gid));
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
+	json_object_set_new(ev, "on_supervisor_exit",
+			    json_string(r->o->keep_running ? "keep-running" : "kill"));
 	if (sb->ll.n_approx)
 		json_object_set_new(json_object_get(ev, "plan"), "approximations",
 				    report__approximations(&sb->ll));
@@ -423,8 +407,38 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 		undo_enforcer(r);
 		return err;
 	}
-	gc_stale(sb->enf);
+	/* What dead supervisors left, cheaply: cgroups and registry files,
+	 * map keys only of what it removes (`ringfence gc` walks them all). */
+	gc__run(sb->enf, sb->caps.cgroup_mount, RF_GC_NOWAIT, NULL, NULL);
 	return 0;
+}
+
+/* Before anything is created that outlives a SIGKILL of this process. */
+static int step_reaper(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	char path[sizeof(sb->cg.path)];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", sb->caps.cgroup_mount, RF_CGROUP_PARENT,
+		 sb->name);
+	err = reaper__start(sb->name, path, r->o->keep_running, &r->reaper);
+	return err ? rf_error_set(&e->e, err, "refused", "starting the reaper process: %s",
+				  strerror(-err)) : 0;
+}
+
+static void undo_reaper(void *ctx)
+{
+	struct run *r = ctx;
+
+	reaper__stop(&r->reaper);
+}
+
+static void drop_start_lock(struct run *r)
+{
+	if (r->start_lock >= 0)
+		close(TAKE_FD(r->start_lock));
 }
 
 static int step_cgroup(void *ctx, struct rf_step_error *e)
@@ -433,8 +447,13 @@ static int step_cgroup(void *ctx, struct rf_step_error *e)
 	struct sandbox *sb = &r->sb;
 	int err;
 
+	r->start_lock = gc__start_lock();
+	if (r->start_lock < 0)
+		return rf_error_set(&e->e, r->start_lock, "refused", "locking %s/start.lock: %s",
+				    RF_RUN_DIR, strerror(-r->start_lock));
 	err = cgroup__create(sb->caps.cgroup_mount, sb->name, &sb->cg);
 	if (err) {
+		drop_start_lock(r);
 		/* whatever it names is not ours to remove */
 		sb->cg = (struct rf_cgroup){ .dir_fd = -1 };
 		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s/%s: %s",
@@ -450,6 +469,7 @@ static void undo_cgroup(void *ctx)
 {
 	struct run *r = ctx;
 
+	drop_start_lock(r);
 	sandbox_kill(&r->sb);
 }
 
@@ -496,11 +516,14 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->cgroup_path, sizeof(reg->cgroup_path), "%s", sb->cg.path);
 	reg->cgroup_id = sb->cgid;
 	reg->supervisor_pid = getpid();
+	reg->keep_running = r->o->keep_running;
 	registry_fill__policy(reg, sb->policy);
 	reg->supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg->started, sizeof(reg->started));
 	err = registry__add(reg);
+	/* The file names the cgroup now (or the run stops here): gc may look. */
+	drop_start_lock(r);
 	return err ? rf_error_set(&e->e, err, "refused", "registering the sandbox in %s: %s",
 				  RF_REGISTRY_DIR, strerror(-err)) : 0;
 }
@@ -690,6 +713,11 @@ static const struct rf_step run_steps[] = {
 	{ "env", step_env, undo_env, RF_EXIT_REFUSED },
 	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED },
 	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED },
+	/* From here on a SIGKILL of this process leaves kernel state: the
+	 * reaper (reaper.h) outlives it and cleans up, gc finds the rest. */
+	{ "reaper", step_reaper, undo_reaper, RF_EXIT_REFUSED },
+	/* The start lock (gc.h) is held from the cgroup's mkdir until the
+	 * registry file names it. */
 	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED },
 	/* Registered before the maps are written: whatever the kernel holds
 	 * for a sandbox has a registry file that names it, so a supervisor
@@ -724,6 +752,8 @@ int run__steps(const struct run_opts *o, const char *last,
 		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } },
 		.parent_fd = -1,
 		.lr = { .pidfd = -1 },
+		.reaper = { .done_fd = -1 },
+		.start_lock = -1,
 	};
 	struct rf_steps s = { .steps = run_steps, .n = sizeof(run_steps) / sizeof(run_steps[0]) };
 	int rc;

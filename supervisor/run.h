@@ -21,6 +21,8 @@ struct run_opts {
 	const char *user;
 	char **argv;
 	struct rf_plan_opts plan_opts;  /* --require / --prefer */
+	bool keep_running;              /* --keep-running: the command outlives a
+					 * killed supervisor (still confined) */
 };
 
 struct rf_policy;
@@ -35,6 +37,7 @@ int cmd_run(const struct run_opts *opts);
 int cmd_check(const char *policy_path, const struct rf_plan_opts *plan_opts);
 int cmd_probe(void);
 int cmd_status(bool json);
+int cmd_gc(bool quiet);
 int cmd_unload(bool force);
 
 #endif
