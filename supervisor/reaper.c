@@ -88,7 +88,7 @@ static int above_stdio(int fd)
 int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
 		  struct rf_reaper *ret)
 {
-	int pidfd, fds[2], err = 0, st;
+	int pidfd, fds[2], err = 0;
 	pid_t pid;
 
 	ret->done_fd = -1;
@@ -109,25 +109,23 @@ int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
 	}
 	pid = fork();
 	if (pid == 0) {
-		/* Own session, reparented to init by the double fork: no
-		 * zombie for the supervisor, no signal meant for its group. */
+		/* Own session: no signal meant for the supervisor's process
+		 * group (a terminal's ^C, kill -- -PGID) reaches it. */
 		close(fds[1]);
 		setsid();
-		if (fork() != 0)
-			_exit(0);
 		reaper_main(pidfd, fds[0], name, cgroup_path, keep_running);
 	}
 	if (pid < 0)
 		err = -errno;
-	else
-		waitpid(pid, &st, 0);
 	close(pidfd);
 	close(fds[0]);
-	if (err)
+	if (err) {
 		close(fds[1]);
-	else
-		ret->done_fd = fds[1];
-	return err;
+		return err;
+	}
+	ret->done_fd = fds[1];
+	ret->pid = pid;
+	return 0;
 }
 
 void reaper__stop(struct rf_reaper *r)
@@ -139,4 +137,8 @@ void reaper__stop(struct rf_reaper *r)
 	}
 	close(r->done_fd);
 	r->done_fd = -1;
+	/* Our child: reaped here, so no zombie is left to an init that
+	 * may not reap. */
+	while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }

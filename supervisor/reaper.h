@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The watcher that makes a supervisor's death a decision: a small process
- * outside the sandbox (own session, stdio on /dev/null) holding a pidfd of
+ * outside the sandbox (a child in its own session, stdio on /dev/null) holding a pidfd of
  * the supervisor. When the supervisor dies without saying it is done
  * (SIGKILL, a crash), the reaper kills the sandbox's cgroup (cgroup.kill:
  * every process, whatever it forked) and removes its map entries and
@@ -12,9 +12,11 @@
 #define RF_REAPER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct rf_reaper {
 	int done_fd;    /* write end: one byte = "cleaned up, exit"; -1: none */
+	pid_t pid;
 };
 
 /* Fork the reaper of sandbox name (cgroup cgroup_path, which may not exist
