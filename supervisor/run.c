@@ -2,10 +2,13 @@
 /*
  * `ringfence run` as steps (steps.h), each with its undo: policy -> user ->
  * plan (fail closed) -> trace -> admit -> env -> network rules -> pinned
- * programs -> cgroup -> map entries -> registry -> launch inside the
- * cgroup -> wait and report. Teardown is the undos in reverse: the kill
- * (launch) comes before the map entries and the registry file go, and
- * `ringfence check` runs the same list up to the plan.
+ * programs (and the cheap gc) -> reaper -> cgroup -> registry -> map
+ * entries -> launch inside the cgroup -> wait and report. Teardown is the
+ * undos in reverse: the kill (launch) comes before the map entries and the
+ * registry file go, and the reaper is told last. A SIGKILL at any instant
+ * leaves nothing, or what the reaper or gc (gc.h) find from the kernel's
+ * state. `ringfence check` runs the same list up to the plan, then the
+ * network rules' refusals (run__check_netrules).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -705,28 +708,29 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 }
 
 static const struct rf_step run_steps[] = {
-	{ "policy", step_policy, undo_policy, RF_EXIT_USAGE },
-	{ "user", step_user, NULL, RF_EXIT_USAGE },
-	{ "plan", step_plan, undo_plan, RF_EXIT_USAGE },
-	{ "trace", step_trace, undo_trace, RF_EXIT_USAGE },
-	{ "admit", step_admit, NULL, RF_EXIT_REFUSED },
-	{ "env", step_env, undo_env, RF_EXIT_REFUSED },
-	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED },
-	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED },
+	{ "policy", step_policy, undo_policy, RF_EXIT_USAGE, false },
+	{ "user", step_user, NULL, RF_EXIT_USAGE, false },
+	{ "plan", step_plan, undo_plan, RF_EXIT_USAGE, false },
+	{ "trace", step_trace, undo_trace, RF_EXIT_USAGE, false },
+	{ "admit", step_admit, NULL, RF_EXIT_REFUSED, false },
+	{ "env", step_env, undo_env, RF_EXIT_REFUSED, false },
+	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED, false },
+	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED, false },
 	/* From here on a SIGKILL of this process leaves kernel state: the
 	 * reaper (reaper.h) outlives it and cleans up, gc finds the rest. */
-	{ "reaper", step_reaper, undo_reaper, RF_EXIT_REFUSED },
+	{ "reaper", step_reaper, undo_reaper, RF_EXIT_REFUSED, false },
 	/* The start lock (gc.h) is held from the cgroup's mkdir until the
 	 * registry file names it. */
-	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED },
+	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED, true },
 	/* Registered before the maps are written: whatever the kernel holds
-	 * for a sandbox has a registry file that names it, so a supervisor
-	 * killed at any point leaves gc_stale something to find (and its
-	 * undo runs after the maps' in reverse). */
-	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED },
-	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED },
-	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED },
-	{ "wait", step_wait, NULL, RF_EXIT_REFUSED },
+	 * for a sandbox has a cgroup or a registry file that names it, so a
+	 * supervisor killed at any point leaves gc something to find (and its
+	 * undo runs after the maps' in reverse). The steps that create kernel
+	 * state owe their undo from before they run (owed_before). */
+	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED, true },
+	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED, true },
+	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED, false },
+	{ "wait", step_wait, NULL, RF_EXIT_REFUSED, false },
 };
 
 /* A trace that lost lines is never a silent success: one line, and
