@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -65,25 +66,47 @@ int trace__error(const struct rf_trace *t, uint64_t *ret_written)
 	return t ? t->err : 0;
 }
 
-/* One line, whole or (on a regular file) not at all: a failed write is
- * cut off again so the trace stays JSON lines up to where it stopped. */
-static int write_line(struct rf_trace *t, const char *line)
+static int write_all(int fd, const char *buf, size_t len)
 {
-	size_t len = strlen(line), done = 0;
+	size_t done = 0;
 	ssize_t n;
 
 	while (done < len) {
-		n = write(t->fd, line + done, len - done);
+		n = write(fd, buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;
-
-			if (t->cut && ftruncate(t->fd, t->whole) == 0)
-				lseek(t->fd, t->whole, SEEK_SET);
-			return err;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * One line, whole or (on a regular file) not at all: a failed write is
+ * cut off again so the trace stays JSON lines up to where it stopped. A
+ * FIFO whose reader went away is EPIPE here, not a SIGPIPE that would end
+ * the supervisor without a word: the signal is blocked around the write
+ * and the one it raised is taken back.
+ */
+static int write_line(struct rf_trace *t, const char *line)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old;
+	size_t len = strlen(line);
+	int err;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	err = write_all(t->fd, line, len);
+	if (err == -EPIPE && !sigismember(&old, SIGPIPE))
+		sigtimedwait(&pipe_set, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		if (t->cut && ftruncate(t->fd, t->whole) == 0)
+			lseek(t->fd, t->whole, SEEK_SET);
+		return err;
 	}
 	t->whole += (off_t)len;
 	return 0;

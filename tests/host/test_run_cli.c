@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <bpf/bpf.h>
 
@@ -651,7 +652,7 @@ static void trace_fifo_without_reader_is_refused(void **state)
 		fail_msg("stderr: %s", err);
 	free(err);
 
-	rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	assert_true(rfd >= 0);
 	assert_int_equal(wait_bounded(h_spawn(policy, fifo, NULL, argv), 10000, &err), 0);
 	free(err);
@@ -660,6 +661,29 @@ static void trace_fifo_without_reader_is_refused(void **state)
 	assert_non_null(strstr(tr, "\"event\":\"sandbox.plan\""));
 	assert_non_null(strstr(tr, "\"event\":\"sandbox.exit\""));
 	free(tr);
+
+	/* the reader goes away mid-run: EPIPE, one line, 124; no SIGPIPE */
+	{
+		const char *slow[] = { "/bin/sleep", "0.5", NULL };
+		struct pollfd pf = { .events = POLLIN };
+		struct h_proc p;
+		char c;
+
+		rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		assert_true(rfd >= 0);
+		pf.fd = rfd;
+		p = h_spawn(policy, fifo, NULL, slow);
+		/* until the first line comes (a FIFO no writer opened yet reads
+		 * as EOF, but polls as nothing) */
+		assert_int_equal(poll(&pf, 1, 10000), 1);
+		assert_int_equal(read(rfd, &c, 1), 1);
+		close(rfd);
+		assert_int_equal(wait_bounded(p, 10000, &err), 124);
+		if (!strstr(err, "Broken pipe") || !strstr(err, "incomplete") ||
+		    count_lines(err) != 1)
+			fail_msg("stderr: %s", err);
+		free(err);
+	}
 	unlink(fifo);
 	rmdir(dir);
 	unlink(policy);
