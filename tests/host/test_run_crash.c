@@ -85,6 +85,9 @@ static void map_ids(struct idset *s)
 	walk_map("paths", sizeof(struct rf_path_key), offsetof(struct rf_path_key, cgroup_id), s);
 	walk_map("samples", sizeof(struct rf_sample_key),
 		 offsetof(struct rf_sample_key, cgroup_id), s);
+	walk_map("observe", sizeof(uint64_t), 0, s);
+	walk_map("observe_access", sizeof(struct rf_sample_key),
+		 offsetof(struct rf_sample_key, cgroup_id), s);
 }
 
 static int count_prefixed(const char *dir, const char *prefix)
