@@ -138,6 +138,15 @@ int cmd_probe(void)
 	return 0;
 }
 
+/* live: its supervisor runs; kept: it does not, but the command runs on
+ * confined (--keep-running) and gc leaves it; stale: a leftover. */
+static const char *sandbox_state(const struct rf_registry_entry *e, bool live)
+{
+	if (live)
+		return "live";
+	return e->keep_running && !cgroup__is_empty(e->cgroup_path) ? "kept" : "stale";
+}
+
 int cmd_status(bool as_json)
 {
 	struct rf_registry_entry *v = NULL;
@@ -163,7 +172,7 @@ int cmd_status(bool as_json)
 			for (k = 0; k < RF_CLASS_KERNEL_MAX; k++)
 				total += st.denials[k];
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i, s:i, s:s, s:I}",
-			"sandbox", v[i].sandbox, "state", live ? "live" : "stale",
+			"sandbox", v[i].sandbox, "state", sandbox_state(&v[i], live),
 			"policy_id", v[i].policy_id, "policy_sha256", v[i].digest,
 			"cgroup_path", v[i].cgroup_path, "cgroup_id", (json_int_t)v[i].cgroup_id,
 			"supervisor_pid", (int)v[i].supervisor_pid, "pid", (int)v[i].child_pid,

@@ -460,6 +460,27 @@ static bool populated(const void *path)
 	return p;
 }
 
+/* `ringfence status --json` gives the sandbox of cgroup id cgid this state. */
+static bool status_says(uint64_t cgid, const char *state)
+{
+	char cmd[600];
+	json_t *arr, *e;
+	bool found = false;
+	size_t i;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s status --json", h_ringfence());
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	arr = json_loadf(f, 0, NULL);
+	pclose(f);
+	json_array_foreach(arr, i, e)
+		if ((uint64_t)json_integer_value(json_object_get(e, "cgroup_id")) == cgid)
+			found = !strcmp(json_string_value(json_object_get(e, "state")), state);
+	json_decref(arr);
+	return found;
+}
+
 /* --keep-running: the command outlives its supervisor, still confined;
  * gc leaves it alone; once it ends the reaper removes everything. */
 static void keep_running_outlives_the_supervisor(void **state)
@@ -484,6 +505,7 @@ static void keep_running_outlives_the_supervisor(void **state)
 	assert_string_equal(out, "");             /* not a leftover */
 	free(out);
 	assert_true(exists(l.cgpath));
+	assert_true(status_says(l.cgid, "kept"));
 	tr = h_trace(l.trace);
 	assert_string_equal(json_string_value(json_object_get(h_event(tr, "sandbox.plan", 0),
 							      "on_supervisor_exit")), "keep-running");
