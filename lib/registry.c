@@ -221,7 +221,7 @@ int registry__syscalls_from_json(json_t *o, struct rf_reg_syscalls *ret)
 
 /* ---- the entry: one table of its keys, in the file's order ------------- */
 
-enum reg_kind { REG_STR, REG_U64, REG_PID, REG_MONITOR, REG_SYSCALLS };
+enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_MONITOR, REG_SYSCALLS };
 
 struct reg_key {
 	const char *name;
@@ -242,6 +242,7 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("supervisor_pid", REG_PID, supervisor_pid),
 	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
 	REG_FIELD("pid", REG_PID, child_pid), REG_FIELD("started", REG_STR, started),
+	REG_FIELD("on_supervisor_exit", REG_EXIT, keep_running),
 	REG_FIELD("monitor", REG_MONITOR, monitor), REG_FIELD("syscalls", REG_SYSCALLS, syscalls),
 };
 #define N_REG_KEYS (sizeof(reg_keys) / sizeof(reg_keys[0]))
@@ -257,6 +258,8 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 		return u64_json(*(const uint64_t *)p);
 	case REG_PID:
 		return json_integer(*(const pid_t *)p);
+	case REG_EXIT:
+		return json_string(*(const bool *)p ? "keep-running" : "kill");
 	case REG_MONITOR:
 		return registry__monitor_to_json(p);
 	case REG_SYSCALLS:
@@ -314,6 +317,12 @@ static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_
 		if (!err)
 			*(pid_t *)p = (pid_t)u;
 		return err;
+	case REG_EXIT:
+		s = json_string_value(v);
+		if (!s || (strcmp(s, "kill") && strcmp(s, "keep-running")))
+			return -EINVAL;
+		*(bool *)p = !strcmp(s, "keep-running");
+		return 0;
 	case REG_MONITOR:
 		return registry__monitor_from_json(v, p);
 	case REG_SYSCALLS:

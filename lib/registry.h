@@ -52,6 +52,11 @@ struct rf_registry_entry {
 	uint64_t supervisor_start;      /* /proc/PID/stat starttime: pid reuse guard */
 	pid_t child_pid;                /* "pid": 0 until the command started */
 	char started[64];               /* RFC 3339 */
+	/* "on_supervisor_exit": "keep-running" (run --keep-running: the
+	 * command outlives a killed supervisor, still confined, and is
+	 * cleaned up once its cgroup is empty) or "kill" (the default,
+	 * also when the key is absent). */
+	bool keep_running;
 	struct rf_reg_monitor monitor;
 	/* allow: allocated by the readers below (registry__entry_clear frees
 	 * it); a writer may lend its own names and then must not clear. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* `ringfence check`, `probe`, `status` and `unload`. */
+/* `ringfence check`, `probe`, `status`, `gc` and `unload`. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc.h"
 #include "log.h"
 #include "sandbox.h"
 
@@ -27,12 +28,28 @@ static int print_plan(const struct sandbox *sb)
 	return 0;
 }
 
+/* The plan, then what run's network-rules step would refuse (capacity
+ * of the map keys, names that do not resolve): the same exit as run. */
+static int check_plan(const struct sandbox *sb)
+{
+	struct rf_error e;
+	int rc = print_plan(sb);
+
+	if (rc)
+		return rc;
+	if (run__check_netrules(sb->policy, &e)) {
+		rf_error_print(&e, NULL);
+		return RF_EXIT_REFUSED;
+	}
+	return 0;
+}
+
 /* The steps of a run up to the plan: the same answer run would get. */
 int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
 {
 	struct run_opts o = { .policy_path = policy_path, .plan_opts = *opts };
 
-	return run__steps(&o, "plan", print_plan);
+	return run__steps(&o, "plan", check_plan);
 }
 
 static json_t *probe_json(const struct rf_backend_probe *p)
@@ -121,6 +138,15 @@ int cmd_probe(void)
 	return 0;
 }
 
+/* live: its supervisor runs; kept: it does not, but the command runs on
+ * confined (--keep-running) and gc leaves it; stale: a leftover. */
+static const char *sandbox_state(const struct rf_registry_entry *e, bool live)
+{
+	if (live)
+		return "live";
+	return e->keep_running && !cgroup__is_empty(e->cgroup_path) ? "kept" : "stale";
+}
+
 int cmd_status(bool as_json)
 {
 	struct rf_registry_entry *v = NULL;
@@ -146,7 +172,7 @@ int cmd_status(bool as_json)
 			for (k = 0; k < RF_CLASS_KERNEL_MAX; k++)
 				total += st.denials[k];
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i, s:i, s:s, s:I}",
-			"sandbox", v[i].sandbox, "state", live ? "live" : "stale",
+			"sandbox", v[i].sandbox, "state", sandbox_state(&v[i], live),
 			"policy_id", v[i].policy_id, "policy_sha256", v[i].digest,
 			"cgroup_path", v[i].cgroup_path, "cgroup_id", (json_int_t)v[i].cgroup_id,
 			"supervisor_pid", (int)v[i].supervisor_pid, "pid", (int)v[i].child_pid,
@@ -176,6 +202,31 @@ int cmd_status(bool as_json)
 	enforcer__close(enf);
 	registry__list_free(v, n);
 	return 0;
+}
+
+static void print_line(const char *line)
+{
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+/* Everything no live supervisor owns, found from the kernel's state. */
+int cmd_gc(bool quiet)
+{
+	struct rf_enforcer *enf = NULL;
+	struct rf_gc_stats st;
+	char mount[4096] = "";
+	int err;
+
+	cgroup__find_v2_mount(mount, sizeof(mount));
+	enforcer__open_pinned(&enf);  /* nothing pinned: no map keys to walk */
+	err = gc__run(enf, mount, RF_GC_FULL, quiet ? NULL : print_line, &st);
+	enforcer__close(enf);
+	if (err) {
+		rf_err("gc: %s", strerror(-err));
+		return 1;
+	}
+	return st.survivors ? 1 : 0;
 }
 
 int cmd_unload(bool force)

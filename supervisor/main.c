@@ -13,19 +13,25 @@
 #define RF_VERSION "0.1.0"
 
 static const char usage_text[] =
-"usage: ringfence run --policy FILE [--trace FILE] [--user USER]\n"
+"usage: ringfence run --policy FILE [--trace FILE] [--user USER] [--keep-running]\n"
 "                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
 "       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
 "                       [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence probe\n"
 "       ringfence status [--json]\n"
+"       ringfence gc [-q]\n"
 "       ringfence unload [--force]\n"
 "       ringfence --version | --help\n"
 "\n"
 "Exit status of run: the command's, 128+N if it died by signal N,\n"
-"125 invalid usage or policy, 126 refused (cannot be enforced here, or\n"
-"not executable), 127 command not found.\n"
+"124 the command ran but its --trace could not be written whole,\n"
+"125 invalid usage or policy (also an unwritable --trace), 126 refused\n"
+"(cannot be enforced here, or not executable), 127 command not found.\n"
+"If ringfence itself is killed, the command is killed too (a watcher\n"
+"process cleans up); --keep-running lets it run on, still confined.\n"
+"Exit status of gc: 0 done (it prints one line per thing removed),\n"
+"1 it could not look, or processes survived the kill.\n"
 "Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
 "saw denials or learning failed, 125-127 as for run.\n"
 "Backends: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n";
@@ -52,6 +58,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ "prefer", required_argument, NULL, 'P' },
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'O' },
+		{ "keep-running", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
@@ -102,6 +109,11 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 			o->plan_opts.keep_caps = true;
 			break;
 		}
+		case 'k':
+			if (!is_run)
+				return usage_error("--keep-running is only for run", NULL);
+			o->keep_running = true;
+			break;
 		case 'v':
 			verbosity = 2;
 			break;
@@ -162,7 +174,7 @@ static int parse_learn(int argc, char **argv, struct learn_opts *lo)
 	return 0;
 }
 
-/* probe, status and unload: no policy, no argument, one flag at most. */
+/* probe, status, gc and unload: no policy, no argument, one flag at most. */
 static int parse_plain_command(int argc, char **argv, const char *cmd, struct run_opts *o,
 			       bool *flag)
 {
@@ -191,7 +203,7 @@ int main(int argc, char **argv)
 
 	rf_log_init("ringfence", 1);
 	if (argc < 2)
-		return usage_error("a command is needed: run, check, learn, probe, status or unload", NULL);
+		return usage_error("a command is needed: run, check, learn, probe, status, gc or unload", NULL);
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage_text, stdout);
@@ -213,7 +225,8 @@ int main(int argc, char **argv)
 		rc = parse_learn(argc - 1, argv + 1, &lo);
 		return rc ? rc : cmd_learn(&lo);
 	}
-	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload")) {
+	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload") ||
+	    !strcmp(cmd, "gc")) {
 		rc = parse_plain_command(argc - 1, argv + 1, cmd, &o, &flag);
 		if (rc)
 			return rc;
@@ -221,6 +234,8 @@ int main(int argc, char **argv)
 			return cmd_probe();
 		if (!strcmp(cmd, "status"))
 			return cmd_status(flag);
+		if (!strcmp(cmd, "gc"))
+			return cmd_gc(rf_verbosity == 0);
 		return cmd_unload(flag);
 	}
 	return usage_error("unknown command \"%s\"", cmd);

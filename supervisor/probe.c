@@ -5,6 +5,7 @@
  * distributions backport and disable features at will.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,6 +29,7 @@
 #include "cgroup.h"
 #include "enforcer.h"
 #include "probe.h"
+#include "registry.h"
 #include "probe.skel.h"
 
 static void set_fail(struct rf_backend_probe *p, int err, const char *fmt, const char *what)
@@ -275,6 +278,49 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+#define SCRATCH_PREFIX "probe-"
+#define SCRATCH_TRIES 8
+
+/*
+ * A scratch cgroup named probe-<pid>-<start time>-<random>: the pid and
+ * its start time tell gc whether its maker still runs (a reused pid has
+ * another start time), the random part keeps a dead process's leftover
+ * from ever being taken for ours. mkdir is the O_EXCL: EEXIST, next name.
+ */
+static int create_scratch(const char *mount, char *name, size_t len, struct rf_cgroup *cg)
+{
+	uint64_t start = registry__proc_start(getpid());
+	uint32_t r;
+	int i, err = -EEXIST;
+
+	for (i = 0; i < SCRATCH_TRIES && err == -EEXIST; i++) {
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			return -errno;
+		snprintf(name, len, SCRATCH_PREFIX "%d-%llu-%08x", (int)getpid(),
+			 (unsigned long long)start, r);
+		err = cgroup__create(mount, name, cg);
+	}
+	return err;
+}
+
+bool probe__is_scratch(const char *name)
+{
+	return !strncmp(name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX));
+}
+
+bool probe__scratch_live(const char *name)
+{
+	unsigned long long start = 0;
+	int pid = 0;
+
+	/* Older builds named it probe-<pid>: live while that pid is. */
+	if (sscanf(name, SCRATCH_PREFIX "%d-%llu-", &pid, &start) < 1 || pid <= 0)
+		return false;
+	if (!start)
+		return kill(pid, 0) == 0 || errno == EPERM;
+	return registry__proc_start(pid) == start;
+}
+
 void probe__run(struct rf_caps *caps, unsigned int flags)
 {
 	double t;
@@ -320,8 +366,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 		set_fail(&caps->cgroup_v2, parent_fd, "%s: %s", "create the ringfence parent cgroup");
 		goto no_cgroup;
 	}
-	snprintf(name, sizeof(name), "probe-%d", (int)getpid());
-	err = cgroup__create(caps->cgroup_mount, name, &cg);
+	err = create_scratch(caps->cgroup_mount, name, sizeof(name), &cg);
 	if (err) {
 		set_fail(&caps->cgroup_v2, err, "%s: %s", "create a sandbox cgroup");
 		goto no_cgroup;

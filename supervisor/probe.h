@@ -51,4 +51,9 @@ enum rf_probe_flags {
  * Without RF_PROBE_LSM, bpf_lsm is left "not probed" (err 0, !ok). */
 void probe__run(struct rf_caps *ret_caps, unsigned int flags);
 
+/* The probe's scratch cgroups under MOUNT/ringfence (for gc): a name of
+ * one, and whether the process that made it still runs. */
+bool probe__is_scratch(const char *name);
+bool probe__scratch_live(const char *name);
+
 #endif

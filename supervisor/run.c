@@ -2,10 +2,13 @@
 /*
  * `ringfence run` as steps (steps.h), each with its undo: policy -> user ->
  * plan (fail closed) -> trace -> admit -> env -> network rules -> pinned
- * programs -> cgroup -> map entries -> registry -> launch inside the
- * cgroup -> wait and report. Teardown is the undos in reverse: the kill
- * (launch) comes before the map entries and the registry file go, and
- * `ringfence check` runs the same list up to the plan.
+ * programs (and the cheap gc) -> reaper -> cgroup -> registry -> map
+ * entries -> launch inside the cgroup -> wait and report. Teardown is the
+ * undos in reverse: the kill (launch) comes before the map entries and the
+ * registry file go, and the reaper is told last. A SIGKILL at any instant
+ * leaves nothing, or what the reaper or gc (gc.h) find from the kernel's
+ * state. `ringfence check` runs the same list up to the plan, then the
+ * network rules' refusals (run__check_netrules).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 #include "cleanup.h"
 #include "enforcer.h"
 #include "env.h"
+#include "gc.h"
 #include "launch.h"
 #include "log.h"
 #include "mounts.h"
@@ -39,6 +43,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
+#include "reaper.h"
 #include "registry_fill.h"
 #include "run.h"
 #include "sandbox_landlock.h"
@@ -87,28 +92,6 @@ static void make_name(const char *policy_id, char *buf, size_t len)
 	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 		r = (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	snprintf(buf, len, "%s-%08x", policy_id, r);
-}
-
-static void gc_stale(const struct rf_enforcer *enf)
-{
-	struct rf_registry_entry *v = NULL;
-	size_t n = 0, i;
-
-	if (registry__list(&v, &n))
-		return;
-	for (i = 0; i < n; i++) {
-		if (registry__supervisor_alive(&v[i]))
-			continue;
-		/* Its supervisor died without cleaning up: kill what is left
-		 * before its map entries go, never the other way round. */
-		rf_debug("cleaning up stale sandbox %s", v[i].sandbox);
-		cgroup__destroy_path(v[i].cgroup_path);
-		if (!cgroup__is_empty(v[i].cgroup_path))
-			continue;  /* survivors: its policy stays, try again later */
-		sbmaps__purge(enf, v[i].cgroup_id);
-		registry__remove(v[i].sandbox);
-	}
-	registry__list_free(v, n);
 }
 
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
@@ -188,6 +171,8 @@ struct run {
 	size_t n_resolved;
 	int parent_fd;
 	struct rf_registry_entry reg;
+	struct rf_reaper reaper;
+	int start_lock;           /* held from the cgroup's mkdir to its registry file */
 	char **ro_mounts;
 	char **bpf_mounts;
 	sigset_t oldmask;
@@ -271,6 +256,8 @@ static json_t *plan_event(const struct run *r)
 	json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)r->uid,
 						  "gid", (int)r->gid));
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
+	json_object_set_new(ev, "on_supervisor_exit",
+			    json_string(r->o->keep_running ? "keep-running" : "kill"));
 	if (sb->ll.n_approx)
 		json_object_set_new(json_object_get(ev, "plan"), "approximations",
 				    report__approximations(&sb->ll));
@@ -285,11 +272,17 @@ static int step_trace(void *ctx, struct rf_step_error *e)
 
 	make_name(r->sb.policy->id, r->sb.name, sizeof(r->sb.name));
 	err = trace__open(r->o->trace_path, r->sb.name, &r->sb.trace);
+	if (err == -ENXIO)
+		return rf_error_set(&e->e, err, NULL, "--trace %s: a FIFO that nobody reads",
+				    r->o->trace_path);
 	if (err)
 		return rf_error_set(&e->e, err, NULL, "--trace %s: %s", r->o->trace_path,
 				    strerror(-err));
-	trace__emit(r->sb.trace, "sandbox.plan", plan_event(r));
-	return 0;
+	/* Nothing started yet: a trace that cannot take its first line
+	 * (/dev/full, a full disk) refuses the run like one that cannot open. */
+	err = trace__emit(r->sb.trace, "sandbox.plan", plan_event(r));
+	return err ? rf_error_set(&e->e, err, NULL, "--trace %s: writing: %s",
+				  r->o->trace_path, strerror(-err)) : 0;
 }
 
 static void undo_trace(void *ctx)
@@ -338,6 +331,36 @@ static void undo_netrules(void *ctx)
 	r->n_rules = r->n_resolved = r->sb.n_entries = 0;
 }
 
+/* Resolve and build the map entries: the refusals (a name that does not
+ * resolve, more port ranges than a key holds) check makes too. */
+static int build_netrules(struct run *r, struct rf_error *e)
+{
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	if (sb->policy->net_connect != RF_CONFINE_ALLOWLIST)
+		return 0;
+	err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
+				&r->n_resolved, e);
+	if (!err)
+		err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries, e);
+	if (err) {
+		undo_netrules(r);
+		return rf_error_wrap(e, "refused");
+	}
+	return 0;
+}
+
+int run__check_netrules(const struct rf_policy *policy, struct rf_error *e)
+{
+	struct run r = { .sb = { .policy = (struct rf_policy *)policy } };
+	int err;
+
+	err = build_netrules(&r, e);
+	undo_netrules(&r);
+	return err;
+}
+
 /* Names are resolved here, outside the sandbox, once. */
 static int step_netrules(void *ctx, struct rf_step_error *e)
 {
@@ -345,17 +368,9 @@ static int step_netrules(void *ctx, struct rf_step_error *e)
 	struct sandbox *sb = &r->sb;
 	int err;
 
-	if (sb->policy->net_connect == RF_CONFINE_ALLOWLIST) {
-		err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
-					&r->n_resolved, &e->e);
-		if (!err)
-			err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries,
-					      &e->e);
-		if (err) {
-			undo_netrules(r);
-			return rf_error_wrap(&e->e, "refused");
-		}
-	}
+	err = build_netrules(r, &e->e);
+	if (err)
+		return err;
 	trace__emit(sb->trace, "network.decision",
 		    report__decision(sb->policy, r->resolved, r->n_resolved));
 	return 0;
@@ -398,8 +413,38 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 		undo_enforcer(r);
 		return err;
 	}
-	gc_stale(sb->enf);
+	/* What dead supervisors left, cheaply: cgroups and registry files,
+	 * map keys only of what it removes (`ringfence gc` walks them all). */
+	gc__run(sb->enf, sb->caps.cgroup_mount, RF_GC_NOWAIT, NULL, NULL);
 	return 0;
+}
+
+/* Before anything is created that outlives a SIGKILL of this process. */
+static int step_reaper(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	char path[sizeof(sb->cg.path)];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", sb->caps.cgroup_mount, RF_CGROUP_PARENT,
+		 sb->name);
+	err = reaper__start(sb->name, path, r->o->keep_running, &r->reaper);
+	return err ? rf_error_set(&e->e, err, "refused", "starting the reaper process: %s",
+				  strerror(-err)) : 0;
+}
+
+static void undo_reaper(void *ctx)
+{
+	struct run *r = ctx;
+
+	reaper__stop(&r->reaper);
+}
+
+static void drop_start_lock(struct run *r)
+{
+	if (r->start_lock >= 0)
+		close(TAKE_FD(r->start_lock));
 }
 
 static int step_cgroup(void *ctx, struct rf_step_error *e)
@@ -408,8 +453,13 @@ static int step_cgroup(void *ctx, struct rf_step_error *e)
 	struct sandbox *sb = &r->sb;
 	int err;
 
+	r->start_lock = gc__start_lock();
+	if (r->start_lock < 0)
+		return rf_error_set(&e->e, r->start_lock, "refused", "locking %s/start.lock: %s",
+				    RF_RUN_DIR, strerror(-r->start_lock));
 	err = cgroup__create(sb->caps.cgroup_mount, sb->name, &sb->cg);
 	if (err) {
+		drop_start_lock(r);
 		/* whatever it names is not ours to remove */
 		sb->cg = (struct rf_cgroup){ .dir_fd = -1 };
 		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s/%s: %s",
@@ -425,6 +475,7 @@ static void undo_cgroup(void *ctx)
 {
 	struct run *r = ctx;
 
+	drop_start_lock(r);
 	sandbox_kill(&r->sb);
 }
 
@@ -480,11 +531,14 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->cgroup_path, sizeof(reg->cgroup_path), "%s", sb->cg.path);
 	reg->cgroup_id = sb->cgid;
 	reg->supervisor_pid = getpid();
+	reg->keep_running = r->o->keep_running;
 	registry_fill__policy(reg, sb->policy);
 	reg->supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg->started, sizeof(reg->started));
 	err = registry__add(reg);
+	/* The file names the cgroup now (or the run stops here): gc may look. */
+	drop_start_lock(r);
 	return err ? rf_error_set(&e->e, err, "refused", "registering the sandbox in %s: %s",
 				  RF_REGISTRY_DIR, strerror(-err)) : 0;
 }
@@ -679,24 +733,45 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 }
 
 static const struct rf_step run_steps[] = {
-	{ "policy", step_policy, undo_policy, RF_EXIT_USAGE },
-	{ "user", step_user, NULL, RF_EXIT_USAGE },
-	{ "plan", step_plan, undo_plan, RF_EXIT_USAGE },
-	{ "trace", step_trace, undo_trace, RF_EXIT_USAGE },
-	{ "admit", step_admit, NULL, RF_EXIT_REFUSED },
-	{ "env", step_env, undo_env, RF_EXIT_REFUSED },
-	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED },
-	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED },
-	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED },
+	{ "policy", step_policy, undo_policy, RF_EXIT_USAGE, false },
+	{ "user", step_user, NULL, RF_EXIT_USAGE, false },
+	{ "plan", step_plan, undo_plan, RF_EXIT_USAGE, false },
+	{ "trace", step_trace, undo_trace, RF_EXIT_USAGE, false },
+	{ "admit", step_admit, NULL, RF_EXIT_REFUSED, false },
+	{ "env", step_env, undo_env, RF_EXIT_REFUSED, false },
+	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED, false },
+	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED, false },
+	/* From here on a SIGKILL of this process leaves kernel state: the
+	 * reaper (reaper.h) outlives it and cleans up, gc finds the rest. */
+	{ "reaper", step_reaper, undo_reaper, RF_EXIT_REFUSED, false },
+	/* The start lock (gc.h) is held from the cgroup's mkdir until the
+	 * registry file names it. */
+	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED, true },
 	/* Registered before the maps are written: whatever the kernel holds
-	 * for a sandbox has a registry file that names it, so a supervisor
-	 * killed at any point leaves gc_stale something to find (and its
-	 * undo runs after the maps' in reverse). */
-	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED },
-	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED },
-	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED },
-	{ "wait", step_wait, NULL, RF_EXIT_REFUSED },
+	 * for a sandbox has a cgroup or a registry file that names it, so a
+	 * supervisor killed at any point leaves gc something to find (and its
+	 * undo runs after the maps' in reverse). The steps that create kernel
+	 * state owe their undo from before they run (owed_before). */
+	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED, true },
+	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED, true },
+	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED, false },
+	{ "wait", step_wait, NULL, RF_EXIT_REFUSED, false },
 };
+
+/* A trace that lost lines is never a silent success: one line, and
+ * RF_EXIT_TRACE instead of the command's status (which the line gives). */
+static int trace_incomplete(const struct run *r, int rc)
+{
+	uint64_t written;
+	int err = trace__error(r->sb.trace, &written);
+
+	if (!err)
+		return rc;
+	rf_err("--trace %s: writing failed after %llu events: %s; the trace is incomplete "
+	       "(the command's exit status was %d)", r->o->trace_path,
+	       (unsigned long long)written, strerror(-err), rc);
+	return RF_EXIT_TRACE;
+}
 
 int run__steps(const struct run_opts *o, const char *last,
 	       int (*then)(const struct sandbox *sb))
@@ -706,6 +781,8 @@ int run__steps(const struct run_opts *o, const char *last,
 		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } },
 		.parent_fd = -1,
 		.lr = { .pidfd = -1 },
+		.reaper = { .done_fd = -1 },
+		.start_lock = -1,
 	};
 	struct rf_steps s = { .steps = run_steps, .n = sizeof(run_steps) / sizeof(run_steps[0]) };
 	int rc;
@@ -713,6 +790,9 @@ int run__steps(const struct run_opts *o, const char *last,
 	rc = steps__run(&s, &r, last);
 	if (!rc)
 		rc = then ? then(&r.sb) : r.status;
+	/* The command ran: a refusal's own exit would win otherwise. */
+	if (s.done == s.n)
+		rc = trace_incomplete(&r, rc);
 	steps__undo(&s, &r);
 	return rc;
 }

@@ -8,6 +8,8 @@
 
 /* Exit statuses of the CLI. */
 enum {
+	RF_EXIT_TRACE = 124,     /* the command ran but its --trace could not be
+				  * written whole (disk full, reader gone) */
 	RF_EXIT_USAGE = 125,     /* invalid usage or policy: nothing started */
 	RF_EXIT_REFUSED = 126,   /* cannot be enforced here / not executable */
 	RF_EXIT_NOTFOUND = 127,  /* command not found */
@@ -19,12 +21,23 @@ struct run_opts {
 	const char *user;
 	char **argv;
 	struct rf_plan_opts plan_opts;  /* --require / --prefer */
+	bool keep_running;              /* --keep-running: the command outlives a
+					 * killed supervisor (still confined) */
 };
+
+struct rf_policy;
+struct rf_error;
+
+/* The network-rules step of run without its trace: names resolved and the
+ * map entries built and thrown away. 0 or -errno with e filled (where
+ * "refused"); run refuses with RF_EXIT_REFUSED. */
+int run__check_netrules(const struct rf_policy *policy, struct rf_error *e);
 
 int cmd_run(const struct run_opts *opts);
 int cmd_check(const char *policy_path, const struct rf_plan_opts *plan_opts);
 int cmd_probe(void);
 int cmd_status(bool json);
+int cmd_gc(bool quiet);
 int cmd_unload(bool force);
 
 #endif

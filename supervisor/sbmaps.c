@@ -184,7 +184,9 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	return err;
 }
 
-static int purge_map(int fd, size_t key_size, size_t off, uint64_t cgid);
+static int purge_map(int fd, size_t key_size, size_t off,
+		     bool (*doomed)(uint64_t cgid, void *ctx), void *ctx);
+static bool is_cgid(uint64_t cgid, void *ctx);
 
 int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 		   const struct rf_net_entry *entries, size_t n_entries,
@@ -225,17 +227,18 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 		bpf_map_delete_elem(fd[RF_PIN_OBSERVE], &cgid);
 		/* audit observations the supervisor did not take */
 		purge_map(fd[RF_PIN_OBS_ACCESS], rf_pin_maps[RF_PIN_OBS_ACCESS].key_size,
-			  rf_pin_maps[RF_PIN_OBS_ACCESS].cgid_off, cgid);
+			  rf_pin_maps[RF_PIN_OBS_ACCESS].cgid_off, is_cgid, &cgid);
 	}
 	return 0;
 }
 
 /*
- * Delete the keys of one cgroup from a map. Keys are collected first:
- * deleting while walking with get_next_key restarts the walk on hash maps.
- * off: offset of the __u64 cgroup id inside the key.
+ * Delete the keys whose cgroup id doomed() picks from a map. Keys are
+ * collected first: deleting while walking with get_next_key restarts the
+ * walk on hash maps. off: offset of the __u64 cgroup id inside the key.
  */
-static int purge_map(int fd, size_t key_size, size_t off, uint64_t cgid)
+static int purge_map(int fd, size_t key_size, size_t off,
+		     bool (*doomed)(uint64_t cgid, void *ctx), void *ctx)
 {
 	unsigned char *keys = NULL, *prev, *next;
 	size_t n = 0, cap = 0, i;
@@ -251,7 +254,7 @@ static int purge_map(int fd, size_t key_size, size_t off, uint64_t cgid)
 
 		first = false;
 		memcpy(&id, next + off, sizeof(id));
-		if (id == cgid) {
+		if (doomed(id, ctx)) {
 			if (n == cap) {
 				size_t c = cap ? cap * 2 : 64;
 				void *p = realloc(keys, c * key_size);
@@ -277,24 +280,39 @@ cleanup:
 	return err;
 }
 
-int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid)
+int sbmaps__purge_where(const struct rf_enforcer *enf,
+			bool (*doomed)(uint64_t cgid, void *ctx), void *ctx)
 {
 	const int *fd = enf->map_fd;
 	int err = 0, e;
 	size_t i;
 
-	/* The sandbox entry first: from then on the cgroup is no sandbox. */
-	if (bpf_map_delete_elem(fd[RF_PIN_SANDBOXES], &cgid) && errno != ENOENT)
-		err = -errno;
-	/* Then every other map whose keys carry the sandbox's cgroup id (the
-	 * LSM object's only when it is loaded). */
+	/* The table starts with rf_sandboxes: from then on the cgroup is no
+	 * sandbox. Then every other map whose keys carry the sandbox's cgroup
+	 * id (the LSM object's only when it is loaded). */
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
-		if (i == RF_PIN_SANDBOXES || !rf_pin_maps[i].key_size || fd[i] < 0)
+		if (!rf_pin_maps[i].key_size || fd[i] < 0)
 			continue;
-		e = purge_map(fd[i], rf_pin_maps[i].key_size, rf_pin_maps[i].cgid_off, cgid);
+		e = purge_map(fd[i], rf_pin_maps[i].key_size, rf_pin_maps[i].cgid_off, doomed, ctx);
 		err = err ? err : e;
 	}
 	return err;
+}
+
+static bool is_cgid(uint64_t cgid, void *ctx)
+{
+	return cgid == *(const uint64_t *)ctx;
+}
+
+int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid)
+{
+	int err = 0, e;
+
+	/* The sandbox entry first: from then on the cgroup is no sandbox. */
+	if (bpf_map_delete_elem(enf->map_fd[RF_PIN_SANDBOXES], &cgid) && errno != ENOENT)
+		err = -errno;
+	e = sbmaps__purge_where(enf, is_cgid, &cgid);
+	return err ? err : e;
 }
 
 int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,

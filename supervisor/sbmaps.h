@@ -3,6 +3,7 @@
 #ifndef RF_SBMAPS_H
 #define RF_SBMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "enforcer.h"
@@ -25,6 +26,12 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 /* Remove every entry of cgid from every map by walking them all: for a
  * sandbox whose supervisor died (its rules are not known). */
 int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid);
+
+/* The kernel-state walk of gc: delete every key, in every per-sandbox map
+ * (lib/pins.h: key_size != 0), whose cgroup id doomed() picks. doomed is
+ * called once per key (it may count). 0 or the first -errno. */
+int sbmaps__purge_where(const struct rf_enforcer *enf,
+			bool (*doomed)(uint64_t cgid, void *ctx), void *ctx);
 
 int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,
 			 struct rf_sandbox *ret_sb);

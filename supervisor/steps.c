@@ -21,7 +21,7 @@ int steps__run(struct rf_steps *s, void *ctx, const char *last)
 	const struct rf_step *st;
 	int err;
 
-	for (; s->done < s->n; s->done++) {
+	while (s->done < s->n) {
 		st = &s->steps[s->done];
 		memset(&s->err, 0, sizeof(s->err));
 		s->err.exit = st->exit;
@@ -31,14 +31,15 @@ int steps__run(struct rf_steps *s, void *ctx, const char *last)
 		else
 			err = st->run(ctx, &s->err);
 		if (err) {
+			if (st->owed_before)
+				s->done++;
 			if (s->err.e.why[0])
 				rf_error_print(&s->err.e, NULL);
 			return s->err.exit;
 		}
-		if (last && !strcmp(st->name, last)) {
-			s->done++;
+		s->done++;
+		if (last && !strcmp(st->name, last))
 			break;
-		}
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #ifndef RF_STEPS_H
 #define RF_STEPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "error.h"
 
@@ -24,15 +25,20 @@ struct rf_step {
 	 * as .exit and the step may change it. */
 	int (*run)(void *ctx, struct rf_step_error *ret_err);
 	/* Release what run made; NULL: nothing to release. Runs only after
-	 * run succeeded. */
+	 * run succeeded, unless owed_before. */
 	void (*undo)(void *ctx);
 	int exit;                /* exit status of this step's failures */
+	/* The undo is owed from before run starts: it also runs when run
+	 * fails, and copes with a step that stopped half-way (steps that
+	 * create kernel state: cgroup, registry file, map entries). */
+	bool owed_before;
 };
 
 struct rf_steps {
 	const struct rf_step *steps;
 	size_t n;
-	size_t done;             /* steps[0..done) succeeded: undos owed */
+	size_t done;             /* steps[0..done) succeeded (or failed with
+				  * owed_before): undos owed */
 	struct rf_step_error err;
 };
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 
 #include "names.h"
@@ -14,34 +17,37 @@
 #include "trace.h"
 
 struct rf_trace {
-	FILE *f;
+	int fd;                  /* -1: events are dropped */
+	bool cut;                /* a regular file: a half-written line is cut off */
+	off_t whole;             /* bytes of whole lines written */
 	uint64_t seq;
+	uint64_t written;        /* lines written whole */
+	int err;                 /* the first write error: nothing is written after it */
 	char sandbox[128];
 };
 
 int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_trace)
 {
 	struct rf_trace *t = calloc(1, sizeof(*t));
-	int fd, err;
+	struct stat st;
+	int err;
 
 	if (!t)
 		return -ENOMEM;
+	t->fd = -1;
 	snprintf(t->sandbox, sizeof(t->sandbox), "%s", sandbox);
 	if (path) {
-		/* CLOEXEC: the sandbox must never inherit its own trace. */
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
+		/* CLOEXEC: the sandbox must never inherit its own trace.
+		 * NONBLOCK: a FIFO nobody reads is ENXIO now, not a hang
+		 * before the command starts; writes block again below. */
+		t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+		if (t->fd < 0 || fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
+		    fstat(t->fd, &st) < 0) {
 			err = -errno;
-			free(t);
+			trace__close(t);
 			return err;
 		}
-		t->f = fdopen(fd, "w");
-		if (!t->f) {
-			err = -errno;
-			close(fd);
-			free(t);
-			return err;
-		}
+		t->cut = S_ISREG(st.st_mode);
 	}
 	*ret_trace = t;
 	return 0;
@@ -49,9 +55,62 @@ int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_tra
 
 void trace__close(struct rf_trace *t)
 {
-	if (t && t->f)
-		fclose(t->f);
+	if (t && t->fd >= 0)
+		close(t->fd);
 	free(t);
+}
+
+int trace__error(const struct rf_trace *t, uint64_t *ret_written)
+{
+	if (ret_written)
+		*ret_written = t ? t->written : 0;
+	return t ? t->err : 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * One line, whole or (on a regular file) not at all: a failed write is
+ * cut off again so the trace stays JSON lines up to where it stopped. A
+ * FIFO whose reader went away is EPIPE here, not a SIGPIPE that would end
+ * the supervisor without a word: the signal is blocked around the write
+ * and the one it raised is taken back.
+ */
+static int write_line(struct rf_trace *t, const char *line)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old;
+	size_t len = strlen(line);
+	int err;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	err = write_all(t->fd, line, len);
+	if (err == -EPIPE && !sigismember(&old, SIGPIPE))
+		sigtimedwait(&pipe_set, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		if (t->cut && ftruncate(t->fd, t->whole) == 0)
+			lseek(t->fd, t->whole, SEEK_SET);
+		return err;
+	}
+	t->whole += (off_t)len;
+	return 0;
 }
 
 void trace__format_ts(const struct timespec *ts, char *buf, size_t len)
@@ -72,16 +131,26 @@ int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
 	json_object_set_new(fields, "seq", json_integer((json_int_t)t->seq++));
 	json_object_set_new(fields, "sandbox", json_string(t->sandbox));
 	json_object_set_new(fields, "event", json_string(event));
-	if (t->f) {
+	if (t->fd >= 0 && !t->err) {
 		line = json_dumps(fields, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		if (line) {
-			fprintf(t->f, "%s\n", line);
-			fflush(t->f);
-			free(line);
+		if (!line)
+			t->err = -ENOMEM;
+		else {
+			char *nl = realloc(line, strlen(line) + 2);
+
+			if (!nl) {
+				t->err = -ENOMEM;
+			} else {
+				line = nl;
+				strcat(line, "\n");
+				t->err = write_line(t, line);
+				t->written += !t->err;
+			}
 		}
+		free(line);
 	}
 	json_decref(fields);
-	return 0;
+	return t->fd >= 0 ? t->err : 0;
 }
 
 /* Kernel boot-time stamp -> wall clock, for the record's own time. */

@@ -14,8 +14,13 @@ struct rf_trace;
 int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_trace);
 void trace__close(struct rf_trace *trace);
 
-/* Adds ts, seq, sandbox, event to fields (stolen) and writes one line. */
+/* Adds ts, seq, sandbox, event to fields (stolen) and writes one line.
+ * 0, or the first write error (-ENOSPC, -EPIPE, ...): from then on the
+ * trace is incomplete and nothing more is written to it. */
 int trace__emit(struct rf_trace *trace, const char *event, json_t *fields);
+
+/* That first write error (0: none) and how many lines were written whole. */
+int trace__error(const struct rf_trace *trace, uint64_t *ret_written);
 
 /* RFC 3339 UTC with nanoseconds, e.g. 2026-11-29T10:00:00.123456789Z. */
 void trace__format_ts(const struct timespec *ts, char *buf, size_t len);

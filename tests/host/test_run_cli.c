@@ -6,6 +6,8 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <poll.h>
+#include <sys/mount.h>
 #include <bpf/bpf.h>
 
 #define OPEN_POLICY                                                               \
@@ -586,6 +588,205 @@ static void unload_force_kills_live_sandboxes(void **state)
 	free(policy);
 }
 
+/* ---- output failures (issue 14): never a silent exit 0 ---------------- */
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* A trace that cannot take its first line refuses the run before the
+ * command starts: one line, 125. */
+static void trace_dev_full_is_refused_125(void **state)
+{
+	char *mark = h_tempfile("mark", NULL), cmd[600], *err = NULL;
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+	(void)state;
+	unlink(mark);
+	snprintf(cmd, sizeof(cmd), "echo ran > %s", mark);
+	assert_int_equal(h_run(OPEN_POLICY, "/dev/full", argv, NULL, &err), 125);
+	if (!strstr(err, "--trace /dev/full") || !strstr(err, "No space left") ||
+	    count_lines(err) != 1)
+		fail_msg("stderr: %s", err);
+	assert_int_equal(access(mark, F_OK), -1);   /* the command never ran */
+	assert_int_equal(count_cgroups("cli-"), 0);
+	free(err);
+	free(mark);
+}
+
+/* Waits at most ms for p; its status, or -1 after killing it. */
+static int wait_bounded(struct h_proc p, int ms, char **ret_err)
+{
+	int st;
+
+	for (; ms > 0; ms -= 20, usleep(20 * 1000))
+		if (waitpid(p.pid, &st, WNOHANG) == p.pid) {
+			close(p.out_fd);
+			*ret_err = h_read_all(p.err_fd);
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
+	kill(p.pid, SIGKILL);
+	waitpid(p.pid, &st, 0);
+	close(p.out_fd);
+	*ret_err = h_read_all(p.err_fd);
+	return -1;
+}
+
+/* A FIFO nobody reads: refused at once (ENXIO), not a hang before the
+ * command starts; with a reader the trace flows through it. */
+static void trace_fifo_without_reader_is_refused(void **state)
+{
+	char dir[] = "/tmp/rf-test-fifo-XXXXXX", fifo[600], *policy, *err = NULL, *tr;
+	const char *argv[] = { "/bin/true", NULL };
+	int rfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/trace", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	policy = h_tempfile("policy", OPEN_POLICY);
+	assert_int_equal(wait_bounded(h_spawn(policy, fifo, NULL, argv), 5000, &err), 125);
+	if (!strstr(err, fifo) || !strstr(err, "FIFO") || count_lines(err) != 1)
+		fail_msg("stderr: %s", err);
+	free(err);
+
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(rfd >= 0);
+	assert_int_equal(wait_bounded(h_spawn(policy, fifo, NULL, argv), 10000, &err), 0);
+	free(err);
+	fcntl(rfd, F_SETFL, 0);
+	tr = h_read_all(rfd);
+	assert_non_null(strstr(tr, "\"event\":\"sandbox.plan\""));
+	assert_non_null(strstr(tr, "\"event\":\"sandbox.exit\""));
+	free(tr);
+
+	/* the reader goes away mid-run: EPIPE, one line, 124; no SIGPIPE */
+	{
+		const char *slow[] = { "/bin/sleep", "0.5", NULL };
+		struct pollfd pf = { .events = POLLIN };
+		struct h_proc p;
+		char c;
+
+		rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		assert_true(rfd >= 0);
+		pf.fd = rfd;
+		p = h_spawn(policy, fifo, NULL, slow);
+		/* until the first line comes (a FIFO no writer opened yet reads
+		 * as EOF, but polls as nothing) */
+		assert_int_equal(poll(&pf, 1, 10000), 1);
+		assert_int_equal(read(rfd, &c, 1), 1);
+		close(rfd);
+		assert_int_equal(wait_bounded(p, 10000, &err), 124);
+		if (!strstr(err, "Broken pipe") || !strstr(err, "incomplete") ||
+		    count_lines(err) != 1)
+			fail_msg("stderr: %s", err);
+		free(err);
+	}
+	unlink(fifo);
+	rmdir(dir);
+	unlink(policy);
+	free(policy);
+}
+
+/* The disk fills while the command runs: it ran, the trace is cut short,
+ * and the run says so in one line and exits 124, not the command's 0. */
+static void trace_disk_full_mid_run_is_124(void **state)
+{
+	char dir[] = "/tmp/rf-test-full-XXXXXX", trace[600], *mark, cmd[600], *err = NULL;
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	json_t *t;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* one page: the plan line fits, the whole trace does not */
+	assert_int_equal(mount("tmpfs", dir, "tmpfs", 0, "size=4k"), 0);
+	snprintf(trace, sizeof(trace), "%s/trace", dir);
+	mark = h_tempfile("mark", NULL);
+	unlink(mark);
+	snprintf(cmd, sizeof(cmd), "echo ran > %s", mark);
+	assert_int_equal(h_run(OPEN_POLICY, trace, argv, NULL, &err), 124);
+	if (!strstr(err, "incomplete") || !strstr(err, "No space left") ||
+	    !strstr(err, "exit status was 0") || count_lines(err) != 1)
+		fail_msg("stderr: %s", err);
+	assert_int_equal(access(mark, F_OK), 0);   /* the command ran */
+	t = h_trace(trace);
+	assert_int_equal(h_count_events(t, "sandbox.plan"), 1);
+	assert_int_equal(h_count_events(t, "sandbox.exit"), 0);
+	json_decref(t);
+	free(err);
+	unlink(mark);
+	free(mark);
+	assert_int_equal(umount(dir), 0);
+	rmdir(dir);
+}
+
+/* n distinct port ranges on one address (every other port: no merging). */
+static char *ranges_policy(int n)
+{
+	char *p = NULL, *q;
+	int i;
+
+	assert_true(asprintf(&p, "{\"version\":1,\"id\":\"cap\",\"files\":\"unrestricted\","
+			     "\"exec\":\"unrestricted\",\"network\":{\"connect\":[") > 0);
+	for (i = 0; i < n; i++) {
+		assert_true(asprintf(&q, "%s%s\"127.0.0.1:%d\"", p, i ? "," : "", 20001 + 2 * i) > 0);
+		free(p);
+		p = q;
+	}
+	assert_true(asprintf(&q, "%s]}}", p) > 0);
+	free(p);
+	return q;
+}
+
+/* check makes the refusals run makes from the policy, capacity included:
+ * same exit, same reason. */
+static void check_refuses_what_run_refuses(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	int n[] = { 32, 33 }, want[] = { 0, 126 }, i, rc;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		char *text = ranges_policy(n[i]), *path = h_tempfile("policy", text), *err = NULL;
+		char cmd[1024];
+
+		snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>%s.err",
+			 h_ringfence(), path, path);
+		rc = system(cmd);
+		assert_true(WIFEXITED(rc));
+		assert_int_equal(WEXITSTATUS(rc), want[i]);
+		assert_int_equal(h_run(text, NULL, argv, NULL, &err), want[i]);
+		if (want[i]) {
+			char errpath[600], *cerr;
+			int fd;
+
+			snprintf(errpath, sizeof(errpath), "%s.err", path);
+			fd = open(errpath, O_RDONLY);
+			assert_true(fd >= 0);
+			cerr = h_read_all(fd);
+			if (!strstr(cerr, "more than 32 distinct port ranges") ||
+			    !strstr(err, "more than 32 distinct port ranges"))
+				fail_msg("check: %s\nrun: %s", cerr, err);
+			free(cerr);
+			unlink(errpath);
+		} else {
+			char errpath[600];
+
+			snprintf(errpath, sizeof(errpath), "%s.err", path);
+			unlink(errpath);
+		}
+		free(err);
+		unlink(path);
+		free(path);
+		free(text);
+	}
+}
+
 /* `check` of a file with a raw NUL byte after a number (jansson alone
  * accepted it as 1): 125, one line naming the position, nothing on stdout;
  * the same bytes without the NUL pass. */
@@ -658,6 +859,10 @@ int main(void)
 		cmocka_unit_test(concurrent_first_runs_do_not_race),
 		cmocka_unit_test(stale_pinned_objects_are_never_reused),
 		cmocka_unit_test(unload_force_kills_live_sandboxes),
+		cmocka_unit_test(trace_dev_full_is_refused_125),
+		cmocka_unit_test(trace_fifo_without_reader_is_refused),
+		cmocka_unit_test(trace_disk_full_mid_run_is_124),
+		cmocka_unit_test(check_refuses_what_run_refuses),
 	};
 
 	if (harness_require_root())

@@ -91,6 +91,7 @@ static void assert_same(const struct rf_registry_entry *a, const struct rf_regis
 	assert_int_equal(a->supervisor_pid, b->supervisor_pid);
 	assert_int_equal(a->supervisor_start, b->supervisor_start);
 	assert_int_equal(a->child_pid, b->child_pid);
+	assert_int_equal(a->keep_running, b->keep_running);
 	assert_memory_equal(&a->monitor, &b->monitor, sizeof(a->monitor));
 	assert_int_equal(a->syscalls.present, b->syscalls.present);
 	assert_int_equal(a->syscalls.alert, b->syscalls.alert);
@@ -112,6 +113,7 @@ static void test_round_trip(void **state)
 	memset(&plain, 0, sizeof(plain));
 	snprintf(plain.sandbox, sizeof(plain.sandbox), "t-plain-00000001");
 	plain.cgroup_id = 7;
+	plain.keep_running = true;        /* "on_supervisor_exit": "keep-running" */
 	assert_int_equal(registry__add_in(dir, &e), 0);
 	assert_int_equal(registry__add_in(dir, &plain), 0);
 	put(dir, "t-half-00000002.json.tmp", "{\"sandbox\":");   /* a writer's temp file */
@@ -165,6 +167,7 @@ static void test_exact_bytes(void **state)
 		"\"mode\":\"audit\",\"cgroup_path\":\"/sys/fs/cgroup/ringfence/t-reg-0123abcd\","
 		"\"cgroup_id\":4242,\"supervisor_pid\":100,\"supervisor_start\":123456789,"
 		"\"pid\":101,\"started\":\"2026-12-01T12:00:00.000000001Z\","
+		"\"on_supervisor_exit\":\"kill\","
 		"\"monitor\":{\"deny_burst\":{\"count\":5,\"window_ms\":100},\"memory_mb\":900},"
 		"\"syscalls\":{\"allow\":[\"read\",\"write\",\"exit_group\"],"
 		"\"on_violation\":\"alert\"}}");
@@ -182,6 +185,8 @@ static const char *const malformed[] = {
 	"{\"sandbox\":\"a\"}",                                  /* no cgroup_id */
 	"{\"sandbox\":\"\",\"cgroup_id\":1}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":0}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"on_supervisor_exit\":\"maybe\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"on_supervisor_exit\":true}",
 	"{\"sandbox\":1,\"cgroup_id\":1}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":\"1\"}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":-1}",

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include "cgroup.h"
+#include "cleanup.h"
+#include "gc.h"
+#include "log.h"
+#include "probe.h"
+#include "registry.h"
+#include "sbmaps.h"
+
+#define START_LOCK RF_RUN_DIR "/start.lock"
+#define TMP_SUFFIX ".json.tmp"
+
+static int lock_start(int op)
+{
+	int fd;
+
+	if (mkdir(RF_RUN_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	fd = open(START_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, op)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int gc__start_lock(void)
+{
+	return lock_start(LOCK_SH);
+}
+
+/* Cgroup ids, sorted once filled (bsearch while the maps are walked). */
+struct idset {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int idset_add(struct idset *s, uint64_t id)
+{
+	if (s->n == s->cap) {
+		size_t c = s->cap ? s->cap * 2 : 16;
+		void *p = realloc(s->v, c * sizeof(*s->v));
+
+		if (!p)
+			return -ENOMEM;
+		s->v = p;
+		s->cap = c;
+	}
+	s->v[s->n++] = id;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool idset_has(const struct idset *s, uint64_t id)
+{
+	return s->n && bsearch(&id, s->v, s->n, sizeof(*s->v), cmp_u64);
+}
+
+struct gc {
+	unsigned flags;
+	void (*say)(const char *line);
+	struct rf_registry_entry *v;
+	size_t n;
+	bool *seen;                 /* v[i]'s cgroup was met in the walk */
+	struct idset live, dead;
+	struct rf_gc_stats st;
+};
+
+static void say(const struct gc *g, const char *fmt, ...)
+{
+	char line[PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rf_debug("gc: %s", line);
+	if (g->say)
+		g->say(line);
+}
+
+/* Owned: its supervisor runs, or it was told to outlive it and has not
+ * ended yet. */
+static bool entry_live(const struct rf_registry_entry *e)
+{
+	return registry__supervisor_alive(e) ||
+	       (e->keep_running && !cgroup__is_empty(e->cgroup_path));
+}
+
+static struct rf_registry_entry *find_entry(struct gc *g, const char *name, size_t *ret_i)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (!strcmp(g->v[i].sandbox, name)) {
+			*ret_i = i;
+			return &g->v[i];
+		}
+	return NULL;
+}
+
+/* Kill what is in the cgroup and remove it: false when processes
+ * survived (its policy then stays in force). */
+static bool kill_cgroup(const char *path)
+{
+	cgroup__destroy_path(path);
+	return cgroup__is_empty(path);
+}
+
+static void remove_entry(struct gc *g, const struct rf_registry_entry *e, const char *why)
+{
+	registry__remove(e->sandbox);
+	g->st.registry++;
+	say(g, "removed registry file %s/%s.json (%s)", RF_REGISTRY_DIR, e->sandbox, why);
+}
+
+/* One directory under MOUNT/ringfence. */
+static void gc_cgroup(struct gc *g, const char *dir, const char *name)
+{
+	struct rf_registry_entry *e;
+	char path[PATH_MAX];
+	uint64_t id = 0;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (probe__is_scratch(name)) {
+		if (probe__scratch_live(name))
+			return;
+		if (kill_cgroup(path) && access(path, F_OK)) {
+			g->st.probes++;
+			say(g, "removed probe scratch cgroup %s", path);
+		}
+		return;
+	}
+	e = find_entry(g, name, &i);
+	if (e)
+		g->seen[i] = true;
+	if (e && entry_live(e))
+		return;
+	if (cgroup__id_of(path, &id))
+		return;  /* gone meanwhile */
+	if (!kill_cgroup(path)) {
+		rf_err("sandbox %s: processes survived the kill; its policy stays in force", name);
+		g->st.survivors++;
+		idset_add(&g->live, id);
+		return;
+	}
+	idset_add(&g->dead, id);
+	g->st.cgroups++;
+	say(g, "removed sandbox cgroup %s (%s)", path,
+	    e ? "its supervisor is gone" : "no registry file names it");
+	if (e)
+		remove_entry(g, e, "its supervisor is gone");
+}
+
+static void walk_cgroups(struct gc *g, const char *mount)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/%s", mount, RF_CGROUP_PARENT);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			gc_cgroup(g, dir, de->d_name);
+	closedir(d);
+}
+
+/* Registry files whose cgroup the walk did not meet (gone already, or
+ * elsewhere): live ones keep their map entries, dead ones go. */
+static void walk_registry(struct gc *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		const struct rf_registry_entry *e = &g->v[i];
+
+		if (entry_live(e)) {
+			idset_add(&g->live, e->cgroup_id);
+			continue;
+		}
+		if (g->seen[i])
+			continue;
+		if (!kill_cgroup(e->cgroup_path)) {
+			g->st.survivors++;
+			idset_add(&g->live, e->cgroup_id);
+			continue;
+		}
+		idset_add(&g->dead, e->cgroup_id);
+		remove_entry(g, e, "its supervisor is gone");
+	}
+}
+
+/* A writer killed between its temp file and the rename. The first write
+ * of a live run is under the start lock; later ones have a live entry. */
+static void walk_temp_files(struct gc *g)
+{
+	struct dirent *de;
+	DIR *d = opendir(RF_REGISTRY_DIR);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name), sl = strlen(TMP_SUFFIX), i;
+		char name[NAME_MAX + 1];
+
+		if (l <= sl || strcmp(de->d_name + l - sl, TMP_SUFFIX))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(l - sl), de->d_name);
+		if (find_entry(g, name, &i) && entry_live(&g->v[i]))
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0)) {
+			g->st.registry++;
+			say(g, "removed registry temp file %s/%s", RF_REGISTRY_DIR, de->d_name);
+		}
+	}
+	closedir(d);
+}
+
+/* Map keys of a cgroup id counted once each, for the report. */
+struct doom {
+	struct gc *g;
+	struct idset ids;
+	unsigned long long *count;
+};
+
+static bool doomed(uint64_t cgid, void *ctx)
+{
+	struct doom *d = ctx;
+	struct gc *g = d->g;
+	size_t i;
+
+	if (g->flags & RF_GC_FULL ? idset_has(&g->live, cgid) : !idset_has(&g->dead, cgid))
+		return false;
+	for (i = 0; i < d->ids.n && d->ids.v[i] != cgid; i++)
+		;
+	if (i == d->ids.n) {
+		void *p = realloc(d->count, (i + 1) * sizeof(*d->count));
+
+		if (!p || idset_add(&d->ids, cgid)) {
+			d->count = p ? p : d->count;
+			return true;
+		}
+		d->count = p;
+		d->count[i] = 0;
+	}
+	d->count[i]++;
+	return true;
+}
+
+static void walk_maps(struct gc *g, const struct rf_enforcer *enf)
+{
+	struct doom d = { .g = g };
+	size_t i;
+
+	if (!enf || (!(g->flags & RF_GC_FULL) && !g->dead.n))
+		return;
+	qsort(g->live.v, g->live.n, sizeof(*g->live.v), cmp_u64);
+	qsort(g->dead.v, g->dead.n, sizeof(*g->dead.v), cmp_u64);
+	sbmaps__purge_where(enf, doomed, &d);
+	for (i = 0; i < d.ids.n; i++) {
+		g->st.map_entries += d.count[i];
+		say(g, "removed %llu map entr%s of cgroup id %llu", d.count[i],
+		    d.count[i] == 1 ? "y" : "ies", (unsigned long long)d.ids.v[i]);
+	}
+	free(d.ids.v);
+	free(d.count);
+}
+
+int gc__run(const struct rf_enforcer *enf, const char *mount, unsigned flags,
+	    void (*say_fn)(const char *line), struct rf_gc_stats *ret_stats)
+{
+	struct gc g = { .flags = flags, .say = say_fn };
+	_cleanup_close_ int lock = -1;
+	int err;
+
+	if (ret_stats)
+		memset(ret_stats, 0, sizeof(*ret_stats));
+	/* Exclusive: no run is between its mkdir and its registry file. */
+	lock = lock_start(LOCK_EX | (flags & RF_GC_NOWAIT ? LOCK_NB : 0));
+	if (lock < 0)
+		return lock == -EWOULDBLOCK ? 0 : lock;
+	err = registry__list(&g.v, &g.n);
+	if (err)
+		return err;
+	g.seen = calloc(g.n ? g.n : 1, sizeof(*g.seen));
+	if (!g.seen) {
+		registry__list_free(g.v, g.n);
+		return -ENOMEM;
+	}
+	if (mount && mount[0])
+		walk_cgroups(&g, mount);
+	walk_registry(&g);
+	walk_temp_files(&g);
+	walk_maps(&g, enf);
+	if (ret_stats)
+		*ret_stats = g.st;
+	free(g.live.v);
+	free(g.dead.v);
+	free(g.seen);
+	registry__list_free(g.v, g.n);
+	return 0;
+}
+
+int gc__sandbox(const char *name, const char *cgroup_path)
+{
+	struct rf_registry_entry e;
+	struct rf_enforcer *enf = NULL;
+	char path[PATH_MAX];
+	uint64_t id = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.json", RF_REGISTRY_DIR, name);
+	if (!registry__read_file(path, &e)) {
+		id = e.cgroup_id;
+		registry__entry_clear(&e);
+	}
+	if (!id && cgroup__id_of(cgroup_path, &id))
+		return 0;  /* no cgroup, no file: it cleaned up, or never got that far */
+	if (!kill_cgroup(cgroup_path))
+		return -EBUSY;
+	if (!enforcer__open_pinned(&enf)) {
+		sbmaps__purge(enf, id);
+		enforcer__close(enf);
+	}
+	registry__remove(name);
+	snprintf(path, sizeof(path), "%s/%s" TMP_SUFFIX, RF_REGISTRY_DIR, name);
+	unlink(path);
+	return 0;
+}
