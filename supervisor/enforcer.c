@@ -24,6 +24,7 @@
 
 #include "rf_abi.h"
 #include "bpfutil.h"
+#include "runlock.h"
 #include "enforcer.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
@@ -585,26 +586,6 @@ static int ensure_bpffs(void)
 	return 0;
 }
 
-static int lock_file(const char *name, int op)
-{
-	char path[256];
-	int fd;
-
-	if (mkdir(RF_RUN_DIR, 0755) && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), RF_RUN_DIR "/%s", name);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, op)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 /* Every pinned link of an object, whatever build pinned it, and the maps
  * it owns. */
 static void unpin_obj(const struct extra_obj *o)
@@ -869,7 +850,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	if (!enf)
 		return rf_error_set(e, -ENOMEM, NULL, "%s", strerror(ENOMEM));
 	/* Serialise first runs: exactly one of them loads and pins. */
-	load_fd = lock_file("load.lock", LOCK_EX);
+	load_fd = runlock__take("load.lock", LOCK_EX);
 	if (load_fd < 0) {
 		err = rf_error_set(e, load_fd, NULL, "lock %s/load.lock: %s", RF_RUN_DIR,
 				   strerror(-load_fd));
@@ -889,7 +870,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	if (!reuse && err != -ENOENT) {
 		/* Pinned by another build (or incomplete): replace it, but
 		 * only when no supervisor is using it. */
-		live_fd = lock_file("live.lock", LOCK_EX | LOCK_NB);
+		live_fd = runlock__take("live.lock", LOCK_EX | LOCK_NB);
 		if (live_fd < 0) {
 			err = rf_error_set(e, -ESTALE, NULL,
 					   "the pinned enforcement programs in %s come from another "
@@ -918,7 +899,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
 		goto cleanup;
 	}
-	enf->live_lock_fd = lock_file("live.lock", LOCK_SH);
+	enf->live_lock_fd = runlock__take("live.lock", LOCK_SH);
 	if (enf->live_lock_fd < 0) {
 		err = rf_error_set(e, enf->live_lock_fd, NULL, "lock %s/live.lock: %s", RF_RUN_DIR,
 				   strerror(-enf->live_lock_fd));
@@ -942,10 +923,10 @@ int enforcer__unload(bool force)
 {
 	int load_fd, live_fd = -1, err = 0;
 
-	load_fd = lock_file("load.lock", LOCK_EX);
+	load_fd = runlock__take("load.lock", LOCK_EX);
 	if (load_fd < 0)
 		return load_fd;
-	live_fd = lock_file("live.lock", LOCK_EX | (force ? 0 : LOCK_NB));
+	live_fd = runlock__take("live.lock", LOCK_EX | (force ? 0 : LOCK_NB));
 	if (live_fd < 0) {
 		err = live_fd == -EWOULDBLOCK ? -EBUSY : live_fd;
 		goto cleanup;

@@ -14,30 +14,17 @@
 #include "cgroup.h"
 #include "cleanup.h"
 #include "gc.h"
+#include "runlock.h"
 #include "log.h"
 #include "probe.h"
 #include "registry.h"
 #include "sbmaps.h"
 
-#define START_LOCK RF_RUN_DIR "/start.lock"
 #define TMP_SUFFIX ".json.tmp"
 
 static int lock_start(int op)
 {
-	int fd;
-
-	if (mkdir(RF_RUN_DIR, 0755) && errno != EEXIST)
-		return -errno;
-	fd = open(START_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, op)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
+	return runlock__take("start.lock", op);
 }
 
 int gc__start_lock(void)

@@ -44,6 +44,37 @@ static int usage_error(const char *fmt, const char *arg)
 	return RF_EXIT_USAGE;
 }
 
+/* Options only some commands take: the one line a misplaced one gets. */
+static const struct {
+	int opt;
+	const char *cmds;       /* space-separated commands that take it */
+	const char *msg;
+} option_scopes[] = {
+	{ 't', "run", "--trace is only for run" },
+	{ 'u', "run learn", "--user is only for run and learn" },
+	{ 'R', "run check", "--require/--prefer are for run and check" },
+	{ 'P', "run check", "--require/--prefer are for run and check" },
+	{ 'k', "run", "--keep-running is only for run" },
+};
+
+/* NULL when cmd takes option c, else the message. */
+static const char *option_scope(int c, const char *cmd)
+{
+	size_t i, n = strlen(cmd);
+
+	for (i = 0; i < sizeof(option_scopes) / sizeof(option_scopes[0]); i++) {
+		const char *w = option_scopes[i].cmds;
+
+		if (option_scopes[i].opt != c)
+			continue;
+		for (; w; w = strchr(w, ' ') ? strchr(w, ' ') + 1 : NULL)
+			if (!strncmp(w, cmd, n) && (w[n] == ' ' || !w[n]))
+				return NULL;
+		return option_scopes[i].msg;
+	}
+	return NULL;
+}
+
 static int parse_common(int argc, char **argv, const char *cmd, struct run_opts *o,
 			bool *flag, const char *flag_name, const char **out)
 {
@@ -62,33 +93,30 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
-	bool is_run = !strcmp(cmd, "run"), is_learn = !strcmp(cmd, "learn");
+	bool is_run = !strcmp(cmd, "run");
 
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, the command to run. */
 	while ((c = getopt_long(argc, argv, "+:p:t:u:vq", opts, NULL)) != -1) {
+		const char *scope = option_scope(c, cmd);
+
+		if (scope)
+			return usage_error("%s", scope);
 		switch (c) {
 		case 'p':
 			o->policy_path = optarg;
 			break;
 		case 't':
-			if (!is_run)
-				return usage_error("--trace is only for run", NULL);
 			o->trace_path = optarg;
 			break;
 		case 'u':
-			if (!is_run && !is_learn)
-				return usage_error("--user is only for run and learn", NULL);
 			o->user = optarg;
 			break;
 		case 'R':
 		case 'P': {
-			enum rf_backend b;
+			enum rf_backend b = names__backend_by_name(optarg);
 
-			if (!is_run && strcmp(cmd, "check"))
-				return usage_error("--require/--prefer are for run and check", NULL);
-			b = names__backend_by_name(optarg);
 			if (b == RF_BE_NONE)
 				return usage_error("unknown backend \"%s\" (bpf-lsm, landlock, "
 						   "seccomp, cgroup-sock-addr, capabilities)", optarg);
@@ -110,8 +138,6 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 			break;
 		}
 		case 'k':
-			if (!is_run)
-				return usage_error("--keep-running is only for run", NULL);
 			o->keep_running = true;
 			break;
 		case 'v':
