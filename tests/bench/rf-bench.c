@@ -6,15 +6,19 @@
  *   connect   TCP connect() + close() (to a closed port: ECONNREFUSED)
  *   udp       unconnected sendto() of one byte
  * rf-bench exec N CMD [ARGS...]: run CMD N times, print "exec median_us".
+ * rf-bench open PATH N: open(O_RDONLY) + close() of PATH, "open median_ns".
+ * rf-bench getppid N: getppid() (the cheapest syscall), "getppid median_ns".
+ * The last two as connect and udp: the median over 15 batches of N/15.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +42,35 @@ static int cmp(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The median per-call time of one of the local loops over BATCHES. */
+static int local_loop(const char *op, const char *path, int n)
+{
+	int per = n / BATCHES > 0 ? n / BATCHES : 1, b, i, fd;
+	bool is_open = !strcmp(op, "open");
+	double t[BATCHES];
+
+	for (b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+
+		for (i = 0; i < per; i++) {
+			if (!is_open) {
+				syscall(SYS_getppid);  /* no libc caching */
+				continue;
+			}
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				perror(path);
+				return 1;
+			}
+			close(fd);
+		}
+		t[b] = (now_ns() - t0) / per;
+	}
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	printf("%s %.0f\n", op, t[BATCHES / 2]);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -73,8 +106,13 @@ int main(int argc, char **argv)
 		free(d);
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "open"))
+		return local_loop("open", argv[2], atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "getppid"))
+		return local_loop("getppid", NULL, atoi(argv[2]));
 	if (argc != 5) {
-		fprintf(stderr, "usage: rf-bench connect|udp HOST PORT N\n");
+		fprintf(stderr, "usage: rf-bench connect|udp HOST PORT N | open PATH N | getppid N | "
+			"exec N CMD [ARGS...]\n");
 		return 2;
 	}
 	inet_pton(AF_INET, argv[2], &in.sin_addr);
