@@ -247,6 +247,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/monitor.sh $(BUILD)
+	@tests/bench/observe.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
 
 clean:

@@ -147,6 +147,14 @@ uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_poli
 	return f;
 }
 
+bool observe__test_disabled(void)
+{
+	const char *gate = getenv("RINGFENCE_TEST_HOOKS");
+	const char *off = getenv("RINGFENCE_TEST_NO_OBSERVE");
+
+	return gate && !strcmp(gate, "1") && off && !strcmp(off, "1");
+}
+
 int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct rf_plan *plan)
 {
 	memset(o, 0, sizeof(*o));

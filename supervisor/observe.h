@@ -22,6 +22,12 @@ void observe__syscall_table(struct rf_obs_syscall table[RF_OBS_SYSCALL_MAX]);
 /* RF_SB_OBSERVE_* for a sandbox of this plan (0: nothing to observe). */
 uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *p);
 
+/* Test-only, for make bench: true with RINGFENCE_TEST_HOOKS=1 and
+ * RINGFENCE_TEST_NO_OBSERVE=1, and then the run sets no RF_SB_OBSERVE_*
+ * flag for its sandbox (the programs stay attached and return at their
+ * first check). Never from one stray variable. */
+bool observe__test_disabled(void);
+
 /* One sandbox's matcher and its counts. */
 struct rf_observer {
 	const struct rf_policy *policy;

@@ -492,7 +492,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		flags |= RF_SB_NET_UNRESTRICTED;
 	if (sb->policy->net_unix == RF_CONFINE_UNRESTRICTED)
 		flags |= RF_SB_UNIX_UNRESTRICTED;
-	if (sb->enf->features & RF_FEAT_OBSERVE)
+	if ((sb->enf->features & RF_FEAT_OBSERVE) && !observe__test_disabled())
 		flags |= observe__sandbox_flags(&sb->plan, sb->policy);
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);

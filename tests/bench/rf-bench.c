@@ -6,15 +6,24 @@
  *   connect   TCP connect() + close() (to a closed port: ECONNREFUSED)
  *   udp       unconnected sendto() of one byte
  * rf-bench exec N CMD [ARGS...]: run CMD N times, print "exec median_us".
+ * rf-bench open PATH N: open(O_RDONLY) + close() of PATH, "open median_ns".
+ * rf-bench getppid N: getppid() (the cheapest syscall), "getppid median_ns".
+ * The last two as connect and udp: the median over 15 batches of N/15.
+ * rf-bench --cpu ...: CPU time instead of wall time (this thread's; for
+ * exec, the process's and its reaped children's), so that other load on
+ * a shared host does not count; the cost a syscall hook adds is CPU time
+ * of the calling task.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,12 +34,25 @@ extern char **environ;
 
 #define BATCHES 15
 
+static bool cpu_time;
+
+static double tv_ns(struct timeval tv)
+{
+	return tv.tv_sec * 1e9 + tv.tv_usec * 1e3;
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
+	struct rusage ru;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	if (!cpu_time) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return ts.tv_sec * 1e9 + ts.tv_nsec;
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);  /* one thread: its own */
+	getrusage(RUSAGE_CHILDREN, &ru);                /* reaped children: exec */
+	return ts.tv_sec * 1e9 + ts.tv_nsec + tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
 }
 
 static int cmp(const void *a, const void *b)
@@ -40,11 +62,46 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The median per-call time of one of the local loops over BATCHES. */
+static int local_loop(const char *op, const char *path, int n)
+{
+	int per = n / BATCHES > 0 ? n / BATCHES : 1, b, i, fd;
+	bool is_open = !strcmp(op, "open");
+	double t[BATCHES];
+
+	for (b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+
+		for (i = 0; i < per; i++) {
+			if (!is_open) {
+				syscall(SYS_getppid);  /* no libc caching */
+				continue;
+			}
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				perror(path);
+				return 1;
+			}
+			close(fd);
+		}
+		t[b] = (now_ns() - t0) / per;
+	}
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	printf("%s %.0f\n", op, t[BATCHES / 2]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in in = { .sin_family = AF_INET };
 	double t[BATCHES];
 	int per, b, i, udp_fd = -1;
+
+	if (argc > 1 && !strcmp(argv[1], "--cpu")) {
+		cpu_time = true;
+		argc--;
+		argv++;
+	}
 
 	if (argc >= 4 && !strcmp(argv[1], "exec")) {
 		int runs = atoi(argv[2]), r;
@@ -73,8 +130,13 @@ int main(int argc, char **argv)
 		free(d);
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "open"))
+		return local_loop("open", argv[2], atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "getppid"))
+		return local_loop("getppid", NULL, atoi(argv[2]));
 	if (argc != 5) {
-		fprintf(stderr, "usage: rf-bench connect|udp HOST PORT N\n");
+		fprintf(stderr, "usage: rf-bench [--cpu] connect|udp HOST PORT N | open PATH N | getppid N | "
+			"exec N CMD [ARGS...]\n");
 		return 2;
 	}
 	inet_pton(AF_INET, argv[2], &in.sin_addr);

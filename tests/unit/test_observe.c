@@ -128,6 +128,26 @@ static void sandbox_flags_follow_the_plan(void **state)
 	fx_free(&u);
 }
 
+/* The bench's switch needs both variables, each exactly "1". */
+static void test_no_observe_is_gated_on_test_hooks(void **state)
+{
+	(void)state;
+	unsetenv("RINGFENCE_TEST_HOOKS");
+	unsetenv("RINGFENCE_TEST_NO_OBSERVE");
+	assert_false(observe__test_disabled());
+	setenv("RINGFENCE_TEST_NO_OBSERVE", "1", 1);
+	assert_false(observe__test_disabled());
+	setenv("RINGFENCE_TEST_HOOKS", "0", 1);
+	assert_false(observe__test_disabled());
+	setenv("RINGFENCE_TEST_HOOKS", "1", 1);
+	assert_true(observe__test_disabled());
+	setenv("RINGFENCE_TEST_NO_OBSERVE", "yes", 1);
+	assert_false(observe__test_disabled());
+	unsetenv("RINGFENCE_TEST_NO_OBSERVE");
+	assert_false(observe__test_disabled());
+	unsetenv("RINGFENCE_TEST_HOOKS");
+}
+
 static void failed_open_outside_the_policy_is_a_denial(void **state)
 {
 	struct fx f;
@@ -275,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_names_this_architectures_numbers),
 		cmocka_unit_test(sandbox_flags_follow_the_plan),
+		cmocka_unit_test(test_no_observe_is_gated_on_test_hooks),
 		cmocka_unit_test(failed_open_outside_the_policy_is_a_denial),
 		cmocka_unit_test(failure_the_policy_allows_is_not_a_denial),
 		cmocka_unit_test(relative_path_resolves_against_the_cwd),
