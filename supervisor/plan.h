@@ -38,6 +38,7 @@ enum rf_plan_note {
 	RF_NOTE_SYSCALLS_SECCOMP,
 	RF_NOTE_SYSCALLS_ALERT,
 	RF_NOTE_MONITOR,
+	RF_NOTE_LIMITS,           /* what reaching each limit does */
 	RF_NOTE_REFUSED,          /* the class's refusal: rf_class_plan.reason */
 	RF_NOTE_MAX,
 };
@@ -53,12 +54,13 @@ enum rf_plan_why {
 	RF_WHY_KEEP_CAPS,
 	RF_WHY_SYSCALLS_AUDIT,
 	RF_WHY_NO_SECCOMP,            /* detail: the probe */
-	RF_WHY_LIMITS,
 	RF_WHY_REQUIRE_LSM,           /* --require bpf-lsm; detail: the probe */
 	RF_WHY_REQUIRE_UNUSED,        /* --require; param: enum rf_backend */
 	RF_WHY_SECCOMP_BUILD,         /* detail: the builder's words; param: -errno */
 	RF_WHY_LANDLOCK_ENTRY,        /* detail: the entry Landlock cannot express */
 	RF_WHY_LANDLOCK_BUILD,        /* detail: the builder's words; param: -errno */
+	RF_WHY_NO_CONTROLLER,         /* param: enum rf_limit; detail: the probe */
+	RF_WHY_LIMIT_NO_CGROUP2,      /* param: enum rf_limit; detail: the probe */
 	RF_WHY_MAX,
 };
 
@@ -106,12 +108,23 @@ struct rf_plan_install {
 	bool keep_caps;           /* test-only --keep-caps */
 };
 
-/* A class is refused at most once, --require adds one per backend. */
-#define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_BE_MAX)
+/* One limit of the policy and the backend that holds it. */
+struct rf_limit_plan {
+	bool set;                 /* the policy gives it */
+	uint64_t value;           /* as written (scratch: size_mb) */
+	enum rf_backend be;
+	bool enforced;
+	int reason;               /* refused: index in rf_plan.reasons, else -1 */
+};
+
+/* A class is refused at most once (limits once per limit), --require
+ * adds one per backend. */
+#define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_LIMIT_MAX + RF_BE_MAX)
 
 struct rf_plan {
 	struct rf_class_plan c[RF_CLASS_MAX];
 	struct rf_plan_install install;
+	struct rf_limit_plan limits[RF_LIMIT_MAX];  /* the limits class, per limit */
 	unsigned int prefer;      /* the --prefer mask it was compiled with */
 	enum rf_lsm_state lsm_state;
 	bool ok;                  /* every required class has a backend */

@@ -110,9 +110,26 @@ static void gc_stale(const struct rf_enforcer *enf)
 	registry__list_free(v, n);
 }
 
+static void sandbox_kill(struct sandbox *sb);
+
+/* A limit ended the run: recorded, said, and the whole sandbox killed. */
+static void limit_hit(struct sandbox *sb)
+{
+	char why[160];
+
+	if (sb->lw.reported)
+		return;
+	sb->lw.reported = true;
+	limits__hit_text(&sb->lw, why, sizeof(why));
+	trace__emit(sb->trace, "limit.exceeded", limits__exceeded_json(&sb->lw));
+	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
+	sandbox_kill(sb);
+}
+
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
 {
-	struct epoll_event evs[4], e = { .events = EPOLLIN };
+	struct epoll_event evs[8], e = { .events = EPOLLIN };
+	int lfds[1 + RF_LIMITS_OUT_MAX], n_lfds;
 	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
 	struct signalfd_siginfo si;
 	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
@@ -137,9 +154,14 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &e);
 	e.data.fd = tfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
+	n_lfds = limits__watch_fds(&sb->lw, lfds);
+	for (i = 0; i < n_lfds; i++) {
+		e.data.fd = lfds[i];
+		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &e);
+	}
 
 	while (!done) {
-		n = epoll_wait(ep, evs, 4, -1);
+		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -151,6 +173,11 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 
 			if (fd == lr->pidfd) {
 				done = true;
+			} else if (fd != sfd && fd != tfd) {
+				/* A limit's fd: a relay pipe (closed at its end, which
+				 * drops it from the epoll set) or the deadline. */
+				if (limits__on_fd(&sb->lw, fd))
+					limit_hit(sb);
 			} else if (fd == sfd) {
 				if (read(sfd, &si, sizeof(si)) != sizeof(si))
 					continue;
@@ -164,6 +191,8 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
 					report__drain_samples(sb, false);
+				if (limits__check_cgroup(&sb->lw))
+					limit_hit(sb);
 			}
 		}
 	}
@@ -425,6 +454,29 @@ static void undo_cgroup(void *ctx)
 	sandbox_kill(&r->sb);
 }
 
+/* The cgroup controllers' caps on the sandbox cgroup, and the relay pipes
+ * for output_bytes; the clock starts with the command (wait). */
+static int step_limits(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	err = limits__watch_init(&sb->lw, &sb->plan, &e->e);
+	if (!err)
+		err = limits__apply_cgroup(&sb->plan, sb->caps.cgroup_mount, &sb->cg, &e->e);
+	if (err)
+		limits__watch_close(&sb->lw);
+	return err;
+}
+
+static void undo_limits(void *ctx)
+{
+	struct run *r = ctx;
+
+	limits__watch_close(&r->sb.lw);
+}
+
 static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -542,6 +594,11 @@ static int start_child(struct run *r)
 		.keep_caps = sb->plan.install.keep_caps,
 		.landlock_fd = sb->ll.ruleset_fd,
 		.seccomp = sb->sc.boundary.len || sb->sc.allowlist.len ? &sb->sc : NULL,
+		.stdout_fd = sb->lw.child_w[0],
+		.stderr_fd = sb->lw.child_w[1],
+		.scratch_path = sb->plan.limits[RF_LIMIT_SCRATCH].set ?
+				sb->policy->limits.scratch.path : NULL,
+		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
 	};
 	int err;
 
@@ -596,7 +653,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	struct timespec t1;
 	uint64_t total = 0, lost = 0;
 	bool exited = info->si_code == CLD_EXITED;
-	json_t *den = json_object();
+	json_t *den = json_object(), *ev;
 	int i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -607,8 +664,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		total += st.denials[i];
 	}
 	enforcer__stat(sb->enf, RF_STAT_RINGBUF_LOST, &lost);
-	trace__emit(sb->trace, "sandbox.exit",
-		    json_pack("{s:o, s:o, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I}",
+	ev = json_pack("{s:o, s:o, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I}",
 			      "status", exited ? json_integer(info->si_status) : json_null(),
 			      "signal", exited ? json_null() : json_integer(info->si_status),
 			      "exit_code", exit,
@@ -619,7 +675,11 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 			      "denials_in_trace", (json_int_t)sb->traced,
 			      "denials_not_in_trace", (json_int_t)(total - sb->traced),
 			      "sample_limit", (json_int_t)RF_SAMPLE_LIMIT_DEFAULT,
-			      "host_ringbuf_lost", (json_int_t)lost));
+			      "host_ringbuf_lost", (json_int_t)lost);
+	/* The limit that ended the run, when one did (limit.exceeded has it all). */
+	if (ev && sb->lw.hit != RF_LIMIT_MAX)
+		json_object_set_new(ev, "limit", json_string(names__limit(sb->lw.hit)));
+	trace__emit(sb->trace, "sandbox.exit", ev);
 	if (exited)
 		rf_info("sandbox %s: exited %d; kernel denials: %llu (network %llu, unix %llu, "
 			"file %llu, exec %llu, process %llu)%s",
@@ -642,13 +702,23 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	siginfo_t info;
 	int err;
 
-	err = wait_loop(&r->sb, &r->lr, &info);
+	/* No deadline, no wait: the command is killed below. */
+	memset(&info, 0, sizeof(info));
+	err = limits__watch_start(&r->sb.lw, &r->sb.cg);
 	if (err)
+		rf_error_set(&e->e, err, "refused", "arming wall_seconds: %s", strerror(-err));
+	else if ((err = wait_loop(&r->sb, &r->lr, &info)))
 		rf_error_set(&e->e, err, "waiting for the command", "%s", strerror(-err));
 	else
 		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-	/* Everything left in the cgroup dies before the report is final. */
+	/* A cap the cgroup itself held (an OOM kill of the group) is read
+	 * before the cgroup goes. */
+	if (limits__check_cgroup(&r->sb.lw))
+		limit_hit(&r->sb);
+	/* Everything left in the cgroup dies before the report is final; then
+	 * the output it wrote before dying is passed on. */
 	sandbox_kill(&r->sb);
+	limits__drain(&r->sb.lw);
 	report_exit(r, &info, err ? e->exit : r->status);
 	return err;
 }
@@ -663,6 +733,7 @@ static const struct rf_step run_steps[] = {
 	{ "network-rules", step_netrules, undo_netrules, RF_EXIT_REFUSED },
 	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED },
 	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED },
+	{ "limits", step_limits, undo_limits, RF_EXIT_REFUSED },
 	/* Registered before the maps are written: whatever the kernel holds
 	 * for a sandbox has a registry file that names it, so a supervisor
 	 * killed at any point leaves gc_stale something to find (and its

@@ -11,6 +11,7 @@
 #include "deny_text.h"
 #include "enforcer.h"
 #include "error.h"
+#include "limits.h"
 #include "netrules.h"
 #include "plan.h"
 #include "policy.h"
@@ -43,6 +44,7 @@ struct sandbox {
 	uint64_t traced;          /* samples written to the trace */
 	uint64_t missing;         /* samples the kernel could not keep */
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
+	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
 };
 
 /* prepare.c: before anything is created; 0 or -errno with e filled */
