@@ -242,14 +242,20 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 
 /* Each limit has its own backend; the class is enforced when all are, and
  * refused (with one reason per limit) when any is not. */
-static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
-			const struct rf_caps *caps)
+enum rf_backend plan__limit_backend(enum rf_limit l)
 {
 	static const enum rf_backend be[RF_LIMIT_MAX] = {
 		[RF_LIMIT_MEMORY] = RF_BE_CGROUP_MEMORY, [RF_LIMIT_PIDS] = RF_BE_CGROUP_PIDS,
 		[RF_LIMIT_CPU] = RF_BE_CGROUP_CPU, [RF_LIMIT_WALL] = RF_BE_SUPERVISOR,
 		[RF_LIMIT_OUTPUT] = RF_BE_SUPERVISOR, [RF_LIMIT_SCRATCH] = RF_BE_TMPFS,
 	};
+
+	return (unsigned int)l < RF_LIMIT_MAX ? be[l] : RF_BE_NONE;
+}
+
+static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
+			const struct rf_caps *caps)
+{
 	const struct rf_opt_u64 *v[RF_LIMIT_MAX] = {
 		[RF_LIMIT_MEMORY] = &l->memory_mb, [RF_LIMIT_PIDS] = &l->pids,
 		[RF_LIMIT_CPU] = &l->cpu_percent, [RF_LIMIT_WALL] = &l->wall_seconds,
@@ -275,7 +281,7 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 		lp->reason = -1;
 		if (!lp->set)
 			continue;
-		lp->be = be[i];
+		lp->be = plan__limit_backend(i);
 		lp->enforced = true;
 		if (probe && !caps->cgroup_v2.ok)
 			r = add_reason(plan, RF_CLASS_LIMITS, RF_WHY_LIMIT_NO_CGROUP2, i,

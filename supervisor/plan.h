@@ -150,6 +150,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, int param,
 		  const char *detail);
 
+/* The backend that holds limit l (one per limit, whatever the kernel). */
+enum rf_backend plan__limit_backend(enum rf_limit l);
+
 /* plan_text.c: the plan as text, only here. */
 /* The backend as printed, "landlock-abi7"; "" for none. */
 void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);

@@ -195,7 +195,7 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 		return;
 	case RF_WHY_NO_CONTROLLER:
 		snprintf(buf, len, "%s: %s cannot be enforced here: %s; remove it to run without "
-			 "it", names__limit(r->param), names__backend(plan->limits[r->param].be),
+			 "it", names__limit(r->param), names__backend(plan__limit_backend(r->param)),
 			 r->detail);
 		return;
 	case RF_WHY_LIMIT_NO_CGROUP2:

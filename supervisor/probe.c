@@ -26,7 +26,7 @@
 
 #include "cgroup.h"
 #include "enforcer.h"
-#include "limits.h"
+#include "sandbox_limits.h"
 #include "probe.h"
 #include "probe.skel.h"
 

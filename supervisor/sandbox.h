@@ -11,7 +11,7 @@
 #include "deny_text.h"
 #include "enforcer.h"
 #include "error.h"
-#include "limits.h"
+#include "sandbox_limits.h"
 #include "netrules.h"
 #include "plan.h"
 #include "policy.h"

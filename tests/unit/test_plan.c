@@ -571,9 +571,14 @@ static void planner_text_every_refusal(void **state)
 		  "denying; remove \"syscalls\" or use enforce mode" },
 		{ RF_CLASS_SYSCALLS, RF_WHY_NO_SECCOMP, 0, "prctl: EINVAL", 0,
 		  "syscalls: seccomp is not available (prctl: EINVAL)" },
-		{ RF_CLASS_LIMITS, RF_WHY_LIMITS, 0, "", 0,
-		  "limits: no backend of this build enforces limits yet (cgroup-v2 controllers); "
-		  "remove \"limits\" to run without them" },
+		{ RF_CLASS_LIMITS, RF_WHY_NO_CONTROLLER, RF_LIMIT_MEMORY,
+		  "the memory controller is not in the cgroup2 hierarchy at /c (its "
+		  "cgroup.controllers: hugetlb)", 0,
+		  "limits: memory_mb: cgroup-v2-memory cannot be enforced here: the memory "
+		  "controller is not in the cgroup2 hierarchy at /c (its cgroup.controllers: "
+		  "hugetlb); remove it to run without it" },
+		{ RF_CLASS_LIMITS, RF_WHY_LIMIT_NO_CGROUP2, RF_LIMIT_PIDS, "no cgroup2 mount", 0,
+		  "limits: pids: no usable cgroup2 hierarchy (no cgroup2 mount)" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, RF_BE_BPF_LSM, "load: EPERM", RF_LSM_NOT_PROBED,
 		  "--require: bpf-lsm enforces nothing here: not probed (load: EPERM)" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, RF_BE_LANDLOCK, "", 0,

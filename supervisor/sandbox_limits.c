@@ -19,7 +19,7 @@
 #include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 
-#include "limits.h"
+#include "sandbox_limits.h"
 #include "plan.h"
 #include "probe.h"
 

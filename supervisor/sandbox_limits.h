@@ -4,8 +4,8 @@
  * and cpu, and the supervisor's own watch over the wall clock and the
  * command's output while it runs.
  */
-#ifndef RF_LIMITS_H
-#define RF_LIMITS_H
+#ifndef RF_SANDBOX_LIMITS_H
+#define RF_SANDBOX_LIMITS_H
 
 #include <stdbool.h>
 #include <stdint.h>
