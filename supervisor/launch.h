@@ -36,6 +36,9 @@ struct launch_opts {
 	 * child's (private) mount namespace (limits.scratch). */
 	const char *scratch_path;
 	uint64_t scratch_mb;
+	/* Non-zero: the Landlock rights of the scratch directory, added on the
+	 * tmpfs's root before the ruleset is applied. */
+	uint64_t scratch_landlock_access;
 	/* Test-only: keep every capability (uid stays as given). Only for
 	 * proving a kernel-side (BPF-LSM) boundary against a root process
 	 * that holds its capabilities; the CLI gates it. */

@@ -252,6 +252,12 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 {
 	int r;
 
+	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
+		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
+					       o->scratch_landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on scratch");
+	}
 	if (p->ll_fd >= 0) {
 		r = sandbox_landlock__restrict(CHILD_LL_FD);
 		if (r < 0)

@@ -599,6 +599,7 @@ static int start_child(struct run *r)
 		.scratch_path = sb->plan.limits[RF_LIMIT_SCRATCH].set ?
 				sb->policy->limits.scratch.path : NULL,
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
+		.scratch_landlock_access = sb->ll.scratch_access,
 	};
 	int err;
 
