@@ -4,6 +4,8 @@
 #   - every line of traces written by real runs (enforce, audit, refused,
 #     --require bpf-lsm, monitor thresholds, command not found, not
 #     executable, killed by a signal, network unrestricted, network omitted,
+#     a wall-clock and an output limit reached, a memory limit refused where
+#     the cgroup2 hierarchy has no memory controller,
 #     a DNS name, more denials than the sample limit; where the kernel has
 #     them: Landlock files/exec with an approximated entry, a command
 #     outside the exec list, the Landlock TCP-port layer (--prefer
