@@ -716,6 +716,9 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	 * before the cgroup goes. */
 	if (limits__check_cgroup(&r->sb.lw))
 		limit_hit(&r->sb);
+	/* A run a limit ended exits 137, whatever its first process did. */
+	if (!err && r->sb.lw.hit != RF_LIMIT_MAX)
+		r->status = 128 + SIGKILL;
 	/* Everything left in the cgroup dies before the report is final; then
 	 * the output it wrote before dying is passed on. */
 	sandbox_kill(&r->sb);

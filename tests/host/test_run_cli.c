@@ -106,13 +106,13 @@ static void unenforceable_policy_is_refused_126(void **state)
 
 	(void)state;
 	unlink("/tmp/rf-test-must-not-run");
-	/* audit mode cannot be honoured by Landlock (file, exec), and nothing
-	 * enforces limits yet */
+	/* audit mode cannot be honoured by Landlock (file, exec), nor by a
+	 * "deny" syscalls allowlist */
 	assert_int_equal(h_run("{\"version\":1,\"id\":\"refused\",\"mode\":\"audit\","
-			       "\"limits\":{\"pids\":5}}", tp, argv, NULL, &err), 126);
+			       "\"syscalls\":{\"allow\":[\"read\"]}}", tp, argv, NULL, &err), 126);
 	assert_non_null(strstr(err, "file: "));
 	assert_non_null(strstr(err, "exec: "));
-	assert_non_null(strstr(err, "limits: "));
+	assert_non_null(strstr(err, "syscalls: "));
 	assert_true(access("/tmp/rf-test-must-not-run", F_OK) < 0);
 	tr = h_trace(tp);
 	assert_int_equal(json_array_size(tr), 1);
