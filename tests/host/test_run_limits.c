@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 
+#include <termios.h>
 #include <time.h>
 
 #define OPEN "\"files\":\"unrestricted\",\"exec\":\"unrestricted\",\"network\":\"unrestricted\""
@@ -168,6 +169,68 @@ static void output_bytes_counts_both_streams(void **state)
 	assert_non_null(strstr(err, "limit output_bytes=6 reached"));
 	free(out);
 	free(err);
+	free(pol);
+}
+
+/* Where ringfence's stdout is a terminal, the command's is one too (a pty
+ * of its own, raw): isatty() holds, and the budget still counts bytes. */
+static void output_bytes_keeps_a_terminal_a_terminal(void **state)
+{
+	char *pol = policy_text("{\"output_bytes\":1000}"), *path = h_tempfile("ttypol", NULL);
+	const char *argv[] = { h_ringfence(), "run", "-q", "--policy", path, "--", "/bin/sh", "-c",
+			       "test -t 1 && echo tty; test -t 0 || echo stdin-not-tty; yes", NULL };
+	char name[128], buf[4096], *out = NULL;
+	size_t len = 0;
+	struct termios t;
+	int m, sl, st = 0;
+	ssize_t n;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(pol, f);
+	fclose(f);
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	assert_int_equal(ptsname_r(m, name, sizeof(name)), 0);
+	sl = open(name, O_RDWR | O_NOCTTY);
+	assert_true(sl >= 0);
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	cfmakeraw(&t);                 /* no \n -> \r\n here: count what was written */
+	assert_int_equal(tcsetattr(sl, TCSANOW, &t), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(sl, 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(99);
+	}
+	close(sl);
+	/* EIO once every end of the slave is closed. */
+	while ((n = read(m, buf, sizeof(buf))) > 0) {
+		out = realloc(out, len + (size_t)n + 1);
+		assert_non_null(out);
+		memcpy(out + len, buf, (size_t)n);
+		len += (size_t)n;
+	}
+	close(m);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 137);
+	assert_int_equal(len, 1000);
+	out[len] = 0;
+	assert_true(strncmp(out, "tty\nstdin-not-tty\ny\ny\n", 22) == 0);
+	free(out);
+	unlink(path);
+	free(path);
 	free(pol);
 }
 
@@ -415,6 +478,7 @@ int main(void)
 		cmocka_unit_test(wall_seconds_kills_the_whole_tree),
 		cmocka_unit_test(output_bytes_delivers_exactly_the_budget),
 		cmocka_unit_test(output_bytes_counts_both_streams),
+		cmocka_unit_test(output_bytes_keeps_a_terminal_a_terminal),
 		cmocka_unit_test(scratch_is_private_and_sized),
 		cmocka_unit_test(scratch_follows_the_files_class),
 		cmocka_unit_test(cgroup_limits_fail_closed_without_their_controller),
