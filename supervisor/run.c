@@ -120,8 +120,8 @@ static void limit_hit(struct sandbox *sb)
 	if (sb->lw.reported)
 		return;
 	sb->lw.reported = true;
-	limits__hit_text(&sb->lw, why, sizeof(why));
-	trace__emit(sb->trace, "limit.exceeded", limits__exceeded_json(&sb->lw));
+	sandbox_limits__hit_text(&sb->lw, why, sizeof(why));
+	trace__emit(sb->trace, "limit.exceeded", sandbox_limits__exceeded_json(&sb->lw));
 	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
 	sandbox_kill(sb);
 }
@@ -154,7 +154,7 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &e);
 	e.data.fd = tfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
-	n_lfds = limits__watch_fds(&sb->lw, lfds);
+	n_lfds = sandbox_limits__watch_fds(&sb->lw, lfds);
 	for (i = 0; i < n_lfds; i++) {
 		e.data.fd = lfds[i];
 		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &e);
@@ -176,7 +176,7 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 			} else if (fd != sfd && fd != tfd) {
 				/* A limit's fd: a relay pipe (closed at its end, which
 				 * drops it from the epoll set) or the deadline. */
-				if (limits__on_fd(&sb->lw, fd))
+				if (sandbox_limits__on_fd(&sb->lw, fd))
 					limit_hit(sb);
 			} else if (fd == sfd) {
 				if (read(sfd, &si, sizeof(si)) != sizeof(si))
@@ -191,7 +191,7 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
 					report__drain_samples(sb, false);
-				if (limits__check_cgroup(&sb->lw))
+				if (sandbox_limits__check_cgroup(&sb->lw))
 					limit_hit(sb);
 			}
 		}
@@ -462,11 +462,11 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 	struct sandbox *sb = &r->sb;
 	int err;
 
-	err = limits__watch_init(&sb->lw, &sb->plan, &e->e);
+	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
-		err = limits__apply_cgroup(&sb->plan, sb->caps.cgroup_mount, &sb->cg, &e->e);
+		err = sandbox_limits__apply_cgroup(&sb->plan, sb->caps.cgroup_mount, &sb->cg, &e->e);
 	if (err)
-		limits__watch_close(&sb->lw);
+		sandbox_limits__watch_close(&sb->lw);
 	return err;
 }
 
@@ -474,7 +474,7 @@ static void undo_limits(void *ctx)
 {
 	struct run *r = ctx;
 
-	limits__watch_close(&r->sb.lw);
+	sandbox_limits__watch_close(&r->sb.lw);
 }
 
 static int step_maps(void *ctx, struct rf_step_error *e)
@@ -705,7 +705,7 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 
 	/* No deadline, no wait: the command is killed below. */
 	memset(&info, 0, sizeof(info));
-	err = limits__watch_start(&r->sb.lw, &r->sb.cg);
+	err = sandbox_limits__watch_start(&r->sb.lw, &r->sb.cg);
 	if (err)
 		rf_error_set(&e->e, err, "refused", "arming wall_seconds: %s", strerror(-err));
 	else if ((err = wait_loop(&r->sb, &r->lr, &info)))
@@ -714,7 +714,7 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
 	/* A cap the cgroup itself held (an OOM kill of the group) is read
 	 * before the cgroup goes. */
-	if (limits__check_cgroup(&r->sb.lw))
+	if (sandbox_limits__check_cgroup(&r->sb.lw))
 		limit_hit(&r->sb);
 	/* A run a limit ended exits 137, whatever its first process did. */
 	if (!err && r->sb.lw.hit != RF_LIMIT_MAX)
@@ -722,7 +722,7 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	/* Everything left in the cgroup dies before the report is final; then
 	 * the output it wrote before dying is passed on. */
 	sandbox_kill(&r->sb);
-	limits__drain(&r->sb.lw);
+	sandbox_limits__drain(&r->sb.lw);
 	report_exit(r, &info, err ? e->exit : r->status);
 	return err;
 }

@@ -82,7 +82,7 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-void limits__probe(struct rf_caps *caps)
+void sandbox_limits__probe(struct rf_caps *caps)
 {
 	char have[512] = "";
 	int i, dfd, err;
@@ -109,7 +109,7 @@ void limits__probe(struct rf_caps *caps)
 	}
 }
 
-void limits__cpu_max(uint64_t percent, char *buf, size_t len)
+void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len)
 {
 	snprintf(buf, len, "%llu %llu", (unsigned long long)(percent * LIMITS_CPU_PERIOD_US / 100),
 		 (unsigned long long)LIMITS_CPU_PERIOD_US);
@@ -155,7 +155,7 @@ static int cap_swap(int dfd, struct rf_error *e)
 				  "capped with memory_mb)", strerror(-err)) : 0;
 }
 
-int limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
+int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
 			 const struct rf_cgroup *cg, struct rf_error *e)
 {
 	const struct rf_limit_plan *l = plan->limits;
@@ -187,7 +187,7 @@ int limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
 			return rf_error_set(e, err, "refused", "pids.max: %s", strerror(-err));
 	}
 	if (l[RF_LIMIT_CPU].set) {
-		limits__cpu_max(l[RF_LIMIT_CPU].value, v, sizeof(v));
+		sandbox_limits__cpu_max(l[RF_LIMIT_CPU].value, v, sizeof(v));
 		if ((err = write_text_at(cg->dir_fd, "cpu.max", v)))
 			return rf_error_set(e, err, "refused", "cpu.max: %s", strerror(-err));
 	}
@@ -214,7 +214,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-void limits__watch_close(struct rf_limits_watch *w)
+void sandbox_limits__watch_close(struct rf_limits_watch *w)
 {
 	int i;
 
@@ -280,7 +280,7 @@ static int relay_pipe(struct rf_limits_watch *w, int i)
 	return fcntl(p[0], F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
 }
 
-int limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
+int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
 		       struct rf_error *e)
 {
 	const struct rf_limit_plan *l = plan->limits;
@@ -294,7 +294,7 @@ int limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
 	for (i = 0; w->output_bytes && i < RF_LIMITS_OUT_MAX; i++) {
 		err = relay_pipe(w, i);
 		if (err) {
-			limits__watch_close(w);
+			sandbox_limits__watch_close(w);
 			return rf_error_set(e, err, "refused", "output relay pipe: %s",
 					    strerror(-err));
 		}
@@ -302,7 +302,7 @@ int limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
 	return 0;
 }
 
-int limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg)
+int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg)
 {
 	struct itimerspec its = { .it_value = { .tv_sec = (time_t)w->wall_seconds } };
 	int i;
@@ -320,7 +320,7 @@ int limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg)
 	return 0;
 }
 
-int limits__watch_fds(const struct rf_limits_watch *w, int *fds)
+int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds)
 {
 	int i, n = 0;
 
@@ -395,7 +395,7 @@ static uint64_t elapsed_ms(const struct rf_limits_watch *w)
 			  (now.tv_nsec - w->start.tv_nsec) / 1000000);
 }
 
-bool limits__on_fd(struct rf_limits_watch *w, int fd)
+bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd)
 {
 	bool hit_now = false;
 	uint64_t ticks;
@@ -413,7 +413,7 @@ bool limits__on_fd(struct rf_limits_watch *w, int fd)
 	return hit_now;
 }
 
-void limits__drain(struct rf_limits_watch *w)
+void sandbox_limits__drain(struct rf_limits_watch *w)
 {
 	bool hit_now = false;
 	int i;
@@ -451,7 +451,7 @@ static uint64_t read_u64_at(int dfd, const char *file)
 	return read_text_at(dfd, file, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
 }
 
-bool limits__check_cgroup(struct rf_limits_watch *w)
+bool sandbox_limits__check_cgroup(struct rf_limits_watch *w)
 {
 	int dfd = w->cg ? w->cg->dir_fd : -1;
 	uint64_t peak;
@@ -480,7 +480,7 @@ static const char *unit_of(enum rf_limit l)
 	return (unsigned int)l < RF_LIMIT_MAX ? units[l] : "";
 }
 
-json_t *limits__exceeded_json(const struct rf_limits_watch *w)
+json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w)
 {
 	json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s}", "limit", names__limit(w->hit),
 			      "value", (json_int_t)w->hit_value,
@@ -496,7 +496,7 @@ json_t *limits__exceeded_json(const struct rf_limits_watch *w)
 	return o;
 }
 
-void limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len)
+void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len)
 {
 	snprintf(buf, len, "limit %s=%llu reached", names__limit(w->hit),
 		 (unsigned long long)w->hit_threshold);

@@ -21,17 +21,17 @@ struct rf_plan;
 
 /* Fill caps->cgroup_ctrl[]: is each controller listed in the cgroup2
  * hierarchy's cgroup.controllers at caps->cgroup_mount? Reads only. */
-void limits__probe(struct rf_caps *caps);
+void sandbox_limits__probe(struct rf_caps *caps);
 
 /* Enable the controllers the plan's limits use in the root's and the
  * ringfence parent's cgroup.subtree_control, then write the sandbox
  * cgroup's memory.max, memory.swap.max, memory.oom.group, pids.max and
  * cpu.max. 0, or -errno with e filled. */
-int limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
+int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
 			 const struct rf_cgroup *cg, struct rf_error *e);
 
 /* cpu.max for a percentage of one CPU: "QUOTA 100000". */
-void limits__cpu_max(uint64_t percent, char *buf, size_t len);
+void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len);
 
 #define RF_LIMITS_OUT_MAX 2       /* stdout, stderr */
 
@@ -57,26 +57,26 @@ struct rf_limits_watch {
 };
 
 /* Pipes for the output relay when the plan has output_bytes. 0 or
- * -errno with e filled; w is valid for limits__watch_close either way. */
-int limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
+ * -errno with e filled; w is valid for sandbox_limits__watch_close either way. */
+int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
 		       struct rf_error *e);
 /* The command is running in cg: close its pipe ends here, arm the clock. */
-int limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg);
+int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg);
 /* The fds to poll (readable): up to 1 + RF_LIMITS_OUT_MAX; returns how many. */
-int limits__watch_fds(const struct rf_limits_watch *w, int *fds);
+int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds);
 /* fd became readable: relay, or note the deadline. True when a limit was
  * reached just now (w->hit set). */
-bool limits__on_fd(struct rf_limits_watch *w, int fd);
+bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd);
 /* The cgroup's own counters: the memory cap's OOM kill, a refused fork.
  * True when a limit was reached just now. */
-bool limits__check_cgroup(struct rf_limits_watch *w);
+bool sandbox_limits__check_cgroup(struct rf_limits_watch *w);
 /* Relay what is left in the pipes without blocking (all of it once every
  * writer is gone). */
-void limits__drain(struct rf_limits_watch *w);
+void sandbox_limits__drain(struct rf_limits_watch *w);
 /* {"limit": .., "value": .., "threshold": .., "unit": ..} for w->hit. */
-json_t *limits__exceeded_json(const struct rf_limits_watch *w);
+json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w);
 /* For the stderr line: "limit wall_seconds=1 reached". */
-void limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len);
-void limits__watch_close(struct rf_limits_watch *w);
+void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len);
+void sandbox_limits__watch_close(struct rf_limits_watch *w);
 
 #endif
