@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,9 @@ int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgrou
 		close_fd(&w->child_w[i]);
 	w->cg = cg;
 	clock_gettime(CLOCK_MONOTONIC, &w->start);
+	/* A reader that goes away must not kill the supervisor (relay_once). */
+	if (w->output_bytes)
+		signal(SIGPIPE, SIG_IGN);
 	if (!w->wall_seconds)
 		return 0;
 	w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -377,8 +381,13 @@ static int relay_once(struct rf_limits_watch *w, int i, bool *hit_now)
 	if (n < 0)
 		return 0;
 	give = (uint64_t)n < room ? (uint64_t)n : room;
-	if (give && !w->dest_gone[i])
-		w->dest_gone[i] = !write_all(w->dest[i], buf, give);
+	if (give && !write_all(w->dest[i], buf, give)) {
+		/* Our reader is gone: so is the command's (its next write gets
+		 * EPIPE or SIGPIPE, as without the relay). */
+		w->out_read += (uint64_t)n;
+		close_fd(&w->out_r[i]);
+		return -1;
+	}
 	w->out_delivered += give;
 	w->out_read += (uint64_t)n;
 	if ((uint64_t)n > give)

@@ -45,7 +45,6 @@ struct rf_limits_watch {
 	int out_r[RF_LIMITS_OUT_MAX];   /* relay read ends, -1 */
 	int child_w[RF_LIMITS_OUT_MAX]; /* the command's ends (>= 10) until launched, -1 */
 	int dest[RF_LIMITS_OUT_MAX];    /* where the relay writes: 1, 2 */
-	bool dest_gone[RF_LIMITS_OUT_MAX];
 	uint64_t out_read;        /* bytes the command wrote */
 	uint64_t out_delivered;   /* bytes passed on (at most output_bytes) */
 	struct timespec start;

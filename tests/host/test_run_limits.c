@@ -172,6 +172,34 @@ static void output_bytes_counts_both_streams(void **state)
 	free(pol);
 }
 
+/* The reader of ringfence's stdout goes away: the command's next write
+ * meets a closed pipe (SIGPIPE, 141) as it would without ringfence, and
+ * the supervisor lives on to clean up and report. */
+static void output_relay_passes_a_closed_reader_on(void **state)
+{
+	char *pol = policy_text("{\"output_bytes\":100000000}"), *path = h_tempfile("eppol", pol);
+	char *trace = h_tempfile("eptrace", NULL), buf[10];
+	const char *argv[] = { "yes", NULL };
+	struct h_proc p = h_spawn(path, trace, NULL, argv);
+	json_t *t;
+
+	(void)state;
+	assert_int_equal(read(p.out_fd, buf, sizeof(buf)), sizeof(buf));
+	close(p.out_fd);
+	p.out_fd = open("/dev/null", O_RDONLY);
+	assert_int_equal(h_wait(p, NULL, NULL), 128 + SIGPIPE);
+	t = h_trace(trace);
+	assert_int_equal(h_count_events(t, "limit.exceeded"), 0);
+	assert_int_equal(json_integer_value(json_object_get(h_event(t, "sandbox.exit", 0),
+							    "signal")), SIGPIPE);
+	json_decref(t);
+	unlink(path);
+	unlink(trace);
+	free(path);
+	free(trace);
+	free(pol);
+}
+
 /* Where ringfence's stdout is a terminal, the command's is one too (a pty
  * of its own, raw): isatty() holds, and the budget still counts bytes. */
 static void output_bytes_keeps_a_terminal_a_terminal(void **state)
@@ -479,6 +507,7 @@ int main(void)
 		cmocka_unit_test(output_bytes_delivers_exactly_the_budget),
 		cmocka_unit_test(output_bytes_counts_both_streams),
 		cmocka_unit_test(output_bytes_keeps_a_terminal_a_terminal),
+		cmocka_unit_test(output_relay_passes_a_closed_reader_on),
 		cmocka_unit_test(scratch_is_private_and_sized),
 		cmocka_unit_test(scratch_follows_the_files_class),
 		cmocka_unit_test(cgroup_limits_fail_closed_without_their_controller),
