@@ -753,7 +753,9 @@ int run__steps(const struct run_opts *o, const char *last,
 {
 	struct run r = {
 		.o = o,
-		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } },
+		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 },
+			.lw = { .timer_fd = -1, .out_r = { -1, -1 }, .child_w = { -1, -1 },
+				.hit = RF_LIMIT_MAX } },
 		.parent_fd = -1,
 		.lr = { .pidfd = -1 },
 	};
