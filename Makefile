@@ -10,7 +10,8 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
-        iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio
+        iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
+        libclang-rt-14-dev
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -55,11 +56,25 @@ HOST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_SRCS))
 VM_TOOL_BINS := $(patsubst tests/vm/tools/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/tools/*.c))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
-TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS)
+# libFuzzer harnesses (tests/fuzz/): the same sources built by clang with
+# coverage, ASan and UBSan into their own folder, linked from an archive so
+# each harness pulls in only the objects its parser needs. FUZZ_EXTRA adds
+# flags (e.g. a -D for a one-off experiment in a separate BUILD).
+FUZZ_CC   ?= $(CLANG)
+FUZZ_DIR  := $(BUILD)/fuzz
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -O1 -g $(WARN) -Wno-unknown-warning-option -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+             -I$(BUILD) -Ibpf -Ilib $(FUZZ_SAN) $(FUZZ_EXTRA)
+FUZZ_OBJS := $(patsubst $(BUILD)/%,$(FUZZ_DIR)/%,$(ALL_OBJS))
+FUZZ_LIB  := $(FUZZ_DIR)/libfuzz.a
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS) \
+             $(FUZZ_BINS)
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all build deps test unit unit-san bpftest hosttest vmtest demo bench clean
+.PHONY: all build deps test unit unit-san fuzz bpftest hosttest vmtest demo bench clean
 .DEFAULT_GOAL := all
 
 all: build
@@ -122,6 +137,22 @@ $(BUILD)/san/monitor/%.o: monitor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $(MON_INC) -c $< -o $@
 
+$(FUZZ_DIR)/lib/%.o: lib/%.c | $(SKELS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/supervisor/%.o: supervisor/%.c | $(SKELS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(SUP_INC) -c $< -o $@
+
+$(FUZZ_DIR)/monitor/%.o: monitor/%.c | $(SKELS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(MON_INC) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 $(LIBRF): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -169,12 +200,24 @@ $(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
+# One libFuzzer program per parser of outside input (see docs/testing.md).
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(SUP_INC) $(MON_INC) $(filter %.c %.a,$^) \
+		-o $@ $(TEST_LDLIBS)
+
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 unit-san: $(SAN_BINS)
 	@set -e; for t in $(SAN_BINS); do echo "== $$t (ASan+UBSan)"; \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+
+# Each harness for FUZZ_SECONDS over its corpus; new inputs are kept in
+# $(FUZZ_DIR)/corpus/, crashes in $(FUZZ_DIR)/artifacts/ (make test runs
+# the same harnesses for a few seconds each).
+fuzz: $(FUZZ_BINS)
+	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 bpftest: $(BPFT_BINS)
 	@set -e; for t in $(BPFT_BINS); do echo "== $$t"; BUILD=$(abspath $(BUILD)) $$t; done

@@ -29,6 +29,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "rf_common.bpf.h"
+#include "rf_path.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -79,24 +80,6 @@ struct {
 } rf_parent SEC(".maps");
 
 /*
- * The state of one path walk. It lives in map memory, not on the stack:
- * verifiers before Linux 6.7 check a bpf_loop callback as if it ran once
- * and hard-wire branches on stack constants (see rf_common.bpf.h).
- */
-struct walk_state {
-	struct dentry *dentry;
-	void *vfsmnt;
-	struct dentry *root_dentry;
-	void *root_mnt;
-	__u32 n;        /* components collected */
-	__u32 total;    /* bytes they need: '/' + name each */
-	__u32 off;      /* bytes written */
-	__u32 reason;   /* 0 while walking; an rf_reason when it failed */
-	__u32 done;
-	__u32 _pad;
-};
-
-/*
  * Per-task scratch (task storage, not per-CPU: these programs can be
  * preempted, and two tasks must never share a half-built path).
  */
@@ -104,7 +87,7 @@ struct rf_lsm_scratch {
 	struct rf_event ev;
 	struct rf_unix_key ukey;
 	struct scan_state scan;
-	struct walk_state w;
+	struct rf_walk w;
 	__u32 plen;                     /* bytes of key.path the resolver left */
 	__u32 _pad;
 	__u64 comps[RF_WALK_MAX];       /* dentries, leaf first */
@@ -146,11 +129,6 @@ static __always_inline int verdict(int v)
 
 /* ---- paths ---- */
 
-static __always_inline struct mount *real_mount(void *vfsmnt)
-{
-	return (struct mount *)(vfsmnt - bpf_core_field_offset(struct mount, mnt));
-}
-
 /* The mount is in the caller's mount namespace (not an internal, detached
  * or cloned tree, and not another namespace's). */
 static __always_inline bool mount_reachable(void *vfsmnt)
@@ -173,87 +151,21 @@ struct walk_ctx {
 	struct rf_lsm_scratch *s;
 };
 
-/* One step up, like prepend_path(): stop at the task's root or at the
- * namespace's root mount; cross mount points; a dentry that is its own
- * parent without being a mount root is cut off from the tree. */
+/* One step up (rf_path.bpf.h). */
 static long walk_up(__u32 i, void *vctx)
 {
 	struct rf_lsm_scratch *s = ((struct walk_ctx *)vctx)->s;
-	struct walk_state *w = &s->w;
-	struct dentry *d = w->dentry, *parent;
-	struct vfsmount *vm = w->vfsmnt;
-	__u32 len, n;
 
-	if (d == w->root_dentry && (void *)vm == w->root_mnt) {
-		w->done = 1;
-		return 1;
-	}
-	if (d == BPF_CORE_READ(vm, mnt_root)) {
-		struct mount *m = real_mount(vm);
-		struct mount *mp = BPF_CORE_READ(m, mnt_parent);
-
-		if (!mp || mp == m) {
-			w->done = 1;  /* the root mount of the namespace */
-			return 1;
-		}
-		w->dentry = BPF_CORE_READ(m, mnt_mountpoint);
-		w->vfsmnt = (void *)mp + bpf_core_field_offset(struct mount, mnt);
-		return 0;
-	}
-	parent = BPF_CORE_READ(d, d_parent);
-	if (!parent || parent == d) {
-		w->reason = RF_REASON_BAD_PATH;
-		return 1;
-	}
-	n = w->n;
-	if (n >= RF_WALK_MAX) {
-		w->reason = RF_REASON_TOO_LONG;
-		return 1;
-	}
-	len = BPF_CORE_READ(d, d_name.len);
-	w->total += 1 + len;
-	if (w->total > RF_PATH_MAX) {
-		w->reason = RF_REASON_TOO_LONG;
-		return 1;
-	}
-	s->comps[n & (RF_WALK_MAX - 1)] = (__u64)d;
-	w->n = n + 1;
-	w->dentry = parent;
-	return 0;
+	return walk_up_step(&s->w, s->comps, RF_WALK_MAX, RF_PATH_MAX);
 }
 
 /* Write the collected components root first: "/a/b/c". */
 static long walk_emit(__u32 i, void *vctx)
 {
 	struct rf_lsm_scratch *s = ((struct walk_ctx *)vctx)->s;
-	struct walk_state *w = &s->w;
-	struct dentry *d;
-	const unsigned char *name;
-	__u32 off = w->off, n = w->n;
-	long r;
 
-	if (i >= n)
-		return 1;
-	if (off >= RF_PATH_MAX) {
-		w->reason = RF_REASON_TOO_LONG;
-		return 1;
-	}
-	d = (struct dentry *)s->comps[(n - 1 - i) & (RF_WALK_MAX - 1)];
-	s->key.path[off] = '/';
-	off++;
-	name = BPF_CORE_READ(d, d_name.name);
-	r = bpf_probe_read_kernel_str(&s->key.path[off & (RF_NAME_READ - 1)], RF_NAME_READ, name);
-	if (r < 1) {
-		w->reason = RF_REASON_BAD_PATH;
-		return 1;
-	}
-	off += r - 1;
-	if (off > RF_PATH_MAX) {
-		w->reason = RF_REASON_TOO_LONG;
-		return 1;
-	}
-	w->off = off;
-	return 0;
+	return walk_emit_step(&s->w, s->comps, RF_WALK_MAX, i, (char *)s->key.path,
+			      RF_PATH_MAX, RF_NAME_READ);
 }
 
 /*
@@ -264,9 +176,8 @@ static long walk_emit(__u32 i, void *vctx)
 static __always_inline __u32 walk_path_ns(struct rf_lsm_scratch *s, void *vfsmnt,
 					  struct dentry *dentry, bool existing, bool same_ns)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct walk_ctx c = { .s = s };
-	struct walk_state *w = &s->w;
+	struct rf_walk *w = &s->w;
 	__u32 off;
 
 	s->plen = 0;
@@ -274,11 +185,7 @@ static __always_inline __u32 walk_path_ns(struct rf_lsm_scratch *s, void *vfsmnt
 		return RF_REASON_BAD_PATH;
 	if (existing && dentry_unlinked(dentry))
 		return RF_REASON_BAD_PATH;
-	__builtin_memset(w, 0, sizeof(*w));
-	w->dentry = dentry;
-	w->vfsmnt = vfsmnt;
-	w->root_dentry = BPF_CORE_READ(t, fs, root.dentry);
-	w->root_mnt = BPF_CORE_READ(t, fs, root.mnt);
+	walk_start(w, vfsmnt, dentry);
 	bpf_loop(RF_WALK_MAX + 16, walk_up, &c, 0);
 	if (!w->reason && !w->done)
 		w->reason = RF_REASON_TOO_LONG;
@@ -412,6 +319,29 @@ static __always_inline struct rf_sandbox *sandbox_for(__u32 want, __u64 *cgid)
 	if (!sb || !(sb->flags & want))
 		return NULL;
 	return sb;
+}
+
+/*
+ * The opening of a hook that judges a path: the sandbox of the current
+ * task when it judges want (*ret_sb), and the task's scratch. NULL when
+ * there is nothing to judge with, *ret_v then the hook's answer: 0 outside
+ * a sandbox, the fallback verdict without scratch memory.
+ */
+static __always_inline struct rf_lsm_scratch *hook_scratch(__u32 want, __u32 class,
+							   struct rf_sandbox **ret_sb,
+							   __u64 *cgid, int *ret_v)
+{
+	struct rf_sandbox *sb = sandbox_for(want, cgid);
+	struct rf_lsm_scratch *s;
+
+	*ret_sb = sb;
+	*ret_v = 0;
+	if (!sb)
+		return NULL;
+	s = scratch();
+	if (!s)
+		*ret_v = verdict(no_scratch(sb, class));
+	return s;
 }
 
 /* The process boundary holds once the sandbox ran its first execve. */
@@ -564,6 +494,7 @@ int BPF_PROG(rf_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 	struct file *file;
 	__u64 cgid;
 	__u32 reason;
+	int v;
 
 	if (ret)
 		return ret;
@@ -572,12 +503,9 @@ int BPF_PROG(rf_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 	file = BPF_CORE_READ(vma, vm_file);
 	if (!file)
 		return 0;
-	sb = sandbox_for(RF_SB_LSM_EXEC, &cgid);
-	if (!sb)
-		return 0;
-	s = scratch();
+	s = hook_scratch(RF_SB_LSM_EXEC, RF_CLASS_EXEC, &sb, &cgid, &v);
 	if (!s)
-		return verdict(no_scratch(sb, RF_CLASS_EXEC));
+		return v;
 	reason = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry),
 			   true);
 	return verdict(judge(sb, cgid, s, reason, RF_ACC_EXEC, RF_CLASS_EXEC,
@@ -736,6 +664,7 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 	unsigned int valid;
 	__u32 *v;
 	__u64 cgid;
+	int hv;
 
 	if (ret)
 		return ret;
@@ -743,12 +672,9 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 	if (!(valid & (ATTR_ATIME | ATTR_MTIME)) ||
 	    (valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE)))
 		return 0;
-	sb = sandbox_for(RF_SB_LSM_FILES, &cgid);
-	if (!sb)
-		return 0;
-	s = scratch();
+	s = hook_scratch(RF_SB_LSM_FILES, RF_CLASS_FILE, &sb, &cgid, &hv);
 	if (!s)
-		return verdict(no_scratch(sb, RF_CLASS_FILE));
+		return hv;
 	fsb = BPF_CORE_READ(dentry, d_sb);
 	head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
 	pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);

@@ -34,16 +34,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define PF_EXITING 0x00000004
 
-/* The syscall number at sys_exit (the tracepoint passes only the regs), and
- * the two calls that never return. */
+/* The syscall number at sys_exit (the tracepoint passes only the regs). */
 #if defined(__TARGET_ARCH_x86)
 #define RF_SYSCALL_NR(r) ((r)->orig_ax)
-#define RF_NR_EXIT 60
-#define RF_NR_EXIT_GROUP 231
 #elif defined(__TARGET_ARCH_arm64)
 #define RF_SYSCALL_NR(r) ((r)->syscallno)
-#define RF_NR_EXIT 93
-#define RF_NR_EXIT_GROUP 94
 #else
 #error "monitor.bpf.c: syscall number at sys_exit unknown for this architecture"
 #endif
@@ -183,20 +178,13 @@ static __always_inline struct rf_mon_acct *sandbox_task(struct task_struct *t, _
 static __always_inline struct rf_mon_event *event_new(__u32 kind, __u64 cgid)
 {
 	struct rf_mon_event *e = bpf_ringbuf_reserve(&rf_mon_events, sizeof(*e), 0);
-	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!e) {
 		stat_inc(RF_MON_STAT_RINGBUF_LOST);
 		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->ts_boot_ns = bpf_ktime_get_boot_ns();
-	e->cgroup_id = cgid;
-	e->kind = kind;
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	e->uid = (__u32)bpf_get_current_uid_gid();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	RF_EVENT_TASK(e, cgid, kind);
 	return e;
 }
 
@@ -327,11 +315,12 @@ int BPF_PROG(rf_mon_exit, struct task_struct *p)
 	__u64 cgid;
 	long nr;
 
-	/* exit and exit_group never return to sys_exit: taken here, where the
-	 * exiting thread's registers still name the call it died in (another
-	 * number, or none, when a signal or a sibling's exit_group ended it). */
+	/* Calls that never return to sys_exit are taken here, where the
+	 * exiting thread's registers still name the call it died in: exit and
+	 * exit_group, and any call a signal killed the thread in (a sleep, a
+	 * read); -1 when it was not in a syscall. The call ran: ret 0. */
 	nr = (long)RF_SYSCALL_NR((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
-	if (nr == RF_NR_EXIT || nr == RF_NR_EXIT_GROUP)
+	if (nr >= 0)
 		syscall_note(nr, 0);
 	/* The group is dead when its live count reached zero (this works
 	 * with and without the tracepoint's group_dead argument). */

@@ -132,11 +132,24 @@ static __always_inline int net_decide(struct rf_sandbox *sb, __u64 cgid, struct 
 	return decide(sb, cgid, &s->ev, RF_CLASS_NET);
 }
 
+/* An address no rule allows (alen bytes, network byte order): its record. */
+static __always_inline int net_refuse(struct rf_sandbox *sb, __u64 cgid, const void *addr,
+				      __u32 alen, __u16 port, __u32 family, __u32 op,
+				      __u32 reason, __u32 proto)
+{
+	struct rf_scratch *s = scratch();
+
+	if (s) {
+		s->ev.port = port;
+		__builtin_memcpy(s->ev.addr, addr, alen);
+	}
+	return net_decide(sb, cgid, s, family, op, reason, proto);
+}
+
 static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4,
 				    __u16 port, __u32 op, __u32 proto)
 {
 	struct rf_net4_key key = {};
-	struct rf_scratch *s;
 	__u32 reason;
 
 	key.prefixlen = 64 + 32;
@@ -145,13 +158,7 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 	reason = match(bpf_map_lookup_elem(&rf_net4, &key), port, sensitive4(key.addr));
 	if (!reason)
 		return ALLOW;
-
-	s = scratch();
-	if (s) {
-		s->ev.port = port;
-		__builtin_memcpy(s->ev.addr, &ip4, 4);
-	}
-	return net_decide(sb, cgid, s, AF_INET, op, reason, proto);
+	return net_refuse(sb, cgid, &ip4, 4, port, AF_INET, op, reason, proto);
 }
 
 static __always_inline int check_inet4(struct bpf_sock_addr *ctx, __u32 op)
@@ -170,7 +177,6 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 {
 	struct rf_net6_key key = {};
 	struct rf_sandbox *sb;
-	struct rf_scratch *s;
 	__u32 w[4], reason;
 	__u16 port;
 	__u64 cgid;
@@ -195,38 +201,22 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	reason = match(bpf_map_lookup_elem(&rf_net6, &key), port, sensitive6(key.addr));
 	if (!reason)
 		return ALLOW;
+	return net_refuse(sb, cgid, w, 16, port, AF_INET6, op, reason, ctx->protocol);
+}
 
-	s = scratch();
-	if (s) {
-		s->ev.port = port;
-		__builtin_memcpy(s->ev.addr, w, 16);
+/* The four inet hooks: one program each (lib/pins.h names them), all
+ * judged by check_inet4/6 with the op that says which hook it was. */
+#define RF_INET_PROG(hook, check, op)                   \
+	SEC("cgroup/" #hook)                            \
+	int rf_##hook(struct bpf_sock_addr *ctx)        \
+	{                                               \
+		return check(ctx, op);                  \
 	}
-	return net_decide(sb, cgid, s, AF_INET6, op, reason, ctx->protocol);
-}
 
-SEC("cgroup/connect4")
-int rf_connect4(struct bpf_sock_addr *ctx)
-{
-	return check_inet4(ctx, RF_OP_CONNECT4);
-}
-
-SEC("cgroup/connect6")
-int rf_connect6(struct bpf_sock_addr *ctx)
-{
-	return check_inet6(ctx, RF_OP_CONNECT6);
-}
-
-SEC("cgroup/sendmsg4")
-int rf_sendmsg4(struct bpf_sock_addr *ctx)
-{
-	return check_inet4(ctx, RF_OP_SENDMSG4);
-}
-
-SEC("cgroup/sendmsg6")
-int rf_sendmsg6(struct bpf_sock_addr *ctx)
-{
-	return check_inet6(ctx, RF_OP_SENDMSG6);
-}
+RF_INET_PROG(connect4, check_inet4, RF_OP_CONNECT4)
+RF_INET_PROG(connect6, check_inet6, RF_OP_CONNECT6)
+RF_INET_PROG(sendmsg4, check_inet4, RF_OP_SENDMSG4)
+RF_INET_PROG(sendmsg6, check_inet6, RF_OP_SENDMSG6)
 
 /*
  * Only plain TCP and UDP sockets may be created in a sandbox whose

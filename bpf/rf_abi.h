@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 2
+#define RF_ABI_VERSION 3
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -29,62 +29,91 @@
  * Enforcement classes: the one class enum of ringfence. The first
  * RF_CLASS_KERNEL_MAX are judged and counted by the kernel (ABI: values
  * fixed, rf_sandbox.denials[]); the rest exist only in the plan.
+ * X(NAME, value, its name in plans, traces and reports): lib/names.c
+ * builds its table from this list.
  */
+#define RF_CLASSES(X)                                                                   \
+	/* judged and counted by the kernel */                                          \
+	X(NET, 0, "network") X(UNIX, 1, "unix") X(FILE, 2, "file")                      \
+	X(EXEC, 3, "exec") X(PROCESS, 4, "process")                                     \
+	/* in the plan only */                                                          \
+	X(LIMITS, 5, "limits") X(SYSCALLS, 6, "syscalls") X(MONITOR, 7, "monitor")
+
+#define RF_CLASS_ENUM_(name, value, str) RF_CLASS_##name = value,
 enum rf_class {
-	RF_CLASS_NET = 0,
-	RF_CLASS_UNIX = 1,
-	RF_CLASS_FILE = 2,
-	RF_CLASS_EXEC = 3,
-	RF_CLASS_PROCESS = 4,
+	RF_CLASSES(RF_CLASS_ENUM_)
 	RF_CLASS_KERNEL_MAX = 5,
-	RF_CLASS_LIMITS = 5,
-	RF_CLASS_SYSCALLS = 6,
-	RF_CLASS_MONITOR = 7,
 	RF_CLASS_MAX = 8,
 };
 
-/* The hook that made a decision. */
+/*
+ * The hook that made a decision (ABI: values fixed, rf_event.op).
+ * X(NAME, value, its name in traces and reports): lib/names.c builds its
+ * table from this list.
+ */
+#define RF_OPS(X)                                                                       \
+	X(CONNECT4, 1, "connect4")                                                      \
+	X(CONNECT6, 2, "connect6")                                                      \
+	X(SENDMSG4, 3, "sendmsg4")                                                      \
+	X(SENDMSG6, 4, "sendmsg6")                                                      \
+	X(CONNECT_UNIX, 5, "connect_unix")                                              \
+	X(SENDMSG_UNIX, 6, "sendmsg_unix")                                              \
+	X(SOCK_CREATE, 7, "sock_create")                                                \
+	/* BPF-LSM (lsm.bpf.c) */                                                       \
+	X(FILE_OPEN, 8, "open")                 /* file_open, by the open mode */       \
+	X(EXEC, 9, "exec")                      /* execve: opening the binary or a #!   \
+						 * interpreter, bprm_check_security     \
+						 * (each #! level) */                   \
+	X(MMAP_EXEC, 10, "mmap_exec")           /* mmap_file with PROT_EXEC */          \
+	X(MPROTECT_EXEC, 11, "mprotect_exec")   /* file_mprotect with PROT_EXEC */      \
+	X(UNLINK, 12, "unlink")                                                         \
+	X(MKDIR, 13, "mkdir")                                                           \
+	X(RMDIR, 14, "rmdir")                                                           \
+	X(MKNOD, 15, "mknod")                   /* device nodes, fifos, sockets */      \
+	X(CREATE, 16, "create")                 /* open(O_CREAT) of a new regular file */ \
+	X(SYMLINK, 17, "symlink")                                                       \
+	X(LINK, 18, "link")                     /* path: the source or the new name */  \
+	X(RENAME, 19, "rename")                 /* path: the old or the new name */     \
+	X(TRUNCATE, 20, "truncate")                                                     \
+	X(CHMOD, 21, "chmod")                                                           \
+	X(CHOWN, 22, "chown")                                                           \
+	X(UTIMES, 23, "utimes")                 /* inode_setattr: times only */         \
+	X(UNIX_CONNECT_LSM, 24, "unix_stream_connect") /* the peer's bound name */      \
+	X(UNIX_SEND_LSM, 25, "unix_may_send")   /* datagram connect/send */             \
+	X(BPF, 26, "bpf")                       /* arg: the bpf() command */            \
+	X(PTRACE, 27, "ptrace")                 /* target_pid; arg: PTRACE_MODE_* */    \
+	X(KILL, 28, "kill")                     /* target_pid; arg: the signal */       \
+	X(MOUNT, 29, "mount")                                                           \
+	X(MOVE_MOUNT, 30, "move_mount")                                                 \
+	X(UMOUNT, 31, "umount")                                                         \
+	X(PIVOT_ROOT, 32, "pivot_root")                                                 \
+	X(CHROOT, 33, "chroot")                                                         \
+	X(USERNS, 34, "userns_create")          /* a new user namespace */              \
+	X(CGROUP_WRITE, 35, "cgroup_write")     /* write open of a cgroupfs file */     \
+	X(CLONE_INTO_CGROUP, 36, "clone_into_cgroup") /* clone3(CLONE_INTO_CGROUP) */   \
+	X(PSEUDO_FS_WRITE, 37, "pseudo_fs_write") /* create/remove/rename in cgroupfs   \
+						   * or bpffs */                        \
+	/* The seccomp boundary's refusals, seen by observe.bpf.c at sys_exit   \
+	 * (the names of the syscalls that the ops above do not already name). */       \
+	X(SETNS, 38, "setns")                                                           \
+	X(KEYCTL, 39, "keyctl")                 /* keyctl, add_key, request_key */      \
+	X(KEXEC, 40, "kexec")                   /* kexec_load, kexec_file_load */       \
+	X(MODULE, 41, "kernel_module")          /* init_module, finit_module,           \
+						 * delete_module */                     \
+	X(PERF_EVENT, 42, "perf_event_open")                                            \
+	X(PROCESS_VM, 43, "process_vm")         /* process_vm_readv/writev,             \
+						 * pidfd_getfd */                       \
+	X(USERFAULTFD, 44, "userfaultfd")                                               \
+	X(IO_URING, 45, "io_uring")             /* io_uring_setup, _enter, _register */ \
+	X(NAMESPACE, 46, "namespace_create")    /* unshare/clone with a namespace flag  \
+						 * but CLONE_NEWUSER */                 \
+	X(TTY_IOCTL, 47, "tty_ioctl")           /* ioctl TIOCSTI, TIOCLINUX */          \
+	X(PERSONALITY, 48, "personality")
+
+#define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
-	RF_OP_CONNECT4 = 1,
-	RF_OP_CONNECT6 = 2,
-	RF_OP_SENDMSG4 = 3,
-	RF_OP_SENDMSG6 = 4,
-	RF_OP_CONNECT_UNIX = 5,
-	RF_OP_SENDMSG_UNIX = 6,
-	RF_OP_SOCK_CREATE = 7,
-	/* BPF-LSM (lsm.bpf.c) */
-	RF_OP_FILE_OPEN = 8,            /* file_open, by the open mode */
-	RF_OP_EXEC = 9,                 /* execve: opening the binary or a #! interpreter,
-					 * bprm_check_security (each #! level) */
-	RF_OP_MMAP_EXEC = 10,           /* mmap_file with PROT_EXEC */
-	RF_OP_MPROTECT_EXEC = 11,       /* file_mprotect with PROT_EXEC */
-	RF_OP_UNLINK = 12,
-	RF_OP_MKDIR = 13,
-	RF_OP_RMDIR = 14,
-	RF_OP_MKNOD = 15,               /* device nodes, fifos, sockets */
-	RF_OP_CREATE = 16,              /* open(O_CREAT) of a new regular file */
-	RF_OP_SYMLINK = 17,
-	RF_OP_LINK = 18,                /* path: the source or the new name */
-	RF_OP_RENAME = 19,              /* path: the old or the new name */
-	RF_OP_TRUNCATE = 20,
-	RF_OP_CHMOD = 21,
-	RF_OP_CHOWN = 22,
-	RF_OP_UTIMES = 23,              /* inode_setattr: times only */
-	RF_OP_UNIX_CONNECT_LSM = 24,    /* unix_stream_connect: the peer's bound name */
-	RF_OP_UNIX_SEND_LSM = 25,       /* unix_may_send: datagram connect/send */
-	RF_OP_BPF = 26,                 /* arg: the bpf() command */
-	RF_OP_PTRACE = 27,              /* target_pid; arg: PTRACE_MODE_* */
-	RF_OP_KILL = 28,                /* target_pid; arg: the signal */
-	RF_OP_MOUNT = 29,
-	RF_OP_MOVE_MOUNT = 30,
-	RF_OP_UMOUNT = 31,
-	RF_OP_PIVOT_ROOT = 32,
-	RF_OP_CHROOT = 33,
-	RF_OP_USERNS = 34,              /* a new user namespace */
-	RF_OP_CGROUP_WRITE = 35,        /* write open of a cgroupfs file */
-	RF_OP_CLONE_INTO_CGROUP = 36,   /* clone3(CLONE_INTO_CGROUP) */
-	RF_OP_PSEUDO_FS_WRITE = 37,     /* create/remove/rename in cgroupfs or bpffs */
-	RF_OP_MAX = 38,                 /* bound for name tables, never sent */
+	RF_OPS(RF_OP_ENUM_)
+	RF_OP_MAX = 49,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {
@@ -93,17 +122,30 @@ enum rf_verdict {
 	RF_VERDICT_MAX = 3,
 };
 
-/* Why a decision went the way it did. */
+/*
+ * Why a decision went the way it did (ABI: values fixed, rf_event.reason).
+ * X(NAME, value, its name in traces and reports): lib/names.c builds its
+ * table from this list.
+ */
+#define RF_REASONS(X)                                                                   \
+	X(NO_RULE, 1, "no-rule")                /* no allowlist entry covers it */      \
+	X(PORT, 2, "port-not-allowed")          /* address covered, port not */         \
+	/* link-local/metadata needs an exact entry */                                  \
+	X(SENSITIVE, 3, "link-local-or-metadata-needs-exact-entry")                     \
+	X(BAD_PATH, 4, "unresolved-path")       /* unix path with . / .. / // or        \
+						 * relative */                          \
+	X(TOO_LONG, 5, "too-long")              /* does not fit the matcher: denied */  \
+	X(PROTOCOL, 6, "protocol-not-allowed")  /* socket type/protocol outside TCP/UDP */ \
+	X(ACCESS, 7, "access-not-allowed")      /* a rule covers the path, not with     \
+						 * this access */                       \
+	X(BOUNDARY, 8, "process-boundary")      /* the process boundary: never from a   \
+						 * sandbox */                           \
+	X(INTERNAL, 9, "no-memory")             /* no scratch memory: denied, never     \
+						 * allowed */
+
+#define RF_REASON_ENUM_(name, value, str) RF_REASON_##name = value,
 enum rf_reason {
-	RF_REASON_NO_RULE = 1,      /* no allowlist entry covers it */
-	RF_REASON_PORT = 2,         /* address covered, port not */
-	RF_REASON_SENSITIVE = 3,    /* link-local/metadata needs an exact entry */
-	RF_REASON_BAD_PATH = 4,     /* unix path with . / .. / // or relative */
-	RF_REASON_TOO_LONG = 5,     /* does not fit the matcher: denied */
-	RF_REASON_PROTOCOL = 6,     /* socket type/protocol outside TCP/UDP */
-	RF_REASON_ACCESS = 7,       /* a rule covers the path, not with this access */
-	RF_REASON_BOUNDARY = 8,     /* the process boundary: never from a sandbox */
-	RF_REASON_INTERNAL = 9,     /* no scratch memory: denied, never allowed */
+	RF_REASONS(RF_REASON_ENUM_)
 	RF_REASON_MAX = 10,
 };
 
@@ -125,6 +167,12 @@ enum rf_sandbox_flags {
 	RF_SB_LSM_EXEC = 1u << 4,        /* exec: bprm_check, mmap/mprotect PROT_EXEC */
 	RF_SB_LSM_UNIX = 1u << 5,        /* network.unix: socket_connect, sendmsg */
 	RF_SB_LSM_PROCESS = 1u << 6,     /* bpf, ptrace, signals, mounts, userns, cgroup moves */
+	/* observe.bpf.c: which failed (or, audit, successful) syscalls of this
+	 * sandbox to report. Its records are inferred (RF_EVF_INFERRED): the
+	 * kernel's verdict came from Landlock or seccomp, which record nothing. */
+	RF_SB_OBSERVE_PATHS = 1u << 7,   /* path syscalls failing EACCES/EPERM (Landlock) */
+	RF_SB_OBSERVE_BOUNDARY = 1u << 8,/* the seccomp boundary's syscalls failing EPERM */
+	RF_SB_OBSERVE_ACCESS = 1u << 9,  /* audit: path syscalls that succeeded, to rf_obs_access */
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */
@@ -216,13 +264,6 @@ enum rf_event_kind {
 	RF_EV_DECISION = 1,
 };
 
-/* struct rf_event.flags */
-enum rf_event_flags {
-	/* Not the kernel's word: user space inferred the decision from a
-	 * failed syscall (Landlock and seccomp hosts). */
-	RF_EVF_INFERRED = 1u << 0,
-};
-
 /* One recorded decision: a sample in rf_samples and a ring-buffer record. */
 struct rf_event {
 	__u64 ts_boot_ns;               /* bpf_ktime_get_boot_ns() */
@@ -242,12 +283,55 @@ struct rf_event {
 	__u8 addr[16];                  /* network byte order */
 	char comm[RF_COMM_LEN];
 	__u32 path_len;                 /* bytes of path[] used (unix, file, exec) */
-	__u32 flags;                    /* enum rf_event_flags; 0 from the BPF programs */
+	__u16 flags;                    /* enum rf_event_flags */
+	__u16 syscall;                  /* RF_EVF_SYSCALL: the syscall number */
 	char path[RF_EVENT_PATH_LEN];   /* abstract names start with '@' */
 	__u32 need;                     /* enum rf_access the operation needed */
 	__u32 have;                     /* enum rf_access the matching rule grants */
 	__u32 target_pid;               /* ptrace, kill: the other process */
 	__u32 arg;                      /* signal, bpf cmd, ptrace mode, mount flags */
+};
+
+/* struct rf_event.flags */
+enum rf_event_flags {
+	RF_EVF_INFERRED = 1u << 0,      /* observe.bpf.c: a syscall failed (or, with
+					 * RF_EVF_ACCESS, succeeded); not the deciding
+					 * backend's own record, never in rf_sandbox.denials */
+	RF_EVF_ACCESS = 1u << 1,        /* a successful access (audit observation) */
+	RF_EVF_SYSCALL = 1u << 2,       /* .syscall holds the syscall number */
+	RF_EVF_DIRFD = 1u << 3,         /* a relative path: target_pid holds the dirfd
+					 * (AT_FDCWD: the cwd) it is relative to */
+	RF_EVF_ERRNO_EPERM = 1u << 4,   /* failed with EPERM (else EACCES) */
+};
+
+/* ====================================================================
+ * observe.bpf.c: sys_enter/sys_exit of sandboxed tasks, for the classes
+ * Landlock and seccomp enforce (they keep no record of their own).
+ * ==================================================================== */
+#define RF_OBS_SYSCALL_MAX 512          /* syscall numbers described */
+
+/* rf_obs_syscalls[nr]: what to capture of one syscall (filled by user
+ * space from the names, so the numbers are this architecture's). Argument
+ * positions are 1-based; 0: none. */
+struct rf_obs_syscall {
+	__u8 op;                        /* enum rf_op; 0: not observed */
+	__u8 class;                     /* enum rf_class */
+	__u8 path;                      /* the path argument */
+	__u8 path2;                     /* a second path (rename, link) */
+	__u8 dirfd;                     /* the path's directory fd */
+	__u8 dirfd2;
+	__u8 arg;                       /* kept in rf_event.arg (flags, cmd, mode) */
+	__u8 target;                    /* kept in rf_event.target_pid */
+};
+
+/* struct rf_obs_syscall.class also carries: */
+#define RF_OBS_ARG_HOW 0x80             /* .arg points to struct open_how: its flags */
+
+/* rf_observe: sandbox cgroup id -> what observe.bpf.c counted for it. */
+struct rf_obs_sandbox {
+	__u64 inferred[RF_CLASS_KERNEL_MAX]; /* inferred records, by class */
+	__u64 access_seq;               /* next rf_obs_access slot */
+	__u64 access_lost;              /* rf_obs_access full: an access not kept */
 };
 
 /* rf_stats: per-CPU counters; sum over CPUs. */
@@ -263,6 +347,7 @@ enum rf_meta_features {
 	RF_FEAT_INET = 1u << 0,         /* connect4/6, sendmsg4/6, sock_create */
 	RF_FEAT_UNIX = 1u << 1,         /* connect_unix, sendmsg_unix */
 	RF_FEAT_LSM = 1u << 2,          /* lsm.bpf.c: files, exec, unix, process */
+	RF_FEAT_OBSERVE = 1u << 3,      /* observe.bpf.c: sys_enter/sys_exit */
 };
 
 struct rf_meta {
@@ -353,7 +438,7 @@ enum rf_mon_stat {
 	RF_MON_STAT_PROCS_FULL = 2,     /* rf_mon_procs full: a process's memory not counted */
 	RF_MON_STAT_SYSCALL_RANGE = 3,  /* syscall nr outside 0..RF_MON_SYSCALL_MAX-1 */
 	RF_MON_STAT_EVENTS = 4,         /* records submitted */
-	RF_MON_STAT_MAX = 5,
+	RF_MON_STAT_MAX                 /* the number of counters */
 };
 
 /* ====================================================================
@@ -415,6 +500,10 @@ RF_ABI_OFF(rf_event, path, 88 + RF_COMM_LEN);
 RF_ABI_OFF(rf_event, need, 88 + RF_COMM_LEN + RF_EVENT_PATH_LEN);
 RF_ABI_SIZE(rf_event, 88 + RF_COMM_LEN + RF_EVENT_PATH_LEN + 16);
 _Static_assert(sizeof(struct rf_event) % 8 == 0, "rf_event: 8-byte multiple");
+
+RF_ABI_OFF(rf_event, flags, 84 + RF_COMM_LEN);
+RF_ABI_SIZE(rf_obs_syscall, 8);
+RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 2));
 
 RF_ABI_OFF(rf_meta, build_id, 8);
 RF_ABI_SIZE(rf_meta, 8 + 32);

@@ -74,40 +74,20 @@ static __always_inline int fallback_verdict(const struct rf_sandbox *sb)
 }
 
 /*
- * Count the decision exactly, keep it as a sample while the sandbox has
- * sample slots left, and publish it on the ring buffer for the monitor.
- * Returns the verdict for the hook: deny unless the sandbox audits.
+ * Publish a decision record (ev->seq set): count it, keep it as a sample
+ * while the sandbox has sample slots left, and put it on the ring buffer
+ * for the monitor.
  */
-static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
-				  struct rf_event *ev, __u32 class)
+static __always_inline void publish(const struct rf_sandbox *sb, __u64 cgid,
+				    struct rf_event *ev)
 {
 	__u32 limit = sb->sample_limit ? sb->sample_limit : RF_SAMPLE_LIMIT_DEFAULT;
-	bool audit = sb->flags & RF_SB_AUDIT;
-	__u64 id = bpf_get_current_pid_tgid();
-	struct rf_sample_key skey = {};
+	struct rf_sample_key skey = { .cgroup_id = cgid, .seq = ev->seq };
 	struct rf_event *rb;
 
-	if (class < RF_CLASS_KERNEL_MAX)
-		__sync_fetch_and_add(&sb->denials[class], 1);
-	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
-	ev->ts_boot_ns = bpf_ktime_get_boot_ns();
-	ev->cgroup_id = cgid;
-	ev->kind = RF_EV_DECISION;
-	ev->pid = id >> 32;
-	ev->tid = (__u32)id;
-	ev->uid = (__u32)bpf_get_current_uid_gid();
-	ev->class = class;
-	ev->verdict = audit ? RF_VERDICT_AUDITED : RF_VERDICT_DENIED;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	stat_inc(RF_STAT_DECISIONS);
-
-	if (ev->seq < limit) {
-		skey.cgroup_id = cgid;
-		skey.seq = ev->seq;
-		if (bpf_map_update_elem(&rf_samples, &skey, ev, BPF_NOEXIST))
-			stat_inc(RF_STAT_SAMPLE_LOST);
-	}
-
+	if (ev->seq < limit && bpf_map_update_elem(&rf_samples, &skey, ev, BPF_NOEXIST))
+		stat_inc(RF_STAT_SAMPLE_LOST);
 	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
 	if (rb) {
 		__builtin_memcpy(rb, ev, sizeof(*rb));
@@ -115,6 +95,24 @@ static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
 	} else {
 		stat_inc(RF_STAT_RINGBUF_LOST);
 	}
+}
+
+/*
+ * Count the decision exactly, then publish it. Returns the verdict for
+ * the hook: deny unless the sandbox audits.
+ */
+static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
+				  struct rf_event *ev, __u32 class)
+{
+	bool audit = sb->flags & RF_SB_AUDIT;
+
+	if (class < RF_CLASS_KERNEL_MAX)
+		__sync_fetch_and_add(&sb->denials[class], 1);
+	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
+	RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
+	ev->class = class;
+	ev->verdict = audit ? RF_VERDICT_AUDITED : RF_VERDICT_DENIED;
+	publish(sb, cgid, ev);
 	return audit ? ALLOW : DENY;
 }
 

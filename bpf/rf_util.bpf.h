@@ -39,4 +39,19 @@ static __always_inline void counter_inc(void *map, __u32 idx)
 		*v += 1;
 }
 
+/* When, where and who: the fields every record starts with, in struct
+ * rf_event (decisions) and struct rf_mon_event (the monitor) alike. */
+#define RF_EVENT_TASK(e, cgid, kind_)						\
+	do {									\
+		__u64 rf_id_ = bpf_get_current_pid_tgid();			\
+										\
+		(e)->ts_boot_ns = bpf_ktime_get_boot_ns();			\
+		(e)->cgroup_id = (cgid);					\
+		(e)->kind = (kind_);						\
+		(e)->pid = rf_id_ >> 32;					\
+		(e)->tid = (__u32)rf_id_;					\
+		(e)->uid = (__u32)bpf_get_current_uid_gid();			\
+		bpf_get_current_comm((e)->comm, sizeof((e)->comm));		\
+	} while (0)
+
 #endif /* RF_UTIL_BPF_H */

@@ -54,6 +54,9 @@ const char *names__class(uint32_t class);       /* "network", "file", ... */
 const char *names__op(uint32_t op);             /* "connect4", "kill", ... */
 const char *names__reason(uint32_t reason);     /* "no-rule", ... */
 /* What rf_event.arg holds for op ("signal", "bpf_cmd", ...); NULL: nothing. */
+/* The same for an inferred record (RF_EVF_INFERRED): the refused
+ * syscall's argument. NULL when it has none. */
+const char *names__op_syscall_arg(uint32_t op);
 const char *names__op_arg(uint32_t op);
 /* "denied" or "audited": anything but an audit record was a denial. */
 const char *names__verdict(uint32_t verdict);

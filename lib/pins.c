@@ -92,7 +92,8 @@ int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX])
 		fds[i] = -1;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
 		if ((rf_pin_maps[i].flags & RF_PINF_META) ||
-		    ((rf_pin_maps[i].flags & RF_PINF_LSM) && !(features & RF_FEAT_LSM)))
+		    ((rf_pin_maps[i].flags & RF_PINF_LSM) && !(features & RF_FEAT_LSM)) ||
+		    ((rf_pin_maps[i].flags & RF_PINF_OBSERVE) && !(features & RF_FEAT_OBSERVE)))
 			continue;
 		fds[i] = rf_pins__open_map((enum rf_pin_map)i);
 		if (fds[i] < 0) {

@@ -20,6 +20,8 @@
 #define RF_PINF_SHARED (1u << 1)  /* the network object's, reused by the LSM object
 				   * (declared in rf_common.bpf.h) */
 #define RF_PINF_META   (1u << 2)  /* rf_meta: pinned last, read with rf_pins__read_meta */
+#define RF_PINF_OBSERVE (1u << 3) /* created and pinned by the observe object
+				   * (observe.bpf.c): only with RF_FEAT_OBSERVE */
 
 /*
  * X(ENUM, pin file, map name in the BPF source, RF_PINF_*, key size,
@@ -41,6 +43,9 @@
 	  offsetof(struct rf_sample_key, cgroup_id))                                    \
 	X(EVENTS, "events", "rf_events", RF_PINF_SHARED, 0, 0)                          \
 	X(STATS, "stats", "rf_stats", RF_PINF_SHARED, 0, 0)                             \
+	X(OBSERVE, "observe", "rf_observe", RF_PINF_OBSERVE, sizeof(__u64), 0)          \
+	X(OBS_ACCESS, "observe_access", "rf_obs_access", RF_PINF_OBSERVE,                 \
+	  sizeof(struct rf_sample_key), offsetof(struct rf_sample_key, cgroup_id))      \
 	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
 
 #define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,
@@ -79,6 +84,8 @@ enum rf_pin_link {
 /* The LSM object's links: this prefix + the program name (one per
  * program this kernel loads; the set differs across kernels). */
 #define RF_PIN_LSM_LINK_PREFIX "lsm_"
+/* The observe object's links: this prefix + the program name. */
+#define RF_PIN_OBS_LINK_PREFIX "obs_"
 
 struct rf_pin_map_def {
 	const char *pin;          /* file under RF_PIN_DIR */
@@ -116,7 +123,8 @@ uint32_t rf_pins__pinned_id(enum rf_pin_map m);
 int rf_pins__read_meta(struct rf_meta *ret_meta);
 
 /* Open the pinned maps of a set with these features into fds: all but
- * meta, the LSM object's only with RF_FEAT_LSM; -1 where not opened.
+ * meta, the LSM object's only with RF_FEAT_LSM, the observe object's only
+ * with RF_FEAT_OBSERVE; -1 where not opened.
  * 0, or -errno with every fd closed again. */
 int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX]);
 /* Close what is open and set -1 (NULL is allowed). */

@@ -160,6 +160,12 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 			 a->count, a->key, a->before_start ? ", some while no monitor ran" : "",
 			 a->lost_total);
 		break;
+	case RF_RULE_SHED:
+		snprintf(buf, len, "%" PRIu64 " live sandboxes shed from the monitor's full table "
+			 "(capacity %" PRIu64 "), the oldest idle first, latest %s; their "
+			 "alerts closed, later events start them afresh (%" PRIu64 " since start)",
+			 a->count, a->capacity, a->last_shed, a->shed_total);
+		break;
 	default:
 		snprintf(buf, len, "%s", rf_rule_name(a->rule));
 	}
@@ -247,6 +253,14 @@ static json_t *evidences(const struct rf_alert *a, json_t *container)
 				    "lost", (json_int_t)a->count,
 				    "lost_total", (json_int_t)a->lost_total));
 		json_array_append_new(evs, ev);
+	} else if (a->rule == RF_RULE_SHED) {
+		json_t *ev = json_object();
+
+		json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:I, s:s}",
+				    "table", a->key, "shed", (json_int_t)a->count,
+				    "shed_total", (json_int_t)a->shed_total,
+				    "capacity", (json_int_t)a->capacity, "last_shed", a->last_shed));
+		json_array_append_new(evs, ev);
 	} else {
 		json_array_append_new(evs, evidence(a, container));
 	}
@@ -298,6 +312,12 @@ static void unmapped_rule(json_t *um, const struct rf_alert *a)
 		json_object_set_new(um, "hop", json_string(a->key));
 		json_object_set_new(um, "lost_total", json_integer((json_int_t)a->lost_total));
 		json_object_set_new(um, "before_start", json_boolean(a->before_start));
+		break;
+	case RF_RULE_SHED:
+		json_object_set_new(um, "table", json_string(a->key));
+		json_object_set_new(um, "capacity", json_integer((json_int_t)a->capacity));
+		json_object_set_new(um, "shed_total", json_integer((json_int_t)a->shed_total));
+		json_object_set_new(um, "last_shed", json_string(a->last_shed));
 		break;
 	default:
 		break;

@@ -29,13 +29,17 @@
 #define END_GRACE_MS 1000       /* late events of an ended sandbox */
 #define RISE_FACTOR 4
 #define RISE_MIN_SAMPLES 3
+/* Alert slots of their own past max_alerts: one per lost-event hop and one
+ * for the table-shed alert, so a full table can still say so. */
+#define EP_OWN (RF_HOP_MAX + 1)
 
 static const char *const rule_ids[RF_RULE_MAX] = {
 	"deny-burst", "failed-ops", "unexpected-syscall", "resource-spike", "lost-events",
+	"table-shed",
 };
 static const char *const rule_names[RF_RULE_MAX] = {
 	"Denied-connection burst", "Repeated failed operations", "Unexpected syscall",
-	"Resource spike", "Lost events",
+	"Resource spike", "Lost events", "Sandbox table full",
 };
 
 const char *rf_rule_id(enum rf_rule r)
@@ -62,6 +66,9 @@ int rf_alert_severity(const struct rf_alert *a)
 	case RF_RULE_SYSCALL: return a->refused ? 5 : 4;  /* Critical : High */
 	case RF_RULE_RESOURCE: return strstr(a->key, "rise") ? 2 : 3;
 	case RF_RULE_LOST: return 3;
+	/* High: a sandbox no longer watched is a blind spot someone who can
+	 * start sandboxes may have made on purpose. */
+	case RF_RULE_SHED: return 4;
 	default: return 1;
 	}
 }
@@ -116,6 +123,7 @@ struct sandbox {
 	bool registered;
 	bool ended;
 	uint64_t ended_ns;
+	uint64_t last_ns;               /* last activity: created, registered, decision, syscall */
 	uint32_t n_eps;                 /* alerts that name it */
 	struct burst burst[RF_CLASS_KERNEL_MAX];
 	struct res_state res[RES_MAX];
@@ -174,6 +182,7 @@ struct rf_detect {
 
 	uint64_t lost_total[RF_HOP_MAX];
 	uint64_t shed, shed_reported;
+	uint64_t sb_shed, sb_ended_freed, sb_idle_freed;
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -247,7 +256,11 @@ static void sb_thresholds(struct rf_detect *d, struct sandbox *s)
 	}
 }
 
-static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid)
+static size_t sb_make_room(struct rf_detect *d);
+
+/* The entry of cgid, made if needed (t: its first activity). A full table
+ * makes room: a new sandbox is always watched. */
+static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid, uint64_t t)
 {
 	struct sandbox *s = sb_get(d, cgid);
 	size_t i;
@@ -257,7 +270,9 @@ static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid)
 	for (i = 0; i < d->o.max_sandboxes; i++)
 		if (!d->sbs[i].used)
 			break;
-	if (i == d->o.max_sandboxes || rf_index_put(&d->sb_ix, cgid, (int32_t)i)) {
+	if (i == d->o.max_sandboxes)
+		i = sb_make_room(d);
+	if (rf_index_put(&d->sb_ix, cgid, (int32_t)i)) {
 		d->shed++;
 		return NULL;
 	}
@@ -265,6 +280,7 @@ static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid)
 	memset(s, 0, sizeof(*s));
 	s->used = true;
 	s->cgid = cgid;
+	s->last_ns = t;
 	snprintf(s->info.sandbox, sizeof(s->info.sandbox), "cgroup-%llu",
 		 (unsigned long long)cgid);
 	s->info.cgroup_id = cgid;
@@ -386,6 +402,10 @@ static struct episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct san
 	 * be able to say that it is full. */
 	lo = rule == RF_RULE_LOST ? d->o.max_alerts : 0;
 	hi = rule == RF_RULE_LOST ? d->o.max_alerts + RF_HOP_MAX : d->o.max_alerts;
+	if (rule == RF_RULE_SHED) {
+		lo = d->o.max_alerts + RF_HOP_MAX;
+		hi = lo + 1;
+	}
 	for (k = lo; k < hi; k++)
 		if (!d->eps[k].used)
 			break;
@@ -445,6 +465,86 @@ static void ep_close(struct rf_detect *d, struct episode *e, const char *reason)
 		d->sbs[e->sb].n_eps--;
 	rf_index_del(&d->ep_ix, e->hkey);
 	memset(e, 0, sizeof(*e));
+}
+
+/* ---- the sandbox table ------------------------------------------------------ */
+
+/* Which of two entries goes first when the table is full: an ended one
+ * (its sandbox is gone: nothing is lost), then one outside the registry
+ * (most likely a cgroup already gone), then the one idle longest. */
+static bool sb_goes_before(const struct sandbox *a, const struct sandbox *b)
+{
+	if (a->ended != b->ended)
+		return a->ended;
+	if (a->ended)
+		return a->ended_ns < b->ended_ns;
+	if (a->registered != b->registered)
+		return !a->registered;
+	return a->last_ns < b->last_ns;
+}
+
+/* Close the alerts that name the entry, then free it. */
+static void sb_drop(struct rf_detect *d, struct sandbox *s, const char *reason)
+{
+	int32_t idx = (int32_t)(s - d->sbs);
+	size_t i;
+
+	for (i = 0; i < d->o.max_alerts && s->n_eps; i++)
+		if (d->eps[i].used && d->eps[i].sb == idx)
+			ep_close(d, &d->eps[i], reason);
+	sb_free(d, s);
+}
+
+/* One live sandbox shed: counted, and one alert per burst of shedding
+ * (it closes once no sandbox has been shed for linger_ms). */
+static void shed_alert(struct rf_detect *d, const struct sandbox *s)
+{
+	struct episode *e = ep_get(d, RF_RULE_SHED, NULL, "sandboxes");
+
+	if (!e)
+		return;
+	e->a.count++;
+	e->a.unit = "sandboxes";
+	e->a.capacity = d->o.max_sandboxes;
+	e->a.shed_total = d->sb_shed;
+	snprintf(e->a.last_shed, sizeof(e->a.last_shed), "%s", s->info.sandbox);
+	ep_commit(d, e, d->now, false);
+}
+
+static size_t sb_make_room(struct rf_detect *d)
+{
+	size_t i, victim = 0;
+	struct sandbox *s;
+
+	for (i = 1; i < d->o.max_sandboxes; i++)
+		if (sb_goes_before(&d->sbs[i], &d->sbs[victim]))
+			victim = i;
+	s = &d->sbs[victim];
+	if (s->ended) {
+		d->sb_ended_freed++;
+		sb_drop(d, s, "sandbox-ended");
+	} else {
+		d->sb_shed++;
+		shed_alert(d, s);
+		sb_drop(d, s, "shed");
+	}
+	return victim;
+}
+
+/* An entry of a cgroup the registry never named, idle long enough that
+ * its windows are empty: most likely a cgroup already gone. It holds no
+ * alert and nothing a later decision could not rebuild. */
+static bool sb_idle_unregistered(const struct rf_detect *d, const struct sandbox *s)
+{
+	int c;
+
+	if (s->registered || s->ended || s->n_eps ||
+	    d->now < s->last_ns + RF_UNREG_IDLE_MS * MS)
+		return false;
+	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
+		if (s->burst[c].len || s->burst[c].active)
+			return false;
+	return true;
 }
 
 /* ---- bursts -------------------------------------------------------------- */
@@ -820,7 +920,7 @@ static void tick(struct rf_detect *d)
 			if (s->burst[c].len || s->burst[c].active)
 				burst_tick(d, &s->burst[c], d->now);
 	}
-	for (i = 0; i < d->o.max_alerts + RF_HOP_MAX; i++) {
+	for (i = 0; i < d->o.max_alerts + EP_OWN; i++) {
 		struct episode *e = &d->eps[i];
 		struct sandbox *s;
 
@@ -843,8 +943,13 @@ static void tick(struct rf_detect *d)
 		struct sandbox *s = &d->sbs[i];
 
 		if (s->used && s->ended && !s->n_eps &&
-		    d->now >= s->ended_ns + END_GRACE_MS * MS)
+		    d->now >= s->ended_ns + END_GRACE_MS * MS) {
+			d->sb_ended_freed++;
 			sb_free(d, s);
+		} else if (s->used && sb_idle_unregistered(d, s)) {
+			d->sb_idle_freed++;
+			sb_free(d, s);
+		}
 	}
 	pending_expire(d);
 }
@@ -892,10 +997,11 @@ static void proc_event(struct rf_detect *d, const struct rf_input *in)
 
 static void sb_register(struct rf_detect *d, const struct rf_input *in)
 {
-	struct sandbox *s = sb_add(d, in->cgroup_id);
+	struct sandbox *s = sb_add(d, in->cgroup_id, d->now);
 
 	if (!s)
 		return;
+	s->last_ns = d->now;
 	rf_sandbox_info_clear(&s->info);
 	if (rf_sandbox_info_copy(&s->info, in->u.sb)) {
 		d->shed++;
@@ -955,17 +1061,21 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 	case RF_IN_DECISION:
 		if (in->u.decision.class >= RF_CLASS_KERNEL_MAX)
 			return;
-		s = sb_add(d, in->cgroup_id);
+		s = sb_add(d, in->cgroup_id, in->t_ns);
 		if (!s)
 			return;
+		if (in->t_ns > s->last_ns)
+			s->last_ns = in->t_ns;
 		s->denials++;
 		proc_note(d, in->cgroup_id, in->u.decision.pid, in->u.decision.comm);
 		burst_add(d, s, &in->u.decision, in->t_ns);
 		break;
 	case RF_IN_SYSCALL:
-		s = sb_add(d, in->cgroup_id);
+		s = sb_add(d, in->cgroup_id, in->t_ns);
 		if (!s)
 			return;
+		if (in->t_ns > s->last_ns)
+			s->last_ns = in->t_ns;
 		s->syscalls_seen++;
 		proc_note(d, in->cgroup_id, in->u.proc.pid, in->u.proc.comm);
 		if (s->registered)
@@ -1000,7 +1110,7 @@ void detect__finish(struct rf_detect *d, uint64_t t_ns)
 	if (t_ns > d->now)
 		d->now = t_ns;
 	tick(d);
-	for (i = 0; i < d->o.max_alerts + RF_HOP_MAX; i++)
+	for (i = 0; i < d->o.max_alerts + EP_OWN; i++)
 		if (d->eps[i].used)
 			ep_close(d, &d->eps[i], "shutdown");
 }
@@ -1027,11 +1137,11 @@ int detect__new(const struct rf_detect_opts *opts, rf_alert_fn fn, void *ctx,
 	d->fn = fn;
 	d->ctx = ctx;
 	d->sbs = calloc(d->o.max_sandboxes, sizeof(*d->sbs));
-	d->eps = calloc(d->o.max_alerts + RF_HOP_MAX, sizeof(*d->eps));
+	d->eps = calloc(d->o.max_alerts + EP_OWN, sizeof(*d->eps));
 	d->procs = calloc(d->o.max_procs, sizeof(*d->procs));
 	if (!d->sbs || !d->eps || !d->procs ||
 	    rf_index_init(&d->sb_ix, d->o.max_sandboxes) ||
-	    rf_index_init(&d->ep_ix, d->o.max_alerts + RF_HOP_MAX) ||
+	    rf_index_init(&d->ep_ix, d->o.max_alerts + EP_OWN) ||
 	    rf_index_init(&d->proc_ix, d->o.max_procs)) {
 		detect__free(d);
 		return -ENOMEM;
@@ -1104,4 +1214,22 @@ size_t detect__n_sandboxes(const struct rf_detect *d)
 uint64_t detect__shed(const struct rf_detect *d)
 {
 	return d->shed;
+}
+
+void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret)
+{
+	size_t i;
+
+	memset(ret, 0, sizeof(*ret));
+	for (i = 0; i < d->o.max_sandboxes; i++)
+		ret->entries += d->sbs[i].used;
+	ret->capacity = d->o.max_sandboxes;
+	ret->shed = d->sb_shed;
+	ret->ended_freed = d->sb_ended_freed;
+	ret->idle_freed = d->sb_idle_freed;
+}
+
+bool detect__has(const struct rf_detect *d, uint64_t cgroup_id)
+{
+	return rf_index_get(&d->sb_ix, cgroup_id) >= 0;
 }

@@ -18,7 +18,8 @@ enum rf_rule {
 	RF_RULE_SYSCALL = 2,        /* syscall outside the profile */
 	RF_RULE_RESOURCE = 3,       /* cpu, memory, pids over threshold or a sudden rise */
 	RF_RULE_LOST = 4,           /* events lost on some hop */
-	RF_RULE_MAX = 5,
+	RF_RULE_SHED = 5,           /* live sandboxes shed from a full table */
+	RF_RULE_MAX = 6,
 };
 
 enum rf_phase {
@@ -86,7 +87,10 @@ struct rf_alert {
 	uint64_t baseline;          /* rise: the value it rose from */
 	uint64_t lost_total;        /* lost events: all on this hop since start */
 	bool before_start;          /* lost events: includes events lost before start */
-	const char *close_reason;   /* CLOSE: "quiet", "sandbox-ended", "shutdown" */
+	uint64_t capacity;          /* table shed: the table's capacity */
+	uint64_t shed_total;        /* table shed: sandboxes shed since start */
+	char last_shed[RF_SANDBOX_LEN]; /* table shed: the latest one shed */
+	const char *close_reason;   /* CLOSE: "quiet", "sandbox-ended", "shed", "shutdown" */
 };
 
 /* OCSF severity_id of an alert record. */
@@ -139,5 +143,21 @@ void detect__foreach_sandbox(const struct rf_detect *d, rf_status_fn fn, void *c
 size_t detect__n_sandboxes(const struct rf_detect *d);
 /* Entries shed from bounded tables so far (also reported as lost events). */
 uint64_t detect__shed(const struct rf_detect *d);
+
+/* The sandbox table: entries in it (ended ones included), live sandboxes
+ * shed when it was full (the oldest idle first; alert table-shed), and
+ * entries it dropped without loss: sandboxes that ended, and entries of
+ * cgroups outside the registry that stayed idle for RF_UNREG_IDLE_MS. */
+struct rf_table_stats {
+	size_t entries, capacity;
+	uint64_t shed;
+	uint64_t ended_freed, idle_freed;
+};
+void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret);
+/* The cgroup has an entry (ended or not). */
+bool detect__has(const struct rf_detect *d, uint64_t cgroup_id);
+
+/* A cgroup that never reached the registry, idle this long, leaves the table. */
+#define RF_UNREG_IDLE_MS 30000
 
 #endif

@@ -4,7 +4,8 @@
  *   - the supervisor's pinned ring buffer of decisions (attached when it
  *     appears, re-attached when the pinned set is replaced);
  *   - the monitor's own ring buffer (syscalls, fork/exec/exit);
- *   - the registry (inotify);
+ *   - the registry (inotify), and the kernel asked by cgroup id whether a
+ *     sandbox's cgroup still exists (entries of the gone leave at once);
  *   - a timer: detector ticks, and every interval a resource sample of
  *     each sandbox and the lost-event counters of every hop;
  *   - signals (signalfd): INT/TERM stop, HUP reopens the output;
@@ -50,6 +51,8 @@
 #define SEED_PROCS_MAX 4096
 #define UNKNOWN_MAX 64
 #define ORPHAN_GRACE_NS (30000 * MS)
+/* Test only: a smaller sandbox table (docs/testing.md). */
+#define ENV_TEST_MAX_SANDBOXES "RINGFENCE_MONITOR_TEST_MAX_SANDBOXES"
 
 struct sb_live {
 	bool used;
@@ -76,6 +79,7 @@ struct engine {
 	struct rf_decisions *dec;
 	struct rf_http *http;
 	int ep, tfd, sfd, lock_fd;
+	int cg_mount_fd;            /* cgroup2 mount: liveness of a cgroup id */
 	int dec_fd_in_ep;
 	int64_t boot_to_real;
 	uint64_t seq;
@@ -319,6 +323,87 @@ static void maybe_rescan(struct engine *e, uint64_t cgid)
 	regwatch__scan(e->reg, reg_ops(e));
 }
 
+/* ---- cgroups that are gone ---------------------------------------------------- */
+
+/* An event of a cgroup neither the registry nor the detectors know, and
+ * which no longer exists (a backlog from while no monitor ran): its input
+ * still counts, then it ends at once, so it cannot hold a table slot. */
+static bool cgroup_gone(struct engine *e, uint64_t cgid)
+{
+	if (sb_get(e, cgid) || detect__has(e->det, cgid))
+		return false;
+	return resources__cgroup_alive(e->cg_mount_fd, cgid) == 0;
+}
+
+static void end_gone(struct engine *e, uint64_t cgid)
+{
+	struct rf_input in = { .t_ns = engine__boottime_ns(), .type = RF_IN_SANDBOX_END,
+			       .cgroup_id = cgid };
+
+	e->m.cgroups_gone++;
+	feed(e, &in);
+}
+
+/* One input of a sandbox that may be unknown: registry rescan if it lives,
+ * end of the entry right after if its cgroup is gone. */
+static void feed_sandbox_input(struct engine *e, const struct rf_input *in)
+{
+	bool gone = cgroup_gone(e, in->cgroup_id);
+
+	if (!gone)
+		maybe_rescan(e, in->cgroup_id);
+	feed(e, in);
+	if (gone)
+		end_gone(e, in->cgroup_id);
+}
+
+struct gone_list {
+	struct engine *e;
+	uint64_t *ids;
+	size_t n, cap;
+};
+
+static void gone_collect(const struct rf_sandbox_status *st, void *ctx)
+{
+	struct gone_list *g = ctx;
+
+	if (!st->ended && g->n < g->cap &&
+	    resources__cgroup_alive(g->e->cg_mount_fd, st->cgroup_id) == 0)
+		g->ids[g->n++] = st->cgroup_id;
+}
+
+/* Every interval: entries whose cgroup has gone away without the registry
+ * saying so (a supervisor killed before it removed its file, a backlog).
+ * Registered ones leave the engine's table as on a registry removal. */
+static void sweep_gone(struct engine *e)
+{
+	struct rf_table_stats ts;
+	struct gone_list g = { .e = e };
+	size_t i;
+
+	for (i = 0; i < SB_MAX; i++) {
+		struct sb_live *s = &e->sbs[i];
+		uint64_t cgid = s->cgid;
+
+		if (!s->used || resources__cgroup_alive(e->cg_mount_fd, cgid) != 0)
+			continue;
+		rf_debug("sandbox %s: its cgroup %llu is gone", s->name, (unsigned long long)cgid);
+		sensors__remove(e->sens, cgid);
+		rf_index_del(&e->sb_ix, cgid);
+		memset(s, 0, sizeof(*s));
+		end_gone(e, cgid);
+	}
+	detect__table_stats(e->det, &ts);
+	g.ids = calloc(ts.capacity, sizeof(*g.ids));
+	if (!g.ids)
+		return;
+	g.cap = ts.capacity;
+	detect__foreach_sandbox(e->det, gone_collect, &g);
+	for (i = 0; i < g.n; i++)
+		end_gone(e, g.ids[i]);
+	free(g.ids);
+}
+
 /* ---- ring buffers ---------------------------------------------------------- */
 
 static int on_decision(void *ctx, void *data, size_t size)
@@ -341,8 +426,7 @@ static int on_decision(void *ctx, void *data, size_t size)
 	rf_printable(ev->path, tmp, sizeof(ev->path) - 1);
 	in.t_ns = ev->ts_boot_ns;
 	in.cgroup_id = ev->cgroup_id;
-	maybe_rescan(e, ev->cgroup_id);
-	feed(e, &in);
+	feed_sandbox_input(e, &in);
 	return 0;
 }
 
@@ -382,6 +466,10 @@ static int on_sensor(void *ctx, void *data, size_t size)
 	if (ev.kind == RF_MON_EV_SYSCALL) {
 		snprintf(in.u.proc.name, sizeof(in.u.proc.name), "%s", sysnames__name(ev.nr));
 		in.u.proc.err = rf_syscall_errno(in.u.proc.name, ev.ret);
+	}
+	if (in.type == RF_IN_SYSCALL) {
+		feed_sandbox_input(e, &in);   /* the one kind that makes an entry */
+		return 0;
 	}
 	maybe_rescan(e, ev.cgroup_id);
 	feed(e, &in);
@@ -632,6 +720,7 @@ static char *metrics_body(void *ctx)
 	struct engine *e = ctx;
 
 	e->m.sandboxes = detect__n_sandboxes(e->det);
+	detect__table_stats(e->det, &e->m.table);
 	return metrics__render(&e->m);
 }
 
@@ -647,8 +736,10 @@ static void periodic(struct engine *e, uint64_t now)
 	poll_lost(e, now);
 	orphans_gc(e, now);
 	unknown_gc(e, now);
+	sweep_gone(e);
 	record__flush(e->rec);
 	e->m.sandboxes = detect__n_sandboxes(e->det);
+	detect__table_stats(e->det, &e->m.table);
 	if (e->o->metrics_file) {
 		char *text = metrics__render(&e->m);
 
@@ -722,6 +813,8 @@ static int check_boundary(void)
 static int setup_outputs(struct engine *e)
 {
 	const struct rf_engine_opts *o = e->o;
+	struct rf_detect_opts dopts;
+	const char *env;
 	char why[512];
 	int err;
 
@@ -730,7 +823,17 @@ static int setup_outputs(struct engine *e)
 		rf_err("--output %s: %s", o->output ? o->output : "-", strerror(-err));
 		return err;
 	}
-	err = detect__new(&o->detect, on_alert, e, &e->det);
+	dopts = o->detect;
+	env = getenv(ENV_TEST_MAX_SANDBOXES);
+	if (env && *env) {
+		unsigned long v = strtoul(env, NULL, 10);
+
+		if (v >= 1 && v <= 1048576)
+			dopts.max_sandboxes = v;
+		rf_info("%s=%s: a sandbox table of %zu (test only)", ENV_TEST_MAX_SANDBOXES, env,
+			dopts.max_sandboxes);
+	}
+	err = detect__new(&dopts, on_alert, e, &e->det);
 	if (err)
 		return err;
 	if (o->record) {
@@ -769,6 +872,12 @@ static int setup_sources(struct engine *e)
 	if (!cgroup__find_v2_mount(e->cg_mount, sizeof(e->cg_mount))) {
 		char path[600];
 
+		e->cg_mount_fd = open(e->cg_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = resources__cgroup_alive(e->cg_mount_fd, 1);
+		if (err < 0)
+			rf_info("cgroup ids cannot be looked up (%s): entries of sandboxes gone "
+				"before the registry said so leave only when the table is full",
+				strerror(-err));
 		find_parent(e);
 		snprintf(path, sizeof(path), "%s/%s/cpu.stat", e->cg_mount, RF_CGROUP_PARENT);
 		e->cpu_from_switch = o->bpf_cpu || access(path, R_OK) != 0;
@@ -893,6 +1002,8 @@ static void teardown(struct engine *e)
 		close(e->sfd);
 	if (e->lock_fd >= 0)
 		close(e->lock_fd);
+	if (e->cg_mount_fd >= 0)
+		close(e->cg_mount_fd);
 }
 
 int engine__run(const struct rf_engine_opts *o)
@@ -903,7 +1014,7 @@ int engine__run(const struct rf_engine_opts *o)
 	if (!e)
 		return 1;
 	e->o = o;
-	e->ep = e->tfd = e->sfd = e->lock_fd = -1;
+	e->ep = e->tfd = e->sfd = e->lock_fd = e->cg_mount_fd = -1;
 	if (setup(e)) {
 		rc = 1;
 		goto out;

@@ -87,6 +87,25 @@ char *metrics__render(const struct rf_metrics *m)
 	bprintf(&b, "# HELP ringfence_monitor_sandboxes Sandboxes watched now.\n"
 		"# TYPE ringfence_monitor_sandboxes gauge\n"
 		"ringfence_monitor_sandboxes %llu\n", (unsigned long long)m->sandboxes);
+	bprintf(&b, "# HELP ringfence_monitor_sandbox_table_entries Entries in the sandbox "
+		"table (ended sandboxes included).\n# TYPE ringfence_monitor_sandbox_table_entries "
+		"gauge\nringfence_monitor_sandbox_table_entries %zu\n", m->table.entries);
+	bprintf(&b, "# HELP ringfence_monitor_sandbox_table_capacity Capacity of the sandbox "
+		"table.\n# TYPE ringfence_monitor_sandbox_table_capacity gauge\n"
+		"ringfence_monitor_sandbox_table_capacity %zu\n", m->table.capacity);
+	bprintf(&b, "# HELP ringfence_monitor_sandboxes_shed_total Live sandboxes shed from the "
+		"full sandbox table (oldest idle first).\n"
+		"# TYPE ringfence_monitor_sandboxes_shed_total counter\n"
+		"ringfence_monitor_sandboxes_shed_total %llu\n", (unsigned long long)m->table.shed);
+	bprintf(&b, "# HELP ringfence_monitor_sandboxes_removed_total Entries that left the "
+		"sandbox table without loss, by reason.\n"
+		"# TYPE ringfence_monitor_sandboxes_removed_total counter\n"
+		"ringfence_monitor_sandboxes_removed_total{reason=\"ended\"} %llu\n"
+		"ringfence_monitor_sandboxes_removed_total{reason=\"idle-unregistered\"} %llu\n",
+		(unsigned long long)m->table.ended_freed, (unsigned long long)m->table.idle_freed);
+	bprintf(&b, "# HELP ringfence_monitor_cgroups_gone_total Sandboxes ended because their "
+		"cgroup no longer exists.\n# TYPE ringfence_monitor_cgroups_gone_total counter\n"
+		"ringfence_monitor_cgroups_gone_total %llu\n", (unsigned long long)m->cgroups_gone);
 	bprintf(&b, "# HELP ringfence_monitor_decisions_attached The supervisor's ring buffer "
 		"is being drained.\n# TYPE ringfence_monitor_decisions_attached gauge\n"
 		"ringfence_monitor_decisions_attached %d\n", m->decisions_attached ? 1 : 0);

@@ -29,6 +29,8 @@ struct rf_metrics {
 	uint64_t records[3];                /* records written, by phase */
 	uint64_t lost[RF_HOP_MAX];          /* events lost, by hop */
 	uint64_t sandboxes;                 /* watched now */
+	struct rf_table_stats table;        /* the detectors' sandbox table */
+	uint64_t cgroups_gone;              /* entries ended because their cgroup is gone */
 	bool decisions_attached;            /* the pinned ring buffer is drained */
 	double start_time;                  /* unix seconds */
 };

@@ -113,6 +113,8 @@ static const struct int_field defaults_fields[] = {
 	INT_FIELD(struct rf_detect_opts, cpu_percent),
 	INT_FIELD(struct rf_detect_opts, memory_mb), INT_FIELD(struct rf_detect_opts, pids),
 	INT_FIELD(struct rf_detect_opts, update_ms), INT_FIELD(struct rf_detect_opts, linger_ms),
+	/* absent (0) in older records: the default */
+	INT_FIELD(struct rf_detect_opts, max_sandboxes),
 	{ 0 },
 };
 
@@ -413,11 +415,24 @@ void record__close(struct rf_recorder *r)
 	free(r);
 }
 
+/* Ticks replayed in one idle gap before the rest of it is skipped: far
+ * more than any detector window needs to close, far fewer than a record
+ * whose times jump by years would otherwise cost. */
+#define REPLAY_GAP_TICKS 100000
+#define RF_RECORD_TICK_MS_MAX 3600000u  /* an hour: tick_ns cannot overflow */
+
 static void ticks_until(uint64_t t, uint64_t tick_ns, uint64_t *next, rf_replay_fn fn, void *ctx)
 {
+	uint64_t n = 0;
+
 	while (*next && *next <= t) {
 		struct rf_input tk = { .t_ns = *next, .type = RF_IN_TICK };
 
+		if (++n == REPLAY_GAP_TICKS) {
+			/* Every window has closed: nothing but time passes until
+			 * the gap's last tick. */
+			tk.t_ns = *next += (t - *next) / tick_ns * tick_ns;
+		}
 		fn(&tk, ctx);
 		*next += tick_ns;
 	}
@@ -450,6 +465,11 @@ static int header_from_json(struct replay *r, json_t *o)
 	h->tick_ms = get_u64(o, "tick_ms");
 	if (!h->tick_ms)
 		h->tick_ms = 250;
+	if (h->tick_ms > RF_RECORD_TICK_MS_MAX) {
+		snprintf(r->why, r->why_len, "%s:1: tick_ms %llu is over %u", r->path,
+			 (unsigned long long)h->tick_ms, RF_RECORD_TICK_MS_MAX);
+		return -EINVAL;
+	}
 	if (json_is_object(dflt))
 		fields_from_json(dflt, &h->defaults, defaults_fields);
 	if (r->on_header)

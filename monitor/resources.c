@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "resources.h"
+
+#define FILEID_KERNFS 0xfe     /* cgroupfs handles: the 64-bit cgroup id */
 
 static int read_small(const char *path, char *buf, size_t len)
 {
@@ -149,4 +152,23 @@ int resources__proc_info(pid_t pid, struct rf_in_proc *p, uint64_t *ret_rss)
 	    sscanf(buf, "%llu %llu", &size, &resident) == 2)
 		*ret_rss = resident * (uint64_t)sysconf(_SC_PAGESIZE);
 	return 0;
+}
+
+int resources__cgroup_alive(int mount_fd, uint64_t cgid)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS } };
+	int fd;
+
+	if (mount_fd < 0)
+		return -EBADF;
+	memcpy(h.fh.f_handle, &cgid, sizeof(cgid));
+	fd = open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	return errno == ESTALE || errno == ENOENT ? 0 : -errno;
 }

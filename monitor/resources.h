@@ -24,6 +24,11 @@ int resources__read_cgroup(const char *cgroup_path, uint32_t src, struct rf_in_s
  * max; returns the count found (may exceed max), or -errno. */
 int resources__procs(const char *cgroup_path, pid_t *pids, size_t max);
 
+/* Does the cgroup with this id still exist? Asked of the kernel by id
+ * (open_by_handle_at on the cgroup2 mount, CAP_DAC_READ_SEARCH): 1 it
+ * exists, 0 it is gone (ESTALE), -errno when the kernel cannot say. */
+int resources__cgroup_alive(int cgroup2_mount_fd, uint64_t cgroup_id);
+
 /* A running process as a PROC input: comm, exe path, parent; rss bytes. */
 int resources__proc_info(pid_t pid, struct rf_in_proc *p, uint64_t *ret_rss);
 

@@ -29,7 +29,7 @@ static void add_sandbox(const struct rf_sandbox_status *s, void *ctx)
 json_t *top__status(const struct rf_detect *d, const struct rf_metrics *m, json_t *recent,
 		    int64_t wall_ms)
 {
-	json_t *o, *sbs = json_array(), *lost = json_object();
+	json_t *o, *sbs = json_array(), *lost = json_object(), *table;
 	char dt[48];
 	int i;
 
@@ -37,13 +37,20 @@ json_t *top__status(const struct rf_detect *d, const struct rf_metrics *m, json_
 	for (i = 0; i < RF_HOP_MAX; i++)
 		json_object_set_new(lost, rf_hop_name((uint32_t)i), json_integer((json_int_t)m->lost[i]));
 	alert__format_ms(wall_ms, dt, sizeof(dt));
-	o = json_pack("{s:s, s:i, s:I, s:s, s:b, s:I, s:o, s:o, s:O}",
+	table = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+			  "entries", (json_int_t)m->table.entries,
+			  "capacity", (json_int_t)m->table.capacity,
+			  "shed", (json_int_t)m->table.shed,
+			  "ended_removed", (json_int_t)m->table.ended_freed,
+			  "idle_removed", (json_int_t)m->table.idle_freed,
+			  "cgroups_gone", (json_int_t)m->cgroups_gone);
+	o = json_pack("{s:s, s:i, s:I, s:s, s:b, s:I, s:o, s:o, s:o, s:O}",
 		      "version", RF_MON_VERSION, "pid", (int)getpid(), "time", (json_int_t)wall_ms,
 		      "time_dt", dt, "decisions_attached", m->decisions_attached,
 		      "events", (json_int_t)(m->events[RF_EVSRC_DECISION] + m->events[RF_EVSRC_SYSCALL] +
 					     m->events[RF_EVSRC_FORK] + m->events[RF_EVSRC_EXEC] +
 					     m->events[RF_EVSRC_EXIT]),
-		      "lost", lost, "sandboxes", sbs, "recent_alerts", recent ? recent : json_null());
+		      "lost", lost, "table", table, "sandboxes", sbs, "recent_alerts", recent ? recent : json_null());
 	return o;
 }
 
@@ -103,6 +110,10 @@ void top__render(FILE *f, json_t *st, bool clear)
 	fprintf(f, "events %lld  lost:", num(st, "events"));
 	json_object_foreach(lost, k, v)
 		fprintf(f, " %s %lld", k, (long long)json_integer_value(v));
+	v = json_object_get(st, "table");
+	if (v)
+		fprintf(f, "\nsandbox table %lld/%lld  shed %lld  cgroups gone %lld",
+			num(v, "entries"), num(v, "capacity"), num(v, "shed"), num(v, "cgroups_gone"));
 	fprintf(f, "\n\n%-28s %-16s %7s %10s %6s %8s %8s %6s  %s\n", "SANDBOX", "POLICY", "CPU%",
 		"MEM MiB", "PROCS", "DENIALS", "SYSCALLS", "ALERTS", "THRESHOLDS cpu/mem/pids");
 	json_array_foreach(sbs, i, v) {

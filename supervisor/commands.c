@@ -126,6 +126,7 @@ int cmd_probe(void)
 	json_object_set_new(audit, "locked", json_boolean(caps.audit_enabled == 2));
 	json_object_set_new(audit, "landlock_denials_logged",
 			    json_boolean(caps.landlock_audit_log));
+	json_object_set_new(b, "observe", probe_json(&caps.observe));
 	o = json_pack("{s:s, s:s, s:i, s:o, s:o, s:o}",
 		      "kernel", caps.kernel_release,
 		      "cgroup2_mount", caps.cgroup_mount,

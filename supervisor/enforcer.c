@@ -27,8 +27,10 @@
 #include "enforcer.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
+#include "observe.h"
+#include "observe.skel.h"
 
-/* A map of a skeleton's object by the pin table's name of it. */
+/* A map of an object by the pin table's name of it. */
 static struct bpf_map *obj_map(struct bpf_object *obj, enum rf_pin_map m)
 {
 	return bpf_object__find_map_by_name(obj, rf_pin_maps[m].bpf_name);
@@ -43,15 +45,16 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 /* sha256 of the embedded BPF objects: the build identity. */
 static void build_id(uint8_t out[32])
 {
-	size_t sz = 0, lsz = 0;
+	size_t sz = 0, lsz = 0, osz = 0;
 	const void *elf = net_bpf__elf_bytes(&sz);
 	const void *lelf = lsm_bpf__elf_bytes(&lsz);
+	const void *oelf = observe_bpf__elf_bytes(&osz);
 	unsigned int len = 32;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ||
 	    !EVP_DigestUpdate(ctx, elf, sz) || !EVP_DigestUpdate(ctx, lelf, lsz) ||
-	    !EVP_DigestFinal_ex(ctx, out, &len))
+	    !EVP_DigestUpdate(ctx, oelf, osz) || !EVP_DigestFinal_ex(ctx, out, &len))
 		memset(out, 0, 32);  /* never equal to a real build's id... */
 	EVP_MD_CTX_free(ctx);
 }
@@ -94,7 +97,7 @@ static int hook_nargs(const struct btf *vmlinux, const char *hook)
 
 /* Turn autoload off for the variants this kernel does not match; an error
  * (e filled) when a hook has no matching variant. */
-static int lsm_select(struct lsm_bpf *skel, struct rf_error *e)
+static int lsm_select(struct bpf_object *obj, struct rf_error *e)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	size_t i, j;
@@ -106,7 +109,7 @@ static int lsm_select(struct lsm_bpf *skel, struct rf_error *e)
 	}
 	for (i = 0; i < N_VARIANTS && !err; i++) {
 		struct bpf_program *prog =
-			bpf_object__find_program_by_name(skel->obj, lsm_variants[i].prog);
+			bpf_object__find_program_by_name(obj, lsm_variants[i].prog);
 		int n = hook_nargs(vmlinux, lsm_variants[i].hook);
 		bool any = false;
 
@@ -126,165 +129,282 @@ static int lsm_select(struct lsm_bpf *skel, struct rf_error *e)
 	return err;
 }
 
-/* Open and load the LSM object. shared_fds (by enum rf_pin_map): the
- * network object's maps it reuses (RF_PINF_SHARED); NULL lets it create
- * its own (the probe). */
-static int lsm_load(const int *shared_fds, struct lsm_bpf **ret_skel, struct rf_error *e)
-{
-	struct lsm_bpf *skel;
-	size_t i;
-	int err;
+/* ---- the objects added to the network object's set ---- */
 
-	skel = lsm_bpf__open();
-	if (!skel) {
-		err = -errno;
-		return rf_error_set(e, err, NULL, "open the BPF-LSM object: %s", strerror(-err));
+/*
+ * The BPF-LSM object and the observe object (sys_enter/sys_exit of
+ * sandboxed tasks) go through one sequence: open, load reusing the
+ * network object's shared maps, attach every program, pin its link under
+ * link_prefix and the maps the object owns (pin_owner). This is what
+ * differs between them.
+ */
+struct extra_obj {
+	const char *label;        /* in messages: "the %s object", "the %s programs" */
+	const char *attach_what;  /* in messages: "%s PROG: why" */
+	const char *link_prefix;  /* RF_PIN_*_LINK_PREFIX */
+	unsigned int pin_owner;   /* RF_PINF_* of the maps it pins */
+	uint32_t feature;         /* RF_FEAT_* */
+	const char *parent_map;   /* array[1] of the ringfence cgroup fd: the fast path */
+	enum bpf_link_type link_type;
+	struct bpf_link *(*attach)(const struct bpf_program *prog);
+	/* the skeleton's: open (NULL, errno set), load, destroy (NULL allowed) */
+	void *(*open)(struct bpf_object **ret_obj);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	/* after open (NULL e allowed) and after load; either may be NULL */
+	int (*prepare)(struct bpf_object *obj, struct rf_error *e);
+	int (*loaded)(struct bpf_object *obj, struct rf_error *e);
+};
+
+/* The skeleton functions of an object, for struct extra_obj. */
+#define SKEL_OPS(name)								\
+	static void *name##_open(struct bpf_object **ret_obj)			\
+	{									\
+		struct name##_bpf *skel = name##_bpf__open();			\
+										\
+		if (skel)							\
+			*ret_obj = skel->obj;					\
+		return skel;							\
+	}									\
+	static int name##_load(void *skel)					\
+	{									\
+		return name##_bpf__load(skel);					\
+	}									\
+	static void name##_destroy(void *skel)					\
+	{									\
+		name##_bpf__destroy(skel);					\
 	}
-	err = lsm_select(skel, e);
-	for (i = 0; !err && shared_fds && i < RF_PIN_MAP_MAX; i++) {
-		if (!(rf_pin_maps[i].flags & RF_PINF_SHARED))
-			continue;
-		err = bpf_map__reuse_fd(obj_map(skel->obj, (enum rf_pin_map)i), shared_fds[i]);
-		if (err)
-			rf_error_set(e, err, NULL, "reuse map %s for the BPF-LSM object: %s",
-				     rf_pin_maps[i].pin, strerror(-err));
-	}
-	if (!err) {
-		err = lsm_bpf__load(skel);
-		if (err)
-			rf_error_set(e, err, NULL, "loading the BPF-LSM programs failed: %s",
-				     strerror(-err));
-	}
-	if (err) {
-		lsm_bpf__destroy(skel);
-		return err;
-	}
-	*ret_skel = skel;
-	return 0;
+SKEL_OPS(lsm)
+SKEL_OPS(observe)
+
+/* Fill the observe object's syscall table: right after the load, before
+ * anything is attached. */
+static int obs_fill(struct bpf_object *obj, struct rf_error *e)
+{
+	struct rf_obs_syscall *table = calloc(RF_OBS_SYSCALL_MAX, sizeof(*table));
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "rf_obs_syscalls"));
+	int err = 0;
+	__u32 nr;
+
+	if (!table)
+		return rf_error_set(e, -ENOMEM, NULL, "%s", strerror(ENOMEM));
+	observe__syscall_table(table);
+	for (nr = 0; nr < RF_OBS_SYSCALL_MAX && !err; nr++)
+		if (table[nr].op && bpf_map_update_elem(fd, &nr, &table[nr], BPF_ANY))
+			err = rf_error_set(e, -errno, NULL, "fill rf_obs_syscalls: %s",
+					   strerror(errno));
+	free(table);
+	return err;
 }
 
-/* RF_PIN_DIR/lsm_PROG: the pinned link of one LSM program. */
-static const char *lsm_link_path(const struct bpf_program *prog, char *buf, size_t len)
+/* In the order of struct extra_obj's fields. tp_btf programs attach by raw
+ * tracepoint links. */
+static const struct extra_obj lsm_obj = {
+	"BPF-LSM", "attach lsm program", RF_PIN_LSM_LINK_PREFIX, RF_PINF_LSM, RF_FEAT_LSM,
+	"rf_parent", BPF_LINK_TYPE_TRACING, bpf_program__attach_lsm,
+	lsm_open, lsm_load, lsm_destroy, lsm_select, NULL,
+};
+static const struct extra_obj obs_obj = {
+	"observe", "attach", RF_PIN_OBS_LINK_PREFIX, RF_PINF_OBSERVE, RF_FEAT_OBSERVE,
+	"rf_obs_parent", BPF_LINK_TYPE_RAW_TRACEPOINT, bpf_program__attach_trace,
+	observe_open, observe_load, observe_destroy, NULL, obs_fill,
+};
+
+/* RF_PIN_DIR/PREFIXPROG: the pinned link of one program. */
+static const char *link_path(const struct extra_obj *o, const struct bpf_program *prog,
+			     char *buf, size_t len)
 {
-	snprintf(buf, len, RF_PIN_DIR "/" RF_PIN_LSM_LINK_PREFIX "%s", bpf_program__name(prog));
+	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->link_prefix, bpf_program__name(prog));
 	return buf;
 }
 
-/* Pin the maps the LSM object owns (RF_PINF_LSM). */
-static int lsm_pin_maps(struct lsm_bpf *skel, struct rf_error *e)
+/* The pin owner of a map: the object that creates and pins it (0: the
+ * network object). */
+#define PIN_OWNERS (RF_PINF_LSM | RF_PINF_OBSERVE | RF_PINF_META)
+
+/* Pin the maps of obj that owner pins. */
+static int pin_maps(struct bpf_object *obj, unsigned int owner, struct rf_error *e)
 {
 	char path[256];
 	size_t i;
 	int err;
 
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
-		if (!(rf_pin_maps[i].flags & RF_PINF_LSM))
+		if ((rf_pin_maps[i].flags & PIN_OWNERS) != owner)
 			continue;
 		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
-		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
+		err = bpf_map__pin(obj_map(obj, (enum rf_pin_map)i), path);
 		if (err)
 			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
 	}
 	return 0;
 }
 
-/* Attach every LSM program; pin its link when pin (and the LSM object's
- * maps). Unpinned, each is detached again at once (the probe).
- * parent_fd (>= 0): the ringfence cgroup, the programs' fast path. */
-static int lsm_attach(struct lsm_bpf *skel, bool pin, int parent_fd, struct rf_error *e)
+/* Open and load one object. shared_fds (by enum rf_pin_map): the network
+ * object's maps it reuses (RF_PINF_SHARED); NULL lets it create its own
+ * (the probe). */
+static int obj_load(const struct extra_obj *o, const int *shared_fds, void **ret_skel,
+		    struct bpf_object **ret_obj, struct rf_error *e)
+{
+	struct bpf_object *obj = NULL;
+	void *skel;
+	size_t i;
+	int err;
+
+	skel = o->open(&obj);
+	if (!skel) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "open the %s object: %s", o->label,
+				    strerror(-err));
+	}
+	err = o->prepare ? o->prepare(obj, e) : 0;
+	for (i = 0; !err && shared_fds && i < RF_PIN_MAP_MAX; i++) {
+		if (!(rf_pin_maps[i].flags & RF_PINF_SHARED))
+			continue;
+		err = bpf_map__reuse_fd(obj_map(obj, (enum rf_pin_map)i), shared_fds[i]);
+		if (err)
+			rf_error_set(e, err, NULL, "reuse map %s for the %s object: %s",
+				     rf_pin_maps[i].pin, o->label, strerror(-err));
+	}
+	if (!err) {
+		err = o->load(skel);
+		if (err)
+			rf_error_set(e, err, NULL, "loading the %s programs failed: %s", o->label,
+				     strerror(-err));
+	}
+	if (!err && o->loaded)
+		err = o->loaded(obj, e);
+	if (err) {
+		o->destroy(skel);
+		return err;
+	}
+	*ret_skel = skel;
+	*ret_obj = obj;
+	return 0;
+}
+
+/* Attach every program of a loaded object; pin its link when pin (and the
+ * maps the object owns). Unpinned, each is detached again at once (the
+ * probe). parent_fd (>= 0): the ringfence cgroup, the programs' fast path. */
+static int obj_attach(const struct extra_obj *o, struct bpf_object *obj, bool pin,
+		      int parent_fd, struct rf_error *e)
 {
 	struct bpf_program *prog;
 	char path[256];
 	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	if (parent_fd >= 0 &&
-	    bpf_map_update_elem(bpf_map__fd(skel->maps.rf_parent), &zero, &parent_fd, BPF_ANY)) {
+	    bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, o->parent_map)),
+				&zero, &parent_fd, BPF_ANY)) {
 		err = -errno;
-		return rf_error_set(e, err, NULL,
-				    "set the ringfence cgroup for the BPF-LSM programs: %s",
-				    strerror(-err));
+		return rf_error_set(e, err, NULL, "set the ringfence cgroup for the %s programs: %s",
+				    o->label, strerror(-err));
 	}
-
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link *link;
 
 		if (!bpf_program__autoload(prog))
 			continue;  /* another kernel's signature */
-		link = bpf_program__attach_lsm(prog);
+		link = o->attach(prog);
 		if (!link) {
 			err = -errno;
-			return rf_error_set(e, err, NULL, "attach lsm program %s: %s",
+			return rf_error_set(e, err, NULL, "%s %s: %s", o->attach_what,
 					    bpf_program__name(prog), strerror(-err));
 		}
-		if (pin) {
-			err = bpf_link__pin(link, lsm_link_path(prog, path, sizeof(path)));
-			if (err) {
-				bpf_link__destroy(link);
-				return rf_error_set(e, err, NULL, "pin %s: %s", path,
-						    strerror(-err));
-			}
-		}
 		/* A pinned link stays attached after its fd closes. */
+		err = pin ? bpf_link__pin(link, link_path(o, prog, path, sizeof(path))) : 0;
 		bpf_link__destroy(link);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
 	}
-	return pin ? lsm_pin_maps(skel, e) : 0;
+	return pin ? pin_maps(obj, o->pin_owner, e) : 0;
 }
 
-/* Every LSM program of this build has its pinned link (the programs are
- * attached as long as the pins hold them). */
-static bool lsm_links_pinned(void)
+/* Load and attach one object, pinned when pin (see obj_attach). */
+static int obj_install(const struct extra_obj *o, const int *shared_fds, bool pin,
+		       int parent_fd, struct rf_error *e)
 {
+	struct bpf_object *obj = NULL;
+	void *skel = NULL;
+	int err;
+
+	err = obj_load(o, shared_fds, &skel, &obj, e);
+	if (!err)
+		err = obj_attach(o, obj, pin, parent_fd, e);
+	o->destroy(skel);
+	return err;
+}
+
+/* Every program of this build's object has its pinned link (the programs
+ * are attached as long as the pins hold them). */
+static bool obj_links_pinned(const struct extra_obj *o)
+{
+	struct bpf_object *obj = NULL;
 	struct bpf_program *prog;
-	struct lsm_bpf *skel = lsm_bpf__open();
+	void *skel = o->open(&obj);
 	bool ok = skel != NULL;
 	char path[256];
 
 	if (!skel)
 		return false;
-	if (lsm_select(skel, NULL)) {
-		lsm_bpf__destroy(skel);
+	if (o->prepare && o->prepare(obj, NULL)) {
+		o->destroy(skel);
 		return false;
 	}
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link_info info;
 		__u32 len = sizeof(info);
 		int fd;
 
 		if (!bpf_program__autoload(prog))
 			continue;
-		fd = bpf_obj_get(lsm_link_path(prog, path, sizeof(path)));
+		fd = bpf_obj_get(link_path(o, prog, path, sizeof(path)));
 		memset(&info, 0, sizeof(info));
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
-		    info.type != BPF_LINK_TYPE_TRACING)
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
 			ok = false;
 		if (fd >= 0)
 			close(fd);
 		if (!ok)
 			break;
 	}
-	lsm_bpf__destroy(skel);
+	o->destroy(skel);
 	return ok;
+}
+
+/* Load and attach one object, detached again at once. */
+static void probe_obj(const struct extra_obj *o, struct rf_backend_probe *p, const char *ok)
+{
+	struct rf_error e = { 0 };
+	int err;
+
+	err = obj_install(o, NULL, false, -1, &e);
+	p->err = err;
+	p->ok = !err;
+	snprintf(p->detail, sizeof(p->detail), "%s", err ? e.why : ok);
 }
 
 void enforcer__probe_lsm(struct rf_backend_probe *p)
 {
-	struct lsm_bpf *skel = NULL;
-	struct rf_error e = { 0 };
-	int err;
+	memset(p, 0, sizeof(*p));
+	probe_obj(&lsm_obj, p, "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
+}
+
+void enforcer__probe_observe(struct rf_backend_probe *p)
+{
+	struct rf_meta meta;
+	uint8_t id[32];
 
 	memset(p, 0, sizeof(*p));
-	err = lsm_load(NULL, &skel, &e);
-	if (!err)
-		err = lsm_attach(skel, false, -1, &e);  /* detached again at once */
-	lsm_bpf__destroy(skel);
-	p->err = err;
-	p->ok = !err;
-	if (err)
-		snprintf(p->detail, sizeof(p->detail), "%s", e.why);
-	else
-		snprintf(p->detail, sizeof(p->detail),
-			 "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
+	build_id(id);
+	if (!rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
+	    (meta.features & RF_FEAT_OBSERVE) && obj_links_pinned(&obs_obj)) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
+			 "observe programs are attached now (pinned in %s)", RF_PIN_DIR);
+		return;
+	}
+	probe_obj(&obs_obj, p, "observe.bpf.c (tp_btf/sys_enter, sys_exit) loaded and attached");
 }
 
 /* open -> configure -> load: each program with its link's attach type
@@ -345,6 +465,12 @@ static int probe_attach(struct net_bpf *skel, int cgroup_fd, uint32_t feature,
 	return err;
 }
 
+static void probe_load_failed(struct rf_backend_probe *p, int err, const char *progs)
+{
+	p->err = err;
+	snprintf(p->detail, sizeof(p->detail), "load %s: %s", progs, strerror(-err));
+}
+
 void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
 		     struct rf_backend_probe *unx)
 {
@@ -359,18 +485,12 @@ void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
 	 * the unix hooks alone are the problem. */
 	err = skel_load(true, &skel);
 	if (err) {
-		unx->err = err;
-		snprintf(unx->detail, sizeof(unx->detail),
-			 "load cgroup/connect_unix,sendmsg_unix (attach types 49, 50): %s",
-			 strerror(-err));
+		probe_load_failed(unx, err, "cgroup/connect_unix,sendmsg_unix (attach types 49, 50)");
 		with_unix = false;
 		err = skel_load(false, &skel);
 	}
 	if (err) {
-		inet->err = err;
-		snprintf(inet->detail, sizeof(inet->detail),
-			 "load cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create: %s",
-			 strerror(-err));
+		probe_load_failed(inet, err, "cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create");
 		return;
 	}
 	if (!probe_attach(skel, cgroup_fd, RF_FEAT_INET, inet)) {
@@ -485,9 +605,9 @@ static int lock_file(const char *name, int op)
 	return fd;
 }
 
-/* Every pinned LSM link, whatever build pinned it, and the LSM object's
- * maps. */
-static void unpin_lsm(void)
+/* Every pinned link of an object, whatever build pinned it, and the maps
+ * it owns. */
+static void unpin_obj(const struct extra_obj *o)
 {
 	DIR *d = opendir(RF_PIN_DIR);
 	struct dirent *de;
@@ -496,13 +616,12 @@ static void unpin_lsm(void)
 
 	if (d) {
 		while ((de = readdir(d)))
-			if (!strncmp(de->d_name, RF_PIN_LSM_LINK_PREFIX,
-				     strlen(RF_PIN_LSM_LINK_PREFIX)))
+			if (!strncmp(de->d_name, o->link_prefix, strlen(o->link_prefix)))
 				unlinkat(dirfd(d), de->d_name, 0);
 		closedir(d);
 	}
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
-		if (rf_pin_maps[i].flags & RF_PINF_LSM)
+		if (rf_pin_maps[i].flags & o->pin_owner)
 			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
 }
 
@@ -514,7 +633,8 @@ static void unpin_all(void)
 	/* Unlinking a pinned link drops its last reference: it detaches. */
 	for (i = 0; i < RF_PIN_LINK_MAX; i++)
 		unlink(rf_pins__path(rf_pin_links[i].pin, path, sizeof(path)));
-	unpin_lsm();
+	unpin_obj(&lsm_obj);
+	unpin_obj(&obs_obj);
 	/* meta last: the table ends with it */
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
@@ -560,13 +680,13 @@ static int write_meta(const struct rf_meta *meta, struct rf_error *e)
 	return err ? rf_error_set(e, err, NULL, "write meta: %s", strerror(-err)) : 0;
 }
 
-/* Add the LSM object to this build's pinned set (loaded without it):
- * its programs reuse the pinned maps, then meta says it is there. Live
- * sandboxes keep running: their entries have no LSM flags. */
-static int lsm_add(int parent_fd, const uint8_t id[32], struct rf_error *e)
+/* Add an object to this build's pinned set (loaded without it): its
+ * programs reuse the pinned maps, then meta says it is there. Live
+ * sandboxes keep running: their entries have no flags of its feature. */
+static int obj_add(const struct extra_obj *o, int parent_fd, const uint8_t id[32],
+		   struct rf_error *e)
 {
 	int fds[RF_PIN_MAP_MAX];
-	struct lsm_bpf *skel = NULL;
 	struct rf_meta meta;
 	int err;
 
@@ -576,21 +696,33 @@ static int lsm_add(int parent_fd, const uint8_t id[32], struct rf_error *e)
 	if (err)
 		return rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR,
 				    strerror(-err));
-	unpin_lsm();
-	err = lsm_load(fds, &skel, e);
-	if (!err)
-		err = lsm_attach(skel, true, parent_fd, e);
+	unpin_obj(o);
+	err = obj_install(o, fds, true, parent_fd, e);
 	if (err) {
-		unpin_lsm();
+		unpin_obj(o);
 		goto cleanup;
 	}
-	meta.features |= RF_FEAT_LSM;
+	meta.features |= o->feature;
 	memcpy(meta.build_id, id, 32);
 	err = write_meta(&meta, e);
 cleanup:
-	lsm_bpf__destroy(skel);
 	rf_pins__close_maps(fds);
 	return err;
+}
+
+/* Add o to the reused set when wanted and missing; meta read again. */
+static int add_missing(const struct extra_obj *o, bool want, int parent_fd, const uint8_t id[32],
+		       struct rf_meta *meta, struct rf_error *e)
+{
+	int err;
+
+	if (!want || (meta->features & o->feature))
+		return 0;
+	err = obj_add(o, parent_fd, id, e);
+	if (err)
+		return err;
+	err = rf_pins__read_meta(meta);
+	return err ? rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err)) : 0;
 }
 
 int enforcer__open_pinned(struct rf_enforcer **ret_enf)
@@ -624,14 +756,9 @@ static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t
 	size_t i;
 	int err, fd;
 
-	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
-		if (rf_pin_maps[i].flags & (RF_PINF_LSM | RF_PINF_META))
-			continue;
-		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
-		err = bpf_map__pin(obj_map(skel->obj, (enum rf_pin_map)i), path);
-		if (err)
-			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
-	}
+	err = pin_maps(skel->obj, 0, e);
+	if (err)
+		return err;
 	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
 		struct bpf_program *prog = link_prog(skel, (enum rf_pin_link)i);
 
@@ -656,11 +783,14 @@ static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t
 
 /* Load, attach to the ringfence parent cgroup, pin; meta last, so a
  * half-pinned set is never taken for a complete one. */
-static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint8_t id[32],
-			struct rf_error *e)
+static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
+			const uint8_t id[32], struct rf_error *e)
 {
+	/* in this order: observe, then LSM */
+	static const struct extra_obj *const extras[] = { &obs_obj, &lsm_obj };
+	uint32_t want = (want_lsm ? RF_FEAT_LSM : 0) | (want_observe ? RF_FEAT_OBSERVE : 0);
 	struct net_bpf *skel = NULL;
-	struct lsm_bpf *lskel = NULL;
+	int shared[RF_PIN_MAP_MAX];
 	struct rf_meta meta = { .abi_version = RF_ABI_VERSION };
 	struct bpf_map *meta_map;
 	char path[256];
@@ -680,18 +810,18 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint
 	err = net_pin(skel, parent_fd, want_unix, &meta.features, e);
 	if (err)
 		goto cleanup;
-	if (want_lsm) {
-		int shared[RF_PIN_MAP_MAX];
-
-		for (i = 0; i < RF_PIN_MAP_MAX; i++)
-			shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
-				    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
-		err = lsm_load(shared, &lskel, e);
-		if (!err)
-			err = lsm_attach(lskel, true, parent_fd, e);
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
+			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
+	if (want_observe)
+		unpin_obj(&obs_obj);  /* left behind by a build that did not know them */
+	for (i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
+		if (!(want & extras[i]->feature))
+			continue;
+		err = obj_install(extras[i], shared, true, parent_fd, e);
 		if (err)
 			goto cleanup;
-		meta.features |= RF_FEAT_LSM;
+		meta.features |= extras[i]->feature;
 	}
 	memcpy(meta.build_id, id, 32);
 	meta_map = obj_map(skel->obj, RF_PIN_META);
@@ -706,7 +836,6 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, const uint
 cleanup:
 	if (err)
 		unpin_all();
-	lsm_bpf__destroy(lskel);
 	net_bpf__destroy(skel);
 	return err;
 }
@@ -718,10 +847,11 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
 	return !err && !memcmp(meta->build_id, id, 32) &&
 	       (!want_unix || (meta->features & RF_FEAT_UNIX)) &&
 	       links_attached(meta->features, fd_ino(parent_fd)) &&
-	       (!(meta->features & RF_FEAT_LSM) || lsm_links_pinned());
+	       (!(meta->features & RF_FEAT_LSM) || obj_links_pinned(&lsm_obj)) &&
+	       (!(meta->features & RF_FEAT_OBSERVE) || obj_links_pinned(&obs_obj));
 }
 
-int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
 		   struct rf_enforcer **ret_enf, struct rf_error *e)
 {
 	struct rf_enforcer *enf = NULL;
@@ -748,16 +878,13 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 	build_id(id);
 	err = rf_pins__read_meta(&meta);  /* -ESTALE: another ABI, replaced below */
 	reuse = reusable(err, &meta, id, parent_fd, want_unix);
-	if (reuse && want_lsm && !(meta.features & RF_FEAT_LSM)) {
-		/* This build's set without the LSM object: add it. */
-		err = lsm_add(parent_fd, id, e);
+	if (reuse) {
+		/* This build's set without an object now wanted: add it. */
+		err = add_missing(&lsm_obj, want_lsm, parent_fd, id, &meta, e);
+		if (!err)
+			err = add_missing(&obs_obj, want_observe, parent_fd, id, &meta, e);
 		if (err)
 			goto cleanup;
-		err = rf_pins__read_meta(&meta);
-		if (err) {
-			rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err));
-			goto cleanup;
-		}
 	}
 	if (!reuse && err != -ENOENT) {
 		/* Pinned by another build (or incomplete): replace it, but
@@ -775,7 +902,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
 		close(live_fd);
 	}
 	if (!reuse) {
-		err = load_and_pin(parent_fd, want_unix, want_lsm, id, e);
+		err = load_and_pin(parent_fd, want_unix, want_lsm, want_observe, id, e);
 		if (err)
 			goto cleanup;
 		enf->loaded_now = true;

@@ -29,7 +29,7 @@ struct rf_enforcer {
  * filled (its why is the whole message: no where).
  * -ESTALE: pinned objects of another build are in use by live sandboxes.
  */
-int enforcer__open(int parent_fd, bool want_unix, bool want_lsm,
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
 		   struct rf_enforcer **ret_enf, struct rf_error *e);
 void enforcer__close(struct rf_enforcer *enf);
 
@@ -48,6 +48,10 @@ int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
  * moment: 0 when this kernel takes every program, else -errno with the
  * reason in ret->detail. Its programs only act on sandboxes that ask. */
 void enforcer__probe_lsm(struct rf_backend_probe *ret);
+
+/* This build's observe programs are pinned and attached, or load and
+ * attach here (then detached again at once). */
+void enforcer__probe_observe(struct rf_backend_probe *ret);
 
 /* Sum of one rf_stats counter over all CPUs. */
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val);

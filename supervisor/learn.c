@@ -5,6 +5,7 @@
  * comes from the caller (rf_learn_kind_fn).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "cleanup.h"
 #include "learn.h"
+#include "observe.h"
 #include "names.h"
 #include "policy.h"
 
@@ -21,21 +23,20 @@
 
 int learn__init(struct rf_learn *l)
 {
+	bool ok;
 	int i;
 
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < RF_LEARN_LIST_MAX; i++)
-		l->set[i] = json_object();
 	l->notes = json_object();
 	l->denials = json_array();
-	for (i = 0; i < RF_LEARN_LIST_MAX; i++)
-		if (!l->set[i])
-			break;
-	if (i < RF_LEARN_LIST_MAX || !l->notes || !l->denials) {
-		learn__fini(l);
-		return -ENOMEM;
+	ok = l->notes && l->denials;
+	for (i = 0; i < RF_LEARN_LIST_MAX; i++) {
+		l->set[i] = json_object();
+		ok = ok && l->set[i];
 	}
-	return 0;
+	if (!ok)
+		learn__fini(l);  /* what was made */
+	return ok ? 0 : -ENOMEM;
 }
 
 void learn__fini(struct rf_learn *l)
@@ -158,6 +159,25 @@ static unsigned int need_bits(const json_t *dst)
 	return bits;
 }
 
+/* An executable and what execve opens for it without a syscall of the
+ * command's: the ELF loader or #! interpreter, each level (Landlock
+ * checks execute on them; audit mode never sees them refused). */
+static int learn_exec(struct rf_learn *l, const char *path)
+{
+	char cur[PATH_MAX], interp[PATH_MAX];
+	int err = set_add(l->set[RF_LEARN_EXEC], path), level;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (level = 0; !err && level < 4; level++) {
+		/* as the kernel resolves it: /lib64/ld-linux... is a symlink */
+		if (observe__interpreter(cur, interp, sizeof(interp)) || interp[0] != '/' ||
+		    !realpath(interp, cur) || json_object_get(l->set[RF_LEARN_EXEC], cur))
+			break;
+		err = set_add(l->set[RF_LEARN_EXEC], cur);
+	}
+	return err;
+}
+
 /* file and exec: the path, into the list its need calls for. */
 static int learn_path(struct rf_learn *l, const char *cls, const char *op, const json_t *dst)
 {
@@ -176,7 +196,7 @@ static int learn_path(struct rf_learn *l, const char *cls, const char *op, const
 	else if (!need)
 		need = RF_ACC_READ;
 	if (need & RF_ACC_EXEC)
-		err = set_add(l->set[RF_LEARN_EXEC], path);
+		err = learn_exec(l, path);
 	/* write implies read: a path is in one of the two */
 	if (!err && (need & RF_ACC_WRITE)) {
 		err = set_add(l->set[RF_LEARN_WRITE], path);

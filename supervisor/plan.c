@@ -4,7 +4,8 @@
  * have a backend that this build implements AND that the probe saw work on
  * this kernel; otherwise the run is refused with every reason, before
  * anything is started. Backends, strongest first per class:
- *   file, exec   bpf-lsm, else landlock
+ *   file, exec   bpf-lsm, else landlock (audit mode: its rules left out, and
+ *                accesses observed by observe.bpf.c)
  *   network      cgroup-sock-addr, plus landlock TCP ports as an opt-in layer
  *   unix         bpf-lsm, else cgroup-sock-addr (+ landlock abstract scoping)
  *   process      bpf-lsm, else seccomp; capabilities and landlock scoping as layers
@@ -134,6 +135,7 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 			return;
 		}
 		use(cp, RF_BE_BPF_LSM, c == RF_CLASS_FILE ? RF_NOTE_LSM_FILE : RF_NOTE_LSM_EXEC);
+		cp->observed = RF_OBSV_KERNEL;
 		plan->install.lsm_flags |= c == RF_CLASS_FILE ? RF_SB_LSM_FILES : RF_SB_LSM_EXEC;
 		return;
 	}
@@ -141,8 +143,10 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 		plan__refuse(plan, c, RF_WHY_NO_FS_BACKEND, 0, caps->landlock.detail);
 		return;
 	}
-	if (p->mode == RF_MODE_AUDIT) {
-		plan__refuse(plan, c, RF_WHY_AUDIT_LANDLOCK, 0, NULL);
+	/* Audit: Landlock cannot record without denying, so its file rules
+	 * are left out and the observe programs report every access. */
+	if (p->mode == RF_MODE_AUDIT && !caps->observe.ok) {
+		plan__refuse(plan, c, RF_WHY_AUDIT_LANDLOCK, 0, caps->observe.detail);
 		return;
 	}
 	/* Truncation would stay unconfined below ABI 3: broader than asked. */
@@ -150,7 +154,13 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 		plan__refuse(plan, c, RF_WHY_LANDLOCK_TRUNCATE, caps->landlock_abi, NULL);
 		return;
 	}
+	if (p->mode == RF_MODE_AUDIT) {
+		use(cp, RF_BE_LANDLOCK, RF_NOTE_LANDLOCK_AUDIT);
+		cp->observed = RF_OBSV_AUDIT_INFERRED;
+		return;
+	}
 	use(cp, RF_BE_LANDLOCK, c == RF_CLASS_EXEC ? RF_NOTE_LANDLOCK_EXEC : RF_NOTE_LANDLOCK_FILE);
+	cp->observed = caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
 	plan->install.landlock = plan->install.landlock_fs = true;
 }
 
@@ -167,6 +177,7 @@ static void plan_sock_class(struct rf_plan *plan, enum rf_class c,
 		return;
 	}
 	use(cp, RF_BE_CGROUP_SOCK_ADDR, RF_NOTE_NONE);
+	cp->observed = RF_OBSV_KERNEL;
 }
 
 static bool has_abstract_rule(const struct rf_policy *p)
@@ -209,6 +220,11 @@ static void plan_process(struct rf_plan *plan, const struct rf_caps *caps,
 		cp->layers |= RF_LAYER_SECCOMP;
 	if (scope)
 		cp->layers |= RF_LAYER_LANDLOCK_SCOPE_SIGNAL;
+	/* The seccomp filter refuses before any LSM hook runs: what it
+	 * refuses is only ever inferred, under bpf-lsm too. */
+	cp->observed = lsm ? RF_OBSV_KERNEL :
+		       plan->install.seccomp_boundary && caps->observe.ok ? RF_OBSV_INFERRED :
+									    RF_OBSV_NONE;
 }
 
 static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
@@ -344,6 +360,7 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 	}
 	up = confined(plan, RF_CLASS_UNIX, policy->net_unix);
 	use(up, RF_BE_BPF_LSM, RF_NOTE_LSM_UNIX);
+	up->observed = RF_OBSV_KERNEL;
 	plan->install.lsm_flags |= RF_SB_LSM_UNIX;
 }
 

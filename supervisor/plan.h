@@ -34,6 +34,7 @@ enum rf_plan_note {
 	RF_NOTE_LSM_UNIX,
 	RF_NOTE_LANDLOCK_FILE,    /* what Landlock does not cover, per class */
 	RF_NOTE_LANDLOCK_EXEC,
+	RF_NOTE_LANDLOCK_AUDIT,   /* audit: Landlock's rules not applied, accesses observed */
 	RF_NOTE_PROCESS,          /* the boundary, from the plan's install flags */
 	RF_NOTE_SYSCALLS_SECCOMP,
 	RF_NOTE_SYSCALLS_ALERT,
@@ -47,7 +48,7 @@ enum rf_plan_note {
 enum rf_plan_why {
 	RF_WHY_LSM_PATH_TOO_LONG = 0, /* detail: the path; param: what the matcher holds */
 	RF_WHY_NO_FS_BACKEND,         /* detail: landlock's probe; plan.lsm_state */
-	RF_WHY_AUDIT_LANDLOCK,        /* plan.lsm_state */
+	RF_WHY_AUDIT_LANDLOCK,        /* plan.lsm_state; detail: the observe programs' probe */
 	RF_WHY_LANDLOCK_TRUNCATE,     /* param: the Landlock ABI */
 	RF_WHY_SOCK_ADDR,             /* detail: the probe */
 	RF_WHY_NO_CGROUP2,            /* detail: the probe */
@@ -73,6 +74,15 @@ enum rf_lsm_state {
 	RF_LSM_STATE_MAX,
 };
 
+/* How a class's decisions reach the trace and the monitor. */
+enum rf_plan_observed {
+	RF_OBSV_NONE = 0,         /* not at all (no backend, or nothing records) */
+	RF_OBSV_KERNEL,           /* the deciding BPF programs record each one: exact */
+	RF_OBSV_INFERRED,         /* observe.bpf.c: syscalls that failed, matched in user space */
+	RF_OBSV_AUDIT_INFERRED,   /* audit: accesses that succeeded, matched in user space */
+	RF_OBSV_MAX,
+};
+
 #define RF_PLAN_DETAIL_LEN 700    /* text from outside: a probe, a builder */
 #define RF_PLAN_REASON_LEN 700    /* a rendered "class: why" */
 #define RF_PLAN_NOTE_LEN 600      /* a rendered note */
@@ -91,6 +101,7 @@ struct rf_class_plan {
 	bool enforced;            /* the backend enforces it on this kernel */
 	unsigned int layers;      /* RF_LAYER_* */
 	enum rf_plan_note note;   /* why not, or what it does not cover */
+	enum rf_plan_observed observed;
 	int reason;               /* RF_NOTE_REFUSED: index in rf_plan.reasons */
 };
 
@@ -156,6 +167,8 @@ enum rf_backend plan__limit_backend(enum rf_limit l);
 /* plan_text.c: the plan as text, only here. */
 /* The backend as printed, "landlock-abi7"; "" for none. */
 void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+/* "kernel", "inferred", "inferred-audit"; "" for RF_OBSV_NONE. */
+const char *plan__observed_text(enum rf_plan_observed o);
 /* "capabilities; landlock-abi7 (...)"; "" for none. */
 void plan__layers_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
 void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);

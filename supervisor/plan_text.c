@@ -34,6 +34,10 @@ static const char *const fixed_notes[] = {
 				  "checked; not checked by Landlock: libraries mapped executable "
 				  "by the loader (no mmap hook) and executables without a path (a "
 				  "memfd run with execveat)",
+	[RF_NOTE_LANDLOCK_AUDIT] = "audit mode: Landlock's file and exec rules are not applied; "
+				   "observe.bpf.c reports every open, exec and change the "
+				   "sandbox makes, and those the policy would refuse are traced "
+				   "as audited (attribution inferred, on the paths as named)",
 	[RF_NOTE_PROCESS] = NULL,             /* built from the install flags */
 	[RF_NOTE_SYSCALLS_SECCOMP] = "allowlist, EPERM for every other syscall; execve, exit "
 				     "and exit_group are always allowed (the launcher execs the "
@@ -89,6 +93,19 @@ static void limits_backend_text(const struct rf_plan *plan, char *buf, size_t le
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
 					names__backend(lp->be));
 	}
+}
+
+static const char *const observed_names[] = {
+	[RF_OBSV_NONE] = "",
+	[RF_OBSV_KERNEL] = "kernel",
+	[RF_OBSV_INFERRED] = "inferred",
+	[RF_OBSV_AUDIT_INFERRED] = "inferred-audit",
+};
+_Static_assert(N_OF(observed_names) == RF_OBSV_MAX, "observed_names covers its enum");
+
+const char *plan__observed_text(enum rf_plan_observed o)
+{
+	return (unsigned int)o < RF_OBSV_MAX ? observed_names[o] : "";
 }
 
 void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len)
@@ -161,7 +178,9 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 		return;
 	case RF_WHY_AUDIT_LANDLOCK:
 		snprintf(buf, len, "audit mode needs a backend that can record without denying; "
-			 "landlock cannot, and bpf-lsm is %s", lsm);
+			 "landlock cannot, bpf-lsm is %s, and the observe programs that would "
+			 "record accesses for landlock are not available%s%s", lsm,
+			 r->detail[0] ? ": " : "", r->detail);
 		return;
 	case RF_WHY_LANDLOCK_TRUNCATE:
 		snprintf(buf, len, "landlock ABI %d cannot confine truncate(); files needs ABI 3 "
@@ -286,6 +305,9 @@ json_t *plan__to_json(const struct rf_plan *plan)
 			      "enforced", cp->enforced);
 		if (!c)
 			goto fail;
+		if (cp->observed != RF_OBSV_NONE)
+			json_object_set_new(c, "observed",
+					    json_string(plan__observed_text(cp->observed)));
 		plan__layers_text(plan, k, text, sizeof(text));
 		if (text[0])
 			json_object_set_new(c, "layers", json_string(text));

@@ -69,6 +69,7 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 	static const char *const keys[] = { "version", "id", "mode", "approximate", "files",
 					     "exec", "network", "env", "limits", "syscalls",
 					     "monitor", NULL };
+	static const char *const modes[] = { "enforce", "audit" };
 	json_t *v;
 	const char *s;
 	int r;
@@ -78,9 +79,9 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 
 	/* The version first: a newer policy should say so rather than
 	 * fail on the first key this parser does not know. */
-	v = json_object_get(root, "version");
-	if (!v)
-		return policy_json__fail(err, "$", "missing required key \"version\"");
+	r = policy_json__required(root, "$", "version", &v, err);
+	if (r < 0)
+		return r;
 	if (!json_is_integer(v))
 		return policy_json__fail(err, "$.version", "expected an integer");
 	if (json_integer_value(v) != 1)
@@ -92,28 +93,19 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 	if (r < 0)
 		return r;
 
-	v = json_object_get(root, "id");
-	if (!v)
-		return policy_json__fail(err, "$", "missing required key \"id\"");
-	r = policy_json__get_string(v, "$.id", &s, err);
+	r = policy_json__required(root, "$", "id", &v, err);
+	if (r == 0)
+		r = policy_json__get_string(v, "$.id", &s, err);
 	if (r < 0)
 		return r;
 	if (!pol_is_id(s))
 		return policy_json__fail(err, "$.id", "id must match [a-z0-9][a-z0-9-]{0,62}");
 	snprintf(p->id, sizeof(p->id), "%s", s);
 
-	p->mode = RF_MODE_ENFORCE;
-	v = json_object_get(root, "mode");
-	if (v) {
-		r = policy_json__get_string(v, "$.mode", &s, err);
-		if (r < 0)
-			return r;
-		if (strcmp(s, "audit") == 0)
-			p->mode = RF_MODE_AUDIT;
-		else if (strcmp(s, "enforce") != 0)
-			return policy_json__fail(err, "$.mode",
-						 "expected \"enforce\" or \"audit\"");
-	}
+	r = policy_json__get_choice(root, "mode", "$.mode", modes, 2, err);
+	if (r < 0)
+		return r;
+	p->mode = r == 1 ? RF_MODE_AUDIT : RF_MODE_ENFORCE;  /* absent (2): enforce */
 
 	v = json_object_get(root, "approximate");
 	if (v) {
@@ -149,6 +141,22 @@ static int pol_canonicalise(json_t *root, struct rf_policy *p, struct rf_error *
 	return 0;
 }
 
+/* A raw NUL byte is an error wherever it is: jansson stops a number,
+ * true or false at one and would accept "1\0" as 1. */
+static int pol_refuse_nul(const char *buf, size_t len, struct rf_error *err)
+{
+	const char *nul = memchr(buf, '\0', len);
+	size_t line = 1, col = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *c = buf; c < nul; c++, col++)
+		if (*c == '\n')
+			line++, col = 0;
+	return policy_json__fail(err, "$", "line %zu column %zu: NUL byte "
+				 "(NUL bytes are not allowed anywhere in a policy)", line, col);
+}
+
 static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_policy,
 			   struct rf_error *err)
 {
@@ -163,6 +171,9 @@ static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_p
 			 POL_MAX_BYTES);
 		return -EFBIG;
 	}
+	r = pol_refuse_nul(buf, len, err);
+	if (r < 0)
+		return r;
 	/* ALLOW_NUL so that "\u0000" is seen and refused, not truncated. */
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
 	if (!root) {
@@ -198,19 +209,29 @@ cleanup:
 	return r;
 }
 
-int policy__load_string(const char *json, struct rf_policy **ret_policy,
-			struct rf_error *err)
+/* What both loaders check first: err cleared, *ret_policy NULL; -EINVAL
+ * without ret_policy, the error none without input. */
+static int pol_load_begin(struct rf_error *err, struct rf_policy **ret_policy, const void *input,
+			  const char *none)
 {
-	struct rf_error dummy;
-
-	if (!err)
-		err = &dummy;
 	memset(err, 0, sizeof(*err));
 	if (!ret_policy)
 		return -EINVAL;
 	*ret_policy = NULL;
-	if (!json)
-		return policy_json__fail(err, "$", "no policy text");
+	return input ? 0 : policy_json__fail(err, "$", "%s", none);
+}
+
+int policy__load_string(const char *json, struct rf_policy **ret_policy,
+			struct rf_error *err)
+{
+	struct rf_error dummy;
+	int r;
+
+	if (!err)
+		err = &dummy;
+	r = pol_load_begin(err, ret_policy, json, "no policy text");
+	if (r < 0)
+		return r;
 	/* strnlen: a huge string is refused without scanning all of it. */
 	return pol_load_buffer(json, strnlen(json, POL_MAX_BYTES + 1), ret_policy, err);
 }
@@ -225,12 +246,9 @@ int policy__load_file(const char *file, struct rf_policy **ret_policy,
 
 	if (!err)
 		err = &dummy;
-	memset(err, 0, sizeof(*err));
-	if (!ret_policy)
-		return -EINVAL;
-	*ret_policy = NULL;
-	if (!file)
-		return policy_json__fail(err, "$", "no policy file");
+	r = pol_load_begin(err, ret_policy, file, "no policy file");
+	if (r < 0)
+		return r;
 
 	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {

@@ -24,8 +24,15 @@ void policy_json__where_key(char *buf, const char *where, const char *key);
 void policy_json__where_idx(char *buf, const char *where, size_t i);
 int policy_json__check_keys(json_t *obj, const char *where,
 			    const char *const *allowed, struct rf_error *err);
+/* obj's member key, which must be there (where: obj's path). */
+int policy_json__required(json_t *obj, const char *where, const char *key, json_t **ret_v,
+			  struct rf_error *err);
 int policy_json__get_string(json_t *v, const char *where, const char **ret_s,
 			    struct rf_error *err);
+/* obj's optional member key (where: its path), one of the strings
+ * names[0..n): its index, n when absent, or the error. */
+int policy_json__get_choice(json_t *obj, const char *key, const char *where,
+			    const char *const *names, size_t n, struct rf_error *err);
 int policy_json__get_uint(json_t *v, const char *where, uint64_t min,
 			  uint64_t max, struct rf_opt_u64 *ret_v, struct rf_error *err);
 bool policy_json__is_unrestricted(json_t *v);

@@ -91,6 +91,38 @@ int policy_json__check_keys(json_t *obj, const char *where,
 	return 0;
 }
 
+int policy_json__required(json_t *obj, const char *where, const char *key, json_t **ret_v,
+			  struct rf_error *err)
+{
+	*ret_v = json_object_get(obj, key);
+	return *ret_v ? 0 : policy_json__fail(err, where, "missing required key \"%s\"", key);
+}
+
+int policy_json__get_choice(json_t *obj, const char *key, const char *where,
+			    const char *const *names, size_t n, struct rf_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	char expected[256] = "expected";
+	const char *s;
+	size_t i, len;
+	int r;
+
+	if (!v)
+		return (int)n;
+	r = policy_json__get_string(v, where, &s, err);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
+	for (i = 0; i < n; i++) {
+		len = strlen(expected);
+		snprintf(expected + len, sizeof(expected) - len, "%s\"%s\"",
+			 i == 0 ? " " : i + 1 == n ? " or " : ", ", names[i]);
+	}
+	return policy_json__fail(err, where, "%s", expected);
+}
+
 /* A string without NUL bytes (jansson lets them through with ALLOW_NUL
  * so that they can be refused here rather than silently truncated). */
 int policy_json__get_string(json_t *v, const char *where, const char **ret_s,

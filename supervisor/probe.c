@@ -307,6 +307,9 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	probe_seccomp(caps);
 	caps->seccomp.ms = now_ms() - t;
 	t = now_ms();
+	enforcer__probe_observe(&caps->observe);
+	caps->observe.ms = now_ms() - t;
+	t = now_ms();
 
 	err = cgroup__find_v2_mount(caps->cgroup_mount, sizeof(caps->cgroup_mount));
 	if (err) {

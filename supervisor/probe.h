@@ -36,6 +36,8 @@ struct rf_caps {
 	int audit_enabled;                       /* status.enabled: 0 off, 1 on, 2 locked;
 						  * -1 unknown */
 	bool landlock_audit_log;                 /* ABI 7+ and audit enabled */
+	struct rf_backend_probe observe;         /* this build's observe programs
+						  * (observe.bpf.c, tp_btf sys_enter/exit) */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 };
 

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
+#include "observe.h"
 #include "sandbox.h"
 
 /* What the process class would look like in the plan JSON, plus header. */
@@ -95,7 +96,9 @@ static json_t *configure_class(const struct sandbox *sb, enum rf_class k, bool i
 {
 	const struct rf_class_plan *cp = &sb->plan.c[k];
 	bool audit = sb->policy->mode == RF_MODE_AUDIT;
-	bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM;
+	/* Audit under Landlock: its rules are left out, accesses observed. */
+	bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM ||
+			   cp->observed == RF_OBSV_AUDIT_INFERRED;
 	bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
 	char backend[96], layers[160], note[RF_PLAN_NOTE_LEN];
 	json_t *c;
@@ -109,7 +112,11 @@ static json_t *configure_class(const struct sandbox *sb, enum rf_class k, bool i
 				  (!child_side || installed));
 	if (!c)
 		return NULL;
-	if (backend[0] && kernel_prog) {
+	if (cp->observed != RF_OBSV_NONE)
+		json_object_set_new(c, "observed", json_string(plan__observed_text(cp->observed)));
+	if (backend[0] && kernel_prog && cp->observed == RF_OBSV_AUDIT_INFERRED) {
+		json_object_set_new(c, "audited", json_true());
+	} else if (backend[0] && kernel_prog) {
 		/* The evidence: this run's probe of the live kernel. */
 		json_object_set_new(c, "attach", json_string(
 			cp->be == RF_BE_BPF_LSM ? sb->caps.bpf_lsm_enforcer.detail :
@@ -172,10 +179,53 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 		json_object_set_new(o, "audit_note",
 				    json_string("audit mode: the kernel programs (cgroup-sock-addr, "
 						"bpf-lsm, its process boundary included) record every "
-						"decision and deny nothing; the seccomp and Landlock "
+						"decision and deny nothing; Landlock's file and exec "
+						"rules are not applied and every access is observed "
+						"(inferred); the seccomp boundary and the other Landlock "
 						"layers, which cannot record, still deny. Not for "
 						"untrusted code"));
 	return o;
+}
+
+/* One kernel record into the trace: exact ones as they are; inferred
+ * ones (observe.bpf.c) only when the policy refuses what they did. */
+static void trace_record(struct sandbox *sb, struct rf_event *ev)
+{
+	char backend[32];
+
+	if (!(ev->flags & RF_EVF_INFERRED)) {
+		trace__emit(sb->trace, "kernel.deny", trace__event_json(ev));
+		report__deny_human(sb, ev);
+		sb->traced++;
+		return;
+	}
+	if (!observe__judge(&sb->obs, ev))
+		return;
+	trace__emit(sb->trace, "kernel.deny",
+		    trace__deny_json(ev, observe__backend(&sb->obs, ev, backend, sizeof(backend))));
+	report__deny_human(sb, ev);
+}
+
+/* Audit: the successful accesses observe.bpf.c queued; those the policy
+ * would refuse become audited kernel.deny lines. */
+static void drain_access(struct sandbox *sb, bool final)
+{
+	struct rf_obs_sandbox obs;
+	struct rf_event ev;
+
+	if (sbmaps__read_observe(sb->enf, sb->cgid, &obs))
+		return;
+	while (sb->obs.next_access < obs.access_seq) {
+		int err = sbmaps__take_access(sb->enf, sb->cgid, sb->obs.next_access, &ev);
+
+		if (err == -ENOENT && !final)
+			return;  /* counted, not yet stored: next tick */
+		sb->obs.next_access++;
+		if (err)
+			continue;
+		sb->obs.accesses++;
+		trace_record(sb, &ev);
+	}
 }
 
 /* Put the kernel's kept samples into the trace. final: the sandbox is
@@ -194,14 +244,78 @@ void report__drain_samples(struct sandbox *sb, bool final)
 
 		if (err == -ENOENT && !final)
 			return;  /* counted, not yet stored: next tick */
-		if (err) {
+		if (err)
 			sb->missing++;
-		} else {
-			trace__emit(sb->trace, "kernel.deny", trace__event_json(&ev));
-			report__deny_human(sb, &ev);
-			sb->traced++;
-		}
+		else
+			trace_record(sb, &ev);
 		sb->next_seq++;
+	}
+	drain_access(sb, final);
+}
+
+/* Which classes' denials are inferred from failed syscalls (their
+ * backend, Landlock or seccomp, records nothing) rather than counted by
+ * the deciding programs. */
+static bool class_inferred(const struct sandbox *sb, enum rf_class k)
+{
+	switch (k) {
+	case RF_CLASS_FILE:
+	case RF_CLASS_EXEC:
+		return (sb->sandbox_flags & RF_SB_OBSERVE_PATHS) &&
+		       sb->plan.c[k].be == RF_BE_LANDLOCK;
+	case RF_CLASS_PROCESS:
+		return sb->sandbox_flags & RF_SB_OBSERVE_BOUNDARY;
+	default:
+		return false;
+	}
+}
+
+json_t *report__exit_counts(const struct sandbox *sb)
+{
+	json_t *o = json_object(), *att = json_object(), *inf = json_object();
+	uint64_t total = 0, aud = 0;
+	enum rf_class k;
+
+	for (k = 0; k < RF_CLASS_KERNEL_MAX; k++) {
+		bool inferred = class_inferred(sb, k);
+
+		/* bpf-lsm's process boundary counts exactly; the seccomp layer
+		 * under it refuses first, and that is inferred. */
+		json_object_set_new(att, names__class(k), json_string(
+			!inferred ? "exact" :
+			sb->plan.c[k].be == RF_BE_BPF_LSM ? "exact+inferred" : "inferred"));
+		if (inferred)
+			json_object_set_new(inf, names__class(k),
+					    json_integer((json_int_t)sb->obs.inferred[k]));
+		total += sb->obs.inferred[k];
+		aud += sb->obs.audited[k];
+	}
+	json_object_set_new(o, "denials_attribution", att);
+	json_object_set_new(o, "denials_inferred", inf);
+	json_object_set_new(o, "denials_inferred_total", json_integer((json_int_t)total));
+	json_object_set_new(o, "inferred_not_policy", json_integer((json_int_t)sb->obs.not_policy));
+	if (sb->sandbox_flags & RF_SB_OBSERVE_ACCESS)
+		json_object_set_new(o, "audited_inferred", json_integer((json_int_t)aud));
+	return o;
+}
+
+void report__inferred_text(const struct sandbox *sb, char *buf, size_t len)
+{
+	static const enum rf_class order[] = { RF_CLASS_FILE, RF_CLASS_EXEC, RF_CLASS_PROCESS };
+	size_t off = 0, i;
+
+	buf[0] = 0;
+	if (!(sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY)))
+		return;
+	/* Only classes with inferred denials: with none, the summary line is
+	 * the kernel's exact counts alone, as on every other host. */
+	for (i = 0; i < sizeof(order) / sizeof(order[0]) && off < len; i++) {
+		uint64_t n = sb->obs.inferred[order[i]] + sb->obs.audited[order[i]];
+
+		if (!class_inferred(sb, order[i]) || !n)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s %llu", off ? ", " : "; inferred: ",
+				names__class(order[i]), (unsigned long long)n);
 	}
 }
 

@@ -35,6 +35,7 @@
 #include "mounts.h"
 #include "names.h"
 #include "netrules.h"
+#include "observe.h"
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
@@ -412,7 +413,9 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 				    sb->caps.cgroup_mount, RF_CGROUP_PARENT,
 				    strerror(-r->parent_fd));
 	err = enforcer__open(r->parent_fd, sb->caps.unix_sock_addr.ok,
-			     sb->plan.install.lsm_flags != 0, &sb->enf, &e->e);
+			     sb->plan.install.lsm_flags != 0,
+			     sb->caps.observe.ok && observe__sandbox_flags(&sb->plan, sb->policy),
+			     &sb->enf, &e->e);
 	if (err) {
 		rf_error_wrap(&e->e, "refused");
 	} else if (unx->required &&
@@ -490,7 +493,15 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		flags |= RF_SB_NET_UNRESTRICTED;
 	if (sb->policy->net_unix == RF_CONFINE_UNRESTRICTED)
 		flags |= RF_SB_UNIX_UNRESTRICTED;
-	err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries, sb->policy);
+	if (sb->enf->features & RF_FEAT_OBSERVE)
+		flags |= observe__sandbox_flags(&sb->plan, sb->policy);
+	sb->sandbox_flags = flags;
+	err = observe__init(&sb->obs, sb->policy, &sb->plan);
+	if (!err)
+		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
+				      sb->policy);
+	if (err)
+		observe__free(&sb->obs);
 	return err ? rf_error_set(&e->e, err, "refused", "writing the policy maps: %s",
 				  strerror(-err)) : 0;
 }
@@ -502,6 +513,7 @@ static void undo_maps(void *ctx)
 
 	if (!sb->keep_policy)
 		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
+	observe__free(&sb->obs);
 }
 
 static int step_registry(void *ctx, struct rf_step_error *e)
@@ -557,6 +569,10 @@ static int launch_failure(struct run *r, struct rf_step_error *e)
 	} else if (lr->failed_stage == LAUNCH_STAGE_EXEC) {
 		rf_error_set(&e->e, -lr->err, NULL, "%s: cannot execute: %s", argv0,
 			     strerror(lr->err));
+		/* What the policy refused, as far as the observe programs saw. */
+		report__drain_samples(&r->sb, true);
+		if (r->sb.obs.exec_denied[0])
+			rf_error_hint(&e->e, "%s is not in exec", r->sb.obs.exec_denied);
 	} else {
 		rf_error_set(&e->e, -lr->err, "refused", "sandbox setup failed at %s: %s",
 			     lr->what, strerror(lr->err));
@@ -654,7 +670,8 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	struct timespec t1;
 	uint64_t total = 0, lost = 0;
 	bool exited = info->si_code == CLD_EXITED;
-	json_t *den = json_object(), *ev;
+	json_t *den = json_object(), *ex;
+	char inferred[160];
 	int i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -665,7 +682,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		total += st.denials[i];
 	}
 	enforcer__stat(sb->enf, RF_STAT_RINGBUF_LOST, &lost);
-	ev = json_pack("{s:o, s:o, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I}",
+	ex = json_pack("{s:o, s:o, s:i, s:I, s:o, s:I, s:I, s:I, s:I, s:I}",
 			      "status", exited ? json_integer(info->si_status) : json_null(),
 			      "signal", exited ? json_null() : json_integer(info->si_status),
 			      "exit_code", exit,
@@ -677,23 +694,31 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 			      "denials_not_in_trace", (json_int_t)(total - sb->traced),
 			      "sample_limit", (json_int_t)RF_SAMPLE_LIMIT_DEFAULT,
 			      "host_ringbuf_lost", (json_int_t)lost);
+	/* denials above are the kernel's exact counts; inferred ones apart */
+	if (ex) {
+		json_t *counts = report__exit_counts(sb);
+
+		json_object_update(ex, counts);
+		json_decref(counts);
+	}
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
-	if (ev && sb->lw.hit != RF_LIMIT_MAX)
-		json_object_set_new(ev, "limit", json_string(names__limit(sb->lw.hit)));
-	trace__emit(sb->trace, "sandbox.exit", ev);
+	if (ex && sb->lw.hit != RF_LIMIT_MAX)
+		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
+	trace__emit(sb->trace, "sandbox.exit", ex);
+	report__inferred_text(sb, inferred, sizeof(inferred));
 	if (exited)
 		rf_info("sandbox %s: exited %d; kernel denials: %llu (network %llu, unix %llu, "
-			"file %llu, exec %llu, process %llu)%s",
+			"file %llu, exec %llu, process %llu)%s%s",
 			sb->name, info->si_status, (unsigned long long)total,
 			(unsigned long long)st.denials[RF_CLASS_NET],
 			(unsigned long long)st.denials[RF_CLASS_UNIX],
 			(unsigned long long)st.denials[RF_CLASS_FILE],
 			(unsigned long long)st.denials[RF_CLASS_EXEC],
-			(unsigned long long)st.denials[RF_CLASS_PROCESS],
+			(unsigned long long)st.denials[RF_CLASS_PROCESS], inferred,
 			sb->policy->mode == RF_MODE_AUDIT ? " [audit: none enforced]" : "");
 	else
-		rf_info("sandbox %s: killed by signal %d; kernel denials: %llu",
-			sb->name, info->si_status, (unsigned long long)total);
+		rf_info("sandbox %s: killed by signal %d; kernel denials: %llu%s",
+			sb->name, info->si_status, (unsigned long long)total, inferred);
 	report__denials_after_summary(sb, total > sb->traced ? total - sb->traced : 0);
 }
 

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "sandbox_limits.h"
 #include "netrules.h"
+#include "observe.h"
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
@@ -41,7 +42,9 @@ struct sandbox {
 	struct rf_net_entry *entries;   /* what is in the maps for it */
 	size_t n_entries;
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
-	uint64_t traced;          /* samples written to the trace */
+	uint64_t traced;          /* exact samples written to the trace */
+	uint32_t sandbox_flags;   /* rf_sandbox.flags as installed */
+	struct rf_observer obs;   /* inferred records: matcher and counts */
 	uint64_t missing;         /* samples the kernel could not keep */
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
@@ -68,6 +71,11 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 			 size_t n_res);
 json_t *report__configure(const struct sandbox *sb, bool installed);
 void report__drain_samples(struct sandbox *sb, bool final);
+/* sandbox.exit: which counts are exact and which inferred, and the latter. */
+json_t *report__exit_counts(const struct sandbox *sb);
+/* "; inferred: file 2, exec 1, process 1" for the summary; "" when the
+ * sandbox has no observed class. */
+void report__inferred_text(const struct sandbox *sb, char *buf, size_t len);
 void report__summary(const struct sandbox *sb);
 /* Every kernel.deny record, kernel-kept or inferred, passes here: -v
  * prints it (rate-limited) and the exit summary lists the first few. */

@@ -14,20 +14,8 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
+#include "boundary_consts.h"
 #include "sandbox_seccomp.h"
-
-#ifndef TIOCSTI
-#define TIOCSTI 0x5412
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-#ifndef CLONE_NEWCGROUP
-#define CLONE_NEWCGROUP 0x02000000
-#endif
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
 
 /* open_tree_attr (6.15) is newer than libseccomp 2.5.4's table and these
  * kernel headers: 467 on x86-64 and on the unified (asm-generic) table. */

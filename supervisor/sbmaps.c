@@ -11,6 +11,8 @@
 
 /* The sandbox judges files or exec with the BPF-LSM: it has rf_paths entries. */
 #define PATH_FLAGS (RF_SB_LSM_FILES | RF_SB_LSM_EXEC)
+/* The observe programs report for it: it has an rf_observe entry. */
+#define OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
 
 /* Batch update where the kernel has it for this map type, else one by one. */
 static int update_many(int fd, const void *keys, const void *vals, size_t ksz, size_t vsz,
@@ -152,6 +154,9 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	if ((flags & (PATH_FLAGS | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS)) &&
 	    (!(enf->features & RF_FEAT_LSM) || ((flags & PATH_FLAGS) && fd[RF_PIN_PATHS] < 0)))
 		return -EOPNOTSUPP;
+	if ((flags & OBSERVE_FLAGS) &&
+	    (!(enf->features & RF_FEAT_OBSERVE) || fd[RF_PIN_OBSERVE] < 0))
+		return -EOPNOTSUPP;
 	err = keyset_build(cgid, entries, n_entries, policy, &ks);
 	if (!err && (flags & PATH_FLAGS))
 		err = keyset_paths(cgid, policy, &ks);
@@ -166,6 +171,11 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		err = update_many(fd[RF_PIN_UNIX], ks.ku, ks.vu, sizeof(*ks.ku), sizeof(*ks.vu), ks.nu);
 	if (!err && ks.np)
 		err = update_many(fd[RF_PIN_PATHS], ks.kp, ks.vp, sizeof(*ks.kp), sizeof(*ks.vp), ks.np);
+	if (!err && (flags & OBSERVE_FLAGS)) {
+		struct rf_obs_sandbox obs = { 0 };
+
+		err = bpf_map_update_elem(fd[RF_PIN_OBSERVE], &cgid, &obs, BPF_NOEXIST) ? -errno : 0;
+	}
 	if (!err)
 		err = bpf_map_update_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
 	keyset_free(&ks);
@@ -173,6 +183,8 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		sbmaps__purge(enf, cgid);
 	return err;
 }
+
+static int purge_map(int fd, size_t key_size, size_t off, uint64_t cgid);
 
 int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 		   const struct rf_net_entry *entries, size_t n_entries,
@@ -209,6 +221,12 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,
 	if (ks.np)
 		delete_many(fd[RF_PIN_PATHS], ks.kp, sizeof(*ks.kp), ks.np);
 	keyset_free(&ks);
+	if (fd[RF_PIN_OBSERVE] >= 0) {
+		bpf_map_delete_elem(fd[RF_PIN_OBSERVE], &cgid);
+		/* audit observations the supervisor did not take */
+		purge_map(fd[RF_PIN_OBS_ACCESS], rf_pin_maps[RF_PIN_OBS_ACCESS].key_size,
+			  rf_pin_maps[RF_PIN_OBS_ACCESS].cgid_off, cgid);
+	}
 	return 0;
 }
 
@@ -291,4 +309,26 @@ int sbmaps__read_sample(const struct rf_enforcer *enf, uint64_t cgid, uint64_t s
 	struct rf_sample_key k = { .cgroup_id = cgid, .seq = seq };
 
 	return bpf_map_lookup_elem(enf->map_fd[RF_PIN_SAMPLES], &k, ret_ev) ? -errno : 0;
+}
+
+int sbmaps__read_observe(const struct rf_enforcer *enf, uint64_t cgid,
+			 struct rf_obs_sandbox *ret_obs)
+{
+	if (enf->map_fd[RF_PIN_OBSERVE] < 0)
+		return -ENOENT;
+	return bpf_map_lookup_elem(enf->map_fd[RF_PIN_OBSERVE], &cgid, ret_obs) ? -errno : 0;
+}
+
+int sbmaps__take_access(const struct rf_enforcer *enf, uint64_t cgid, uint64_t seq,
+			struct rf_event *ret_ev)
+{
+	struct rf_sample_key k = { .cgroup_id = cgid, .seq = seq };
+	int fd = enf->map_fd[RF_PIN_OBS_ACCESS];
+
+	if (fd < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(fd, &k, ret_ev))
+		return -errno;
+	bpf_map_delete_elem(fd, &k);
+	return 0;
 }

@@ -32,4 +32,12 @@ int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,
 int sbmaps__read_sample(const struct rf_enforcer *enf, uint64_t cgid, uint64_t seq,
 			struct rf_event *ret_ev);
 
+/* observe.bpf.c's counts for the sandbox; -ENOENT when it has none. */
+int sbmaps__read_observe(const struct rf_enforcer *enf, uint64_t cgid,
+			 struct rf_obs_sandbox *ret_obs);
+/* Read and delete audit observation seq; -ENOENT when it is not there
+ * (not yet written, or never kept). */
+int sbmaps__take_access(const struct rf_enforcer *enf, uint64_t cgid, uint64_t seq,
+			struct rf_event *ret_ev);
+
 #endif

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "names.h"
+#include "sysnames.h"
 #include "timefmt.h"
 #include "trace.h"
 
@@ -143,10 +144,12 @@ static json_t *process_destination(const struct rf_event *ev)
 {
 	char path[RF_EVENT_PATH_LEN + 1];
 	uint32_t n = ev->path_len < RF_EVENT_PATH_LEN ? ev->path_len : RF_EVENT_PATH_LEN;
-	const char *arg = names__op_arg(ev->op);
+	const char *arg = ev->flags & RF_EVF_INFERRED ? names__op_syscall_arg(ev->op)
+						      : names__op_arg(ev->op);
 	json_t *dst = json_object();
 
-	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE)
+	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE ||
+	    ((ev->flags & RF_EVF_INFERRED) && ev->op == RF_OP_PROCESS_VM))
 		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
 	if (arg)
 		json_object_set_new(dst, arg, json_integer(ev->arg));
@@ -162,7 +165,23 @@ static json_t *process_destination(const struct rf_event *ev)
 	return dst;
 }
 
+/* The backend whose decision a kernel record is: the op says which
+ * programs made it. */
+static const char *record_backend(const struct rf_event *ev)
+{
+	if (ev->flags & RF_EVF_INFERRED)
+		return ev->class == RF_CLASS_PROCESS ? "seccomp" : "landlock";
+	if (ev->op >= RF_OP_CONNECT4 && ev->op <= RF_OP_SOCK_CREATE)
+		return names__backend(RF_BE_CGROUP_SOCK_ADDR);
+	return names__backend(RF_BE_BPF_LSM);
+}
+
 json_t *trace__event_json(const struct rf_event *ev)
+{
+	return trace__deny_json(ev, NULL);
+}
+
+json_t *trace__deny_json(const struct rf_event *ev, const char *backend)
 {
 	char path[RF_UNIX_PATH_MAX + 1];
 	char addr[INET6_ADDRSTRLEN] = "", ts[64], comm[RF_COMM_LEN + 1];
@@ -204,11 +223,15 @@ json_t *trace__event_json(const struct rf_event *ev)
 		json_object_set_new(dst, "path", json_string(path));
 		json_object_set_new(dst, "socket_type", json_string(names__sock_type(ev->protocol)));
 	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s%, s:I, s:o}",
+	if ((ev->flags & RF_EVF_SYSCALL) && sysnames__name(ev->syscall)[0])
+		json_object_set_new(dst, "syscall", json_string(sysnames__name(ev->syscall)));
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s%, s:I, s:o}",
 		      "class", names__class(ev->class),
 		      "op", names__op(ev->op),
 		      "verdict", names__verdict(ev->verdict),
 		      "reason", names__reason(ev->reason),
+		      "backend", backend ? backend : record_backend(ev),
+		      "attribution", ev->flags & RF_EVF_INFERRED ? "inferred" : "kernel",
 		      "kernel_ts", ts,
 		      "pid", (json_int_t)ev->pid,
 		      "tid", (json_int_t)ev->tid,

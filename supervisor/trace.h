@@ -20,7 +20,11 @@ int trace__emit(struct rf_trace *trace, const char *event, json_t *fields);
 /* RFC 3339 UTC with nanoseconds, e.g. 2026-11-29T10:00:00.123456789Z. */
 void trace__format_ts(const struct timespec *ts, char *buf, size_t len);
 
-/* A kernel decision record as trace fields (kernel.deny). */
+/* A kernel decision record as trace fields (kernel.deny), with its
+ * "backend" and "attribution" ("kernel", or "inferred" for observe.bpf.c's
+ * records, RF_EVF_INFERRED). backend NULL: named from the record alone
+ * (cgroup-sock-addr or bpf-lsm by the op; inferred: seccomp, landlock). */
+json_t *trace__deny_json(const struct rf_event *ev, const char *backend);
 json_t *trace__event_json(const struct rf_event *ev);
 
 #endif

@@ -333,25 +333,6 @@ static void scratch_follows_the_files_class(void **state)
 	free(pol);
 }
 
-/* Is ctrl in this host's cgroup2 hierarchy? */
-static bool have_controller(const char *ctrl)
-{
-	char path[600], buf[512] = "", *tok, *save = NULL;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", h_cgroup2_mount());
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
-		if (!strcmp(tok, ctrl))
-			return true;
-	return false;
-}
-
 /* `ringfence check` on a policy file: the exit status, stdout. */
 static int check_policy(const char *policy_json, char **ret_out)
 {
@@ -400,7 +381,7 @@ static void cgroup_limits_fail_closed_without_their_controller(void **state)
 		json_t *doc, *l;
 		struct stat st;
 
-		if (have_controller(cases[i].ctrl)) {
+		if (h_have_controller(cases[i].ctrl)) {
 			fprintf(stderr, "SKIP: %s: this host has the %s controller (the VM suite "
 				"tests it enforced)\n", cases[i].field, cases[i].ctrl);
 			free(pol);

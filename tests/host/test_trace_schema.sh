@@ -110,6 +110,7 @@ else
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "sysnames.h"
 #include "trace.h"
 
 static struct rf_trace *t;
@@ -134,6 +135,31 @@ static void emit(unsigned class, unsigned op, unsigned reason, unsigned verdict,
 	if (fill)
 		fill(&ev, arg);
 	trace__emit(t, "kernel.deny", trace__event_json(&ev));
+}
+
+/* An inferred record (observe.bpf.c, matched by the supervisor). */
+static void emit_inf(unsigned class, unsigned op, unsigned reason, unsigned verdict,
+		     const char *sys, const char *backend,
+		     void (*fill)(struct rf_event *, const void *), const void *arg)
+{
+	struct rf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_boot_ns = 1000000000ULL;
+	ev.cgroup_id = 4242;
+	ev.seq = seq++;
+	ev.kind = RF_EV_DECISION;
+	ev.pid = ev.tid = 100;
+	ev.class = class;
+	ev.op = op;
+	ev.reason = reason;
+	ev.verdict = verdict;
+	ev.flags = RF_EVF_INFERRED | RF_EVF_SYSCALL;
+	ev.syscall = (unsigned short)sysnames__nr(sys);
+	strcpy(ev.comm, "rf-gen");
+	if (fill)
+		fill(&ev, arg);
+	trace__emit(t, "kernel.deny", trace__deny_json(&ev, backend));
 }
 
 struct fileargs { const char *path; unsigned need, have; };
@@ -254,6 +280,38 @@ int main(int argc, char **argv)
 	emit(RF_CLASS_PROCESS, RF_OP_PSEUDO_FS_WRITE, RF_REASON_BOUNDARY, A, proc,
 	     &(struct procargs){ 0, RF_OP_MKDIR, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_MKNOD, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 020644, NULL });
+	/* inferred: Landlock (file, exec) and the seccomp boundary (process) */
+	emit_inf(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_NO_RULE, D, "openat", "landlock-abi7",
+		 file, &(struct fileargs){ "/etc/shadow", R, 0 });
+	emit_inf(RF_CLASS_FILE, RF_OP_CREATE, RF_REASON_ACCESS, D, "openat", "landlock-abi7",
+		 file, &(struct fileargs){ "/data/new", W, R });
+	emit_inf(RF_CLASS_FILE, RF_OP_FILE_OPEN, RF_REASON_NO_RULE, A, "open", "landlock-abi7",
+		 file, &(struct fileargs){ "/home/u/x", R, 0 });
+	emit_inf(RF_CLASS_FILE, RF_OP_RENAME, RF_REASON_NO_RULE, D, "renameat2", "landlock-abi7",
+		 file, &(struct fileargs){ "/data/old", W, 0 });
+	emit_inf(RF_CLASS_EXEC, RF_OP_EXEC, RF_REASON_NO_RULE, D, "execve", "landlock-abi7",
+		 file, &(struct fileargs){ "/usr/lib64/ld-linux-x86-64.so.2", X, 0 });
+	emit_inf(RF_CLASS_PROCESS, RF_OP_PTRACE, RF_REASON_BOUNDARY, D, "ptrace", "seccomp", proc,
+		 &(struct procargs){ 1, 16, NULL });
+	emit_inf(RF_CLASS_PROCESS, RF_OP_BPF, RF_REASON_BOUNDARY, D, "bpf", "seccomp", proc,
+		 &(struct procargs){ 0, 0, NULL });
+	emit_inf(RF_CLASS_PROCESS, RF_OP_USERNS, RF_REASON_BOUNDARY, D, "unshare", "seccomp", proc,
+		 &(struct procargs){ 0, 0x10000000, NULL });
+	{
+		static const struct { unsigned op; const char *sys; } boundary[] = {
+			{ RF_OP_MOUNT, "mount" }, { RF_OP_UMOUNT, "umount2" },
+			{ RF_OP_MOVE_MOUNT, "move_mount" }, { RF_OP_PIVOT_ROOT, "pivot_root" },
+			{ RF_OP_SETNS, "setns" }, { RF_OP_KEYCTL, "keyctl" }, { RF_OP_KEXEC, "kexec_load" },
+			{ RF_OP_MODULE, "init_module" }, { RF_OP_PERF_EVENT, "perf_event_open" },
+			{ RF_OP_PROCESS_VM, "process_vm_readv" }, { RF_OP_USERFAULTFD, "userfaultfd" },
+			{ RF_OP_IO_URING, "io_uring_setup" }, { RF_OP_NAMESPACE, "unshare" },
+			{ RF_OP_TTY_IOCTL, "ioctl" }, { RF_OP_PERSONALITY, "personality" },
+		};
+
+		for (i = 0; i < sizeof(boundary) / sizeof(boundary[0]); i++)
+			emit_inf(RF_CLASS_PROCESS, boundary[i].op, RF_REASON_BOUNDARY, D,
+				 boundary[i].sys, "seccomp", proc, &(struct procargs){ 7, 0x5412, NULL });
+	}
 	/* what a build with another ABI could send */
 	emit(RF_CLASS_MAX + 2, 99, 99, D, NULL, NULL);
 	trace__close(t);
@@ -272,7 +330,9 @@ EOF
 	if [ -s "$WORK/gen/deny.jsonl" ] && out=$("$PYTHON" - "$WORK/gen/deny.jsonl" bpf/rf_abi.h <<'EOF'
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-n_ops = len(re.findall(r"^\s*RF_OP_(?!MAX\b)\w+ = \d+,", open(sys.argv[2]).read(), re.M))
+# the X(NAME, value, "name") rows of RF_OPS(X), which makes enum rf_op
+ops_list = re.search(r"^#define RF_OPS\(X\)(.*?)\n\n", open(sys.argv[2]).read(), re.M | re.S)
+n_ops = len(re.findall(r"\bX\(\w+, \d+, \"", ops_list.group(1))) if ops_list else 0
 ops = {l["op"] for l in lines} - {"unknown"}
 if len(ops) != n_ops:
     sys.exit(f"{len(ops)} ops generated, rf_abi.h has {n_ops}")
@@ -318,6 +378,14 @@ l = first(op="connect4"); l["reason"] = "protocol-not-allowed"; refused("connect
 l = first(op="sock_create"); l["destination"] = first(op="connect4")["destination"]; refused("sock_create with an address", l)
 l = first(op="connect4"); l["op"] = "unknown"; refused("unknown op in a known class", l)
 l = first(op="unknown"); l["destination"] = {"path": "/x"}; refused("unknown class with a destination", l)
+l = first(op="connect4"); del l["backend"]; refused("kernel.deny without backend", l)
+l = first(op="connect4"); del l["attribution"]; refused("kernel.deny without attribution", l)
+l = first(op="connect4"); l["attribution"] = "inferred"; refused("inferred network line", l)
+l = first(op="open"); l["backend"] = "seccomp"; refused("kernel file line from seccomp", l)
+l = first(op="setns"); l["backend"] = "landlock-abi7"; refused("inferred process line from landlock", l)
+l = first(op="setns"); l["attribution"] = "kernel"; l["backend"] = "bpf-lsm"; refused("setns as a bpf-lsm record", l)
+l = first(op="setns"); del l["destination"]["syscall"]; refused("inferred process line without its syscall", l)
+l = first(op="exec", attribution="inferred"); l["backend"] = "bpf-lsm"; refused("inferred exec line from bpf-lsm", l)
 for name in bad:
     print("  accepted: " + name)
 sys.exit(1 if bad else 0)
@@ -632,14 +700,28 @@ for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "sign
     else:
         check("limit.exceeded" not in ev and "limit" not in t[-1], f"{n}: limit in {ev}")
     check(all(x == "kernel.deny" for x in ev[3:-1]), f"{n}: {ev[3:-1]}")
-    x, deny = t[-1], [e for e in t if e["event"] == "kernel.deny"]
+    x, every = t[-1], [e for e in t if e["event"] == "kernel.deny"]
+    # The kernel's own records (exact counts) apart from the inferred ones.
+    deny = [d for d in every if d["attribution"] == "kernel"]
+    inferred = [d for d in every if d["attribution"] == "inferred"]
     if "denials_total" in x:
         check(x["denials_in_trace"] == len(deny), f"{n}: denials_in_trace")
         check(x["denials_total"] == sum(x["denials"].values()), f"{n}: denials_total")
         check(x["denials_not_in_trace"] == x["denials_total"] - len(deny), f"{n}: not_in_trace")
-        check([d["kernel_seq"] for d in deny] == list(range(len(deny))), f"{n}: kernel_seq")
+        ks = [d["kernel_seq"] for d in deny]
+        # inferred records take sample slots too (kept or not in the trace)
+        if not x["denials_inferred_total"] and not x["inferred_not_policy"]:
+            check(ks == list(range(len(deny))), f"{n}: kernel_seq")
+        else:
+            check(ks == sorted(set(ks)), f"{n}: kernel_seq increasing")
+        check(len([d for d in inferred if d["verdict"] == "denied"]) ==
+              x["denials_inferred_total"], f"{n}: denials_inferred_total")
+        check(sum(x["denials_inferred"].values()) == x["denials_inferred_total"],
+              f"{n}: denials_inferred")
+        check(all(d["backend"] in ("cgroup-sock-addr", "bpf-lsm") for d in deny),
+              f"{n}: kernel backends")
         cg = t[2]["cgroup"]["id"]
-        check(all(d["cgroup_id"] == cg for d in deny), f"{n}: cgroup_id")
+        check(all(d["cgroup_id"] == cg for d in every), f"{n}: cgroup_id")
 e = load("enforce")
 d = [x for x in e if x["event"] == "kernel.deny"]
 check({x["verdict"] for x in d} == {"denied"}, "enforce: verdicts")
@@ -702,6 +784,14 @@ if has("landlock"):
           and result("landlock", f"write {work}/out/x") == "ok"
           and result("landlock", f"write {work}/in/a") == "EACCES",
           "landlock: " + open(os.path.join(work, "landlock.out")).read())
+    # Landlock records nothing: its refusals are inferred, exactly these two.
+    inf = sorted((d["class"], d["op"], d["destination"]["path"]) for d in t
+                 if d["event"] == "kernel.deny")
+    check(inf == [("file", "open", f"{work}/in/a"), ("file", "open", f"{work}/secret")]
+          and all(d["backend"] == be and d["attribution"] == "inferred"
+                  for d in t if d["event"] == "kernel.deny"), f"landlock: inferred {inf}")
+    check(t[-1]["denials"]["file"] == 0 and t[-1]["denials_inferred"]["file"] == 2
+          and t[-1]["denials_attribution"]["file"] == "inferred", f"landlock: exit {t[-1]}")
     x = load("execdenied")[-1]
     check(x.get("failed_stage") == "exec" and x["exit_code"] == 126
           and x["error"] == "Permission denied", f"execdenied: {x}")

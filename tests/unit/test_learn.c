@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "learn.h"
@@ -217,8 +218,8 @@ static void test_learn_files_and_exec_by_need(void **state)
 	file(&l, "file", "/srv/a", "[\"read\"]");
 	file(&l, "file", "/srv/b", "[\"read\",\"write\"]");
 	file(&l, "file", "/srv/b", "[\"read\"]");
-	file(&l, "exec", "/usr/bin/cat", "[\"exec\"]");
-	file(&l, "exec", "/usr/lib/libc.so.6", "[\"exec\"]");
+	file(&l, "exec", "/opt/rf-unit/bin/cat", "[\"exec\"]");  /* absent: no interpreter */
+	file(&l, "exec", "/opt/rf-unit/lib/libc.so.6", "[\"exec\"]");
 	file(&l, "file", "/", "[\"read\"]");           /* never "/" */
 	/* 9A's inferred events: "attribution", and "access" as a string */
 	add(&l, "{\"event\":\"kernel.deny\",\"class\":\"file\",\"op\":\"open\",\"verdict\":"
@@ -226,7 +227,7 @@ static void test_learn_files_and_exec_by_need(void **state)
 		"\"access\":\"write\"}}");
 	assert_string_equal(keys(l.set[RF_LEARN_READ]), "/srv/a");
 	assert_string_equal(keys(l.set[RF_LEARN_WRITE]), "/srv/b,/srv/c");
-	assert_string_equal(keys(l.set[RF_LEARN_EXEC]), "/usr/bin/cat,/usr/lib/libc.so.6");
+	assert_string_equal(keys(l.set[RF_LEARN_EXEC]), "/opt/rf-unit/bin/cat,/opt/rf-unit/lib/libc.so.6");
 	assert_int_equal(json_object_size(l.notes), 1);
 	assert_non_null(strstr(keys(l.notes), "of / itself"));
 	learn__fini(&l);
@@ -383,14 +384,14 @@ static void test_build_from_deny_all(void **state)
 	}
 	file(&l, "file", "/srv/in/f0", "[\"write\"]");  /* no longer a read entry */
 	file(&l, "file", "/srv/out/r", "[\"write\"]");
-	file(&l, "exec", "/usr/bin/dash", "[\"exec\"]");
+	file(&l, "exec", "/opt/rf-unit/bin/dash", "[\"exec\"]");
 	assert_int_equal(learn__build(&l, base, ALL, fake_kind, &p, &e), 0);
 	assert_valid(p);
 	assert_string_equal(list_str(p, "network", "connect"), "127.0.0.1:18301,127.0.0.1:18302");
 	assert_string_equal(list_str(p, "network", "unix"), "@x");
 	assert_string_equal(list_str(p, "files", "read"), "/srv/in/");
 	assert_string_equal(list_str(p, "files", "write"), "/srv/in/f0,/srv/out/r");
-	assert_string_equal(list_str(p, "exec", NULL), "/usr/bin/dash");
+	assert_string_equal(list_str(p, "exec", NULL), "/opt/rf-unit/bin/dash");
 	assert_null(json_object_get(p, "mode"));
 	json_decref(p);
 	json_decref(base);
@@ -494,6 +495,40 @@ static void test_dump_is_canonical(void **state)
 	json_decref(p);
 }
 
+/* An executable's #! interpreter (each level, as the kernel resolves it)
+ * is learned with it: execve opens it without a syscall of the command's. */
+static void test_learn_exec_adds_interpreter(void **state)
+{
+	char dir[] = "/tmp/rf-learn-XXXXXX", script[64], inner[64], real_sh[4096], want[8192];
+	struct rf_learn l;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(inner, sizeof(inner), "%s/inner", dir);
+	snprintf(script, sizeof(script), "%s/outer", dir);
+	f = fopen(inner, "w");
+	fputs("#!/bin/sh\necho hi\n", f);
+	fclose(f);
+	f = fopen(script, "w");
+	fprintf(f, "#! %s -x\n", inner);
+	fclose(f);
+	assert_non_null(realpath("/bin/sh", real_sh));
+	assert_int_equal(learn__init(&l), 0);
+	file(&l, "exec", script, "[\"exec\"]");
+	/* outer -> inner -> /bin/sh's real path (dash) -> its ELF loader */
+	assert_non_null(json_object_get(l.set[RF_LEARN_EXEC], script));
+	assert_non_null(json_object_get(l.set[RF_LEARN_EXEC], inner));
+	assert_non_null(json_object_get(l.set[RF_LEARN_EXEC], real_sh));
+	assert_null(json_object_get(l.set[RF_LEARN_EXEC], "/bin/sh"));  /* a symlink here */
+	snprintf(want, sizeof(want), "%s", keys(l.set[RF_LEARN_EXEC]));
+	assert_non_null(strstr(want, "ld-linux"));
+	learn__fini(&l);
+	unlink(script);
+	unlink(inner);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_learn_network_unlearnable_is_a_note),
 		cmocka_unit_test(test_learn_unix_paths_and_abstract),
 		cmocka_unit_test(test_learn_files_and_exec_by_need),
+		cmocka_unit_test(test_learn_exec_adds_interpreter),
 		cmocka_unit_test(test_learn_denied_and_process_are_not_entries),
 		cmocka_unit_test(test_learn_exit_event),
 		cmocka_unit_test(test_learn_trace_lines),

@@ -236,6 +236,39 @@ static void test_lost_record(void **state)
 	json_decref(o);
 }
 
+/* Sandboxes shed from a full table: a host-wide finding of its own kind. */
+static void test_shed_record(void **state)
+{
+	struct rf_alert a = base(RF_RULE_SHED, "sandboxes");
+	json_t *o;
+
+	(void)state;
+	a.sandbox[0] = 0;
+	a.policy_id[0] = 0;
+	a.cgroup_id = 0;
+	a.has_proc = false;
+	a.count = 3;
+	a.capacity = 64;
+	a.shed_total = 5;
+	snprintf(a.last_shed, sizeof(a.last_shed), "demo-00000001");
+	a.phase = RF_PHASE_CLOSE;
+	a.close_reason = "quiet";
+	o = alert__ocsf(&a, 3, BOOT_TO_REAL);
+	check_common(o, 3);
+	assert_string_equal(json_string_value(get(o, "finding_info.title")), "Sandbox table full");
+	assert_string_equal(json_string_value(get(o, "finding_info.analytic.uid")), "rf-table-shed");
+	assert_int_equal(json_integer_value(get(o, "severity_id")), 4);
+	assert_string_equal(json_string_value(get(o, "unmapped.rule")), "table-shed");
+	assert_string_equal(json_string_value(get(o, "unmapped.table")), "sandboxes");
+	assert_int_equal(json_integer_value(get(o, "unmapped.capacity")), 64);
+	assert_int_equal(json_integer_value(get(o, "unmapped.shed_total")), 5);
+	assert_string_equal(json_string_value(get(o, "unmapped.last_shed")), "demo-00000001");
+	assert_int_equal(json_integer_value(get(o, "evidences.0.data.shed")), 3);
+	assert_non_null(strstr(json_string_value(get(o, "message")), "3 live sandboxes shed"));
+	assert_null(get(o, "unmapped.sandbox"));
+	json_decref(o);
+}
+
 /* One line, valid JSON, newline-terminated, key order stable. */
 static void test_line(void **state)
 {
@@ -275,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_refused_record),
 		cmocka_unit_test(test_resource_record),
 		cmocka_unit_test(test_lost_record),
+		cmocka_unit_test(test_shed_record),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_format_ms),
 	};

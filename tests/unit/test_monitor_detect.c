@@ -779,6 +779,196 @@ static void test_finish_closes_all(void **state)
 	fx_free(f);
 }
 
+
+/* ---- the sandbox table ------------------------------------------------------ */
+
+static void in_end(struct fx *f, uint64_t t, uint64_t cg)
+{
+	struct rf_input in = { .t_ns = t, .type = RF_IN_SANDBOX_END, .cgroup_id = cg };
+
+	detect__input(f->d, &in);
+}
+
+static struct rf_table_stats table_of(struct fx *f)
+{
+	struct rf_table_stats ts;
+
+	detect__table_stats(f->d, &ts);
+	return ts;
+}
+
+/* Dead sandboxes (a decision, then the end their cgroup's removal makes)
+ * leave the table within the grace period, and never count as shed, even
+ * when there are many more of them than slots and no tick in between. */
+static void test_table_dead_entries_leave(void **state)
+{
+	struct rf_detect_opts o = { .max_sandboxes = 64 };
+	struct fx *f = fx_new(&o);
+	struct rf_table_stats ts;
+	uint64_t cg;
+
+	(void)state;
+	for (cg = 1000; cg < 1150; cg++) {
+		in_deny(f, T0 + cg * MS, cg, RF_CLASS_NET, "127.0.0.1", 9, (uint32_t)cg);
+		in_end(f, T0 + 2000 * MS, cg);
+	}
+	ts = table_of(f);
+	assert_int_equal(ts.entries, 64);
+	assert_int_equal(ts.shed, 0);
+	assert_int_equal(ts.ended_freed, 150 - 64);
+	assert_int_equal(n_alerts(f, RF_RULE_SHED), 0);
+	/* the grace period (1 s virtual) later, all gone */
+	ticks(f, T0 + 2000 * MS, T0 + 3250 * MS);
+	ts = table_of(f);
+	assert_int_equal(ts.entries, 0);
+	assert_int_equal(ts.ended_freed, 150);
+	assert_int_equal(detect__shed(f->d), 0);
+	assert_int_equal(n_alerts(f, RF_RULE_LOST), 0);
+	fx_free(f);
+}
+
+/* Entries of cgroups the registry never named, and no end ever came (no
+ * liveness check, or a replay): idle 30 s with empty windows, they leave;
+ * a registered sandbox idle as long stays. */
+static void test_table_unregistered_idle_leave(void **state)
+{
+	struct fx *f = fx_new(NULL);
+	struct rf_table_stats ts;
+
+	(void)state;
+	in_sandbox(f, T0, CG, "sb-reg", 0, 0, NULL);
+	in_deny(f, T0, CG + 1, RF_CLASS_NET, "127.0.0.1", 9, 100);
+	ticks(f, T0, T0 + (RF_UNREG_IDLE_MS - 250) * MS);
+	assert_int_equal(table_of(f).entries, 2);
+	assert_true(detect__has(f->d, CG + 1));
+	ticks(f, T0 + (RF_UNREG_IDLE_MS - 250) * MS, T0 + (RF_UNREG_IDLE_MS + 250) * MS);
+	ts = table_of(f);
+	assert_int_equal(ts.entries, 1);
+	assert_int_equal(ts.idle_freed, 1);
+	assert_false(detect__has(f->d, CG + 1));
+	assert_true(detect__has(f->d, CG));
+	assert_int_equal(ts.shed, 0);
+	fx_free(f);
+}
+
+/* A full table of live sandboxes: ended entries go first, then entries
+ * outside the registry, then the one idle longest; each live one shed is
+ * counted, and one table-shed alert covers the whole burst of shedding. */
+static void test_table_eviction_order(void **state)
+{
+	struct rf_detect_opts o = { .max_sandboxes = 4, .linger_ms = 1000 };
+	struct fx *f = fx_new(&o);
+	const struct rf_alert *a;
+	struct rf_table_stats ts;
+
+	(void)state;
+	in_sandbox(f, T0 + 1 * MS, 1, "sb-1", 0, 0, NULL);
+	in_sandbox(f, T0 + 2 * MS, 2, "sb-2", 0, 0, NULL);
+	in_sandbox(f, T0 + 3 * MS, 3, "sb-3", 0, 0, NULL);
+	in_deny(f, T0 + 4 * MS, 4, RF_CLASS_NET, "127.0.0.1", 9, 100);  /* unregistered */
+	in_deny(f, T0 + 5 * MS, 1, RF_CLASS_NET, "127.0.0.1", 9, 101);  /* sb-1 active */
+	in_end(f, T0 + 6 * MS, 3);                                       /* sb-3 ended */
+
+	in_sandbox(f, T0 + 10 * MS, 5, "sb-5", 0, 0, NULL);  /* the ended one goes */
+	assert_false(detect__has(f->d, 3));
+	assert_int_equal(table_of(f).shed, 0);
+	in_sandbox(f, T0 + 11 * MS, 6, "sb-6", 0, 0, NULL);  /* then the unregistered */
+	assert_false(detect__has(f->d, 4));
+	assert_int_equal(table_of(f).shed, 1);
+	in_sandbox(f, T0 + 12 * MS, 7, "sb-7", 0, 0, NULL);  /* then the idlest: sb-2 */
+	assert_false(detect__has(f->d, 2));
+	assert_true(detect__has(f->d, 1));
+	in_deny(f, T0 + 13 * MS, 8, RF_CLASS_NET, "127.0.0.1", 9, 102); /* then sb-1 */
+	assert_false(detect__has(f->d, 1));
+	assert_true(detect__has(f->d, 5) && detect__has(f->d, 6) && detect__has(f->d, 7) &&
+		    detect__has(f->d, 8));
+	ts = table_of(f);
+	assert_int_equal(ts.entries, 4);
+	assert_int_equal(ts.shed, 3);
+	assert_int_equal(ts.ended_freed, 1);
+	/* shed entries are not lost events: each input found its slot */
+	assert_int_equal(detect__shed(f->d), 0);
+
+	ticks(f, T0 + 13 * MS, T0 + 3000 * MS);
+	assert_int_equal(n_alerts(f, RF_RULE_SHED), 1);
+	a = first_of(f, RF_RULE_SHED);
+	assert_int_equal(a->phase, RF_PHASE_OPEN);
+	assert_int_equal(a->count, 1);
+	assert_string_equal(a->last_shed, "cgroup-4");
+	a = last_of(f, RF_RULE_SHED);
+	assert_int_equal(a->phase, RF_PHASE_CLOSE);
+	assert_string_equal(a->close_reason, "quiet");
+	assert_int_equal(a->count, 3);
+	assert_int_equal(a->shed_total, 3);
+	assert_int_equal(a->capacity, 4);
+	assert_string_equal(a->last_shed, "sb-1");
+	assert_string_equal(a->sandbox, "");
+	assert_int_equal(rf_alert_severity(a), 4);
+
+	/* a later burst of shedding is a new alert */
+	in_sandbox(f, T0 + 4000 * MS, 9, "sb-9", 0, 0, NULL);
+	ticks(f, T0 + 4000 * MS, T0 + 6000 * MS);
+	assert_int_equal(n_alerts(f, RF_RULE_SHED), 2);
+	assert_int_equal(last_of(f, RF_RULE_SHED)->count, 1);
+	assert_int_equal(last_of(f, RF_RULE_SHED)->shed_total, 4);
+	fx_free(f);
+}
+
+/* A shed sandbox's open alert closes (reason shed) rather than dangling. */
+static void test_table_shed_closes_alerts(void **state)
+{
+	struct rf_detect_opts o = { .max_sandboxes = 2 };
+	struct fx *f = fx_new(&o);
+	int i;
+
+	(void)state;
+	in_sandbox(f, T0, 1, "sb-1", 10, 1000, NULL);
+	for (i = 0; i < 12; i++)
+		in_deny(f, T0 + (uint64_t)i * MS, 1, RF_CLASS_NET, "127.0.0.1", 9, 100);
+	assert_int_equal(last_of(f, RF_RULE_DENY_BURST)->phase, RF_PHASE_OPEN);
+	in_sandbox(f, T0 + 20 * MS, 2, "sb-2", 0, 0, NULL);
+	in_sandbox(f, T0 + 30 * MS, 3, "sb-3", 0, 0, NULL);    /* sb-1: idle longest */
+	assert_false(detect__has(f->d, 1));
+	assert_int_equal(last_of(f, RF_RULE_DENY_BURST)->phase, RF_PHASE_CLOSE);
+	assert_string_equal(last_of(f, RF_RULE_DENY_BURST)->close_reason, "shed");
+	assert_int_equal(last_of(f, RF_RULE_DENY_BURST)->count, 12);
+	fx_free(f);
+}
+
+/* The observed failure, in virtual time: a table full of the dead that no
+ * end ever reached (no liveness check at all) still watches 20 new
+ * sandboxes, and each of their bursts alerts. */
+static void test_table_full_of_dead_still_alerts(void **state)
+{
+	struct rf_detect_opts o = { .max_sandboxes = 64 };
+	struct fx *f = fx_new(&o);
+	char name[32];
+	uint64_t cg, t = T0 + 10000 * MS;
+	int i;
+
+	(void)state;
+	for (cg = 1000; cg < 1150; cg++)
+		in_deny(f, T0 + cg * MS, cg, RF_CLASS_NET, "127.0.0.1", 9, (uint32_t)cg);
+	assert_int_equal(table_of(f).entries, 64);
+	for (cg = 1; cg <= 20; cg++) {
+		snprintf(name, sizeof(name), "new-%d", (int)cg);
+		in_sandbox(f, t, cg, name, 0, 0, NULL);
+	}
+	for (cg = 1; cg <= 20; cg++)
+		for (i = 0; i < 30; i++)
+			in_deny(f, t + cg * 10 * MS + (uint64_t)i * MS, cg, RF_CLASS_NET,
+				"127.0.0.1", 9, (uint32_t)cg);
+	ticks(f, t, t + 5000 * MS);
+	assert_int_equal(n_alerts(f, RF_RULE_DENY_BURST), 20);
+	for (cg = 1; cg <= 20; cg++)
+		assert_true(detect__has(f->d, cg));
+	/* Nothing said the dead were gone: every one pushed out is counted as
+	 * shed, 86 by the later dead, then 20 (unregistered first) by the new. */
+	assert_int_equal(table_of(f).shed, (150 - 64) + 20);
+	assert_int_equal(n_alerts(f, RF_RULE_SHED), 1);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +995,11 @@ int main(void)
 		cmocka_unit_test(test_bounded_alerts),
 		cmocka_unit_test(test_bounded_procs),
 		cmocka_unit_test(test_finish_closes_all),
+		cmocka_unit_test(test_table_dead_entries_leave),
+		cmocka_unit_test(test_table_unregistered_idle_leave),
+		cmocka_unit_test(test_table_eviction_order),
+		cmocka_unit_test(test_table_shed_closes_alerts),
+		cmocka_unit_test(test_table_full_of_dead_still_alerts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -268,6 +268,38 @@ static void test_replay_bad_files(void **state)
 	free(out);
 }
 
+static void count_ticks(const struct rf_input *in, void *ctx)
+{
+	if (in->type == RF_IN_TICK)
+		(*(uint64_t *)ctx)++;
+}
+
+/* Found by fuzzing: a record whose time jumps by a century replayed one
+ * tick per tick_ms across the gap, practically forever. */
+static void test_replay_time_jump_is_bounded(void **state)
+{
+	char *rec = tmpfile_path("jump"), why[256] = "";
+	uint64_t ticks = 0;
+	FILE *f;
+
+	(void)state;
+	f = fopen(rec, "w");
+	fputs("{\"ringfence_monitor_record\":1,\"tick_ms\":1}\n"
+	      "{\"t\":1,\"type\":\"tick\"}\n"
+	      "{\"t\":4000000000000000000,\"type\":\"tick\"}\n", f);
+	fclose(f);
+	assert_int_equal(replay__file(rec, 0, NULL, count_ticks, &ticks, why, sizeof(why)), 0);
+	assert_true(ticks > 1000);          /* the gap's start is replayed tick by tick */
+	assert_true(ticks <= 100002);       /* and the rest skipped */
+	f = fopen(rec, "w");
+	fputs("{\"ringfence_monitor_record\":1,\"tick_ms\":18446744073709}\n", f);
+	fclose(f);
+	assert_int_not_equal(replay__file(rec, 0, NULL, count_ticks, &ticks, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "tick_ms"));
+	unlink(rec);
+	free(rec);
+}
+
 static void test_registry_parse(void **state)
 {
 	struct rf_sandbox_info si;
@@ -474,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_replay_deterministic),
 		cmocka_unit_test(test_replay_bad_files),
+		cmocka_unit_test(test_replay_time_jump_is_bounded),
 		cmocka_unit_test(test_registry_parse),
 		cmocka_unit_test(test_registry_watch),
 		cmocka_unit_test(test_metrics_addr),

@@ -22,12 +22,16 @@
 #include "pins.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
+#include "observe.skel.h"
 
 /* Maps the objects keep to themselves: never pinned, never shared. */
 static const char *const private_maps[] = {
 	"rf_scratch_map",       /* net.bpf.c: per-CPU event scratch */
 	"rf_parent",            /* lsm.bpf.c: the ringfence cgroup, set at attach */
 	"rf_lsm_scratch_map",   /* lsm.bpf.c: task-local scratch */
+	"rf_obs_syscalls",      /* observe.bpf.c: what to watch, filled at load */
+	"rf_obs_parent",        /* observe.bpf.c: the ringfence cgroup, set at attach */
+	"rf_obs_task_map",      /* observe.bpf.c: task-local scratch */
 };
 #define N_PRIVATE (sizeof(private_maps) / sizeof(private_maps[0]))
 
@@ -86,28 +90,37 @@ static void test_map_table_matches_objects(void **state)
 {
 	struct net_bpf *net = net_bpf__open();
 	struct lsm_bpf *lsm = lsm_bpf__open();
+	struct observe_bpf *obs = observe_bpf__open();
 	bool in_net[RF_PIN_MAP_MAX] = { 0 }, in_lsm[RF_PIN_MAP_MAX] = { 0 };
+	bool in_obs[RF_PIN_MAP_MAX] = { 0 };
 	bool priv[N_PRIVATE] = { 0 };
 	size_t i;
 
 	(void)state;
 	assert_non_null(net);
 	assert_non_null(lsm);
+	assert_non_null(obs);
 	walk_maps(net->obj, in_net, priv);
 	walk_maps(lsm->obj, in_lsm, priv);
+	walk_maps(obs->obj, in_obs, priv);
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
 		unsigned int f = rf_pin_maps[i].flags;
 
 		if (f & RF_PINF_LSM) {
 			/* the LSM object's own: not in the network object */
 			assert_true(in_lsm[i]);
-			assert_false(in_net[i]);
+			assert_false(in_net[i] || in_obs[i]);
+			assert_false(f & RF_PINF_SHARED);
+		} else if (f & RF_PINF_OBSERVE) {
+			assert_true(in_obs[i]);
+			assert_false(in_net[i] || in_lsm[i]);
 			assert_false(f & RF_PINF_SHARED);
 		} else {
-			/* the network object's; in the LSM object exactly when
-			 * shared, or the LSM object would use a copy of its own */
+			/* the network object's; in the LSM and observe objects
+			 * exactly when shared, or they would use copies of their own */
 			assert_true(in_net[i]);
 			assert_int_equal(in_lsm[i], (f & RF_PINF_SHARED) != 0);
+			assert_int_equal(in_obs[i], (f & RF_PINF_SHARED) != 0);
 		}
 		if (rf_pin_maps[i].key_size)
 			assert_true(rf_pin_maps[i].cgid_off + sizeof(__u64) <=
@@ -118,6 +131,7 @@ static void test_map_table_matches_objects(void **state)
 	assert_true(rf_pin_maps[RF_PIN_META].flags & RF_PINF_META);
 	net_bpf__destroy(net);
 	lsm_bpf__destroy(lsm);
+	observe_bpf__destroy(obs);
 }
 
 static void test_link_table_matches_program(void **state)
@@ -174,6 +188,8 @@ static void test_pin_names_unique(void **state)
 		/* LSM links are unpinned by this prefix: nothing else has it */
 		assert_int_not_equal(strncmp(names[i], RF_PIN_LSM_LINK_PREFIX,
 					     strlen(RF_PIN_LSM_LINK_PREFIX)), 0);
+		assert_int_not_equal(strncmp(names[i], RF_PIN_OBS_LINK_PREFIX,
+					     strlen(RF_PIN_OBS_LINK_PREFIX)), 0);
 		for (j = i + 1; j < n; j++)
 			if (!strcmp(names[i], names[j]))
 				fail_msg("pin name %s twice", names[i]);

@@ -160,8 +160,10 @@ static void planner_refuses_files_on_landlock_abi_2(void **state)
 	policy__free(p);
 }
 
-/* Audit mode must deny nothing: Landlock cannot record without denying. */
-static void planner_audit_refuses_landlock_and_adds_no_denying_layer(void **state)
+/* Audit mode must deny nothing: Landlock cannot record without denying,
+ * so under it audit needs the observe programs, and Landlock's file rules
+ * are left out. */
+static void planner_audit_under_landlock_observes_and_adds_no_denying_layer(void **state)
 {
 	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\","
 				   "\"exec\":\"unrestricted\",\"network\":{\"connect\":[]}}");
@@ -174,6 +176,17 @@ static void planner_audit_refuses_landlock_and_adds_no_denying_layer(void **stat
 	plan__compile(p, &c, NULL, &plan);
 	assert_false(plan.ok);
 	assert_true(has_reason(&plan, RF_CLASS_FILE, RF_WHY_AUDIT_LANDLOCK));
+	c.observe.ok = true;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_int_equal(plan.c[RF_CLASS_FILE].be, RF_BE_LANDLOCK);
+	assert_int_equal(plan.c[RF_CLASS_FILE].note, RF_NOTE_LANDLOCK_AUDIT);
+	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_AUDIT_INFERRED);
+	assert_false(plan.install.landlock_fs);
+	/* the process boundary stays: seccomp still refuses, observed */
+	assert_true(plan.install.seccomp_boundary);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].observed, RF_OBSV_INFERRED);
+	c.observe.ok = false;
 	plan__compile(q, &c, NULL, &plan);
 	assert_true(plan.ok);
 	assert_false(plan.install.landlock_net);
@@ -622,6 +635,39 @@ static void text_of_reason(const struct rf_plan_reason *r, enum rf_lsm_state lsm
 	plan__reason_text(&plan, 0, buf, len);
 }
 
+/* Enforce mode: how each class's decisions are seen, per backend. */
+static void planner_says_how_each_class_is_observed(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"o\",\"network\":{\"connect\":[]}}");
+	struct rf_caps c = caps_host();
+	struct rf_plan plan;
+	json_t *j;
+
+	(void)state;
+	c.observe.ok = true;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_INFERRED);
+	assert_int_equal(plan.c[RF_CLASS_EXEC].observed, RF_OBSV_INFERRED);
+	assert_int_equal(plan.c[RF_CLASS_NET].observed, RF_OBSV_KERNEL);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].observed, RF_OBSV_INFERRED);
+	assert_true(plan.install.landlock_fs);
+	j = plan__to_json(&plan);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(j, "classes"), "file"), "observed")), "inferred");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(j, "classes"), "network"), "observed")), "kernel");
+	json_decref(j);
+	/* without the observe programs nothing records Landlock's refusals */
+	c.observe.ok = false;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_NONE);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].observed, RF_OBSV_NONE);
+	assert_string_equal(plan__observed_text(RF_OBSV_AUDIT_INFERRED), "inferred-audit");
+	policy__free(p);
+}
+
 static void planner_text_every_refusal(void **state)
 {
 	static const struct {
@@ -639,8 +685,9 @@ static void planner_text_every_refusal(void **state)
 		  "landlock_create_ruleset: ENOSYS; bpf-lsm: refused by this kernel" },
 		{ RF_CLASS_FILE, RF_WHY_AUDIT_LANDLOCK, 0, "", RF_LSM_NOT_LOADED,
 		  "file: audit mode needs a backend that can record without denying; landlock "
-		  "cannot, and bpf-lsm is available on this kernel, but this build's LSM programs "
-		  "did not load" },
+		  "cannot, bpf-lsm is available on this kernel, but this build's LSM programs "
+		  "did not load, and the observe programs that would record accesses for landlock "
+		  "are not available" },
 		{ RF_CLASS_FILE, RF_WHY_LANDLOCK_TRUNCATE, 2, "", 0,
 		  "file: landlock ABI 2 cannot confine truncate(); files needs ABI 3 or later" },
 		{ RF_CLASS_NET, RF_WHY_SOCK_ADDR, 0, "load: Operation not permitted", 0,
@@ -839,7 +886,8 @@ int main(void)
 		cmocka_unit_test(planner_omitted_files_and_exec_go_to_landlock),
 		cmocka_unit_test(planner_refuses_files_and_exec_without_landlock),
 		cmocka_unit_test(planner_refuses_files_on_landlock_abi_2),
-		cmocka_unit_test(planner_audit_refuses_landlock_and_adds_no_denying_layer),
+		cmocka_unit_test(planner_audit_under_landlock_observes_and_adds_no_denying_layer),
+		cmocka_unit_test(planner_says_how_each_class_is_observed),
 		cmocka_unit_test(planner_refuses_network_without_sock_addr),
 		cmocka_unit_test(planner_unix_needs_connect_unix_hooks),
 		cmocka_unit_test(planner_no_abstract_scoping_when_an_abstract_name_is_allowed),

@@ -837,6 +837,76 @@ static void test_file_over_1mib_is_efbig(void **state)
 	unlink(tmpl);
 }
 
+/* A raw NUL byte anywhere in the file is refused with its position, even
+ * where jansson would stop a token at it (after a number, true or false). */
+static void assert_file_refuses_nul(const char *data, size_t len, const char *at)
+{
+	char tmpl[] = "/tmp/rf-test-policy-XXXXXX";
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+
+	assert_int_equal(write_temp(tmpl, data, len), 0);
+	assert_int_equal(policy__load_file(tmpl, &p, &err), -EINVAL);
+	unlink(tmpl);
+	assert_null(p);
+	assert_string_equal(err.where, "$");
+	assert_non_null(strstr(err.why, "NUL byte"));
+	assert_non_null(strstr(err.why, at));
+	assert_null(strchr(err.why, '\n'));
+}
+
+#define NUL_DOC(lit) lit, sizeof(lit) - 1
+
+static void test_file_nul_after_number_is_refused(void **state)
+{
+	(void)state;
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1\0,\"id\":\"x\"}"), "line 1 column 13");
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1,\"id\":\"x\",\n\"limits\":{\"pids\":5\0}}"),
+				"line 2 column 19");
+}
+
+static void test_file_nul_after_true_or_false_is_refused(void **state)
+{
+	(void)state;
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1,\"id\":\"x\",\"approximate\":true\0}"),
+				"column 41");
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1,\"id\":\"x\",\"approximate\":false\0}"),
+				"column 42");
+}
+
+static void test_file_nul_in_string_or_at_end_is_refused(void **state)
+{
+	(void)state;
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1,\"id\":\"a\0b\"}"), "column 21");
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1,\"id\":\"x\"}\0"), "column 23");
+	assert_file_refuses_nul(NUL_DOC("{\"version\":1,\"id\":\"x\"}\n\0\n"), "line 2 column 1");
+	assert_file_refuses_nul(NUL_DOC("\0"), "line 1 column 1");
+}
+
+/* The same documents without the NUL load: the refusal is the NUL's. */
+static void test_file_nul_twins_without_nul_load(void **state)
+{
+	static const char *const docs[] = {
+		"{\"version\":1,\"id\":\"x\"}",
+		"{\"version\":1,\"id\":\"x\",\"approximate\":true}",
+		"{\"version\":1,\"id\":\"x\",\"approximate\":false}",
+		"{\"version\":1,\"id\":\"x\",\n\"limits\":{\"pids\":5}}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char tmpl[] = "/tmp/rf-test-policy-XXXXXX";
+		struct rf_policy *p = NULL;
+		struct rf_error err = {};
+
+		assert_int_equal(write_temp(tmpl, docs[i], strlen(docs[i])), 0);
+		assert_int_equal(policy__load_file(tmpl, &p, &err), 0);
+		unlink(tmpl);
+		policy__free(p);
+	}
+}
+
 static const char *examples_dir(void)
 {
 	const char *d = getenv("EXAMPLES");
@@ -927,6 +997,10 @@ int main(void)
 		cmocka_unit_test(test_file_directory_is_eisdir),
 		cmocka_unit_test(test_file_valid_and_invalid_contents),
 		cmocka_unit_test(test_file_over_1mib_is_efbig),
+		cmocka_unit_test(test_file_nul_after_number_is_refused),
+		cmocka_unit_test(test_file_nul_after_true_or_false_is_refused),
+		cmocka_unit_test(test_file_nul_in_string_or_at_end_is_refused),
+		cmocka_unit_test(test_file_nul_twins_without_nul_load),
 		cmocka_unit_test(test_every_example_loads),
 		cmocka_unit_test(test_demo_example_is_runnable_without_bpf_lsm),
 	};

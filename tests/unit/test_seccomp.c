@@ -26,20 +26,9 @@
 #include <cmocka.h>
 
 #include "policy.h"
+#include "boundary_consts.h"
 #include "sandbox_seccomp.h"
 
-#ifndef TIOCSTI
-#define TIOCSTI 0x5412
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
-#ifndef CLONE_NEWCGROUP
-#define CLONE_NEWCGROUP 0x02000000
-#endif
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
 #ifndef SYS_open_tree_attr
 #define SYS_open_tree_attr 467
 #endif

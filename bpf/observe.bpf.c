@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Visibility for the classes Landlock and seccomp enforce: neither keeps
+ * a record of what it refused, so these programs watch the syscalls of
+ * sandboxed tasks and report the ones that failed with EACCES/EPERM (and,
+ * for an audit sandbox, the path syscalls that succeeded). The records are
+ * inferred (RF_EVF_INFERRED): user space matches them against the policy,
+ * and they never count in rf_sandbox.denials.
+ *
+ * sys_enter keeps the arguments of a path syscall in task storage;
+ * sys_exit reads the path then (the kernel has just copied it, so it is
+ * paged in), except after a successful execve, whose memory is gone: its
+ * path is read at entry. A syscall seccomp refused never reaches
+ * sys_enter, but does reach sys_exit with its registers intact: the
+ * boundary's syscalls are judged there alone.
+ *
+ * Shares rf_sandboxes, rf_samples, rf_events and rf_stats with the
+ * network object (user space hands their fds over before loading).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "rf_common.bpf.h"
+#include "rf_path.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define EPERM 1
+#define EACCES 13
+#define AT_FDCWD -100
+
+/* Which syscalls to watch and what to keep of them: user space fills it
+ * once at load, by name, so the numbers are this architecture's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RF_OBS_SYSCALL_MAX);
+	__type(key, __u32);
+	__type(value, struct rf_obs_syscall);
+} rf_obs_syscalls SEC(".maps");
+
+/* [0]: the ringfence cgroup (see lsm.bpf.c's rf_parent): one helper call
+ * tells the tasks outside every sandbox apart. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rf_obs_parent SEC(".maps");
+
+/* Per sandbox: inferred counts (never the kernel's exact ones). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct rf_obs_sandbox);
+} rf_observe SEC(".maps");
+
+/* Audit observations (successful accesses): a queue the supervisor
+ * drains and deletes from; keyed like rf_samples. */
+RF_MAP_NO_PREALLOC(rf_obs_access, BPF_MAP_TYPE_HASH, 16384, struct rf_sample_key,
+		   struct rf_event);
+
+/* Components of a directory walk (its depth limit). */
+#define RF_OBS_WALK_MAX 64
+#define RF_OBS_NAME_READ 256
+
+/* One task's syscall in flight. */
+struct rf_obs_task {
+	struct rf_event ev;             /* built at sys_enter, finished at sys_exit */
+	__u64 ptr;                      /* the path arguments (user pointers) */
+	__u64 ptr2;
+	__u64 cgid;
+	__s32 dirfd2;
+	__u32 nr;
+	__u32 pending;
+	__u32 _pad;
+	struct rf_walk w;
+	__u64 comps[RF_OBS_WALK_MAX];   /* dentries, leaf first */
+	/* dir + "/" + the relative name; room for a read at any offset
+	 * below RF_EVENT_PATH_LEN */
+	char buf[RF_EVENT_PATH_LEN + RF_OBS_NAME_READ];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct rf_obs_task);
+} rf_obs_task_map SEC(".maps");
+
+/* Argument i (1-based) of the syscall, from the saved user registers. */
+static __always_inline __u64 sys_arg(struct pt_regs *regs, __u32 i)
+{
+#if defined(__TARGET_ARCH_x86)
+	switch (i) {
+	case 1: return BPF_CORE_READ(regs, di);
+	case 2: return BPF_CORE_READ(regs, si);
+	case 3: return BPF_CORE_READ(regs, dx);
+	case 4: return BPF_CORE_READ(regs, r10);
+	case 5: return BPF_CORE_READ(regs, r8);
+	case 6: return BPF_CORE_READ(regs, r9);
+	}
+	return 0;
+#else
+#error "observe.bpf.c: add this architecture's syscall argument registers"
+#endif
+}
+
+static __always_inline __u32 sys_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (__u32)BPF_CORE_READ(regs, orig_ax);
+#endif
+}
+
+static __always_inline const struct rf_obs_syscall *watched(long nr)
+{
+	__u32 key = (__u32)nr;
+
+	if (nr < 0 || nr >= RF_OBS_SYSCALL_MAX)
+		return NULL;
+	return bpf_map_lookup_elem(&rf_obs_syscalls, &key);
+}
+
+/* The sandbox of the current task when it asks for any of want. */
+static __always_inline struct rf_sandbox *observed_sandbox(__u32 want, __u64 *cgid)
+{
+	struct rf_sandbox *sb;
+
+	/* 0: certainly outside; an error (slot unset) takes the full walk. */
+	if (bpf_current_task_under_cgroup(&rf_obs_parent, 0) == 0)
+		return NULL;
+	sb = current_sandbox(cgid);
+	return sb && (sb->flags & want) ? sb : NULL;
+}
+
+static __always_inline struct rf_obs_task *task_scratch(bool create)
+{
+	return bpf_task_storage_get(&rf_obs_task_map, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* The scratch of a task in a sandbox observing want, its record zeroed;
+ * NULL outside one (*ret_sb NULL) or without memory (counted). */
+static __always_inline struct rf_obs_task *observed_task(__u32 want, struct rf_sandbox **ret_sb,
+							 __u64 *cgid)
+{
+	struct rf_sandbox *sb = observed_sandbox(want, cgid);
+	struct rf_obs_task *t;
+
+	*ret_sb = sb;
+	if (!sb)
+		return NULL;
+	t = task_scratch(true);
+	if (!t) {
+		stat_inc(RF_STAT_SAMPLE_LOST);
+		return NULL;
+	}
+	__builtin_memset(&t->ev, 0, sizeof(t->ev));
+	return t;
+}
+
+static __always_inline void read_path(struct rf_event *ev, __u64 ptr)
+{
+	long n = bpf_probe_read_user_str(ev->path, sizeof(ev->path), (const void *)ptr);
+
+	ev->path_len = n > 0 ? n - 1 : 0;
+	if (n <= 0)
+		ev->path[0] = 0;
+}
+
+/* ---- relative names: the directory they are relative to ---- */
+
+struct walk_ctx {
+	struct rf_obs_task *t;
+};
+
+/* One step up (rf_path.bpf.h), as lsm.bpf.c's walk_up. */
+static long dir_up(__u32 i, void *vctx)
+{
+	struct rf_obs_task *t = ((struct walk_ctx *)vctx)->t;
+
+	return walk_up_step(&t->w, t->comps, RF_OBS_WALK_MAX, RF_EVENT_PATH_LEN - 1);
+}
+
+/* The collected components into buf, root first: "/a/b". */
+static long dir_emit(__u32 i, void *vctx)
+{
+	struct rf_obs_task *t = ((struct walk_ctx *)vctx)->t;
+
+	return walk_emit_step(&t->w, t->comps, RF_OBS_WALK_MAX, i, t->buf,
+			      RF_EVENT_PATH_LEN - 1, RF_OBS_NAME_READ);
+}
+
+/* The open file behind fd of the current task, or NULL. */
+static __always_inline struct file *fd_file(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return NULL;
+	return f;
+}
+
+/*
+ * A relative name in ev.path: make it absolute against the directory it
+ * is relative to (the cwd, or dirfd's file) while the task still has it.
+ * On failure ev.path stays relative (user space says so).
+ */
+static __always_inline void absolute_path(struct rf_obs_task *t, __s32 dirfd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct walk_ctx c = { .t = t };
+	struct rf_walk *w = &t->w;
+	__u32 off, len = t->ev.path_len;
+	struct dentry *dentry;
+	void *vfsmnt;
+	long r;
+
+	if (dirfd == AT_FDCWD) {
+		dentry = BPF_CORE_READ(task, fs, pwd.dentry);
+		vfsmnt = BPF_CORE_READ(task, fs, pwd.mnt);
+	} else {
+		struct file *f = fd_file(dirfd);
+
+		if (!f)
+			return;
+		dentry = BPF_CORE_READ(f, f_path.dentry);
+		vfsmnt = BPF_CORE_READ(f, f_path.mnt);
+	}
+	if (!dentry || !vfsmnt)
+		return;
+	walk_start(w, vfsmnt, dentry);
+	bpf_loop(RF_OBS_WALK_MAX + 16, dir_up, &c, 0);
+	if (w->reason || !w->done)
+		return;
+	bpf_loop(RF_OBS_WALK_MAX, dir_emit, &c, 0);
+	off = w->off;
+	if (w->reason || off + 1 + len >= RF_EVENT_PATH_LEN)
+		return;  /* does not fit the record: stays relative */
+	t->buf[off & (RF_EVENT_PATH_LEN - 1)] = '/';
+	off++;
+	r = bpf_probe_read_kernel_str(&t->buf[off & (RF_EVENT_PATH_LEN - 1)], RF_OBS_NAME_READ,
+				      t->ev.path);
+	if (r < 1)
+		return;
+	off += r - 1;
+	if (off >= RF_EVENT_PATH_LEN)
+		return;
+	__builtin_memcpy(t->ev.path, t->buf, RF_EVENT_PATH_LEN);
+	t->ev.path[RF_EVENT_PATH_LEN - 1] = 0;
+	t->ev.path_len = off;
+}
+
+/*
+ * Publish one inferred record: a denial into rf_samples (its slot from
+ * the sandbox's sample sequence, shared with the exact records) and the
+ * ring buffer; a successful access (audit) into rf_obs_access only.
+ */
+static __always_inline void record(struct rf_sandbox *sb, __u64 cgid, struct rf_event *ev,
+				   bool access)
+{
+	struct rf_obs_sandbox *obs = bpf_map_lookup_elem(&rf_observe, &cgid);
+	struct rf_sample_key skey = { .cgroup_id = cgid };
+	__u32 class = ev->class;
+
+	RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
+	ev->verdict = RF_VERDICT_DENIED;
+	if (access) {
+		if (!obs)
+			return;
+		ev->flags |= RF_EVF_ACCESS;
+		ev->seq = __sync_fetch_and_add(&obs->access_seq, 1);
+		skey.seq = ev->seq;
+		if (bpf_map_update_elem(&rf_obs_access, &skey, ev, BPF_NOEXIST))
+			__sync_fetch_and_add(&obs->access_lost, 1);
+		return;
+	}
+	if (obs && class < RF_CLASS_KERNEL_MAX)
+		__sync_fetch_and_add(&obs->inferred[class], 1);
+	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
+	publish(sb, cgid, ev);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
+{
+	const struct rf_obs_syscall *d = watched(id);
+	struct rf_sandbox *sb;
+	struct rf_obs_task *t;
+	__u64 cgid, a;
+
+	/* Only path syscalls need their arguments kept: cheap tests first. */
+	if (!d || !d->op || !d->path)
+		return 0;
+	t = observed_task(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, &sb, &cgid);
+	if (!t)
+		return 0;
+	t->nr = (__u32)id;
+	t->cgid = cgid;
+	t->pending = 1;
+	t->ev.op = d->op;
+	t->ev.class = d->class & ~RF_OBS_ARG_HOW;
+	t->ev.syscall = (__u16)id;
+	t->ev.flags = RF_EVF_INFERRED | RF_EVF_SYSCALL;
+	t->ptr = sys_arg(regs, d->path);
+	t->ptr2 = d->path2 ? sys_arg(regs, d->path2) : 0;
+	t->ev.target_pid = d->dirfd ? (__u32)sys_arg(regs, d->dirfd) : (__u32)AT_FDCWD;
+	t->dirfd2 = d->dirfd2 ? (__s32)sys_arg(regs, d->dirfd2) : AT_FDCWD;
+	if (d->arg) {
+		a = sys_arg(regs, d->arg);
+		if ((d->class & RF_OBS_ARG_HOW) && bpf_probe_read_user(&a, sizeof(a), (void *)a))
+			a = 0;
+		t->ev.arg = (__u32)a;
+	}
+	/* A successful execve replaces the memory the path is in. */
+	if (t->ev.class == RF_CLASS_EXEC)
+		read_path(&t->ev, t->ptr);
+	return 0;
+}
+
+/* Record ev, its name made absolute first when it is relative; one that
+ * stays relative keeps RF_EVF_DIRFD (target_pid: the dirfd). */
+static __always_inline void relative_record(struct rf_obs_task *t, struct rf_sandbox *sb,
+					    __u64 cgid, __s32 dirfd, bool access)
+{
+	t->ev.flags &= ~RF_EVF_DIRFD;
+	if (t->ev.path_len && t->ev.path[0] != '/')
+		absolute_path(t, dirfd);
+	if (t->ev.path[0] != '/')
+		t->ev.flags |= RF_EVF_DIRFD;
+	record(sb, cgid, &t->ev, access);
+}
+
+/* A path syscall of a sandboxed task returns. */
+static __always_inline int path_exit(__u32 nr, long ret)
+{
+	struct rf_obs_task *t = task_scratch(false);
+	struct rf_sandbox *sb;
+	bool denied = ret == -EACCES || ret == -EPERM;
+	bool exec_done;
+	__u64 cgid;
+
+	if (!t || !t->pending)
+		return 0;
+	t->pending = 0;
+	cgid = t->cgid;
+	if (t->nr != nr)
+		return 0;
+	sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+	if (!sb)
+		return 0;
+	if (denied ? !(sb->flags & RF_SB_OBSERVE_PATHS) :
+		     ret < 0 || !(sb->flags & RF_SB_OBSERVE_ACCESS))
+		return 0;
+	if (ret == -EPERM)
+		t->ev.flags |= RF_EVF_ERRNO_EPERM;
+	exec_done = t->ev.class == RF_CLASS_EXEC && !denied;
+	if (!exec_done || !t->ev.path_len)
+		read_path(&t->ev, t->ptr);
+	relative_record(t, sb, cgid, (__s32)t->ev.target_pid, !denied);
+	if (!t->ptr2)
+		return 0;
+	/* rename, link: the second name is a record of its own. */
+	read_path(&t->ev, t->ptr2);
+	t->ev.target_pid = (__u32)t->dirfd2;
+	relative_record(t, sb, cgid, t->dirfd2, !denied);
+	return 0;
+}
+
+/* A syscall of the seccomp boundary returned EPERM in a sandbox. */
+static __always_inline int boundary_exit(struct pt_regs *regs, const struct rf_obs_syscall *d,
+					 __u32 nr)
+{
+	struct rf_obs_task *t;
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	t = observed_task(RF_SB_OBSERVE_BOUNDARY, &sb, &cgid);
+	if (!t)
+		return 0;
+	t->ev.op = d->op;
+	t->ev.class = d->class & ~RF_OBS_ARG_HOW;
+	t->ev.reason = RF_REASON_BOUNDARY;
+	t->ev.syscall = (__u16)nr;
+	t->ev.flags = RF_EVF_INFERRED | RF_EVF_SYSCALL | RF_EVF_ERRNO_EPERM;
+	if (d->arg)
+		t->ev.arg = (__u32)sys_arg(regs, d->arg);
+	if (d->target)
+		t->ev.target_pid = (__u32)sys_arg(regs, d->target);
+	record(sb, cgid, &t->ev, false);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
+{
+	__u32 nr = sys_nr(regs);
+	const struct rf_obs_syscall *d = watched(nr);
+
+	if (!d || !d->op)
+		return 0;
+	if (d->path)
+		return path_exit(nr, ret);
+	return ret == -EPERM ? boundary_exit(regs, d, nr) : 0;
+}

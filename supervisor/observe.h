@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The user-space half of observe.bpf.c: which syscalls it watches, which
+ * sandboxes ask for it, and the matching of its inferred records against
+ * the policy (Landlock and seccomp keep no record of what they refused,
+ * so a failed syscall is only a policy denial when the policy says so).
+ */
+#ifndef RF_OBSERVE_H
+#define RF_OBSERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "pathrules.h"
+#include "plan.h"
+#include "policy.h"
+#include "rf_abi.h"
+
+/* The description of every watched syscall, by this architecture's
+ * numbers; entries with op 0 are not watched. */
+void observe__syscall_table(struct rf_obs_syscall table[RF_OBS_SYSCALL_MAX]);
+
+/* RF_SB_OBSERVE_* for a sandbox of this plan (0: nothing to observe). */
+uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *p);
+
+/* One sandbox's matcher and its counts. */
+struct rf_observer {
+	const struct rf_policy *policy;
+	const struct rf_plan *plan;
+	struct rf_path_entry *paths;    /* files + exec as pathrules builds them */
+	size_t n_paths;
+	uint64_t inferred[RF_CLASS_KERNEL_MAX]; /* policy denials traced, by class */
+	uint64_t audited[RF_CLASS_KERNEL_MAX];  /* audit: accesses it would refuse */
+	uint64_t not_policy;            /* failed, but the policy allows it */
+	uint64_t next_access;           /* next rf_obs_access seq to take */
+	uint64_t accesses;              /* audit observations taken */
+	uint64_t *seen;                 /* audited lines written: hashes, 0 empty */
+	size_t n_seen;
+	uint64_t repeats;               /* audited accesses already traced once */
+	char exec_denied[RF_EVENT_PATH_LEN]; /* the last exec denial's path */
+};
+
+int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct rf_plan *plan);
+void observe__free(struct rf_observer *o);
+
+/*
+ * Judge an inferred record (RF_EVF_INFERRED): resolve its path (relative
+ * to its process's cwd or dirfd where that can still be read), fill op,
+ * need, have, reason as the policy answers, and the verdict (audited for
+ * a successful access). true when the policy refuses it: a kernel.deny
+ * line; false when the policy allows it (counted in not_policy for a
+ * failure) or the syscall is not one the backend refuses. An audited
+ * access already traced once (same class, op, need and path) is false.
+ */
+bool observe__judge(struct rf_observer *o, struct rf_event *ev);
+
+/* The backend that refused an inferred record ("landlock-abi7",
+ * "seccomp"), or NULL for a kernel record. */
+const char *observe__backend(const struct rf_observer *o, const struct rf_event *ev,
+			     char *buf, size_t len);
+
+/* The program interpreter of an ELF file (PT_INTERP) or the #! line of a
+ * script: what execve opens next (the kernel opens it, no syscall of the
+ * command's names it). 0 when it has one. */
+int observe__interpreter(const char *path, char *out, size_t len);
+
+#endif

@@ -1,0 +1,463 @@
+/*
+ * Host tests of observe.bpf.c on this host (Landlock + seccomp, no
+ * BPF-LSM): what Landlock and the seccomp boundary refuse reaches the
+ * trace as kernel.deny with its backend and "attribution": "inferred";
+ * the allowed twin of each operation leaves no such line; audit mode
+ * under Landlock denies nothing and traces what the policy would refuse;
+ * processes outside every sandbox are never reported.
+ */
+#include "harness.h"
+
+#include <limits.h>
+#include <pwd.h>
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/sendfile.h>
+#include <sys/wait.h>
+
+static char tree[64];            /* /tmp/rf-obs-XXXXXX */
+
+static char *sub(const char *rel)
+{
+	static char buf[16][256];
+	static int k;
+	char *b = buf[k++ % 16];
+
+	snprintf(b, 256, "%s/%s", tree, rel);
+	return b;
+}
+
+static void write_file(const char *rel, const char *text, mode_t mode)
+{
+	int fd = open(sub(rel), O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	chmod(sub(rel), mode);
+}
+
+static void copy_file(const char *src, const char *rel)
+{
+	struct stat st;
+	int in = open(src, O_RDONLY), out;
+
+	assert_true(in >= 0);
+	assert_int_equal(fstat(in, &st), 0);
+	out = open(sub(rel), O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	assert_true(out >= 0);
+	assert_int_equal(sendfile(out, in, NULL, (size_t)st.st_size), st.st_size);
+	close(in);
+	close(out);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (harness_require_root())
+		return -1;
+	snprintf(tree, sizeof(tree), "/tmp/rf-obs-XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	chmod(tree, 0755);
+	mkdir(sub("data"), 0755);
+	mkdir(sub("secret"), 0755);
+	mkdir(sub("out"), 0755);
+	mkdir(sub("bin"), 0755);
+	write_file("data/a", "a\n", 0644);
+	write_file("secret/s", "s\n", 0644);
+	copy_file("/usr/bin/true", "bin/true");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tree);
+	if (tree[0] && system(cmd))
+		return -1;
+	return 0;
+}
+
+/* files: /usr/lib/, /etc/, data/ and bin/ readable, out/ writable;
+ * exec: /usr/lib/ (ld.so), rf-fs, bin/. mode: "" or "\"mode\":\"audit\",". */
+static void fs_policy(char *buf, size_t len, const char *mode)
+{
+	snprintf(buf, len,
+		 "{\"version\":1,\"id\":\"obs\",%s"
+		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\",\"%s/data/\",\"%s/bin/\"],"
+		 "\"write\":[\"%s/out/\"]},"
+		 "\"exec\":[\"/usr/lib/\",\"%s\",\"%s/bin/\"],"
+		 "\"network\":\"unrestricted\"}",
+		 mode, tree, tree, tree, h_tool("rf-fs"), tree);
+}
+
+/* rf-fs's answer to "OP PATH". */
+static const char *res(const char *out, const char *op, const char *path)
+{
+	char key[320];
+
+	snprintf(key, sizeof(key), "%s %s", op, path);
+	return h_result(out, key);
+}
+
+/* Read a whole file (malloc'd). */
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return h_read_all(fd);
+}
+
+/* h_run without the harness's -q, for the summary lines on stderr; output
+ * to files, so no pipe can fill up while the test waits. */
+static int run_v(const char *policy_json, const char *tp, const char *const *argv,
+		 char **ret_out, char **ret_err)
+{
+	char *policy = h_tempfile("policy", policy_json), *op = h_tempfile("out", NULL);
+	char *ep = h_tempfile("err", NULL);
+	const char *args[64];
+	int n = 0, i, st = 0;
+	pid_t pid;
+
+	args[n++] = h_ringfence();
+	args[n++] = "run";
+	args[n++] = "--policy";
+	args[n++] = policy;
+	args[n++] = "--trace";
+	args[n++] = tp;
+	args[n++] = "--";
+	for (i = 0; argv[i] && n < 63; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY), o = open(op, O_WRONLY | O_TRUNC),
+		    e = open(ep, O_WRONLY | O_TRUNC);
+
+		dup2(in, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	*ret_out = slurp(op);
+	*ret_err = slurp(ep);
+	unlink(policy);
+	unlink(op);
+	unlink(ep);
+	free(policy);
+	free(op);
+	free(ep);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+/* The kernel.deny line of class whose destination path is path, or NULL. */
+static json_t *deny_for(json_t *tr, const char *class, const char *path)
+{
+	size_t i, n = h_count_events(tr, "kernel.deny");
+
+	for (i = 0; i < n; i++) {
+		json_t *d = h_event(tr, "kernel.deny", i);
+
+		if (!strcmp(str(d, "class"), class) &&
+		    !strcmp(str(json_object_get(d, "destination"), "path"), path))
+			return d;
+	}
+	return NULL;
+}
+
+/* The process-class kernel.deny line of op, or NULL. */
+static json_t *deny_op(json_t *tr, const char *op)
+{
+	size_t i, n = h_count_events(tr, "kernel.deny");
+
+	for (i = 0; i < n; i++) {
+		json_t *d = h_event(tr, "kernel.deny", i);
+
+		if (!strcmp(str(d, "class"), "process") && !strcmp(str(d, "op"), op))
+			return d;
+	}
+	return NULL;
+}
+
+static void assert_inferred(json_t *d, const char *backend, const char *verdict)
+{
+	assert_non_null(d);
+	assert_string_equal(str(d, "attribution"), "inferred");
+	assert_string_equal(str(d, "backend"), backend);
+	assert_string_equal(str(d, "verdict"), verdict);
+}
+
+static json_int_t exit_int(json_t *tr, const char *obj, const char *key)
+{
+	json_t *ex = h_event(tr, "sandbox.exit", 0);
+
+	return json_integer_value(json_object_get(obj ? json_object_get(ex, obj) : ex, key));
+}
+
+/* A denied read, a denied create and a denied exec (and their allowed
+ * twins) under Landlock: inferred lines for the denied ones only. */
+static void landlock_denials_are_traced_as_inferred(void **state)
+{
+	const char *argv[] = { h_tool("rf-fs"),
+		"read", sub("secret/s"), "read", sub("data/a"),
+		"write", sub("data/new"), "write", sub("out/new"),
+		"exec", "/usr/bin/true", "exec", sub("bin/true"), NULL };
+	char pol[4096], *out = NULL, *err = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr, *d, *file;
+
+	(void)state;
+	fs_policy(pol, sizeof(pol), "");
+	assert_int_equal(run_v(pol, tp, argv, &out, &err), 0);
+	/* the kernel's answers: Landlock refused, with EACCES */
+	assert_string_equal(res(out, "read", sub("secret/s")), "EACCES");
+	assert_string_equal(res(out, "read", sub("data/a")), "ok");
+	assert_string_equal(res(out, "write", sub("data/new")), "EACCES");
+	assert_string_equal(res(out, "write", sub("out/new")), "ok");
+	assert_string_equal(res(out, "exec", "/usr/bin/true"), "EACCES");
+	assert_string_equal(res(out, "exec", sub("bin/true")), "exit=0");
+	tr = h_trace(tp);
+	d = deny_for(tr, "file", sub("secret/s"));
+	assert_inferred(d, "landlock-abi7", "denied");
+	assert_string_equal(str(d, "op"), "open");
+	assert_string_equal(str(d, "reason"), "no-rule");
+	d = deny_for(tr, "file", sub("data/new"));
+	assert_inferred(d, "landlock-abi7", "denied");
+	assert_string_equal(str(d, "op"), "create");
+	/* data/ is readable, not writable */
+	assert_string_equal(str(d, "reason"), "access-not-allowed");
+	d = deny_for(tr, "exec", "/usr/bin/true");
+	assert_inferred(d, "landlock-abi7", "denied");
+	assert_string_equal(str(json_object_get(d, "destination"), "syscall"), "execve");
+	/* the allowed twins */
+	assert_null(deny_for(tr, "file", sub("data/a")));
+	assert_null(deny_for(tr, "file", sub("out/new")));
+	assert_null(deny_for(tr, "exec", sub("bin/true")));
+	/* exact counts stay the kernel's: Landlock counts nothing */
+	assert_int_equal(exit_int(tr, "denials", "file"), 0);
+	assert_int_equal(exit_int(tr, "denials", "exec"), 0);
+	assert_int_equal(exit_int(tr, "denials_inferred", "file"), 2);
+	assert_int_equal(exit_int(tr, "denials_inferred", "exec"), 1);
+	assert_string_equal(str(json_object_get(h_event(tr, "sandbox.exit", 0),
+						"denials_attribution"), "file"), "inferred");
+	assert_string_equal(str(json_object_get(h_event(tr, "sandbox.exit", 0),
+						"denials_attribution"), "network"), "exact");
+	file = json_object_get(json_object_get(h_event(tr, "sandbox.configure", 0), "classes"),
+			       "file");
+	assert_string_equal(str(file, "observed"), "inferred");
+	/* the summary keeps its line and adds the inferred counts */
+	assert_non_null(strstr(err, "kernel denials: 0 (network 0, unix 0, file 0, exec 0, "
+			       "process 0); inferred: file 2, exec 1\n"));
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+	free(err);
+}
+
+/* Allowed binary, refused interpreter: the line names the interpreter. */
+static void landlock_exec_of_script_names_its_interpreter(void **state)
+{
+	const char *argv[] = { h_tool("rf-fs"), "exec", sub("bin/script.sh"), NULL };
+	char pol[4096], *out = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr;
+
+	(void)state;
+	write_file("bin/script.sh", "#!/usr/bin/dash\nexit 0\n", 0755);
+	fs_policy(pol, sizeof(pol), "");
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	assert_string_equal(res(out, "exec", sub("bin/script.sh")), "EACCES");
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "exec", "/usr/bin/dash"), "landlock-abi7", "denied");
+	assert_null(deny_for(tr, "exec", sub("bin/script.sh")));
+	json_decref(tr);
+	unlink(sub("bin/script.sh"));
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
+/* The command's own exec refused: its loader is not in exec. The trace
+ * and the error name it (the issue's "sh: cannot execute"). */
+static void command_whose_loader_is_not_in_exec_names_the_loader(void **state)
+{
+	const char *argv[] = { sub("bin/true"), NULL };
+	char pol[4096], loader[PATH_MAX], *out = NULL, *err = NULL;
+	char *tp = h_tempfile("trace", NULL), want[PATH_MAX + 32];
+	json_t *tr;
+
+	(void)state;
+	/* /lib64/ld-linux-x86-64.so.2, as the kernel resolves it */
+	assert_non_null(realpath("/lib64/ld-linux-x86-64.so.2", loader));
+	snprintf(pol, sizeof(pol),
+		 "{\"version\":1,\"id\":\"obs-ld\","
+		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\",\"%s/bin/\"]},"
+		 "\"exec\":[\"%s/bin/\"],\"network\":\"unrestricted\"}", tree, tree);
+	assert_int_equal(run_v(pol, tp, argv, &out, &err), 126);
+	assert_non_null(strstr(err, "cannot execute: Permission denied"));
+	snprintf(want, sizeof(want), "%s is not in exec", loader);
+	assert_non_null(strstr(err, want));
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "exec", loader), "landlock-abi7", "denied");
+	assert_string_equal(str(h_event(tr, "sandbox.exit", 0), "failed_stage"), "exec");
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+	free(err);
+}
+
+/* ptrace(PTRACE_ATTACH), bpf() and unshare(CLONE_NEWUSER) refused by the
+ * seccomp boundary: one process-class line each; getpid none. */
+static void seccomp_boundary_denials_are_traced_as_inferred(void **state)
+{
+	const char *argv[] = { h_tool("rf-sys"), "ptrace", "bpf", "unshare_user", "getpid", NULL };
+	char *out = NULL, *err = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr, *d;
+
+	(void)state;
+	assert_int_equal(run_v("{\"version\":1,\"id\":\"boundary\",\"files\":\"unrestricted\","
+			      "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}",
+			      tp, argv, &out, &err), 0);
+	assert_string_equal(h_result(out, "ptrace"), "EPERM");
+	assert_string_equal(h_result(out, "bpf"), "EPERM");
+	assert_string_equal(h_result(out, "unshare_user"), "EPERM");
+	assert_string_equal(h_result(out, "getpid"), "ok");
+	tr = h_trace(tp);
+	d = deny_op(tr, "ptrace");
+	assert_inferred(d, "seccomp", "denied");
+	assert_string_equal(str(d, "reason"), "process-boundary");
+	assert_string_equal(str(json_object_get(d, "destination"), "syscall"), "ptrace");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "destination"),
+							    "request")), 16);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "destination"),
+							    "target_pid")), 1);
+	d = deny_op(tr, "bpf");
+	assert_inferred(d, "seccomp", "denied");
+	assert_string_equal(str(json_object_get(d, "destination"), "syscall"), "bpf");
+	d = deny_op(tr, "userns_create");
+	assert_inferred(d, "seccomp", "denied");
+	assert_string_equal(str(json_object_get(d, "destination"), "syscall"), "unshare");
+	/* exactly these three */
+	assert_int_equal(h_count_events(tr, "kernel.deny"), 3);
+	assert_int_equal(exit_int(tr, "denials", "process"), 0);
+	assert_int_equal(exit_int(tr, "denials_inferred", "process"), 3);
+	assert_non_null(strstr(err, "; inferred: process 3"));
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+	free(err);
+}
+
+/* Audit under Landlock: the read outside files.read succeeds and is
+ * traced as audited; the read inside is not traced. */
+static void audit_mode_under_landlock_records_without_denying(void **state)
+{
+	const char *argv[] = { h_tool("rf-fs"), "read", sub("secret/s"), "read", sub("data/a"),
+			       "write", "out/../secret/x", NULL };
+	char pol[4096], cwd[512], *out = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr, *file;
+
+	(void)state;
+	fs_policy(pol, sizeof(pol), "\"mode\":\"audit\",");
+	/* the command's cwd is ours: "out/../secret/x" is tree/secret/x,
+	 * made absolute from its cwd even after it exited */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tree), 0);
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_string_equal(res(out, "write", "out/../secret/x"), "ok");
+	/* nothing denied: the read outside files.read works */
+	assert_string_equal(res(out, "read", sub("secret/s")), "ok");
+	assert_string_equal(res(out, "read", sub("data/a")), "ok");
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "file", sub("secret/s")), "landlock-abi7", "audited");
+	assert_null(deny_for(tr, "file", sub("data/a")));
+	assert_inferred(deny_for(tr, "file", sub("secret/x")), "landlock-abi7", "audited");
+	unlink(sub("secret/x"));
+	file = json_object_get(json_object_get(h_event(tr, "sandbox.configure", 0), "classes"),
+			       "file");
+	assert_string_equal(str(file, "observed"), "inferred-audit");
+	assert_false(json_is_true(json_object_get(file, "enforced")));
+	assert_true(exit_int(tr, NULL, "audited_inferred") >= 1);
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
+/* As nobody: refused by the kernel's own rules, outside any sandbox. */
+static void outside_child(const char *secret)
+{
+	struct passwd *pw = getpwnam("nobody");
+
+	if (!pw || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid))
+		_exit(2);
+	if (open(secret, O_RDONLY) >= 0 || errno != EACCES)
+		_exit(3);
+	if (unshare(CLONE_NEWNS) == 0 || errno != EPERM)
+		_exit(4);
+	if (ptrace(PTRACE_ATTACH, 1, 0, 0) == 0 || errno != EPERM)
+		_exit(5);
+	_exit(0);
+}
+
+/* EACCES and EPERM outside every sandbox while one is live: nothing. */
+static void outside_sandbox_nothing_is_reported(void **state)
+{
+	const char *argv[] = { "/usr/bin/sleep", "1", NULL };
+	char *tp = h_tempfile("trace", NULL), *policy = h_tempfile("policy",
+		"{\"version\":1,\"id\":\"idle\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
+	struct h_proc sb;
+	int st;
+	pid_t c;
+	json_t *tr;
+
+	(void)state;
+	write_file("secret/root-only", "r\n", 0600);
+	sb = h_spawn(policy, tp, NULL, argv);
+	usleep(300000);
+	c = fork();
+	if (c == 0)
+		outside_child(sub("secret/root-only"));
+	assert_int_equal(waitpid(c, &st, 0), c);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(h_wait(sb, NULL, NULL), 0);
+	tr = h_trace(tp);
+	assert_int_equal(h_count_events(tr, "kernel.deny"), 0);
+	assert_int_equal(exit_int(tr, NULL, "denials_inferred_total"), 0);
+	json_decref(tr);
+	unlink(tp);
+	unlink(policy);
+	free(tp);
+	free(policy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(landlock_denials_are_traced_as_inferred),
+		cmocka_unit_test(landlock_exec_of_script_names_its_interpreter),
+		cmocka_unit_test(command_whose_loader_is_not_in_exec_names_the_loader),
+		cmocka_unit_test(seccomp_boundary_denials_are_traced_as_inferred),
+		cmocka_unit_test(audit_mode_under_landlock_records_without_denying),
+		cmocka_unit_test(outside_sandbox_nothing_is_reported),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
