@@ -269,6 +269,27 @@ enum rf_backend plan__limit_backend(enum rf_limit l)
 	return (unsigned int)l < RF_LIMIT_MAX ? be[l] : RF_BE_NONE;
 }
 
+/* Limit i loses its backend for reason r (NULL: the reasons are full). */
+static void refuse_limit(struct rf_plan *plan, int i, struct rf_plan_reason *r)
+{
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_LIMITS];
+	struct rf_limit_plan *lp = &plan->limits[i];
+
+	lp->enforced = false;
+	lp->reason = r ? (int)(r - plan->reasons) : -1;
+	if (cp->enforced && r) {
+		cp->note = RF_NOTE_REFUSED;
+		cp->reason = lp->reason;
+	}
+	cp->enforced = false;
+}
+
+void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why code,
+			int param, const char *detail)
+{
+	refuse_limit(plan, l, add_reason(plan, RF_CLASS_LIMITS, code, param, detail));
+}
+
 static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 			const struct rf_caps *caps)
 {
@@ -305,15 +326,8 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 		else if (probe && !probe->ok)
 			r = add_reason(plan, RF_CLASS_LIMITS, RF_WHY_NO_CONTROLLER, i,
 				       probe->detail);
-		if (!probe || (caps->cgroup_v2.ok && probe->ok))
-			continue;
-		lp->enforced = false;
-		lp->reason = r ? (int)(r - plan->reasons) : -1;
-		if (cp->enforced && r) {
-			cp->note = RF_NOTE_REFUSED;
-			cp->reason = lp->reason;
-		}
-		cp->enforced = false;
+		if (probe && (!caps->cgroup_v2.ok || !probe->ok))
+			refuse_limit(plan, i, r);
 	}
 }
 

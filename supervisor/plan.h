@@ -62,6 +62,7 @@ enum rf_plan_why {
 	RF_WHY_LANDLOCK_BUILD,        /* detail: the builder's words; param: -errno */
 	RF_WHY_NO_CONTROLLER,         /* param: enum rf_limit; detail: the probe */
 	RF_WHY_LIMIT_NO_CGROUP2,      /* param: enum rf_limit; detail: the probe */
+	RF_WHY_SCRATCH_PATH,          /* param: -errno (0: not a directory); detail: the path */
 	RF_WHY_MAX,
 };
 
@@ -160,6 +161,11 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
  * detail may be NULL. */
 void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, int param,
 		  const char *detail);
+
+/* A limit refused after planning (the scratch directory is missing): the
+ * limit and its class are no longer enforced, the plan no longer ok. */
+void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why code,
+			int param, const char *detail);
 
 /* The backend that holds limit l (one per limit, whatever the kernel). */
 enum rf_backend plan__limit_backend(enum rf_limit l);

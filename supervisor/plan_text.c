@@ -217,6 +217,11 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 			 "it", names__limit(r->param), names__backend(plan__limit_backend(r->param)),
 			 r->detail);
 		return;
+	case RF_WHY_SCRATCH_PATH:
+		snprintf(buf, len, "scratch: \"%s\" %s%s", r->detail,
+			 r->param ? "cannot be used as a mount point: " : "is not a directory",
+			 r->param ? strerror(-r->param) : "");
+		return;
 	case RF_WHY_LIMIT_NO_CGROUP2:
 		snprintf(buf, len, "%s: no usable cgroup2 hierarchy (%s)", names__limit(r->param),
 			 r->detail);

@@ -296,6 +296,57 @@ static void scratch_is_private_and_sized(void **state)
 	free(cmd);
 }
 
+/* `ringfence check` on a policy file: the exit status, stdout. */
+static int check_policy(const char *policy_json, char **ret_out)
+{
+	char *policy = h_tempfile("policy", policy_json);
+	const char *argv[] = { h_ringfence(), "check", "--policy", policy, NULL };
+	int out[2], err[2], st = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(99);
+	}
+	close(out[1]);
+	close(err[1]);
+	*ret_out = h_read_all(out[0]);
+	free(h_read_all(err[0]));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	unlink(policy);
+	free(policy);
+	return WEXITSTATUS(st);
+}
+
+/* The scratch directory must exist: refused (126) before anything
+ * starts, and check says the same. */
+static void scratch_needs_an_existing_directory(void **state)
+{
+	char *pol = policy_text("{\"scratch\":{\"path\":\"/nonexistent-rf-scratch\",\"size_mb\":1}}");
+	char *marker = h_tempfile("scratch-must-not-run", NULL), *err = NULL, *out = NULL;
+	const char *argv[] = { "/usr/bin/touch", marker, NULL };
+	struct stat st;
+
+	(void)state;
+	unlink(marker);
+	assert_int_equal(h_run(pol, NULL, argv, NULL, &err), 126);
+	assert_non_null(strstr(err, "limits: scratch: \"/nonexistent-rf-scratch\" cannot be used "
+				    "as a mount point: No such file or directory"));
+	assert_int_equal(stat(marker, &st), -1);
+	assert_int_equal(check_policy(pol, &out), 126);
+	assert_non_null(strstr(out, "cannot be used as a mount point"));
+	free(out);
+	free(err);
+	free(marker);
+	free(pol);
+}
+
 /* Under Landlock the files classes still apply to the scratch path: it
  * is writable only when files.write names it. */
 static void scratch_follows_the_files_class(void **state)
@@ -331,34 +382,6 @@ static void scratch_follows_the_files_class(void **state)
 	free(out);
 	free(err);
 	free(pol);
-}
-
-/* `ringfence check` on a policy file: the exit status, stdout. */
-static int check_policy(const char *policy_json, char **ret_out)
-{
-	char *policy = h_tempfile("policy", policy_json);
-	const char *argv[] = { h_ringfence(), "check", "--policy", policy, NULL };
-	int out[2], err[2], st = 0;
-	pid_t pid;
-
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	*ret_out = h_read_all(out[0]);
-	free(h_read_all(err[0]));
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	unlink(policy);
-	free(policy);
-	return WEXITSTATUS(st);
 }
 
 /* memory_mb, pids and cpu_percent without their controller: refused with
@@ -490,6 +513,7 @@ int main(void)
 		cmocka_unit_test(output_bytes_keeps_a_terminal_a_terminal),
 		cmocka_unit_test(output_relay_passes_a_closed_reader_on),
 		cmocka_unit_test(scratch_is_private_and_sized),
+		cmocka_unit_test(scratch_needs_an_existing_directory),
 		cmocka_unit_test(scratch_follows_the_files_class),
 		cmocka_unit_test(cgroup_limits_fail_closed_without_their_controller),
 		cmocka_unit_test(check_names_each_limits_backend),

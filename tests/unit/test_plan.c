@@ -456,6 +456,32 @@ static void planner_limits_require(void **state)
 	policy__free(p);
 }
 
+/* A limit refused after planning (the scratch directory is missing). */
+static void planner_limits_refused_later(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+				   "\"limits\":{\"wall_seconds\":3,"
+				   "\"scratch\":{\"path\":\"/nope\",\"size_mb\":1}}}");
+	struct rf_caps c = caps_host();
+	char text[RF_PLAN_REASON_LEN];
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	plan__refuse_limit(&plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_PATH, 0, "/nope");
+	assert_false(plan.ok);
+	assert_false(plan.c[RF_CLASS_LIMITS].enforced);
+	assert_false(plan.limits[RF_LIMIT_SCRATCH].enforced);
+	assert_true(plan.limits[RF_LIMIT_WALL].enforced);
+	plan__note_text(&plan, RF_CLASS_LIMITS, text, RF_PLAN_NOTE_LEN);
+	assert_string_equal(text, "scratch: \"/nope\" is not a directory");
+	plan__backend_text(&plan, RF_CLASS_LIMITS, text, sizeof(text));
+	assert_string_equal(text, "");
+	policy__free(p);
+}
+
 /* The VM's kernel: BPF-LSM works, the cgroup unix hooks do not. */
 static struct rf_caps caps_lsm(void)
 {
@@ -711,6 +737,9 @@ static void planner_text_every_refusal(void **state)
 		  "hugetlb); remove it to run without it" },
 		{ RF_CLASS_LIMITS, RF_WHY_LIMIT_NO_CGROUP2, RF_LIMIT_PIDS, "no cgroup2 mount", 0,
 		  "limits: pids: no usable cgroup2 hierarchy (no cgroup2 mount)" },
+		{ RF_CLASS_LIMITS, RF_WHY_SCRATCH_PATH, -ENOENT, "/nope", 0,
+		  "limits: scratch: \"/nope\" cannot be used as a mount point: No such file or "
+		  "directory" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, RF_BE_BPF_LSM, "load: EPERM", RF_LSM_NOT_PROBED,
 		  "--require: bpf-lsm enforces nothing here: not probed (load: EPERM)" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, RF_BE_LANDLOCK, "", 0,
@@ -908,6 +937,7 @@ int main(void)
 		cmocka_unit_test(planner_text_refused_note_and_refusal_lines),
 		cmocka_unit_test(planner_limits_per_limit_backends),
 		cmocka_unit_test(planner_limits_require),
+		cmocka_unit_test(planner_limits_refused_later),
 		cmocka_unit_test(planner_text_landlock_host),
 		cmocka_unit_test(planner_text_bpf_lsm_and_bare_kernels),
 	};
