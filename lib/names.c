@@ -69,6 +69,11 @@ static const char *const backend_names[] = {
 	[RF_BE_BPF_LSM] = "bpf-lsm",          [RF_BE_LANDLOCK] = "landlock",
 	[RF_BE_SECCOMP] = "seccomp",          [RF_BE_CAPABILITIES] = "capabilities",
 	[RF_BE_MONITOR] = "ringfence-monitor",
+	[RF_BE_CGROUP_MEMORY] = "cgroup-v2-memory",
+	[RF_BE_CGROUP_PIDS] = "cgroup-v2-pids",
+	[RF_BE_CGROUP_CPU] = "cgroup-v2-cpu",
+	[RF_BE_SUPERVISOR] = "supervisor",
+	[RF_BE_TMPFS] = "tmpfs",
 };
 COVERS(backend_names, RF_BE_MAX);
 
@@ -78,6 +83,17 @@ static const char *const request_names[] = {
 	[RF_REQ_SET] = "set",                   [RF_REQ_IMPLICIT] = "implicit",
 };
 COVERS(request_names, RF_REQ_MAX);
+
+/* The policy's field names: the trace's limit.exceeded and the plan use them. */
+static const char *const limit_names[] = {
+	[RF_LIMIT_MEMORY] = "memory_mb",
+	[RF_LIMIT_PIDS] = "pids",
+	[RF_LIMIT_CPU] = "cpu_percent",
+	[RF_LIMIT_WALL] = "wall_seconds",
+	[RF_LIMIT_OUTPUT] = "output_bytes",
+	[RF_LIMIT_SCRATCH] = "scratch",
+};
+COVERS(limit_names, RF_LIMIT_MAX);
 
 /* Entry v of a table of n, or dflt past its end or on a hole. */
 static const char *pick(const char *const *table, size_t n, uint32_t v, const char *dflt)
@@ -101,6 +117,7 @@ NAMES_FN(proto, uint32_t, proto_names, NULL)
 NAMES_FN(sock_type, uint32_t, sock_type_names, "other")
 NAMES_FN(backend, enum rf_backend, backend_names, "?")
 NAMES_FN(request, enum rf_request, request_names, "?")
+NAMES_FN(limit, enum rf_limit, limit_names, "unknown")
 
 enum rf_backend names__backend_by_name(const char *name)
 {

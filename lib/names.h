@@ -19,7 +19,23 @@ enum rf_backend {
 	RF_BE_SECCOMP,
 	RF_BE_CAPABILITIES,
 	RF_BE_MONITOR,            /* detection only: never required or preferred */
+	RF_BE_CGROUP_MEMORY,      /* limits: cgroup v2 controllers on the sandbox cgroup */
+	RF_BE_CGROUP_PIDS,
+	RF_BE_CGROUP_CPU,
+	RF_BE_SUPERVISOR,         /* limits the supervisor itself holds (clock, output) */
+	RF_BE_TMPFS,              /* limits.scratch: a sized tmpfs */
 	RF_BE_MAX,
+};
+
+/* The policy's "limits", each with its own backend; named by its field. */
+enum rf_limit {
+	RF_LIMIT_MEMORY = 0,      /* memory_mb */
+	RF_LIMIT_PIDS,            /* pids */
+	RF_LIMIT_CPU,             /* cpu_percent */
+	RF_LIMIT_WALL,            /* wall_seconds */
+	RF_LIMIT_OUTPUT,          /* output_bytes */
+	RF_LIMIT_SCRATCH,         /* scratch (size_mb) */
+	RF_LIMIT_MAX,
 };
 
 /* What the policy asks of one class. */
@@ -52,6 +68,7 @@ const char *names__backend(enum rf_backend b);  /* "" for RF_BE_NONE */
 /* The backend of a --require/--prefer name, or RF_BE_NONE. */
 enum rf_backend names__backend_by_name(const char *name);
 const char *names__request(enum rf_request r);  /* "deny-all", ... */
+const char *names__limit(enum rf_limit l);      /* "memory_mb", ...; "unknown" */
 
 /* The order in which the plan and the trace list classes. */
 extern const enum rf_class names__class_order[RF_CLASS_MAX];

@@ -58,6 +58,26 @@ static json_t *probe_json(const struct rf_backend_probe *p)
 			 "error", p->ok ? NULL : strerror(-p->err), "probe_ms", p->ms);
 }
 
+/* Per limit, its backend and, where it cannot hold here, why. */
+static json_t *limit_backends(const struct rf_plan *plan)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < RF_LIMIT_MAX; i++) {
+		const struct rf_limit_plan *lp = &plan->limits[i];
+		char why[RF_PLAN_REASON_LEN];
+		json_t *l = json_pack("{s:s}", "backend", names__backend(lp->be));
+
+		if (l && !lp->enforced && lp->reason >= 0) {
+			plan__reason_text(plan, lp->reason, why, sizeof(why));
+			json_object_set_new(l, "reason", json_string(why));
+		}
+		json_object_set_new(o, names__limit(i), l);
+	}
+	return o;
+}
+
 /*
  * Per class, the backend (with its version) this kernel would use for a
  * policy that confines everything, or why none: the planner's own answer
@@ -67,7 +87,9 @@ static json_t *class_backends(const struct rf_caps *caps)
 {
 	static const char confine_all[] =
 		"{\"version\":1,\"id\":\"probe\",\"network\":{\"connect\":[],\"unix\":[]},"
-		"\"syscalls\":{\"allow\":[\"read\"]}}";
+		"\"syscalls\":{\"allow\":[\"read\"]},\"limits\":{\"memory_mb\":1,\"pids\":1,"
+		"\"cpu_percent\":1,\"wall_seconds\":1,\"output_bytes\":1,"
+		"\"scratch\":{\"path\":\"/tmp\",\"size_mb\":1}}}";
 	struct rf_policy *p = NULL;
 	struct rf_error err;
 	struct rf_plan plan;
@@ -94,8 +116,7 @@ static json_t *class_backends(const struct rf_caps *caps)
 			json_object_set_new(c, "reason", json_string(text));
 		json_object_set_new(o, names__class(k), c);
 	}
-	json_object_set_new(o, "limits", json_pack("{s:n, s:s}", "backend", "reason",
-				"no backend of this build enforces limits yet"));
+	json_object_set_new(o, "limits", limit_backends(&plan));
 	policy__free(p);
 	return o;
 }

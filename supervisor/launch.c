@@ -156,7 +156,10 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 
 	while (o->ro_mounts && o->ro_mounts[n])
 		n++;
-	p->new_ns = n || (o->detach_mounts && o->detach_mounts[0]);
+	p->new_ns = n || (o->detach_mounts && o->detach_mounts[0]) || o->scratch_path;
+	if (o->scratch_path)
+		snprintf(p->scratch_opts, sizeof(p->scratch_opts), "size=%llum,mode=1777",
+			 (unsigned long long)o->scratch_mb);
 	if (!n)
 		return 0;
 	p->ro_flags = calloc(n, sizeof(*p->ro_flags));

@@ -28,6 +28,17 @@ struct launch_opts {
 	 * the command never runs with less than the plan says. */
 	int landlock_fd;
 	const struct rf_seccomp *seccomp;
+	/* Above 2: the command's stdout / stderr (the supervisor's relay
+	 * pipes, limits.output_bytes); otherwise the ones inherited. */
+	int stdout_fd;
+	int stderr_fd;
+	/* Non-NULL: an empty tmpfs of scratch_mb MiB is mounted there in the
+	 * child's (private) mount namespace (limits.scratch). */
+	const char *scratch_path;
+	uint64_t scratch_mb;
+	/* Non-zero: the Landlock rights of the scratch directory, added on the
+	 * tmpfs's root before the ruleset is applied. */
+	uint64_t scratch_landlock_access;
 	/* Test-only: keep every capability (uid stays as given). Only for
 	 * proving a kernel-side (BPF-LSM) boundary against a root process
 	 * that holds its capabilities; the CLI gates it. */

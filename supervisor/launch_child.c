@@ -143,7 +143,8 @@ static void child_reset_signals(int err_w)
 /* The error pipe at CHILD_ERR_FD, the Landlock ruleset right above it (it
  * sits at >= 10, so the first dup never clobbered it), nothing else above
  * stderr. */
-static void child_fds(const struct launch_plan *p, int err_r, int err_w)
+static void child_fds(const struct launch_opts *o, const struct launch_plan *p, int err_r,
+		      int err_w)
 {
 	const int efd = CHILD_ERR_FD;
 	int r;
@@ -158,6 +159,11 @@ static void child_fds(const struct launch_plan *p, int err_r, int err_w)
 		(void)close(err_r);
 	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
+	/* The relay pipes sit at >= 10 too; dup2 leaves 1 and 2 inheritable. */
+	if (o->stdout_fd > 2 && dup2(o->stdout_fd, STDOUT_FILENO) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
+	if (o->stderr_fd > 2 && dup2(o->stderr_fd, STDERR_FILENO) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stderr");
 	r = close_above(p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
@@ -181,6 +187,10 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
 		    errno != ENOENT)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+	/* Over the host's directory, seen only in this namespace. */
+	if (o->scratch_path && mount("ringfence-scratch", o->scratch_path, "tmpfs",
+				     MS_NOSUID | MS_NODEV, p->scratch_opts) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount scratch tmpfs");
 }
 
 static void child_drop_privs(const struct launch_opts *o, const struct launch_plan *p, int efd)
@@ -242,6 +252,12 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 {
 	int r;
 
+	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
+		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
+					       o->scratch_landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on scratch");
+	}
 	if (p->ll_fd >= 0) {
 		r = sandbox_landlock__restrict(CHILD_LL_FD);
 		if (r < 0)
@@ -290,7 +306,7 @@ _Noreturn void launch_child__main(const struct launch_opts *o, const struct laun
 				  char *const *envp, int err_r, int err_w)
 {
 	child_reset_signals(err_w);
-	child_fds(p, err_r, err_w);
+	child_fds(o, p, err_r, err_w);
 	/* A session of its own: no controlling terminal, so it cannot push
 	 * input into the invoking shell's terminal (TIOCSTI) or signal its
 	 * process group. The supervisor forwards terminal signals. */

@@ -31,6 +31,7 @@ struct launch_plan {
 	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
 	size_t n_ro;
 	bool new_ns;
+	char scratch_opts[64];    /* tmpfs mount data for opts->scratch_path */
 };
 
 /* The child after clone3 (launch_child.c): set up, drop, confine, exec;

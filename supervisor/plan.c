@@ -10,6 +10,9 @@
  *   unix         bpf-lsm, else cgroup-sock-addr (+ landlock abstract scoping)
  *   process      bpf-lsm, else seccomp; capabilities and landlock scoping as layers
  *   syscalls     seccomp
+ *   limits       per limit: cgroup-v2-memory/-pids/-cpu (the controller must
+ *                be in the cgroup2 hierarchy), supervisor (wall clock,
+ *                output), tmpfs (scratch)
  * The plan holds codes and numbers; plan_text.c words them.
  */
 #include <stdio.h>
@@ -253,6 +256,81 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 	plan->install.seccomp_allowlist = true;
 }
 
+/* Each limit has its own backend; the class is enforced when all are, and
+ * refused (with one reason per limit) when any is not. */
+enum rf_backend plan__limit_backend(enum rf_limit l)
+{
+	static const enum rf_backend be[RF_LIMIT_MAX] = {
+		[RF_LIMIT_MEMORY] = RF_BE_CGROUP_MEMORY, [RF_LIMIT_PIDS] = RF_BE_CGROUP_PIDS,
+		[RF_LIMIT_CPU] = RF_BE_CGROUP_CPU, [RF_LIMIT_WALL] = RF_BE_SUPERVISOR,
+		[RF_LIMIT_OUTPUT] = RF_BE_SUPERVISOR, [RF_LIMIT_SCRATCH] = RF_BE_TMPFS,
+	};
+
+	return (unsigned int)l < RF_LIMIT_MAX ? be[l] : RF_BE_NONE;
+}
+
+/* Limit i loses its backend for reason r (NULL: the reasons are full). */
+static void refuse_limit(struct rf_plan *plan, int i, struct rf_plan_reason *r)
+{
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_LIMITS];
+	struct rf_limit_plan *lp = &plan->limits[i];
+
+	lp->enforced = false;
+	lp->reason = r ? (int)(r - plan->reasons) : -1;
+	if (cp->enforced && r) {
+		cp->note = RF_NOTE_REFUSED;
+		cp->reason = lp->reason;
+	}
+	cp->enforced = false;
+}
+
+void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why code,
+			int param, const char *detail)
+{
+	refuse_limit(plan, l, add_reason(plan, RF_CLASS_LIMITS, code, param, detail));
+}
+
+static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
+			const struct rf_caps *caps)
+{
+	const struct rf_opt_u64 *v[RF_LIMIT_MAX] = {
+		[RF_LIMIT_MEMORY] = &l->memory_mb, [RF_LIMIT_PIDS] = &l->pids,
+		[RF_LIMIT_CPU] = &l->cpu_percent, [RF_LIMIT_WALL] = &l->wall_seconds,
+		[RF_LIMIT_OUTPUT] = &l->output_bytes,
+	};
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_LIMITS];
+	int i;
+
+	if (!l->present)
+		return;
+	cp->request = RF_REQ_SET;
+	cp->required = true;
+	cp->enforced = true;
+	cp->note = RF_NOTE_LIMITS;
+	for (i = 0; i < RF_LIMIT_MAX; i++) {
+		struct rf_limit_plan *lp = &plan->limits[i];
+		const struct rf_backend_probe *probe = i <= RF_LIMIT_CPU ?
+			&caps->cgroup_ctrl[i] : NULL;
+		struct rf_plan_reason *r = NULL;
+
+		lp->set = i == RF_LIMIT_SCRATCH ? l->scratch.set : v[i]->set;
+		lp->value = i == RF_LIMIT_SCRATCH ? l->scratch.size_mb : v[i] ? v[i]->v : 0;
+		lp->reason = -1;
+		if (!lp->set)
+			continue;
+		lp->be = plan__limit_backend(i);
+		lp->enforced = true;
+		if (probe && !caps->cgroup_v2.ok)
+			r = add_reason(plan, RF_CLASS_LIMITS, RF_WHY_LIMIT_NO_CGROUP2, i,
+				       caps->cgroup_v2.detail);
+		else if (probe && !probe->ok)
+			r = add_reason(plan, RF_CLASS_LIMITS, RF_WHY_NO_CONTROLLER, i,
+				       probe->detail);
+		if (probe && (!caps->cgroup_v2.ok || !probe->ok))
+			refuse_limit(plan, i, r);
+	}
+}
+
 /* --require: the backend must enforce every class it can serve here. */
 static void check_required(struct rf_plan *plan, unsigned int require,
 			   const struct rf_caps *caps)
@@ -266,6 +344,8 @@ static void check_required(struct rf_plan *plan, unsigned int require,
 			continue;
 		for (i = 0; i < RF_CLASS_MAX; i++)
 			used |= plan->c[i].be == (enum rf_backend)b;
+		for (i = 0; i < RF_LIMIT_MAX; i++)
+			used |= plan->limits[i].enforced && plan->limits[i].be == (enum rf_backend)b;
 		if (b == RF_BE_LANDLOCK)
 			used |= plan->install.landlock;
 		/* Dropped for every sandbox, whatever the main backend is. */
@@ -352,11 +432,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan_process(plan, caps, opts);
 	plan_syscalls(plan, policy, caps);
 
-	if (policy->limits.present) {
-		plan->c[RF_CLASS_LIMITS].request = RF_REQ_SET;
-		plan->c[RF_CLASS_LIMITS].required = true;
-		plan__refuse(plan, RF_CLASS_LIMITS, RF_WHY_LIMITS, 0, NULL);
-	}
+	plan_limits(plan, &policy->limits, caps);
 	if (policy->monitor.present) {
 		struct rf_class_plan *mp = &plan->c[RF_CLASS_MONITOR];
 

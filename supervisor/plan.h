@@ -39,6 +39,7 @@ enum rf_plan_note {
 	RF_NOTE_SYSCALLS_SECCOMP,
 	RF_NOTE_SYSCALLS_ALERT,
 	RF_NOTE_MONITOR,
+	RF_NOTE_LIMITS,           /* what reaching each limit does */
 	RF_NOTE_REFUSED,          /* the class's refusal: rf_class_plan.reason */
 	RF_NOTE_MAX,
 };
@@ -54,12 +55,14 @@ enum rf_plan_why {
 	RF_WHY_KEEP_CAPS,
 	RF_WHY_SYSCALLS_AUDIT,
 	RF_WHY_NO_SECCOMP,            /* detail: the probe */
-	RF_WHY_LIMITS,
 	RF_WHY_REQUIRE_LSM,           /* --require bpf-lsm; detail: the probe */
 	RF_WHY_REQUIRE_UNUSED,        /* --require; param: enum rf_backend */
 	RF_WHY_SECCOMP_BUILD,         /* detail: the builder's words; param: -errno */
 	RF_WHY_LANDLOCK_ENTRY,        /* detail: the entry Landlock cannot express */
 	RF_WHY_LANDLOCK_BUILD,        /* detail: the builder's words; param: -errno */
+	RF_WHY_NO_CONTROLLER,         /* param: enum rf_limit; detail: the probe */
+	RF_WHY_LIMIT_NO_CGROUP2,      /* param: enum rf_limit; detail: the probe */
+	RF_WHY_SCRATCH_PATH,          /* param: -errno (0: not a directory); detail: the path */
 	RF_WHY_MAX,
 };
 
@@ -117,12 +120,23 @@ struct rf_plan_install {
 	bool keep_caps;           /* test-only --keep-caps */
 };
 
-/* A class is refused at most once, --require adds one per backend. */
-#define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_BE_MAX)
+/* One limit of the policy and the backend that holds it. */
+struct rf_limit_plan {
+	bool set;                 /* the policy gives it */
+	uint64_t value;           /* as written (scratch: size_mb) */
+	enum rf_backend be;
+	bool enforced;
+	int reason;               /* refused: index in rf_plan.reasons, else -1 */
+};
+
+/* A class is refused at most once (limits once per limit), --require
+ * adds one per backend. */
+#define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_LIMIT_MAX + RF_BE_MAX)
 
 struct rf_plan {
 	struct rf_class_plan c[RF_CLASS_MAX];
 	struct rf_plan_install install;
+	struct rf_limit_plan limits[RF_LIMIT_MAX];  /* the limits class, per limit */
 	unsigned int prefer;      /* the --prefer mask it was compiled with */
 	enum rf_lsm_state lsm_state;
 	bool ok;                  /* every required class has a backend */
@@ -147,6 +161,14 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
  * detail may be NULL. */
 void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, int param,
 		  const char *detail);
+
+/* A limit refused after planning (the scratch directory is missing): the
+ * limit and its class are no longer enforced, the plan no longer ok. */
+void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why code,
+			int param, const char *detail);
+
+/* The backend that holds limit l (one per limit, whatever the kernel). */
+enum rf_backend plan__limit_backend(enum rf_limit l);
 
 /* plan_text.c: the plan as text, only here. */
 /* The backend as printed, "landlock-abi7"; "" for none. */

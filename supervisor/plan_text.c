@@ -47,6 +47,10 @@ static const char *const fixed_notes[] = {
 				   "ringfence-monitor (when it runs), never denied",
 	[RF_NOTE_MONITOR] = "detection only: thresholds published in the sandbox registry for "
 			    "ringfence-monitor (when it runs)",
+	[RF_NOTE_LIMITS] = "memory_mb, pids, wall_seconds and output_bytes end the run when "
+			   "reached: the whole sandbox is killed (exit status 137) and the trace "
+			   "records limit.exceeded; cpu_percent throttles; writes past the scratch "
+			   "size fail with ENOSPC",
 	[RF_NOTE_REFUSED] = NULL,             /* the class's reason */
 };
 _Static_assert(N_OF(fixed_notes) == RF_NOTE_MAX, "fixed_notes covers its enum");
@@ -57,8 +61,6 @@ static const char *const fixed_whys[RF_WHY_MAX] = {
 			     "boundary, and it is not available here",
 	[RF_WHY_SYSCALLS_AUDIT] = "audit mode: a seccomp allowlist cannot record into the trace "
 				  "without denying; remove \"syscalls\" or use enforce mode",
-	[RF_WHY_LIMITS] = "no backend of this build enforces limits yet (cgroup-v2 "
-			  "controllers); remove \"limits\" to run without them",
 };
 
 static const struct {
@@ -73,6 +75,25 @@ static const struct {
 	{ RF_LAYER_LANDLOCK_SCOPE_UNIX, "landlock-abi%d (abstract sockets outside the sandbox)" },
 	{ RF_LAYER_LANDLOCK_SCOPE_SIGNAL, "landlock-abi%d (signal scoping, ptrace confinement)" },
 };
+
+/* The limits class: its limits' backends, each once, in limit order. */
+static void limits_backend_text(const struct rf_plan *plan, char *buf, size_t len)
+{
+	unsigned int seen = 0;
+	size_t off = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < RF_LIMIT_MAX && off < len; i++) {
+		const struct rf_limit_plan *lp = &plan->limits[i];
+
+		if (!lp->enforced || (seen & (1u << lp->be)))
+			continue;
+		seen |= 1u << lp->be;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+					names__backend(lp->be));
+	}
+}
 
 static const char *const observed_names[] = {
 	[RF_OBSV_NONE] = "",
@@ -91,7 +112,9 @@ void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, 
 {
 	enum rf_backend be = plan->c[c].be;
 
-	if (be == RF_BE_LANDLOCK)
+	if (c == RF_CLASS_LIMITS && plan->c[c].enforced)
+		limits_backend_text(plan, buf, len);
+	else if (be == RF_BE_LANDLOCK)
 		snprintf(buf, len, "landlock-abi%d", plan->install.landlock_abi);
 	else
 		snprintf(buf, len, "%s", names__backend(be));
@@ -189,6 +212,20 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 	case RF_WHY_LANDLOCK_ENTRY:
 		snprintf(buf, len, "%s", r->detail);
 		return;
+	case RF_WHY_NO_CONTROLLER:
+		snprintf(buf, len, "%s: %s cannot be enforced here: %s; remove it to run without "
+			 "it", names__limit(r->param), names__backend(plan__limit_backend(r->param)),
+			 r->detail);
+		return;
+	case RF_WHY_SCRATCH_PATH:
+		snprintf(buf, len, "scratch: \"%s\" %s%s", r->detail,
+			 r->param ? "cannot be used as a mount point: " : "is not a directory",
+			 r->param ? strerror(-r->param) : "");
+		return;
+	case RF_WHY_LIMIT_NO_CGROUP2:
+		snprintf(buf, len, "%s: no usable cgroup2 hierarchy (%s)", names__limit(r->param),
+			 r->detail);
+		return;
 	default:
 		snprintf(buf, len, "%s", (unsigned int)r->code < RF_WHY_MAX &&
 			 fixed_whys[r->code] ? fixed_whys[r->code] : "refused");
@@ -228,6 +265,31 @@ void plan__reason_text(const struct rf_plan *plan, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s: %s", require ? "--require" : names__class(r->cls), why);
 }
 
+/* {"memory_mb": {"value": 256, "backend": "cgroup-v2-memory", "enforced": false,
+ *  "reason": ".."}, ...}: every limit the policy sets. */
+static json_t *limits_json(const struct rf_plan *plan)
+{
+	json_t *o = json_object();
+	char why[RF_PLAN_REASON_LEN];
+	int i;
+
+	for (i = 0; o && i < RF_LIMIT_MAX; i++) {
+		const struct rf_limit_plan *lp = &plan->limits[i];
+		json_t *l;
+
+		if (!lp->set)
+			continue;
+		l = json_pack("{s:I, s:s, s:b}", "value", (json_int_t)lp->value,
+			      "backend", names__backend(lp->be), "enforced", lp->enforced);
+		if (l && lp->reason >= 0) {
+			why_text(plan, &plan->reasons[lp->reason], why, sizeof(why));
+			json_object_set_new(l, "reason", json_string(why));
+		}
+		json_object_set_new(o, names__limit(i), l);
+	}
+	return o;
+}
+
 json_t *plan__to_json(const struct rf_plan *plan)
 {
 	json_t *root = json_object(), *classes = json_object(), *reasons = json_array();
@@ -257,6 +319,8 @@ json_t *plan__to_json(const struct rf_plan *plan)
 		plan__note_text(plan, k, text, RF_PLAN_NOTE_LEN);
 		if (text[0])
 			json_object_set_new(c, "note", json_string(text));
+		if (k == RF_CLASS_LIMITS && cp->request == RF_REQ_SET)
+			json_object_set_new(c, "limits", limits_json(plan));
 		json_object_set_new(classes, names__class(k), c);
 	}
 	for (i = 0; i < plan->n_reasons; i++) {

@@ -321,6 +321,7 @@ void policy__free(struct rf_policy *p)
 	pol_free_paths(&p->files_read);
 	pol_free_paths(&p->files_write);
 	pol_free_paths(&p->exec_paths);
+	free(p->limits.scratch.path);
 	for (i = 0; i < p->n_connect; i++)
 		endpoint__clear(&p->connect[i]);
 	free(p->connect);

@@ -74,9 +74,17 @@ struct rf_opt_u64 {
 	uint64_t v;
 };
 
+/* "scratch": {"path": P, "size_mb": N}: an empty private tmpfs of N MiB at P. */
+struct rf_scratch {
+	bool set;
+	char *path;                  /* absolute, not "/", no trailing '/' */
+	uint64_t size_mb;
+};
+
 struct rf_limits {
 	bool present;
 	struct rf_opt_u64 pids, memory_mb, cpu_percent, wall_seconds, output_bytes;
+	struct rf_scratch scratch;
 };
 
 enum rf_on_violation {

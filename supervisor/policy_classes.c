@@ -332,10 +332,60 @@ static int pol_parse_uint_fields(json_t *obj, const char *where,
 #define POL_MEMORY_MB_MAX 16777216ULL    /* 16 TiB */
 #define POL_CPU_PERCENT_MAX 100000ULL    /* 1000 CPUs */
 
+#define POL_SCRATCH_MB_MAX 1048576ULL     /* 1 TiB of tmpfs */
+
+/* "scratch": a path to mount an empty tmpfs on (absolute, not "/") and
+ * its size, the write cap for everything below it. */
+static int pol_parse_scratch(json_t *v, struct rf_scratch *sc, struct rf_error *err)
+{
+	static const char *const keys[] = { "path", "size_mb", NULL };
+	static const struct pol_uint_field fields[] = {
+		{ "size_mb", 1, POL_SCRATCH_MB_MAX, 0 },
+		{},
+	};
+	struct rf_opt_u64 size = { 0 };
+	const char *path;
+	size_t len;
+	int r;
+
+	if (!json_is_object(v))
+		return policy_json__fail(err, "$.limits.scratch",
+					 "expected an object {\"path\": ..., \"size_mb\": ...}");
+	r = policy_json__check_keys(v, "$.limits.scratch", keys, err);
+	if (r < 0)
+		return r;
+	if (!json_object_get(v, "path"))
+		return policy_json__fail(err, "$.limits.scratch", "missing required key \"path\"");
+	if (!json_object_get(v, "size_mb"))
+		return policy_json__fail(err, "$.limits.scratch",
+					 "missing required key \"size_mb\"");
+	r = policy_json__get_string(json_object_get(v, "path"), "$.limits.scratch.path",
+				    &path, err);
+	if (r < 0)
+		return r;
+	if (policy__check_path(path, err) < 0)
+		return rf_error_wrap(err, "$.limits.scratch.path");
+	len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len == 1)
+		return policy_json__fail(err, "$.limits.scratch.path",
+					 "must not be \"/\" (a tmpfs over the whole tree)");
+	r = pol_parse_uint_fields(v, "$.limits.scratch", fields, &size, err);
+	if (r < 0)
+		return r;
+	sc->path = strndup(path, len);
+	if (!sc->path)
+		return policy_json__nomem(err);
+	sc->set = true;
+	sc->size_mb = size.v;
+	return 0;
+}
+
 static int pol_parse_limits(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "pids", "memory_mb", "cpu_percent",
-					     "wall_seconds", "output_bytes", NULL };
+					     "wall_seconds", "output_bytes", "scratch", NULL };
 	static const struct pol_uint_field fields[] = {
 		{ "pids", 1, POL_PIDS_MAX, offsetof(struct rf_limits, pids) },
 		{ "memory_mb", 1, POL_MEMORY_MB_MAX, offsetof(struct rf_limits, memory_mb) },
@@ -344,6 +394,7 @@ static int pol_parse_limits(json_t *v, struct rf_policy *p, struct rf_error *err
 		{ "output_bytes", 1, 1ULL << 50, offsetof(struct rf_limits, output_bytes) },
 		{},
 	};
+	json_t *scratch;
 	int r;
 
 	if (!json_is_object(v))
@@ -354,7 +405,11 @@ static int pol_parse_limits(json_t *v, struct rf_policy *p, struct rf_error *err
 	if (json_object_size(v) == 0)
 		return policy_json__fail(err, "$.limits", "expected at least one limit");
 	p->limits.present = true;
-	return pol_parse_uint_fields(v, "$.limits", fields, &p->limits, err);
+	r = pol_parse_uint_fields(v, "$.limits", fields, &p->limits, err);
+	if (r < 0)
+		return r;
+	scratch = json_object_get(v, "scratch");
+	return scratch ? pol_parse_scratch(scratch, &p->limits.scratch, err) : 0;
 }
 
 static int pol_check_syscall_name(const char *s, const char *where,

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "sandbox.h"
@@ -65,6 +66,19 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 	ll->ruleset_fd = -1;
 	if (!plan->ok)
 		return 0;
+	/* The tmpfs goes over an existing directory (resolved now, and again
+	 * by the launcher's mount). */
+	if (plan->limits[RF_LIMIT_SCRATCH].set) {
+		struct stat st;
+		const char *sp = p->limits.scratch.path;
+
+		if (stat(sp, &st) < 0)
+			plan__refuse_limit(plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_PATH, -errno, sp);
+		else if (!S_ISDIR(st.st_mode))
+			plan__refuse_limit(plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_PATH, 0, sp);
+		if (!plan->ok)
+			return 0;
+	}
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
 		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, &be);
 		if (err == -EINVAL) {

@@ -28,6 +28,7 @@
 
 #include "cgroup.h"
 #include "enforcer.h"
+#include "sandbox_limits.h"
 #include "probe.h"
 #include "registry.h"
 #include "probe.skel.h"
@@ -374,6 +375,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	caps->cgroup_v2.ok = true;
 	snprintf(caps->cgroup_v2.detail, sizeof(caps->cgroup_v2.detail),
 		 "cgroup2 at %s", caps->cgroup_mount);
+	sandbox_limits__probe(caps);
 
 	/* The real enforcement programs, loaded and attached to a scratch
 	 * cgroup, then thrown away. */

@@ -4,6 +4,7 @@
 #define RF_PROBE_H
 
 #include <stdbool.h>
+#include "names.h"
 
 /* One backend: did its programs load and attach here? */
 struct rf_backend_probe {
@@ -17,6 +18,9 @@ struct rf_caps {
 	char kernel_release[65];
 	char cgroup_mount[256];
 	struct rf_backend_probe cgroup_v2;       /* cgroup2 mounted, child created */
+	/* The memory, pids and cpu controllers (index: enum rf_limit) are
+	 * available in that cgroup2 hierarchy (limits.c). */
+	struct rf_backend_probe cgroup_ctrl[RF_LIMIT_CPU + 1];
 	struct rf_backend_probe sock_addr;       /* connect4/6, sendmsg4/6, sock_create */
 	struct rf_backend_probe unix_sock_addr;  /* connect_unix/sendmsg_unix (6.7+) */
 	struct rf_backend_probe bpf_lsm;         /* an lsm/ program loaded and attached */

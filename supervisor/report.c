@@ -100,7 +100,7 @@ static json_t *configure_class(const struct sandbox *sb, enum rf_class k, bool i
 	bool kernel_prog = cp->be == RF_BE_CGROUP_SOCK_ADDR || cp->be == RF_BE_BPF_LSM ||
 			   cp->observed == RF_OBSV_AUDIT_INFERRED;
 	bool child_side = cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP;
-	char backend[32], layers[160], note[RF_PLAN_NOTE_LEN];
+	char backend[96], layers[160], note[RF_PLAN_NOTE_LEN];
 	json_t *c;
 
 	plan__backend_text(&sb->plan, k, backend, sizeof(backend));
@@ -335,7 +335,7 @@ void report__denials_after_summary(const struct sandbox *sb, uint64_t unkept)
 
 void report__summary(const struct sandbox *sb)
 {
-	char line[1024] = "", backend[32];
+	char line[1024] = "", backend[96];
 	size_t off = 0;
 	int i;
 

@@ -94,9 +94,26 @@ static void make_name(const char *policy_id, char *buf, size_t len)
 	snprintf(buf, len, "%s-%08x", policy_id, r);
 }
 
+static void sandbox_kill(struct sandbox *sb);
+
+/* A limit ended the run: recorded, said, and the whole sandbox killed. */
+static void limit_hit(struct sandbox *sb)
+{
+	char why[160];
+
+	if (sb->lw.reported)
+		return;
+	sb->lw.reported = true;
+	sandbox_limits__hit_text(&sb->lw, why, sizeof(why));
+	trace__emit(sb->trace, "limit.exceeded", sandbox_limits__exceeded_json(&sb->lw));
+	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
+	sandbox_kill(sb);
+}
+
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
 {
-	struct epoll_event evs[4], e = { .events = EPOLLIN };
+	struct epoll_event evs[8], e = { .events = EPOLLIN };
+	int lfds[1 + RF_LIMITS_OUT_MAX], n_lfds;
 	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
 	struct signalfd_siginfo si;
 	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
@@ -121,9 +138,14 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &e);
 	e.data.fd = tfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
+	n_lfds = sandbox_limits__watch_fds(&sb->lw, lfds);
+	for (i = 0; i < n_lfds; i++) {
+		e.data.fd = lfds[i];
+		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &e);
+	}
 
 	while (!done) {
-		n = epoll_wait(ep, evs, 4, -1);
+		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -135,6 +157,11 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 
 			if (fd == lr->pidfd) {
 				done = true;
+			} else if (fd != sfd && fd != tfd) {
+				/* A limit's fd: a relay pipe (closed at its end, which
+				 * drops it from the epoll set) or the deadline. */
+				if (sandbox_limits__on_fd(&sb->lw, fd))
+					limit_hit(sb);
 			} else if (fd == sfd) {
 				if (read(sfd, &si, sizeof(si)) != sizeof(si))
 					continue;
@@ -148,6 +175,8 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
 					report__drain_samples(sb, false);
+				if (sandbox_limits__check_cgroup(&sb->lw))
+					limit_hit(sb);
 			}
 		}
 	}
@@ -479,6 +508,29 @@ static void undo_cgroup(void *ctx)
 	sandbox_kill(&r->sb);
 }
 
+/* The cgroup controllers' caps on the sandbox cgroup, and the relay pipes
+ * for output_bytes; the clock starts with the command (wait). */
+static int step_limits(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
+	if (!err)
+		err = sandbox_limits__apply_cgroup(&sb->plan, sb->caps.cgroup_mount, &sb->cg, &e->e);
+	if (err)
+		sandbox_limits__watch_close(&sb->lw);
+	return err;
+}
+
+static void undo_limits(void *ctx)
+{
+	struct run *r = ctx;
+
+	sandbox_limits__watch_close(&r->sb.lw);
+}
+
 static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -612,6 +664,12 @@ static int start_child(struct run *r)
 		.keep_caps = sb->plan.install.keep_caps,
 		.landlock_fd = sb->ll.ruleset_fd,
 		.seccomp = sb->sc.boundary.len || sb->sc.allowlist.len ? &sb->sc : NULL,
+		.stdout_fd = sb->lw.child_w[0],
+		.stderr_fd = sb->lw.child_w[1],
+		.scratch_path = sb->plan.limits[RF_LIMIT_SCRATCH].set ?
+				sb->policy->limits.scratch.path : NULL,
+		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
+		.scratch_landlock_access = sb->ll.scratch_access,
 	};
 	int err;
 
@@ -697,6 +755,9 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		json_object_update(ex, counts);
 		json_decref(counts);
 	}
+	/* The limit that ended the run, when one did (limit.exceeded has it all). */
+	if (ex && sb->lw.hit != RF_LIMIT_MAX)
+		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
 	trace__emit(sb->trace, "sandbox.exit", ex);
 	report__inferred_text(sb, inferred, sizeof(inferred));
 	if (exited)
@@ -721,13 +782,26 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	siginfo_t info;
 	int err;
 
-	err = wait_loop(&r->sb, &r->lr, &info);
+	/* No deadline, no wait: the command is killed below. */
+	memset(&info, 0, sizeof(info));
+	err = sandbox_limits__watch_start(&r->sb.lw, &r->sb.cg);
 	if (err)
+		rf_error_set(&e->e, err, "refused", "arming wall_seconds: %s", strerror(-err));
+	else if ((err = wait_loop(&r->sb, &r->lr, &info)))
 		rf_error_set(&e->e, err, "waiting for the command", "%s", strerror(-err));
 	else
 		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
-	/* Everything left in the cgroup dies before the report is final. */
+	/* A cap the cgroup itself held (an OOM kill of the group) is read
+	 * before the cgroup goes. */
+	if (sandbox_limits__check_cgroup(&r->sb.lw))
+		limit_hit(&r->sb);
+	/* A run a limit ended exits 137, whatever its first process did. */
+	if (!err && r->sb.lw.hit != RF_LIMIT_MAX)
+		r->status = 128 + SIGKILL;
+	/* Everything left in the cgroup dies before the report is final; then
+	 * the output it wrote before dying is passed on. */
 	sandbox_kill(&r->sb);
+	sandbox_limits__drain(&r->sb.lw);
 	report_exit(r, &info, err ? e->exit : r->status);
 	return err;
 }
@@ -747,6 +821,9 @@ static const struct rf_step run_steps[] = {
 	/* The start lock (gc.h) is held from the cgroup's mkdir until the
 	 * registry file names it. */
 	{ "cgroup", step_cgroup, undo_cgroup, RF_EXIT_REFUSED, true },
+	/* Caps on the sandbox cgroup (memory, pids, cpu): set before anything
+	 * runs in it. */
+	{ "limits", step_limits, undo_limits, RF_EXIT_REFUSED, false },
 	/* Registered before the maps are written: whatever the kernel holds
 	 * for a sandbox has a cgroup or a registry file that names it, so a
 	 * supervisor killed at any point leaves gc something to find (and its
@@ -778,7 +855,9 @@ int run__steps(const struct run_opts *o, const char *last,
 {
 	struct run r = {
 		.o = o,
-		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 } },
+		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 },
+			.lw = { .timer_fd = -1, .out_r = { -1, -1 }, .child_w = { -1, -1 },
+				.hit = RF_LIMIT_MAX } },
 		.parent_fd = -1,
 		.lr = { .pidfd = -1 },
 		.reaper = { .done_fd = -1 },

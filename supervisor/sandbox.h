@@ -11,6 +11,7 @@
 #include "deny_text.h"
 #include "enforcer.h"
 #include "error.h"
+#include "sandbox_limits.h"
 #include "netrules.h"
 #include "observe.h"
 #include "plan.h"
@@ -46,6 +47,7 @@ struct sandbox {
 	struct rf_observer obs;   /* inferred records: matcher and counts */
 	uint64_t missing;         /* samples the kernel could not keep */
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
+	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
 };
 
 /* prepare.c: before anything is created; 0 or -errno with e filled */

@@ -367,6 +367,49 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 	return 0;
 }
 
+/* "/tmp/" names scratch path "/tmp": a subtree entry of exactly that directory. */
+static bool ll_names_dir(const struct rf_path_rule *rule, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return rule->subtree && !strncmp(rule->path, dir, n) && !strcmp(rule->path + n, "/");
+}
+
+/* The rights ll_add_fs_rules gave entries on the scratch directory itself. */
+static uint64_t ll_scratch_access(const struct rf_policy *p, uint64_t handled)
+{
+	const char *dir = p->limits.scratch.path;
+	uint64_t a = 0;
+	size_t i;
+
+	if (!p->limits.scratch.set)
+		return 0;
+	for (i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_read.n; i++)
+		if (ll_names_dir(&p->files_read.v[i], dir))
+			a |= LL_FS_READ_DIR;
+	for (i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_write.n; i++)
+		if (ll_names_dir(&p->files_write.v[i], dir))
+			a |= LL_FS_READ_DIR | LL_FS_WRITE_DIR;
+	for (i = 0; p->exec == RF_CONFINE_ALLOWLIST && i < p->exec_paths.n; i++)
+		if (ll_names_dir(&p->exec_paths.v[i], dir))
+			a |= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
+	return a & handled;
+}
+
+int sandbox_landlock__add_path(int ruleset_fd, const char *path, uint64_t access)
+{
+	struct ll_path_beneath_attr attr = { .allowed_access = access };
+	int r = 0;
+
+	attr.parent_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (attr.parent_fd < 0)
+		return -errno;
+	if (syscall(__NR_landlock_add_rule, ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+		r = -errno;
+	close(attr.parent_fd);
+	return r;
+}
+
 /* Landlock knows ports, not addresses: this is a second, port-only layer
  * under the cgroup programs. One rule per distinct port. */
 static int ll_add_net_rules(const struct rf_policy *policy, struct rf_landlock *ll,
@@ -490,6 +533,7 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 		r = ll_add_fs_rules(policy, opts, &ll, err);
 		if (r < 0)
 			goto fail;
+		ll.scratch_access = ll_scratch_access(policy, ll.handled_fs);
 	}
 	if (ll.handled_net) {
 		r = ll_add_net_rules(policy, &ll, err);

@@ -35,6 +35,11 @@ struct rf_landlock {
 	uint64_t handled_net;
 	uint64_t scoped;
 	size_t n_fs_rules, n_net_rules;
+	/* limits.scratch: the rights of the policy's entries naming exactly
+	 * the scratch directory. Landlock skips a mount point when it walks up
+	 * from a file, so the tmpfs mounted there later gets them again, as a
+	 * rule the child adds on its root (sandbox_landlock__add_path). */
+	uint64_t scratch_access;
 	struct rf_landlock_approx *approx;
 	size_t n_approx;
 	enum rf_class refused_class; /* after a failed build (-EINVAL): the class
@@ -59,6 +64,10 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 			    const struct rf_landlock_opts *opts,
 			    struct rf_landlock *ret, struct rf_error *err);
 void sandbox_landlock__free(struct rf_landlock *ll);
+
+/* In the child before restricting: one more subtree rule on path (the
+ * scratch tmpfs). Async-signal-safe. 0 or -errno. */
+int sandbox_landlock__add_path(int ruleset_fd, const char *path, uint64_t access);
 
 /* In the child after no_new_privs: landlock_restrict_self. Async-signal-safe. */
 int sandbox_landlock__restrict(int ruleset_fd);

@@ -2,7 +2,8 @@
 # make bench: side-by-side medians in one run, printed as ratios; asserts nothing.
 #   - loopback connect() and UDP sendto() unconfined vs. in a sandbox with a
 #     10-rule and a 10,000-rule network policy (the hook's cost per call);
-#   - `ringfence run -- /bin/true` vs. `/bin/true` (the supervisor's start-up).
+#   - `ringfence run -- /bin/true` vs. `/bin/true` (the supervisor's start-up),
+#     and the same run with limits (what setting limits adds at start-up).
 set -euo pipefail
 BUILD=${1:-build}
 RF=$BUILD/ringfence
@@ -25,6 +26,23 @@ PY
 }
 policy bench10 10
 policy bench10k 10000
+# bench10 with limits: the supervisor's and the scratch tmpfs everywhere,
+# the cgroup controllers' too where this host's cgroup2 hierarchy has them.
+limits_policy() { # out cgroup(0|1)
+	python3 - "$tmp/bench10.json" "$2" > "$1" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["id"] = "benchlim"
+p["limits"] = {"wall_seconds": 60, "output_bytes": 1048576, "scratch": {"path": "/tmp", "size_mb": 16}}
+if sys.argv[2] == "1":
+    p["limits"].update(memory_mb=512, pids=64, cpu_percent=100)
+print(json.dumps(p))
+PY
+}
+limits_policy "$tmp/benchlimcg.json" 1
+LIMITS_CG=0
+$RF check --policy "$tmp/benchlimcg.json" > /dev/null 2>&1 && LIMITS_CG=1
+limits_policy "$tmp/benchlim.json" "$LIMITS_CG"
 
 med3() { sort -n | sed -n 2p; }
 
@@ -60,3 +78,9 @@ printf '%-28s %10s %14s %16s\n' "start-up, median of 21 (ms)" "/bin/true" "run, 
 printf '%-28s %10s %14s %16s\n' "" "$bare" "$sb10" "$sb10k"
 printf '%-28s %10s\n' "  check (parse+probe+plan)" "$chk"
 echo "added by ringfence run: $(awk -v a="$sb10" -v b="$bare" 'BEGIN{printf "%.1f", a-b}') ms (10 rules), $(awk -v a="$sb10k" -v b="$bare" 'BEGIN{printf "%.1f", a-b}') ms (10000 rules)"
+# Back to back, so both see the same host state.
+base=$(spawn_ms $RF run -q --policy "$tmp/bench10.json" -- /bin/true)
+lim=$(spawn_ms $RF run -q --policy "$tmp/benchlim.json" -- /bin/true)
+printf '%-28s %10s %14s %8s\n' "start-up with limits (ms)" "without: $base" "with: $lim" \
+	"$(awk -v a="$lim" -v b="$base" 'BEGIN{printf "x%.2f", a/b}')"
+echo "  limits: wall_seconds, output_bytes, scratch$([ "$LIMITS_CG" = 1 ] && echo ", memory_mb, pids, cpu_percent" || echo " (memory/pids/cpu refused here: no controller in the cgroup2 hierarchy)"); ratio against the same run without limits"

@@ -311,6 +311,25 @@ static inline const char *h_cgroup2_mount(void)
 	return mnt;
 }
 
+/* ctrl is in this host's cgroup2 hierarchy (cgroup.controllers of its mount). */
+static inline bool h_have_controller(const char *ctrl)
+{
+	char path[600], buf[512] = "", *tok, *save = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", h_cgroup2_mount());
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, ctrl))
+			return true;
+	return false;
+}
+
 /* A connect from this (unsandboxed) process: 0 or errno. */
 static inline int h_connect_tcp4(const char *addr, int port)
 {

@@ -104,24 +104,27 @@ static void unenforceable_policy_is_refused_126(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c", "touch /tmp/rf-test-must-not-run", NULL };
 	char *err = NULL, *tp = h_tempfile("trace", NULL);
+	bool pids_ctrl = h_have_controller("pids");
 	json_t *tr, *plan;
 
 	(void)state;
 	unlink("/tmp/rf-test-must-not-run");
 	/* audit mode cannot be honoured by a seccomp syscalls allowlist, and
-	 * nothing enforces limits yet (files and exec under Landlock are
-	 * audited by observation since issue 9: no longer refused) */
+	 * pids needs the pids controller in the cgroup2 hierarchy (this
+	 * development host's has only hugetlb; where it is there, only
+	 * syscalls is refused) */
 	assert_int_equal(h_run("{\"version\":1,\"id\":\"refused\",\"mode\":\"audit\","
 			       "\"syscalls\":{\"allow\":[\"read\"]},\"limits\":{\"pids\":5}}",
 			       tp, argv, NULL, &err), 126);
 	assert_non_null(strstr(err, "syscalls: "));
-	assert_non_null(strstr(err, "limits: "));
+	if (!pids_ctrl)
+		assert_non_null(strstr(err, "limits: pids: cgroup-v2-pids cannot be enforced here"));
 	assert_true(access("/tmp/rf-test-must-not-run", F_OK) < 0);
 	tr = h_trace(tp);
 	assert_int_equal(json_array_size(tr), 1);
 	plan = json_object_get(h_event(tr, "sandbox.plan", 0), "plan");
 	assert_false(json_is_true(json_object_get(plan, "ok")));
-	assert_int_equal(json_array_size(json_object_get(plan, "reasons")), 2);
+	assert_int_equal(json_array_size(json_object_get(plan, "reasons")), pids_ctrl ? 1 : 2);
 	json_decref(tr);
 	free(err);
 	unlink(tp);

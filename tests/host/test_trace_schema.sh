@@ -4,6 +4,8 @@
 #   - every line of traces written by real runs (enforce, audit, refused,
 #     --require bpf-lsm, monitor thresholds, command not found, not
 #     executable, killed by a signal, network unrestricted, network omitted,
+#     a wall-clock and an output limit reached, a memory limit refused where
+#     the cgroup2 hierarchy has no memory controller,
 #     a DNS name, more denials than the sample limit; where the kernel has
 #     them: Landlock files/exec with an approximated entry, a command
 #     outside the exec list, the Landlock TCP-port layer (--prefer
@@ -518,10 +520,18 @@ pol enforce '{"version":1,"id":"t-enforce","files":"unrestricted","exec":"unrest
   "network":{"connect":["127.0.0.1:9","[::1]:9"],"unix":["/run/rf-trace-test/","@rf-trace-test"]}}'
 pol audit '{"version":1,"id":"t-audit","mode":"audit","files":"unrestricted","exec":"unrestricted",
   "network":{"connect":["127.0.0.1:9"],"unix":[]}}'
-# limits have no backend in this build: refused on every host (files and
-# exec omitted are no longer refused where Landlock enforces them).
-pol refused '{"version":1,"id":"t-refused","files":"unrestricted","exec":"unrestricted",
-  "network":{"connect":[],"unix":[]},"limits":{"pids":5}}'
+# A "deny" syscalls allowlist in audit mode: refused on every host (files
+# and exec omitted are no longer refused where Landlock enforces them).
+pol refused '{"version":1,"id":"t-refused","mode":"audit","files":"unrestricted","exec":"unrestricted",
+  "network":{"connect":[],"unix":[]},"syscalls":{"allow":["read"]}}'
+# The supervisor's limits: each run ends with limit.exceeded (exit 137).
+pol wall '{"version":1,"id":"t-wall","files":"unrestricted","exec":"unrestricted",
+  "network":"unrestricted","limits":{"wall_seconds":1,"scratch":{"path":"/tmp","size_mb":1}}}'
+pol output '{"version":1,"id":"t-output","files":"unrestricted","exec":"unrestricted",
+  "network":"unrestricted","limits":{"output_bytes":100}}'
+# memory_mb: refused where the cgroup2 hierarchy has no memory controller.
+pol cgmem '{"version":1,"id":"t-cgmem","files":"unrestricted","exec":"unrestricted",
+  "network":"unrestricted","limits":{"memory_mb":64}}'
 pol unrestricted '{"version":1,"id":"t-unres","files":"unrestricted","exec":"unrestricted","network":"unrestricted"}'
 pol omitted '{"version":1,"id":"t-omitted","files":"unrestricted","exec":"unrestricted"}'
 pol monitor '{"version":1,"id":"t-monitor","files":"unrestricted","exec":"unrestricted",
@@ -591,6 +601,13 @@ run name 0 name "$NET" tcp 127.0.0.1 9
 run burst 0 enforce "$NET" burst 300 127.0.0.1 1
 # monitor thresholds are detection only: accepted, never enforced.
 run monitor 0 monitor /bin/sh -c 'exit 0'
+run wall 137 wall /bin/sh -c 'sleep 30 & sleep 30'
+run output 137 output yes
+if grep -qw memory "$(findmnt -n -o TARGET -t cgroup2 | head -1)/cgroup.controllers" 2> /dev/null; then
+	echo "# skipped: memory_mb refusal run (this host's cgroup2 has the memory controller)"
+else
+	run cgmem 126 cgmem /bin/true
+fi
 # --require bpf-lsm: refused where this build's LSM programs do not load.
 RUN_OPTS=(--require bpf-lsm); run require $([ "$LSM" = 1 ] && echo 0 || echo 126) enforce "$NET" tcp 127.0.0.1 9
 if [ "$LL_ABI" -ge 3 ]; then
@@ -652,10 +669,11 @@ bad = []
 def check(cond, msg):
     if not cond:
         bad.append(msg)
-refused = ["refused"] + ([] if lsm else ["require"])
+refused = ["refused", "cgmem"] + ([] if lsm else ["require"])
+limited = {"wall": "wall_seconds", "output": "output_bytes"}
 for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "signal",
           "unrestricted", "omitted", "name", "burst", "monitor",
-          "landlock", "execdenied", "layer", "syscalls", "setup"]:
+          "landlock", "execdenied", "layer", "syscalls", "setup", "wall", "output", "cgmem"]:
     if not has(n):
         continue
     t = load(n)
@@ -673,6 +691,14 @@ for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "sign
         check(("installed" in c) == (child or "layers" in c), f"{n}: {cname}: installed {c}")
     check(ev[1:3] == ["network.decision", "sandbox.configure"], f"{n}: {ev[:3]}")
     check(ev[-1] == "sandbox.exit" and ev.count("sandbox.exit") == 1, f"{n}: last {ev[-1]}")
+    if n in limited:
+        # A limit ends the run: its event right before sandbox.exit, named there.
+        check(ev[-2] == "limit.exceeded" and ev.count("limit.exceeded") == 1, f"{n}: {ev}")
+        check(t[-2]["limit"] == limited[n] == t[-1].get("limit"), f"{n}: limit {t[-2]}")
+        check(t[-1]["exit_code"] == 137 and t[-1]["signal"] == 9, f"{n}: exit {t[-1]}")
+        ev = ev[:-2] + ev[-1:]
+    else:
+        check("limit.exceeded" not in ev and "limit" not in t[-1], f"{n}: limit in {ev}")
     check(all(x == "kernel.deny" for x in ev[3:-1]), f"{n}: {ev[3:-1]}")
     x, every = t[-1], [e for e in t if e["event"] == "kernel.deny"]
     # The kernel's own records (exact counts) apart from the inferred ones.
@@ -705,8 +731,14 @@ if os.path.exists("/proc/net/if_inet6"):
 check({x["op"] for x in d} >= ops, f"enforce: ops {sorted({x['op'] for x in d})}")
 check({x["reason"] for x in d} >= {"port-not-allowed", "no-rule", "unresolved-path"},
       "enforce: reasons")
-check(any(r.startswith("limits: ") for r in load("refused")[0]["plan"]["reasons"]),
-      "refused: no limits reason")
+check(any(r.startswith("syscalls: audit mode") for r in load("refused")[0]["plan"]["reasons"]),
+      "refused: no syscalls reason")
+if has("cgmem"):
+    check(any(r.startswith("limits: memory_mb: cgroup-v2-memory cannot be enforced here: the "
+                           "memory controller is not in the cgroup2 hierarchy")
+              for r in load("cgmem")[0]["plan"]["reasons"]), "cgmem: no controller reason")
+check(event(load("output"), "limit.exceeded")["delivered"] == 100
+      and os.path.getsize(os.path.join(work, "output.out")) == 100, "output: not 100 bytes")
 check(lsm or any(r.startswith("--require: bpf-lsm") for r in load("require")[0]["plan"]["reasons"]),
       "require: no --require reason")
 p = e[2]["classes"]["process"]
@@ -804,6 +836,19 @@ rc=0; "$RF" check --policy "$WORK/enforce.json" > "$WORK/check-ok.plan" 2>/dev/n
 rc=0; "$RF" check --policy "$WORK/refused.json" > "$WORK/check-refused.plan" 2>/dev/null || rc=$?
 [ "$rc" = 126 ] && ok "check of a refused policy exits 126" || not_ok "check of a refused policy exits $rc"
 plans=("$WORK/check-ok.plan" "$WORK/check-refused.plan")
+# Limits: the per-limit backends, and (where the controller is missing) a
+# refused limit with its reason.
+for l in wall cgmem; do
+	[ -f "$WORK/$l.jsonl" ] || continue
+	rc=0; "$RF" check --policy "$WORK/$l.json" > "$WORK/check-$l.plan" 2>/dev/null || rc=$?
+	want=$([ "$l" = wall ] && echo 0 || echo 126)
+	if [ "$rc" = "$want" ] && grep -q '"limits": {' "$WORK/check-$l.plan"; then
+		ok "check of limits ($l) exits $rc and lists each limit's backend"
+	else
+		not_ok "check of limits ($l) exits $rc, expected $want"
+	fi
+	plans+=("$WORK/check-$l.plan")
+done
 if [ "$LL_ABI" -ge 3 ]; then
 	rc=0; "$RF" check --policy "$WORK/landlock.json" > "$WORK/check-landlock.plan" 2>/dev/null || rc=$?
 	if [ "$rc" = 0 ] && grep -q '"approximations"' "$WORK/check-landlock.plan"; then

@@ -78,6 +78,10 @@ static void names_backends_and_requests(void **state)
 	}
 	assert_string_equal(names__request(RF_REQ_DENY_ALL), "deny-all");
 	assert_int_equal(names__backend_by_name("bpf-lsm"), RF_BE_BPF_LSM);
+	assert_int_equal(names__backend_by_name("cgroup-v2-memory"), RF_BE_CGROUP_MEMORY);
+	assert_string_equal(names__limit(RF_LIMIT_WALL), "wall_seconds");
+	assert_string_equal(names__limit(RF_LIMIT_SCRATCH), "scratch");
+	assert_string_equal(names__limit(RF_LIMIT_MAX), "unknown");
 }
 
 /* The display order lists every class once; the kernel's come first in

@@ -371,6 +371,117 @@ static void planner_lists_each_refused_class_once(void **state)
 	policy__free(p);
 }
 
+/* This host's hybrid cgroup2: wall clock, output and scratch are held by
+ * the supervisor and tmpfs; memory, pids and cpu are refused, one reason
+ * each, naming the missing controller. */
+static void planner_limits_per_limit_backends(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+				   "\"limits\":{\"wall_seconds\":5,\"output_bytes\":1000,"
+				   "\"scratch\":{\"path\":\"/tmp\",\"size_mb\":8}}}");
+	struct rf_caps c = caps_host();
+	char text[RF_PLAN_REASON_LEN];
+	struct rf_plan plan;
+	json_t *o, *l;
+
+	(void)state;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_true(plan.c[RF_CLASS_LIMITS].enforced);
+	assert_true(plan.c[RF_CLASS_LIMITS].required);
+	assert_int_equal(plan.limits[RF_LIMIT_WALL].be, RF_BE_SUPERVISOR);
+	assert_int_equal(plan.limits[RF_LIMIT_OUTPUT].be, RF_BE_SUPERVISOR);
+	assert_int_equal(plan.limits[RF_LIMIT_SCRATCH].be, RF_BE_TMPFS);
+	assert_int_equal(plan.limits[RF_LIMIT_SCRATCH].value, 8);
+	assert_false(plan.limits[RF_LIMIT_MEMORY].set);
+	plan__backend_text(&plan, RF_CLASS_LIMITS, text, sizeof(text));
+	assert_string_equal(text, "supervisor, tmpfs");
+	o = plan__to_json(&plan);
+	l = json_object_get(json_object_get(json_object_get(o, "classes"), "limits"), "limits");
+	assert_int_equal(json_object_size(l), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(l, "output_bytes"),
+							      "backend")), "supervisor");
+	json_decref(o);
+	policy__free(p);
+
+	p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+		 "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+		 "\"limits\":{\"memory_mb\":64,\"pids\":10,\"cpu_percent\":20,\"wall_seconds\":1}}");
+	c.cgroup_ctrl[RF_LIMIT_PIDS].ok = true;
+	snprintf(c.cgroup_ctrl[RF_LIMIT_MEMORY].detail, sizeof(c.cgroup_ctrl[0].detail),
+		 "the memory controller is not in the cgroup2 hierarchy at /c");
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan.ok);
+	assert_false(plan.c[RF_CLASS_LIMITS].enforced);
+	assert_int_equal(plan.n_reasons, 2);      /* memory and cpu; pids is there */
+	assert_true(plan.limits[RF_LIMIT_PIDS].enforced);
+	assert_true(plan.limits[RF_LIMIT_WALL].enforced);
+	assert_false(plan.limits[RF_LIMIT_MEMORY].enforced);
+	assert_int_equal(plan.limits[RF_LIMIT_MEMORY].reason, 0);
+	assert_int_equal(plan.limits[RF_LIMIT_CPU].reason, 1);
+	plan__reason_text(&plan, 0, text, sizeof(text));
+	assert_string_equal(text, "limits: memory_mb: cgroup-v2-memory cannot be enforced here: "
+			    "the memory controller is not in the cgroup2 hierarchy at /c; remove "
+			    "it to run without it");
+	/* The class's note is its first refusal. */
+	plan__note_text(&plan, RF_CLASS_LIMITS, text, RF_PLAN_NOTE_LEN);
+	assert_true(strstr(text, "memory_mb: cgroup-v2-memory cannot be enforced here") == text);
+	/* Without cgroup2 at all, the limits that need it say so. */
+	c.cgroup_v2.ok = false;
+	snprintf(c.cgroup_v2.detail, sizeof(c.cgroup_v2.detail), "find a cgroup2 mount: ENOENT");
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(has_reason(&plan, RF_CLASS_LIMITS, RF_WHY_LIMIT_NO_CGROUP2));
+	policy__free(p);
+}
+
+/* --require cgroup-v2-pids holds only where pids is enforced. */
+static void planner_limits_require(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+				   "\"limits\":{\"pids\":10}}");
+	struct rf_plan_opts o = { .require = 1u << RF_BE_CGROUP_PIDS };
+	struct rf_caps c = caps_host();
+	struct rf_plan plan;
+
+	(void)state;
+	c.cgroup_ctrl[RF_LIMIT_PIDS].ok = true;
+	plan__compile(p, &c, &o, &plan);
+	assert_true(plan.ok);
+	o.require = 1u << RF_BE_SUPERVISOR;
+	plan__compile(p, &c, &o, &plan);
+	assert_false(plan.ok);
+	assert_true(has_reason(&plan, RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED));
+	policy__free(p);
+}
+
+/* A limit refused after planning (the scratch directory is missing). */
+static void planner_limits_refused_later(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+				   "\"limits\":{\"wall_seconds\":3,"
+				   "\"scratch\":{\"path\":\"/nope\",\"size_mb\":1}}}");
+	struct rf_caps c = caps_host();
+	char text[RF_PLAN_REASON_LEN];
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	plan__refuse_limit(&plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_PATH, 0, "/nope");
+	assert_false(plan.ok);
+	assert_false(plan.c[RF_CLASS_LIMITS].enforced);
+	assert_false(plan.limits[RF_LIMIT_SCRATCH].enforced);
+	assert_true(plan.limits[RF_LIMIT_WALL].enforced);
+	plan__note_text(&plan, RF_CLASS_LIMITS, text, RF_PLAN_NOTE_LEN);
+	assert_string_equal(text, "scratch: \"/nope\" is not a directory");
+	plan__backend_text(&plan, RF_CLASS_LIMITS, text, sizeof(text));
+	assert_string_equal(text, "");
+	policy__free(p);
+}
+
 /* The VM's kernel: BPF-LSM works, the cgroup unix hooks do not. */
 static struct rf_caps caps_lsm(void)
 {
@@ -618,9 +729,17 @@ static void planner_text_every_refusal(void **state)
 		  "denying; remove \"syscalls\" or use enforce mode" },
 		{ RF_CLASS_SYSCALLS, RF_WHY_NO_SECCOMP, 0, "prctl: EINVAL", 0,
 		  "syscalls: seccomp is not available (prctl: EINVAL)" },
-		{ RF_CLASS_LIMITS, RF_WHY_LIMITS, 0, "", 0,
-		  "limits: no backend of this build enforces limits yet (cgroup-v2 controllers); "
-		  "remove \"limits\" to run without them" },
+		{ RF_CLASS_LIMITS, RF_WHY_NO_CONTROLLER, RF_LIMIT_MEMORY,
+		  "the memory controller is not in the cgroup2 hierarchy at /c (its "
+		  "cgroup.controllers: hugetlb)", 0,
+		  "limits: memory_mb: cgroup-v2-memory cannot be enforced here: the memory "
+		  "controller is not in the cgroup2 hierarchy at /c (its cgroup.controllers: "
+		  "hugetlb); remove it to run without it" },
+		{ RF_CLASS_LIMITS, RF_WHY_LIMIT_NO_CGROUP2, RF_LIMIT_PIDS, "no cgroup2 mount", 0,
+		  "limits: pids: no usable cgroup2 hierarchy (no cgroup2 mount)" },
+		{ RF_CLASS_LIMITS, RF_WHY_SCRATCH_PATH, -ENOENT, "/nope", 0,
+		  "limits: scratch: \"/nope\" cannot be used as a mount point: No such file or "
+		  "directory" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, RF_BE_BPF_LSM, "load: EPERM", RF_LSM_NOT_PROBED,
 		  "--require: bpf-lsm enforces nothing here: not probed (load: EPERM)" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, RF_BE_LANDLOCK, "", 0,
@@ -816,6 +935,9 @@ int main(void)
 		cmocka_unit_test(planner_json_names_every_class),
 		cmocka_unit_test(planner_text_every_refusal),
 		cmocka_unit_test(planner_text_refused_note_and_refusal_lines),
+		cmocka_unit_test(planner_limits_per_limit_backends),
+		cmocka_unit_test(planner_limits_require),
+		cmocka_unit_test(planner_limits_refused_later),
 		cmocka_unit_test(planner_text_landlock_host),
 		cmocka_unit_test(planner_text_bpf_lsm_and_bare_kernels),
 	};

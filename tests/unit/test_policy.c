@@ -203,6 +203,34 @@ static const struct invalid_case invalid_cases[] = {
 	  "out of range (1-1125899906842624)" },
 	{ "limits_bool", HDR "'limits':{'pids':true}}", "$.limits.pids", "expected an integer" },
 	{ "limits_integer_overflow", HDR "'limits':{'pids':99999999999999999999}}", "$", "too big integer" },
+	{ "limits_memory_zero", HDR "'limits':{'memory_mb':0}}", "$.limits.memory_mb",
+	  "out of range (1-16777216)" },
+	{ "limits_wall_zero", HDR "'limits':{'wall_seconds':0}}", "$.limits.wall_seconds",
+	  "out of range (1-31536000)" },
+	{ "limits_output_negative", HDR "'limits':{'output_bytes':-5}}", "$.limits.output_bytes",
+	  "out of range (1-1125899906842624)" },
+	{ "limits_cpu_zero", HDR "'limits':{'cpu_percent':0}}", "$.limits.cpu_percent",
+	  "out of range (1-100000)" },
+	{ "scratch_string", HDR "'limits':{'scratch':'/tmp'}}", "$.limits.scratch",
+	  "expected an object {\"path\": ..., \"size_mb\": ...}" },
+	{ "scratch_no_path", HDR "'limits':{'scratch':{'size_mb':1}}}", "$.limits.scratch",
+	  "missing required key \"path\"" },
+	{ "scratch_no_size", HDR "'limits':{'scratch':{'path':'/tmp'}}}", "$.limits.scratch",
+	  "missing required key \"size_mb\"" },
+	{ "scratch_unknown_key", HDR "'limits':{'scratch':{'path':'/tmp','size_mb':1,'mode':1}}}",
+	  "$.limits.scratch", "unknown key \"mode\"" },
+	{ "scratch_relative", HDR "'limits':{'scratch':{'path':'tmp','size_mb':1}}}",
+	  "$.limits.scratch.path", "path must be absolute" },
+	{ "scratch_root", HDR "'limits':{'scratch':{'path':'/','size_mb':1}}}",
+	  "$.limits.scratch.path", "must not be \"/\" (a tmpfs over the whole tree)" },
+	{ "scratch_dotdot", HDR "'limits':{'scratch':{'path':'/tmp/../etc','size_mb':1}}}",
+	  "$.limits.scratch.path", "path must not contain \"..\" components" },
+	{ "scratch_path_number", HDR "'limits':{'scratch':{'path':1,'size_mb':1}}}",
+	  "$.limits.scratch.path", "expected a string" },
+	{ "scratch_size_zero", HDR "'limits':{'scratch':{'path':'/tmp','size_mb':0}}}",
+	  "$.limits.scratch.size_mb", "out of range (1-1048576)" },
+	{ "scratch_size_absurd", HDR "'limits':{'scratch':{'path':'/tmp','size_mb':1048577}}}",
+	  "$.limits.scratch.size_mb", "out of range (1-1048576)" },
 	/* syscalls */
 	{ "syscalls_array", HDR "'syscalls':['read']}", "$.syscalls", "expected an object" },
 	{ "syscalls_missing_allow", HDR "'syscalls':{'on_violation':'deny'}}", "$.syscalls",
@@ -453,6 +481,24 @@ static void test_valid_limits_at_their_maximum(void **state)
 	assert_false(p->limits.cpu_percent.set);
 	assert_false(p->limits.wall_seconds.set);
 	assert_false(p->limits.output_bytes.set);
+	assert_false(p->limits.scratch.set);
+	policy__free(p);
+}
+
+/* The scratch path loses a trailing '/' (it names the mount point). */
+static void test_valid_scratch(void **state)
+{
+	struct rf_policy *p = load_ok(HDR "'limits':{'scratch':{'path':'/tmp/','size_mb':1048576}}}");
+
+	(void)state;
+	assert_true(p->limits.present);
+	assert_true(p->limits.scratch.set);
+	assert_string_equal(p->limits.scratch.path, "/tmp");
+	assert_int_equal(p->limits.scratch.size_mb, 1048576);
+	policy__free(p);
+	p = load_ok(HDR "'limits':{'scratch':{'path':'/var/tmp','size_mb':1}}}");
+	assert_string_equal(p->limits.scratch.path, "/var/tmp");
+	assert_int_equal(p->limits.scratch.size_mb, 1);
 	policy__free(p);
 }
 
@@ -935,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_valid_network_allowlists),
 		cmocka_unit_test(test_valid_env_pass_and_set),
 		cmocka_unit_test(test_valid_limits_at_their_maximum),
+		cmocka_unit_test(test_valid_scratch),
 		cmocka_unit_test(test_valid_syscalls),
 		cmocka_unit_test(test_valid_monitor),
 		cmocka_unit_test(test_valid_approximate_opt_in),

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The policy's "limits": the cgroup v2 controllers that hold memory, pids
+ * and cpu, and the supervisor's own watch over the wall clock and the
+ * command's output while it runs.
+ */
+#ifndef RF_SANDBOX_LIMITS_H
+#define RF_SANDBOX_LIMITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "cgroup.h"
+#include "error.h"
+#include "names.h"
+
+struct rf_caps;
+struct rf_plan;
+
+/* Fill caps->cgroup_ctrl[]: is each controller listed in the cgroup2
+ * hierarchy's cgroup.controllers at caps->cgroup_mount? Reads only. */
+void sandbox_limits__probe(struct rf_caps *caps);
+
+/* Enable the controllers the plan's limits use in the root's and the
+ * ringfence parent's cgroup.subtree_control, then write the sandbox
+ * cgroup's memory.max, memory.swap.max, memory.oom.group, pids.max and
+ * cpu.max. 0, or -errno with e filled. */
+int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
+			 const struct rf_cgroup *cg, struct rf_error *e);
+
+/* cpu.max for a percentage of one CPU: "QUOTA 100000". */
+void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len);
+
+#define RF_LIMITS_OUT_MAX 2       /* stdout, stderr */
+
+/* What the supervisor watches while the command runs. */
+struct rf_limits_watch {
+	uint64_t wall_seconds;    /* 0: none */
+	uint64_t output_bytes;    /* 0: no relay */
+	uint64_t memory_mb, pids; /* 0: none; else read memory.events / pids.events */
+	const struct rf_cgroup *cg;     /* the sandbox cgroup (not owned) once started */
+	int timer_fd;             /* the wall-clock deadline, -1 */
+	int out_r[RF_LIMITS_OUT_MAX];   /* relay read ends, -1 */
+	int child_w[RF_LIMITS_OUT_MAX]; /* the command's ends (>= 10) until launched, -1 */
+	int dest[RF_LIMITS_OUT_MAX];    /* where the relay writes: 1, 2 */
+	uint64_t out_read;        /* bytes the command wrote */
+	uint64_t out_delivered;   /* bytes passed on (at most output_bytes) */
+	struct timespec start;
+	enum rf_limit hit;        /* the limit that ended the run; RF_LIMIT_MAX: none */
+	uint64_t hit_value;       /* what it measured (the limit's unit) */
+	uint64_t hit_threshold;
+	uint64_t hit_events;      /* memory: OOM kills; pids: forks refused */
+	bool reported;            /* limit.exceeded written */
+};
+
+/* Pipes for the output relay when the plan has output_bytes. 0 or
+ * -errno with e filled; w is valid for sandbox_limits__watch_close either way. */
+int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
+		       struct rf_error *e);
+/* The command is running in cg: close its pipe ends here, arm the clock. */
+int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg);
+/* The fds to poll (readable): up to 1 + RF_LIMITS_OUT_MAX; returns how many. */
+int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds);
+/* fd became readable: relay, or note the deadline. True when a limit was
+ * reached just now (w->hit set). */
+bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd);
+/* The cgroup's own counters: the memory cap's OOM kill, a refused fork.
+ * True when a limit was reached just now. */
+bool sandbox_limits__check_cgroup(struct rf_limits_watch *w);
+/* Relay what is left in the pipes without blocking (all of it once every
+ * writer is gone). */
+void sandbox_limits__drain(struct rf_limits_watch *w);
+/* {"limit": .., "value": .., "threshold": .., "unit": ..} for w->hit. */
+json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w);
+/* For the stderr line: "limit wall_seconds=1 reached". */
+void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len);
+void sandbox_limits__watch_close(struct rf_limits_watch *w);
+
+#endif

@@ -1,0 +1,150 @@
+#!/bin/sh
+# Guest suite "limits": on the VM's fresh cgroup2 hierarchy (every controller
+# enabled for children by /init) the cgroup limits are enforced: a memory hog
+# is OOM-killed at memory_mb and the trace says so, a fork loop stops at pids
+# and ends the run, a CPU spinner at cpu_percent 20 is throttled (cpu.stat),
+# each next to a twin inside its limit that runs to its end. The wall clock,
+# the output budget and the scratch tmpfs are checked here too.
+. "$GUEST/lib/tap.sh"
+
+W=$(mktemp -d /tmp/limits.XXXXXX)
+pol() { # NAME LIMITS-JSON
+	printf '{"version":1,"id":"lim-%s","files":"unrestricted","exec":"unrestricted","network":"unrestricted","limits":%s}\n' \
+		"$1" "$2" > "$W/$1.json"
+}
+# run NAME POLICY CMD...: exit status in $rc, trace $W/NAME.jsonl, output $W/NAME.out/.err
+run() {
+	name=$1 policy=$2
+	shift 2
+	rc=0
+	"$RINGFENCE" run --policy "$W/$policy.json" --trace "$W/$name.jsonl" -- "$@" \
+		> "$W/$name.out" 2> "$W/$name.err" || rc=$?
+}
+# The sandbox's own cgroup directory, as its processes see it.
+CG='/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)'
+
+# ---- the plan: every cgroup limit has its controller here ----
+pol all '{"memory_mb":64,"pids":16,"cpu_percent":50,"wall_seconds":30,"output_bytes":100000}'
+rc=0
+"$RINGFENCE" check --policy "$W/all.json" > "$W/check.json" 2> "$W/check.err" || rc=$?
+if [ "$rc" = 0 ] && [ "$(grep -c '"enforced": true' "$W/check.json")" -ge 6 ] &&
+   grep -q '"backend": "cgroup-v2-memory, cgroup-v2-pids, cgroup-v2-cpu, supervisor"' "$W/check.json"; then
+	pass "check: memory_mb, pids and cpu_percent enforced by cgroup-v2-memory/-pids/-cpu"
+else
+	fail "check: memory_mb, pids and cpu_percent enforced by cgroup v2" "exit $rc"
+	show "$W/check.err"
+	show "$W/check.json"
+fi
+
+# ---- memory_mb ----
+pol mem '{"memory_mb":32}'
+run memfiles mem /bin/sh -c "cd $CG && cat memory.max memory.swap.max memory.oom.group"
+if [ "$rc" = 0 ] && [ "$(tr '\n' ' ' < "$W/memfiles.out")" = "33554432 0 1 " ]; then
+	pass "memory_mb 32: memory.max 33554432, memory.swap.max 0, memory.oom.group 1"
+else
+	fail "memory_mb 32: the cgroup files" "exit $rc, read: $(tr '\n' ' ' < "$W/memfiles.out")"
+	show "$W/memfiles.err"
+fi
+# dd fills a buffer of bs bytes: 8 MiB fits, 128 MiB does not.
+run memok mem dd if=/dev/zero of=/dev/null bs=8M count=2
+if [ "$rc" = 0 ] && ! grep -q "\"event\":\"limit.exceeded\"" "$W/memok.jsonl"; then
+	pass "memory_mb 32: an 8 MiB buffer runs to its end"
+else
+	fail "memory_mb 32: an 8 MiB buffer runs to its end" "exit $rc"
+	show "$W/memok.err"
+fi
+run memhog mem dd if=/dev/zero of=/dev/null bs=128M count=1
+if [ "$rc" = 137 ] && grep -q '"limit":"memory_mb".*"threshold":32' "$W/memhog.jsonl" &&
+   grep '"event":"limit.exceeded"' "$W/memhog.jsonl" | grep -q '"oom_kills":[1-9]' &&
+   grep '"event":"sandbox.exit"' "$W/memhog.jsonl" | grep -q '"limit":"memory_mb"' &&
+   grep -q 'limit memory_mb=32 reached' "$W/memhog.err"; then
+	pass "memory_mb 32: a 128 MiB hog is OOM-killed (137) and the trace says memory_mb"
+else
+	fail "memory_mb 32: a 128 MiB hog is OOM-killed" "exit $rc"
+	show "$W/memhog.err"
+	show "$W/memhog.jsonl"
+fi
+
+# ---- pids ----
+pol pids '{"pids":8}'
+run pidsok pids /bin/sh -c "cat $CG/pids.max; sleep 0.1 & sleep 0.1 & wait"
+if [ "$rc" = 0 ] && [ "$(cat "$W/pidsok.out")" = 8 ]; then
+	pass "pids 8: pids.max 8, a few processes run to their end"
+else
+	fail "pids 8: pids.max 8, a few processes run" "exit $rc, out $(cat "$W/pidsok.out")"
+	show "$W/pidsok.err"
+fi
+t0=$(date +%s)
+run bomb pids /bin/sh -c 'i=0; while [ $i -lt 64 ]; do sleep 30 & i=$((i + 1)); done; wait'
+took=$(( $(date +%s) - t0 ))
+if [ "$rc" = 137 ] && [ "$took" -lt 20 ] &&
+   grep '"event":"limit.exceeded"' "$W/bomb.jsonl" | grep -q '"limit":"pids".*"threshold":8' &&
+   grep '"event":"limit.exceeded"' "$W/bomb.jsonl" | grep -q '"forks_refused":[1-9]' &&
+   ! pgrep -f 'sleep 30' > /dev/null; then
+	pass "pids 8: a fork loop stops at pids.max, the run ends (137, ${took}s), nothing survives"
+else
+	fail "pids 8: a fork loop stops at pids.max" "exit $rc after ${took}s"
+	show "$W/bomb.err"
+	show "$W/bomb.jsonl"
+fi
+
+# ---- cpu_percent ----
+pol cpu '{"cpu_percent":20}'
+SPIN="cat $CG/cpu.max; sh -c 'while :; do :; done' & sleep 2; kill \$!; cat $CG/cpu.stat"
+run cpu cpu /bin/sh -c "$SPIN"
+usage=$(sed -n 's/^usage_usec //p' "$W/cpu.out")
+thr=$(sed -n 's/^nr_throttled //p' "$W/cpu.out")
+if [ "$rc" = 0 ] && head -n1 "$W/cpu.out" | grep -qx '20000 100000' &&
+   [ "${thr:-0}" -gt 0 ] && [ "${usage:-9999999}" -lt 900000 ]; then
+	pass "cpu_percent 20: cpu.max 20000 100000, a spinner is throttled ($thr times, ${usage}us in ~2s)"
+else
+	fail "cpu_percent 20: a spinner is throttled" "exit $rc, nr_throttled ${thr:-?}, usage_usec ${usage:-?}"
+	show "$W/cpu.out"
+	show "$W/cpu.err"
+fi
+pol cpufree '{"wall_seconds":60}'
+run cpufree cpufree /bin/sh -c "sh -c 'while :; do :; done' & sleep 2; kill \$!; cat $CG/cpu.stat"
+usage=$(sed -n 's/^usage_usec //p' "$W/cpufree.out")
+if [ "$rc" = 0 ] && [ "${usage:-0}" -gt 1000000 ]; then
+	pass "without cpu_percent the same spinner is not held back (${usage}us in ~2s)"
+else
+	fail "without cpu_percent the spinner runs freely" "exit $rc, usage_usec ${usage:-?}"
+	show "$W/cpufree.out"
+fi
+
+# ---- wall_seconds, output_bytes, scratch ----
+pol wall '{"wall_seconds":1}'
+t0=$(date +%s)
+run wall wall /bin/sh -c 'sleep 60 & sleep 60'
+took=$(( $(date +%s) - t0 ))
+if [ "$rc" = 137 ] && [ "$took" -lt 10 ] && grep -q '"limit":"wall_seconds"' "$W/wall.jsonl" &&
+   ! pgrep -f 'sleep 60' > /dev/null; then
+	pass "wall_seconds 1: sleep 60 ends after ${took}s (137) with its whole tree"
+else
+	fail "wall_seconds 1: sleep 60 ends in about a second" "exit $rc after ${took}s"
+	show "$W/wall.err"
+fi
+pol out '{"output_bytes":1000}'
+run out out yes
+if [ "$rc" = 137 ] && [ "$(wc -c < "$W/out.out")" = 1000 ] &&
+   grep -q '"limit":"output_bytes"' "$W/out.jsonl"; then
+	pass "output_bytes 1000: yes delivers exactly 1000 bytes, then the run ends (137)"
+else
+	fail "output_bytes 1000: yes delivers exactly 1000 bytes" "exit $rc, $(wc -c < "$W/out.out") bytes"
+fi
+pol scratch '{"scratch":{"path":"/tmp","size_mb":2}}'
+echo host > /tmp/limits-host-file
+run scratch scratch /bin/sh -c 'test -e /tmp/limits-host-file && echo seen
+	dd if=/dev/zero of=/tmp/big bs=1M count=4; echo dd=$?'
+if [ "$rc" = 0 ] && grep -q 'dd=1' "$W/scratch.out" && ! grep -q seen "$W/scratch.out" &&
+   grep -q 'No space left on device' "$W/scratch.err" && [ ! -e /tmp/big ] &&
+   [ "$(cat /tmp/limits-host-file)" = host ]; then
+	pass "scratch 2 MiB at /tmp: empty, writes past it fail with ENOSPC, the host's /tmp untouched"
+else
+	fail "scratch 2 MiB at /tmp" "exit $rc"
+	show "$W/scratch.out"
+	show "$W/scratch.err"
+fi
+rm -f /tmp/limits-host-file
+
+finish
