@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "registry.h"
 
 uint64_t registry__proc_start(pid_t pid)
@@ -18,17 +19,12 @@ uint64_t registry__proc_start(pid_t pid)
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
 	ssize_t n;
-	int fd, i;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = fileio__read_small(AT_FDCWD, path, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
-	buf[n] = 0;
 	/* comm may hold spaces and ')': fields start after the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p)

@@ -8,23 +8,16 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "resources.h"
 
 #define FILEID_KERNFS 0xfe     /* cgroupfs handles: the 64-bit cgroup id */
 
 static int read_small(const char *path, char *buf, size_t len)
 {
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fileio__read_small(AT_FDCWD, path, buf, len);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 uint32_t resources__probe(const char *cg)

@@ -23,6 +23,7 @@
 #include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 
+#include "fileio.h"
 #include "sandbox_limits.h"
 #include "plan.h"
 #include "probe.h"
@@ -38,16 +39,10 @@ static const char *const controllers[RF_LIMIT_CPU + 1] = {
 /* A small file's text, NUL-terminated, newline stripped. */
 static int read_text_at(int dfd, const char *name, char *buf, size_t len)
 {
-	ssize_t n;
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fileio__read_small(dfd, name, buf, len);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
 	if (n < 0)
-		return -errno;
-	buf[n] = 0;
+		return (int)n;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }
@@ -437,16 +432,9 @@ static uint64_t events_count(int dfd, const char *file, const char *key)
 {
 	char buf[1024], *p;
 	size_t kl = strlen(key);
-	ssize_t n;
-	int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (fileio__read_small(dfd, file, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (!strncmp(p, key, kl) && p[kl] == ' ')
 			return strtoull(p + kl + 1, NULL, 10);
