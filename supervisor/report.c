@@ -187,12 +187,12 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 	return o;
 }
 
+static void trace_inferred(struct sandbox *sb, struct rf_event *ev);
+
 /* One kernel record into the trace: exact ones as they are; inferred
  * ones (observe.bpf.c) only when the policy refuses what they did. */
 static void trace_record(struct sandbox *sb, struct rf_event *ev)
 {
-	char backend[32];
-
 	if (!(ev->flags & RF_EVF_INFERRED)) {
 		trace__emit(sb->trace, "kernel.deny", trace__event_json(ev));
 		report__deny_human(sb, ev);
@@ -201,6 +201,25 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev)
 	}
 	if (!observe__judge(&sb->obs, ev))
 		return;
+	/* Landlock logs its own file/exec denials: the inferred twin waits
+	 * for (or is dropped by) the kernel's record. */
+	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED &&
+	    (ev->class == RF_CLASS_FILE || ev->class == RF_CLASS_EXEC)) {
+		bool dropped;
+
+		if (landlock_audit__inferred_seen(&sb->la, ev, &dropped)) {
+			if (dropped)
+				sb->obs.inferred[ev->class]--;
+			return;
+		}
+	}
+	trace_inferred(sb, ev);
+}
+
+static void trace_inferred(struct sandbox *sb, struct rf_event *ev)
+{
+	char backend[32];
+
 	trace__emit(sb->trace, "kernel.deny",
 		    trace__deny_json(ev, observe__backend(&sb->obs, ev, backend, sizeof(backend))));
 	report__deny_human(sb, ev);
@@ -251,6 +270,55 @@ void report__drain_samples(struct sandbox *sb, bool final)
 		sb->next_seq++;
 	}
 	drain_access(sb, final);
+	report__drain_landlock_audit(sb, final);
+}
+
+/* One ACCESS record of the sandbox's Landlock domain: a kernel.deny line
+ * in the kernel's word. The policy gives the reason (the record does not). */
+static void on_landlock_record(void *ctx, const struct rf_ll_record *r)
+{
+	struct sandbox *sb = ctx;
+	struct timespec real, boot;
+	struct rf_event ev;
+	char backend[32];
+	int64_t age;
+
+	if (!landlock_audit__to_event(r, &ev))
+		return;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	age = (int64_t)((uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec -
+			r->real_ns);
+	ev.ts_boot_ns = (uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec -
+			(uint64_t)(age > 0 ? age : 0);
+	ev.cgroup_id = sb->cgid;
+	ev.have = ev.path[0] == '/' ? pathrules__lookup(sb->obs.paths, sb->obs.n_paths, ev.path) : 0;
+	ev.reason = ev.path[0] != '/' ? RF_REASON_BAD_PATH :
+		    ev.have ? RF_REASON_ACCESS : RF_REASON_NO_RULE;
+	snprintf(backend, sizeof(backend), "landlock-abi%d", sb->caps.landlock_abi);
+	trace__emit(sb->trace, "kernel.deny", trace__deny_json(&ev, backend));
+	report__deny_human(sb, &ev);
+	sb->la.logged[ev.class]++;
+	if (landlock_audit__kernel_seen(&sb->la, &ev))
+		sb->obs.inferred[ev.class]--;
+}
+
+void report__drain_landlock_audit(struct sandbox *sb, bool final)
+{
+	struct rf_event ev;
+
+	if (sb->la.fd < 0)
+		return;
+	if (!final) {
+		landlock_audit__read(&sb->la, 0, on_landlock_record, sb);
+		return;
+	}
+	/* Delivery is asynchronous (kauditd): a short wait for the last
+	 * records and the domain's count; what the kernel never logged stays
+	 * inferred. */
+	landlock_audit__finish(&sb->la, 500, on_landlock_record, sb);
+	while (!landlock_audit__take_pending(&sb->la, &ev))
+		trace_inferred(sb, &ev);
 }
 
 /* Which classes' denials are inferred from failed syscalls (their
@@ -270,6 +338,34 @@ static bool class_inferred(const struct sandbox *sb, enum rf_class k)
 	}
 }
 
+/* File and exec denials come from Landlock's own log (audit on). */
+static bool ll_logged(const struct sandbox *sb, enum rf_class k)
+{
+	return sb->la.fd >= 0 && (k == RF_CLASS_FILE || k == RF_CLASS_EXEC);
+}
+
+/* What Landlock's log gave: complete only when the kernel's own count
+ * for the domain (its deallocated record) equals the records read. */
+static json_t *landlock_audit_json(const struct sandbox *sb)
+{
+	const struct rf_ll_audit *a = &sb->la;
+	char dom[24];
+
+	snprintf(dom, sizeof(dom), "%llx", (unsigned long long)a->domain);
+	return json_pack("{s:s?, s:{s:I, s:I}, s:I, s:o, s:b, s:o, s:I, s:I}",
+			 "domain", a->domain ? dom : NULL,
+			 "logged", "file", (json_int_t)a->logged[RF_CLASS_FILE],
+			 "exec", (json_int_t)a->logged[RF_CLASS_EXEC],
+			 "records", (json_int_t)a->records,
+			 "kernel_denials", a->domain_freed ? json_integer((json_int_t)a->kernel_denials) :
+			 json_null(),
+			 "complete", landlock_audit__complete(a),
+			 "audit_lost_during_run", a->lost_during >= 0 ?
+			 json_integer(a->lost_during) : json_null(),
+			 "socket_overruns", (json_int_t)a->overruns,
+			 "inferred_dropped", (json_int_t)a->dropped_inferred);
+}
+
 json_t *report__exit_counts(const struct sandbox *sb)
 {
 	json_t *o = json_object(), *att = json_object(), *inf = json_object();
@@ -282,6 +378,8 @@ json_t *report__exit_counts(const struct sandbox *sb)
 		/* bpf-lsm's process boundary counts exactly; the seccomp layer
 		 * under it refuses first, and that is inferred. */
 		json_object_set_new(att, names__class(k), json_string(
+			ll_logged(sb, k) ? (sb->obs.inferred[k] ? "kernel-audit+inferred" :
+					    "kernel-audit") :
 			!inferred ? "exact" :
 			sb->plan.c[k].be == RF_BE_BPF_LSM ? "exact+inferred" : "inferred"));
 		if (inferred)
@@ -296,6 +394,8 @@ json_t *report__exit_counts(const struct sandbox *sb)
 	json_object_set_new(o, "inferred_not_policy", json_integer((json_int_t)sb->obs.not_policy));
 	if (sb->sandbox_flags & RF_SB_OBSERVE_ACCESS)
 		json_object_set_new(o, "audited_inferred", json_integer((json_int_t)aud));
+	if (sb->la.fd >= 0)
+		json_object_set_new(o, "landlock_audit", landlock_audit_json(sb));
 	return o;
 }
 
@@ -305,18 +405,21 @@ void report__inferred_text(const struct sandbox *sb, char *buf, size_t len)
 	size_t off = 0, i;
 
 	buf[0] = 0;
-	if (!(sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY)))
-		return;
 	/* Only classes with inferred denials: with none, the summary line is
 	 * the kernel's exact counts alone, as on every other host. */
 	for (i = 0; i < sizeof(order) / sizeof(order[0]) && off < len; i++) {
 		uint64_t n = sb->obs.inferred[order[i]] + sb->obs.audited[order[i]];
 
-		if (!class_inferred(sb, order[i]) || !n)
+		if (!(sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY)) ||
+		    !class_inferred(sb, order[i]) || !n)
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s %llu", off ? ", " : "; inferred: ",
 				names__class(order[i]), (unsigned long long)n);
 	}
+	if (sb->la.fd >= 0 && off < len && sb->la.records)
+		snprintf(buf + off, len - off, "; landlock (kernel audit): file %llu, exec %llu",
+			 (unsigned long long)sb->la.logged[RF_CLASS_FILE],
+			 (unsigned long long)sb->la.logged[RF_CLASS_EXEC]);
 }
 
 void report__deny_human(struct sandbox *sb, const struct rf_event *ev)

@@ -138,6 +138,10 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &e);
 	e.data.fd = tfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
+	if (sb->la.fd >= 0) {
+		e.data.fd = sb->la.fd;
+		epoll_ctl(ep, EPOLL_CTL_ADD, sb->la.fd, &e);
+	}
 	n_lfds = sandbox_limits__watch_fds(&sb->lw, lfds);
 	for (i = 0; i < n_lfds; i++) {
 		e.data.fd = lfds[i];
@@ -157,6 +161,8 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 
 			if (fd == lr->pidfd) {
 				done = true;
+			} else if (fd == sb->la.fd) {
+				report__drain_landlock_audit(sb, false);
 			} else if (fd != sfd && fd != tfd) {
 				/* A limit's fd: a relay pipe (closed at its end, which
 				 * drops it from the epoll set) or the deadline. */
@@ -531,6 +537,26 @@ static void undo_limits(void *ctx)
 	sandbox_limits__watch_close(&r->sb.lw);
 }
 
+/* Landlock logs this sandbox's file/exec denials itself when the kernel's
+ * audit is on (ABI 7+; the child asks for logging after its exec): read
+ * them from the audit socket, opened before the child exists. Audit off,
+ * or no CAP_AUDIT_READ: the inferred observation stays. Enforce mode
+ * only: in audit mode Landlock applies no file/exec rules. */
+static void open_landlock_audit(struct sandbox *sb)
+{
+	int err;
+
+	if (!sb->caps.landlock_audit_log || sb->ll.ruleset_fd < 0 || !sb->ll.handled_fs ||
+	    sb->policy->mode == RF_MODE_AUDIT ||
+	    (sb->plan.c[RF_CLASS_FILE].be != RF_BE_LANDLOCK &&
+	     sb->plan.c[RF_CLASS_EXEC].be != RF_BE_LANDLOCK))
+		return;
+	err = landlock_audit__open(&sb->la);
+	if (err)
+		rf_info("sandbox %s: Landlock's audit log cannot be read (%s): its denials "
+			"are inferred from failed syscalls", sb->name, strerror(-err));
+}
+
 static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -549,10 +575,14 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
 	if (!err)
+		open_landlock_audit(sb);
+	if (!err)
 		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
 				      sb->policy);
-	if (err)
+	if (err) {
 		observe__free(&sb->obs);
+		landlock_audit__close(&sb->la);
+	}
 	return err ? rf_error_set(&e->e, err, "refused", "writing the policy maps: %s",
 				  strerror(-err)) : 0;
 }
@@ -565,6 +595,7 @@ static void undo_maps(void *ctx)
 	if (!sb->keep_policy)
 		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
 	observe__free(&sb->obs);
+	landlock_audit__close(&sb->la);
 }
 
 static int step_registry(void *ctx, struct rf_step_error *e)
@@ -674,6 +705,8 @@ static int start_child(struct run *r)
 	int err;
 
 	err = launch__start(&lo, &r->lr);
+	/* The process that restricts itself: its domain is this sandbox's. */
+	sb->la.child = r->lr.pid;
 	/* Installed: the child got past its last setup step (exec may still
 	 * have failed after it). */
 	trace__emit(sb->trace, "sandbox.configure",
@@ -855,7 +888,7 @@ int run__steps(const struct run_opts *o, const char *last,
 {
 	struct run r = {
 		.o = o,
-		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 },
+		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 }, .la = { .fd = -1 },
 			.lw = { .timer_fd = -1, .out_r = { -1, -1 }, .child_w = { -1, -1 },
 				.hit = RF_LIMIT_MAX } },
 		.parent_fd = -1,

@@ -10,6 +10,7 @@
 #include "cgroup.h"
 #include "deny_text.h"
 #include "enforcer.h"
+#include "landlock_audit.h"
 #include "error.h"
 #include "sandbox_limits.h"
 #include "netrules.h"
@@ -45,6 +46,7 @@ struct sandbox {
 	uint64_t traced;          /* exact samples written to the trace */
 	uint32_t sandbox_flags;   /* rf_sandbox.flags as installed */
 	struct rf_observer obs;   /* inferred records: matcher and counts */
+	struct rf_ll_audit la;    /* Landlock's own denial log, when audit is on */
 	uint64_t missing;         /* samples the kernel could not keep */
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
@@ -71,6 +73,8 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 			 size_t n_res);
 json_t *report__configure(const struct sandbox *sb, bool installed);
 void report__drain_samples(struct sandbox *sb, bool final);
+/* Landlock's denial records from the audit socket (landlock_audit.c). */
+void report__drain_landlock_audit(struct sandbox *sb, bool final);
 /* sandbox.exit: which counts are exact and which inferred, and the latter. */
 json_t *report__exit_counts(const struct sandbox *sb);
 /* "; inferred: file 2, exec 1, process 1" for the summary; "" when the

@@ -39,6 +39,9 @@
 #ifndef __NR_landlock_add_rule
 #define __NR_landlock_add_rule 445
 #endif
+/* uapi/linux/landlock.h (ABI 7), newer than this system's headers */
+#define RF_LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)
+
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
@@ -556,6 +559,15 @@ int sandbox_landlock__restrict(int ruleset_fd)
 {
 	if (ruleset_fd < 0)
 		return 0;
+	/* ABI 7: also log denials after the exec, i.e. the command's own (by
+	 * default only the restricting program's are); they reach the audit
+	 * stream only while the kernel's audit is on. An older kernel knows
+	 * no flags: EINVAL, then without. */
+	if (syscall(__NR_landlock_restrict_self, ruleset_fd,
+		    RF_LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
 	if (syscall(__NR_landlock_restrict_self, ruleset_fd, 0) < 0)
 		return -errno;
 	return 0;

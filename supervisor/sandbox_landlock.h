@@ -69,7 +69,8 @@ void sandbox_landlock__free(struct rf_landlock *ll);
  * scratch tmpfs). Async-signal-safe. 0 or -errno. */
 int sandbox_landlock__add_path(int ruleset_fd, const char *path, uint64_t access);
 
-/* In the child after no_new_privs: landlock_restrict_self. Async-signal-safe. */
+/* In the child after no_new_privs: landlock_restrict_self, asking (ABI 7+)
+ * that denials after the exec are logged too. Async-signal-safe. */
 int sandbox_landlock__restrict(int ruleset_fd);
 
 #endif

@@ -16,9 +16,13 @@
 #
 # Environment:
 #   VM_TIMEOUT  seconds for the whole VM run (default 240); qemu is killed after
-#   VM_CACHE    kernel cache directory (default BUILD_DIR/vm; see fetch.sh)
-#   VM_MODULES  kernel modules to pack (default "veth"; "" for none)
-#   VM_APPEND   extra kernel command line arguments
+#   VM_KERNEL   6.1 (default: the host suite's cloud kernel) or 7.3 (trixie-
+#               backports': Landlock ABI 7 and kernel audit; see fetch.sh)
+#   VM_CACHE    kernel cache directory (default BUILD_DIR/vm, BUILD_DIR/vm73
+#               for VM_KERNEL=7.3; see fetch.sh)
+#   VM_MODULES  kernel modules to pack (default "veth", none for 7.3; "" for none)
+#   VM_APPEND   extra kernel command line arguments (7.3's default:
+#               lsm=lockdown,capability,landlock,yama, a host without BPF-LSM)
 #   VM_VERBOSE  1: print the whole console, not only the test lines
 #   VM_SUITE_DIR  where the suites are (default tests/vm/guest); its *.sh are
 #               copied next to tests/vm/guest/ in the guest (the benchmark,
@@ -34,8 +38,16 @@ shift
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VMDIR=$ROOT/tests/vm
 VM_TIMEOUT=${VM_TIMEOUT:-240}
-VM_CACHE=${VM_CACHE:-$BUILD/vm}
-VM_MODULES=${VM_MODULES-veth}
+export VM_KERNEL=${VM_KERNEL:-}
+if [ "$VM_KERNEL" = 7.3 ]; then
+	VM_CACHE=${VM_CACHE:-$BUILD/vm73}
+	VM_MODULES=${VM_MODULES-}
+	# A fallback host: every LSM but bpf (Landlock + seccomp backends).
+	VM_APPEND=${VM_APPEND:-lsm=lockdown,capability,landlock,yama}
+else
+	VM_CACHE=${VM_CACHE:-$BUILD/vm}
+	VM_MODULES=${VM_MODULES-veth}
+fi
 VM_APPEND=${VM_APPEND:-}
 VM_VERBOSE=${VM_VERBOSE:-0}
 VM_SUITE_DIR=${VM_SUITE_DIR:-$VMDIR/guest}
@@ -57,10 +69,15 @@ ls "$BUILD"/tests/tools/* > /dev/null 2>&1 ||
 	die "$BUILD/tests/tools is empty (make $BUILD/tests/tools/rf-net ...)"
 
 # ---- suites ----
+# A suite names the kernels it is for in a "# vm-kernels: 7.3" line
+# (none: the default kernel only); with no SUITE named, those of VM_KERNEL.
+suite_kernels() { sed -n 's/^# vm-kernels: *//p' "$1" | head -n1; }
 SUITES=()
 if [ $# -eq 0 ]; then
 	for f in "$VM_SUITE_DIR"/*.sh; do
-		[ -f "$f" ] && SUITES+=("$(basename "$f" .sh)")
+		[ -f "$f" ] || continue
+		ks=$(suite_kernels "$f")
+		case " ${ks:-6.1} " in *" ${VM_KERNEL:-6.1} "*) SUITES+=("$(basename "$f" .sh)") ;; esac
 	done
 else
 	for s in "$@"; do

@@ -1,0 +1,129 @@
+#!/bin/sh
+# vm-kernels: 7.3
+# Guest suite "landlock_audit": on Debian's 7.3 kernel booted without the
+# bpf LSM (a fallback host: Landlock ABI 7 + seccomp, CONFIG_AUDIT and
+# CONFIG_SECURITY_LANDLOCK_LOG), Landlock's own denial records reach the
+# trace. Audit is switched on inside this guest only (rf-audit); with it,
+# a denied read and a denied exec are kernel.deny lines in the kernel's
+# word (attribution "kernel", backend landlock-abiN, N the kernel's ABI:
+# 11 on 7.3.4) and not also inferred;
+# with audit off the same run yields the inferred lines.
+. "$GUEST/lib/tap.sh"
+
+W=/tmp/la
+AUDIT=$VMTOOLS/rf-audit
+FS=$TOOLS/rf-fs
+mkdir -p "$W/data" "$W/secret"
+echo a > "$W/data/a"
+echo s > "$W/secret/s"
+cat > "$W/policy.json" << EOF
+{"version":1,"id":"la",
+ "files":{"read":["/usr/lib/","/usr/lib64/","/rf/tests/tools/","$W/data/"]},
+ "exec":["/usr/lib/","/usr/lib64/","$FS"],
+ "network":"unrestricted"}
+EOF
+
+case ",$(cat /sys/kernel/security/lsm 2> /dev/null)," in
+	*,landlock,*bpf* | *,bpf,*) fail "lsm: landlock without bpf" "$(cat /sys/kernel/security/lsm)" ;;
+	*,landlock,*) pass "lsm: landlock active, bpf not ($(cat /sys/kernel/security/lsm))" ;;
+	*) fail "lsm: landlock without bpf" "$(cat /sys/kernel/security/lsm 2> /dev/null)" ;;
+esac
+
+# run NAME: the sandboxed reads and exec; $W/NAME.{out,err,trace}
+run() {
+	rc=0
+	"$RINGFENCE" run -q --policy "$W/policy.json" --trace "$W/$1.trace" -- \
+		"$FS" read "$W/secret/s" read "$W/data/a" exec /usr/bin/busybox \
+		> "$W/$1.out" 2> "$W/$1.err" || rc=$?
+	if [ "$rc" = 0 ] && grep -q "^read $W/secret/s EACCES" "$W/$1.out" &&
+	   grep -q "^read $W/data/a ok" "$W/$1.out" &&
+	   grep -q "^exec /usr/bin/busybox EACCES" "$W/$1.out"; then
+		pass "$1: the denied read and exec fail with EACCES, the allowed read works"
+	else
+		fail "$1: the denied read and exec fail with EACCES, the allowed read works" "exit $rc"
+		show "$W/$1.out"
+		show "$W/$1.err"
+	fi
+}
+
+# The kernel's Landlock ABI (7+ logs denials), as the probe found it.
+"$RINGFENCE" probe > "$W/probe0.json" 2> /dev/null || true
+ABI=$(sed -n 's/^ *"abi": \([0-9]*\),*$/\1/p' "$W/probe0.json" | head -n1)
+if [ "${ABI:-0}" -ge 7 ]; then
+	pass "probe: Landlock ABI $ABI (7+ logs denials)"
+else
+	fail "probe: Landlock ABI 7 or later" "abi '${ABI:-missing}'"
+fi
+BACKEND=landlock-abi${ABI:-0}
+
+# lines NAME PATH ATTRIBUTION: kernel.deny lines of PATH with that attribution
+lines() {
+	grep '"event":"kernel.deny"' "$W/$1.trace" | grep "\"path\":\"$2\"" |
+		grep -c "\"attribution\":\"$3\"" || true
+}
+
+# want NAME PATH ATTRIBUTION: exactly one such line, backend $BACKEND,
+# and none with the other attribution
+want() {
+	other=kernel
+	[ "$3" = kernel ] && other=inferred
+	n=$(lines "$1" "$2" "$3")
+	m=$(lines "$1" "$2" "$other")
+	b=$(grep '"event":"kernel.deny"' "$W/$1.trace" | grep "\"path\":\"$2\"" |
+		grep -c "\"backend\":\"$BACKEND\"" || true)
+	if [ "$n" = 1 ] && [ "$m" = 0 ] && [ "$b" = 1 ]; then
+		pass "$1: $2 denied once, attribution $3, backend $BACKEND, no $other line"
+	else
+		fail "$1: $2 denied once, attribution $3, backend $BACKEND, no $other line" \
+			"$n $3, $m $other, $b $BACKEND"
+		grep '"event":"kernel.deny"' "$W/$1.trace" | sed 's/^/#   /'
+	fi
+}
+
+# ---- audit off (the default): inferred ----
+st=$("$AUDIT" get 2>&1)
+case $st in
+	enabled=0*) pass "audit is off at boot ($st)" ;;
+	*) fail "audit is off at boot" "$st" ;;
+esac
+run off
+want off "$W/secret/s" inferred
+want off /usr/bin/busybox inferred
+if grep '"event":"sandbox.exit"' "$W/off.trace" | grep -q '"landlock_audit"'; then
+	fail "off: no landlock_audit counts without audit" "$(grep '"event":"sandbox.exit"' "$W/off.trace")"
+else
+	pass "off: no landlock_audit counts without audit"
+fi
+
+# ---- audit on (this guest only): the kernel's own records ----
+st=$("$AUDIT" on 2>&1)
+case $st in
+	enabled=1*) pass "audit switched on in the guest ($st)" ;;
+	*) fail "audit switched on in the guest" "$st" ;;
+esac
+"$RINGFENCE" probe > "$W/probe.json" 2> /dev/null || true
+if grep -q "kernel audit is on: Landlock ABI $ABI logs its denials" "$W/probe.json"; then
+	pass "probe: audit on, Landlock ABI $ABI logs its denials"
+else
+	fail "probe: audit on, Landlock ABI $ABI logs its denials" "$(grep -A3 '"audit"' "$W/probe.json")"
+fi
+run on
+want on "$W/secret/s" kernel
+want on /usr/bin/busybox kernel
+ex=$(grep '"event":"sandbox.exit"' "$W/on.trace")
+case $ex in
+	*'"file":"kernel-audit"'*'"exec":"kernel-audit"'* | *'"exec":"kernel-audit"'*'"file":"kernel-audit"'*)
+		pass "on: sandbox.exit says file and exec denials come from the kernel's audit log" ;;
+	*) fail "on: sandbox.exit says file and exec denials come from the kernel's audit log" "$ex" ;;
+esac
+# The observation saw both failures too: the kernel's record replaced them.
+case $ex in
+	*'"inferred_dropped":2'*) pass "on: both inferred twins were dropped for the kernel's records" ;;
+	*) fail "on: both inferred twins were dropped for the kernel's records" "$ex" ;;
+esac
+case $ex in
+	*'"complete":true'*) pass "on: the kernel's own denial count for the domain matches the records" ;;
+	*) fail "on: the kernel's own denial count for the domain matches the records" "$ex" ;;
+esac
+"$AUDIT" off > /dev/null 2>&1 || fail "audit switched off again" "rf-audit off failed"
+finish
