@@ -372,7 +372,7 @@ static int obj_each_prog(const struct extra_obj *o,
 	int ret = 0;
 
 	if (!skel)
-		return -errno ? -errno : -ENOMEM;
+		return errno ? -errno : -ENOMEM;
 	if (o->prepare)
 		ret = o->prepare(obj, NULL);
 	bpf_object__for_each_program(prog, obj) {
