@@ -258,6 +258,15 @@ static void sb_thresholds(struct rf_detect *d, struct sandbox *s)
 
 static size_t sb_make_room(struct rf_detect *d);
 
+/* Index a table slot by key; a full index is a shed input, counted. */
+static bool slot_index(struct rf_detect *d, struct rf_index *ix, uint64_t key, size_t slot)
+{
+	if (!rf_index_put(ix, key, (int32_t)slot))
+		return true;
+	d->shed++;
+	return false;
+}
+
 /* The entry of cgid, made if needed (t: its first activity). A full table
  * makes room: a new sandbox is always watched. */
 static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid, uint64_t t)
@@ -272,10 +281,8 @@ static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid, uint64_t t)
 			break;
 	if (i == d->o.max_sandboxes)
 		i = sb_make_room(d);
-	if (rf_index_put(&d->sb_ix, cgid, (int32_t)i)) {
-		d->shed++;
+	if (!slot_index(d, &d->sb_ix, cgid, i))
 		return NULL;
-	}
 	s = &d->sbs[i];
 	memset(s, 0, sizeof(*s));
 	s->used = true;
@@ -289,6 +296,17 @@ static struct sandbox *sb_add(struct rf_detect *d, uint64_t cgid, uint64_t t)
 	for (i = 0; i < RF_CLASS_KERNEL_MAX; i++)
 		s->burst[i].ep = -1;
 	sb_thresholds(d, s);
+	return s;
+}
+
+/* The sandbox of an input at time t (made when new), its last activity
+ * moved to t. */
+static struct sandbox *sb_touch(struct rf_detect *d, uint64_t cgid, uint64_t t)
+{
+	struct sandbox *s = sb_add(d, cgid, t);
+
+	if (s && t > s->last_ns)
+		s->last_ns = t;
 	return s;
 }
 
@@ -409,10 +427,12 @@ static struct episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct san
 	for (k = lo; k < hi; k++)
 		if (!d->eps[k].used)
 			break;
-	if (k == hi || rf_index_put(&d->ep_ix, h, (int32_t)k)) {
+	if (k == hi) {
 		d->shed++;
 		return NULL;
 	}
+	if (!slot_index(d, &d->ep_ix, h, k))
+		return NULL;
 	e = &d->eps[k];
 	memset(e, 0, sizeof(*e));
 	e->used = true;
@@ -1061,21 +1081,17 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 	case RF_IN_DECISION:
 		if (in->u.decision.class >= RF_CLASS_KERNEL_MAX)
 			return;
-		s = sb_add(d, in->cgroup_id, in->t_ns);
+		s = sb_touch(d, in->cgroup_id, in->t_ns);
 		if (!s)
 			return;
-		if (in->t_ns > s->last_ns)
-			s->last_ns = in->t_ns;
 		s->denials++;
 		proc_note(d, in->cgroup_id, in->u.decision.pid, in->u.decision.comm);
 		burst_add(d, s, &in->u.decision, in->t_ns);
 		break;
 	case RF_IN_SYSCALL:
-		s = sb_add(d, in->cgroup_id, in->t_ns);
+		s = sb_touch(d, in->cgroup_id, in->t_ns);
 		if (!s)
 			return;
-		if (in->t_ns > s->last_ns)
-			s->last_ns = in->t_ns;
 		s->syscalls_seen++;
 		proc_note(d, in->cgroup_id, in->u.proc.pid, in->u.proc.comm);
 		if (s->registered)

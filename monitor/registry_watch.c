@@ -143,10 +143,10 @@ fail:
 
 void regwatch__close(struct rf_regwatch *w)
 {
-	if (!w)
-		return;
-	close(w->fd);
-	free(w->v);
+	if (w && w->fd >= 0)
+		close(w->fd);
+	if (w)
+		free(w->v);
 	free(w);
 }
 

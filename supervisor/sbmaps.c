@@ -61,14 +61,11 @@ struct keyset {
 
 static void keyset_free(struct keyset *ks)
 {
-	free(ks->k4);
-	free(ks->v4);
-	free(ks->k6);
-	free(ks->v6);
-	free(ks->ku);
-	free(ks->vu);
-	free(ks->kp);
-	free(ks->vp);
+	void *bufs[] = { ks->k4, ks->v4, ks->k6, ks->v6, ks->ku, ks->vu, ks->kp, ks->vp };
+	size_t i;
+
+	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		free(bufs[i]);
 	memset(ks, 0, sizeof(*ks));
 }
 

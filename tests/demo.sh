@@ -114,8 +114,8 @@ else
 	say "network.connect allows only 127.0.0.1:$PORT_A. This kernel has no cgroup unix"
 	say "socket hooks (Linux 6.7+), so unix sockets are left \"unrestricted\" here."
 fi
-say "files and exec are \"unrestricted\": this build cannot confine them without"
-say "BPF-LSM, and it refuses to run a policy that asks for what it cannot enforce."
+say "files and exec are \"unrestricted\" here to keep this first run about the"
+say "network; the next part learns a policy that confines them too."
 
 OPS=(tcp 127.0.0.1 "$PORT_A"
      tcp 127.0.0.1 "$PORT_B"
@@ -207,6 +207,33 @@ fi
 say
 say "Schema: schemas/trace.schema.json. sandbox.exit has the exact totals; the"
 say "kernel keeps the first 256 decisions of each sandbox as kernel.deny lines."
+
+# ---- learn a policy from a run ----
+LEARNED=$WORK/learned.json
+title "Learn a policy, then enforce it"
+say "ringfence learn runs the command once in audit mode (nothing denied,"
+say "everything the policy would refuse recorded: by BPF-LSM where the kernel has"
+say "it, else inferred from the syscalls Landlock and seccomp would refuse) and"
+say "writes the smallest policy that allows what it did. --verify reruns it"
+say "under that policy, enforced."
+say
+say "\$ ringfence learn --out $LEARNED --verify -- rf-net tcp 127.0.0.1 $PORT_A"
+lrc=0
+"$RF" learn --out "$LEARNED" --verify -- "$NET" tcp 127.0.0.1 "$PORT_A" \
+	> "$WORK/learn.out" 2> "$WORK/learn.err" || lrc=$?
+grep -E 'learn( --verify)?: ' "$WORK/learn.err" | sed 's/^/    /'
+say
+sed 's/^/    /' "$LEARNED"
+say
+if [ "$lrc" != 0 ]; then
+	say "demo: learn exited $lrc" >&2
+	exit 1
+fi
+say "Files, exec (the binary and the ELF loader the kernel opens for it) and the"
+say "one endpoint. Under this policy anything else is refused; here port B:"
+say
+say "\$ ringfence run --policy $LEARNED -- rf-net tcp 127.0.0.1 $PORT_B"
+"$RF" run --policy "$LEARNED" -- "$NET" tcp 127.0.0.1 "$PORT_B" 2>&1 | sed 's/^/    /' || true
 
 # ---- fail closed ----
 STRICT=$WORK/limits-policy.json
