@@ -84,8 +84,12 @@ enum rf_pin_link {
 /* The LSM object's links: this prefix + the program name (one per
  * program this kernel loads; the set differs across kernels). */
 #define RF_PIN_LSM_LINK_PREFIX "lsm_"
-/* The observe object's links: this prefix + the program name. */
+/* The observe object's links: this prefix + the program name. They are
+ * pinned only while a supervisor is live (the syscall tracepoints they
+ * attach slow every task on the host); its programs stay pinned under
+ * RF_PIN_OBS_PROG_PREFIX + the program name, ready to attach. */
 #define RF_PIN_OBS_LINK_PREFIX "obs_"
+#define RF_PIN_OBS_PROG_PREFIX "obsprog_"
 
 struct rf_pin_map_def {
 	const char *pin;          /* file under RF_PIN_DIR */

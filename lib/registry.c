@@ -426,7 +426,9 @@ int registry__add_in(const char *dir, const struct rf_registry_entry *e)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/%s.json", dir, e->sandbox);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	err = json_dump_file(o, tmp, JSON_COMPACT) ? -EIO : 0;
+	errno = 0;
+	/* keep the cause (EROFS, ENOSPC, EACCES), not a bare EIO */
+	err = json_dump_file(o, tmp, JSON_COMPACT) ? (errno ? -errno : -EIO) : 0;
 	json_decref(o);
 	if (!err && rename(tmp, path))
 		err = -errno;

@@ -143,6 +143,10 @@ struct extra_obj {
 	const char *label;        /* in messages: "the %s object", "the %s programs" */
 	const char *attach_what;  /* in messages: "%s PROG: why" */
 	const char *link_prefix;  /* RF_PIN_*_LINK_PREFIX */
+	/* RF_PIN_*_PROG_PREFIX, or NULL. Set: the programs are pinned, not
+	 * attached, by the pinned set, and attached only while sandboxes
+	 * are live (obs_links_up, enforcer__observe_idle). */
+	const char *prog_prefix;
 	unsigned int pin_owner;   /* RF_PINF_* of the maps it pins */
 	uint32_t feature;         /* RF_FEAT_* */
 	const char *parent_map;   /* array[1] of the ringfence cgroup fd: the fast path */
@@ -201,12 +205,13 @@ static int obs_fill(struct bpf_object *obj, struct rf_error *e)
 /* In the order of struct extra_obj's fields. tp_btf programs attach by raw
  * tracepoint links. */
 static const struct extra_obj lsm_obj = {
-	"BPF-LSM", "attach lsm program", RF_PIN_LSM_LINK_PREFIX, RF_PINF_LSM, RF_FEAT_LSM,
+	"BPF-LSM", "attach lsm program", RF_PIN_LSM_LINK_PREFIX, NULL, RF_PINF_LSM, RF_FEAT_LSM,
 	"rf_parent", BPF_LINK_TYPE_TRACING, bpf_program__attach_lsm,
 	lsm_open, lsm_load, lsm_destroy, lsm_select, NULL,
 };
 static const struct extra_obj obs_obj = {
-	"observe", "attach", RF_PIN_OBS_LINK_PREFIX, RF_PINF_OBSERVE, RF_FEAT_OBSERVE,
+	"observe", "attach", RF_PIN_OBS_LINK_PREFIX, RF_PIN_OBS_PROG_PREFIX, RF_PINF_OBSERVE,
+	RF_FEAT_OBSERVE,
 	"rf_obs_parent", BPF_LINK_TYPE_RAW_TRACEPOINT, bpf_program__attach_trace,
 	observe_open, observe_load, observe_destroy, NULL, obs_fill,
 };
@@ -216,6 +221,14 @@ static const char *link_path(const struct extra_obj *o, const struct bpf_program
 			     char *buf, size_t len)
 {
 	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->link_prefix, bpf_program__name(prog));
+	return buf;
+}
+
+/* RF_PIN_DIR/PREFIXPROG: the pinned program (objects with prog_prefix). */
+static const char *prog_path(const struct extra_obj *o, const struct bpf_program *prog,
+			     char *buf, size_t len)
+{
+	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->prog_prefix, bpf_program__name(prog));
 	return buf;
 }
 
@@ -286,7 +299,9 @@ static int obj_load(const struct extra_obj *o, const int *shared_fds, void **ret
 
 /* Attach every program of a loaded object; pin its link when pin (and the
  * maps the object owns). Unpinned, each is detached again at once (the
- * probe). parent_fd (>= 0): the ringfence cgroup, the programs' fast path. */
+ * probe). With o->prog_prefix and pin, the programs are pinned instead of
+ * attached (obs_links_up attaches them). parent_fd (>= 0): the ringfence
+ * cgroup, the programs' fast path. */
 static int obj_attach(const struct extra_obj *o, struct bpf_object *obj, bool pin,
 		      int parent_fd, struct rf_error *e)
 {
@@ -307,6 +322,13 @@ static int obj_attach(const struct extra_obj *o, struct bpf_object *obj, bool pi
 
 		if (!bpf_program__autoload(prog))
 			continue;  /* another kernel's signature */
+		if (pin && o->prog_prefix) {
+			err = bpf_program__pin(prog, prog_path(o, prog, path, sizeof(path)));
+			if (err)
+				return rf_error_set(e, err, NULL, "pin %s: %s", path,
+						    strerror(-err));
+			continue;
+		}
 		link = o->attach(prog);
 		if (!link) {
 			err = -errno;
@@ -337,40 +359,107 @@ static int obj_install(const struct extra_obj *o, const int *shared_fds, bool pi
 	return err;
 }
 
-/* Every program of this build's object has its pinned link (the programs
- * are attached as long as the pins hold them). */
-static bool obj_links_pinned(const struct extra_obj *o)
+/* Call fn for every program of this build's object this kernel loads
+ * (without loading it): 0, or the first nonzero fn returned. */
+static int obj_each_prog(const struct extra_obj *o,
+			 int (*fn)(const struct extra_obj *o, const struct bpf_program *prog,
+				   void *ctx),
+			 void *ctx)
 {
 	struct bpf_object *obj = NULL;
 	struct bpf_program *prog;
 	void *skel = o->open(&obj);
-	bool ok = skel != NULL;
-	char path[256];
+	int ret = 0;
 
 	if (!skel)
-		return false;
-	if (o->prepare && o->prepare(obj, NULL)) {
-		o->destroy(skel);
-		return false;
-	}
+		return errno ? -errno : -ENOMEM;
+	if (o->prepare)
+		ret = o->prepare(obj, NULL);
 	bpf_object__for_each_program(prog, obj) {
-		struct bpf_link_info info;
-		__u32 len = sizeof(info);
-		int fd;
-
-		if (!bpf_program__autoload(prog))
-			continue;
-		fd = bpf_obj_get(link_path(o, prog, path, sizeof(path)));
-		memset(&info, 0, sizeof(info));
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
-			ok = false;
-		if (fd >= 0)
-			close(fd);
-		if (!ok)
+		if (ret)
 			break;
+		if (bpf_program__autoload(prog))
+			ret = fn(o, prog, ctx);
 	}
 	o->destroy(skel);
-	return ok;
+	return ret;
+}
+
+/* The pinned link of prog is there and of the object's link type. */
+static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd, ret = 0;
+
+	(void)ctx;
+	fd = bpf_obj_get(link_path(o, prog, path, sizeof(path)));
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
+		ret = -ENOENT;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The program is pinned. */
+static int prog_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	char path[256];
+	int fd;
+
+	(void)ctx;
+	fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
+	if (fd < 0)
+		return -ENOENT;
+	close(fd);
+	return 0;
+}
+
+/* Every program of this build's object has its pinned link (the programs
+ * are attached as long as the pins hold them). */
+static bool obj_links_pinned(const struct extra_obj *o)
+{
+	return !obj_each_prog(o, link_pinned, NULL);
+}
+
+/* Every program of this build's object is pinned (objects with
+ * prog_prefix), attached or not. */
+static bool obj_progs_pinned(const struct extra_obj *o)
+{
+	return !obj_each_prog(o, prog_pinned, NULL);
+}
+
+/* Attach one pinned program (a tp_btf one: a raw tracepoint link) and pin
+ * the link, unless it is pinned already. */
+static int link_up(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	struct rf_error *e = ctx;
+	char path[256];
+	int prog_fd, link_fd, err = 0;
+
+	if (!link_pinned(o, prog, NULL))
+		return 0;
+	unlink(link_path(o, prog, path, sizeof(path)));  /* of another type: replaced */
+	prog_fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
+	if (prog_fd < 0) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "open pinned %s: %s", path, strerror(-err));
+	}
+	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	if (link_fd < 0) {
+		err = -errno;
+		rf_error_set(e, err, NULL, "%s %s: %s", o->attach_what, bpf_program__name(prog),
+			     strerror(-err));
+	} else if (bpf_obj_pin(link_fd, link_path(o, prog, path, sizeof(path)))) {
+		err = -errno;
+		rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	if (link_fd >= 0)
+		close(link_fd);
+	close(prog_fd);
+	return err;
 }
 
 /* Load and attach one object, detached again at once. */
@@ -398,11 +487,13 @@ void enforcer__probe_observe(struct rf_backend_probe *p)
 
 	memset(p, 0, sizeof(*p));
 	build_id(id);
+	/* Pinned by this build: loaded after a probe that attached them. */
 	if (!rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
-	    (meta.features & RF_FEAT_OBSERVE) && obj_links_pinned(&obs_obj)) {
+	    (meta.features & RF_FEAT_OBSERVE) && obj_progs_pinned(&obs_obj)) {
 		p->ok = true;
 		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
-			 "observe programs are attached now (pinned in %s)", RF_PIN_DIR);
+			 "observe programs are loaded (pinned in %s), attached while a sandbox "
+			 "is live", RF_PIN_DIR);
 		return;
 	}
 	probe_obj(&obs_obj, p, "observe.bpf.c (tp_btf/sys_enter, sys_exit) loaded and attached");
@@ -586,21 +677,31 @@ static int ensure_bpffs(void)
 	return 0;
 }
 
-/* Every pinned link of an object, whatever build pinned it, and the maps
- * it owns. */
-static void unpin_obj(const struct extra_obj *o)
+/* Every pin under RF_PIN_DIR whose name starts with prefix. Unlinking a
+ * pinned link drops its last reference: it detaches. */
+static void unpin_prefix(const char *prefix)
 {
 	DIR *d = opendir(RF_PIN_DIR);
 	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/* Every pinned link and program of an object, whatever build pinned
+ * them, and the maps it owns. */
+static void unpin_obj(const struct extra_obj *o)
+{
 	char path[256];
 	size_t i;
 
-	if (d) {
-		while ((de = readdir(d)))
-			if (!strncmp(de->d_name, o->link_prefix, strlen(o->link_prefix)))
-				unlinkat(dirfd(d), de->d_name, 0);
-		closedir(d);
-	}
+	unpin_prefix(o->link_prefix);
+	if (o->prog_prefix)
+		unpin_prefix(o->prog_prefix);
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		if (rf_pin_maps[i].flags & o->pin_owner)
 			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
@@ -622,6 +723,41 @@ static void unpin_all(void)
 	rmdir(RF_PIN_DIR);
 }
 
+/* Some pin under RF_PIN_DIR starts with prefix. */
+static bool prefix_pinned(const char *prefix)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)))
+		found = !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return found;
+}
+
+int enforcer__observe_idle(void)
+{
+	int load_fd, live_fd;
+
+	/* Links are pinned only by a supervisor that then holds live.lock
+	 * shared (both under load.lock), so none pinned needs no lock. */
+	if (!prefix_pinned(RF_PIN_OBS_LINK_PREFIX))
+		return 1;
+	load_fd = runlock__take("load.lock", LOCK_EX);
+	if (load_fd < 0)
+		return load_fd;
+	live_fd = runlock__take("live.lock", LOCK_EX | LOCK_NB);
+	if (live_fd >= 0) {
+		unpin_prefix(RF_PIN_OBS_LINK_PREFIX);
+		close(live_fd);
+	}
+	close(load_fd);
+	return live_fd >= 0 ? 1 : live_fd == -EWOULDBLOCK ? 0 : live_fd;
+}
+
 static struct rf_enforcer *enforcer_new(void)
 {
 	struct rf_enforcer *enf = calloc(1, sizeof(*enf));
@@ -640,8 +776,12 @@ void enforcer__close(struct rf_enforcer *enf)
 	if (!enf)
 		return;
 	rf_pins__close_maps(enf->map_fd);
-	if (enf->live_lock_fd >= 0)
+	if (enf->live_lock_fd >= 0) {
+		/* Our shared hold first: the last live supervisor detaches the
+		 * observe programs (and none waits on load.lock holding it). */
 		close(enf->live_lock_fd);
+		enforcer__observe_idle();
+	}
 	free(enf);
 }
 
@@ -829,7 +969,7 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
 	       (!want_unix || (meta->features & RF_FEAT_UNIX)) &&
 	       links_attached(meta->features, fd_ino(parent_fd)) &&
 	       (!(meta->features & RF_FEAT_LSM) || obj_links_pinned(&lsm_obj)) &&
-	       (!(meta->features & RF_FEAT_OBSERVE) || obj_links_pinned(&obs_obj));
+	       (!(meta->features & RF_FEAT_OBSERVE) || obj_progs_pinned(&obs_obj));
 }
 
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
@@ -894,6 +1034,13 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 		}
 	}
 	enf->features = meta.features;
+	/* Attached while a sandbox that wants them is live: a syscall
+	 * tracepoint slows every task on the host. */
+	if (want_observe && (meta.features & RF_FEAT_OBSERVE)) {
+		err = obj_each_prog(&obs_obj, link_up, e);
+		if (err)
+			goto cleanup;
+	}
 	err = rf_pins__open_maps(enf->features, enf->map_fd);
 	if (err) {
 		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
@@ -909,7 +1056,9 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	enf = NULL;
 cleanup:
 	if (load_fd >= 0)
-		close(load_fd);
+		close(load_fd);  /* before enforcer__close, which may take it */
+	if (err && load_fd >= 0)
+		enforcer__observe_idle();  /* links this call attached, if no one is live */
 	enforcer__close(enf);
 	return err;
 }

@@ -25,7 +25,10 @@ struct rf_enforcer {
  * sandbox. want_unix: also attach connect_unix/sendmsg_unix. want_lsm:
  * also load, attach and pin the BPF-LSM object (lsm.bpf.c; it shares the
  * network object's maps); added to a pinned set of this build that lacks
- * it without disturbing live sandboxes. A failure is -errno with e
+ * it without disturbing live sandboxes. want_observe: also load and pin
+ * the observe object (observe.bpf.c) and attach its programs by pinned
+ * links until the last live supervisor ends (enforcer__observe_idle);
+ * without it they are not attached for this run. A failure is -errno with e
  * filled (its why is the whole message: no where).
  * -ESTALE: pinned objects of another build are in use by live sandboxes.
  */
@@ -55,6 +58,16 @@ void enforcer__probe_observe(struct rf_backend_probe *ret);
 
 /* Sum of one rf_stats counter over all CPUs. */
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val);
+
+/*
+ * The observe programs' links (attached by enforcer__open for a sandbox
+ * that wants observation) are unpinned, detaching them, when no
+ * supervisor holds live.lock: 1 when none is live (unpinned, or nothing
+ * was pinned), 0 when one is, or -errno. Takes load.lock: never call it
+ * holding load.lock or live.lock. enforcer__close does it after
+ * dropping its live.lock; gc and the reaper do it for dead supervisors.
+ */
+int enforcer__observe_idle(void);
 
 /* Detach and unpin everything. Fails with -EBUSY while a supervisor holds
  * live.lock, unless force (the caller kills the sandboxes first). */

@@ -305,6 +305,10 @@ int gc__run(const struct rf_enforcer *enf, const char *mount, unsigned flags,
 	walk_registry(&g);
 	walk_temp_files(&g);
 	walk_maps(&g, enf);
+	/* The observe links, when the last live supervisor died without
+	 * detaching them. Not from a run (it holds live.lock). */
+	if (flags & RF_GC_FULL)
+		enforcer__observe_idle();
 	if (ret_stats)
 		*ret_stats = g.st;
 	free(g.live.v);

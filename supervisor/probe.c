@@ -326,7 +326,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 {
 	double t;
 	struct utsname u;
-	char name[64];
+	char name[64], why[sizeof(caps->cgroup_v2.detail) + 32];
 	struct rf_cgroup cg = { .dir_fd = -1 };
 	int err, parent_fd = -1;
 
@@ -369,7 +369,12 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	}
 	err = create_scratch(caps->cgroup_mount, name, sizeof(name), &cg);
 	if (err) {
-		set_fail(&caps->cgroup_v2, err, "%s: %s", "create a sandbox cgroup");
+		/* mkdir's EAGAIN is the kernel's cgroup.max.descendants/max.depth */
+		set_fail(&caps->cgroup_v2, err, "%s: %s",
+			 err == -EAGAIN ? "create a sandbox cgroup (refused by the kernel: "
+					  "cgroup.max.descendants or cgroup.max.depth of "
+					  "the ringfence cgroup reached)"
+					: "create a sandbox cgroup");
 		goto no_cgroup;
 	}
 	caps->cgroup_v2.ok = true;
@@ -399,6 +404,8 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 no_cgroup:
 	if (parent_fd >= 0)
 		close(parent_fd);
-	set_fail(&caps->sock_addr, -ENOENT, "%s: %s", "no cgroup2 to attach to");
-	set_fail(&caps->unix_sock_addr, -ENOENT, "%s: %s", "no cgroup2 to attach to");
+	/* the cgroup step's own reason, not a guessed ENOENT */
+	snprintf(why, sizeof(why), "no cgroup2 to attach to: %s", caps->cgroup_v2.detail);
+	set_fail(&caps->sock_addr, caps->cgroup_v2.err, "%s%.0s", why);
+	set_fail(&caps->unix_sock_addr, caps->cgroup_v2.err, "%s%.0s", why);
 }

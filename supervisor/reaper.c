@@ -54,6 +54,7 @@ reaper_main(int pidfd, int done_fd, const char *name, const char *cgroup_path,
 	struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN },
 			       { .fd = done_fd, .events = POLLIN } };
 	char c;
+	int ret;
 
 	keep_only(pidfd, done_fd);
 	/* Terminal signals are for the command; the reaper stays. */
@@ -70,7 +71,10 @@ reaper_main(int pidfd, int done_fd, const char *name, const char *cgroup_path,
 		_exit(0);
 	if (keep_running)
 		wait_empty(cgroup_path);
-	_exit(gc__sandbox(name, cgroup_path) ? 1 : 0);
+	ret = gc__sandbox(name, cgroup_path);
+	/* The observe links, if the dead supervisor was the last live one. */
+	enforcer__observe_idle();
+	_exit(ret ? 1 : 0);
 }
 
 /* Above stdio, which the reaper points at /dev/null. */

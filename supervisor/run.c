@@ -562,6 +562,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
 	uint32_t flags = sb->plan.install.lsm_flags;
+	const char *map = NULL;
 	int err;
 
 	if (sb->policy->mode == RF_MODE_AUDIT)
@@ -578,11 +579,17 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		open_landlock_audit(sb);
 	if (!err)
 		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
-				      sb->policy);
+				      sb->policy, &map);
 	if (err) {
 		observe__free(&sb->obs);
 		landlock_audit__close(&sb->la);
 	}
+	if (err == -ENOSPC && map)
+		/* the maps are host-wide: full means all live sandboxes' keys together */
+		return rf_error_set(&e->e, err, "refused",
+				    "writing the policy maps: the host-wide %s map is full "
+				    "(this policy's keys and those of the live sandboxes): %s",
+				    map, strerror(-err));
 	return err ? rf_error_set(&e->e, err, "refused", "writing the policy maps: %s",
 				  strerror(-err)) : 0;
 }

@@ -140,9 +140,10 @@ static int keyset_build(uint64_t cgid, const struct rf_net_entry *entries, size_
 
 int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 		    const struct rf_net_entry *entries, size_t n_entries,
-		    const struct rf_policy *policy)
+		    const struct rf_policy *policy, const char **ret_map)
 {
 	struct rf_sandbox sb = { .flags = flags, .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
+	const char *map = NULL;
 	const int *fd = enf->map_fd;
 	struct keyset ks;
 	int err;
@@ -162,22 +163,26 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		return err;
 	}
 	err = update_many(fd[RF_PIN_NET4], ks.k4, ks.v4, sizeof(*ks.k4), sizeof(*ks.v4), ks.n4);
-	if (!err)
+	map = "net4";
+	if (!err && (map = "net6"))
 		err = update_many(fd[RF_PIN_NET6], ks.k6, ks.v6, sizeof(*ks.k6), sizeof(*ks.v6), ks.n6);
-	if (!err)
+	if (!err && (map = "unix"))
 		err = update_many(fd[RF_PIN_UNIX], ks.ku, ks.vu, sizeof(*ks.ku), sizeof(*ks.vu), ks.nu);
-	if (!err && ks.np)
+	if (!err && ks.np && (map = "paths"))
 		err = update_many(fd[RF_PIN_PATHS], ks.kp, ks.vp, sizeof(*ks.kp), sizeof(*ks.vp), ks.np);
 	if (!err && (flags & OBSERVE_FLAGS)) {
 		struct rf_obs_sandbox obs = { 0 };
 
+		map = "observe";
 		err = bpf_map_update_elem(fd[RF_PIN_OBSERVE], &cgid, &obs, BPF_NOEXIST) ? -errno : 0;
 	}
-	if (!err)
+	if (!err && (map = "sandboxes"))
 		err = bpf_map_update_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
 	keyset_free(&ks);
 	if (err)
 		sbmaps__purge(enf, cgid);
+	if (ret_map)
+		*ret_map = err ? map : NULL;
 	return err;
 }
 

@@ -13,10 +13,11 @@
 
 /* Rules first, the rf_sandboxes entry last: the programs leave a cgroup
  * alone until that entry exists, and it exists before the command runs.
- * On failure everything written is removed again. */
+ * On failure everything written is removed again, and *ret_map (if not
+ * NULL) names the map that refused ("net4", ...): ENOSPC says which is full. */
 int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 		    const struct rf_net_entry *entries, size_t n_entries,
-		    const struct rf_policy *policy);
+		    const struct rf_policy *policy, const char **ret_map);
 
 /* Remove what sbmaps__install wrote (same arguments), and the samples. */
 int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid,

@@ -8,9 +8,9 @@
 #     the programs stay attached and return at their first check), in
 #     enforce and audit mode: open+close, fork+exec of /bin/true, connect;
 #   - outside every sandbox: getppid and open+close with the programs
-#     attached (a live sandbox holds the set; and again after it exited,
-#     the set still pinned) vs. not attached at all (`ringfence unload`,
-#     no sandbox live).
+#     attached (a live sandbox holds the set) and again after it exited
+#     (the set still pinned, the observe links detached with the last live
+#     supervisor) vs. nothing pinned at all (`ringfence unload`).
 # Each round measures both sides of every ratio back to back (order
 # alternating between rounds); each figure is rf-bench's median of 15
 # batches of the loop's own CPU time (BENCH_CLOCK=wall: elapsed time), as
@@ -137,9 +137,10 @@ round_outside() { # round -> 0, or 1 when the set cannot be unloaded
 		on)
 			start_hold
 			attached || return 1 ;;
-		idle)   # the sandbox is gone; the pinned set stays attached
+		idle)   # the sandbox is gone: the set stays pinned, the observe
+			# links are detached with the last live supervisor
 			stop_hold
-			attached || return 1 ;;
+			! attached || return 1 ;;
 		esac
 		outside_figures "$s"
 	done
@@ -189,5 +190,6 @@ else
 	echo "  skipped: \`ringfence unload\` refused (another sandbox is live) or the set did not attach"
 fi
 echo "(without: the sandbox's RF_SB_OBSERVE_* flags unset, programs attached; detached: after"
-echo " \`ringfence unload\`; attached: the set pinned, with a sandbox live or after it exited;"
+echo " \`ringfence unload\`; attached: the set pinned, with a sandbox live, or after it exited"
+echo " (then the observe links are detached, the rest stays pinned);"
 echo " $(($(date +%s) - t0)) s)"

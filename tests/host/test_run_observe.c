@@ -4,7 +4,9 @@
  * trace as kernel.deny with its backend and "attribution": "inferred";
  * the allowed twin of each operation leaves no such line; audit mode
  * under Landlock denies nothing and traces what the policy would refuse;
- * processes outside every sandbox are never reported.
+ * processes outside every sandbox are never reported; the programs are
+ * attached only while a supervisor is live, and a run that ends does not
+ * take them from another run's live sandbox.
  */
 #include "harness.h"
 
@@ -14,6 +16,8 @@
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
 #include <sys/wait.h>
+#include <dirent.h>
+#include <bpf/bpf.h>
 
 static char tree[64];            /* /tmp/rf-obs-XXXXXX */
 
@@ -448,6 +452,167 @@ static void outside_sandbox_nothing_is_reported(void **state)
 	free(policy);
 }
 
+/* Pins under RF_PIN_DIR whose name starts with prefix. */
+static int pins_with(const char *prefix)
+{
+	DIR *d = opendir("/sys/fs/bpf/ringfence");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/* Raw tracepoint links on the host whose program is an rf_obs_ one,
+ * pinned or not (what `bpftool link list` shows). */
+static int obs_links_attached(void)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info li;
+		struct bpf_prog_info pi;
+		__u32 ll = sizeof(li), pl = sizeof(pi);
+		int lfd = bpf_link_get_fd_by_id(id), pfd = -1;
+
+		memset(&li, 0, sizeof(li));
+		memset(&pi, 0, sizeof(pi));
+		if (lfd >= 0 && !bpf_obj_get_info_by_fd(lfd, &li, &ll) &&
+		    li.type == BPF_LINK_TYPE_RAW_TRACEPOINT &&
+		    (pfd = bpf_prog_get_fd_by_id(li.prog_id)) >= 0 &&
+		    !bpf_obj_get_info_by_fd(pfd, &pi, &pl) && !strncmp(pi.name, "rf_obs_", 7))
+			n++;
+		if (pfd >= 0)
+			close(pfd);
+		if (lfd >= 0)
+			close(lfd);
+	}
+	return n;
+}
+
+/* A denied read (and its allowed twin) in one run: its inferred line. */
+static void run_denied_read(void)
+{
+	const char *argv[] = { h_tool("rf-fs"), "read", sub("secret/s"), "read", sub("data/a"),
+			       NULL };
+	char pol[4096], *out = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr;
+
+	fs_policy(pol, sizeof(pol), "");
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	assert_string_equal(res(out, "read", sub("secret/s")), "EACCES");
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "file", sub("secret/s")), "landlock-abi7", "denied");
+	assert_null(deny_for(tr, "file", sub("data/a")));
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
+/* No supervisor live after a run: the syscall tracepoints are detached
+ * (they slow every task on the host); the programs stay pinned. */
+static void observe_links_detached_when_no_sandbox_is_live(void **state)
+{
+	(void)state;
+	run_denied_read();
+	assert_int_equal(pins_with("obs_"), 0);
+	assert_int_equal(obs_links_attached(), 0);
+	assert_int_equal(pins_with("obsprog_"), 2);
+	/* and a later run attaches them again */
+	run_denied_read();
+	assert_int_equal(obs_links_attached(), 0);
+}
+
+/* Two overlapping runs: the first ends while the second's sandbox is
+ * live (blocked reading a FIFO); the second still gets its kernel.deny,
+ * and only its end detaches the programs. */
+static void overlapping_run_keeps_observation(void **state)
+{
+	const char *argv[] = { h_tool("rf-fs"), "read", sub("data/fifo"), "read",
+			       sub("secret/s"), "read", sub("data/a"), NULL };
+	char pol[4096], *pp, *out = NULL, *tp = h_tempfile("trace", NULL);
+	struct h_proc second;
+	int w = -1, i;
+	json_t *tr;
+
+	(void)state;
+	unlink(sub("data/fifo"));
+	assert_int_equal(mkfifo(sub("data/fifo"), 0644), 0);
+	fs_policy(pol, sizeof(pol), "");
+	pp = h_tempfile("policy", pol);
+	second = h_spawn(pp, tp, NULL, argv);
+	/* a writer opens only once the sandboxed reader has the FIFO open */
+	for (i = 0; i < 500 && w < 0; i++) {
+		w = open(sub("data/fifo"), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (w < 0)
+			usleep(20000);
+	}
+	assert_true(w >= 0);
+	assert_int_equal(obs_links_attached(), 2);
+	run_denied_read();  /* the first run: starts and ends */
+	assert_int_equal(pins_with("obs_"), 2);
+	assert_int_equal(obs_links_attached(), 2);
+	assert_int_equal(write(w, "x", 1), 1);
+	close(w);
+	assert_int_equal(h_wait(second, &out, NULL), 0);
+	assert_string_equal(res(out, "read", sub("data/fifo")), "ok");
+	assert_string_equal(res(out, "read", sub("secret/s")), "EACCES");
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "file", sub("secret/s")), "landlock-abi7", "denied");
+	assert_null(deny_for(tr, "file", sub("data/a")));
+	json_decref(tr);
+	assert_int_equal(pins_with("obs_"), 0);
+	assert_int_equal(obs_links_attached(), 0);
+	unlink(sub("data/fifo"));
+	unlink(tp);
+	unlink(pp);
+	free(tp);
+	free(pp);
+	free(out);
+}
+
+/* A supervisor killed while its sandbox is live: its reaper cleans up
+ * after it and, no other supervisor being live, detaches the programs. */
+static void killed_supervisor_leaves_nothing_attached(void **state)
+{
+	const char *argv[] = { h_tool("rf-fs"), "read", sub("data/fifo"), NULL };
+	char pol[4096], *pp;
+	struct h_proc sb;
+	int w = -1, i, st;
+
+	(void)state;
+	unlink(sub("data/fifo"));
+	assert_int_equal(mkfifo(sub("data/fifo"), 0644), 0);
+	fs_policy(pol, sizeof(pol), "");
+	pp = h_tempfile("policy", pol);
+	sb = h_spawn(pp, NULL, NULL, argv);
+	for (i = 0; i < 500 && w < 0; i++) {
+		w = open(sub("data/fifo"), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (w < 0)
+			usleep(20000);
+	}
+	assert_true(w >= 0);
+	assert_int_equal(obs_links_attached(), 2);
+	assert_int_equal(kill(sb.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(sb.pid, &st, 0), sb.pid);
+	close(sb.out_fd);
+	close(sb.err_fd);
+	for (i = 0; i < 250 && obs_links_attached(); i++)
+		usleep(20000);
+	assert_int_equal(pins_with("obs_"), 0);
+	assert_int_equal(obs_links_attached(), 0);
+	close(w);
+	unlink(sub("data/fifo"));
+	unlink(pp);
+	free(pp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +622,9 @@ int main(void)
 		cmocka_unit_test(seccomp_boundary_denials_are_traced_as_inferred),
 		cmocka_unit_test(audit_mode_under_landlock_records_without_denying),
 		cmocka_unit_test(outside_sandbox_nothing_is_reported),
+		cmocka_unit_test(observe_links_detached_when_no_sandbox_is_live),
+		cmocka_unit_test(overlapping_run_keeps_observation),
+		cmocka_unit_test(killed_supervisor_leaves_nothing_attached),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,406 @@
+/*
+ * Host tests of issue 14's "every failure says what happened and leaves
+ * nothing half-made": each failure is a real kernel condition made for one
+ * run (a private mount namespace, the ringfence cgroup's own limit, a full
+ * host-wide map); each run ends with its exit status and one reason on
+ * stderr, and afterwards `ringfence gc` finds nothing: no cgroup, registry
+ * file or map entry of the run is left.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <bpf/bpf.h>
+
+#include "paths.h"
+#include "rf_abi.h"
+
+#define FAIL_POLICY(id)                                                                \
+	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                 \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18371\"]}}"
+
+#define PORT_OK 18371
+#define PORT_NO 18372
+
+static int count_prefixed(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static const char *cg_parent(void)
+{
+	static char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
+	return dir;
+}
+
+/* Keys in one pinned map (all sandboxes'). */
+static long map_keys(const char *pin, size_t key_size)
+{
+	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
+	char path[256];
+	long n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -1;
+	assert_true(key_size <= sizeof(key));
+	while (!bpf_map_get_next_key(fd, n ? key : NULL, next)) {
+		memcpy(key, next, key_size);
+		n++;
+	}
+	close(fd);
+	return n;
+}
+
+struct keycount {
+	long sb, n4, un;
+};
+
+static struct keycount keys_now(void)
+{
+	struct keycount k = {
+		map_keys("sandboxes", sizeof(uint64_t)),
+		map_keys("net4", sizeof(struct rf_net4_key)),
+		map_keys("unix", sizeof(struct rf_unix_key)),
+	};
+
+	return k;
+}
+
+/* stdout of `ringfence gc` (it prints one line per thing it removes). */
+static char *gc_output(void)
+{
+	char cmd[600], buf[4096];
+	size_t len = 0, n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s gc", h_ringfence());
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (len < sizeof(buf) - 1 && (n = fread(buf + len, 1, sizeof(buf) - 1 - len, f)) > 0)
+		len += n;
+	buf[len] = 0;
+	assert_int_equal(pclose(f), 0);
+	return strdup(buf);
+}
+
+/* Nothing of the sandboxes named prefix* is left, and gc has nothing to do. */
+static void assert_nothing_left(const char *prefix, struct keycount before)
+{
+	struct keycount after = keys_now();
+	char *gc = gc_output();
+
+	if (gc[0])
+		fail_msg("gc found something left:\n%s", gc);
+	free(gc);
+	assert_int_equal(count_prefixed(cg_parent(), prefix), 0);
+	assert_int_equal(count_prefixed(cg_parent(), "probe-"), 0);
+	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, prefix), 0);
+	assert_int_equal(after.sb, before.sb);
+	assert_int_equal(after.n4, before.n4);
+	assert_int_equal(after.un, before.un);
+}
+
+static int lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Runs `ringfence run` in a private mount namespace changed by ns_setup
+ * first (nothing of it reaches the host's mounts); stderr into *ret_err. */
+static int run_in_ns(int (*ns_setup)(void), const char *policy_json, const char *const *argv,
+		     char **ret_out, char **ret_err)
+{
+	char *policy = h_tempfile("policy", policy_json);
+	const char *args[32];
+	int n = 0, i, out[2], err[2], st;
+	pid_t pid;
+
+	args[n++] = h_ringfence();
+	args[n++] = "run";
+	args[n++] = "-q";
+	args[n++] = "--policy";
+	args[n++] = policy;
+	args[n++] = "--";
+	for (i = 0; argv[i] && n < 31; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+			fprintf(stderr, "test: private mount namespace: %s\n", strerror(errno));
+			_exit(98);
+		}
+		if (ns_setup()) {
+			fprintf(stderr, "test: namespace setup: %s\n", strerror(errno));
+			_exit(98);
+		}
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	close(out[1]);
+	close(err[1]);
+	*ret_out = h_read_all(out[0]);
+	*ret_err = h_read_all(err[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	unlink(policy);
+	free(policy);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int ro_registry(void)
+{
+	mkdir(RF_RUN_DIR, 0755);
+	mkdir(RF_REGISTRY_DIR, 0755);
+	return mount("tmpfs", RF_REGISTRY_DIR, "tmpfs", MS_RDONLY, "size=64k");
+}
+
+/* The registry directory is read-only: refused (126) before the command
+ * starts, the reason names the directory and EROFS, nothing is left. */
+static void registry_unwritable(void **state)
+{
+	const char *argv[] = { "/bin/echo", "ran", NULL };
+	struct keycount before = keys_now();
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(run_in_ns(ro_registry, FAIL_POLICY("fail-reg"), argv, &out, &err), 126);
+	print_message("stderr: %s", err);
+	assert_string_equal(out, "");
+	assert_int_equal(lines(err), 1);
+	assert_non_null(strstr(err, RF_REGISTRY_DIR));
+	assert_non_null(strstr(err, strerror(EROFS)));
+	assert_nothing_left("fail-reg-", before);
+	free(out);
+	free(err);
+}
+
+static int no_bpffs(void)
+{
+	return umount2("/sys/fs/bpf", MNT_DETACH);
+}
+
+/* Nothing mounted at /sys/fs/bpf: ringfence mounts a bpffs itself (its
+ * documented start-up), loads and pins there, and enforces: the allowed
+ * port connects, its neighbour is EPERM. */
+static void bpffs_missing_is_mounted(void **state)
+{
+	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18371",
+			       "tcp", "127.0.0.1", "18372", NULL };
+	int l1 = h_listen_inet(AF_INET, "127.0.0.1", PORT_OK, SOCK_STREAM);
+	int l2 = h_listen_inet(AF_INET, "127.0.0.1", PORT_NO, SOCK_STREAM);
+	struct keycount before = keys_now();
+	char *out, *err;
+	int rc;
+
+	(void)state;
+	rc = run_in_ns(no_bpffs, FAIL_POLICY("fail-bpffs"), argv, &out, &err);
+	if (rc)
+		fail_msg("exit %d: %s", rc, err);
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18371"), "ok");
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18372"), "EPERM");
+	assert_string_equal(err, "");
+	/* the host's pins were never touched: their keys are as before */
+	assert_nothing_left("fail-bpffs-", before);
+	close(l1);
+	close(l2);
+	free(out);
+	free(err);
+}
+
+/* No bpffs and none can be mounted (/sys/fs is a read-only tmpfs with only
+ * the cgroup2 mount in it): refused (126), one line naming bpffs. */
+static int no_bpffs_ro(void)
+{
+	char cg[512];
+
+	snprintf(cg, sizeof(cg), "%s", h_cgroup2_mount());
+	if (strncmp(cg, "/sys/fs/", 8)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (mount("tmpfs", "/sys/fs", "tmpfs", 0, "size=64k"))
+		return -1;
+	if (mkdir("/sys/fs/cgroup", 0755) || (strcmp(cg, "/sys/fs/cgroup") && mkdir(cg, 0755)))
+		return -1;
+	if (mount("none", cg, "cgroup2", 0, NULL))
+		return -1;
+	return mount(NULL, "/sys/fs", NULL, MS_REMOUNT | MS_RDONLY, "size=64k");
+}
+
+static void bpffs_cannot_be_mounted(void **state)
+{
+	const char *argv[] = { "/bin/echo", "ran", NULL };
+	struct keycount before = keys_now();
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(run_in_ns(no_bpffs_ro, FAIL_POLICY("fail-nobpf"), argv, &out, &err), 126);
+	print_message("stderr: %s", err);
+	assert_string_equal(out, "");
+	assert_int_equal(lines(err), 1);
+	assert_non_null(strstr(err, "bpffs"));
+	assert_non_null(strstr(err, "/sys/fs/bpf"));
+	assert_non_null(strstr(err, strerror(EROFS)));
+	assert_nothing_left("fail-nobpf-", before);
+	free(out);
+	free(err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char saved_max[64];
+
+static int restore_max_descendants(void **state)
+{
+	char path[700];
+
+	(void)state;
+	if (saved_max[0]) {
+		snprintf(path, sizeof(path), "%s/cgroup.max.descendants", cg_parent());
+		write_file(path, saved_max);
+		saved_max[0] = 0;
+	}
+	return 0;
+}
+
+/* The kernel refuses the sandbox cgroup (cgroup.max.descendants of the
+ * ringfence cgroup reached): refused (126) by run and by check alike, the
+ * reason names the limit; nothing is left. */
+static void cgroup_creation_refused(void **state)
+{
+	const char *argv[] = { "/bin/echo", "ran", NULL };
+	struct keycount before = keys_now();
+	char path[700], stat[4096] = "", *p, *out, *err, cmd[1200];
+	long nr = -1;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", cg_parent());
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(saved_max, sizeof(saved_max), f));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/cgroup.stat", cg_parent());
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(fread(stat, 1, sizeof(stat) - 1, f) > 0);
+	fclose(f);
+	p = strstr(stat, "nr_descendants ");
+	assert_non_null(p);
+	nr = atol(p + strlen("nr_descendants "));
+	/* no room for one more, whatever else lives there now */
+	snprintf(cmd, sizeof(cmd), "%ld", nr);
+	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", cg_parent());
+	write_file(path, cmd);
+
+	assert_int_equal(h_run(FAIL_POLICY("fail-cg"), NULL, argv, &out, &err), 126);
+	print_message("stderr: %s", err);
+	assert_string_equal(out, "");
+	assert_non_null(strstr(err, "cgroup.max.descendants"));
+	assert_non_null(strstr(err, strerror(EAGAIN)));
+	assert_null(strstr(err, "No such file"));
+	free(out);
+	free(err);
+
+	/* check predicts the refusal with the same exit */
+	p = h_tempfile("policy", FAIL_POLICY("fail-cg"));
+	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_ringfence(), p);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 126);
+	unlink(p);
+	free(p);
+
+	restore_max_descendants(NULL);
+	assert_nothing_left("fail-cg-", before);
+}
+
+/* A policy with more unix rules than the host-wide unix map holds (16,384
+ * keys): refused (126) with one line naming the full map; the keys it wrote
+ * before the map filled are removed again. */
+static void policy_map_full(void **state)
+{
+	const char *argv[] = { "/bin/echo", "ran", NULL };
+	struct keycount before = keys_now();
+	size_t cap = 1 << 20, len = 0;
+	char *json = malloc(cap), *out, *err;
+	int i;
+
+	(void)state;
+	assert_non_null(json);
+	len += (size_t)snprintf(json + len, cap - len,
+				"{\"version\":1,\"id\":\"fail-full\",\"files\":\"unrestricted\","
+				"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[");
+	for (i = 0; i < 16385; i++)
+		len += (size_t)snprintf(json + len, cap - len, "%s\"@rf-full-%05d\"", i ? "," : "", i);
+	len += (size_t)snprintf(json + len, cap - len, "]}}");
+	assert_true(len < cap - 1);
+
+	assert_int_equal(h_run(json, NULL, argv, &out, &err), 126);
+	print_message("stderr: %s", err);
+	assert_string_equal(out, "");
+	assert_int_equal(lines(err), 1);
+	assert_non_null(strstr(err, "unix map is full"));
+	assert_non_null(strstr(err, strerror(ENOSPC)));
+	assert_nothing_left("fail-full-", before);
+	free(out);
+	free(err);
+	free(json);
+}
+
+static int setup(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+
+	(void)state;
+	if (harness_require_root())
+		return -1;
+	/* the pinned set exists, so the key counts have a baseline */
+	return h_run(FAIL_POLICY("fail-setup"), NULL, argv, NULL, NULL) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(registry_unwritable),
+		cmocka_unit_test(bpffs_missing_is_mounted),
+		cmocka_unit_test(bpffs_cannot_be_mounted),
+		cmocka_unit_test_teardown(cgroup_creation_refused, restore_max_descendants),
+		cmocka_unit_test(policy_map_full),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
