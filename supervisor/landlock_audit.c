@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit_nl.h"
 #include "landlock_audit.h"
 
 #ifndef AUDIT_NLGRP_READLOG
@@ -178,38 +179,10 @@ bool landlock_audit__to_event(const struct rf_ll_record *r, struct rf_event *ev)
 /* audit_status.lost from one AUDIT_GET; -errno on failure. */
 static int64_t audit_lost(void)
 {
-	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
-				.nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 };
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 1 };
-	_Alignas(struct nlmsghdr) char buf[8192];
-	struct nlmsghdr *nh;
-	int64_t ret = -EPROTO;
-	ssize_t n;
-	int fd;
+	struct audit_status st;
+	int err = audit_nl__status(&st, NULL);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_type == AUDIT_GET &&
-			    nh->nlmsg_len >= NLMSG_LENGTH(offsetof(struct audit_status, backlog))) {
-				ret = ((struct audit_status *)NLMSG_DATA(nh))->lost;
-				goto out;
-			}
-			if (nh->nlmsg_type == NLMSG_ERROR)
-				goto out;
-		}
-	}
-out:
-	close(fd);
-	return ret;
+	return err ? err : (int64_t)st.lost;
 }
 
 int landlock_audit__open(struct rf_ll_audit *a)

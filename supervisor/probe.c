@@ -29,6 +29,7 @@
 #include "cgroup.h"
 #include "enforcer.h"
 #include "sandbox_limits.h"
+#include "audit_nl.h"
 #include "probe.h"
 #include "registry.h"
 #include "probe.skel.h"
@@ -179,52 +180,13 @@ static void probe_seccomp(struct rf_caps *caps)
 	snprintf(p->detail, sizeof(p->detail), "seccomp filter mode available");
 }
 
-/* status.enabled from one AUDIT_GET, or -errno with *ret_what set. A read:
- * nothing here (or anywhere in ringfence) sends AUDIT_SET. */
+/* status.enabled from one AUDIT_GET, or -errno with *ret_what set. */
 static int audit_get_enabled(const char **ret_what)
 {
-	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
-				.nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 };
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 1 };
-	_Alignas(struct nlmsghdr) char buf[8192];
-	struct nlmsghdr *nh;
-	ssize_t n;
-	int fd, ret = -EPROTO;
+	struct audit_status st;
+	int err = audit_nl__status(&st, ret_what);
 
-	*ret_what = "NETLINK_AUDIT socket";
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-	if (fd < 0)
-		return -errno;
-	*ret_what = "AUDIT_GET";
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_seq != req.nlmsg_seq)
-				continue;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error) {
-					ret = e->error;
-					goto out;
-				}
-			} else if (nh->nlmsg_type == AUDIT_GET &&
-				   nh->nlmsg_len >= NLMSG_LENGTH(offsetof(struct audit_status,
-									  failure))) {
-				ret = (int)((struct audit_status *)NLMSG_DATA(nh))->enabled;
-				goto out;
-			}
-		}
-	}
-	ret = n < 0 ? -errno : -EPROTO;
-out:
-	close(fd);
-	return ret;
+	return err ? err : (int)st.enabled;
 }
 
 static void probe_audit(struct rf_caps *caps)
