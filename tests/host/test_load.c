@@ -9,6 +9,7 @@
  * LOAD_LIVE change them).
  */
 #include "harness.h"
+#include "leaks.h"
 
 #include <dirent.h>
 #include <poll.h>
@@ -37,93 +38,12 @@ static int env_int(const char *name, int def)
 	return v && atoi(v) > 0 ? atoi(v) : def;
 }
 
-static int count_prefixed(const char *dir, const char *prefix)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static const char *cg_parent(void)
 {
 	static char dir[600];
 
 	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
 	return dir;
-}
-
-/* Cgroup ids with a key in the pinned per-sandbox maps. */
-struct idset {
-	uint64_t *id;
-	size_t n, cap;
-};
-
-static void idset_add(struct idset *s, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 1024;
-		s->id = realloc(s->id, s->cap * sizeof(*s->id));
-		assert_non_null(s->id);
-	}
-	s->id[s->n++] = id;
-}
-
-static bool idset_has(const struct idset *s, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return true;
-	return false;
-}
-
-static void walk_map(const char *pin, size_t key_size, size_t off, struct idset *s)
-{
-	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
-	char path[256];
-	bool first = true;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return;
-	assert_true(key_size <= sizeof(key));
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		uint64_t id;
-
-		first = false;
-		memcpy(&id, next + off, sizeof(id));
-		idset_add(s, id);
-		memcpy(key, next, key_size);
-	}
-	close(fd);
-}
-
-static void map_ids(struct idset *s)
-{
-	s->n = 0;
-	walk_map("sandboxes", sizeof(uint64_t), 0, s);
-	walk_map("net4", sizeof(struct rf_net4_key), offsetof(struct rf_net4_key, cgroup_id), s);
-	walk_map("net6", sizeof(struct rf_net6_key), offsetof(struct rf_net6_key, cgroup_id), s);
-	walk_map("unix", sizeof(struct rf_unix_key), offsetof(struct rf_unix_key, cgroup_id), s);
-	walk_map("samples", sizeof(struct rf_sample_key),
-		 offsetof(struct rf_sample_key, cgroup_id), s);
-	walk_map("observe", sizeof(uint64_t), 0, s);
 }
 
 /* stdout of a ringfence subcommand (whole). */
@@ -155,9 +75,9 @@ static char *run_cmd(const char *sub, int *ret_status)
 
 /* Nothing of the sandboxes named prefix* is left (no cgroup, registry file,
  * or map key beyond those in before) and gc has nothing to do. */
-static void assert_no_leaks(const char *prefix, const struct idset *before)
+static void assert_no_leaks(const char *prefix, const struct h_idset *before)
 {
-	struct idset after = { 0 };
+	struct h_idset after = { 0 };
 	char *gc;
 	size_t k;
 	int st;
@@ -167,14 +87,13 @@ static void assert_no_leaks(const char *prefix, const struct idset *before)
 	if (gc[0])
 		fail_msg("gc found something left:\n%s", gc);
 	free(gc);
-	assert_int_equal(count_prefixed(cg_parent(), prefix), 0);
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, prefix), 0);
-	map_ids(&after);
+	assert_int_equal(h_count_prefixed(cg_parent(), prefix), 0);
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, prefix), 0);
+	h_map_ids(&after);
 	for (k = 0; k < after.n; k++)
-		if (!idset_has(before, after.id[k]))
+		if (!h_idset_has(before, after.id[k]))
 			fail_msg("map keys of cgroup id %llu are left",
 				 (unsigned long long)after.id[k]);
-	free(after.id);
 }
 
 /* Accept and close whatever completed: the backlogs never fill. */
@@ -270,7 +189,7 @@ static void concurrent_short_runs(void **state)
 	int l[NPORTS], i, started = 0, done = 0, k, st;
 	struct slot *slots = calloc((size_t)par, sizeof(*slots));
 	struct tally t = { 0 };
-	struct idset before = { 0 };
+	struct h_idset before = { 0 };
 	double t0;
 
 	(void)state;
@@ -279,7 +198,7 @@ static void concurrent_short_runs(void **state)
 		l[i] = h_listen_inet(AF_INET, "127.0.0.1", PORT0 + i, SOCK_STREAM);
 		fcntl(l[i], F_SETFL, O_NONBLOCK);
 	}
-	map_ids(&before);
+	h_map_ids(&before);
 	t0 = now_s();
 	while (done < n) {
 		pid_t pid;
@@ -306,7 +225,6 @@ static void concurrent_short_runs(void **state)
 	assert_no_leaks("load-", &before);
 	for (i = 0; i < NPORTS; i++)
 		close(l[i]);
-	free(before.id);
 	free(slots);
 }
 
@@ -366,13 +284,13 @@ static void live_sandboxes(void **state)
 				  "\"exec\":\"unrestricted\",\"network\":{\"connect\":"
 				  "[\"127.0.0.1:18400\"]}}");
 	struct h_proc *p = calloc((size_t)m, sizeof(*p));
-	struct idset before = { 0 };
+	struct h_idset before = { 0 };
 	double t0, t_start, t_status, t_stop;
 	char *out;
 
 	(void)state;
 	assert_non_null(p);
-	map_ids(&before);
+	h_map_ids(&before);
 	t0 = now_s();
 	for (i = 0; i < m; i++) {
 		p[i] = h_spawn(policy, NULL, NULL, argv);
@@ -383,7 +301,7 @@ static void live_sandboxes(void **state)
 		usleep(100 * 1000);
 	t_start = now_s() - t0;
 	assert_int_equal(registered_running(), m);
-	assert_int_equal(count_prefixed(cg_parent(), "live-"), m);
+	assert_int_equal(h_count_prefixed(cg_parent(), "live-"), m);
 
 	t0 = now_s();
 	out = run_cmd("status --json", &st);
@@ -411,7 +329,6 @@ static void live_sandboxes(void **state)
 	assert_no_leaks("live-", &before);
 	unlink(policy);
 	free(policy);
-	free(before.id);
 	free(p);
 }
 

@@ -8,6 +8,7 @@
  * scratch cgroups.
  */
 #include "harness.h"
+#include "leaks.h"
 
 #include <dirent.h>
 #include <time.h>
@@ -25,86 +26,6 @@
 
 #define KILLS 200
 
-/* Cgroup ids with a key in any per-sandbox pinned map. */
-struct idset {
-	uint64_t id[8192];
-	size_t n;
-};
-
-static void idset_add(struct idset *s, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return;
-	assert_true(s->n < sizeof(s->id) / sizeof(s->id[0]));
-	s->id[s->n++] = id;
-}
-
-static bool idset_has(const struct idset *s, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return true;
-	return false;
-}
-
-static void walk_map(const char *pin, size_t key_size, size_t off, struct idset *s)
-{
-	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
-	char path[256];
-	bool first = true;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return;
-	assert_true(key_size <= sizeof(key));
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		uint64_t id;
-
-		first = false;
-		memcpy(&id, next + off, sizeof(id));
-		idset_add(s, id);
-		memcpy(key, next, key_size);
-	}
-	close(fd);
-}
-
-static void map_ids(struct idset *s)
-{
-	s->n = 0;
-	walk_map("sandboxes", sizeof(uint64_t), 0, s);
-	walk_map("net4", sizeof(struct rf_net4_key), offsetof(struct rf_net4_key, cgroup_id), s);
-	walk_map("net6", sizeof(struct rf_net6_key), offsetof(struct rf_net6_key, cgroup_id), s);
-	walk_map("unix", sizeof(struct rf_unix_key), offsetof(struct rf_unix_key, cgroup_id), s);
-	walk_map("paths", sizeof(struct rf_path_key), offsetof(struct rf_path_key, cgroup_id), s);
-	walk_map("samples", sizeof(struct rf_sample_key),
-		 offsetof(struct rf_sample_key, cgroup_id), s);
-	walk_map("observe", sizeof(uint64_t), 0, s);
-	walk_map("observe_access", sizeof(struct rf_sample_key),
-		 offsetof(struct rf_sample_key, cgroup_id), s);
-}
-
-static int count_prefixed(const char *dir, const char *prefix)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static const char *cg_parent(void)
 {
 	static char dir[600];
@@ -115,7 +36,7 @@ static const char *cg_parent(void)
 
 static int count_cgroups(const char *prefix)
 {
-	return count_prefixed(cg_parent(), prefix);
+	return h_count_prefixed(cg_parent(), prefix);
 }
 
 /* `ringfence gc [-q]`: its exit status; stdout into *ret_out. */
@@ -247,15 +168,15 @@ static bool gone(const void *path)
 
 static bool no_registry(const void *prefix)
 {
-	return count_prefixed(RF_REGISTRY_DIR, prefix) == 0;
+	return h_count_prefixed(RF_REGISTRY_DIR, prefix) == 0;
 }
 
 static bool ids_without(const void *id)
 {
-	struct idset s;
+	struct h_idset s;
 
-	map_ids(&s);
-	return !idset_has(&s, *(const uint64_t *)id);
+	h_map_ids(&s);
+	return !h_idset_has(&s, *(const uint64_t *)id);
 }
 
 /* A sandbox whose command runs: its supervisor, cgroup path and id and
@@ -371,7 +292,7 @@ static void start_up_kills_leave_nothing_after_one_gc(void **state)
 {
 	const char *argv[] = { "/bin/true", NULL };
 	char *policy = h_tempfile("policy", CRASH_POLICY), *out = NULL;
-	struct idset before, after;
+	struct h_idset before, after;
 	useconds_t span = full_run_us(policy);
 	int i, st, finished = 0, left = 0;
 	double t0 = now_s();
@@ -379,7 +300,7 @@ static void start_up_kills_leave_nothing_after_one_gc(void **state)
 
 	(void)state;
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
-	map_ids(&before);
+	h_map_ids(&before);
 	for (i = 0; i < KILLS; i++) {
 		struct h_proc p = h_spawn(policy, NULL, NULL, argv);
 		pid_t r;
@@ -404,10 +325,10 @@ static void start_up_kills_leave_nothing_after_one_gc(void **state)
 	assert_true(left > 0);
 	assert_int_equal(count_cgroups("crash-"), 0);
 	assert_int_equal(count_cgroups("probe-"), 0);
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "crash-"), 0);
-	map_ids(&after);
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "crash-"), 0);
+	h_map_ids(&after);
 	for (k = 0; k < after.n; k++)
-		if (!idset_has(&before, after.id[k]))
+		if (!h_idset_has(&before, after.id[k]))
 			fail_msg("map entries of cgroup id %llu are left",
 				 (unsigned long long)after.id[k]);
 	/* and a second gc finds nothing */
@@ -487,7 +408,7 @@ static void keep_running_outlives_the_supervisor(void **state)
 {
 	const char *argv[] = { "/bin/sleep", "30", NULL };
 	char file[4200], *out = NULL;
-	struct idset ids;
+	struct h_idset ids;
 	struct live l;
 	json_t *tr;
 	FILE *f;
@@ -498,9 +419,9 @@ static void keep_running_outlives_the_supervisor(void **state)
 	usleep(300 * 1000);
 	assert_false(dead(l.child));
 	assert_true(populated(l.cgpath));
-	map_ids(&ids);
-	assert_true(idset_has(&ids, l.cgid));     /* still confined */
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "crash-"), 1);
+	h_map_ids(&ids);
+	assert_true(h_idset_has(&ids, l.cgid));     /* still confined */
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "crash-"), 1);
 	assert_int_equal(run_gc(false, &out), 0);
 	assert_string_equal(out, "");             /* not a leftover */
 	free(out);
@@ -529,7 +450,7 @@ static void gc_removes_what_a_dead_supervisor_and_reaper_left(void **state)
 {
 	const char *argv[] = { "/bin/sleep", "30", NULL };
 	char *out = NULL;
-	struct idset ids;
+	struct h_idset ids;
 	struct live l;
 	pid_t r;
 
@@ -542,8 +463,8 @@ static void gc_removes_what_a_dead_supervisor_and_reaper_left(void **state)
 	kill_supervisor(&l);
 	usleep(200 * 1000);
 	assert_true(exists(l.cgpath));            /* nobody cleaned up */
-	map_ids(&ids);
-	assert_true(idset_has(&ids, l.cgid));
+	h_map_ids(&ids);
+	assert_true(h_idset_has(&ids, l.cgid));
 	assert_int_equal(run_gc(false, &out), 0);
 	if (!strstr(out, l.cgpath) || !strstr(out, "registry file") ||
 	    !strstr(out, "map entr"))
@@ -551,9 +472,9 @@ static void gc_removes_what_a_dead_supervisor_and_reaper_left(void **state)
 	free(out);
 	assert_false(exists(l.cgpath));
 	assert_true(dead(l.child));
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "crash-"), 0);
-	map_ids(&ids);
-	assert_false(idset_has(&ids, l.cgid));
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "crash-"), 0);
+	h_map_ids(&ids);
+	assert_false(h_idset_has(&ids, l.cgid));
 	assert_int_equal(run_gc(true, &out), 0);
 	assert_string_equal(out, "");
 	free(out);

@@ -7,6 +7,7 @@
  * stale-sandbox collection.
  */
 #include "harness.h"
+#include "leaks.h"
 
 #include <dirent.h>
 #include <bpf/bpf.h>
@@ -30,94 +31,12 @@ static const struct {
 	{ "wait", 126 },
 };
 
-/* Cgroup ids with an entry in any of the shared maps. */
-struct idset {
-	uint64_t id[4096];
-	size_t n;
-};
-
-static void idset_add(struct idset *s, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return;
-	assert_true(s->n < sizeof(s->id) / sizeof(s->id[0]));
-	s->id[s->n++] = id;
-}
-
-static bool idset_has(const struct idset *s, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->id[i] == id)
-			return true;
-	return false;
-}
-
-/* Every cgroup id in the keys of one pinned map (absent map: none). */
-static void walk_map(const char *pin, size_t key_size, size_t off, struct idset *s)
-{
-	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
-	char path[256];
-	bool first = true;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return;
-	assert_true(key_size <= sizeof(key));
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		uint64_t id;
-
-		first = false;
-		memcpy(&id, next + off, sizeof(id));
-		idset_add(s, id);
-		memcpy(key, next, key_size);
-	}
-	close(fd);
-}
-
-static void map_ids(struct idset *s)
-{
-	struct stat st;
-
-	s->n = 0;
-	assert_int_equal(stat(RF_PIN_DIR "/sandboxes", &st), 0);
-	walk_map("sandboxes", sizeof(uint64_t), 0, s);
-	walk_map("net4", sizeof(struct rf_net4_key), offsetof(struct rf_net4_key, cgroup_id), s);
-	walk_map("net6", sizeof(struct rf_net6_key), offsetof(struct rf_net6_key, cgroup_id), s);
-	walk_map("unix", sizeof(struct rf_unix_key), offsetof(struct rf_unix_key, cgroup_id), s);
-	walk_map("paths", sizeof(struct rf_path_key), offsetof(struct rf_path_key, cgroup_id), s);
-	walk_map("samples", sizeof(struct rf_sample_key),
-		 offsetof(struct rf_sample_key, cgroup_id), s);
-}
-
-/* Entries in dir whose name starts with prefix. */
-static int count_prefixed(const char *dir, const char *prefix)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static int count_cgroups(const char *prefix)
 {
 	char dir[600];
 
 	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
-	return count_prefixed(dir, prefix);
+	return h_count_prefixed(dir, prefix);
 }
 
 static int lines(const char *s)
@@ -158,13 +77,13 @@ static int run_failing(const char *step, const char *hooks, const char *const *a
 static void each_failing_step_leaves_nothing(void **state)
 {
 	const char *argv[] = { "/bin/sleep", "3", NULL };
-	struct idset before, after;
+	struct h_idset before, after;
 	char want[128], *err = NULL;
 	size_t i, k;
 
 	(void)state;
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		map_ids(&before);
+		h_map_ids(&before);
 		assert_int_equal(run_failing(steps[i].name, "1", argv, &err), steps[i].exit);
 		snprintf(want, sizeof(want), "RINGFENCE_TEST_FAIL_STEP: step %s failed on purpose",
 			 steps[i].name);
@@ -173,11 +92,11 @@ static void each_failing_step_leaves_nothing(void **state)
 		free(err);
 		if (count_cgroups("steps-"))
 			fail_msg("step %s: a sandbox cgroup is left", steps[i].name);
-		if (count_prefixed(RF_REGISTRY_DIR, "steps-"))
+		if (h_count_prefixed(RF_REGISTRY_DIR, "steps-"))
 			fail_msg("step %s: a registry file is left", steps[i].name);
-		map_ids(&after);
+		h_map_ids(&after);
 		for (k = 0; k < after.n; k++)
-			if (!idset_has(&before, after.id[k]))
+			if (!h_idset_has(&before, after.id[k]))
 				fail_msg("step %s: map entries of cgroup %llu are left",
 					 steps[i].name, (unsigned long long)after.id[k]);
 	}
@@ -285,7 +204,7 @@ static void killed_supervisor_is_collected_by_the_next_run(void **state)
 	const char *argv[] = { "/bin/sleep", "30", NULL };
 	const char *ok[] = { "/bin/true", NULL };
 	char *policy = h_tempfile("policy", STEPS_POLICY), cgpath[4096];
-	struct idset ids;
+	struct h_idset ids;
 	struct stat st;
 	struct h_proc p = h_spawn(policy, NULL, NULL, argv);
 	json_t *reg;
@@ -308,16 +227,16 @@ static void killed_supervisor_is_collected_by_the_next_run(void **state)
 	close(p.err_fd);
 
 	assert_int_equal(stat(cgpath, &st), 0);
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "steps-"), 1);
-	map_ids(&ids);
-	assert_true(idset_has(&ids, cgid));
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "steps-"), 1);
+	h_map_ids(&ids);
+	assert_true(h_idset_has(&ids, cgid));
 
 	assert_int_equal(h_run(STEPS_POLICY, NULL, ok, NULL, NULL), 0);
 	assert_true(stat(cgpath, &st) < 0);
 	assert_int_equal(count_cgroups("steps-"), 0);
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, "steps-"), 0);
-	map_ids(&ids);
-	assert_false(idset_has(&ids, cgid));
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "steps-"), 0);
+	h_map_ids(&ids);
+	assert_false(h_idset_has(&ids, cgid));
 	unlink(policy);
 	free(policy);
 }

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What a run can leave behind, for host tests that check nothing is: the
+ * cgroup ids that have keys in the pinned per-sandbox maps (every map
+ * lib/pins.h marks per sandbox, so a new map is covered without a test
+ * change) and the entries of a directory with a name prefix.
+ */
+#ifndef RF_TEST_LEAKS_H
+#define RF_TEST_LEAKS_H
+
+#include <dirent.h>
+#include <bpf/bpf.h>
+
+#include "paths.h"
+#include "pins.h"
+#include "rf_abi.h"
+
+struct h_idset {
+	uint64_t id[16384];
+	size_t n;
+};
+
+static inline bool h_idset_has(const struct h_idset *s, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+static inline void h_idset_add(struct h_idset *s, uint64_t id)
+{
+	if (h_idset_has(s, id))
+		return;
+	assert_true(s->n < sizeof(s->id) / sizeof(s->id[0]));
+	s->id[s->n++] = id;
+}
+
+/* Every cgroup id with a key in one pinned map (absent map: none). */
+static inline void h_walk_map(const struct rf_pin_map_def *m, struct h_idset *s)
+{
+	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
+	char path[256];
+	bool first = true;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, m->pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	assert_true(m->key_size <= sizeof(key));
+	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		uint64_t id;
+
+		first = false;
+		memcpy(&id, next + m->cgid_off, sizeof(id));
+		h_idset_add(s, id);
+		memcpy(key, next, m->key_size);
+	}
+	close(fd);
+}
+
+/* The cgroup ids every per-sandbox pinned map holds keys for. */
+static inline void h_map_ids(struct h_idset *s)
+{
+	size_t i;
+
+	s->n = 0;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		if (rf_pin_maps[i].key_size)
+			h_walk_map(&rf_pin_maps[i], s);
+}
+
+/* Entries in dir whose name starts with prefix. */
+static inline int h_count_prefixed(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+#endif
