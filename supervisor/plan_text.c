@@ -55,6 +55,19 @@ static const char *const fixed_notes[] = {
 };
 _Static_assert(N_OF(fixed_notes) == RF_NOTE_MAX, "fixed_notes covers its enum");
 
+/* The visibility gaps of the backends that keep no record of their own. */
+static const char *const landlock_seen =
+	"denials: Landlock records none unless the kernel's audit is on; ringfence "
+	"infers them from watched syscalls that failed with EACCES or EPERM "
+	"(attribution inferred), so a refusal through a syscall it does not watch is "
+	"not traced";
+static const char *const landlock_unseen =
+	"denials: not traced (Landlock records none and the observe programs do not "
+	"load here)";
+static const char *const seccomp_allowlist_unseen =
+	"refused calls are not in the trace (seccomp records none); ringfence-monitor "
+	"reports them (when it runs)";
+
 /* Refusals that are one fixed sentence; the others are formatted below. */
 static const char *const fixed_whys[RF_WHY_MAX] = {
 	[RF_WHY_KEEP_CAPS] = "--keep-caps (test-only) needs bpf-lsm to hold the process "
@@ -248,6 +261,13 @@ void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, siz
 		off = (size_t)snprintf(buf, len, "%s", (unsigned int)cp->note < RF_NOTE_MAX ?
 				       fixed_notes[cp->note] : "");
 	}
+	/* What the backend's denials look like in the trace: its gap too. */
+	if (off < len && (cp->note == RF_NOTE_LANDLOCK_FILE || cp->note == RF_NOTE_LANDLOCK_EXEC))
+		off += (size_t)snprintf(buf + off, len - off, "; %s",
+					cp->observed == RF_OBSV_INFERRED ? landlock_seen :
+									   landlock_unseen);
+	else if (off < len && cp->note == RF_NOTE_SYSCALLS_SECCOMP)
+		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_allowlist_unseen);
 	/* Landlock took the class although --prefer asked for bpf-lsm. */
 	if ((cp->note == RF_NOTE_LANDLOCK_FILE || cp->note == RF_NOTE_LANDLOCK_EXEC) &&
 	    (plan->prefer & (1u << RF_BE_BPF_LSM)) && off < len)

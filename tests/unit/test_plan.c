@@ -829,6 +829,12 @@ static void assert_backend(const struct rf_plan *plan, enum rf_class c, const ch
 #define PROC_LANDLOCK "; landlock: no signals to, ptrace of or /proc/PID/mem access to " \
 	"processes outside the sandbox"
 
+#define UNSEEN "denials: not traced (Landlock records none and the observe programs do " \
+	"not load here)"
+#define SEEN "denials: Landlock records none unless the kernel's audit is on; ringfence " \
+	"infers them from watched syscalls that failed with EACCES or EPERM (attribution " \
+	"inferred), so a refusal through a syscall it does not watch is not traced"
+
 static void planner_text_landlock_host(void **state)
 {
 	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"network\":{\"connect\":[]},"
@@ -845,17 +851,26 @@ static void planner_text_landlock_host(void **state)
 	assert_backend(&plan, RF_CLASS_PROCESS, "seccomp");
 	assert_backend(&plan, RF_CLASS_MONITOR, "ringfence-monitor");
 	assert_backend(&plan, RF_CLASS_LIMITS, "");
-	assert_note(&plan, RF_CLASS_FILE, "paths must exist when the sandbox starts; --prefer "
-		    "bpf-lsm not honoured: bpf-lsm is refused by this kernel");
+	assert_note(&plan, RF_CLASS_FILE, "paths must exist when the sandbox starts; " UNSEEN
+		    "; --prefer bpf-lsm not honoured: bpf-lsm is refused by this kernel");
 	assert_note(&plan, RF_CLASS_EXEC, "execve of the command, scripts' interpreters and "
 		    "ld.so are checked; not checked by Landlock: libraries mapped executable by "
 		    "the loader (no mmap hook) and executables without a path (a memfd run with "
-		    "execveat); --prefer bpf-lsm not honoured: bpf-lsm is refused by this kernel");
+		    "execveat); " UNSEEN "; --prefer bpf-lsm not honoured: bpf-lsm is refused by "
+		    "this kernel");
+	/* Where the observe programs load, the gap is said the other way. */
+	c.observe.ok = true;
+	plan__compile(p, &c, &o, &plan);
+	assert_note(&plan, RF_CLASS_FILE, "paths must exist when the sandbox starts; " SEEN
+		    "; --prefer bpf-lsm not honoured: bpf-lsm is refused by this kernel");
+	c.observe.ok = false;
+	plan__compile(p, &c, &o, &plan);
 	assert_note(&plan, RF_CLASS_NET, "");
 	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD PROC_SECCOMP PROC_LANDLOCK);
 	assert_note(&plan, RF_CLASS_SYSCALLS, "allowlist, EPERM for every other syscall; execve, "
 		    "exit and exit_group are always allowed (the launcher execs the command after "
-		    "installing the filter, and must exit if that fails)");
+		    "installing the filter, and must exit if that fails); refused calls are not in "
+		    "the trace (seccomp records none); ringfence-monitor reports them (when it runs)");
 	assert_note(&plan, RF_CLASS_MONITOR, "detection only: thresholds published in the "
 		    "sandbox registry for ringfence-monitor (when it runs)");
 	assert_layers(&plan, RF_CLASS_NET, "landlock-abi7 (TCP connect ports; refuses unlisted "
