@@ -445,6 +445,9 @@ static struct episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct san
 	if (s) {
 		snprintf(e->a.sandbox, sizeof(e->a.sandbox), "%s", s->info.sandbox);
 		snprintf(e->a.policy_id, sizeof(e->a.policy_id), "%s", s->info.policy_id);
+		e->a.n_labels = s->info.n_labels;
+		memcpy(e->a.labels, s->info.labels, sizeof(e->a.labels));
+		memcpy(e->a.traceparent, s->info.traceparent, sizeof(e->a.traceparent));
 		s->n_eps++;
 	}
 	return e;
@@ -578,6 +581,7 @@ static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
 		const char *proto = names__proto(ev->protocol & 0xffff);
 
 		snprintf(o->protocol, sizeof(o->protocol), "%s", proto ? proto : "other");
+		o->protocol_num = (int)(ev->protocol & 0xffff);
 		if (ev->op == RF_OP_SOCK_CREATE) {
 			snprintf(o->key, sizeof(o->key), "socket:%s/%u",
 				 ev->family == AF_INET ? "ipv4" : "ipv6", ev->protocol & 0xffff);
@@ -589,6 +593,7 @@ static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
 			 o->address, ev->port, o->protocol);
 	} else if (ev->path[0]) {
 		snprintf(o->path, sizeof(o->path), "%s", ev->path);
+		o->dir = ev->op == RF_OP_MKDIR || ev->op == RF_OP_RMDIR;
 		snprintf(o->key, sizeof(o->key), "%s:%s",
 			 ev->family == AF_UNIX ? "unix" : names__class(ev->class), ev->path);
 	} else {

@@ -82,6 +82,7 @@ struct engine {
 	int cg_mount_fd;            /* cgroup2 mount: liveness of a cgroup id */
 	int dec_fd_in_ep;
 	int64_t boot_to_real;
+	struct rf_alert_origin origin;
 	uint64_t seq;
 	bool stop;
 	bool initial_scan;          /* the registry scan before the programs attach */
@@ -134,7 +135,7 @@ static uint64_t mono_ns(void)
 static void on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct engine *e = ctx;
-	char *line = alert__line(a, ++e->seq, e->boot_to_real);
+	char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
 	int64_t wall = ((int64_t)a->time_ns + e->boot_to_real) / 1000000;
 
 	if (a->phase == RF_PHASE_OPEN && a->rule < RF_RULE_MAX)
@@ -954,6 +955,7 @@ static int setup(struct engine *e)
 	if (err)
 		return err;
 	e->boot_to_real = engine__boot_to_real();
+	alert__origin_local(&e->origin);
 	e->m.start_time = (double)time(NULL);
 	err = setup_outputs(e);
 	if (err)

@@ -15,6 +15,7 @@ struct rctx {
 	struct rf_detect *det;
 	struct rf_output *out;
 	int64_t off;
+	struct rf_alert_origin origin;
 	uint64_t seq;
 	uint64_t last_t;
 	int err;
@@ -23,7 +24,7 @@ struct rctx {
 static void on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct rctx *r = ctx;
-	char *line = alert__line(a, ++r->seq, r->off);
+	char *line = alert__line(a, ++r->seq, r->off, &r->origin);
 
 	if (line) {
 		output__push(r->out, line);
@@ -69,6 +70,8 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 	struct rctx r = { .over = over };
 	char why[600];
 	int err;
+
+	alert__origin_local(&r.origin);
 
 	err = output__open(output, 64u << 20, &r.out);
 	if (err) {
