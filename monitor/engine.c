@@ -138,9 +138,7 @@ static void on_alert(const struct rf_alert *a, void *ctx)
 	char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
 	int64_t wall = ((int64_t)a->time_ns + e->boot_to_real) / 1000000;
 
-	if (a->phase == RF_PHASE_OPEN && a->rule < RF_RULE_MAX)
-		e->m.alerts[a->rule]++;
-	e->m.records[a->phase]++;
+	metrics__count_alert(&e->m, a);
 	if (!e->o->top || e->o->output) {
 		if (!line || !output__push(e->out, line))
 			rf_debug("output queue full: record %llu dropped",
@@ -158,21 +156,7 @@ static void on_alert(const struct rf_alert *a, void *ctx)
 
 static void feed(struct engine *e, const struct rf_input *in)
 {
-	switch (in->type) {
-	case RF_IN_DECISION: e->m.events[RF_EVSRC_DECISION]++; break;
-	case RF_IN_SYSCALL: e->m.events[RF_EVSRC_SYSCALL]++; break;
-	case RF_IN_FORK: e->m.events[RF_EVSRC_FORK]++; break;
-	case RF_IN_EXEC: e->m.events[RF_EVSRC_EXEC]++; break;
-	case RF_IN_EXIT: e->m.events[RF_EVSRC_EXIT]++; break;
-	case RF_IN_SAMPLE: e->m.events[RF_EVSRC_SAMPLE]++; break;
-	case RF_IN_SANDBOX:
-	case RF_IN_SANDBOX_END: e->m.events[RF_EVSRC_REGISTRY]++; break;
-	case RF_IN_LOST:
-		if (in->u.lost.hop < RF_HOP_MAX)
-			e->m.lost[in->u.lost.hop] += in->u.lost.count;
-		break;
-	default: break;
-	}
+	metrics__count_input(&e->m, in);
 	if (e->rec && record__write(e->rec, in))
 		rf_debug("--record: write failed");
 	detect__input(e->det, in);

@@ -26,15 +26,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ringfence-monitor [OPTIONS]             watch every sandbox, alerts as NDJSON\n"
-"       ringfence-monitor --replay FILE [--output FILE] [THRESHOLDS]\n"
+"       ringfence-monitor --replay FILE [--output FILE] [--metrics-file FILE] [THRESHOLDS]\n"
 "       ringfence-monitor --replay FILE --profile SANDBOX|POLICY_ID\n"
 "       ringfence-monitor --top [--once] [--status FILE]\n"
 "       ringfence-monitor --version | --help\n"
 "\n"
 "  -o, --output FILE       append alerts to FILE (reopened on SIGHUP); default stdout\n"
-"      --metrics ADDR:PORT serve Prometheus metrics on a loopback address\n"
-"                          (e.g. 127.0.0.1:9464 or [::1]:9464)\n"
-"      --metrics-file FILE write them there every interval (textfile collector)\n"
+"      --metrics ADDR:PORT serve Prometheus metrics (GET or HEAD /metrics) on a\n"
+"                          loopback address (e.g. 127.0.0.1:9464 or [::1]:9464)\n"
+"      --metrics-file FILE write them there every interval (textfile collector);\n"
+"                          with --replay, once, at the end of the replay\n"
 "      --record FILE       write every input the detectors consume (replay format)\n"
 "      --replay FILE       run the detectors over a recorded file (virtual time)\n"
 "      --profile NAME      with --replay: the syscalls that sandbox/policy made, as\n"
@@ -250,8 +251,8 @@ static int cli_check(const struct cli *c)
 		bad = "--profile needs --replay FILE";
 	else if (c->once && !c->top)
 		bad = "--once goes with --top";
-	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr || c->o.metrics_file))
-		bad = "--replay takes only --output, --profile and thresholds";
+	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr))
+		bad = "--replay takes only --output, --metrics-file, --profile and thresholds";
 	if (bad) {
 		fprintf(stderr, "ringfence-monitor: %s\n", bad);
 		return EXIT_USAGE;
@@ -282,7 +283,7 @@ static int run_replay(struct cli *c)
 	c->detect.cpu_percent = or_default(c->detect.cpu_percent, 0);
 	c->detect.memory_mb = or_default(c->detect.memory_mb, 0);
 	c->detect.pids = or_default(c->detect.pids, 0);
-	return replay__run(c->replay, c->o.output, &c->detect);
+	return replay__run(c->replay, c->o.output, &c->detect, c->o.metrics_file);
 }
 
 static int run_live(struct cli *c)

@@ -758,6 +758,26 @@ static void test_boundary(void **state)
 	free(name);
 }
 
+/* Prometheus' own linter accepts the exposition text (Debian's prometheus). */
+static void promtool_check(const char *text)
+{
+	const char *promtool = h_env("PROMTOOL", "/usr/bin/promtool");
+	char cmd[512], path[] = "/tmp/rf-mon-prom-XXXXXX";
+	int fd;
+
+	if (access(promtool, X_OK)) {
+		fprintf(stderr, "# promtool check skipped (%s missing)\n", promtool);
+		return;
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s check metrics < %s", promtool, path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+}
+
 static void test_metrics(void **state)
 {
 	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)metrics_port) };
@@ -778,6 +798,25 @@ static void test_metrics(void **state)
 	assert_non_null(strstr(body, "ringfence_monitor_alerts_total{rule=\"deny-burst\"}"));
 	assert_non_null(strstr(body, "ringfence_monitor_lost_events_total{hop=\"kernel-decisions\"}"));
 	assert_non_null(strstr(body, "ringfence_monitor_sandboxes "));
+	/* the bursts of the tests before: denials by class, verdict, backend */
+	assert_non_null(strstr(body, "ringfence_monitor_denials_total{class=\"network\","
+			       "verdict=\"denied\",backend=\"cgroup-sock-addr\"} "));
+	assert_non_null(strstr(body, "\nprocess_cpu_seconds_total "));
+	assert_non_null(strstr(body, "\nprocess_resident_memory_bytes "));
+	assert_non_null(strstr(body, "\nprocess_start_time_seconds "));
+	assert_non_null(strstr(body, "\nprocess_open_fds "));
+	promtool_check(strstr(body, "\r\n\r\n") + 4);
+	free(body);
+	/* HEAD: 200, the body's length, no body */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof(in)), 0);
+	req = "HEAD /metrics HTTP/1.0\r\n\r\n";
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	body = h_read_all(fd);
+	assert_non_null(strstr(body, "HTTP/1.0 200 OK"));
+	assert_null(strstr(body, "Content-Length: 0\r\n"));
+	assert_non_null(strstr(body, "Content-Length: "));
+	assert_string_equal(strstr(body, "\r\n\r\n"), "\r\n\r\n");
 	free(body);
 	file = NULL;
 	for (i = 0; i < 50 && !file; i++) {
@@ -790,6 +829,7 @@ static void test_metrics(void **state)
 	}
 	assert_non_null(file);
 	assert_non_null(strstr(file, "# TYPE ringfence_monitor_events_total counter"));
+	promtool_check(file);
 	free(file);
 	/* not loopback: a usage error */
 	p.pid = fork();
