@@ -144,6 +144,27 @@ static void syscall_outcome(const struct rf_alert *a, char *buf, size_t len)
 			 errno_name(a->syscall_err, tmp, sizeof(tmp)));
 }
 
+/* A measurement as people read it: "200 MiB", "12 processes", "120 percent". */
+static void amount(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int i = 0;
+
+	if (strcmp(unit, "bytes")) {
+		snprintf(buf, len, "%" PRIu64 " %s", v, unit);
+		return;
+	}
+	while (d >= 1024 && i < 4) {
+		d /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", d, units[i]);
+	/* "200.0 MiB" reads as "200 MiB" */
+	if (i && strstr(buf, ".0 "))
+		memmove(strstr(buf, ".0 "), strstr(buf, ".0 ") + 2, strlen(strstr(buf, ".0 ") + 2) + 1);
+}
+
 static void message(const struct rf_alert *a, char *buf, size_t len)
 {
 	const char *sb = a->sandbox[0] ? a->sandbox : "host";
@@ -165,14 +186,19 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 			 a->proc.pid);
 		break;
 	}
-	case RF_RULE_RESOURCE:
+	case RF_RULE_RESOURCE: {
+		char v[32], other[32];
+
+		amount(a->value, a->unit, v, sizeof(v));
+		amount(a->rise ? a->baseline : a->threshold, a->unit, other, sizeof(other));
 		if (a->rise)
-			snprintf(buf, len, "sandbox %s: %s rose to %" PRIu64 " %s from about %"
-				 PRIu64, sb, a->key, a->value, a->unit, a->baseline);
+			snprintf(buf, len, "sandbox %s: %s rose to %s from about %s", sb, a->key,
+				 v, other);
 		else
-			snprintf(buf, len, "sandbox %s: %s at %" PRIu64 " %s, above the threshold %"
-				 PRIu64, sb, a->key, a->value, a->unit, a->threshold);
+			snprintf(buf, len, "sandbox %s: %s at %s, above the threshold %s", sb,
+				 a->key, v, other);
 		break;
+	}
 	case RF_RULE_LOST:
 		snprintf(buf, len, "%" PRIu64 " events lost at %s%s (%" PRIu64 " since start)",
 			 a->count, a->key, a->before_start ? ", some while no monitor ran" : "",

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "paths.h"
+#include "privs.h"
 #include "replay.h"
 #include "top.h"
 
@@ -53,6 +54,9 @@ static void usage(FILE *f)
 "                          (default: 90 x CPUs, half the RAM, 1024; 0 turns one off)\n"
 "      --ringbuf-kb N      the monitor's own ring buffer (default 1024)\n"
 "      --queue-kb N        output queue bound (default 8192)\n"
+"      --tick-ms MS        the detectors' clock tick (default 250): how soon a\n"
+"                          window or a quiet alert is closed\n"
+"      --registry DIR      the sandbox registry to follow (default " RF_REGISTRY_DIR ")\n"
 "      --coalesce-us N     after a ring-buffer wakeup, wait N us so one wakeup drains\n"
 "                          many records (default 500; 0 drains at once)\n"
 "      --bpf-cpu           CPU time from sched_switch even where cpu.stat exists\n"
@@ -296,8 +300,14 @@ static int run_live(struct cli *c)
 		fprintf(stderr, "ringfence-monitor: --top --once: no ringfence-monitor is running\n");
 		return 1;
 	}
-	if (geteuid() != 0)
-		rf_info("not root: loading BPF programs and reading pinned maps will likely fail");
+	{
+		char why[160];
+
+		if (!privs__have(RF_PRIVS_MONITOR, why, sizeof(why))) {
+			rf_err("%s", why);
+			return 1;
+		}
+	}
 
 	/* Thresholds for sandboxes whose policy sets none. */
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -293,6 +293,10 @@ static json_t *plan_event(const struct run *r)
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
 	json_object_set_new(ev, "on_supervisor_exit",
 			    json_string(r->o->keep_running ? "keep-running" : "kill"));
+	if (r->o->labels.n)
+		json_object_set_new(ev, "labels", registry__labels_to_json(&r->o->labels));
+	if (r->o->traceparent[0])
+		json_object_set_new(ev, "traceparent", json_string(r->o->traceparent));
 	if (sb->ll.n_approx)
 		json_object_set_new(json_object_get(ev, "plan"), "approximations",
 				    report__approximations(&sb->ll));
@@ -623,6 +627,8 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	reg->supervisor_pid = getpid();
 	reg->keep_running = r->o->keep_running;
 	registry_fill__policy(reg, sb->policy);
+	reg->labels = r->o->labels;
+	snprintf(reg->traceparent, sizeof(reg->traceparent), "%s", r->o->traceparent);
 	reg->supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg->started, sizeof(reg->started));

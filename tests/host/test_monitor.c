@@ -239,6 +239,14 @@ static char *run_sandbox(const char *policy, const char *const *argv, char **ret
 }
 
 /* Spawn a sandbox in the background (for SIGSTOP/latency tests). */
+static int open_or_fail(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
 static struct h_proc spawn_sandbox(const char *policy_json, const char *trace,
 				   const char *const *argv, char **ret_policy_path)
 {
@@ -387,6 +395,70 @@ static void test_burst_one_alert(void **state)
 	bg_end(&b, &out);
 	assert_non_null(strstr(out, "EPERM=50"));
 	free(out);
+}
+
+/* --label and TRACEPARENT: in the trace's first line, the registry (the
+ * monitor's record of it) and every alert of the sandbox. */
+static void test_labels_reach_alerts(void **state)
+{
+	const char *policy = "{\"version\":1,\"id\":\"mon-label\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]},"
+		"\"monitor\":{\"deny_burst\":{\"count\":10,\"window_ms\":1000}}}";
+	const char *tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+	const char *extra[] = { "--label", "job=ci-42", "--label", "tool.call=fetch 7", NULL };
+	const char *argv[] = { h_tool("rf-net"), "burst", "30", "127.0.0.1", "9", NULL };
+	char *pol = h_tempfile("monpol", policy), *trace = h_tempfile("montrace", NULL);
+	char *out, *first, *rec, name[160] = "";
+	json_t *all, *sel, *open, *md, *o;
+	struct h_proc p;
+	uint64_t t0 = now_ms();
+	bool found;
+	int i;
+
+	(void)state;
+	setenv("TRACEPARENT", tp, 1);
+	p = h_spawn(pol, trace, extra, argv);
+	unsetenv("TRACEPARENT");
+	assert_int_equal(h_wait(p, &out, NULL), 0);
+	free(out);
+	first = h_read_all(open_or_fail(trace));
+	first[strcspn(first, "\n")] = 0;
+	o = json_loads(first, 0, NULL);
+	assert_non_null(o);
+	snprintf(name, sizeof(name), "%s", json_string_value(json_object_get(o, "sandbox")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "labels"),
+							      "tool.call")), "fetch 7");
+	assert_string_equal(json_string_value(json_object_get(o, "traceparent")), tp);
+	json_decref(o);
+	free(first);
+	assert_true(wait_for("deny-burst", name, "open", t0) >= 0);
+	all = records();
+	sel = select_records(all, "deny-burst", name);
+	open = json_array_get(sel, 0);
+	md = json_object_get(open, "metadata");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(md, "labels"), 0)),
+			    "job=ci-42");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(md, "labels"), 1)),
+			    "tool.call=fetch 7");
+	assert_string_equal(json_string_value(json_object_get(md, "correlation_uid")),
+			    "4bf92f3577b34da6a3ce929d0e0e4736");
+	assert_string_equal(rec_str(open, "unmapped", "traceparent"), tp);
+	json_decref(sel);
+	json_decref(all);
+	/* the monitor had them from the registry entry */
+	for (i = 0, found = false; i < 40 && !found; i++) {
+		rec = h_read_all(open_or_fail(mon_rec));     /* flushed every interval */
+		found = strstr(rec, "\"labels\":{\"job\":\"ci-42\",\"tool.call\":\"fetch 7\"},"
+			       "\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-") != NULL;
+		free(rec);
+		if (!found)
+			sleep_ms(200);
+	}
+	assert_true(found);
+	unlink(pol);
+	unlink(trace);
+	free(pol);
+	free(trace);
 }
 
 /* The "syscalls" profile the monitor recorded for one run of argv under
@@ -996,6 +1068,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_burst_one_alert),
+		cmocka_unit_test(test_labels_reach_alerts),
 		cmocka_unit_test(test_unexpected_syscall),
 		cmocka_unit_test(test_refused_syscalls),
 		cmocka_unit_test(test_benign_no_alert),

@@ -6,7 +6,8 @@ rule fire with every kind of evidence, for `--replay`:
   - failed-ops: file opens, a directory created (mkdir), exec, a kill;
   - syscall: one refused (EPERM) and one that succeeded, outside the profile;
   - resource: memory and pids over their thresholds, a cpu rise;
-  - lost events; sandboxes shed from a full table.
+  - lost events; sandboxes shed from a full table;
+  - correlation labels and a W3C traceparent on one sandbox.
 Usage: recording.py > FILE
 """
 import json
@@ -44,7 +45,9 @@ rec(ringfence_monitor_record=1, version="1", boot_to_real_ns=1795000000000000000
     ticks=False, tick_ms=250,
     defaults=dict(burst_count=3, burst_window_ms=1000, linger_ms=2000, update_ms=10000,
                   max_sandboxes=6))
-sandbox(T0, 11, "sb-net", monitor=dict(memory_mb=64, pids=8, cpu_percent=90))
+sandbox(T0, 11, "sb-net", monitor=dict(memory_mb=64, pids=8, cpu_percent=90),
+        labels={"job": "ci-42", "tool.call": "fetch 7"},
+        traceparent="00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 sandbox(T0, 12, "sb-unix")
 sandbox(T0, 13, "sb-files", syscalls=dict(allow=["read", "write"], on_violation="alert"))
 sandbox(T0, 14, "sb-audit")

@@ -47,6 +47,18 @@ print(" ".join(sorted({json.loads(l)["unmapped"]["rule"] for l in open(sys.argv[
 if [ "$rules" = "deny-burst failed-ops lost-events resource-spike table-shed unexpected-syscall" ]
 then ok "the replay raised every rule ($(wc -l < "$tmp/alerts.jsonl") records)"
 else not_ok "the replay raised only: $rules"; fi
+labelled=$("$PYTHON" -c 'import json,sys
+n = 0
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["unmapped"].get("sandbox") == "sb-net":
+        md = r["metadata"]
+        assert md["labels"] == ["job=ci-42", "tool.call=fetch 7"], md
+        assert md["correlation_uid"] == "4bf92f3577b34da6a3ce929d0e0e4736", md
+        n += 1
+print(n)' "$tmp/alerts.jsonl")
+if [ "$labelled" -gt 0 ]; then ok "labels and traceparent in all $labelled alerts of their sandbox"
+else not_ok "no alert carries the sandbox's labels"; fi
 if check "$tmp/alerts.jsonl" "$@"; then
 	ok "every alert is a valid OCSF 1.3.0 Detection Finding and matches alert.schema.json"
 else
