@@ -286,7 +286,8 @@ int registry__labels_from_json(json_t *o, struct rf_reg_labels *ret)
 	if (!json_is_object(o) || json_object_size(o) > RF_LABELS_MAX)
 		return -EINVAL;
 	json_object_foreach(o, k, v) {
-		if (!json_is_string(v))
+		/* too long for the field: refused, never cut to fit */
+		if (!json_is_string(v) || strlen(k) + 1 + strlen(json_string_value(v)) >= RF_LABEL_LEN)
 			return -EINVAL;
 		snprintf(ret->v[ret->n], RF_LABEL_LEN, "%s=%s", k, json_string_value(v));
 		if (registry__label_invalid(ret->v[ret->n]))

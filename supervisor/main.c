@@ -188,6 +188,8 @@ static int add_label(struct run_opts *o, const char *kv)
 
 	char msg[256];
 
+	if (!why && strlen(kv) >= RF_LABEL_LEN)
+		why = "too long";
 	if (why) {
 		snprintf(msg, sizeof(msg), "--label %s: %s", kv, why);
 		return usage_error("%s", msg);

@@ -379,6 +379,11 @@ static void test_labels(void **state)
 					 "\"labels\":{\"k\":1}}", &back), -EINVAL);
 	assert_int_equal(registry__parse("{\"sandbox\":\"x\",\"cgroup_id\":1,"
 					 "\"traceparent\":\"nope\"}", &back), -EINVAL);
+	/* a value too long is refused, not cut */
+	assert_int_equal(registry__parse("{\"sandbox\":\"x\",\"cgroup_id\":1,\"labels\":"
+		"{\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\":"
+		"\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}}", &back),
+		-EINVAL);
 }
 
 int main(void)
