@@ -96,7 +96,7 @@ for RATE in 10000 25000 50000 75000 100000 150000 200000; do
 done
 stop_monitor
 echo "sustained drain rate with zero loss: $best events/s (the highest rate achieved with nothing"
-echo "  lost. The supervisor's ring buffer (1 MiB) holds about 2,700 records: a monitor not"
+echo "  lost. The supervisor's ring buffer (16 MiB) holds about 42,000 records: a monitor not"
 echo "  scheduled for that long at that rate loses events. mon CPU ns/ev: the monitor's CPU time"
 echo "  per event at clock-tick resolution; capacity = 1e9 / that, what one busy CPU drains)"
 echo
