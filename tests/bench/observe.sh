@@ -56,6 +56,12 @@ EOF
 }
 policy enforce
 policy audit
+# network confined only: no Landlock path observation; the seccomp
+# boundary's refusals come from the supervisor's listener
+cat > "$tmp/net.json" <<EOF
+{"version":1,"id":"bench-obs-net","files":"unrestricted","exec":"unrestricted",
+ "network":{"connect":["127.0.0.1:$PORT"],"unix":[]}}
+EOF
 
 # One figure from rf-bench in a sandbox: mode obs|noobs rf-bench-args...
 inside() {
@@ -91,9 +97,9 @@ stats() { # file -> "min median max"
 median() { sort -g "$1" | awk '{v[NR]=$1} END {printf "%.0f", NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 # A sandbox that keeps the set loaded while the outside loops run.
-start_hold() {
+start_hold() { # [policy]
 	local cpid _
-	"$RF" run -q --policy "$tmp/enforce.json" -- /usr/bin/sleep 600 &
+	"$RF" run -q --policy "$tmp/${1:-enforce}.json" -- /usr/bin/sleep 600 &
 	holdpid=$!
 	for _ in $(seq 250); do
 		cpid=$("$RF" status --json | python3 -c 'import json, sys
@@ -131,7 +137,7 @@ outside_figures() { # state [wrapper...]: getppid and open+close outside every s
 }
 round_outside() { # round -> 0, or 1 when the set cannot be unloaded
 	local s w
-	for s in $( [ $(($1 % 2)) = 1 ] && echo "off on idle" || echo "on idle off"); do
+	for s in $( [ $(($1 % 2)) = 1 ] && echo "off on idle net" || echo "net on idle off"); do
 		case $s in
 		off)
 			"$RF" unload > /dev/null 2>&1 || return 1
@@ -143,8 +149,12 @@ round_outside() { # round -> 0, or 1 when the set cannot be unloaded
 			# links are detached with the last live supervisor
 			stop_hold
 			! attached || return 1 ;;
+		net)    # a network-only sandbox: nothing on the syscall tracepoints
+			start_hold net
+			! attached || return 1 ;;
 		esac
 		outside_figures "$s"
+		if [ "$s" = net ]; then stop_hold; fi
 		# the floor: EMPTY sys_enter+sys_exit programs, nothing of ours attached
 		if [ "$s" = off ]; then outside_figures floor "$FLOOR" --; fi
 	done
@@ -153,6 +163,7 @@ round_outside() { # round -> 0, or 1 when the set cannot be unloaded
 		rec "above-$w" "$(cat "$tmp/cur.on.$w")" "$(cat "$tmp/cur.floor.$w")"
 		rec "out-$w" "$(cat "$tmp/cur.on.$w")" "$(cat "$tmp/cur.off.$w")"
 		rec "idle-$w" "$(cat "$tmp/cur.idle.$w")" "$(cat "$tmp/cur.off.$w")"
+		rec "net-$w" "$(cat "$tmp/cur.net.$w")" "$(cat "$tmp/cur.off.$w")"
 	done
 }
 
@@ -194,6 +205,8 @@ if [ "$outside_ok" = 1 ]; then
 	row "  open+close, a sandbox live (ns)" out-open ns 1.02
 	row "  getppid, none live (ns)" idle-getppid ns 1.02
 	row "  open+close, none live (ns)" idle-open ns 1.02
+	row "  getppid, network-only sandbox (ns)" net-getppid ns 1.02
+	row "  open+close, network-only sandbox" net-open ns 1.02
 	printf '%-34s %9s %9s\n' "  our programs over the floor" "floor" "ours"
 	row "  getppid, a sandbox live (ns)" above-getppid ns 1.02
 	row "  open+close, a sandbox live (ns)" above-open ns 1.02
