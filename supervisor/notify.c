@@ -21,12 +21,18 @@ void notify__init(struct rf_notify *n, int fd)
 	n->fd = fd;
 }
 
+void notify__drop(struct rf_notify *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+}
+
 void notify__close(struct rf_notify *n)
 {
 	if (!n)
 		return;
-	if (n->fd >= 0)
-		close(n->fd);
+	notify__drop(n);
 	publish_bpf__destroy(n->skel);
 	free(n->table);
 	notify__init(n, -1);

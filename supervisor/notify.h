@@ -29,10 +29,13 @@ struct rf_notify {
 void notify__init(struct rf_notify *n, int fd);
 /* One refusal: answer it EPERM, then publish it for sandbox cgid with
  * the pinned maps in map_fds (unless publish is false: test hooks).
- * 0; -ENOENT when the waiting task went away first; -errno otherwise
- * (-EPIPE: no task uses the filter any more, stop polling). */
+ * 0; -ENOENT when the waiting task went away first; another -errno when
+ * the listener cannot be used: stop polling it and notify__drop it. */
 int notify__handle(struct rf_notify *n, uint64_t cgid, const int map_fds[RF_PIN_MAP_MAX],
 		   bool publish);
+/* Close the listener: refusals then fail ENOSYS at once (still refused;
+ * none waits for an answer that cannot come). */
+void notify__drop(struct rf_notify *n);
 void notify__close(struct rf_notify *n);
 
 #endif

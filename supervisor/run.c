@@ -170,10 +170,14 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 			} else if (fd == sb->notify.fd) {
 				/* A refusal of the boundary waits for its answer;
 				 * once no task uses the filter it polls HUP. */
-				if ((evs[i].events & (EPOLLHUP | EPOLLERR)) ||
-				    notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd,
-						   !observe__test_disabled()) == -EPIPE)
+				int nr = evs[i].events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
+					 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd,
+							!observe__test_disabled());
+
+				if (nr < 0 && nr != -ENOENT) {
 					epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+					notify__drop(&sb->notify);
+				}
 			} else if (fd != sfd && fd != tfd) {
 				/* A limit's fd: a relay pipe (closed at its end, which
 				 * drops it from the epoll set) or the deadline. */
