@@ -229,7 +229,8 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 	return 0;
 }
 
-/* A notifying boundary: a datagram socket the child sends its listener
+/* A notifying boundary: a stream socket (no unix_may_send LSM hook on
+ * its sends, unlike datagrams) the child sends its listener
  * over before it execs (in flight, the listener outlives the child's
  * copy; the command never holds it). *ret_r: the supervisor's end. */
 static int plan_notify(const struct launch_opts *opts, struct launch_plan *plan, int *ret_r)
@@ -238,7 +239,7 @@ static int plan_notify(const struct launch_opts *opts, struct launch_plan *plan,
 
 	if (!opts->seccomp || !opts->seccomp->notify)
 		return 0;
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	*ret_r = sv[0];
 	plan->notify_w = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);

@@ -168,8 +168,8 @@ static void test_only_for_profiles(void **state)
 	assert_int_equal(links_of(SENSOR), 0);
 	sandbox_end(p);
 	/* with a profile: attached while it lives */
-	p = sandbox(profiled, 2500);
-	assert_int_equal(wait_sensor(1, 2000), 1);
+	p = sandbox(profiled, 6000);
+	assert_int_equal(wait_sensor(1, 5000), 1);
 	sandbox_end(p);
 	assert_int_equal(wait_sensor(0, 5000), 0);
 	stop_monitor();

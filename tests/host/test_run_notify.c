@@ -44,21 +44,33 @@ static int links_of(const char *prog)
 	return n;
 }
 
-/* `sh -c "rf-sys CALLS; sleep 1"` under policy; the observe links counted
- * while it sleeps; its output and trace. */
+/* `sh -c "rf-sys CALLS; echo ready; sleep 1"` under policy; the observe
+ * links counted once it said ready (its sandbox is live then, and the
+ * links, if any, were attached before it started); its output and trace. */
 static int run_counting(const char *policy, const char *calls, char **ret_out, json_t **ret_trace)
 {
 	char *pol = h_tempfile("notify", policy), *trace = h_tempfile("notify-trace", NULL);
-	char script[512];
+	char script[512], head[4096] = "", *rest = NULL;
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	struct h_proc p;
+	size_t got = 0;
 	int links;
 
-	snprintf(script, sizeof(script), "%s %s; sleep 1", h_tool("rf-sys"), calls);
+	snprintf(script, sizeof(script), "%s %s; echo ready; sleep 1", h_tool("rf-sys"), calls);
 	p = h_spawn(pol, trace, NULL, argv);
-	usleep(600 * 1000);
+	while (!strstr(head, "ready\n") && got < sizeof(head) - 1) {
+		ssize_t k = read(p.out_fd, head + got, sizeof(head) - 1 - got);
+
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+		head[got] = 0;
+	}
+	assert_non_null(strstr(head, "ready\n"));
 	links = links_of("rf_obs_enter") + links_of("rf_obs_exit");
-	assert_int_equal(h_wait(p, ret_out, NULL), 0);
+	assert_int_equal(h_wait(p, &rest, NULL), 0);
+	assert_true(asprintf(ret_out, "%s%s", head, rest) > 0);
+	free(rest);
 	*ret_trace = h_trace(trace);
 	unlink(pol);
 	unlink(trace);
