@@ -61,6 +61,7 @@ struct sb_live {
 	char cgroup_path[512];
 	uint32_t src;               /* rf_sample_src: cgroup v2 files present */
 	uint64_t mem_acc;
+	bool profiled;              /* its policy has a syscalls profile */
 };
 
 struct unknown {
@@ -214,6 +215,37 @@ static void seed_running(struct engine *e, const struct rf_sandbox_info *si,
 	free(pids);
 }
 
+/*
+ * The syscall sensor (sys_exit) slows every syscall of every task on the
+ * host, so it is attached only while a registered sandbox has a syscalls
+ * profile, or always with --record (profiles are learnt from recordings).
+ * The registry entry is written before the command starts; a sandbox
+ * whose command had already run its first execve when the sensor came up
+ * may have made syscalls no one saw: said on stderr.
+ */
+static void syscalls_update(struct engine *e, const struct sb_live *added)
+{
+	bool want = e->o->record != NULL;
+	struct rf_mon_acct a;
+	size_t i;
+	int err;
+
+	for (i = 0; i < SB_MAX && !want; i++)
+		want = e->sbs[i].used && e->sbs[i].profiled;
+	if (want == sensors__syscalls_on(e->sens))
+		return;
+	err = sensors__syscalls(e->sens, want);
+	if (err) {
+		rf_err("attach the syscall sensor (tp_btf/sys_exit): %s", strerror(-err));
+		return;
+	}
+	rf_debug("syscall sensor %s", want ? "attached" : "detached");
+	if (want && added && !e->initial_scan && !sensors__acct(e->sens, added->cgid, &a) &&
+	    (a.flags & RF_MON_ACCT_ARMED))
+		rf_info("sandbox %s: the syscall sensor attached after its command started; "
+			"syscalls it made before may be missing", added->name);
+}
+
 static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra *x, void *ctx)
 {
 	struct engine *e = ctx;
@@ -242,6 +274,8 @@ static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra 
 	}
 	snprintf(s->name, sizeof(s->name), "%s", si->sandbox);
 	snprintf(s->cgroup_path, sizeof(s->cgroup_path), "%s", si->cgroup_path);
+	s->profiled = si->has_profile;
+	syscalls_update(e, s);
 	s->src = resources__probe(si->cgroup_path);
 	if (!e->parent_cgid) {
 		/* Its parent is the ringfence cgroup: every child is a sandbox. */
@@ -280,6 +314,7 @@ static void reg_remove(const char *sandbox, uint64_t cgid, void *ctx)
 	if (s) {
 		rf_index_del(&e->sb_ix, cgid);
 		memset(s, 0, sizeof(*s));
+		syscalls_update(e, NULL);
 	}
 	rf_debug("sandbox %s ended", sandbox);
 }
@@ -378,6 +413,7 @@ static void sweep_gone(struct engine *e)
 		memset(s, 0, sizeof(*s));
 		end_gone(e, cgid);
 	}
+	syscalls_update(e, NULL);
 	detect__table_stats(e->det, &ts);
 	g.ids = calloc(ts.capacity, sizeof(*g.ids));
 	if (!g.ids)

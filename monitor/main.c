@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -60,6 +61,8 @@ static void usage(FILE *f)
 "      --coalesce-us N     after a ring-buffer wakeup, wait N us so one wakeup drains\n"
 "                          many records (default 500; 0 drains at once)\n"
 "      --bpf-cpu           CPU time from sched_switch even where cpu.stat exists\n"
+"      --priority-boost N  run N nice levels above normal, as auditd does, so a busy\n"
+"                          host does not delay draining (default 4; 0 leaves it)\n"
 "  -q, --quiet | -v, --verbose\n"
 "\n"
 "Exit status: 0 stopped by SIGINT/SIGTERM (or replay done), 1 failure, 125 usage.\n");
@@ -108,7 +111,7 @@ enum {
 	OPT_METRICS = 256, OPT_METRICS_FILE, OPT_RECORD, OPT_REPLAY, OPT_PROFILE, OPT_TOP,
 	OPT_ONCE, OPT_STATUS, OPT_STATE, OPT_INTERVAL, OPT_UPDATE, OPT_LINGER, OPT_BURST_N,
 	OPT_BURST_W, OPT_CPU, OPT_MEM, OPT_PIDS, OPT_RINGBUF, OPT_QUEUE, OPT_BPF_CPU,
-	OPT_REGISTRY, OPT_TICK, OPT_COALESCE, OPT_VERSION,
+	OPT_REGISTRY, OPT_TICK, OPT_COALESCE, OPT_BOOST, OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -136,6 +139,7 @@ static const struct option longopts[] = {
 	{ "registry", required_argument, NULL, OPT_REGISTRY },
 	{ "tick-ms", required_argument, NULL, OPT_TICK },
 	{ "coalesce-us", required_argument, NULL, OPT_COALESCE },
+	{ "priority-boost", required_argument, NULL, OPT_BOOST },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -151,6 +155,7 @@ struct cli {
 	struct rf_engine_opts o;
 	struct rf_detect_opts detect;
 	uint64_t ringbuf_kb, queue_kb;
+	uint64_t boost;                 /* --priority-boost */
 	const char *replay, *profile;
 	bool top, once;
 	int verbosity;
@@ -176,6 +181,7 @@ static const struct num_opt {
 	{ OPT_RINGBUF, "--ringbuf-kb", 4, 1048576, offsetof(struct cli, ringbuf_kb) },
 	{ OPT_QUEUE, "--queue-kb", 4, 1048576, offsetof(struct cli, queue_kb) },
 	{ OPT_COALESCE, "--coalesce-us", 0, 5000, offsetof(struct cli, o.coalesce_us) },
+	{ OPT_BOOST, "--priority-boost", 0, 20, offsetof(struct cli, boost) },
 };
 
 static const struct num_opt *num_opt_find(int id)
@@ -308,6 +314,11 @@ static int run_live(struct cli *c)
 			return 1;
 		}
 	}
+	/* The ring buffers hold tens of milliseconds of a burst: a monitor
+	 * the scheduler keeps waiting longer on a loaded host loses records,
+	 * whatever its own speed. */
+	if (c->boost && setpriority(PRIO_PROCESS, 0, -(int)c->boost))
+		rf_info("--priority-boost %llu: %s", (unsigned long long)c->boost, strerror(errno));
 
 	/* Thresholds for sandboxes whose policy sets none. */
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -336,6 +347,7 @@ int main(int argc, char **argv)
 		.detect = { .cpu_percent = UNSET, .memory_mb = UNSET, .pids = UNSET },
 		.ringbuf_kb = 1024,
 		.queue_kb = 8192,
+		.boost = 4,
 		.verbosity = 1,
 	};
 	int status = cli_parse(&c, argc, argv);

@@ -324,6 +324,14 @@ void report__drain_landlock_audit(struct sandbox *sb, bool final)
 /* Which classes' denials are inferred from failed syscalls (their
  * backend, Landlock or seccomp, records nothing) rather than counted by
  * the deciding programs. */
+/* The seccomp boundary's refusals are recorded: seen at sys_exit, or
+ * answered by the supervisor's listener (notify.c). */
+static bool boundary_observed(const struct sandbox *sb)
+{
+	return (sb->sandbox_flags & RF_SB_OBSERVE_BOUNDARY) ||
+	       (sb->plan.install.seccomp_notify && !observe__test_disabled());
+}
+
 static bool class_inferred(const struct sandbox *sb, enum rf_class k)
 {
 	switch (k) {
@@ -332,7 +340,7 @@ static bool class_inferred(const struct sandbox *sb, enum rf_class k)
 		return (sb->sandbox_flags & RF_SB_OBSERVE_PATHS) &&
 		       sb->plan.c[k].be == RF_BE_LANDLOCK;
 	case RF_CLASS_PROCESS:
-		return sb->sandbox_flags & RF_SB_OBSERVE_BOUNDARY;
+		return boundary_observed(sb);
 	default:
 		return false;
 	}
@@ -410,8 +418,9 @@ void report__inferred_text(const struct sandbox *sb, char *buf, size_t len)
 	for (i = 0; i < sizeof(order) / sizeof(order[0]) && off < len; i++) {
 		uint64_t n = sb->obs.inferred[order[i]] + sb->obs.audited[order[i]];
 
-		if (!(sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY)) ||
-		    !class_inferred(sb, order[i]) || !n)
+		if (!(sb->sandbox_flags & RF_SB_OBSERVE_PATHS) && !boundary_observed(sb))
+			break;
+		if (!class_inferred(sb, order[i]) || !n)
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s %llu", off ? ", " : "; inferred: ",
 				names__class(order[i]), (unsigned long long)n);

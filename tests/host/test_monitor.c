@@ -765,7 +765,8 @@ static void test_lost_events_match_kernel(void **state)
 {
 	const char *policy = "{\"version\":1,\"id\":\"mon-flood\",\"files\":\"unrestricted\","
 		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
-	const char *argv[] = { h_tool("rf-net"), "burst", "5000", "127.0.0.1", "9", NULL };
+	/* more than the 16 MiB ring buffer holds (about 42,000 records) */
+	const char *argv[] = { h_tool("rf-net"), "burst", "60000", "127.0.0.1", "9", NULL };
 	uint64_t deadline, kernel = 0, seen = 0;
 	char *name, status[64];
 	FILE *f;
@@ -971,7 +972,8 @@ static void test_restart_reports_lost(void **state)
 {
 	const char *policy = "{\"version\":1,\"id\":\"mon-down\",\"files\":\"unrestricted\","
 		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
-	const char *argv[] = { h_tool("rf-net"), "burst", "3000", "127.0.0.1", "9", NULL };
+	/* more than the 16 MiB ring buffer holds */
+	const char *argv[] = { h_tool("rf-net"), "burst", "60000", "127.0.0.1", "9", NULL };
 	uint64_t before, after, deadline;
 	long long count = -1;
 	char *name;
