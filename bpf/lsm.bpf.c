@@ -118,7 +118,7 @@ static __always_inline int no_scratch(struct rf_sandbox *sb, __u32 class)
 {
 	if (class < RF_CLASS_KERNEL_MAX)
 		__sync_fetch_and_add(&sb->denials[class], 1);
-	stat_inc(RF_STAT_SAMPLE_LOST);
+	stat_inc(RF_STAT_SCRATCH_LOST);
 	return fallback_verdict(sb);
 }
 

@@ -4,8 +4,13 @@
  * a record of what it refused, so these programs watch the syscalls of
  * sandboxed tasks and report the ones that failed with EACCES/EPERM (and,
  * for an audit sandbox, the path syscalls that succeeded). The records are
- * inferred (RF_EVF_INFERRED): user space matches them against the policy,
- * and they never count in rf_sandbox.denials.
+ * inferred (RF_EVF_INFERRED) candidates, not decisions: a file mode or a
+ * missing capability fails a syscall the policy allows. So they go to the
+ * supervisor's queue (rf_obs_access) only, never to rf_samples or the
+ * monitor's ring buffer, and never count in rf_sandbox.denials. The
+ * supervisor matches each against the policy and hands the ones the
+ * policy refuses back through rf_obs_verdict, which publishes them on the
+ * ring buffer: the monitor sees verdicts, not guesses.
  *
  * sys_enter keeps the arguments of a path syscall in task storage;
  * sys_exit reads the path then (the kernel has just copied it, so it is
@@ -56,8 +61,9 @@ struct {
 	__type(value, struct rf_obs_sandbox);
 } rf_observe SEC(".maps");
 
-/* Audit observations (successful accesses): a queue the supervisor
- * drains and deletes from; keyed like rf_samples. */
+/* Candidates (failed syscalls; audit: successful accesses): a queue the
+ * supervisor drains and deletes from; keyed like rf_samples, its seq from
+ * rf_obs_sandbox.access_seq. */
 RF_MAP_NO_PREALLOC(rf_obs_access, BPF_MAP_TYPE_HASH, 16384, struct rf_sample_key,
 		   struct rf_event);
 
@@ -156,7 +162,7 @@ static __always_inline struct rf_obs_task *observed_task(__u32 want, struct rf_s
 		return NULL;
 	t = task_scratch(true);
 	if (!t) {
-		stat_inc(RF_STAT_SAMPLE_LOST);
+		stat_inc(RF_STAT_SCRATCH_LOST);
 		return NULL;
 	}
 	__builtin_memset(&t->ev, 0, sizeof(t->ev));
@@ -262,33 +268,28 @@ static __always_inline void absolute_path(struct rf_obs_task *t, __s32 dirfd)
 }
 
 /*
- * Publish one inferred record: a denial into rf_samples (its slot from
- * the sandbox's sample sequence, shared with the exact records) and the
- * ring buffer; a successful access (audit) into rf_obs_access only.
+ * Queue one candidate for the supervisor: a failed syscall, or (access)
+ * a successful one of an audit sandbox. It judges them against the policy
+ * (supervisor/observe.c); nothing here is a decision yet.
  */
-static __always_inline void record(struct rf_sandbox *sb, __u64 cgid, struct rf_event *ev,
-				   bool access)
+static __always_inline void record(__u64 cgid, struct rf_event *ev, bool access)
 {
 	struct rf_obs_sandbox *obs = bpf_map_lookup_elem(&rf_observe, &cgid);
 	struct rf_sample_key skey = { .cgroup_id = cgid };
 	__u32 class = ev->class;
 
+	if (!obs)
+		return;  /* written before the sandbox entry: being removed */
 	RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
-	ev->verdict = RF_VERDICT_DENIED;
-	if (access) {
-		if (!obs)
-			return;
+	ev->verdict = 0;  /* the supervisor's to give */
+	if (access)
 		ev->flags |= RF_EVF_ACCESS;
-		ev->seq = __sync_fetch_and_add(&obs->access_seq, 1);
-		skey.seq = ev->seq;
-		if (bpf_map_update_elem(&rf_obs_access, &skey, ev, BPF_NOEXIST))
-			__sync_fetch_and_add(&obs->access_lost, 1);
-		return;
-	}
-	if (obs && class < RF_CLASS_KERNEL_MAX)
+	else if (class < RF_CLASS_KERNEL_MAX)
 		__sync_fetch_and_add(&obs->inferred[class], 1);
-	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
-	publish(sb, cgid, ev);
+	ev->seq = __sync_fetch_and_add(&obs->access_seq, 1);
+	skey.seq = ev->seq;
+	if (bpf_map_update_elem(&rf_obs_access, &skey, ev, BPF_NOEXIST))
+		__sync_fetch_and_add(&obs->access_lost, 1);
 }
 
 SEC("tp_btf/sys_enter")
@@ -330,15 +331,15 @@ int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
 
 /* Record ev, its name made absolute first when it is relative; one that
  * stays relative keeps RF_EVF_DIRFD (target_pid: the dirfd). */
-static __always_inline void relative_record(struct rf_obs_task *t, struct rf_sandbox *sb,
-					    __u64 cgid, __s32 dirfd, bool access)
+static __always_inline void relative_record(struct rf_obs_task *t, __u64 cgid, __s32 dirfd,
+					    bool access)
 {
 	t->ev.flags &= ~RF_EVF_DIRFD;
 	if (t->ev.path_len && t->ev.path[0] != '/')
 		absolute_path(t, dirfd);
 	if (t->ev.path[0] != '/')
 		t->ev.flags |= RF_EVF_DIRFD;
-	record(sb, cgid, &t->ev, access);
+	record(cgid, &t->ev, access);
 }
 
 /* A path syscall of a sandboxed task returns. */
@@ -367,13 +368,13 @@ static __always_inline int path_exit(__u32 nr, long ret)
 	exec_done = t->ev.class == RF_CLASS_EXEC && !denied;
 	if (!exec_done || !t->ev.path_len)
 		read_path(&t->ev, t->ptr);
-	relative_record(t, sb, cgid, (__s32)t->ev.target_pid, !denied);
+	relative_record(t, cgid, (__s32)t->ev.target_pid, !denied);
 	if (!t->ptr2)
 		return 0;
 	/* rename, link: the second name is a record of its own. */
 	read_path(&t->ev, t->ptr2);
 	t->ev.target_pid = (__u32)t->dirfd2;
-	relative_record(t, sb, cgid, t->dirfd2, !denied);
+	relative_record(t, cgid, t->dirfd2, !denied);
 	return 0;
 }
 
@@ -397,7 +398,7 @@ static __always_inline int boundary_exit(struct pt_regs *regs, const struct rf_o
 		t->ev.arg = (__u32)sys_arg(regs, d->arg);
 	if (d->target)
 		t->ev.target_pid = (__u32)sys_arg(regs, d->target);
-	record(sb, cgid, &t->ev, false);
+	record(cgid, &t->ev, false);
 	return 0;
 }
 
@@ -412,4 +413,27 @@ int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
 	if (d->path)
 		return path_exit(nr, ret);
 	return ret == -EPERM ? boundary_exit(regs, d, nr) : 0;
+}
+
+/*
+ * The supervisor's verdict on a candidate it judged a policy denial (or,
+ * audit, an access the policy would refuse): onto the ring buffer, the
+ * monitor's decision stream, like the deciding programs' own records.
+ * Run by the supervisor with BPF_PROG_TEST_RUN, the record as its
+ * context; pinned, never attached. Returns 1 when the ring buffer is full.
+ */
+SEC("syscall")
+int rf_obs_verdict(struct rf_event *ctx)
+{
+	struct rf_event ev;
+
+	__builtin_memcpy(&ev, ctx, sizeof(ev));
+	if (ev.kind != RF_EV_DECISION || !ev.verdict || ev.verdict >= RF_VERDICT_MAX)
+		return 2;
+	stat_inc(RF_STAT_DECISIONS);
+	if (bpf_ringbuf_output(&rf_events, &ev, sizeof(ev), 0)) {
+		stat_inc(RF_STAT_RINGBUF_LOST);
+		return 1;
+	}
+	return 0;
 }

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 3
+#define RF_ABI_VERSION 4
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -172,7 +172,7 @@ enum rf_sandbox_flags {
 	 * kernel's verdict came from Landlock or seccomp, which record nothing. */
 	RF_SB_OBSERVE_PATHS = 1u << 7,   /* path syscalls failing EACCES/EPERM (Landlock) */
 	RF_SB_OBSERVE_BOUNDARY = 1u << 8,/* the seccomp boundary's syscalls failing EPERM */
-	RF_SB_OBSERVE_ACCESS = 1u << 9,  /* audit: path syscalls that succeeded, to rf_obs_access */
+	RF_SB_OBSERVE_ACCESS = 1u << 9,  /* audit: path syscalls that succeeded, too */
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */
@@ -329,17 +329,28 @@ struct rf_obs_syscall {
 
 /* rf_observe: sandbox cgroup id -> what observe.bpf.c counted for it. */
 struct rf_obs_sandbox {
-	__u64 inferred[RF_CLASS_KERNEL_MAX]; /* inferred records, by class */
-	__u64 access_seq;               /* next rf_obs_access slot */
-	__u64 access_lost;              /* rf_obs_access full: an access not kept */
+	__u64 inferred[RF_CLASS_KERNEL_MAX]; /* failed syscalls queued (candidates), by class */
+	__u64 access_seq;               /* next rf_obs_access slot (failures and accesses) */
+	__u64 access_lost;              /* rf_obs_access full: a candidate not kept */
 };
 
-/* rf_stats: per-CPU counters; sum over CPUs. */
+/*
+ * rf_stats: host-wide per-CPU counters (sum over CPUs; ABI: values fixed).
+ * X(NAME, value, its name in traces and reports): lib/names.c builds its
+ * table from this list.
+ */
+#define RF_STATS(X)                                                                     \
+	X(RINGBUF_LOST, 0, "ringbuf_lost")      /* a record not on the ring buffer: full */ \
+	X(SAMPLE_LOST, 1, "sample_lost")        /* a sample not kept: rf_samples full */ \
+	X(DECISIONS, 2, "decisions")            /* decisions published */               \
+	/* no per-task scratch memory (task storage allocation failed): the LSM's       \
+	 * decision counted without a record, or a syscall not observed */             \
+	X(SCRATCH_LOST, 3, "scratch_lost")
+
+#define RF_STAT_ENUM_(name, value, str) RF_STAT_##name = value,
 enum rf_stat {
-	RF_STAT_RINGBUF_LOST = 0,       /* bpf_ringbuf_reserve failed */
-	RF_STAT_SAMPLE_LOST = 1,        /* rf_samples full */
-	RF_STAT_DECISIONS = 2,          /* decisions recorded */
-	RF_STAT_MAX = 3,
+	RF_STATS(RF_STAT_ENUM_)
+	RF_STAT_MAX = 4,
 };
 
 /* rf_meta[0]: identifies the build that loaded the pinned objects. */

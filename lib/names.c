@@ -47,6 +47,9 @@ static const char *const reason_names[] = {
 };
 COVERS(reason_names, RF_REASON_MAX);
 
+static const char *const stat_names[] = { RF_STATS(NAME_OF_) };
+COVERS(stat_names, RF_STAT_MAX);
+
 /* [0] is not sent; counted as a denial. */
 static const char *const verdict_names[] = {
 	[0] = "denied", [RF_VERDICT_DENIED] = "denied", [RF_VERDICT_AUDITED] = "audited",
@@ -113,6 +116,7 @@ NAMES_FN(op_arg, uint32_t, op_arg_names, NULL)
 NAMES_FN(op_syscall_arg, uint32_t, op_syscall_arg_names, NULL)
 NAMES_FN(reason, uint32_t, reason_names, "unknown")
 NAMES_FN(verdict, uint32_t, verdict_names, "denied")
+NAMES_FN(stat, uint32_t, stat_names, "unknown")
 NAMES_FN(proto, uint32_t, proto_names, NULL)
 NAMES_FN(sock_type, uint32_t, sock_type_names, "other")
 NAMES_FN(backend, enum rf_backend, backend_names, "?")

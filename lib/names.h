@@ -60,6 +60,8 @@ const char *names__op_syscall_arg(uint32_t op);
 const char *names__op_arg(uint32_t op);
 /* "denied" or "audited": anything but an audit record was a denial. */
 const char *names__verdict(uint32_t verdict);
+/* An rf_stats counter (enum rf_stat) as "ringbuf_lost", ... */
+const char *names__stat(uint32_t stat);
 /* An IP protocol number as "tcp", "udp", ...; NULL when it has no name. */
 const char *names__proto(uint32_t proto);
 /* A unix socket type (SOCK_STREAM, ...) as "stream", ...; "other". */

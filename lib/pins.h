@@ -90,6 +90,8 @@ enum rf_pin_link {
  * RF_PIN_OBS_PROG_PREFIX + the program name, ready to attach. */
 #define RF_PIN_OBS_LINK_PREFIX "obs_"
 #define RF_PIN_OBS_PROG_PREFIX "obsprog_"
+/* Its verdict publisher (a syscall program, run on demand, never attached). */
+#define RF_PIN_OBS_VERDICT RF_PIN_OBS_PROG_PREFIX "rf_obs_verdict"
 
 struct rf_pin_map_def {
 	const char *pin;          /* file under RF_PIN_DIR */

@@ -297,6 +297,13 @@ static int obj_load(const struct extra_obj *o, const int *shared_fds, void **ret
 	return 0;
 }
 
+/* A program run on demand (BPF_PROG_TEST_RUN: observe.bpf.c's
+ * rf_obs_verdict), never attached: it is pinned with the others, no link. */
+static bool prog_on_demand(const struct bpf_program *prog)
+{
+	return bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL;
+}
+
 /* Attach every program of a loaded object; pin its link when pin (and the
  * maps the object owns). Unpinned, each is detached again at once (the
  * probe). With o->prog_prefix and pin, the programs are pinned instead of
@@ -329,6 +336,8 @@ static int obj_attach(const struct extra_obj *o, struct bpf_object *obj, bool pi
 						    strerror(-err));
 			continue;
 		}
+		if (prog_on_demand(prog))
+			continue;
 		link = o->attach(prog);
 		if (!link) {
 			err = -errno;
@@ -394,6 +403,8 @@ static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog
 	int fd, ret = 0;
 
 	(void)ctx;
+	if (prog_on_demand(prog))
+		return 0;
 	fd = bpf_obj_get(link_path(o, prog, path, sizeof(path)));
 	memset(&info, 0, sizeof(info));
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)

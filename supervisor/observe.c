@@ -18,9 +18,11 @@
 #include <unistd.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <bpf/bpf.h>
 
 #include "boundary_consts.h"
 #include "observe.h"
+#include "pins.h"
 
 #define ACC_RW (RF_ACC_READ | RF_ACC_WRITE)
 
@@ -161,6 +163,7 @@ int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct
 	memset(o, 0, sizeof(*o));
 	o->policy = p;
 	o->plan = plan;
+	o->verdict_fd = -1;
 	return pathrules__build(p, &o->paths, &o->n_paths, NULL);
 }
 
@@ -170,9 +173,36 @@ void observe__free(struct rf_observer *o)
 		return;
 	free(o->paths);
 	free(o->seen);
+	if (o->verdict_fd >= 0)
+		close(o->verdict_fd);
+	o->verdict_fd = -1;
 	o->paths = NULL;
 	o->seen = NULL;
 	o->n_paths = o->n_seen = 0;
+}
+
+int observe__open_verdicts(struct rf_observer *o)
+{
+	int fd = rf_pins__get(RF_PIN_OBS_VERDICT);
+
+	if (fd < 0)
+		return fd;
+	if (o->verdict_fd >= 0)
+		close(o->verdict_fd);
+	o->verdict_fd = fd;
+	return 0;
+}
+
+void observe__publish(struct rf_observer *o, const struct rf_event *ev)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = ev, .ctx_size_in = sizeof(*ev));
+
+	/* retval: 0 published, 1 ring buffer full (counted host-wide as
+	 * ringbuf_lost, which the monitor reports), 2 not a decision. */
+	if (o->verdict_fd >= 0 && !bpf_prog_test_run_opts(o->verdict_fd, &run) && !run.retval)
+		o->published++;
+	else
+		o->unpublished++;
 }
 
 #define SEEN_CAP 8192   /* distinct audited lines remembered; beyond, all traced */
@@ -421,11 +451,11 @@ bool observe__judge(struct rf_observer *o, struct rf_event *ev)
 		return false;
 	}
 	if (access) {
+		ev->verdict = RF_VERDICT_AUDITED;
 		if (seen_before(o, ev)) {
 			o->repeats++;
 			return false;
 		}
-		ev->verdict = RF_VERDICT_AUDITED;
 		o->audited[ev->class]++;
 	} else {
 		ev->verdict = RF_VERDICT_DENIED;

@@ -19,6 +19,8 @@
  * numbers; entries with op 0 are not watched. */
 void observe__syscall_table(struct rf_obs_syscall table[RF_OBS_SYSCALL_MAX]);
 
+#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
+
 /* RF_SB_OBSERVE_* for a sandbox of this plan (0: nothing to observe). */
 uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *p);
 
@@ -38,7 +40,15 @@ struct rf_observer {
 	uint64_t audited[RF_CLASS_KERNEL_MAX];  /* audit: accesses it would refuse */
 	uint64_t not_policy;            /* failed, but the policy allows it */
 	uint64_t next_access;           /* next rf_obs_access seq to take */
-	uint64_t accesses;              /* audit observations taken */
+	uint64_t accesses;              /* candidates taken (failures and accesses) */
+	uint64_t skipped;               /* queue slots given up on (counted lost) */
+	uint64_t stall_seq;             /* the slot the drain waits for, and since */
+	unsigned int stall_ticks;       /* how many drains */
+	uint64_t denial_lines;          /* inferred denials traced */
+	uint64_t untraced;              /* and past the trace's limit (not traced) */
+	int verdict_fd;                 /* observe.bpf.c's rf_obs_verdict; -1: none */
+	uint64_t published;             /* verdicts put on the monitor's ring buffer */
+	uint64_t unpublished;           /* verdicts not put there (no program, full) */
 	uint64_t *seen;                 /* audited lines written: hashes, 0 empty */
 	size_t n_seen;
 	uint64_t repeats;               /* audited accesses already traced once */
@@ -48,6 +58,18 @@ struct rf_observer {
 int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct rf_plan *plan);
 void observe__free(struct rf_observer *o);
 
+/* Open the pinned rf_obs_verdict program (the sandbox is observed): 0, or
+ * -errno, and then every verdict counts as unpublished. */
+int observe__open_verdicts(struct rf_observer *o);
+
+/*
+ * Hand one judged record (a policy denial, or an audited access) to the
+ * monitor's decision stream: rf_obs_verdict puts it on the pinned ring
+ * buffer, as the deciding programs do with theirs. The kernel queues only
+ * candidates; only what the policy refuses becomes a decision there.
+ */
+void observe__publish(struct rf_observer *o, const struct rf_event *ev);
+
 /*
  * Judge an inferred record (RF_EVF_INFERRED): resolve its path (relative
  * to its process's cwd or dirfd where that can still be read), fill op,
@@ -55,7 +77,8 @@ void observe__free(struct rf_observer *o);
  * a successful access). true when the policy refuses it: a kernel.deny
  * line; false when the policy allows it (counted in not_policy for a
  * failure) or the syscall is not one the backend refuses. An audited
- * access already traced once (same class, op, need and path) is false.
+ * access already traced once (same class, op, need and path) is false,
+ * counted in repeats, with the verdict set: still a decision.
  */
 bool observe__judge(struct rf_observer *o, struct rf_event *ev);
 

@@ -190,17 +190,24 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 static void trace_inferred(struct sandbox *sb, struct rf_event *ev);
 
 /* One kernel record into the trace: exact ones as they are; inferred
- * ones (observe.bpf.c) only when the policy refuses what they did. */
+ * ones (observe.bpf.c's candidates) only when the policy refuses what
+ * they did, and only then are they decisions for the monitor too. */
 static void trace_record(struct sandbox *sb, struct rf_event *ev)
 {
+	uint64_t repeats = sb->obs.repeats;
+
 	if (!(ev->flags & RF_EVF_INFERRED)) {
 		trace__emit(sb->trace, "kernel.deny", trace__event_json(ev));
 		report__deny_human(sb, ev);
 		sb->traced++;
 		return;
 	}
-	if (!observe__judge(&sb->obs, ev))
+	if (!observe__judge(&sb->obs, ev)) {
+		/* an audited access traced once already: still a decision */
+		if (sb->obs.repeats != repeats)
+			observe__publish(&sb->obs, ev);
 		return;
+	}
 	/* Landlock logs its own file/exec denials: the inferred twin waits
 	 * for (or is dropped by) the kernel's record. */
 	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED &&
@@ -216,17 +223,43 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev)
 	trace_inferred(sb, ev);
 }
 
+/* A judged inferred record: the monitor's decision, and a kernel.deny
+ * line while the sandbox has had fewer than the sample limit of inferred
+ * denials (as the kernel keeps its exact ones; audited lines, which
+ * `learn` reads, are deduplicated instead). */
 static void trace_inferred(struct sandbox *sb, struct rf_event *ev)
 {
 	char backend[32];
 
+	observe__publish(&sb->obs, ev);
+	if (ev->verdict == RF_VERDICT_DENIED && sb->obs.denial_lines >= RF_SAMPLE_LIMIT_DEFAULT) {
+		sb->obs.untraced++;
+		return;
+	}
+	if (ev->verdict == RF_VERDICT_DENIED)
+		sb->obs.denial_lines++;
 	trace__emit(sb->trace, "kernel.deny",
 		    trace__deny_json(ev, observe__backend(&sb->obs, ev, backend, sizeof(backend))));
 	report__deny_human(sb, ev);
 }
 
-/* Audit: the successful accesses observe.bpf.c queued; those the policy
- * would refuse become audited kernel.deny lines. */
+/* A queue slot counted but not stored: the candidate is still being
+ * written (wait a tick), or the queue was full and it never will be (give
+ * up once it stays missing and the kernel's lost count explains it). */
+static bool slot_lost(struct rf_observer *o, const struct rf_obs_sandbox *obs, bool final)
+{
+	if (final)
+		return true;
+	if (o->stall_seq != o->next_access) {
+		o->stall_seq = o->next_access;
+		o->stall_ticks = 0;
+	}
+	return ++o->stall_ticks > 2 && o->skipped < obs->access_lost;
+}
+
+/* The candidates observe.bpf.c queued (failed syscalls; audit: successful
+ * ones): those the policy refuses become kernel.deny lines and decisions
+ * on the monitor's stream. */
 static void drain_access(struct sandbox *sb, bool final)
 {
 	struct rf_obs_sandbox obs;
@@ -237,19 +270,21 @@ static void drain_access(struct sandbox *sb, bool final)
 	while (sb->obs.next_access < obs.access_seq) {
 		int err = sbmaps__take_access(sb->enf, sb->cgid, sb->obs.next_access, &ev);
 
-		if (err == -ENOENT && !final)
+		if (err == -ENOENT && !slot_lost(&sb->obs, &obs, final))
 			return;  /* counted, not yet stored: next tick */
 		sb->obs.next_access++;
-		if (err)
+		if (err) {
+			sb->obs.skipped++;
 			continue;
+		}
 		sb->obs.accesses++;
 		trace_record(sb, &ev);
 	}
 }
 
-/* Put the kernel's kept samples into the trace. final: the sandbox is
- * gone, so a missing sample will never arrive (it was not kept). */
-void report__drain_samples(struct sandbox *sb, bool final)
+/* The kernel's kept samples. final: the sandbox is gone, so a missing
+ * sample will never arrive (it was not kept). */
+static void drain_kept(struct sandbox *sb, bool final)
 {
 	struct rf_sandbox st;
 	struct rf_event ev;
@@ -269,6 +304,14 @@ void report__drain_samples(struct sandbox *sb, bool final)
 			trace_record(sb, &ev);
 		sb->next_seq++;
 	}
+}
+
+/* Put what the kernel recorded into the trace: its samples, the observe
+ * programs' candidates, Landlock's log. A sample still being written
+ * does not hold up the candidates (the monitor waits for their verdicts). */
+void report__drain_samples(struct sandbox *sb, bool final)
+{
+	drain_kept(sb, final);
 	drain_access(sb, final);
 	report__drain_landlock_audit(sb, final);
 }
@@ -296,6 +339,8 @@ static void on_landlock_record(void *ctx, const struct rf_ll_record *r)
 	ev.reason = ev.path[0] != '/' ? RF_REASON_BAD_PATH :
 		    ev.have ? RF_REASON_ACCESS : RF_REASON_NO_RULE;
 	snprintf(backend, sizeof(backend), "landlock-abi%d", sb->caps.landlock_abi);
+	ev.kind = RF_EV_DECISION;
+	observe__publish(&sb->obs, &ev);
 	trace__emit(sb->trace, "kernel.deny", trace__deny_json(&ev, backend));
 	report__deny_human(sb, &ev);
 	sb->la.logged[ev.class]++;
@@ -374,6 +419,22 @@ static json_t *landlock_audit_json(const struct sandbox *sb)
 			 "inferred_dropped", (json_int_t)a->dropped_inferred);
 }
 
+/* Every rf_stats counter by name: host-wide, since the programs were
+ * loaded. */
+static json_t *host_stats(const struct sandbox *sb)
+{
+	json_t *o = json_object();
+	uint32_t i;
+
+	for (i = 0; i < RF_STAT_MAX; i++) {
+		uint64_t v = 0;
+
+		if (!enforcer__stat(sb->enf, i, &v))
+			json_object_set_new(o, names__stat(i), json_integer((json_int_t)v));
+	}
+	return o;
+}
+
 json_t *report__exit_counts(const struct sandbox *sb)
 {
 	json_t *o = json_object(), *att = json_object(), *inf = json_object();
@@ -396,10 +457,18 @@ json_t *report__exit_counts(const struct sandbox *sb)
 		total += sb->obs.inferred[k];
 		aud += sb->obs.audited[k];
 	}
+	json_object_set_new(o, "host_stats", host_stats(sb));
 	json_object_set_new(o, "denials_attribution", att);
 	json_object_set_new(o, "denials_inferred", inf);
 	json_object_set_new(o, "denials_inferred_total", json_integer((json_int_t)total));
 	json_object_set_new(o, "inferred_not_policy", json_integer((json_int_t)sb->obs.not_policy));
+	if (sb->sandbox_flags & RF_OBSERVE_FLAGS) {
+		json_object_set_new(o, "inferred_not_in_trace",
+				    json_integer((json_int_t)sb->obs.untraced));
+		json_object_set_new(o, "observed_lost", json_integer((json_int_t)sb->obs.skipped));
+		json_object_set_new(o, "verdicts_unpublished",
+				    json_integer((json_int_t)sb->obs.unpublished));
+	}
 	if (sb->sandbox_flags & RF_SB_OBSERVE_ACCESS)
 		json_object_set_new(o, "audited_inferred", json_integer((json_int_t)aud));
 	if (sb->la.fd >= 0)

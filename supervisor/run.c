@@ -594,6 +594,11 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		flags |= observe__sandbox_flags(&sb->plan, sb->policy);
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
+	/* Without it the trace is whole; the monitor misses the verdicts
+	 * (counted in sandbox.exit). */
+	if (!err && (flags & RF_OBSERVE_FLAGS) && observe__open_verdicts(&sb->obs))
+		rf_info("observe: the verdict program is not pinned: inferred denials will not "
+			"reach ringfence-monitor");
 	if (!err)
 		open_landlock_audit(sb);
 	if (!err)

@@ -4,10 +4,12 @@
  * maps, the syscall table filled as the supervisor fills it, both programs
  * attached, a sandbox entry for a scratch cgroup of ours, and children
  * failing (or succeeding at) syscalls from inside and outside it.
- * Asserts on the records in rf_samples and rf_obs_access: a failed path
- * syscall and a syscall a seccomp filter refused (which never reaches
- * sys_enter) are recorded for the sandbox; their allowed twins and
- * anything outside the cgroup are not.
+ * Asserts on the records in rf_obs_access, rf_samples and the ring buffer:
+ * a failed path syscall and a syscall a seccomp filter refused (which
+ * never reaches sys_enter) are queued for the sandbox as candidates, never
+ * as samples or ring-buffer decisions; their allowed twins and anything
+ * outside the cgroup are not. rf_obs_verdict puts a judged record on the
+ * ring buffer and refuses anything that is not a verdict.
  */
 #include <pwd.h>
 #include <sched.h>
@@ -47,16 +49,46 @@ static void sandbox_put(uint32_t flags)
 					     BPF_ANY), 0);
 }
 
-static int sample(uint64_t seq, struct rf_event *ev)
-{
-	struct rf_sample_key k = { .cgroup_id = T.cg.id, .seq = seq };
-
-	return bpf_map_lookup_elem(fd_of(T.skel->maps.rf_samples), &k, ev) ? -errno : 0;
-}
-
 static int n_samples(void)
 {
 	return bt_map_count(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+}
+
+/* Candidate seq of the sandbox, from the queue. */
+static int queued(uint64_t seq, struct rf_event *ev)
+{
+	struct rf_sample_key k = { .cgroup_id = T.cg.id, .seq = seq };
+
+	return bpf_map_lookup_elem(fd_of(T.skel->maps.rf_obs_access), &k, ev) ? -errno : 0;
+}
+
+static int n_queued(void)
+{
+	return bt_map_count(fd_of(T.skel->maps.rf_obs_access), sizeof(struct rf_sample_key));
+}
+
+static int rb_count;
+static struct rf_event rb_last;
+
+static int on_rb(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	if (size >= sizeof(rb_last))
+		memcpy(&rb_last, data, sizeof(rb_last));
+	rb_count++;
+	return 0;
+}
+
+/* Records on the ring buffer since the last call. */
+static int ring_records(void)
+{
+	struct ring_buffer *rb = ring_buffer__new(fd_of(T.skel->maps.rf_events), on_rb, NULL, NULL);
+
+	assert_non_null(rb);
+	rb_count = 0;
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return rb_count;
 }
 
 static struct rf_obs_sandbox obs_get(void)
@@ -215,6 +247,7 @@ static int test_setup(void **state)
 	bt_map_clear(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
 	bt_map_clear(fd_of(T.skel->maps.rf_obs_access), sizeof(struct rf_sample_key));
 	bt_map_clear(fd_of(T.skel->maps.rf_sandboxes), sizeof(uint64_t));
+	ring_records();
 	return 0;
 }
 
@@ -227,8 +260,13 @@ static void failed_open_in_the_sandbox_is_recorded(void **state)
 	(void)state;
 	sandbox_put(RF_SB_OBSERVE_PATHS);
 	assert_int_equal(bt_run(&T.cg, act_open_as_nobody, T.secret), EACCES);
-	assert_int_equal(n_samples(), 1);
-	assert_int_equal(sample(0, &ev), 0);
+	/* a candidate for the supervisor: not a sample, not on the ring buffer */
+	assert_int_equal(n_samples(), 0);
+	assert_int_equal(ring_records(), 0);
+	assert_int_equal(n_queued(), 1);
+	assert_int_equal(obs_get().access_seq, 1);
+	assert_int_equal(queued(0, &ev), 0);
+	assert_int_equal(ev.verdict, 0);
 	assert_int_equal(ev.class, RF_CLASS_FILE);
 	assert_int_equal(ev.op, RF_OP_FILE_OPEN);
 	assert_int_equal(ev.pid, bt_last_pid);
@@ -243,7 +281,8 @@ static void failed_open_in_the_sandbox_is_recorded(void **state)
 	assert_int_equal(obs_get().inferred[RF_CLASS_FILE], 1);
 	/* its allowed twin: nothing */
 	assert_int_equal(bt_run(&T.cg, act_open_as_nobody, T.open_file), 0);
-	assert_int_equal(n_samples(), 1);
+	assert_int_equal(n_queued(), 1);
+	assert_int_equal(n_samples(), 0);
 }
 
 /* Relative names are made absolute in the kernel, while the task is
@@ -256,9 +295,9 @@ static void relative_names_are_made_absolute(void **state)
 	(void)state;
 	sandbox_put(RF_SB_OBSERVE_PATHS);
 	assert_int_equal(bt_run(&T.cg, act_open_relative, T.dir), EACCES);
-	assert_int_equal(n_samples(), 2);
+	assert_int_equal(n_queued(), 2);
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(sample(i, &ev), 0);
+		assert_int_equal(queued(i, &ev), 0);
 		/* realpath: the kernel names the directory as it resolved it */
 		assert_string_equal(ev.path, i == 0 ? T.secret : T.secret_dot);
 		assert_false(ev.flags & RF_EVF_DIRFD);
@@ -272,8 +311,10 @@ static void seccomp_refusal_reaches_sys_exit(void **state)
 	(void)state;
 	sandbox_put(RF_SB_OBSERVE_BOUNDARY);
 	assert_int_equal(bt_run(&T.cg, act_ptrace_under_seccomp, NULL), EPERM);
-	assert_int_equal(n_samples(), 1);
-	assert_int_equal(sample(0, &ev), 0);
+	assert_int_equal(n_samples(), 0);
+	assert_int_equal(ring_records(), 0);
+	assert_int_equal(n_queued(), 1);
+	assert_int_equal(queued(0, &ev), 0);
 	assert_int_equal(ev.class, RF_CLASS_PROCESS);
 	assert_int_equal(ev.op, RF_OP_PTRACE);
 	assert_int_equal(ev.reason, RF_REASON_BOUNDARY);
@@ -287,7 +328,7 @@ static void seccomp_refusal_reaches_sys_exit(void **state)
 	test_setup(NULL);
 	sandbox_put(RF_SB_OBSERVE_PATHS);
 	assert_int_equal(bt_run(&T.cg, act_ptrace_under_seccomp, NULL), EPERM);
-	assert_int_equal(n_samples(), 0);
+	assert_int_equal(n_queued(), 0);
 }
 
 static void audit_records_successful_accesses_apart(void **state)
@@ -300,8 +341,9 @@ static void audit_records_successful_accesses_apart(void **state)
 	(void)state;
 	sandbox_put(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS);
 	assert_int_equal(bt_run(&T.cg, act_open, T.open_file), 0);
-	/* successes never take a sample slot */
+	/* successes never take a sample slot, nor reach the ring buffer */
 	assert_int_equal(n_samples(), 0);
+	assert_int_equal(ring_records(), 0);
 	fd = fd_of(T.skel->maps.rf_obs_access);
 	for (k.cgroup_id = T.cg.id; k.seq < obs_get().access_seq; k.seq++) {
 		assert_int_equal(bpf_map_lookup_elem(fd, &k, &ev), 0);
@@ -319,9 +361,42 @@ static void nothing_outside_the_sandbox(void **state)
 	assert_int_equal(bt_run(NULL, act_ptrace_under_seccomp, NULL), EPERM);
 	assert_int_equal(bt_run(NULL, act_open, T.open_file), 0);
 	assert_int_equal(n_samples(), 0);
+	assert_int_equal(ring_records(), 0);
 	assert_int_equal(obs_get().access_seq, 0);
 	assert_int_equal(bt_map_count(fd_of(T.skel->maps.rf_obs_access),
 				      sizeof(struct rf_sample_key)), 0);
+}
+
+static int run_verdict(struct rf_event *ev)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = ev, .ctx_size_in = sizeof(*ev));
+
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(T.skel->progs.rf_obs_verdict),
+						&run), 0);
+	return (int)run.retval;
+}
+
+/* The supervisor's verdict reaches the ring buffer as it was given (and
+ * counts as a decision); a record without a verdict does not. */
+static void verdict_program_publishes_verdicts_only(void **state)
+{
+	struct rf_event ev = { .kind = RF_EV_DECISION, .cgroup_id = 42, .class = RF_CLASS_FILE,
+			       .op = RF_OP_FILE_OPEN, .verdict = RF_VERDICT_DENIED,
+			       .flags = RF_EVF_INFERRED, .path = "/etc/shadow", .path_len = 11 };
+	uint64_t decisions = bt_percpu_sum(fd_of(T.skel->maps.rf_stats), RF_STAT_DECISIONS);
+
+	(void)state;
+	assert_int_equal(run_verdict(&ev), 0);
+	assert_int_equal(ring_records(), 1);
+	assert_int_equal(memcmp(&rb_last, &ev, sizeof(ev)), 0);
+	assert_int_equal(bt_percpu_sum(fd_of(T.skel->maps.rf_stats), RF_STAT_DECISIONS),
+			 decisions + 1);
+	ev.verdict = 0;
+	assert_int_equal(run_verdict(&ev), 2);
+	ev.verdict = RF_VERDICT_AUDITED;
+	ev.kind = 0;
+	assert_int_equal(run_verdict(&ev), 2);
+	assert_int_equal(ring_records(), 0);
 }
 
 #define T_(f) cmocka_unit_test_setup(f, test_setup)
@@ -334,6 +409,7 @@ int main(void)
 		T_(seccomp_refusal_reaches_sys_exit),
 		T_(audit_records_successful_accesses_apart),
 		T_(nothing_outside_the_sandbox),
+		T_(verdict_program_publishes_verdicts_only),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -688,6 +688,117 @@ static void test_benign_no_alert(void **state)
 	free(name);
 }
 
+/* Run a policy (JSON text) with argv: the sandbox name and its
+ * sandbox.exit line (*ret_exit, the caller's to decref). */
+static char *run_sandbox_exit(const char *policy, const char *const *argv, json_t **ret_exit)
+{
+	char *trace = h_tempfile("montrace", NULL), *name;
+	json_t *tr;
+
+	h_run(policy, trace, argv, NULL, NULL);
+	tr = h_trace(trace);
+	name = strdup(json_string_value(json_object_get(h_event(tr, "sandbox.plan", 0),
+							"sandbox")));
+	*ret_exit = json_incref(h_event(tr, "sandbox.exit", 0));
+	assert_non_null(*ret_exit);
+	json_decref(tr);
+	unlink(trace);
+	free(trace);
+	return name;
+}
+
+/*
+ * Under Landlock a failed syscall is only a candidate: 30 opens of a file
+ * the policy allows that fail EACCES (mode 000; the sandbox has no
+ * CAP_DAC_OVERRIDE) and 30 refused connects to an allowed, closed port
+ * raise nothing on a live monitor; 30 opens the policy refuses raise one
+ * failed-ops alert that counts 30.
+ */
+static void test_inferred_allowed_failures_no_burst(void **state)
+{
+	char dir[512], locked[600], secret[600], policy[2048], port[16];
+	const char *rd_ok[64], *rd_no[64];
+	const char *net[] = { h_tool("rf-net"), "burst", "30", "127.0.0.1", port, NULL };
+	char *name_ok, *name_net, *name_no;
+	json_t *ex, *all, *sel, *cl;
+	int i, fd, lfd;
+	uint64_t t0;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/inferred", tmpdir_path);
+	snprintf(locked, sizeof(locked), "%s/data/locked", dir);
+	snprintf(secret, sizeof(secret), "%s/secret/s", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chmod(tmpdir_path, 0755), 0);
+	snprintf(policy, sizeof(policy), "%s/data", dir);
+	assert_int_equal(mkdir(policy, 0755), 0);
+	snprintf(policy, sizeof(policy), "%s/secret", dir);
+	assert_int_equal(mkdir(policy, 0755), 0);
+	fd = open(locked, O_WRONLY | O_CREAT, 0);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = open(secret, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	/* a port nothing listens on: bound, never listening */
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	{
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(a);
+
+		assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+		assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+		snprintf(port, sizeof(port), "%d", ntohs(a.sin_port));
+	}
+	rd_ok[0] = rd_no[0] = h_tool("rf-fs");
+	for (i = 0; i < 30; i++) {
+		rd_ok[1 + 2 * i] = rd_no[1 + 2 * i] = "read";
+		rd_ok[2 + 2 * i] = locked;
+		rd_no[2 + 2 * i] = secret;
+	}
+	rd_ok[61] = rd_no[61] = NULL;
+	snprintf(policy, sizeof(policy), "{\"version\":1,\"id\":\"mon-inferred\","
+		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\",\"%s/data/\"]},"
+		 "\"exec\":[\"/usr/lib/\",\"%s\",\"%s\"],"
+		 "\"network\":{\"connect\":[\"127.0.0.1:%s\"],\"unix\":[]},"
+		 "\"monitor\":{\"deny_burst\":{\"count\":10,\"window_ms\":1000}}}",
+		 dir, h_tool("rf-fs"), h_tool("rf-net"), port);
+	t0 = now_ms();
+	name_ok = run_sandbox_exit(policy, rd_ok, &ex);
+	/* the kernel saw 30 failures; the policy allows every one */
+	assert_int_equal(rec_int(ex, "inferred_not_policy", NULL), 30);
+	assert_int_equal(rec_int(ex, "denials_inferred", "file"), 0);
+	json_decref(ex);
+	name_net = run_sandbox_exit(policy, net, &ex);
+	assert_int_equal(rec_int(ex, "denials_total", NULL), 0);
+	json_decref(ex);
+	name_no = run_sandbox_exit(policy, rd_no, &ex);
+	assert_int_equal(rec_int(ex, "denials_inferred", "file"), 30);
+	assert_int_equal(rec_int(ex, "verdicts_unpublished", NULL), 0);
+	json_decref(ex);
+	close(lfd);
+	/* the refused twin: one alert counting all 30, then closed */
+	assert_true(wait_for("failed-ops", name_no, "close", t0) >= 0);
+	all = records();
+	sel = select_records(all, "failed-ops", name_no);
+	assert_int_equal(distinct_uids(sel), 1);
+	cl = last_phase(sel, "close");
+	assert_int_equal(rec_int(cl, "count", NULL), 30);
+	assert_string_equal(rec_str(cl, "unmapped", "key"), "file");
+	json_decref(sel);
+	/* nothing at all for the allowed failures */
+	sel = select_records(all, "", name_ok);
+	assert_int_equal(json_array_size(sel), 0);
+	json_decref(sel);
+	sel = select_records(all, "", name_net);
+	assert_int_equal(json_array_size(sel), 0);
+	json_decref(sel);
+	json_decref(all);
+	free(name_ok);
+	free(name_net);
+	free(name_no);
+}
+
 /* 100 processes against a pids threshold of 50. */
 static void test_forks_spike(void **state)
 {
@@ -1074,6 +1185,7 @@ int main(void)
 		cmocka_unit_test(test_unexpected_syscall),
 		cmocka_unit_test(test_refused_syscalls),
 		cmocka_unit_test(test_benign_no_alert),
+		cmocka_unit_test(test_inferred_allowed_failures_no_burst),
 		cmocka_unit_test(test_forks_spike),
 		cmocka_unit_test(test_memory_spike),
 		cmocka_unit_test(test_lost_events_match_kernel),

@@ -2,8 +2,10 @@
  * Host tests of observe.bpf.c on this host (Landlock + seccomp, no
  * BPF-LSM): what Landlock and the seccomp boundary refuse reaches the
  * trace as kernel.deny with its backend and "attribution": "inferred";
- * the allowed twin of each operation leaves no such line; audit mode
- * under Landlock denies nothing and traces what the policy would refuse;
+ * the allowed twin of each operation leaves no such line; a refused unix
+ * connect is the cgroup hooks' own record, with backend and path; audit
+ * mode under Landlock denies nothing and traces what the policy would
+ * refuse (a file read and a connect in one command);
  * processes outside every sandbox are never reported; the programs are
  * attached only while a supervisor is live, and a run that ends does not
  * take them from another run's live sandbox.
@@ -403,6 +405,108 @@ static void audit_mode_under_landlock_records_without_denying(void **state)
 	free(out);
 }
 
+/* The network kernel.deny line to 127.0.0.1:port, or NULL. */
+static json_t *deny_port(json_t *tr, int port)
+{
+	size_t i, n = h_count_events(tr, "kernel.deny");
+
+	for (i = 0; i < n; i++) {
+		json_t *d = h_event(tr, "kernel.deny", i), *dst = json_object_get(d, "destination");
+
+		if (!strcmp(str(d, "class"), "network") &&
+		    !strcmp(str(dst, "address"), "127.0.0.1") &&
+		    json_integer_value(json_object_get(dst, "port")) == port)
+			return d;
+	}
+	return NULL;
+}
+
+/* On this Landlock host, unix sockets are confined by the cgroup hooks:
+ * a connect to a socket outside network.unix fails EPERM and is traced
+ * with its backend and path, the kernel's own record (attribution
+ * kernel); the allowed socket next to it connects. */
+static void unix_connect_denial_traced_with_backend_and_path(void **state)
+{
+	char pol[4096], ok[128], no[128], key[160], *out = NULL, *tp = h_tempfile("trace", NULL);
+	const char *argv[] = { h_tool("rf-net"), "unix", no, "unix", ok, NULL };
+	int lo, ln;
+	json_t *tr, *d;
+
+	(void)state;
+	snprintf(ok, sizeof(ok), "%s/out/ok.sock", tree);
+	snprintf(no, sizeof(no), "%s/secret/no.sock", tree);
+	lo = h_listen_unix(ok);
+	ln = h_listen_unix(no);
+	snprintf(pol, sizeof(pol),
+		 "{\"version\":1,\"id\":\"obs-unix\","
+		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\"],\"write\":[\"%s/out/\"]},"
+		 "\"exec\":[\"/usr/lib/\",\"%s\"],"
+		 "\"network\":{\"connect\":[],\"unix\":[\"%s\"]}}",
+		 tree, h_tool("rf-net"), ok);
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	snprintf(key, sizeof(key), "unix %s", no);
+	assert_string_equal(h_result(out, key), "EPERM");
+	snprintf(key, sizeof(key), "unix %s", ok);
+	assert_string_equal(h_result(out, key), "ok");
+	tr = h_trace(tp);
+	d = deny_for(tr, "unix", no);
+	assert_non_null(d);
+	assert_string_equal(str(d, "backend"), "cgroup-sock-addr");
+	assert_string_equal(str(d, "attribution"), "kernel");
+	assert_string_equal(str(d, "verdict"), "denied");
+	assert_null(deny_for(tr, "unix", ok));
+	assert_int_equal(exit_int(tr, "denials", "unix"), 1);
+	json_decref(tr);
+	close(lo);
+	close(ln);
+	unlink(ok);
+	unlink(no);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
+/* Audit mode on this Landlock host, one command: it reads a file outside
+ * files.read and connects to a port outside network.connect, both work,
+ * and both are traced as audited decisions (the file inferred from the
+ * syscall, the connect the cgroup program's own record). */
+static void audit_mode_file_and_port_both_audited(void **state)
+{
+	enum { PORT_OK = 18731, PORT_NO = 18732 };
+	char pol[4096], cmd[1024], *out = NULL, *tp = h_tempfile("trace", NULL);
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	int l1 = h_listen_inet(AF_INET, "127.0.0.1", PORT_OK, SOCK_STREAM);
+	int l2 = h_listen_inet(AF_INET, "127.0.0.1", PORT_NO, SOCK_STREAM);
+	json_t *tr;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "%s read %s && %s tcp 127.0.0.1 %d tcp 127.0.0.1 %d",
+		 h_tool("rf-fs"), sub("secret/s"), h_tool("rf-net"), PORT_NO, PORT_OK);
+	snprintf(pol, sizeof(pol),
+		 "{\"version\":1,\"id\":\"obs-audit2\",\"mode\":\"audit\","
+		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\",\"%s/data/\"]},"
+		 "\"exec\":[\"/usr/lib/\",\"/usr/bin/\",\"%s\",\"%s\"],"
+		 "\"network\":{\"connect\":[\"127.0.0.1:%d\"],\"unix\":\"unrestricted\"}}",
+		 tree, h_tool("rf-fs"), h_tool("rf-net"), PORT_OK);
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	assert_string_equal(res(out, "read", sub("secret/s")), "ok");
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18732"), "ok");
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18731"), "ok");
+	tr = h_trace(tp);
+	assert_inferred(deny_for(tr, "file", sub("secret/s")), "landlock-abi7", "audited");
+	assert_non_null(deny_port(tr, PORT_NO));
+	assert_string_equal(str(deny_port(tr, PORT_NO), "verdict"), "audited");
+	assert_string_equal(str(deny_port(tr, PORT_NO), "backend"), "cgroup-sock-addr");
+	assert_string_equal(str(deny_port(tr, PORT_NO), "attribution"), "kernel");
+	assert_null(deny_port(tr, PORT_OK));
+	json_decref(tr);
+	close(l1);
+	close(l2);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
 /* As nobody: refused by the kernel's own rules, outside any sandbox. */
 static void outside_child(const char *secret)
 {
@@ -523,7 +627,8 @@ static void observe_links_detached_when_no_sandbox_is_live(void **state)
 	run_denied_read();
 	assert_int_equal(pins_with("obs_"), 0);
 	assert_int_equal(obs_links_attached(), 0);
-	assert_int_equal(pins_with("obsprog_"), 2);
+	/* rf_obs_enter, rf_obs_exit and rf_obs_verdict (run on demand) */
+	assert_int_equal(pins_with("obsprog_"), 3);
 	/* and a later run attaches them again */
 	run_denied_read();
 	assert_int_equal(obs_links_attached(), 0);
@@ -621,6 +726,8 @@ int main(void)
 		cmocka_unit_test(command_whose_loader_is_not_in_exec_names_the_loader),
 		cmocka_unit_test(seccomp_boundary_denials_are_traced_as_inferred),
 		cmocka_unit_test(audit_mode_under_landlock_records_without_denying),
+		cmocka_unit_test(unix_connect_denial_traced_with_backend_and_path),
+		cmocka_unit_test(audit_mode_file_and_port_both_audited),
 		cmocka_unit_test(outside_sandbox_nothing_is_reported),
 		cmocka_unit_test(observe_links_detached_when_no_sandbox_is_live),
 		cmocka_unit_test(overlapping_run_keeps_observation),

@@ -49,6 +49,9 @@ static void names_verdicts_protocols_socket_types(void **state)
 	assert_string_equal(names__verdict(RF_VERDICT_AUDITED), "audited");
 	assert_string_equal(names__verdict(0), "denied");
 	assert_string_equal(names__verdict(RF_VERDICT_MAX), "denied");
+	assert_string_equal(names__stat(RF_STAT_RINGBUF_LOST), "ringbuf_lost");
+	assert_string_equal(names__stat(RF_STAT_SCRATCH_LOST), "scratch_lost");
+	assert_string_equal(names__stat(RF_STAT_MAX), "unknown");
 	assert_string_equal(names__proto(6), "tcp");
 	assert_string_equal(names__proto(17), "udp");
 	assert_string_equal(names__proto(262), "mptcp");

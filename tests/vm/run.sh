@@ -4,8 +4,10 @@
 # kernel, which has BPF-LSM (the development host refuses BPF-LSM programs).
 #
 # The VM runs under qemu TCG (software emulation: KVM hangs here, nested).
-# Its initramfs holds a static busybox, BUILD_DIR/ringfence,
-# BUILD_DIR/tests/tools/*, BUILD_DIR/tests/vm/* (test binaries, if any),
+# Its initramfs holds a static busybox, BUILD_DIR/ringfence (and
+# ringfence-monitor), BUILD_DIR/tests/tools/*, BUILD_DIR/tests/vm/* (test
+# binaries, if any), python3 and gcc with what they use when a suite has a
+# "# vm-needs: workloads" line (tests/vm/workload-files.sh),
 # tests/vm/guest/, schemas/examples/, the shared libraries all those need,
 # and the kernel modules named in VM_MODULES (default: veth).
 #
@@ -15,7 +17,7 @@
 # The whole serial console is kept in BUILD_DIR/vm-console.log.
 #
 # Environment:
-#   VM_TIMEOUT  seconds for the whole VM run (default 240); qemu is killed after
+#   VM_TIMEOUT  seconds for the whole VM run (default 420); qemu is killed after
 #   VM_KERNEL   6.1 (default: the host suite's cloud kernel) or 7.3 (trixie-
 #               backports': Landlock ABI 7 and kernel audit; see fetch.sh)
 #   VM_CACHE    kernel cache directory (default BUILD_DIR/vm, BUILD_DIR/vm73
@@ -37,7 +39,7 @@ BUILD=$(cd "$1" && pwd)
 shift
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VMDIR=$ROOT/tests/vm
-VM_TIMEOUT=${VM_TIMEOUT:-240}
+VM_TIMEOUT=${VM_TIMEOUT:-420}
 export VM_KERNEL=${VM_KERNEL:-}
 if [ "$VM_KERNEL" = 7.3 ]; then
 	VM_CACHE=${VM_CACHE:-$BUILD/vm73}
@@ -144,6 +146,33 @@ for f in "$BUILD"/tests/tools/*; do
 done
 for f in "$BUILD"/tests/vm/*; do
 	[ -f "$f" ] && [ -x "$f" ] && is_elf "$f" && copy_bin "$f" "/rf/tests/vm/${f##*/}"
+done
+[ -x "$BUILD/ringfence-monitor" ] && copy_bin "$BUILD/ringfence-monitor" /rf/ringfence-monitor
+
+# Real workloads (python3, gcc) for the suites that name them in a
+# "# vm-needs: workloads" line: the files they use, at their host paths,
+# symlinks kept as symlinks, times kept (see workload-files.sh).
+copy_path() { # absolute host path, copied to the same path in the guest
+	local p=$1 t
+	[ -z "${COPIED[$p]:-}" ] || return 0
+	if [ -L "$p" ]; then
+		COPIED[$p]=1
+		t=$(readlink "$p")
+		mkdir -p "$R$(dirname "$p")"
+		ln -sfn "$t" "$R$p"
+		case $t in /*) ;; *) t=$(dirname "$p")/$t ;; esac
+		copy_path "$t"
+	else
+		copy_bin "$p" "$p"
+		touch -r "$p" "$R$p"
+		COPIED[$p]=1
+	fi
+}
+for s in "${SUITES[@]}"; do
+	grep -q '^# vm-needs:.* workloads' "$VM_SUITE_DIR/$s.sh" || continue
+	WORKLOADS=$("$VMDIR/workload-files.sh") || die "listing the workloads' files failed"
+	for f in /usr/bin/python3 /usr/bin/gcc /usr/bin/as $WORKLOADS; do copy_path "$f"; done
+	break
 done
 cp -r "$VMDIR/guest" "$R/rf/guest"
 [ "$VM_SUITE_DIR" = "$VMDIR/guest" ] || cp "$VM_SUITE_DIR"/*.sh "$R/rf/guest/"
