@@ -178,7 +178,7 @@ static int pol_parse_document(json_t *root, struct rf_policy *p, struct rf_error
 
 	if (!pe)
 		return policy_json__nomem(err);
-	r = policy_json__collect(&pe->cur, policy_vars__apply(root, &pe->cur));
+	r = policy_json__collect(&pe->cur, policy_vars__apply(root, p, &pe->cur));
 	if (r == 0)
 		r = policy_json__collect(&pe->cur, pol_parse_root(root, p, &pe->cur));
 	if (r == 0)
@@ -378,6 +378,11 @@ void policy__free(struct rf_policy *p)
 	}
 	free(p->env_set);
 	pol_free_strv(p->syscalls.allow, p->syscalls.n_allow);
+	for (i = 0; i < p->n_vars; i++) {
+		free(p->vars[i].name);
+		free(p->vars[i].value);
+	}
+	free(p->vars);
 	free(p->canonical);
 	free(p);
 }

@@ -141,6 +141,9 @@ struct rf_policy {
 	struct rf_syscalls syscalls;
 	struct rf_monitor monitor;
 
+	struct rf_env_var *vars;     /* the ${NAME}s the policy used, resolved */
+	size_t n_vars;
+
 	char *canonical;             /* canonical JSON text (sorted, compact) */
 	char digest[65];             /* sha256 hex of canonical */
 };
@@ -169,6 +172,9 @@ int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 int policy__load_string(const char *json, struct rf_policy **ret_policy,
 			struct rf_error *err);
 void policy__free(struct rf_policy *policy);
+
+/* {"NAME": "value"} of the variables the policy used, for the trace. */
+struct json_t *policy__variables_json(const struct rf_policy *policy);
 
 /* Validate one absolute path entry by the policy's path rules.
  * Returns 0 or -EINVAL with err->why filled (err->where left empty for

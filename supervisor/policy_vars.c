@@ -6,6 +6,7 @@
  * checked, so the trace and the plan show the paths the kernel is given.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static const char *const var_names[VAR_MAX] = { "HOME", "PWD", "TMPDIR", "UID" }
 struct pol_vars {
 	char v[VAR_MAX][POL_VAR_VALUE_MAX];
 	int err[VAR_MAX];            /* why a value is missing (negative errno) */
+	bool used[VAR_MAX];
 };
 
 /* An absolute path without trailing '/' ("/" stays), or -EINVAL. */
@@ -98,7 +100,7 @@ static int var_fail(struct rf_error *err, const char *where, const char *s, size
 }
 
 /* One string: "${NAME}" replaced, "$${" made "${". */
-static int vars_string(json_t *str, const char *where, const struct pol_vars *vs,
+static int vars_string(json_t *str, const char *where, struct pol_vars *vs,
 		       struct rf_error *err)
 {
 	const char *s = json_string_value(str);
@@ -124,8 +126,10 @@ static int vars_string(json_t *str, const char *where, const struct pol_vars *vs
 				v = vs->err[v];
 			if (v < 0)
 				r = var_fail(err, where, s + i, vlen, v);
-			else
+			else {
 				fputs(vs->v[v], f);
+				vs->used[v] = true;
+			}
 			i += vlen - 1;
 		} else {
 			fputc(s[i], f);
@@ -139,7 +143,7 @@ static int vars_string(json_t *str, const char *where, const struct pol_vars *vs
 	return r;
 }
 
-static int vars_walk(json_t *v, const char *where, const struct pol_vars *vs,
+static int vars_walk(json_t *v, const char *where, struct pol_vars *vs,
 		     struct rf_error *err)
 {
 	char w[POL_WHERE_MAX];
@@ -176,7 +180,29 @@ static int vars_walk(json_t *v, const char *where, const struct pol_vars *vs,
 	return 0;
 }
 
-int policy_vars__apply(json_t *root, struct rf_error *err)
+/* The variables used, kept in p for the trace. */
+static int vars_keep(const struct pol_vars *vs, struct rf_policy *p, struct rf_error *err)
+{
+	int i;
+
+	p->vars = calloc(VAR_MAX, sizeof(*p->vars));
+	if (!p->vars)
+		return policy_json__nomem(err);
+	for (i = 0; i < VAR_MAX; i++) {
+		struct rf_env_var *e = &p->vars[p->n_vars];
+
+		if (!vs->used[i])
+			continue;
+		p->n_vars++;
+		e->name = strdup(var_names[i]);
+		e->value = strdup(vs->v[i]);
+		if (!e->name || !e->value)
+			return policy_json__nomem(err);
+	}
+	return 0;
+}
+
+int policy_vars__apply(json_t *root, struct rf_policy *p, struct rf_error *err)
 {
 	struct pol_vars *vs = calloc(1, sizeof(*vs));
 	int r;
@@ -185,6 +211,18 @@ int policy_vars__apply(json_t *root, struct rf_error *err)
 		return policy_json__nomem(err);
 	vars_init(vs);
 	r = vars_walk(root, "$", vs, err);
+	if (r == 0)
+		r = vars_keep(vs, p, err);
 	free(vs);
 	return r;
+}
+
+json_t *policy__variables_json(const struct rf_policy *p)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; o && i < p->n_vars; i++)
+		json_object_set_new(o, p->vars[i].name, json_string(p->vars[i].value));
+	return o;
 }

@@ -232,6 +232,25 @@ static int ll_inexact_error(const struct rf_path_rule *rule, const char *entry,
 	return rf_error_hint(err, "%s: write \"%s\"", ll_inexact_text[why].hint, fix);
 }
 
+/* Keep an inexact entry's refusal (err: the first) and go on, so that
+ * every such entry is reported at once. */
+static int ll_refuse(struct rf_landlock *ll, const struct rf_path_rule *rule, const char *entry,
+		     enum ll_inexact why, struct rf_error *err)
+{
+	struct rf_landlock_refusal *v = ll->refusals;
+	struct rf_error e = { 0 };
+
+	ll_inexact_error(rule, entry, why, &e);
+	if (ll->n_refusals == 0)
+		*err = e;
+	if (ll->n_refusals == RF_LANDLOCK_REFUSALS_MAX)
+		return 0;
+	v[ll->n_refusals].cls = strncmp(entry, "$.exec", 6) == 0 ? RF_CLASS_EXEC : RF_CLASS_FILE;
+	rf_error_str(&e, v[ll->n_refusals].text, sizeof(v[0].text));
+	ll->n_refusals++;
+	return 0;
+}
+
 /*
  * Open one entry for a path_beneath rule. Returns 0 with *ret_fd, a positive
  * enum ll_inexact, or -errno. O_NOFOLLOW on the name without its trailing
@@ -322,8 +341,12 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 		snprintf(entry, sizeof(entry), "%s \"%s\"", where, rule->path);
 		r = ll_open_entry(rule, &fd);
 		if (r > 0) {
-			if (!opts->approximate)
-				return ll_inexact_error(rule, entry, r, err);
+			if (!opts->approximate) {
+				r = ll_refuse(ll, rule, entry, r, err);
+				if (r < 0)
+					return r;
+				continue;
+			}
 			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
 			if (r < 0)
 				return rf_error_set(err, r, where, "out of memory");
@@ -419,6 +442,10 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 			ll->refused_class = RF_CLASS_EXEC;
 			return r;
 		}
+	}
+	if (ll->n_refusals) {
+		ll->refused_class = ll->refusals[0].cls;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -528,6 +555,8 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 {
 	struct ll_ruleset_attr attr = { 0 };
 	struct rf_landlock ll = { .ruleset_fd = -1, .refused_class = RF_CLASS_FILE };
+	struct rf_landlock_refusal refusals[RF_LANDLOCK_REFUSALS_MAX];
+	size_t n_refusals;
 	enum rf_class refused;
 	int fd, r;
 
@@ -601,8 +630,12 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 
 fail:
 	refused = ll.refused_class;
+	n_refusals = ll.n_refusals;
+	memcpy(refusals, ll.refusals, sizeof(refusals));
 	sandbox_landlock__free(&ll);
 	ret->refused_class = refused;
+	ret->n_refusals = n_refusals;
+	memcpy(ret->refusals, refusals, sizeof(refusals));
 	return r;
 }
 

@@ -703,6 +703,30 @@ static void test_build_symlink_entry_refused_or_dropped(void **state)
 	sandbox_landlock__free(&ll);
 }
 
+/* Every entry Landlock cannot take is reported at once, each with its class. */
+static void test_build_every_inexact_entry_reported(void **state)
+{
+	struct rf_landlock_opts o = fs_opts();
+	struct rf_landlock ll;
+	char why[512];
+
+	(void)state;
+	NEED_ABI(3);
+	assert_int_equal(build(HDR "'files':{'read':['@/data','@/dataset/','@/nope/']},"
+			       "'exec':['@/data/link']}", &o, &ll, why, sizeof(why)), -EINVAL);
+	assert_int_equal(ll.n_refusals, 3);
+	assert_int_equal(ll.refusals[0].cls, RF_CLASS_FILE);
+	assert_non_null(strstr(ll.refusals[0].text, "$.files.read[0] \""));
+	assert_non_null(strstr(ll.refusals[1].text, "$.files.read[2] \""));
+	assert_non_null(strstr(ll.refusals[1].text, "does not exist"));
+	assert_int_equal(ll.refusals[2].cls, RF_CLASS_EXEC);
+	assert_non_null(strstr(ll.refusals[2].text, "is a symlink to"));
+	/* err (why) is the first. */
+	assert_non_null(strstr(why, "$.files.read[0] \""));
+	assert_int_equal(ll.refused_class, RF_CLASS_FILE);
+	assert_int_equal(ll.ruleset_fd, -1);
+}
+
 static void test_build_wrong_type_entries_refused_or_dropped(void **state)
 {
 	struct rf_landlock_opts o = fs_opts();
@@ -907,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_build_nonexistent_entry_einval_names_entry),
 		cmocka_unit_test(test_build_approximate_drops_nonexistent_entry),
 		cmocka_unit_test(test_build_symlink_entry_refused_or_dropped),
+		cmocka_unit_test(test_build_every_inexact_entry_reported),
 		cmocka_unit_test(test_build_wrong_type_entries_refused_or_dropped),
 		cmocka_unit_test(test_build_abi2_refuses_files_truncate_always),
 		cmocka_unit_test(test_build_abi1_refer_needs_approximate),

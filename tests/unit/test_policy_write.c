@@ -165,6 +165,12 @@ static void test_variables_resolved_at_load(void **state)
 	assert_string_equal(p->env_set[1].value, "a$b$");
 	/* The canonical text (and so the digest) holds the resolved values. */
 	assert_non_null(strstr(p->canonical, "/home/someone/src/"));
+	/* What the trace shows: each variable used, as resolved. */
+	assert_int_equal(p->n_vars, 4);
+	assert_string_equal(p->vars[0].name, "HOME");
+	assert_string_equal(p->vars[0].value, "/home/someone");
+	assert_string_equal(p->vars[3].name, "UID");
+	assert_string_equal(p->vars[3].value, uid);
 	policy__free(p);
 
 	/* HOME unset: the password database's; TMPDIR unset or relative: /tmp. */
