@@ -272,6 +272,7 @@ hosttest: build $(HOST_BINS) $(TOOL_BINS)
 		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
 		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
+	@echo "== tests/host/test_examples.sh"; tests/host/test_examples.sh $(BUILD)
 
 # Guest suites tests/vm/guest/*.sh in a qemu (TCG) VM running Debian's cloud
 # kernel, which has BPF-LSM (this host refuses it). VM_SUITES picks suites.

@@ -45,23 +45,45 @@ static int var_set_path(char *dst, const char *src)
 	return 0;
 }
 
-/* HOME from the environment, else the password database (as a shell
- * would); TMPDIR from the environment, else /tmp. */
+/* The invoking user: under sudo (root with SUDO_UID) the user who ran
+ * sudo, as for the command's default --user; else the caller. */
+static uid_t vars_uid(bool *ret_sudo)
+{
+	const char *s = getenv("SUDO_UID");
+	char *end;
+	unsigned long v;
+
+	*ret_sudo = false;
+	if (getuid() != 0 || !s || !*s)
+		return getuid();
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v >= (uid_t)-1)
+		return getuid();
+	*ret_sudo = true;
+	return (uid_t)v;
+}
+
+/* HOME from the environment (under sudo, whose HOME is root's: the
+ * password database's), else the password database, as a shell would;
+ * TMPDIR from the environment, else /tmp. */
 static void vars_init(struct pol_vars *vs)
 {
 	char buf[4096];
 	struct passwd pw, *res = NULL;
 	char cwd[POL_VAR_VALUE_MAX];
+	bool sudo;
+	uid_t uid = vars_uid(&sudo);
 
-	vs->err[VAR_HOME] = var_set_path(vs->v[VAR_HOME], getenv("HOME"));
+	vs->err[VAR_HOME] = sudo ? -ENOENT : var_set_path(vs->v[VAR_HOME], getenv("HOME"));
 	if (vs->err[VAR_HOME] &&
-	    getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
+	    getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
 		vs->err[VAR_HOME] = var_set_path(vs->v[VAR_HOME], res->pw_dir);
 	vs->err[VAR_PWD] = getcwd(cwd, sizeof(cwd)) ? var_set_path(vs->v[VAR_PWD], cwd) : -errno;
 	if (var_set_path(vs->v[VAR_TMPDIR], getenv("TMPDIR")) < 0)
 		snprintf(vs->v[VAR_TMPDIR], POL_VAR_VALUE_MAX, "/tmp");
 	vs->err[VAR_TMPDIR] = 0;
-	snprintf(vs->v[VAR_UID], POL_VAR_VALUE_MAX, "%u", (unsigned int)getuid());
+	snprintf(vs->v[VAR_UID], POL_VAR_VALUE_MAX, "%u", (unsigned int)uid);
 	vs->err[VAR_UID] = 0;
 }
 

@@ -182,6 +182,16 @@ static void test_variables_resolved_at_load(void **state)
 	assert_string_equal(p->files_write.v[0].path, want);
 	policy__free(p);
 
+	/* Under sudo (root with SUDO_UID): the sudo user's uid and home. */
+	if (getuid() == 0) {
+		setenv("HOME", "/root", 1);
+		setenv("SUDO_UID", "65534", 1);
+		assert_int_equal(policy__load_string(doc, &p, &err), 0);
+		assert_string_equal(p->files_write.v[0].path, "/tmp/out-65534/");
+		assert_true(strncmp(p->files_read.v[0].path, "/root", 5) != 0);
+		policy__free(p);
+		unsetenv("SUDO_UID");
+	}
 	assert_int_equal(chdir(old), 0);
 	rmdir(dir);
 	if (home_saved)
