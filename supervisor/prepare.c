@@ -129,14 +129,17 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		be = (struct rf_error){ 0 };
 		err = sandbox_landlock__build(p, &lo, ll, &be);
 		rf_error_str(&be, why, sizeof(why));
-		for (size_t i = 0; err == -EINVAL && i < ll->n_refusals; i++)
-			plan__refuse(plan, ll->refusals[i].cls, RF_WHY_LANDLOCK_ENTRY, 0,
-				     ll->refusals[i].text);
-		if (err == -EINVAL && !ll->n_refusals)
+		if (err == -EINVAL && ll->n_refusals) {
+			/* Every entry Landlock cannot take, one reason each. */
+			for (size_t i = 0; i < ll->n_refusals; i++)
+				plan__refuse(plan, ll->refusals[i].cls, RF_WHY_LANDLOCK_ENTRY, 0,
+					     ll->refusals[i].text);
+		} else if (err == -EINVAL) {
 			plan__refuse(plan, ll->refused_class, RF_WHY_LANDLOCK_ENTRY, 0, why);
-		else if (err)
+		} else if (err) {
 			plan__refuse(plan, lo.fs ? RF_CLASS_FILE : RF_CLASS_PROCESS,
 				     RF_WHY_LANDLOCK_BUILD, err, why);
+		}
 	}
 	return 0;
 }

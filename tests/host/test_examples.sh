@@ -157,17 +157,18 @@ else
 fi
 
 # ---- check and run agree ----
-# parity NAME WANT_RC PATTERN POLICY_JSON: check and run exit WANT_RC and
-# print the same error lines, one matching PATTERN.
+# parity NAME WANT_RC PATTERN POLICY_JSON [N]: check and run exit WANT_RC
+# and print the same error lines, one matching PATTERN (and N listed
+# entries or reasons, "ringfence:   - " lines; default 1).
 parity() {
-	local name=$1 want=$2 pat=$3 crc rrc
+	local name=$1 want=$2 pat=$3 n=${5:-1} crc rrc
 	printf '%s\n' "$4" > "$W/p.json"
 	(cd "$W/job" && "$RF" check --policy "$W/p.json") > /dev/null 2> "$W/c.err"
 	crc=$?
 	(cd "$W/job" && "$RF" run -q --policy "$W/p.json" -- /bin/true) > /dev/null 2> "$W/r.err"
 	rrc=$?
 	if [ $crc = "$want" ] && [ $rrc = "$want" ] && cmp -s "$W/c.err" "$W/r.err" &&
-	   grep -qE -- "$pat" "$W/c.err"; then
+	   grep -qE -- "$pat" "$W/c.err" && [ "$(grep -c '^ringfence:   - ' "$W/c.err")" = "$n" ]; then
 		ok "check and run agree: $name (exit $want)"
 	else
 		not_ok "check and run agree: $name (check $crc, run $rrc, want $want)"
@@ -176,18 +177,18 @@ parity() {
 }
 H='"version": 1, "id": "p", "network": "unrestricted"'
 parity "every invalid entry listed" 125 '3 invalid entries' \
-	"{$H, \"files\": {\"read\": [\"usr/\"]}, \"exec\": [\"/a/../b\"], \"colour\": 1}"
+	"{$H, \"files\": {\"read\": [\"usr/\"]}, \"exec\": [\"/a/../b\"], \"colour\": 1}" 3
 parity "unknown variable" 125 'unknown variable "\$\{USER\}"' \
-	"{$H, \"files\": \"unrestricted\", \"exec\": [\"\${USER}/bin/\"]}"
+	"{$H, \"files\": \"unrestricted\", \"exec\": [\"\${USER}/bin/\"]}" 0
 parity "a DNS name that does not resolve" 126 'rf-no-such-host.invalid' \
 	'{"version": 1, "id": "p", "files": "unrestricted", "exec": "unrestricted",
-	  "network": {"connect": ["rf-no-such-host.invalid:443"], "unix": []}}'
+	  "network": {"connect": ["rf-no-such-host.invalid:443"], "unix": []}}' 0
 parity "a symlink entry names its target" 126 'is a symlink to "/usr/bin/dash".*write "/usr/bin/dash"' \
 	"{$H, \"files\": \"unrestricted\", \"exec\": [\"/bin/sh\"]}"
 parity "/usr without its slash" 126 '"/usr": is a directory.*write "/usr/"' \
 	"{$H, \"files\": {\"read\": [\"/usr\"]}, \"exec\": \"unrestricted\"}"
 parity "every Landlock entry at once" 126 '\(2 reasons\)' \
-	"{$H, \"files\": {\"read\": [\"/usr\"]}, \"exec\": [\"/bin/sh\"]}"
+	"{$H, \"files\": {\"read\": [\"/usr\"]}, \"exec\": [\"/bin/sh\"]}" 2
 parity "a variable shown resolved" 126 "\"$W/job/nope/\": does not exist" \
 	"{$H, \"files\": {\"read\": [\"\${PWD}/nope/\"]}, \"exec\": \"unrestricted\"}"
 
