@@ -11,7 +11,8 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
-        libclang-rt-14-dev prometheus
+        libclang-rt-14-dev prometheus \
+        scdoc debhelper dpkg-dev fakeroot lintian bash-completion
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -69,17 +70,29 @@ FUZZ_OBJS := $(patsubst $(BUILD)/%,$(FUZZ_DIR)/%,$(ALL_OBJS))
 FUZZ_LIB  := $(FUZZ_DIR)/libfuzz.a
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
+# Man pages (scdoc sources in man/) and what `make install` puts where.
+MAN_SRCS  := $(wildcard man/*.scd)
+MANS      := $(patsubst man/%.scd,$(BUILD)/man/%,$(MAN_SRCS))
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    ?= $(PREFIX)/bin
+SBINDIR   ?= $(PREFIX)/sbin
+MANDIR    ?= $(PREFIX)/share/man
+DATADIR   ?= $(PREFIX)/share/ringfence
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Debian keeps units in /lib/systemd/system; a /usr/local install under its prefix.
+UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS) \
              $(FUZZ_BINS)
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all build deps test unit unit-san fuzz bpftest hosttest vmtest demo bench clean
+.PHONY: all build install uninstall deps test unit unit-san fuzz bpftest hosttest vmtest demo bench clean
 .DEFAULT_GOAL := all
 
 all: build
 
-build: $(BUILD)/ringfence $(BUILD)/ringfence-monitor
+build: $(BUILD)/ringfence $(BUILD)/ringfence-monitor $(MANS)
 
 # Idempotent: installs only what is missing.
 deps:
@@ -115,15 +128,15 @@ GEN_HDRS := $(BUILD)/gen/syscalls.h
 # Skeletons are order-only: the .d files record who really includes them.
 $(BUILD)/lib/%.o: lib/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/supervisor/%.o: supervisor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SUP_INC) -c $< -o $@
 
 $(BUILD)/monitor/%.o: monitor/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(MON_INC) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(MON_INC) -c $< -o $@
 
 $(BUILD)/san/lib/%.o: lib/%.c | $(SKELS) $(GEN_HDRS)
 	@mkdir -p $(@D)
@@ -158,12 +171,44 @@ $(LIBRF): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/ringfence: $(SUP_OBJS) $(LIBRF)
-	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS)
 
 # The monitor is its own objects and librf.a: no launcher, planner or
 # libseccomp (tests/build/check_monitor_link.sh checks).
 $(BUILD)/ringfence-monitor: $(MON_OBJS) $(LIBRF)
-	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(MON_LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(MON_LDLIBS)
+
+$(BUILD)/man/%: man/%.scd
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp && mv $@.tmp $@
+
+# ---- install: PREFIX (default /usr/local) and DESTDIR (a staging root) ----
+# The BPF objects are compiled into the binaries (skeletons): nothing to
+# install for them. Schemas and example policies go to DATADIR.
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples \
+		$(addprefix $(DESTDIR)$(MANDIR)/man,1 5 8)
+	install -m 0755 $(BUILD)/ringfence $(DESTDIR)$(BINDIR)/ringfence
+	install -m 0755 $(BUILD)/ringfence-monitor $(DESTDIR)$(SBINDIR)/ringfence-monitor
+	install -m 0644 $(BUILD)/man/ringfence.1 $(DESTDIR)$(MANDIR)/man1/ringfence.1
+	install -m 0644 $(BUILD)/man/ringfence.policy.5 $(DESTDIR)$(MANDIR)/man5/ringfence.policy.5
+	install -m 0644 $(BUILD)/man/ringfence-monitor.8 $(DESTDIR)$(MANDIR)/man8/ringfence-monitor.8
+	install -m 0644 dist/bash-completion/ringfence dist/bash-completion/ringfence-monitor \
+		$(DESTDIR)$(BASHCOMPDIR)/
+	sed 's|/usr/sbin/ringfence-monitor|$(SBINDIR)/ringfence-monitor|' \
+		dist/systemd/ringfence-monitor.service > $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+	install -m 0644 schemas/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
+	install -m 0644 schemas/examples/*.json schemas/examples/README.md $(DESTDIR)$(DATADIR)/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ringfence $(DESTDIR)$(SBINDIR)/ringfence-monitor \
+		$(DESTDIR)$(MANDIR)/man1/ringfence.1 $(DESTDIR)$(MANDIR)/man5/ringfence.policy.5 \
+		$(DESTDIR)$(MANDIR)/man8/ringfence-monitor.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/ringfence $(DESTDIR)$(BASHCOMPDIR)/ringfence-monitor \
+		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+	rm -rf $(DESTDIR)$(DATADIR)
 
 # ---- tests, by kind ----
 # Unit tests (cmocka): no privileges, no kernel features.
@@ -227,6 +272,7 @@ hosttest: build $(HOST_BINS) $(TOOL_BINS)
 		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
 		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
+	@echo "== tests/host/test_examples.sh"; tests/host/test_examples.sh $(BUILD)
 
 # Guest suites tests/vm/guest/*.sh in a qemu (TCG) VM running Debian's cloud
 # kernel, which has BPF-LSM (this host refuses it). VM_SUITES picks suites.

@@ -371,7 +371,8 @@ int cmd_learn(const struct learn_opts *o)
 
 	if ((o->out && check_out(o->out, &e)) || load_base(o->run.policy_path, &base, &e) ||
 	    learnable_here(base, &o->run.plan_opts, &learnable, &e)) {
-		rf_error_print(&e, NULL);
+		if (e.why[0])        /* empty: every policy error printed already */
+			rf_error_print(&e, NULL);
 		return RF_EXIT_USAGE;
 	}
 	if (learn__init(&l))

@@ -64,6 +64,23 @@ static bool pol_is_id(const char *s)
 	return true;
 }
 
+static int pol_parse_id(json_t *root, struct rf_policy *p, struct rf_error *err)
+{
+	json_t *v;
+	const char *s;
+	int r;
+
+	r = policy_json__required(root, "$", "id", &v, err);
+	if (r == 0)
+		r = policy_json__get_string(v, "$.id", &s, err);
+	if (r < 0)
+		return r;
+	if (!pol_is_id(s))
+		return policy_json__fail(err, "$.id", "id must match [a-z0-9][a-z0-9-]{0,62}");
+	snprintf(p->id, sizeof(p->id), "%s", s);
+	return 0;
+}
+
 static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "version", "id", "mode", "approximate", "files",
@@ -71,7 +88,6 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 					     "monitor", NULL };
 	static const char *const modes[] = { "enforce", "audit" };
 	json_t *v;
-	const char *s;
 	int r;
 
 	if (!json_is_object(root))
@@ -89,30 +105,26 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 					 (long long)json_integer_value(v));
 	p->version = 1;
 
+	/* Each member on its own: every bad one is reported in one pass. */
 	r = policy_json__check_keys(root, "$", keys, err);
 	if (r < 0)
 		return r;
-
-	r = policy_json__required(root, "$", "id", &v, err);
-	if (r == 0)
-		r = policy_json__get_string(v, "$.id", &s, err);
+	r = policy_json__collect(err, pol_parse_id(root, p, err));
 	if (r < 0)
 		return r;
-	if (!pol_is_id(s))
-		return policy_json__fail(err, "$.id", "id must match [a-z0-9][a-z0-9-]{0,62}");
-	snprintf(p->id, sizeof(p->id), "%s", s);
-
 	r = policy_json__get_choice(root, "mode", "$.mode", modes, 2, err);
+	p->mode = r == 1 ? RF_MODE_AUDIT : RF_MODE_ENFORCE;  /* absent (2): enforce */
+	r = policy_json__collect(err, r < 0 ? r : 0);
 	if (r < 0)
 		return r;
-	p->mode = r == 1 ? RF_MODE_AUDIT : RF_MODE_ENFORCE;  /* absent (2): enforce */
 
 	v = json_object_get(root, "approximate");
-	if (v) {
-		if (!json_is_boolean(v))
-			return policy_json__fail(err, "$.approximate", "expected true or false");
-		p->approximate = json_is_true(v);
-	}
+	if (v && !json_is_boolean(v))
+		r = policy_json__fail(err, "$.approximate", "expected true or false");
+	p->approximate = v && json_is_true(v);
+	r = policy_json__collect(err, r);
+	if (r < 0)
+		return r;
 
 	return policy_classes__parse(root, p, err);
 }
@@ -157,8 +169,29 @@ static int pol_refuse_nul(const char *buf, size_t len, struct rf_error *err)
 				 "(NUL bytes are not allowed anywhere in a policy)", line, col);
 }
 
+/* The document's errors into err (the first) and all (every one). */
+static int pol_parse_document(json_t *root, struct rf_policy *p, struct rf_error *err,
+			      struct rf_policy_errors *all)
+{
+	struct pol_errors *pe = calloc(1, sizeof(*pe));
+	int r;
+
+	if (!pe)
+		return policy_json__nomem(err);
+	r = policy_json__collect(&pe->cur, policy_vars__apply(root, p, &pe->cur));
+	if (r == 0)
+		r = policy_json__collect(&pe->cur, pol_parse_root(root, p, &pe->cur));
+	if (r == 0)
+		r = policy_json__collected(&pe->cur);
+	*err = pe->cur;
+	if (all)
+		*all = pe->all;
+	free(pe);
+	return r;
+}
+
 static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_policy,
-			   struct rf_error *err)
+			   struct rf_error *err, struct rf_policy_errors *all)
 {
 	struct rf_policy *p = NULL;
 	json_error_t jerr;
@@ -195,7 +228,7 @@ static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_p
 		r = policy_json__nomem(err);
 		goto cleanup;
 	}
-	r = pol_parse_root(root, p, err);
+	r = pol_parse_document(root, p, err, all);
 	if (r < 0)
 		goto cleanup;
 	r = pol_canonicalise(root, p, err);
@@ -233,11 +266,17 @@ int policy__load_string(const char *json, struct rf_policy **ret_policy,
 	if (r < 0)
 		return r;
 	/* strnlen: a huge string is refused without scanning all of it. */
-	return pol_load_buffer(json, strnlen(json, POL_MAX_BYTES + 1), ret_policy, err);
+	return pol_load_buffer(json, strnlen(json, POL_MAX_BYTES + 1), ret_policy, err, NULL);
 }
 
 int policy__load_file(const char *file, struct rf_policy **ret_policy,
 		      struct rf_error *err)
+{
+	return policy__load_file_all(file, ret_policy, err, NULL);
+}
+
+int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
+			  struct rf_error *err, struct rf_policy_errors *ret_all)
 {
 	struct rf_error dummy;
 	char *buf = NULL;
@@ -246,6 +285,8 @@ int policy__load_file(const char *file, struct rf_policy **ret_policy,
 
 	if (!err)
 		err = &dummy;
+	if (ret_all)
+		memset(ret_all, 0, sizeof(*ret_all));
 	r = pol_load_begin(err, ret_policy, file, "no policy file");
 	if (r < 0)
 		return r;
@@ -281,7 +322,7 @@ int policy__load_file(const char *file, struct rf_policy **ret_policy,
 		r = -EFBIG;
 		goto cleanup;
 	}
-	r = pol_load_buffer(buf, len, ret_policy, err);
+	r = pol_load_buffer(buf, len, ret_policy, err, ret_all);
 	goto cleanup;
 
 io_error:
@@ -337,6 +378,11 @@ void policy__free(struct rf_policy *p)
 	}
 	free(p->env_set);
 	pol_free_strv(p->syscalls.allow, p->syscalls.n_allow);
+	for (i = 0; i < p->n_vars; i++) {
+		free(p->vars[i].name);
+		free(p->vars[i].value);
+	}
+	free(p->vars);
 	free(p->canonical);
 	free(p);
 }

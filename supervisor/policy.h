@@ -141,17 +141,40 @@ struct rf_policy {
 	struct rf_syscalls syscalls;
 	struct rf_monitor monitor;
 
+	struct rf_env_var *vars;     /* the ${NAME}s the policy used, resolved */
+	size_t n_vars;
+
 	char *canonical;             /* canonical JSON text (sorted, compact) */
 	char digest[65];             /* sha256 hex of canonical */
 };
 
-/* Parse and validate. On -EINVAL, err names the JSON path and the reason.
- * Other negative errnos: I/O or allocation failures (err filled too). */
+#define RF_POLICY_ERRORS_MAX 20      /* invalid entries reported by one load */
+
+/* Every invalid entry one load found, in document order. */
+struct rf_policy_errors {
+	size_t n;
+	bool truncated;              /* stopped at RF_POLICY_ERRORS_MAX */
+	struct rf_error v[RF_POLICY_ERRORS_MAX];
+};
+
+/*
+ * Parse and validate. On -EINVAL, err names the JSON path and the reason of
+ * the first invalid entry. Other negative errnos: I/O or allocation failures
+ * (err filled too). "$comment" members are dropped; ${HOME}, ${PWD},
+ * ${TMPDIR} and ${UID} in strings become the invoking user's values
+ * (policy_vars.c), "$${" a literal "${".
+ */
 int policy__load_file(const char *file, struct rf_policy **ret_policy,
 		      struct rf_error *err);
+/* policy__load_file, and every invalid entry in *ret_all (may be NULL). */
+int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
+			  struct rf_error *err, struct rf_policy_errors *ret_all);
 int policy__load_string(const char *json, struct rf_policy **ret_policy,
 			struct rf_error *err);
 void policy__free(struct rf_policy *policy);
+
+/* {"NAME": "value"} of the variables the policy used, for the trace. */
+struct json_t *policy__variables_json(const struct rf_policy *policy);
 
 /* Validate one absolute path entry by the policy's path rules.
  * Returns 0 or -EINVAL with err->why filled (err->where left empty for

@@ -51,7 +51,8 @@ static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
 		return 0;
 	read = json_object_get(v, "read");
 	if (read)
-		r = pol_parse_path_list(read, "$.files.read", &p->files_read, err);
+		r = policy_json__collect(err, pol_parse_path_list(read, "$.files.read",
+								  &p->files_read, err));
 	write = json_object_get(v, "write");
 	if (!r && write)
 		r = pol_parse_path_list(write, "$.files.write", &p->files_write, err);
@@ -138,6 +139,7 @@ static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *er
 						  &p->net_connect,
 						  (void **)&p->connect, sizeof(*p->connect),
 						  &p->n_connect, pol_parse_connect_entry, err);
+	r = policy_json__collect(err, r);
 	u = json_object_get(v, "unix");
 	if (!r && u)
 		r = policy_json__parse_class_list(u, "$.network.unix", "socket names", &p->net_unix,
@@ -203,27 +205,21 @@ static int pol_parse_name_list(json_t *arr, const char *where, const char *what,
 		const char *s;
 
 		policy_json__where_idx(w, where, i);
+		(*ret_n)++;                  /* a bad entry leaves a NULL */
 		r = policy_json__get_string(json_array_get(arr, i), w, &s, err);
-		if (r < 0)
-			goto cleanup;
-		r = check(s, w, err);
-		if (r < 0)
-			goto cleanup;
-		if (json_object_get(seen, s)) {
+		if (r == 0)
+			r = check(s, w, err);
+		if (r == 0 && json_object_get(seen, s)) {
 			policy_json__quote(q, sizeof(q), s);
 			r = policy_json__fail(err, w, "duplicate %s %s", what, q);
-			goto cleanup;
 		}
-		if (json_object_set_new(seen, s, json_true()) < 0) {
+		if (r == 0 && json_object_set_new(seen, s, json_true()) < 0)
 			r = policy_json__nomem(err);
-			goto cleanup;
-		}
-		(*ret_v)[i] = strdup(s);
-		if (!(*ret_v)[i]) {
+		if (r == 0 && !((*ret_v)[i] = strdup(s)))
 			r = policy_json__nomem(err);
+		r = policy_json__collect(err, r);
+		if (r < 0)
 			goto cleanup;
-		}
-		(*ret_n)++;
 	}
 cleanup:
 	json_decref(seen);
@@ -232,8 +228,9 @@ cleanup:
 
 static int pol_parse_env_set(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
-	const char *where = "$.env.set", *name, *s;
+	const char *where = "$.env.set", *name, *s = NULL;
 	char w[POL_WHERE_MAX];
+	bool bad;
 	json_t *val;
 	size_t n;
 	int r;
@@ -249,16 +246,19 @@ static int pol_parse_env_set(json_t *v, struct rf_policy *p, struct rf_error *er
 	json_object_foreach(v, name, val) {
 		struct rf_env_var *e = &p->env_set[p->n_env_set];
 
-		r = pol_check_env_name(name, where, err);
-		if (r < 0)
-			return r;
 		policy_json__where_key(w, where, name);
-		r = policy_json__get_string(val, w, &s, err);
+		r = pol_check_env_name(name, w, err);
+		if (r == 0)
+			r = policy_json__get_string(val, w, &s, err);
+		if (r == 0 && strlen(s) > POL_ENV_VALUE_MAX)
+			r = policy_json__fail(err, w, "value must be at most %d bytes",
+					      POL_ENV_VALUE_MAX);
+		bad = r < 0;
+		r = policy_json__collect(err, r);
 		if (r < 0)
 			return r;
-		if (strlen(s) > POL_ENV_VALUE_MAX)
-			return policy_json__fail(err, w, "value must be at most %d bytes",
-						 POL_ENV_VALUE_MAX);
+		if (bad)
+			continue;
 		p->n_env_set++;
 		e->name = strdup(name);
 		e->value = strdup(s);
@@ -284,9 +284,11 @@ static int pol_parse_env(json_t *v, struct rf_policy *p, struct rf_error *err)
 		if (!json_is_array(pass))
 			return policy_json__fail(err, "$.env.pass",
 						 "expected an array of variable names");
-		r = pol_parse_name_list(pass, "$.env.pass", "variable name",
-					pol_check_env_name, &p->env_pass,
-					&p->n_env_pass, err);
+		r = policy_json__collect(err, pol_parse_name_list(pass, "$.env.pass",
+								  "variable name",
+								  pol_check_env_name,
+								  &p->env_pass,
+								  &p->n_env_pass, err));
 		if (r < 0)
 			return r;
 	}
@@ -322,6 +324,7 @@ static int pol_parse_uint_fields(json_t *obj, const char *where,
 		policy_json__where_key(w, where, f->key);
 		r = policy_json__get_uint(v, w, f->min, f->max,
 					  (struct rf_opt_u64 *)((char *)base + f->offset), err);
+		r = policy_json__collect(err, r);
 		if (r < 0)
 			return r;
 	}
@@ -406,6 +409,7 @@ static int pol_parse_limits(json_t *v, struct rf_policy *p, struct rf_error *err
 		return policy_json__fail(err, "$.limits", "expected at least one limit");
 	p->limits.present = true;
 	r = pol_parse_uint_fields(v, "$.limits", fields, &p->limits, err);
+	r = policy_json__collect(err, r);
 	if (r < 0)
 		return r;
 	scratch = json_object_get(v, "scratch");
@@ -452,6 +456,7 @@ static int pol_parse_syscalls(json_t *v, struct rf_policy *p, struct rf_error *e
 	r = pol_parse_name_list(allow, "$.syscalls.allow", "syscall name",
 				pol_check_syscall_name, &p->syscalls.allow,
 				&p->syscalls.n_allow, err);
+	r = policy_json__collect(err, r);
 	if (r < 0)
 		return r;
 	onv = json_object_get(v, "on_violation");
@@ -510,6 +515,7 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 						 "missing required key \"window_ms\"");
 		r = pol_parse_uint_fields(burst, "$.monitor.deny_burst", burst_fields,
 					  &p->monitor, err);
+		r = policy_json__collect(err, r);
 		if (r < 0)
 			return r;
 	}
@@ -538,7 +544,7 @@ int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *er
 		v = json_object_get(root, classes[i].key);
 		if (!v)
 			continue;
-		r = classes[i].parse(v, p, err);
+		r = policy_json__collect(err, classes[i].parse(v, p, err));
 		if (r < 0)
 			return r;
 	}

@@ -14,6 +14,23 @@
 #define POL_WHERE_MAX sizeof(((struct rf_error *)0)->where)
 #define POL_QUOTE_MAX 96             /* bytes of a quoted value in a message */
 
+/*
+ * One load's errors. The parsers get &cur as their err; where a list or an
+ * object goes on after a bad member, policy_json__collect() moves cur to
+ * all, so one pass reports every invalid entry (up to the cap).
+ */
+struct pol_errors {
+	struct rf_error cur;
+	struct rf_policy_errors all;
+	bool full;                   /* the cap is reached: stop */
+};
+
+/* r from a member's parse: 0 to go on with the next member (an -EINVAL
+ * kept in the list), or r to stop (another errno, or the cap). */
+int policy_json__collect(struct rf_error *err, int r);
+/* 0 when nothing was collected, else -EINVAL with cur the first error. */
+int policy_json__collected(struct rf_error *err);
+
 /* policy_json.c. Errors are -EINVAL (or -ENOMEM) with err naming the
  * JSON path (where) and the reason. */
 int policy_json__fail(struct rf_error *err, const char *where, const char *fmt, ...)
@@ -48,6 +65,10 @@ int policy_json__parse_class_list(json_t *v, const char *where, const char *what
 				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_error *err);
 int policy_json__class_object(json_t *v, const char *where, const char *const *keys,
 			      struct rf_error *err);
+
+/* policy_vars.c: "$comment" members removed from every object, then
+ * ${NAME} in every string replaced by the invoking user's value. */
+int policy_vars__apply(json_t *root, struct rf_policy *p, struct rf_error *err);
 
 /* policy_classes.c: every class key present in root, parsed into p. */
 int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *err);

@@ -2,6 +2,7 @@
 /* Reading policy JSON: errors that name the JSON path, strict keys, typed values, string arrays. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,40 @@ int policy_json__fail(struct rf_error *err, const char *where, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(err->why, sizeof(err->why), fmt, ap);
 	va_end(ap);
+	return -EINVAL;
+}
+
+int policy_json__collect(struct rf_error *err, int r)
+{
+	struct pol_errors *pe = (struct pol_errors *)((char *)err - offsetof(struct pol_errors, cur));
+	size_t i;
+
+	if (r != -EINVAL || pe->full)
+		return r;
+	if (!err->why[0])            /* collected further down already */
+		return 0;
+	/* One error per entry: an unknown variable, not also the path it
+	 * left behind. */
+	for (i = 0; i < pe->all.n; i++)
+		if (strcmp(pe->all.v[i].where, err->where) == 0)
+			break;
+	if (i == pe->all.n)
+		pe->all.v[pe->all.n++] = *err;
+	memset(err, 0, sizeof(*err));
+	if (pe->all.n < RF_POLICY_ERRORS_MAX)
+		return 0;
+	pe->full = pe->all.truncated = true;
+	*err = pe->all.v[0];
+	return r;
+}
+
+int policy_json__collected(struct rf_error *err)
+{
+	struct pol_errors *pe = (struct pol_errors *)((char *)err - offsetof(struct pol_errors, cur));
+
+	if (pe->all.n == 0)
+		return 0;
+	*err = pe->all.v[0];
 	return -EINVAL;
 }
 
@@ -84,8 +119,20 @@ int policy_json__check_keys(json_t *obj, const char *where,
 			if (strcmp(*a, key) == 0)
 				break;
 		if (!*a) {
+			char w[POL_WHERE_MAX];
+			int r;
+
+			/* The member's own path, so each unknown key is reported. */
 			policy_json__quote(q, sizeof(q), key);
-			return policy_json__fail(err, where, "unknown key %s", q);
+			if (strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_$-") == strlen(key))
+				policy_json__where_key(w, where, key);
+			else
+				snprintf(w, sizeof(w), "%s[%s]", where, q);
+			r = policy_json__collect(err, policy_json__fail(err, w,
+									"unknown key %s", q));
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
@@ -185,11 +232,11 @@ int policy_json__parse_strings(json_t *v, const char *where, const char *expecte
 		const char *s;
 
 		policy_json__where_idx(w, where, i);
-		r = policy_json__get_string(json_array_get(v, i), w, &s, err);
-		if (r < 0)
-			return r;
 		(*ret_n)++;
-		r = entry(s, w, (char *)*ret_v + i * elem, err);
+		r = policy_json__get_string(json_array_get(v, i), w, &s, err);
+		if (r == 0)
+			r = entry(s, w, (char *)*ret_v + i * elem, err);
+		r = policy_json__collect(err, r);
 		if (r < 0)
 			return r;
 	}

@@ -6,22 +6,46 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "log.h"
 #include "sandbox.h"
 
+/* Every invalid entry, one a line: a person fixes them all in one go. */
+static void print_policy_errors(const char *path, const struct rf_policy_errors *all)
+{
+	size_t i;
+
+	rf_err("policy %s: %zu%s invalid entries:", path, all->n, all->truncated ? "+" : "");
+	for (i = 0; i < all->n; i++) {
+		char line[sizeof(all->v[i].where) + sizeof(all->v[i].why) + sizeof(all->v[i].hint)];
+
+		fprintf(stderr, "ringfence:   - %s\n", rf_error_str(&all->v[i], line, sizeof(line)));
+	}
+	if (all->truncated)
+		fprintf(stderr, "ringfence:   (stopped after %d; fix these and check again)\n",
+			RF_POLICY_ERRORS_MAX);
+}
+
 int prepare__load_policy(const char *path, struct rf_policy **ret, struct rf_error *e)
 {
+	struct rf_policy_errors *all = calloc(1, sizeof(*all));
 	char outer[sizeof(e->where)];
 	int err;
 
-	err = policy__load_file(path, ret, e);
-	if (err) {
+	if (!all)
+		return rf_error_set(e, -ENOMEM, "policy", "out of memory");
+	err = policy__load_file_all(path, ret, e, all);
+	if (err && all->n > 1) {
+		print_policy_errors(path, all);
+		e->why[0] = '\0';           /* reported above */
+	} else if (err) {
 		snprintf(outer, sizeof(outer), "policy %s", path);
 		rf_error_wrap(e, outer);
 	}
+	free(all);
 	return err;
 }
 
@@ -106,11 +130,17 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		be = (struct rf_error){ 0 };
 		err = sandbox_landlock__build(p, &lo, ll, &be);
 		rf_error_str(&be, why, sizeof(why));
-		if (err == -EINVAL)
+		if (err == -EINVAL && ll->n_refusals) {
+			/* Every entry Landlock cannot take, one reason each. */
+			for (size_t i = 0; i < ll->n_refusals; i++)
+				plan__refuse(plan, ll->refusals[i].cls, RF_WHY_LANDLOCK_ENTRY, 0,
+					     ll->refusals[i].text);
+		} else if (err == -EINVAL) {
 			plan__refuse(plan, ll->refused_class, RF_WHY_LANDLOCK_ENTRY, 0, why);
-		else if (err)
+		} else if (err) {
 			plan__refuse(plan, lo.fs ? RF_CLASS_FILE : RF_CLASS_PROCESS,
 				     RF_WHY_LANDLOCK_BUILD, err, why);
+		}
 	}
 	return 0;
 }

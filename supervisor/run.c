@@ -312,6 +312,8 @@ static json_t *plan_event(const struct run *r)
 		json_object_set_new(ev, "labels", registry__labels_to_json(&r->o->labels));
 	if (r->o->traceparent[0])
 		json_object_set_new(ev, "traceparent", json_string(r->o->traceparent));
+	if (sb->policy->n_vars)
+		json_object_set_new(ev, "policy_variables", policy__variables_json(sb->policy));
 	if (sb->ll.n_approx)
 		json_object_set_new(json_object_get(ev, "plan"), "approximations",
 				    report__approximations(&sb->ll));

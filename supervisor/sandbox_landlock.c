@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,80 @@ static const struct {
 			 "dropped: is not a directory (subtree entry)" },
 };
 
+/* The entry as it should have been written: a symlink's target (its
+ * subtree when the entry was one), a directory as a subtree, a file as an
+ * exact entry. Empty when there is none (a dangling symlink). */
+static void ll_suggest(const struct rf_path_rule *rule, enum ll_inexact why, char *buf,
+		       size_t len)
+{
+	char *target;
+	size_t n;
+
+	buf[0] = '\0';
+	if (why == LL_SYMLINK) {
+		target = realpath(rule->path, NULL);
+		if (target)
+			snprintf(buf, len, "%s%s", target,
+				 rule->subtree && strcmp(target, "/") ? "/" : "");
+		free(target);
+	} else if (why == LL_IS_DIR) {
+		snprintf(buf, len, "%s/", rule->path);
+	} else if (why == LL_NOT_DIR) {
+		n = strlen(rule->path);
+		while (n > 1 && rule->path[n - 1] == '/')
+			n--;
+		snprintf(buf, len, "%.*s", (int)n, rule->path);
+	}
+}
+
+/*
+ * An entry Landlock cannot take as written, without "approximate": what it
+ * is and what to write instead. Only a missing path may be approximated
+ * (dropped); dropping "/usr" because it lacks its '/' would be wrong.
+ */
+static int ll_inexact_error(const struct rf_path_rule *rule, const char *entry,
+			    enum ll_inexact why, struct rf_error *err)
+{
+	char fix[PATH_MAX + 2];
+	char *target;
+
+	ll_suggest(rule, why, fix, sizeof(fix));
+	if (why == LL_SYMLINK) {
+		target = realpath(rule->path, NULL);
+		if (!target) {
+			rf_error_set(err, -EINVAL, entry, "is a symlink whose target does not exist");
+			return rf_error_hint(err, "Landlock confines targets: name an existing file");
+		}
+		rf_error_set(err, -EINVAL, entry, "is a symlink to \"%s\"", target);
+		free(target);
+		return rf_error_hint(err, "Landlock confines the target: write \"%s\"", fix);
+	}
+	rf_error_set(err, -EINVAL, entry, "%s", ll_inexact_text[why].why);
+	if (why == LL_MISSING)
+		return rf_error_hint(err, "%s (or set \"approximate\": true to drop it)",
+				     ll_inexact_text[why].hint);
+	return rf_error_hint(err, "%s: write \"%s\"", ll_inexact_text[why].hint, fix);
+}
+
+/* Keep an inexact entry's refusal (err: the first) and go on, so that
+ * every such entry is reported at once. */
+static int ll_refuse(struct rf_landlock *ll, const struct rf_path_rule *rule, const char *entry,
+		     enum ll_inexact why, struct rf_error *err)
+{
+	struct rf_landlock_refusal *v = ll->refusals;
+	struct rf_error e = { 0 };
+
+	ll_inexact_error(rule, entry, why, &e);
+	if (ll->n_refusals == 0)
+		*err = e;
+	if (ll->n_refusals == RF_LANDLOCK_REFUSALS_MAX)
+		return 0;
+	v[ll->n_refusals].cls = strncmp(entry, "$.exec", 6) == 0 ? RF_CLASS_EXEC : RF_CLASS_FILE;
+	rf_error_str(&e, v[ll->n_refusals].text, sizeof(v[0].text));
+	ll->n_refusals++;
+	return 0;
+}
+
 /*
  * Open one entry for a path_beneath rule. Returns 0 with *ret_fd, a positive
  * enum ll_inexact, or -errno. O_NOFOLLOW on the name without its trailing
@@ -267,9 +342,10 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 		r = ll_open_entry(rule, &fd);
 		if (r > 0) {
 			if (!opts->approximate) {
-				rf_error_set(err, -EINVAL, entry, "%s", ll_inexact_text[r].why);
-				return rf_error_hint(err, "%s (or set \"approximate\": true)",
-						     ll_inexact_text[r].hint);
+				r = ll_refuse(ll, rule, entry, r, err);
+				if (r < 0)
+					return r;
+				continue;
 			}
 			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
 			if (r < 0)
@@ -366,6 +442,10 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 			ll->refused_class = RF_CLASS_EXEC;
 			return r;
 		}
+	}
+	if (ll->n_refusals) {
+		ll->refused_class = ll->refusals[0].cls;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -475,6 +555,8 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 {
 	struct ll_ruleset_attr attr = { 0 };
 	struct rf_landlock ll = { .ruleset_fd = -1, .refused_class = RF_CLASS_FILE };
+	struct rf_landlock_refusal refusals[RF_LANDLOCK_REFUSALS_MAX];
+	size_t n_refusals;
 	enum rf_class refused;
 	int fd, r;
 
@@ -548,8 +630,12 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 
 fail:
 	refused = ll.refused_class;
+	n_refusals = ll.n_refusals;
+	memcpy(refusals, ll.refusals, sizeof(refusals));
 	sandbox_landlock__free(&ll);
 	ret->refused_class = refused;
+	ret->n_refusals = n_refusals;
+	memcpy(ret->refusals, refusals, sizeof(refusals));
 	return r;
 }
 

@@ -28,6 +28,14 @@ struct rf_landlock_approx {
 	char what[256];           /* what was done instead, e.g. "dropped: does not exist" */
 };
 
+/* One entry Landlock cannot take as written (without "approximate"). */
+struct rf_landlock_refusal {
+	enum rf_class cls;        /* RF_CLASS_FILE or RF_CLASS_EXEC */
+	char text[640];           /* "$.exec[0] \"/bin/sh\": is a symlink to ...; hint" */
+};
+
+#define RF_LANDLOCK_REFUSALS_MAX 8
+
 struct rf_landlock {
 	int ruleset_fd;           /* -1 when nothing is handled */
 	int abi;
@@ -45,6 +53,10 @@ struct rf_landlock {
 	enum rf_class refused_class; /* after a failed build (-EINVAL): the class
 				      * of the entry that failed, exec or file;
 				      * the rest of *ret is empty */
+	/* After that failure: every such entry (up to the cap), each with
+	 * its class, so a person fixes them in one go. */
+	struct rf_landlock_refusal refusals[RF_LANDLOCK_REFUSALS_MAX];
+	size_t n_refusals;
 };
 
 /*
@@ -57,7 +69,7 @@ struct rf_landlock {
  * naming the entry (where "$.files.write[1] \"/out/x\"", why "does not
  * exist", hint "Landlock rules need ...") when an entry cannot be expressed
  * exactly and opts->approximate is false, and ret->refused_class telling
- * its class; with approximate, the entry is handled as documented and
+ * its class (every such entry in ret->refusals, err the first); with approximate, the entry is handled as documented and
  * listed in ret->approx. Every other failure fills err too.
  */
 int sandbox_landlock__build(const struct rf_policy *policy,

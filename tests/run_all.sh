@@ -39,6 +39,8 @@ run "fuzz: parsers (libFuzzer, short)" tests/fuzz/run.sh "$BUILD"
 for t in $(progs "$BUILD"/tests/bpf/test_*); do run "bpf: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/tests/host/test_*); do run "host: $(basename "$t")" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
+run "host: every example policy, check/run parity" tests/host/test_examples.sh "$BUILD"
+run "pkg: make install, the Debian package, installed binaries" tests/pkg/run.sh "$BUILD"
 run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"
 # Its own cache (VM_CACHE73, default BUILD/vm73): a VM_CACHE given for the
 # run above holds the other kernel.

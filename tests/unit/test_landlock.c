@@ -648,7 +648,8 @@ static void test_build_nonexistent_entry_einval_names_entry(void **state)
 			       sizeof(why)), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "$.files.write[1] \"%s/out/x\": does not exist; Landlock rules need paths "
-		 "that exist when the sandbox starts (or set \"approximate\": true)", tree);
+		 "that exist when the sandbox starts (or set \"approximate\": true to drop it)",
+		 tree);
 	assert_string_equal(why, want);
 	assert_int_equal(ll.ruleset_fd, -1);
 	assert_null(ll.approx);
@@ -686,8 +687,8 @@ static void test_build_symlink_entry_refused_or_dropped(void **state)
 	assert_int_equal(build(HDR "'files':{'read':['@/data/link']}}", &o, &ll, why,
 			       sizeof(why)), -EINVAL);
 	snprintf(want, sizeof(want),
-		 "$.files.read[0] \"%s/data/link\": is a symlink; Landlock would confine its "
-		 "target (or set \"approximate\": true)", tree);
+		 "$.files.read[0] \"%s/data/link\": is a symlink to \"%s/dataset/b\"; Landlock "
+		 "confines the target: write \"%s/dataset/b\"", tree, tree, tree);
 	assert_string_equal(why, want);
 
 	o.approximate = true;
@@ -702,6 +703,30 @@ static void test_build_symlink_entry_refused_or_dropped(void **state)
 	sandbox_landlock__free(&ll);
 }
 
+/* Every entry Landlock cannot take is reported at once, each with its class. */
+static void test_build_every_inexact_entry_reported(void **state)
+{
+	struct rf_landlock_opts o = fs_opts();
+	struct rf_landlock ll;
+	char why[512];
+
+	(void)state;
+	NEED_ABI(3);
+	assert_int_equal(build(HDR "'files':{'read':['@/data','@/dataset/','@/nope/']},"
+			       "'exec':['@/data/link']}", &o, &ll, why, sizeof(why)), -EINVAL);
+	assert_int_equal(ll.n_refusals, 3);
+	assert_int_equal(ll.refusals[0].cls, RF_CLASS_FILE);
+	assert_non_null(strstr(ll.refusals[0].text, "$.files.read[0] \""));
+	assert_non_null(strstr(ll.refusals[1].text, "$.files.read[2] \""));
+	assert_non_null(strstr(ll.refusals[1].text, "does not exist"));
+	assert_int_equal(ll.refusals[2].cls, RF_CLASS_EXEC);
+	assert_non_null(strstr(ll.refusals[2].text, "is a symlink to"));
+	/* err (why) is the first. */
+	assert_non_null(strstr(why, "$.files.read[0] \""));
+	assert_int_equal(ll.refused_class, RF_CLASS_FILE);
+	assert_int_equal(ll.ruleset_fd, -1);
+}
+
 static void test_build_wrong_type_entries_refused_or_dropped(void **state)
 {
 	struct rf_landlock_opts o = fs_opts();
@@ -714,10 +739,15 @@ static void test_build_wrong_type_entries_refused_or_dropped(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(why, "$.files.read[0] \""));
 	assert_non_null(strstr(why, "/data\": is a directory;"));
+	/* "/usr" for "/usr/": the fix is the '/', not dropping the entry. */
+	assert_non_null(strstr(why, "/data/\""));
+	assert_null(strstr(why, "approximate"));
 	assert_int_equal(build(HDR "'exec':['@/bin/true/']}", &o, &ll, why, sizeof(why)),
 			 -EINVAL);
 	assert_non_null(strstr(why, "$.exec[0] \""));
 	assert_non_null(strstr(why, "/bin/true/\": is not a directory;"));
+	assert_non_null(strstr(why, "/bin/true\""));
+	assert_null(strstr(why, "approximate"));
 
 	o.approximate = true;
 	build_ok(HDR "'files':{'read':['@/data','@/dataset/']},'exec':['@/bin/true/']}", &o, &ll);
@@ -901,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_build_nonexistent_entry_einval_names_entry),
 		cmocka_unit_test(test_build_approximate_drops_nonexistent_entry),
 		cmocka_unit_test(test_build_symlink_entry_refused_or_dropped),
+		cmocka_unit_test(test_build_every_inexact_entry_reported),
 		cmocka_unit_test(test_build_wrong_type_entries_refused_or_dropped),
 		cmocka_unit_test(test_build_abi2_refuses_files_truncate_always),
 		cmocka_unit_test(test_build_abi1_refer_needs_approximate),
