@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 3
+#define RF_ABI_VERSION 4
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -108,12 +108,22 @@ enum rf_class {
 	X(NAMESPACE, 46, "namespace_create")    /* unshare/clone with a namespace flag  \
 						 * but CLONE_NEWUSER */                 \
 	X(TTY_IOCTL, 47, "tty_ioctl")           /* ioctl TIOCSTI, TIOCLINUX */          \
-	X(PERSONALITY, 48, "personality")
+	X(PERSONALITY, 48, "personality")                                               \
+	/* BPF-LSM, issue 13 (the process boundary): other processes' scheduling and  \
+	 * limits (target_pid), signals through file ownership, routing options on    \
+	 * inet sockets while the network is confined */                               \
+	X(SETNICE, 49, "setnice")               /* arg: the nice value */               \
+	X(SETIOPRIO, 50, "setioprio")           /* arg: the I/O priority */             \
+	X(SETSCHEDULER, 51, "setscheduler")     /* sched_set*, sched_setaffinity */     \
+	X(SETRLIMIT, 52, "setrlimit")           /* prlimit64; arg: the resource */      \
+	X(SIGIO, 53, "sigio")                   /* F_SETOWN/F_NOTIFY; arg: the signal */ \
+	X(ROUTE_SOCKOPT, 54, "route_sockopt")   /* arg: level << 16 | optname */        \
+	X(ROUTE_CMSG, 55, "route_cmsg")         /* sendmsg; arg: level << 16 | type */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 49,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 56,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {

@@ -213,6 +213,8 @@ static void plan_process(struct rf_plan *plan, const struct rf_caps *caps,
 	/* seccomp stays as a layer under bpf-lsm, except in the test mode that
 	 * must show the LSM alone holds. */
 	plan->install.seccomp_boundary = caps->seccomp.ok && !keep;
+	/* Where the BPF-LSM programs do not judge them (and record each). */
+	plan->install.seccomp_task_targets = plan->install.seccomp_boundary && !lsm;
 	plan->install.landlock_scope_signal = scope;
 	plan->install.landlock |= scope;
 	cp->layers = keep ? RF_LAYER_CAPABILITIES_KEPT : RF_LAYER_CAPABILITIES;
@@ -430,6 +432,11 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	}
 	plan_net_layers(plan, policy, caps, prefer);
 	plan_process(plan, caps, opts);
+	/* Routing-header options refused while the network is confined (not
+	 * in audit mode, which denies nothing). */
+	plan->install.seccomp_net_opts = plan->install.seccomp_task_targets &&
+					 plan->c[RF_CLASS_NET].enforced &&
+					 policy->mode == RF_MODE_ENFORCE;
 	plan_syscalls(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);

@@ -116,6 +116,11 @@ struct rf_plan_install {
 	int landlock_abi;
 	bool seccomp_boundary;    /* the process-boundary filter */
 	bool seccomp_allowlist;   /* the syscalls policy */
+	/* What the boundary filter closes where no BPF-LSM program does:
+	 * routing-header socket options while the network is confined, and
+	 * other processes' scheduling and limits. */
+	bool seccomp_net_opts;
+	bool seccomp_task_targets;
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */
 };

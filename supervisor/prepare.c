@@ -80,7 +80,10 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			return 0;
 	}
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
-		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, &be);
+		unsigned int holes = (in->seccomp_net_opts ? RF_SECCOMP_HOLE_NET_OPTS : 0) |
+				     (in->seccomp_task_targets ? RF_SECCOMP_HOLE_TASKS : 0);
+
+		err = sandbox_seccomp__build(p, in->seccomp_boundary, holes, sc, &be);
 		if (err == -EINVAL) {
 			*e = be;
 			return rf_error_wrap(e, "policy");

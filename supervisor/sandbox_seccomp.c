@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <netinet/in.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
@@ -153,6 +154,105 @@ static int add_personality_rules(scmp_filter_ctx ctx, struct rule_count *c,
 		cmp[i] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, set | clear, set);
 	}
 	return add_cmp_rules(ctx, "personality", cmp, 32, c, err);
+}
+
+/* ---- issue 13: socket options that redirect traffic, and other
+ * processes' scheduling and limits (closed here where no BPF-LSM program
+ * judges them) ---- */
+
+/* One EPERM rule of n comparisons (AND) on one syscall. */
+static int add_and_rule(scmp_filter_ctx ctx, const char *name, const struct scmp_arg_cmp *cmp,
+			unsigned n, struct rule_count *c, struct rf_error *err)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	int r;
+
+	if (nr < 0)
+		return 0;
+	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, n, cmp, err);
+	if (r < 0)
+		return r;
+	c->rules++;
+	return 0;
+}
+
+/*
+ * setsockopt(level, optname): the kernel reads both as int, so compare the
+ * low 32 bits. A routing header (IPV6_RTHDR, or RFC 2292's sticky
+ * IPV6_2292PKTOPTIONS) or an IPv4 source route (IP_OPTIONS) sends the
+ * packet to an address the connect/sendmsg hooks never saw. Ancillary data
+ * on sendmsg is out of seccomp's reach (a gap of this backend).
+ */
+static int add_net_opt_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	static const struct { int level, opt; } opts[] = {
+		{ IPPROTO_IPV6, 57 /* IPV6_RTHDR */ },
+		{ IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */ },
+		{ IPPROTO_IP, 4 /* IP_OPTIONS */ },
+	};
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		const struct scmp_arg_cmp cmp[] = {
+			SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, opts[i].level),
+			SCMP_A2_64(SCMP_CMP_MASKED_EQ, RF_LOW32, opts[i].opt),
+		};
+
+		r = add_and_rule(ctx, "setsockopt", cmp, 2, c, err);
+		if (r < 0)
+			return r;
+	}
+	c->syscalls++;
+	return 0;
+}
+
+/*
+ * A pid (or who) other than 0, the caller, may name a process outside the
+ * sandbox: seccomp cannot tell, so only 0 passes. A 64-bit "!= 0" refuses
+ * every register whose low 32 bits name another process, and more.
+ * PRIO_USER and IOPRIO_WHO_USER reach every process of the uid.
+ */
+static int add_task_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	static const char *const by_pid[] = {
+		"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity",
+	};
+	const struct scmp_arg_cmp who = SCMP_A1_64(SCMP_CMP_NE, 0);
+	const struct scmp_arg_cmp prio_user = SCMP_A0_64(SCMP_CMP_MASKED_EQ, RF_LOW32, 2);
+	const struct scmp_arg_cmp ioprio_user = SCMP_A0_64(SCMP_CMP_MASKED_EQ, RF_LOW32, 3);
+	const struct scmp_arg_cmp prlimit_set[] = {
+		SCMP_A0_64(SCMP_CMP_NE, 0), SCMP_A2_64(SCMP_CMP_NE, 0),
+	};
+	const struct scmp_arg_cmp pid = SCMP_A0_64(SCMP_CMP_NE, 0);
+	size_t i;
+	int r;
+
+	r = add_and_rule(ctx, "setpriority", &who, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "setpriority", &prio_user, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "ioprio_set", &who, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "ioprio_set", &ioprio_user, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "prlimit64", prlimit_set, 2, c, err);
+	for (i = 0; !r && i < sizeof(by_pid) / sizeof(by_pid[0]); i++)
+		r = add_and_rule(ctx, by_pid[i], &pid, 1, c, err);
+	c->syscalls += 3 + sizeof(by_pid) / sizeof(by_pid[0]);
+	return r;
+}
+
+static int add_hole_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
+			  struct rf_error *err)
+{
+	int r = 0;
+
+	if (holes & RF_SECCOMP_HOLE_NET_OPTS)
+		r = add_net_opt_rules(ctx, c, err);
+	if (!r && (holes & RF_SECCOMP_HOLE_TASKS))
+		r = add_task_rules(ctx, c, err);
+	return r;
 }
 
 static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
@@ -372,7 +472,7 @@ static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, struct rf_error *e
 	return 0;
 }
 
-int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsigned int holes,
 			   struct rf_seccomp *ret, struct rf_error *err)
 {
 	struct rule_count bc = { 0 }, ac = { 0 };
@@ -398,6 +498,8 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 		if (r < 0)
 			goto out;
 		r = add_boundary_rules(ctx, &bc, err);
+		if (r >= 0)
+			r = add_hole_rules(ctx, holes, &bc, err);
 		if (r < 0)
 			goto out;
 		r = export_filter(ctx, &ret->boundary, err);

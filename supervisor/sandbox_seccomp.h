@@ -31,8 +31,19 @@ struct rf_seccomp {
  * -EINVAL with err naming the entry (where "$.syscalls.allow[3]", why
  * "unknown syscall \"foo\" ...") for a name this architecture does not
  * have; any other failure fills err too (where "seccomp").
+ * holes (RF_SECCOMP_HOLE_*, with boundary): what the boundary filter closes
+ * as well where no BPF-LSM program does (plan.install.seccomp_*).
  */
-int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+enum rf_seccomp_hole {
+	/* routing-header and source-route socket options (setsockopt
+	 * IPV6_RTHDR, IPV6_2292PKTOPTIONS, IP_OPTIONS): EPERM */
+	RF_SECCOMP_HOLE_NET_OPTS = 1u << 3,
+	/* scheduling, priority and limits of a process named by pid
+	 * (setpriority, ioprio_set, prlimit64 writes, sched_set*): only 0,
+	 * the caller, is allowed; PRIO_USER and IOPRIO_WHO_USER never */
+	RF_SECCOMP_HOLE_TASKS = 1u << 4,
+};
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsigned int holes,
 			   struct rf_seccomp *ret, struct rf_error *err);
 void sandbox_seccomp__free(struct rf_seccomp *f);
 

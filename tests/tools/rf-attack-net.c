@@ -7,14 +7,14 @@
  *
  * Exit status: 0 the attempt succeeded (the forbidden thing happened),
  * 10 the kernel refused it (EPERM, EACCES, a signal that never arrived,
- * an outside object that is not visible from here), 77 this kernel cannot
+ * an outside object that is not visible from here), 3 this kernel cannot
  * do it even unconfined (the attempt does not apply), anything else a
  * setup error (stderr says which). One line on stdout says what happened.
  *
  * Two helpers run OUTSIDE every sandbox:
  *   victim DIR          an outside process of the same uid: its pid in
  *                       DIR/pid, the signals it gets as DIR/sig-N, its death
- *                       as DIR/child-exit; SysV shm/msg/sem objects and a
+ *                       as DIR/exit-PID (and a new one); SysV shm/msg/sem and a
  *                       POSIX queue (keys and ids in DIR), a unix stream
  *                       listener DIR/sock. SIGTERM ends it and removes them.
  *   with-stdin KIND -- CMD ARGS...
@@ -46,10 +46,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/capability.h>
 
 #define EXIT_REFUSED 10
 #define EXIT_SETUP 2
-#define EXIT_NA 77
+#define EXIT_NA 3
 
 #ifndef IPV6_RTHDR
 #define IPV6_RTHDR 57
@@ -150,6 +151,19 @@ static int await_file(const char *dir, const char *name, const char *what)
 	return EXIT_REFUSED;
 }
 
+/* An earlier attempt's DIR/name is gone before this one signals. */
+static int forget(const char *dir, const char *name)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (unlink(p) && errno != ENOENT) {
+		fprintf(stderr, "rf-attack-net: unlink %s: %s\n", p, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int victim_pid(const char *dir, pid_t *ret)
 {
 	long v;
@@ -180,6 +194,14 @@ static void victim_child(const char *dir)
 	struct sigaction sa;
 	size_t i;
 
+	/* No capabilities: a peer of the sandbox (same uid, same privilege),
+	 * not a process the capability rules already shield. */
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d))
+		_exit(EXIT_SETUP);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
@@ -254,6 +276,7 @@ static int victim_listen(const char *dir)
 static int do_victim(const char *dir)
 {
 	struct victim_ipc v = { -1, -1, -1, "" };
+	char name[32];
 	sigset_t set;
 	pid_t child;
 	int sig, s, r;
@@ -281,14 +304,20 @@ static int do_victim(const char *dir)
 	for (;;) {
 		if (sigwait(&set, &sig))
 			continue;
-		if (sig == SIGCHLD) {
-			if (waitpid(child, NULL, WNOHANG) == child) {
-				write_num(dir, "child-exit", 1);
-				child = 0;
-			}
+		if (sig != SIGCHLD)
+			break;
+		if (waitpid(child, NULL, WNOHANG) != child)
 			continue;
+		/* Killed: say so, and a new target for the next attempt. */
+		snprintf(name, sizeof(name), "exit-%d", (int)child);
+		write_num(dir, name, 1);
+		child = fork();
+		if (child == 0) {
+			sigprocmask(SIG_UNBLOCK, &set, NULL);
+			victim_child(dir);
 		}
-		break;
+		if (child < 0 || write_num(dir, "pid", child))
+			break;
 	}
 	if (child > 0) {
 		kill(child, SIGKILL);
@@ -606,11 +635,15 @@ static int do_sigio(const char *dir, int sig)
 	r = own_file(p[0], v, sig);
 	if (r)
 		return verdict("F_SETOWN to the outside process", -r);
+	snprintf(name, sizeof(name), "sig-%d", sig ? sig : SIGIO);
+	if (forget(dir, name))
+		return EXIT_SETUP;
 	if (write(p[1], "x", 1) != 1)
 		return setup("write");
-	if (sig == SIGKILL)
-		return await_file(dir, "child-exit", "SIGKILL through SIGIO");
-	snprintf(name, sizeof(name), "sig-%d", sig ? sig : SIGIO);
+	if (sig == SIGKILL) {
+		snprintf(name, sizeof(name), "exit-%d", (int)v);
+		return await_file(dir, name, "SIGKILL through SIGIO");
+	}
 	return await_file(dir, name, "SIGIO to the outside process");
 }
 
@@ -631,6 +664,8 @@ static int do_dnotify(const char *dir)
 		return setup("open dir");
 	if (fcntl(d, F_SETOWN, v) || fcntl(d, F_SETSIG, SIGUSR1))
 		return verdict("F_SETOWN on a directory", errno);
+	if (forget(dir, "sig-10"))
+		return EXIT_SETUP;
 	if (fcntl(d, F_NOTIFY, DN_CREATE))
 		return verdict("F_NOTIFY", errno);
 	snprintf(f, sizeof(f), "%s/new", sub);
