@@ -31,8 +31,15 @@ struct rf_seccomp {
  * -EINVAL with err naming the entry (where "$.syscalls.allow[3]", why
  * "unknown syscall \"foo\" ...") for a name this architecture does not
  * have; any other failure fills err too (where "seccomp").
+ * holes (RF_SECCOMP_HOLE_*, with boundary): Landlock's holes the boundary
+ * filter closes as well (plan.install.seccomp_fs_meta, ...).
  */
-int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+enum rf_seccomp_hole {
+	RF_SECCOMP_HOLE_FS_META = 1u << 0,  /* chmod/chown/utimes and xattr writes: EPERM */
+	RF_SECCOMP_HOLE_FS_IOCTL = 1u << 1, /* inode-flag ioctls: EPERM */
+	RF_SECCOMP_HOLE_MEMFD = 1u << 2,    /* memfd_create without MFD_NOEXEC_SEAL: EPERM */
+};
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsigned int holes,
 			   struct rf_seccomp *ret, struct rf_error *err);
 void sandbox_seccomp__free(struct rf_seccomp *f);
 

@@ -440,7 +440,7 @@ static int sc_build(const struct rf_policy *p, bool boundary, struct rf_seccomp 
 		    char *why, size_t why_len)
 {
 	struct rf_error e = { 0 };
-	int r = sandbox_seccomp__build(p, boundary, f, &e);
+	int r = sandbox_seccomp__build(p, boundary, 0, f, &e);
 
 	rf_error_str(&e, why, why_len);
 	if (r < 0)
