@@ -80,7 +80,10 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			return 0;
 	}
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
-		unsigned int holes = (in->seccomp_net_opts ? RF_SECCOMP_HOLE_NET_OPTS : 0) |
+		unsigned int holes = (in->seccomp_fs_meta ? RF_SECCOMP_HOLE_FS_META : 0) |
+				     (in->seccomp_fs_ioctl ? RF_SECCOMP_HOLE_FS_IOCTL : 0) |
+				     (in->seccomp_memfd_noexec ? RF_SECCOMP_HOLE_MEMFD : 0) |
+				     (in->seccomp_net_opts ? RF_SECCOMP_HOLE_NET_OPTS : 0) |
 				     (in->seccomp_task_targets ? RF_SECCOMP_HOLE_TASKS : 0);
 
 		err = sandbox_seccomp__build(p, in->seccomp_boundary, holes, sc, &be);

@@ -156,6 +156,73 @@ static int add_personality_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	return add_cmp_rules(ctx, "personality", cmp, 32, c, err);
 }
 
+/* ---- Landlock's holes (h13b): what Landlock has no right for ---- */
+
+/* Newer than libseccomp 2.5.4's table: the x86-64 and asm-generic numbers. */
+static const struct { const char *name; int nr; } meta_eperm[] = {
+	{ "chmod", -1 }, { "fchmod", -1 }, { "fchmodat", -1 }, { "fchmodat2", 452 },
+	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
+	{ "utime", -1 }, { "utimes", -1 }, { "futimesat", -1 }, { "utimensat", -1 },
+	{ "setxattr", -1 }, { "lsetxattr", -1 }, { "fsetxattr", -1 }, { "setxattrat", 463 },
+	{ "removexattr", -1 }, { "lremovexattr", -1 }, { "fremovexattr", -1 },
+	{ "removexattrat", 466 },
+};
+
+/* ioctls that change an inode through any fd, a read-only one included
+ * (inode flags, fsxattr, the generation, fs-verity). Compared on the low
+ * 32 bits, like add_ioctl_rules. */
+static const unsigned long long inode_ioctls[] = {
+	0x40086602 /* FS_IOC_SETFLAGS */, 0x40046602 /* FS_IOC32_SETFLAGS */,
+	0x401c5820 /* FS_IOC_FSSETXATTR */, 0x40087602 /* FS_IOC_SETVERSION */,
+	0x40047602 /* FS_IOC32_SETVERSION */, 0x40806685 /* FS_IOC_ENABLE_VERITY */,
+};
+
+static int add_meta_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	size_t i;
+	int nr, r;
+
+	for (i = 0; i < sizeof(meta_eperm) / sizeof(meta_eperm[0]); i++) {
+		nr = seccomp_syscall_resolve_name(meta_eperm[i].name);
+#if defined(__x86_64__) || defined(__aarch64__)
+		if (nr < 0 && meta_eperm[i].nr > 0)
+			nr = meta_eperm[i].nr;
+#endif
+		if (nr < 0)
+			continue;  /* not on this architecture */
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, meta_eperm[i].name, 0, NULL, err);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
+	}
+	return 0;
+}
+
+static int add_hole_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
+			  struct rf_error *err)
+{
+	struct scmp_arg_cmp cmp[sizeof(inode_ioctls) / sizeof(inode_ioctls[0])];
+	size_t i;
+	int r = 0;
+
+	if (holes & RF_SECCOMP_HOLE_FS_META)
+		r = add_meta_rules(ctx, c, err);
+	if (r >= 0 && (holes & RF_SECCOMP_HOLE_FS_IOCTL)) {
+		for (i = 0; i < sizeof(cmp) / sizeof(cmp[0]); i++)
+			cmp[i] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, inode_ioctls[i]);
+		r = add_cmp_rules(ctx, "ioctl", cmp, i, c, err);
+	}
+	if (r >= 0 && (holes & RF_SECCOMP_HOLE_MEMFD)) {
+		/* Only memfds that can never become executable. */
+		cmp[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0x0008U /* MFD_NOEXEC_SEAL */, 0);
+		r = add_cmp_rules(ctx, "memfd_create", cmp, 1, c, err);
+	}
+	return r;
+}
+
+/* ---- end of Landlock's holes ---- */
+
 /* ---- issue 13: socket options that redirect traffic, and other
  * processes' scheduling and limits (closed here where no BPF-LSM program
  * judges them) ---- */
@@ -243,8 +310,8 @@ static int add_task_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_e
 	return r;
 }
 
-static int add_hole_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
-			  struct rf_error *err)
+static int add_net_task_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
+			      struct rf_error *err)
 {
 	int r = 0;
 
@@ -498,8 +565,11 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsign
 		if (r < 0)
 			goto out;
 		r = add_boundary_rules(ctx, &bc, err);
+		if (r < 0)
+			goto out;
+		r = add_hole_rules(ctx, holes, &bc, err);
 		if (r >= 0)
-			r = add_hole_rules(ctx, holes, &bc, err);
+			r = add_net_task_rules(ctx, holes, &bc, err);
 		if (r < 0)
 			goto out;
 		r = export_filter(ctx, &ret->boundary, err);

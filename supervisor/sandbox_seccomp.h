@@ -31,10 +31,14 @@ struct rf_seccomp {
  * -EINVAL with err naming the entry (where "$.syscalls.allow[3]", why
  * "unknown syscall \"foo\" ...") for a name this architecture does not
  * have; any other failure fills err too (where "seccomp").
- * holes (RF_SECCOMP_HOLE_*, with boundary): what the boundary filter closes
- * as well where no BPF-LSM program does (plan.install.seccomp_*).
+ * holes (RF_SECCOMP_HOLE_*, with boundary): Landlock's holes the boundary
+ * filter closes as well (plan.install.seccomp_fs_meta, ...), and what it
+ * closes where no BPF-LSM program does (seccomp_net_opts, _task_targets).
  */
 enum rf_seccomp_hole {
+	RF_SECCOMP_HOLE_FS_META = 1u << 0,  /* chmod/chown/utimes and xattr writes: EPERM */
+	RF_SECCOMP_HOLE_FS_IOCTL = 1u << 1, /* inode-flag ioctls: EPERM */
+	RF_SECCOMP_HOLE_MEMFD = 1u << 2,    /* memfd_create without MFD_NOEXEC_SEAL: EPERM */
 	/* routing-header and source-route socket options (setsockopt
 	 * IPV6_RTHDR, IPV6_2292PKTOPTIONS, IP_OPTIONS): EPERM */
 	RF_SECCOMP_HOLE_NET_OPTS = 1u << 3,

@@ -37,11 +37,18 @@ run "fuzz: parsers (libFuzzer, short)" tests/fuzz/run.sh "$BUILD"
 for t in $(progs "$BUILD"/tests/bpf/test_*); do run "bpf: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/tests/host/test_*); do run "host: $(basename "$t")" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
+run "host: attack suite (this host's backends)" env ATTACK_LABEL="host $(uname -r)" tests/attack/run.sh
 run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"
 # Its own cache (VM_CACHE73, default BUILD/vm73): a VM_CACHE given for the
 # run above holds the other kernel.
 run "vm: Debian 7.3 kernel without BPF-LSM, Landlock audit log (qemu)" \
-	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" tests/vm/run.sh "$BUILD"
+	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" ATTACK_SET=smoke \
+	tests/vm/run.sh "$BUILD"
+# The same kernel with BPF-LSM: the attack suite's smoke set only (the
+# whole matrix is `make vmtest`).
+run "vm: Debian 7.3 kernel with BPF-LSM, attack smoke set (qemu)" \
+	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" ATTACK_SET=smoke \
+	VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf tests/vm/run.sh "$BUILD" attack
 
 echo
 if [ ${#broken[@]} -gt 0 ]; then
