@@ -481,7 +481,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 					 policy->mode == RF_MODE_ENFORCE;
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
-		if (plan->c[RF_CLASS_NET].enforced)
+		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)
 			add_gap(plan, RF_GAP_NET_RTHDR_CMSG);
 		if (!plan->install.landlock_scope_signal)
 			add_gap(plan, RF_GAP_PROCESS_SIGIO);
