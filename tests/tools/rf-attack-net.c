@@ -40,6 +40,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -805,6 +806,48 @@ static int do_mq(const char *dir)
 	return verdict("mq_send to the outside queue", mq_send(q, "rf", 2, 0) ? errno : 0);
 }
 
+/* Running in a ringfence sandbox (its cgroup is under ringfence/). */
+static bool in_ringfence(void)
+{
+	char buf[512] = "";
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (strstr(buf, "/ringfence/"))
+				break;
+		fclose(f);
+	}
+	return strstr(buf, "/ringfence/") != NULL;
+}
+
+/* The same queue through an mqueue mount made outside (it names the
+ * IPC namespace it was mounted in, not the caller's). */
+static int do_mq_fs(const char *dir)
+{
+	char path[96];
+	struct statfs sf;
+	long pid;
+	int fd;
+
+	if (read_num(dir, "mqpid", &pid))
+		return setup("the victim's queue");
+	if (statfs("/dev/mqueue", &sf) || sf.f_type != 0x19800202 /* MQUEUE_MAGIC */) {
+		/* Inside a sandbox the mount was taken away; elsewhere there
+		 * is none to try. */
+		printf("mq-fs: /dev/mqueue is no mqueue mount here\n");
+		return in_ringfence() ? EXIT_REFUSED : EXIT_NA;
+	}
+	snprintf(path, sizeof(path), "/dev/mqueue/rf-victim-%ld", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* no such queue: applicable only where the mount is the host's */
+		printf("mq-fs: %s not visible\n", path);
+		return EXIT_REFUSED;
+	}
+	return verdict("open of the outside queue through /dev/mqueue", fd < 0 ? errno : 0);
+}
+
 /* The twins: private objects of the sandbox's own still work. */
 static int do_ipc_own(void)
 {
@@ -849,7 +892,7 @@ static int usage(void)
 		"  unix-stdin-connect PATH | unix-stdin-write\n"
 		"  sigio DIR | sigio-kill DIR | dnotify DIR | sigio-self\n"
 		"  setpriority|prlimit|ioprio|setscheduler|setaffinity|setattr DIR|self\n"
-		"  shm DIR | msg DIR | sem DIR | mq DIR | ipc-own\n"
+		"  shm DIR | msg DIR | sem DIR | mq DIR | mq-fs DIR | ipc-own\n"
 		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n");
 	return EXIT_SETUP;
 }
@@ -906,6 +949,8 @@ static int dir_attempt(const char *a, const char *dir)
 		return do_sysv(dir, a);
 	if (!strcmp(a, "mq"))
 		return do_mq(dir);
+	if (!strcmp(a, "mq-fs"))
+		return do_mq_fs(dir);
 	if (!strcmp(a, "unix-stdin-connect"))
 		return do_unix_stdin_connect(dir);
 	if (!strcmp(a, "victim"))
