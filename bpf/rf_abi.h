@@ -118,12 +118,15 @@ enum rf_class {
 	X(SETRLIMIT, 52, "setrlimit")           /* prlimit64; arg: the resource */      \
 	X(SIGIO, 53, "sigio")                   /* F_SETOWN/F_NOTIFY; arg: the signal */ \
 	X(ROUTE_SOCKOPT, 54, "route_sockopt")   /* arg: level << 16 | optname */        \
-	X(ROUTE_CMSG, 55, "route_cmsg")         /* sendmsg; arg: level << 16 | type */
+	X(ROUTE_CMSG, 55, "route_cmsg")         /* sendmsg; arg: level << 16 | type */  \
+	X(ROUTE_PACKET, 56, "route_packet")     /* cgroup_skb/egress (net.bpf.c): arg   \
+						 * 43 (IPv6 routing header) or          \
+						 * 0x10800 (IPv4 options) */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 56,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 57,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {

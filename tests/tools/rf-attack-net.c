@@ -389,13 +389,18 @@ static size_t make_rh2(uint8_t *b, const char *seg)
 	return 24;
 }
 
-/* Sent to X (or X has no route): the header redirected it. */
+/* Sent (a TCP SYN: in progress): it went to the header's address. No
+ * route to that address: nothing left, the attempt does not apply here. */
 static int judge_send(const char *what, int e)
 {
-	if (e == 0 || e == ENETUNREACH || e == EHOSTUNREACH || e == EINPROGRESS) {
-		printf("%s: the kernel sent it toward the header's address (%s)\n", what,
+	if (e == 0 || e == EINPROGRESS) {
+		printf("%s: sent toward the header's address (%s)\n", what,
 		       e ? strerror(e) : "sent");
 		return 0;
+	}
+	if (e == ENETUNREACH || e == EHOSTUNREACH) {
+		printf("%s: the header's address has no route here (%s)\n", what, strerror(e));
+		return EXIT_NA;
 	}
 	return verdict(what, e);
 }
