@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <sched.h>
@@ -405,15 +406,49 @@ static int judge_send(const char *what, int e)
 	return verdict(what, e);
 }
 
-/* Control: the plain datagram to the allowed address works. */
+
+/* A receiver on the allowed address itself (binding is not confined):
+ * a datagram the routing header sent elsewhere never reaches it. */
+static int receiver = -1;
+
+static bool received(int ms)
+{
+	struct pollfd p = { receiver, POLLIN, 0 };
+	char b[8];
+
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	return recv(receiver, b, sizeof(b), MSG_DONTWAIT) > 0;
+}
+
+/* Control: the plain datagram to the allowed address works and arrives. */
 static int udp6_plain(int s, const struct sockaddr_in6 *sa)
 {
+	receiver = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (receiver < 0 || bind(receiver, (const struct sockaddr *)sa, sizeof(*sa))) {
+		fprintf(stderr, "rf-attack-net: binding the receiver: %s\n", strerror(errno));
+		return EXIT_SETUP;
+	}
 	if (sendto(s, "rf", 2, 0, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
 		fprintf(stderr, "rf-attack-net: the plain datagram already fails: %s\n",
 			strerror(errno));
 		return EXIT_SETUP;
 	}
+	if (!received(1000)) {
+		fprintf(stderr, "rf-attack-net: the plain datagram did not arrive\n");
+		return EXIT_SETUP;
+	}
 	return 0;
+}
+
+/* A datagram with a routing header: sent, and not at the allowed address. */
+static int judge_routed(const char *what, int e)
+{
+	if (e == 0 && receiver >= 0 && received(300)) {
+		printf("%s: arrived at the address written: the header was ignored\n", what);
+		return EXIT_NA;
+	}
+	return judge_send(what, e);
 }
 
 static int do_udp6_send(const char *addr, int port)
@@ -444,7 +479,7 @@ static int do_rthdr_udp(const char *addr, int port)
 		return r;
 	if (setsockopt(s, IPPROTO_IPV6, IPV6_RTHDR, rh, (socklen_t)n))
 		return verdict("setsockopt IPV6_RTHDR (type 4)", errno);
-	return judge_send("udp6 with a routing header",
+	return judge_routed("udp6 with a routing header",
 			  sendto(s, "rf", 2, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0);
 }
 
@@ -491,7 +526,7 @@ static int do_rthdr_cmsg(const char *addr, int port, int type)
 		printf("sendmsg with a type-2 routing header: EINVAL (no MIP6 in this kernel)\n");
 		return EXIT_NA;
 	}
-	return judge_send("udp6 sendmsg with a routing header cmsg", r);
+	return judge_routed("udp6 sendmsg with a routing header cmsg", r);
 }
 
 /* RFC 2292's sticky form: a buffer of cmsgs given to setsockopt. */
@@ -519,7 +554,7 @@ static int do_rthdr_pktoptions(const char *addr, int port)
 		}
 		return verdict("setsockopt IPV6_2292PKTOPTIONS", errno);
 	}
-	return judge_send("udp6 with sticky RFC 2292 options",
+	return judge_routed("udp6 with sticky RFC 2292 options",
 			  sendto(s, "rf", 2, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0);
 }
 
