@@ -275,11 +275,15 @@ hosttest: build $(HOST_BINS) $(TOOL_BINS)
 	@echo "== tests/host/test_examples.sh"; tests/host/test_examples.sh $(BUILD)
 
 # Guest suites tests/vm/guest/*.sh in a qemu (TCG) VM running Debian's cloud
-# kernel, which has BPF-LSM (this host refuses it). VM_SUITES picks suites.
+# kernels: 6.1 (BPF-LSM), 7.3 without BPF-LSM (Landlock + seccomp on a full
+# cgroup2 hierarchy) and 7.3 with it. VM_SUITES picks suites.
 VM_SUITES ?=
 vmtest: deps
 	@$(MAKE) --no-print-directory build $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/vm/run.sh $(BUILD) $(VM_SUITES)
+	@VM_KERNEL=7.3 VM_CACHE=$(BUILD)/vm73 tests/vm/run.sh $(BUILD) $(VM_SUITES)
+	@VM_KERNEL=7.3 VM_CACHE=$(BUILD)/vm73 VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf \
+		tests/vm/run.sh $(BUILD) $(or $(VM_SUITES),attack lsm smoke)
 
 test: deps
 	@$(MAKE) --no-print-directory build $(TEST_BINS)

@@ -654,13 +654,48 @@ struct super_block___v61 {
 	struct list_head s_mounts;
 } __attribute__((preserve_access_index));
 
+/* Later kernels chain a superblock's mounts through the mounts themselves:
+ * sb->s_mounts is the first, mount->mnt_next_for_sb the next. */
+struct mount___v618 {
+	struct mount___v618 *mnt_next_for_sb;
+} __attribute__((preserve_access_index));
+
+struct super_block___v618 {
+	struct mount___v618 *s_mounts;
+} __attribute__((preserve_access_index));
+
+/* The vfsmount of the i-th mount of fsb (i < RF_SETATTR_MOUNTS), walking
+ * from *pos; NULL at the end. */
+static __always_inline void *sb_next_mount(struct super_block *fsb, void **pos, bool first)
+{
+	void *m;
+
+	if (bpf_core_field_exists(((struct mount___v618 *)0)->mnt_next_for_sb)) {
+		m = first ? (void *)BPF_CORE_READ((struct super_block___v618 *)fsb, s_mounts) :
+			    (void *)BPF_CORE_READ((struct mount___v618 *)*pos, mnt_next_for_sb);
+		*pos = m;
+		return m ? m + bpf_core_field_offset(struct mount, mnt) : NULL;
+	}
+	{
+		void *head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
+		struct list_head *l = first ?
+			BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next) :
+			BPF_CORE_READ((struct list_head *)*pos, next);
+
+		*pos = l;
+		if (!l || (void *)l == head)
+			return NULL;
+		return (void *)l - bpf_core_field_offset(struct mount___v61, mnt_instance) +
+		       bpf_core_field_offset(struct mount, mnt);
+	}
+}
+
 static __always_inline int setattr_check(struct dentry *dentry, struct iattr *attr, int ret)
 {
 	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
 	struct super_block *fsb;
-	struct list_head *pos;
-	void *head, *denied_mnt = NULL;
+	void *pos = NULL, *denied_mnt = NULL;
 	unsigned int valid;
 	__u32 *v;
 	__u64 cgid;
@@ -676,16 +711,11 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 	if (!s)
 		return hv;
 	fsb = BPF_CORE_READ(dentry, d_sb);
-	head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
-	pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);
 	for (int i = 0; i < RF_SETATTR_MOUNTS; i++) {
-		void *vfsmnt;
+		void *vfsmnt = sb_next_mount(fsb, &pos, i == 0);
 
-		if (!pos || (void *)pos == head)
+		if (!vfsmnt)
 			break;
-		vfsmnt = (void *)pos - bpf_core_field_offset(struct mount___v61, mnt_instance) +
-			 bpf_core_field_offset(struct mount, mnt);
-		pos = BPF_CORE_READ(pos, next);
 		if (walk_path(s, vfsmnt, dentry, true))
 			continue;  /* not under this mount, or another namespace's */
 		v = path_rule(s, cgid);
@@ -923,4 +953,243 @@ int BPF_PROG(rf_unix_may_send, struct socket *sock, struct socket *other, int re
 
 	return sb ? verdict(check_peer(sb, cgid, BPF_CORE_READ(other, sk),
 				       BPF_CORE_READ(sock, type), RF_OP_UNIX_SEND_LSM)) : ret;
+}
+
+/* ====================================================================
+ * Issue 13 (h13a): other processes' scheduling and limits, signals
+ * through file ownership, routing options on inet sockets. A block of
+ * its own; the process boundary's helpers above are shared.
+ * ==================================================================== */
+
+#define RF_SIGKILL 9
+#define RF_IPPROTO_IP 0
+#define RF_IPPROTO_IPV6 41
+#define RF_IP_OPTIONS 4
+#define RF_IP_RETOPTS 7
+#define RF_IPV6_2292PKTOPTIONS 6
+#define RF_IPV6_2292RTHDR 5
+#define RF_IPV6_RTHDR 57
+#define RF_CMSG_MAX 16                  /* cmsgs walked; more: denied */
+
+/* Nice, I/O priority, scheduling (sched_set*, affinity) and resource
+ * limits of a process outside the sandbox: a boundary denial. */
+SEC("lsm/task_setnice")
+int BPF_PROG(rf_task_setnice, struct task_struct *p, int nice, int ret)
+{
+	return task_hook(ret, p, RF_OP_SETNICE, (__u32)nice);
+}
+
+SEC("lsm/task_setioprio")
+int BPF_PROG(rf_task_setioprio, struct task_struct *p, int ioprio, int ret)
+{
+	return task_hook(ret, p, RF_OP_SETIOPRIO, (__u32)ioprio);
+}
+
+SEC("lsm/task_setscheduler")
+int BPF_PROG(rf_task_setscheduler, struct task_struct *p, int ret)
+{
+	return task_hook(ret, p, RF_OP_SETSCHEDULER, 0);
+}
+
+SEC("lsm/task_setrlimit")
+int BPF_PROG(rf_task_setrlimit, struct task_struct *p, unsigned int resource,
+	     struct rlimit *new_rlim, int ret)
+{
+	return task_hook(ret, p, RF_OP_SETRLIMIT, resource);
+}
+
+/*
+ * Signals a file sends to its owner (SIGIO/F_SETSIG on I/O, SIGURG,
+ * dnotify) are sent by whoever makes the I/O happen, often from interrupt
+ * context: the sender is no guide. So the sandbox that set the owner
+ * (F_SETOWN, F_SETOWN_EX, F_NOTIFY, SIOCSPGRP all pass file_set_fowner)
+ * is remembered per file, and a signal from that file to a process
+ * outside that sandbox is refused. Landlock's signal scoping does the same.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);             /* struct file * */
+	__type(value, __u64);           /* the sandbox's cgroup id */
+} rf_fowners SEC(".maps");
+
+/* 6.12 moved the owner out of struct file (file->f_owner, a pointer,
+ * with a back pointer fown->file); 6.1 embeds it. */
+struct fown_struct___v612 {
+	struct file *file;
+} __attribute__((preserve_access_index));
+
+struct file___v612 {
+	struct fown_struct___v612 *f_owner;
+} __attribute__((preserve_access_index));
+
+struct fown_struct___v61 {
+	struct pid *pid;
+} __attribute__((preserve_access_index));
+
+struct file___v61 {
+	struct fown_struct___v61 f_owner;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 fown_file(struct fown_struct *fown)
+{
+	if (bpf_core_field_exists(((struct fown_struct___v612 *)0)->file))
+		return (__u64)BPF_CORE_READ((struct fown_struct___v612 *)fown, file);
+	return (__u64)((void *)fown - bpf_core_field_offset(struct file___v61, f_owner));
+}
+
+static __always_inline bool file_has_owner(struct file *file)
+{
+	if (bpf_core_field_exists(((struct fown_struct___v612 *)0)->file))
+		return BPF_CORE_READ((struct file___v612 *)file, f_owner) != NULL;
+	return BPF_CORE_READ((struct file___v61 *)file, f_owner.pid) != NULL;
+}
+
+SEC("lsm/file_set_fowner")
+int BPF_PROG(rf_file_set_fowner, struct file *file)
+{
+	__u64 key = (__u64)file, cgid;
+
+	if (!boundary_sandbox(&cgid)) {
+		bpf_map_delete_elem(&rf_fowners, &key);  /* an owner from outside now */
+		return 0;
+	}
+	/* The hook cannot refuse: a file whose owner cannot be remembered
+	 * could signal anyone, so its caller does not go on. */
+	if (bpf_map_update_elem(&rf_fowners, &key, &cgid, BPF_ANY))
+		bpf_send_signal(RF_SIGKILL);
+	return 0;
+}
+
+SEC("lsm/file_send_sigiotask")
+int BPF_PROG(rf_file_send_sigiotask, struct task_struct *tsk, struct fown_struct *fown, int sig,
+	     int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 key, cgid, *owner;
+
+	if (ret)
+		return ret;
+	key = fown_file(fown);
+	owner = bpf_map_lookup_elem(&rf_fowners, &key);
+	if (!owner)
+		return 0;
+	cgid = *owner;
+	sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+	if (!sb || task_in_sandbox(tsk, cgid))
+		return 0;  /* the sandbox is gone, or the owner is one of its own */
+	return verdict(boundary(sb, cgid, RF_OP_SIGIO, BPF_CORE_READ(tsk, tgid), (__u32)sig));
+}
+
+/* Only files that had an owner can be in rf_fowners: one load for the rest. */
+SEC("lsm/file_free_security")
+int BPF_PROG(rf_file_free_security, struct file *file)
+{
+	__u64 key = (__u64)file;
+
+	if (file_has_owner(file))
+		bpf_map_delete_elem(&rf_fowners, &key);
+	return 0;
+}
+
+/*
+ * Routing options while the network is confined: a routing header
+ * (IPV6_RTHDR, RFC 2292's IPV6_2292PKTOPTIONS) or an IPv4 source route
+ * (IP_OPTIONS) sends the packet to an address the connect/sendmsg
+ * programs never saw. Refused, not judged: their first hop is in the
+ * option, and an allowed first hop would still relay onwards.
+ */
+static __always_inline bool route_opt(int level, int name)
+{
+	return (level == RF_IPPROTO_IPV6 &&
+		(name == RF_IPV6_RTHDR || name == RF_IPV6_2292PKTOPTIONS)) ||
+	       (level == RF_IPPROTO_IP && name == RF_IP_OPTIONS);
+}
+
+static __always_inline bool route_cmsg(int level, int type)
+{
+	return (level == RF_IPPROTO_IPV6 && (type == RF_IPV6_RTHDR || type == RF_IPV6_2292RTHDR)) ||
+	       (level == RF_IPPROTO_IP && type == RF_IP_RETOPTS);
+}
+
+/* The sandbox whose confined network a routing option would leave. */
+static __always_inline struct rf_sandbox *route_sandbox(struct socket *sock, __u64 *cgid)
+{
+	struct rf_sandbox *sb = boundary_sandbox(cgid);
+	__u16 family;
+
+	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+		return NULL;
+	family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
+	return family == AF_INET || family == AF_INET6 ? sb : NULL;
+}
+
+static __always_inline int route_deny(struct rf_sandbox *sb, __u64 cgid, __u32 op, int level,
+				      int name)
+{
+	/* A boundary decision: no address to show, the option is the record. */
+	return verdict(boundary(sb, cgid, op, 0, ((__u32)level << 16) | ((__u32)name & 0xffff)));
+}
+
+SEC("lsm/socket_setsockopt")
+int BPF_PROG(rf_socket_setsockopt, struct socket *sock, int level, int optname, int ret)
+{
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret || !route_opt(level, optname))
+		return ret;
+	sb = route_sandbox(sock, &cgid);
+	return sb ? route_deny(sb, cgid, RF_OP_ROUTE_SOCKOPT, level, optname) : 0;
+}
+
+/* sendmsg's ancillary data: ____sys_sendmsg copied it into the kernel. */
+struct cmsg_walk {
+	void *ctl;
+	__u64 len, off;
+	int level, type;                /* the refused one, or level -1 */
+};
+
+static long cmsg_step(__u32 i, void *vctx)
+{
+	struct cmsg_walk *w = vctx;
+	struct { __u64 len; int level, type; } h;
+
+	if (w->off + sizeof(h) > w->len)
+		return 1;
+	if (bpf_probe_read_kernel(&h, sizeof(h), w->ctl + w->off) || h.len < sizeof(h)) {
+		w->level = -2;          /* unreadable or malformed: not judged */
+		return 1;
+	}
+	if (route_cmsg(h.level, h.type)) {
+		w->level = h.level;
+		w->type = h.type;
+		return 1;
+	}
+	w->off += (h.len + 7) & ~7ULL;
+	return 0;
+}
+
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(rf_socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, int ret)
+{
+	struct cmsg_walk w = { .level = -1 };
+	struct rf_sandbox *sb;
+	__u64 cgid;
+
+	if (ret)
+		return ret;
+	w.len = BPF_CORE_READ(msg, msg_controllen);
+	if (!w.len)
+		return 0;
+	sb = route_sandbox(sock, &cgid);
+	if (!sb)
+		return 0;
+	if (BPF_CORE_READ_BITFIELD_PROBED(msg, msg_control_is_user))
+		return route_deny(sb, cgid, RF_OP_ROUTE_CMSG, -1, 0);
+	w.ctl = BPF_CORE_READ(msg, msg_control);
+	bpf_loop(RF_CMSG_MAX, cmsg_step, &w, 0);
+	if (w.level == -1 && w.off + 16 <= w.len)
+		w.level = -2;           /* more cmsgs than walked */
+	return w.level == -1 ? 0 : route_deny(sb, cgid, RF_OP_ROUTE_CMSG, w.level, w.type);
 }

@@ -306,3 +306,90 @@ int rf_sendmsg_unix(struct bpf_sock_addr *ctx)
 {
 	return check_unix(ctx, RF_OP_SENDMSG_UNIX);
 }
+
+/*
+ * Issue 13 (h13a): the packets themselves, as they leave a sandbox whose
+ * network is confined. A routing header (IPv6) or IP options (IPv4: a
+ * source route) send a packet past the address connect/sendmsg judged,
+ * however it was set: setsockopt, which the seccomp layer or BPF-LSM
+ * already refuse, or sendmsg's ancillary data, which seccomp cannot read.
+ * Dropped here (the sender gets EPERM). The sandbox is the socket's,
+ * found from the skb's cgroup: timers and softirqs send for sockets too.
+ */
+#define RF_ETH_P_IP 0x0800
+#define RF_ETH_P_IPV6 0x86DD
+#define RF_NEXTHDR_HOP 0
+#define RF_NEXTHDR_ROUTING 43
+#define RF_NEXTHDR_DEST 60
+
+static __always_inline struct rf_sandbox *skb_sandbox(struct __sk_buff *skb, __u64 *ret_cgid)
+{
+	struct rf_sandbox *sb;
+
+	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
+		__u64 cgid = bpf_skb_ancestor_cgroup_id(skb, lvl);
+
+		if (!cgid)
+			break;
+		sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+		if (sb) {
+			*ret_cgid = cgid;
+			return sb;
+		}
+	}
+	return NULL;
+}
+
+/* The first extension headers of an IPv6 packet: a routing header among
+ * them (hop-by-hop and destination options may come first). */
+static __always_inline bool ipv6_routed(struct __sk_buff *skb)
+{
+	__u8 h[2], nh;
+	__u32 off = 40;
+
+	if (bpf_skb_load_bytes(skb, 6, &nh, 1))
+		return true;  /* unreadable: not judged, dropped */
+	for (int i = 0; i < 4; i++) {
+		if (nh == RF_NEXTHDR_ROUTING)
+			return true;
+		if (nh != RF_NEXTHDR_HOP && nh != RF_NEXTHDR_DEST)
+			return false;
+		if (bpf_skb_load_bytes(skb, off, h, 2))
+			return true;
+		nh = h[0];
+		off += ((__u32)h[1] + 1) * 8;
+	}
+	return nh == RF_NEXTHDR_ROUTING || nh == RF_NEXTHDR_HOP || nh == RF_NEXTHDR_DEST;
+}
+
+SEC("cgroup_skb/egress")
+int rf_egress(struct __sk_buff *skb)
+{
+	struct rf_sandbox *sb;
+	struct rf_scratch *s;
+	__u32 what;
+	__u64 cgid = 0;
+	__u8 b;
+
+	sb = skb_sandbox(skb, &cgid);
+	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+		return ALLOW;
+	if (skb->protocol == bpf_htons(RF_ETH_P_IPV6)) {
+		if (!ipv6_routed(skb))
+			return ALLOW;
+		what = RF_NEXTHDR_ROUTING;
+	} else if (skb->protocol == bpf_htons(RF_ETH_P_IP)) {
+		if (bpf_skb_load_bytes(skb, 0, &b, 1) == 0 && (b & 0xf) <= 5)
+			return ALLOW;
+		what = 0x10000 | RF_ETH_P_IP;  /* IPv4 with options */
+	} else {
+		return ALLOW;
+	}
+	s = scratch();
+	if (!s)
+		return fallback_verdict(sb);
+	s->ev.op = RF_OP_ROUTE_PACKET;
+	s->ev.reason = RF_REASON_BOUNDARY;
+	s->ev.arg = what;
+	return decide(sb, cgid, &s->ev, RF_CLASS_PROCESS);
+}

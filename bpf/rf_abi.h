@@ -108,12 +108,25 @@ enum rf_class {
 	X(NAMESPACE, 46, "namespace_create")    /* unshare/clone with a namespace flag  \
 						 * but CLONE_NEWUSER */                 \
 	X(TTY_IOCTL, 47, "tty_ioctl")           /* ioctl TIOCSTI, TIOCLINUX */          \
-	X(PERSONALITY, 48, "personality")
+	X(PERSONALITY, 48, "personality")                                               \
+	/* BPF-LSM, issue 13 (the process boundary): other processes' scheduling and  \
+	 * limits (target_pid), signals through file ownership, routing options on    \
+	 * inet sockets while the network is confined */                               \
+	X(SETNICE, 49, "setnice")               /* arg: the nice value */               \
+	X(SETIOPRIO, 50, "setioprio")           /* arg: the I/O priority */             \
+	X(SETSCHEDULER, 51, "setscheduler")     /* sched_set*, sched_setaffinity */     \
+	X(SETRLIMIT, 52, "setrlimit")           /* prlimit64; arg: the resource */      \
+	X(SIGIO, 53, "sigio")                   /* F_SETOWN/F_NOTIFY; arg: the signal */ \
+	X(ROUTE_SOCKOPT, 54, "route_sockopt")   /* arg: level << 16 | optname */        \
+	X(ROUTE_CMSG, 55, "route_cmsg")         /* sendmsg; arg: level << 16 | type */  \
+	X(ROUTE_PACKET, 56, "route_packet")     /* cgroup_skb/egress (net.bpf.c): arg   \
+						 * 43 (IPv6 routing header) or          \
+						 * 0x10800 (IPv4 options) */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 49,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 57,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {

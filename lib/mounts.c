@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,22 @@ void mounts__free(char **paths)
 	free(paths);
 }
 
+/* type is one of the comma-separated fstypes */
+static bool type_in(const char *type, const char *fstypes)
+{
+	size_t n = strlen(type);
+	const char *p = fstypes;
+
+	for (;;) {
+		if (!strncmp(p, type, n) && (p[n] == ',' || !p[n]))
+			return true;
+		p = strchr(p, ',');
+		if (!p)
+			return false;
+		p++;
+	}
+}
+
 int mounts__list(const char *fstype, char ***ret_paths)
 {
 	char **v = NULL, *line = NULL;
@@ -51,7 +68,7 @@ int mounts__list(const char *fstype, char ***ret_paths)
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
 			continue;
 		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%255s", type) != 1 || strcmp(type, fstype))
+		if (!sep || sscanf(sep + 3, "%255s", type) != 1 || !type_in(type, fstype))
 			continue;
 		unescape(mnt);
 		if (n + 2 > cap) {

@@ -3,7 +3,8 @@
 #ifndef RF_MOUNTS_H
 #define RF_MOUNTS_H
 
-/* NULL-terminated array of mount points of fstype (mounts__free). */
+/* NULL-terminated array of mount points of fstype, or of any of a
+ * comma-separated list ("bpf,mqueue") (mounts__free). */
 int mounts__list(const char *fstype, char ***ret_paths);
 void mounts__free(char **paths);
 

@@ -70,6 +70,7 @@ enum rf_pin_map {
 	X(SENDMSG6, "link_sendmsg6", "rf_sendmsg6", BPF_CGROUP_UDP6_SENDMSG, RF_FEAT_INET)    \
 	X(SOCK_CREATE, "link_sock_create", "rf_sock_create", BPF_CGROUP_INET_SOCK_CREATE,     \
 	  RF_FEAT_INET)                                                                       \
+	X(EGRESS, "link_egress", "rf_egress", BPF_CGROUP_INET_EGRESS, RF_FEAT_INET)          \
 	X(CONNECT_UNIX, "link_connect_unix", "rf_connect_unix", RF_ATTACH_CGROUP_UNIX_CONNECT, \
 	  RF_FEAT_UNIX)                                                                       \
 	X(SENDMSG_UNIX, "link_sendmsg_unix", "rf_sendmsg_unix", RF_ATTACH_CGROUP_UNIX_SENDMSG, \

@@ -288,7 +288,10 @@ static long launch_clone(const struct launch_opts *opts, const struct launch_pla
 	r = pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (r != 0)
 		return -r;
-	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | (plan->new_ns ? CLONE_NEWNS : 0);
+	/* Its own IPC namespace: no SysV object or POSIX queue of the host's
+	 * is reachable by key, id or name. */
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWIPC |
+		     (plan->new_ns ? CLONE_NEWNS : 0);
 	args.pidfd = (uint64_t)(uintptr_t)ret_pidfd;
 	args.exit_signal = SIGCHLD;
 	args.cgroup = (uint64_t)opts->cgroup_fd;

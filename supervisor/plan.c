@@ -52,7 +52,12 @@ void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, 
 {
 	struct rf_class_plan *cp = &plan->c[c];
 	struct rf_plan_reason *r = add_reason(plan, c, code, param, detail);
+	int g;
 
+	/* No backend, no backend's gaps. */
+	for (g = 0; g < RF_GAP_MAX; g++)
+		if (plan__gap_class(g) == c)
+			plan->gaps &= ~(1ull << g);
 	cp->be = RF_BE_NONE;
 	cp->enforced = false;
 	cp->layers = 0;
@@ -112,6 +117,40 @@ static struct rf_class_plan *confined(struct rf_plan *plan, enum rf_class c,
 	return cp;
 }
 
+static void add_gap(struct rf_plan *plan, enum rf_gap g)
+{
+	plan->gaps |= 1ull << g;
+}
+
+/* What Landlock leaves open in a confined class (enforce mode), and what
+ * the boundary seccomp filter closes of it. A seccomp refusal cannot tell
+ * a file in the write area from one outside, so metadata changes are
+ * refused only when nothing may be written anyway. */
+static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct rf_policy *p,
+			   const struct rf_caps *caps)
+{
+	if (!caps->seccomp.ok) {
+		add_gap(plan, c == RF_CLASS_FILE ? RF_GAP_FILE_XATTR : RF_GAP_EXEC_MEMFD);
+		if (c == RF_CLASS_FILE)
+			add_gap(plan, RF_GAP_FILE_ATTR);
+	} else if (c == RF_CLASS_FILE) {
+		plan->install.seccomp_fs_ioctl = true;
+		plan->install.seccomp_fs_meta = p->files_write.n == 0;
+		if (p->files_write.n) {
+			add_gap(plan, RF_GAP_FILE_XATTR);
+			add_gap(plan, RF_GAP_FILE_ATTR);
+		}
+	} else {
+		plan->install.seccomp_memfd_noexec = caps->memfd_noexec_seal;
+		if (!caps->memfd_noexec_seal)
+			add_gap(plan, RF_GAP_EXEC_MEMFD);
+	}
+	if (c == RF_CLASS_EXEC) {
+		add_gap(plan, RF_GAP_EXEC_MMAP);
+		add_gap(plan, RF_GAP_EXEC_ANON_CODE);
+	}
+}
+
 /* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
 static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine confine,
 			  const struct rf_policy *p, const struct rf_caps *caps,
@@ -136,6 +175,8 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 		}
 		use(cp, RF_BE_BPF_LSM, c == RF_CLASS_FILE ? RF_NOTE_LSM_FILE : RF_NOTE_LSM_EXEC);
 		cp->observed = RF_OBSV_KERNEL;
+		if (c == RF_CLASS_EXEC)
+			add_gap(plan, RF_GAP_EXEC_ANON_CODE);
 		plan->install.lsm_flags |= c == RF_CLASS_FILE ? RF_SB_LSM_FILES : RF_SB_LSM_EXEC;
 		return;
 	}
@@ -162,6 +203,7 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 	use(cp, RF_BE_LANDLOCK, c == RF_CLASS_EXEC ? RF_NOTE_LANDLOCK_EXEC : RF_NOTE_LANDLOCK_FILE);
 	cp->observed = caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
 	plan->install.landlock = plan->install.landlock_fs = true;
+	landlock_holes(plan, c, p, caps);
 }
 
 /* A class whose backend is a cgroup program. */
@@ -217,6 +259,8 @@ static void plan_process(struct rf_plan *plan, const struct rf_caps *caps,
 	 * listener (publishing them needs the BPF programs the observe probe
 	 * proved); no syscall tracepoint for them. */
 	plan->install.seccomp_notify = plan->install.seccomp_boundary && caps->observe.ok;
+	/* Where the BPF-LSM programs do not judge them (and record each). */
+	plan->install.seccomp_task_targets = plan->install.seccomp_boundary && !lsm;
 	plan->install.landlock_scope_signal = scope;
 	plan->install.landlock |= scope;
 	cp->layers = keep ? RF_LAYER_CAPABILITIES_KEPT : RF_LAYER_CAPABILITIES;
@@ -434,6 +478,17 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	}
 	plan_net_layers(plan, policy, caps, prefer);
 	plan_process(plan, caps, opts);
+	/* Routing-header options refused while the network is confined (not
+	 * in audit mode, which denies nothing). */
+	plan->install.seccomp_net_opts = plan->install.seccomp_task_targets &&
+					 plan->c[RF_CLASS_NET].enforced &&
+					 policy->mode == RF_MODE_ENFORCE;
+	/* What neither seccomp nor Landlock can close here. (A routing
+	 * header in sendmsg's ancillary data, out of seccomp's reach, is
+	 * dropped as the packet leaves: net.bpf.c, rf_egress.) */
+	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM &&
+	    !plan->install.landlock_scope_signal)
+		add_gap(plan, RF_GAP_PROCESS_SIGIO);
 	plan_syscalls(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);

@@ -84,6 +84,48 @@ enum rf_plan_observed {
 	RF_OBSV_MAX,
 };
 
+/*
+ * Known gaps: operations a backend does not confine although the policy
+ * confines their class. Each has a stable id (shown in `check`, `probe` and
+ * `sandbox.plan` as "gaps", and used by the attack suite tests/attack/ to
+ * prove that each listed gap escapes and nothing unlisted does).
+ * X(NAME, id, class, what); the planner sets plan.gaps bit RF_GAP_NAME.
+ */
+#define RF_GAPS(X)                                                                      \
+	X(FILE_XATTR, "file.xattr", RF_CLASS_FILE,                                       \
+	  "setxattr/removexattr (POSIX ACLs included, which change the mode) on files "   \
+	  "outside the write rules: Landlock has no right for them; seccomp refuses "    \
+	  "them only when the policy has no write rule")                                 \
+	X(FILE_ATTR, "file.attr", RF_CLASS_FILE,                                         \
+	  "chmod, chown and utimes of files outside the write rules, by path or through " \
+	  "a read-only fd: Landlock has no right for them; seccomp refuses them only "   \
+	  "when the policy has no write rule")                                           \
+	X(EXEC_MMAP, "exec.mmap", RF_CLASS_EXEC,                                         \
+	  "a readable file mapped executable (mmap or mprotect with PROT_EXEC, or "      \
+	  "`ld.so FILE`): Landlock judges execve only")                                  \
+	X(EXEC_MEMFD, "exec.memfd", RF_CLASS_EXEC,                                       \
+	  "a memfd executed or mapped executable: Landlock does not judge memfds and "   \
+	  "this kernel has no MFD_NOEXEC_SEAL for seccomp to insist on")                 \
+	X(EXEC_ANON_CODE, "exec.anon-code", RF_CLASS_EXEC,                               \
+	  "code copied into anonymous executable memory and called (a JIT, or a loader " \
+	  "copying a readable file): exec judges files, never memory")                   \
+	/* issue 13 (h13a): where no BPF-LSM program judges them */                      \
+	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
+	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
+	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")
+
+enum rf_gap {
+#define RF_GAP_ENUM_(n, id, c, what) RF_GAP_##n,
+	RF_GAPS(RF_GAP_ENUM_)
+#undef RF_GAP_ENUM_
+	RF_GAP_MAX,
+};
+_Static_assert(RF_GAP_MAX <= 64, "plan.gaps is a 64-bit mask");
+
+const char *plan__gap_id(enum rf_gap g);
+enum rf_class plan__gap_class(enum rf_gap g);
+const char *plan__gap_what(enum rf_gap g);
+
 #define RF_PLAN_DETAIL_LEN 700    /* text from outside: a probe, a builder */
 #define RF_PLAN_REASON_LEN 700    /* a rendered "class: why" */
 #define RF_PLAN_NOTE_LEN 600      /* a rendered note */
@@ -118,6 +160,17 @@ struct rf_plan_install {
 	bool seccomp_notify;      /* its refusals answered by the supervisor's listener
 				   * and published by it, not seen at sys_exit */
 	bool seccomp_allowlist;   /* the syscalls policy */
+	/* What the boundary filter closes where no BPF-LSM program does:
+	 * routing-header socket options while the network is confined, and
+	 * other processes' scheduling and limits. */
+	bool seccomp_net_opts;
+	bool seccomp_task_targets;
+	/* Landlock's holes the boundary filter closes (files, exec on landlock):
+	 * chmod/chown/utimes and the xattr writes (only with no write rule),
+	 * inode-flag ioctls, memfds that are not MFD_NOEXEC_SEAL. */
+	bool seccomp_fs_meta;
+	bool seccomp_fs_ioctl;
+	bool seccomp_memfd_noexec;
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */
 };
@@ -142,6 +195,7 @@ struct rf_plan {
 	unsigned int prefer;      /* the --prefer mask it was compiled with */
 	enum rf_lsm_state lsm_state;
 	bool ok;                  /* every required class has a backend */
+	uint64_t gaps;            /* 1 << enum rf_gap: what the chosen backends leave open */
 	struct rf_plan_reason reasons[RF_PLAN_MAX_REASONS];
 	int n_reasons;
 };

@@ -310,6 +310,50 @@ static json_t *limits_json(const struct rf_plan *plan)
 	return o;
 }
 
+static const struct {
+	const char *id, *what;
+	enum rf_class cls;
+} gap_table[RF_GAP_MAX] = {
+#define RF_GAP_ROW_(n, i, c, w) [RF_GAP_##n] = { .id = i, .what = w, .cls = c },
+	RF_GAPS(RF_GAP_ROW_)
+#undef RF_GAP_ROW_
+};
+
+const char *plan__gap_id(enum rf_gap g)
+{
+	return (unsigned int)g < RF_GAP_MAX ? gap_table[g].id : "unknown";
+}
+
+enum rf_class plan__gap_class(enum rf_gap g)
+{
+	return (unsigned int)g < RF_GAP_MAX ? gap_table[g].cls : RF_CLASS_MAX;
+}
+
+const char *plan__gap_what(enum rf_gap g)
+{
+	return (unsigned int)g < RF_GAP_MAX ? gap_table[g].what : "";
+}
+
+/* [{"gap", "class", "backend", "what"}], in table order. */
+static json_t *gaps_json(const struct rf_plan *plan)
+{
+	json_t *a = json_array();
+	char be[64];
+	int g;
+
+	for (g = 0; a && g < RF_GAP_MAX; g++) {
+		enum rf_class c = plan__gap_class(g);
+
+		if (!(plan->gaps & (1ull << g)))
+			continue;
+		plan__backend_text(plan, c, be, sizeof(be));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "gap", plan__gap_id(g),
+						   "class", names__class(c), "backend", be,
+						   "what", plan__gap_what(g)));
+	}
+	return a;
+}
+
 json_t *plan__to_json(const struct rf_plan *plan)
 {
 	json_t *root = json_object(), *classes = json_object(), *reasons = json_array();
@@ -350,6 +394,7 @@ json_t *plan__to_json(const struct rf_plan *plan)
 	json_object_set_new(root, "ok", json_boolean(plan->ok));
 	json_object_set_new(root, "classes", classes);
 	json_object_set_new(root, "reasons", reasons);
+	json_object_set_new(root, "gaps", gaps_json(plan));
 	return root;
 fail:
 	json_decref(root);

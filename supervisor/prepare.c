@@ -104,8 +104,14 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			return 0;
 	}
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
-		err = sandbox_seccomp__build_notify(p, in->seccomp_boundary, in->seccomp_notify,
-						    sc, &be);
+		unsigned int holes = (in->seccomp_fs_meta ? RF_SECCOMP_HOLE_FS_META : 0) |
+				     (in->seccomp_fs_ioctl ? RF_SECCOMP_HOLE_FS_IOCTL : 0) |
+				     (in->seccomp_memfd_noexec ? RF_SECCOMP_HOLE_MEMFD : 0) |
+				     (in->seccomp_net_opts ? RF_SECCOMP_HOLE_NET_OPTS : 0) |
+				     (in->seccomp_task_targets ? RF_SECCOMP_HOLE_TASKS : 0);
+
+		err = sandbox_seccomp__build_notify(p, in->seccomp_boundary, holes,
+						    in->seccomp_notify, sc, &be);
 		if (err == -EINVAL) {
 			*e = be;
 			return rf_error_wrap(e, "policy");

@@ -18,6 +18,7 @@
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -181,6 +182,17 @@ static void probe_seccomp(struct rf_caps *caps)
 	snprintf(p->detail, sizeof(p->detail), "seccomp filter mode available");
 }
 
+/* MFD_NOEXEC_SEAL (Linux 6.3+): a memfd that can never be executed. */
+static bool probe_memfd_noexec(void)
+{
+	int fd = memfd_create("ringfence-probe", MFD_CLOEXEC | RF_MFD_NOEXEC_SEAL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* status.enabled from one AUDIT_GET, or -errno with *ret_what set. */
 static int audit_get_enabled(const char **ret_what)
 {
@@ -314,6 +326,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	caps->audit.ms = now_ms() - t;
 	t = now_ms();
 	probe_seccomp(caps);
+	caps->memfd_noexec_seal = probe_memfd_noexec();
 	caps->seccomp.ms = now_ms() - t;
 	t = now_ms();
 	enforcer__probe_observe(&caps->observe);

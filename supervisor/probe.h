@@ -14,6 +14,8 @@ struct rf_backend_probe {
 	double ms;               /* how long the probe took */
 };
 
+#define RF_MFD_NOEXEC_SEAL 0x0008U  /* linux/memfd.h, 6.3+ */
+
 struct rf_caps {
 	char kernel_release[65];
 	char cgroup_mount[256];
@@ -39,6 +41,7 @@ struct rf_caps {
 	struct rf_backend_probe observe;         /* this build's observe programs
 						  * (observe.bpf.c, tp_btf sys_enter/exit) */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
+	bool memfd_noexec_seal;                  /* memfd_create takes MFD_NOEXEC_SEAL (6.3+) */
 };
 
 enum rf_probe_flags {

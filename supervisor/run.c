@@ -55,10 +55,29 @@
 
 extern char **environ;
 
-/* A socket on fd 0-2 was created outside the sandbox: the cgroup hooks
- * never see it, so it could reach any destination. Refuse it. */
-static int check_stdio(const struct rf_policy *p, struct rf_error *e)
+/* A unix stream or seqpacket socket that could still connect(): neither
+ * connected (a peer) nor listening. */
+static bool unix_unconnected(int fd)
 {
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer), sl = sizeof(int);
+	int listening = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) == 0 && listening)
+		return false;
+	return getpeername(fd, (struct sockaddr *)&peer, &pl) < 0;
+}
+
+/* A socket on fd 0-2 was created outside the sandbox: the cgroup hooks
+ * judge a socket by the cgroup it was made in, so they never see it, and
+ * it could reach any destination. Refuse it. A unix stream socket is
+ * judged by the caller where BPF-LSM holds unix sockets
+ * (unix_stream_connect); elsewhere only one that is already connected or
+ * listening may come in. */
+static int check_stdio(const struct rf_policy *p, const struct rf_plan *plan,
+		       struct rf_error *e)
+{
+	bool unix_lsm = plan->c[RF_CLASS_UNIX].be == RF_BE_BPF_LSM;
 	int fd;
 
 	for (fd = 0; fd <= 2; fd++) {
@@ -76,10 +95,17 @@ static int check_stdio(const struct rf_policy *p, struct rf_error *e)
 					    "outside the sandbox: its traffic would bypass the "
 					    "network policy", fd);
 		}
-		if (dom == AF_UNIX && type == SOCK_DGRAM && p->net_unix != RF_CONFINE_UNRESTRICTED) {
+		if (dom != AF_UNIX || p->net_unix == RF_CONFINE_UNRESTRICTED)
+			continue;
+		if (type == SOCK_DGRAM) {
 			return rf_error_set(e, -EPERM, "refused", "fd %d is a unix datagram socket "
 					    "made outside the sandbox: it could send to any unix "
 					    "address", fd);
+		}
+		if (!unix_lsm && unix_unconnected(fd)) {
+			return rf_error_set(e, -EPERM, "refused", "fd %d is an unconnected unix "
+					    "stream socket made outside the sandbox: its connect() "
+					    "would not be judged", fd);
 		}
 	}
 	return 0;
@@ -357,7 +383,7 @@ static int step_admit(void *ctx, struct rf_step_error *e)
 		prepare__print_refusal(&r->sb.plan);  /* every reason, one a line */
 		return -EPERM;
 	}
-	return check_stdio(r->sb.policy, &e->e);
+	return check_stdio(r->sb.policy, &r->sb.plan, &e->e);
 }
 
 static int step_env(void *ctx, struct rf_step_error *e)
@@ -767,10 +793,11 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
-	/* cgroup2 read-only and bpffs gone in the child's mount namespace. */
+	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
+	 * mqueue mounts too: each names the host's IPC namespace's queues. */
 	err = mounts__list("cgroup2", &r->ro_mounts);
 	if (!err)
-		err = mounts__list("bpf", &r->bpf_mounts);
+		err = mounts__list("bpf,mqueue", &r->bpf_mounts);
 	if (err) {
 		rf_error_set(&e->e, err, "refused", "reading the mount table: %s", strerror(-err));
 	} else if ((err = start_child(r))) {

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <netinet/in.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
@@ -154,6 +155,172 @@ static int add_personality_rules(scmp_filter_ctx ctx, struct rule_count *c,
 		cmp[i] = SCMP_A0_64(SCMP_CMP_MASKED_EQ, set | clear, set);
 	}
 	return add_cmp_rules(ctx, "personality", cmp, 32, c, err);
+}
+
+/* ---- Landlock's holes (h13b): what Landlock has no right for ---- */
+
+/* Newer than libseccomp 2.5.4's table: the x86-64 and asm-generic numbers. */
+static const struct { const char *name; int nr; } meta_eperm[] = {
+	{ "chmod", -1 }, { "fchmod", -1 }, { "fchmodat", -1 }, { "fchmodat2", 452 },
+	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
+	{ "utime", -1 }, { "utimes", -1 }, { "futimesat", -1 }, { "utimensat", -1 },
+	{ "setxattr", -1 }, { "lsetxattr", -1 }, { "fsetxattr", -1 }, { "setxattrat", 463 },
+	{ "removexattr", -1 }, { "lremovexattr", -1 }, { "fremovexattr", -1 },
+	{ "removexattrat", 466 },
+};
+
+/* ioctls that change an inode through any fd, a read-only one included
+ * (inode flags, fsxattr, the generation, fs-verity). Compared on the low
+ * 32 bits, like add_ioctl_rules. */
+static const unsigned long long inode_ioctls[] = {
+	0x40086602 /* FS_IOC_SETFLAGS */, 0x40046602 /* FS_IOC32_SETFLAGS */,
+	0x401c5820 /* FS_IOC_FSSETXATTR */, 0x40087602 /* FS_IOC_SETVERSION */,
+	0x40047602 /* FS_IOC32_SETVERSION */, 0x40806685 /* FS_IOC_ENABLE_VERITY */,
+};
+
+static int add_meta_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	size_t i;
+	int nr, r;
+
+	for (i = 0; i < sizeof(meta_eperm) / sizeof(meta_eperm[0]); i++) {
+		nr = seccomp_syscall_resolve_name(meta_eperm[i].name);
+#if defined(__x86_64__) || defined(__aarch64__)
+		if (nr < 0 && meta_eperm[i].nr > 0)
+			nr = meta_eperm[i].nr;
+#endif
+		if (nr < 0)
+			continue;  /* not on this architecture */
+		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, meta_eperm[i].name, 0, NULL, err);
+		if (r < 0)
+			return r;
+		c->syscalls++;
+		c->rules++;
+	}
+	return 0;
+}
+
+static int add_hole_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
+			  struct rf_error *err)
+{
+	struct scmp_arg_cmp cmp[sizeof(inode_ioctls) / sizeof(inode_ioctls[0])];
+	size_t i;
+	int r = 0;
+
+	if (holes & RF_SECCOMP_HOLE_FS_META)
+		r = add_meta_rules(ctx, c, err);
+	if (r >= 0 && (holes & RF_SECCOMP_HOLE_FS_IOCTL)) {
+		for (i = 0; i < sizeof(cmp) / sizeof(cmp[0]); i++)
+			cmp[i] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, inode_ioctls[i]);
+		r = add_cmp_rules(ctx, "ioctl", cmp, i, c, err);
+	}
+	if (r >= 0 && (holes & RF_SECCOMP_HOLE_MEMFD)) {
+		/* Only memfds that can never become executable. */
+		cmp[0] = SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0x0008U /* MFD_NOEXEC_SEAL */, 0);
+		r = add_cmp_rules(ctx, "memfd_create", cmp, 1, c, err);
+	}
+	return r;
+}
+
+/* ---- end of Landlock's holes ---- */
+
+/* ---- issue 13: socket options that redirect traffic, and other
+ * processes' scheduling and limits (closed here where no BPF-LSM program
+ * judges them) ---- */
+
+/* One EPERM rule of n comparisons (AND) on one syscall. */
+static int add_and_rule(scmp_filter_ctx ctx, const char *name, const struct scmp_arg_cmp *cmp,
+			unsigned n, struct rule_count *c, struct rf_error *err)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	int r;
+
+	if (nr < 0)
+		return 0;
+	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, n, cmp, err);
+	if (r < 0)
+		return r;
+	c->rules++;
+	return 0;
+}
+
+/*
+ * setsockopt(level, optname): the kernel reads both as int, so compare the
+ * low 32 bits. A routing header (IPV6_RTHDR, or RFC 2292's sticky
+ * IPV6_2292PKTOPTIONS) or an IPv4 source route (IP_OPTIONS) sends the
+ * packet to an address the connect/sendmsg hooks never saw. Ancillary data
+ * on sendmsg is out of seccomp's reach (a gap of this backend).
+ */
+static int add_net_opt_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	static const struct { int level, opt; } opts[] = {
+		{ IPPROTO_IPV6, 57 /* IPV6_RTHDR */ },
+		{ IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */ },
+		{ IPPROTO_IP, 4 /* IP_OPTIONS */ },
+	};
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		const struct scmp_arg_cmp cmp[] = {
+			SCMP_A1_64(SCMP_CMP_MASKED_EQ, RF_LOW32, opts[i].level),
+			SCMP_A2_64(SCMP_CMP_MASKED_EQ, RF_LOW32, opts[i].opt),
+		};
+
+		r = add_and_rule(ctx, "setsockopt", cmp, 2, c, err);
+		if (r < 0)
+			return r;
+	}
+	c->syscalls++;
+	return 0;
+}
+
+/*
+ * A pid (or who) other than 0, the caller, may name a process outside the
+ * sandbox: seccomp cannot tell, so only 0 passes. A 64-bit "!= 0" refuses
+ * every register whose low 32 bits name another process, and more.
+ * PRIO_USER and IOPRIO_WHO_USER reach every process of the uid.
+ */
+static int add_task_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	static const char *const by_pid[] = {
+		"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity",
+	};
+	const struct scmp_arg_cmp who = SCMP_A1_64(SCMP_CMP_NE, 0);
+	const struct scmp_arg_cmp prio_user = SCMP_A0_64(SCMP_CMP_MASKED_EQ, RF_LOW32, 2);
+	const struct scmp_arg_cmp ioprio_user = SCMP_A0_64(SCMP_CMP_MASKED_EQ, RF_LOW32, 3);
+	const struct scmp_arg_cmp prlimit_set[] = {
+		SCMP_A0_64(SCMP_CMP_NE, 0), SCMP_A2_64(SCMP_CMP_NE, 0),
+	};
+	const struct scmp_arg_cmp pid = SCMP_A0_64(SCMP_CMP_NE, 0);
+	size_t i;
+	int r;
+
+	r = add_and_rule(ctx, "setpriority", &who, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "setpriority", &prio_user, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "ioprio_set", &who, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "ioprio_set", &ioprio_user, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "prlimit64", prlimit_set, 2, c, err);
+	for (i = 0; !r && i < sizeof(by_pid) / sizeof(by_pid[0]); i++)
+		r = add_and_rule(ctx, by_pid[i], &pid, 1, c, err);
+	c->syscalls += 3 + sizeof(by_pid) / sizeof(by_pid[0]);
+	return r;
+}
+
+static int add_net_task_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
+			      struct rf_error *err)
+{
+	int r = 0;
+
+	if (holes & RF_SECCOMP_HOLE_NET_OPTS)
+		r = add_net_opt_rules(ctx, c, err);
+	if (!r && (holes & RF_SECCOMP_HOLE_TASKS))
+		r = add_task_rules(ctx, c, err);
+	return r;
 }
 
 static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
@@ -389,14 +556,15 @@ static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, struct rf_error *e
 	return 0;
 }
 
-int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsigned int holes,
 			   struct rf_seccomp *ret, struct rf_error *err)
 {
-	return sandbox_seccomp__build_notify(policy, boundary, false, ret, err);
+	return sandbox_seccomp__build_notify(policy, boundary, holes, false, ret, err);
 }
 
-int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary, bool notify,
-				  struct rf_seccomp *ret, struct rf_error *err)
+int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary,
+				  unsigned int holes, bool notify, struct rf_seccomp *ret,
+				  struct rf_error *err)
 {
 	struct rule_count bc = { .refuse = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM) };
 	struct rule_count ac = { 0 };
@@ -422,6 +590,11 @@ int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary,
 		if (r < 0)
 			goto out;
 		r = add_boundary_rules(ctx, &bc, err);
+		if (r < 0)
+			goto out;
+		r = add_hole_rules(ctx, holes, &bc, err);
+		if (r >= 0)
+			r = add_net_task_rules(ctx, holes, &bc, err);
 		if (r < 0)
 			goto out;
 		r = export_filter(ctx, &ret->boundary, err);

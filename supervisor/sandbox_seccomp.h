@@ -32,14 +32,30 @@ struct rf_seccomp {
  * -EINVAL with err naming the entry (where "$.syscalls.allow[3]", why
  * "unknown syscall \"foo\" ...") for a name this architecture does not
  * have; any other failure fills err too (where "seccomp").
+ * holes (RF_SECCOMP_HOLE_*, with boundary): Landlock's holes the boundary
+ * filter closes as well (plan.install.seccomp_fs_meta, ...), and what it
+ * closes where no BPF-LSM program does (seccomp_net_opts, _task_targets).
  */
-int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
+enum rf_seccomp_hole {
+	RF_SECCOMP_HOLE_FS_META = 1u << 0,  /* chmod/chown/utimes and xattr writes: EPERM */
+	RF_SECCOMP_HOLE_FS_IOCTL = 1u << 1, /* inode-flag ioctls: EPERM */
+	RF_SECCOMP_HOLE_MEMFD = 1u << 2,    /* memfd_create without MFD_NOEXEC_SEAL: EPERM */
+	/* routing-header and source-route socket options (setsockopt
+	 * IPV6_RTHDR, IPV6_2292PKTOPTIONS, IP_OPTIONS): EPERM */
+	RF_SECCOMP_HOLE_NET_OPTS = 1u << 3,
+	/* scheduling, priority and limits of a process named by pid
+	 * (setpriority, ioprio_set, prlimit64 writes, sched_set*): only 0,
+	 * the caller, is allowed; PRIO_USER and IOPRIO_WHO_USER never */
+	RF_SECCOMP_HOLE_TASKS = 1u << 4,
+};
+int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsigned int holes,
 			   struct rf_seccomp *ret, struct rf_error *err);
 /* The same; notify: the boundary's refusals are SECCOMP_RET_USER_NOTIF
  * for the supervisor to answer (EPERM) and record, and the boundary also
  * refuses seccomp(SECCOMP_SET_MODE_FILTER) with a new listener (EPERM). */
-int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary, bool notify,
-				  struct rf_seccomp *ret, struct rf_error *err);
+int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary,
+				  unsigned int holes, bool notify, struct rf_seccomp *ret,
+				  struct rf_error *err);
 void sandbox_seccomp__free(struct rf_seccomp *f);
 
 /* In the child, after no_new_privs, as the last step before execve:

@@ -41,11 +41,18 @@ for t in $(progs "$BUILD"/tests/host/test_*); do run "host: $(basename "$t")" "$
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
 run "host: every example policy, check/run parity" tests/host/test_examples.sh "$BUILD"
 run "pkg: make install, the Debian package, installed binaries" tests/pkg/run.sh "$BUILD"
+run "host: attack suite (this host's backends)" env ATTACK_LABEL="host $(uname -r)" tests/attack/run.sh
 run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"
 # Its own cache (VM_CACHE73, default BUILD/vm73): a VM_CACHE given for the
 # run above holds the other kernel.
 run "vm: Debian 7.3 kernel without BPF-LSM, Landlock audit log (qemu)" \
-	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" tests/vm/run.sh "$BUILD"
+	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" ATTACK_SET=smoke \
+	tests/vm/run.sh "$BUILD"
+# The same kernel with BPF-LSM: the attack suite's smoke set only (the
+# whole matrix is `make vmtest`).
+run "vm: Debian 7.3 kernel with BPF-LSM, attack smoke set (qemu)" \
+	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" ATTACK_SET=smoke \
+	VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf tests/vm/run.sh "$BUILD" attack
 
 echo
 if [ ${#broken[@]} -gt 0 ]; then

@@ -22,7 +22,7 @@
 #endif
 #define UNIX_CONNECT_NR 49      /* BPF_CGROUP_UNIX_CONNECT: not in this libbpf */
 #define UNIX_SENDMSG_NR 50      /* BPF_CGROUP_UNIX_SENDMSG */
-#define N_PROGS 7
+#define N_PROGS 8
 #define MAX_EVENTS 64
 
 static struct {
@@ -439,16 +439,16 @@ static void attach_all(void)
 		T.skel->progs.rf_connect4, T.skel->progs.rf_connect6,
 		T.skel->progs.rf_sendmsg4, T.skel->progs.rf_sendmsg6,
 		T.skel->progs.rf_sock_create, T.skel->progs.rf_connect_unix,
-		T.skel->progs.rf_sendmsg_unix,
+		T.skel->progs.rf_sendmsg_unix, T.skel->progs.rf_egress,
 	};
 	const int types[N_PROGS] = {
 		BPF_CGROUP_INET4_CONNECT, BPF_CGROUP_INET6_CONNECT, BPF_CGROUP_UDP4_SENDMSG,
 		BPF_CGROUP_UDP6_SENDMSG, BPF_CGROUP_INET_SOCK_CREATE, UNIX_CONNECT_NR,
-		UNIX_SENDMSG_NR,
+		UNIX_SENDMSG_NR, BPF_CGROUP_INET_EGRESS,
 	};
 
 	for (int i = 0; i < N_PROGS; i++) {
-		if (i >= 5 && !T.with_unix)
+		if ((i == 5 || i == 6) && !T.with_unix)
 			continue;
 		T.links[i] = bpf_link_create(bpf_program__fd(progs[i]), T.cg.fd, types[i], NULL);
 		if (T.links[i] < 0)
@@ -927,6 +927,63 @@ static void unix_left_to_others(void **state)
 	assert_int_equal(sandbox_get().denials[RF_CLASS_UNIX], 0);
 }
 
+/* A datagram to the allowed address with a routing header (IPv6, type 4,
+ * its one segment ::1 itself) or IPv4 options (NOPs): the child is root
+ * with every capability, so only rf_egress stands in the way. */
+struct routed_act {
+	int family;
+	bool route;
+	uint16_t port;
+};
+
+static int act_routed(void *p)
+{
+	const struct routed_act *a = p;
+	uint8_t srh[24] = { 0, 2, 4, 0, 0 }, nops[4] = { 1, 1, 1, 0 };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(a->port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(a->port) };
+	int fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = 0;
+
+	if (fd < 0)
+		return errno;
+	inet_pton(AF_INET6, "::1", &s6.sin6_addr);
+	inet_pton(AF_INET6, "::1", srh + 8);
+	inet_pton(AF_INET, "127.0.0.1", &s4.sin_addr);
+	if (a->route && a->family == AF_INET6)
+		r = setsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, srh, sizeof(srh)) ? errno : 0;
+	else if (a->route)
+		r = setsockopt(fd, IPPROTO_IP, IP_OPTIONS, nops, sizeof(nops)) ? errno : 0;
+	if (!r && a->family == AF_INET6)
+		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&s6, sizeof(s6)) == 1 ? 0 : errno;
+	else if (!r)
+		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&s4, sizeof(s4)) == 1 ? 0 : errno;
+	close(fd);
+	return r;
+}
+
+static void egress_drops_routing_headers_and_ip_options(void **state)
+{
+	uint16_t ports[] = { T.pu };
+	struct routed_act plain6 = { AF_INET6, false, T.pu }, routed6 = { AF_INET6, true, T.pu };
+	struct routed_act plain4 = { AF_INET, false, T.pu }, routed4 = { AF_INET, true, T.pu };
+
+	(void)state;
+	sandbox_put(0, 0);
+	net4_put("127.0.0.1", 32, ports, 1);
+	net6_put("::1", 128, ports, 1);
+	assert_int_equal(run_in(&T.cg, act_routed, &plain6), 0);
+	assert_int_equal(run_in(&T.cg, act_routed, &plain4), 0);
+	assert_int_equal(run_in(&T.cg, act_routed, &routed6), EPERM);
+	assert_int_equal(run_in(&T.cg, act_routed, &routed4), EPERM);
+	assert_int_equal(sandbox_get().denials[RF_CLASS_PROCESS], 2);
+	/* Outside the sandbox, and with the network unrestricted: sent. */
+	assert_int_equal(run_in(NULL, act_routed, &routed6), 0);
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(T.skel->maps.rf_sandboxes), &T.cg.id), 0);
+	sandbox_put(RF_SB_NET_UNRESTRICTED, 0);
+	assert_int_equal(run_in(&T.cg, act_routed, &routed6), 0);
+	assert_int_equal(run_in(&T.cg, act_routed, &routed4), 0);
+}
+
 int main(void)
 {
 #define T_(f) cmocka_unit_test_setup(f, test_setup)
@@ -946,6 +1003,7 @@ int main(void)
 		T_(unix_connect_and_send_judged),
 		T_(unix_subtree_rule),
 		T_(unix_left_to_others),
+		T_(egress_drops_routing_headers_and_ip_options),
 	};
 
 	if (bt_require_root())

@@ -29,6 +29,7 @@ static const char *const private_maps[] = {
 	"rf_scratch_map",       /* net.bpf.c: per-CPU event scratch */
 	"rf_parent",            /* lsm.bpf.c: the ringfence cgroup, set at attach */
 	"rf_lsm_scratch_map",   /* lsm.bpf.c: task-local scratch */
+	"rf_fowners",           /* lsm.bpf.c: which sandbox set a file's owner */
 	"rf_obs_syscalls",      /* observe.bpf.c: what to watch, filled at load */
 	"rf_obs_parent",        /* observe.bpf.c: the ringfence cgroup, set at attach */
 	"rf_obs_task_map",      /* observe.bpf.c: task-local scratch */

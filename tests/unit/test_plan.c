@@ -516,6 +516,37 @@ static void planner_bpf_lsm_takes_file_exec_unix_process(void **state)
 	policy__free(p);
 }
 
+/* Issue 13: other processes' scheduling and routing options go to the
+ * seccomp layer only where no BPF-LSM program judges them, and what
+ * neither can close there is a gap of the plan. */
+static void planner_net_task_holes_and_gaps_by_backend(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"network\":"
+				   "{\"connect\":[\"[::1]:1\"],\"unix\":[]}}");
+	struct rf_policy *open_net = load("{\"version\":1,\"id\":\"a\",\"network\":"
+					  "{\"connect\":\"unrestricted\",\"unix\":[]}}");
+	struct rf_caps host = caps_host(), lsm = caps_lsm();
+	struct rf_plan plan;
+
+	(void)state;
+	plan__compile(p, &host, NULL, &plan);
+	assert_true(plan.install.seccomp_task_targets);
+	assert_true(plan.install.seccomp_net_opts);
+	assert_false(plan.gaps & (1ull << RF_GAP_PROCESS_SIGIO));   /* Landlock scoping */
+	host.landlock_abi = 5;                                      /* no signal scoping */
+	plan__compile(p, &host, NULL, &plan);
+	assert_true(plan.gaps & (1ull << RF_GAP_PROCESS_SIGIO));
+	plan__compile(open_net, &host, NULL, &plan);
+	assert_true(plan.install.seccomp_task_targets);
+	assert_false(plan.install.seccomp_net_opts);
+	plan__compile(p, &lsm, NULL, &plan);
+	assert_false(plan.install.seccomp_task_targets);
+	assert_false(plan.install.seccomp_net_opts);
+	assert_false(plan.gaps & (1ull << RF_GAP_PROCESS_SIGIO));
+	policy__free(p);
+	policy__free(open_net);
+}
+
 /* bpf-lsm can record without denying: audit mode is fine with it. */
 static void planner_bpf_lsm_allows_audit_mode(void **state)
 {
@@ -942,6 +973,7 @@ int main(void)
 		cmocka_unit_test(planner_lists_each_refused_class_once),
 		cmocka_unit_test(planner_require_refuses_an_unavailable_backend),
 		cmocka_unit_test(planner_bpf_lsm_takes_file_exec_unix_process),
+		cmocka_unit_test(planner_net_task_holes_and_gaps_by_backend),
 		cmocka_unit_test(planner_bpf_lsm_allows_audit_mode),
 		cmocka_unit_test(planner_bpf_lsm_refuses_paths_longer_than_its_matcher),
 		cmocka_unit_test(planner_prefer_landlock_over_bpf_lsm_for_files),

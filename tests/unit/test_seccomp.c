@@ -454,7 +454,7 @@ static int sc_build(const struct rf_policy *p, bool boundary, struct rf_seccomp 
 		    char *why, size_t why_len)
 {
 	struct rf_error e = { 0 };
-	int r = sandbox_seccomp__build(p, boundary, f, &e);
+	int r = sandbox_seccomp__build(p, boundary, 0, f, &e);
 
 	rf_error_str(&e, why, why_len);
 	if (r < 0)
@@ -552,7 +552,7 @@ static void notify_boundary_without_listener_still_refuses(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(sandbox_seccomp__build_notify(NULL, true, true, &f, &err), 0);
+	assert_int_equal(sandbox_seccomp__build_notify(NULL, true, 0, true, &f, &err), 0);
 	assert_true(f.notify);
 	assert_non_null(strstr(f.summary, "no new listener"));
 	for (i = 0; i < sizeof(boundary_cases) / sizeof(boundary_cases[0]); i++)
@@ -786,6 +786,94 @@ static void boundary_ioctl_rules_ignore_upper_cmd_bits_by_evaluation(void **stat
 		assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_ioctl, args, 2),
 				 SECCOMP_RET_ALLOW);
 	}
+	sandbox_seccomp__free(&f);
+}
+
+/* The boundary with issue 13's rules (holes), built without a policy. */
+static struct rf_seccomp build_holes(unsigned int holes)
+{
+	struct rf_seccomp f;
+	struct rf_error e = { 0 };
+
+	assert_int_equal(sandbox_seccomp__build(NULL, true, holes, &f, &e), 0);
+	return f;
+}
+
+/* Routing options: refused by level and name (low 32 bits); other
+ * options, and these names at other levels, pass. Nothing without the bit. */
+static void holes_net_opts_refuse_routing_options_by_evaluation(void **state)
+{
+	struct rf_seccomp f = build_holes(RF_SECCOMP_HOLE_NET_OPTS);
+	struct rf_seccomp plain = build_holes(0);
+	static const uint64_t refused[][2] = {
+		{ 41, 57 }, { 41, 6 }, { 0, 4 }, { 1ULL << 32 | 41, 57 }, { 41, 7ULL << 32 | 57 },
+	};
+	static const uint64_t allowed[][2] = {
+		{ 41, 16 /* IPV6_UNICAST_HOPS */ }, { 0, 2 /* IP_TTL */ }, { 1, 4 /* SO_... */ },
+		{ 6, 57 }, { 41, 4 },
+	};
+	uint64_t args[3] = { 3, 0, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		args[1] = refused[i][0];
+		args[2] = refused[i][1];
+		assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_setsockopt, args, 3),
+				 RET_EPERM);
+		assert_int_equal(bpf_answer(&plain.boundary, AUDIT_ARCH_X86_64, SYS_setsockopt,
+					    args, 3), SECCOMP_RET_ALLOW);
+	}
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		args[1] = allowed[i][0];
+		args[2] = allowed[i][1];
+		assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_setsockopt, args, 3),
+				 SECCOMP_RET_ALLOW);
+	}
+	sandbox_seccomp__free(&f);
+	sandbox_seccomp__free(&plain);
+}
+
+/* Other processes: only pid/who 0 (the caller) passes; PRIO_USER and
+ * IOPRIO_WHO_USER never; prlimit64 may still read another's limits. */
+static void holes_tasks_only_the_caller_by_evaluation(void **state)
+{
+	struct rf_seccomp f = build_holes(RF_SECCOMP_HOLE_TASKS);
+	const struct rf_seccomp_filter *b = &f.boundary;
+	static const int by_pid[] = { SYS_sched_setscheduler, SYS_sched_setparam,
+				      SYS_sched_setattr, SYS_sched_setaffinity };
+	uint64_t a[4] = { 0, 0, 0, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]); i++) {
+		a[0] = 0;
+		assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, by_pid[i], a, 3), SECCOMP_RET_ALLOW);
+		a[0] = 1234;
+		assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, by_pid[i], a, 3), RET_EPERM);
+		a[0] = 1ULL << 32;      /* low 32 bits 0, still refused: a superset */
+		assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, by_pid[i], a, 3), RET_EPERM);
+	}
+	/* setpriority(which, who, prio), ioprio_set(which, who, prio) */
+	a[0] = 0 /* PRIO_PROCESS */, a[1] = 0, a[2] = 5;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_setpriority, a, 3), SECCOMP_RET_ALLOW);
+	a[1] = 1234;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_setpriority, a, 3), RET_EPERM);
+	a[0] = 2 /* PRIO_USER */, a[1] = 0;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_setpriority, a, 3), RET_EPERM);
+	a[0] = 1 /* IOPRIO_WHO_PROCESS */, a[1] = 0;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_ioprio_set, a, 3), SECCOMP_RET_ALLOW);
+	a[1] = 1234;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_ioprio_set, a, 3), RET_EPERM);
+	a[0] = 3 /* IOPRIO_WHO_USER */, a[1] = 0;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_ioprio_set, a, 3), RET_EPERM);
+	/* prlimit64(pid, resource, new, old) */
+	a[0] = 1234, a[1] = 4, a[2] = 0, a[3] = 0x7000;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_prlimit64, a, 4), SECCOMP_RET_ALLOW);
+	a[2] = 0x7000;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_prlimit64, a, 4), RET_EPERM);
+	a[0] = 0;
+	assert_int_equal(bpf_answer(b, AUDIT_ARCH_X86_64, SYS_prlimit64, a, 4), SECCOMP_RET_ALLOW);
 	sandbox_seccomp__free(&f);
 }
 
@@ -1031,6 +1119,8 @@ int main(void)
 		cmocka_unit_test(boundary_personality_rules_match_spec_by_evaluation),
 		cmocka_unit_test(boundary_ioctl_rules_ignore_upper_cmd_bits_by_evaluation),
 		cmocka_unit_test(filters_kill_i386_and_x32_by_evaluation),
+		cmocka_unit_test(holes_net_opts_refuse_routing_options_by_evaluation),
+		cmocka_unit_test(holes_tasks_only_the_caller_by_evaluation),
 #endif
 		cmocka_unit_test(allowlist_allows_listed_refuses_others_with_eperm),
 		cmocka_unit_test(allowlist_and_boundary_stricter_answer_wins),

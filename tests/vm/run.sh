@@ -26,6 +26,7 @@
 #   VM_APPEND   extra kernel command line arguments (7.3's default:
 #               lsm=lockdown,capability,landlock,yama, a host without BPF-LSM)
 #   VM_VERBOSE  1: print the whole console, not only the test lines
+#   ATTACK_SET  smoke: the guest suite "attack" runs only tests/attack/smoke
 #   VM_SUITE_DIR  where the suites are (default tests/vm/guest); its *.sh are
 #               copied next to tests/vm/guest/ in the guest (the benchmark,
 #               tests/bench/vm-lsm.sh, runs this way)
@@ -175,6 +176,7 @@ for s in "${SUITES[@]}"; do
 	break
 done
 cp -r "$VMDIR/guest" "$R/rf/guest"
+cp -r "$ROOT/tests/attack" "$R/rf/attack"
 [ "$VM_SUITE_DIR" = "$VMDIR/guest" ] || cp "$VM_SUITE_DIR"/*.sh "$R/rf/guest/"
 [ -d "$ROOT/schemas/examples" ] && cp -r "$ROOT/schemas/examples" "$R/rf/examples"
 printf '%s\n' "${SUITES[@]}" > "$R/rf/suites"
@@ -236,7 +238,7 @@ mkfifo "$STAGE/console"
 timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 	-nographic -no-reboot -nic none \
 	-kernel "$VM_CACHE/vmlinuz" -initrd "$STAGE.img" \
-	-append "console=ttyS0 quiet panic=-1 $VM_APPEND" < /dev/null > "$STAGE/console" 2>&1 &
+	-append "console=ttyS0 quiet panic=-1 $VM_APPEND${ATTACK_SET:+ rf.attack=$ATTACK_SET}" < /dev/null > "$STAGE/console" 2>&1 &
 QEMU_PID=$!
 # Stream the console while qemu runs.
 while IFS= read -r line || [ -n "$line" ]; do
