@@ -16,9 +16,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-RF_MAP_NO_PREALLOC(rf_net4, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net4_key, struct rf_ports);
+RF_SB_MAP(rf_net4, BPF_MAP_TYPE_LPM_TRIE, struct rf_net4_key, struct rf_ports);
 
-RF_MAP_NO_PREALLOC(rf_net6, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net6_key, struct rf_ports);
+RF_SB_MAP(rf_net6, BPF_MAP_TYPE_LPM_TRIE, struct rf_net6_key, struct rf_ports);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -155,7 +155,7 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 	key.prefixlen = 64 + 32;
 	key.cgroup_id = cgid;
 	__builtin_memcpy(key.addr, &ip4, 4);
-	reason = match(bpf_map_lookup_elem(&rf_net4, &key), port, sensitive4(key.addr));
+	reason = match(rf_sb_lookup(&rf_net4, cgid, &key), port, sensitive4(key.addr));
 	if (!reason)
 		return ALLOW;
 	return net_refuse(sb, cgid, &ip4, 4, port, AF_INET, op, reason, proto);
@@ -198,7 +198,7 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	key.prefixlen = 64 + 128;
 	key.cgroup_id = cgid;
 	__builtin_memcpy(key.addr, w, 16);
-	reason = match(bpf_map_lookup_elem(&rf_net6, &key), port, sensitive6(key.addr));
+	reason = match(rf_sb_lookup(&rf_net6, cgid, &key), port, sensitive6(key.addr));
 	if (!reason)
 		return ALLOW;
 	return net_refuse(sb, cgid, w, 16, port, AF_INET6, op, reason, ctx->protocol);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
@@ -254,21 +255,27 @@ void report__drain_samples(struct sandbox *sb, bool final)
 	struct rf_sandbox st;
 	struct rf_event ev;
 	uint64_t end;
+	int fd;
 
 	if (sbmaps__read_sandbox(sb->enf, sb->cgid, &st))
 		return;
 	end = st.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? st.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
+	fd = sb->next_seq < end ? sbmaps__samples_open(sb->enf, sb->cgid) : -ENOENT;
 	while (sb->next_seq < end) {
-		int err = sbmaps__read_sample(sb->enf, sb->cgid, sb->next_seq, &ev);
+		int err = sbmaps__read_sample(fd, sb->cgid, sb->next_seq, &ev);
 
 		if (err == -ENOENT && !final)
-			return;  /* counted, not yet stored: next tick */
+			break;  /* counted, not yet stored: next tick */
 		if (err)
 			sb->missing++;
 		else
 			trace_record(sb, &ev);
 		sb->next_seq++;
 	}
+	if (fd >= 0)
+		close(fd);
+	if (sb->next_seq < end)
+		return;
 	drain_access(sb, final);
 	report__drain_landlock_audit(sb, final);
 }

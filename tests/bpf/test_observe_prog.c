@@ -43,6 +43,7 @@ static void sandbox_put(uint32_t flags)
 
 	assert_int_equal(bpf_map_update_elem(fd_of(T.skel->maps.rf_observe), &T.cg.id, &obs,
 					     BPF_ANY), 0);
+	bt_samples_make(fd_of(T.skel->maps.rf_samples), T.cg.id);
 	assert_int_equal(bpf_map_update_elem(fd_of(T.skel->maps.rf_sandboxes), &T.cg.id, &sb,
 					     BPF_ANY), 0);
 }
@@ -51,12 +52,12 @@ static int sample(uint64_t seq, struct rf_event *ev)
 {
 	struct rf_sample_key k = { .cgroup_id = T.cg.id, .seq = seq };
 
-	return bpf_map_lookup_elem(fd_of(T.skel->maps.rf_samples), &k, ev) ? -errno : 0;
+	return bt_inner_lookup(fd_of(T.skel->maps.rf_samples), T.cg.id, &k, ev);
 }
 
 static int n_samples(void)
 {
-	return bt_map_count(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+	return bt_outer_count(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
 }
 
 static struct rf_obs_sandbox obs_get(void)
@@ -212,7 +213,7 @@ static int group_setup(void **state)
 static int test_setup(void **state)
 {
 	(void)state;
-	bt_map_clear(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+	bt_map_clear(fd_of(T.skel->maps.rf_samples), sizeof(uint64_t));
 	bt_map_clear(fd_of(T.skel->maps.rf_obs_access), sizeof(struct rf_sample_key));
 	bt_map_clear(fd_of(T.skel->maps.rf_sandboxes), sizeof(uint64_t));
 	return 0;
