@@ -32,6 +32,10 @@ struct rf_path_rule {
 	bool subtree;
 };
 
+/* The largest policy accepted: room for some 100,000 rules of each kind
+ * (a sandbox's maps hold RF_SB_MAX_KEYS keys each). */
+#define RF_POLICY_MAX_BYTES (32 * 1024 * 1024)
+
 struct rf_path_list {
 	struct rf_path_rule *v;
 	size_t n;
