@@ -44,7 +44,7 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 			     size_t n_res)
 {
 	json_t *o = json_object(), *entries = json_array(), *unx = json_array();
-	size_t i, j;
+	size_t i, j = 0;
 
 	for (i = 0; i < p->n_connect; i++) {
 		const struct rf_endpoint *ep = &p->connect[i];
@@ -60,9 +60,10 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 				snprintf(a + strlen(a), 8, "/%u", ep->prefix_len);
 			json_array_append_new(addrs, json_string(a));
 		}
-		for (j = 0; j < n_res; j++) {
-			if (res[j].source != i)
-				continue;
+		/* res is in source order (netrules__resolve): one pass in all */
+		for (; j < n_res && res[j].source < i; j++)
+			;
+		for (; j < n_res && res[j].source == i; j++) {
 			inet_ntop(res[j].family, res[j].addr, a, INET6_ADDRSTRLEN);
 			json_array_append_new(res[j].excluded ? excl : addrs, json_string(a));
 		}

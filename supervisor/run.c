@@ -410,8 +410,10 @@ static int step_netrules(void *ctx, struct rf_step_error *e)
 	err = build_netrules(r, sb->plan.install.lsm_flags, &e->e);
 	if (err)
 		return err;
-	trace__emit(sb->trace, "network.decision",
-		    report__decision(sb->policy, r->resolved, r->n_resolved));
+	/* one record per rule: built only when the trace is written */
+	if (trace__on(sb->trace))
+		trace__emit(sb->trace, "network.decision",
+			    report__decision(sb->policy, r->resolved, r->n_resolved));
 	return 0;
 }
 
