@@ -23,24 +23,15 @@ static int range_cmp(const void *x, const void *y)
 	return a->lo != b->lo ? (a->lo < b->lo ? -1 : 1) : (a->hi < b->hi ? -1 : a->hi > b->hi);
 }
 
-/* Ranges collected for one prefix, before merging. */
+/* Ranges collected for one prefix, before merging: a run of the one
+ * ranges array (the rules sorted by prefix), not an allocation each. */
 struct group {
 	int family;
 	uint8_t addr[16];
 	uint8_t prefix_len;
 	struct rf_port_range *r;
-	size_t n, cap;
+	size_t n;
 };
-
-static int group_add(struct group *g, uint16_t lo, uint16_t hi)
-{
-	if (array__reserve((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r)))
-		return -ENOMEM;
-	g->r[g->n].lo = lo;
-	g->r[g->n].hi = hi;
-	g->n++;
-	return 0;
-}
 
 static bool is_host(const struct group *g)
 {
@@ -79,14 +70,15 @@ static int rule_cmp(const void *x, const void *y)
 	return memcmp(a->addr, b->addr, addr_len(a->family));
 }
 
-/* The prefixes of the rules (sorted copy), each with its ranges, in
- * groups[0..*ret_ng); cidrs[0..*ret_nc) index the groups that are CIDRs. */
+/* The prefixes of the rules (sorted copy), each with its ranges (in
+ * ranges[0..n)), in groups[0..*ret_ng); cidrs[0..*ret_nc) index the groups
+ * that are CIDRs. */
 static int group_rules(const struct rf_addr_rule *rules, size_t n, struct group *groups,
-		       size_t *ret_ng, size_t *cidrs, size_t *ret_nc)
+		       struct rf_port_range *ranges, size_t *ret_ng, size_t *cidrs,
+		       size_t *ret_nc)
 {
 	_cleanup_free_ struct rf_addr_rule *sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	size_t i;
-	int err;
 
 	if (!sorted)
 		return -ENOMEM;
@@ -102,12 +94,13 @@ static int group_rules(const struct rf_addr_rule *rules, size_t n, struct group 
 			g->family = r->family;
 			g->prefix_len = r->prefix_len;
 			memcpy(g->addr, r->addr, addr_len(r->family));
+			g->r = &ranges[i];
 			if (!is_host(g))
 				cidrs[(*ret_nc)++] = *ret_ng - 1;
 		}
-		err = group_add(&groups[*ret_ng - 1], r->port_lo, r->port_hi);
-		if (err)
-			return err;
+		ranges[i].lo = r->port_lo;
+		ranges[i].hi = r->port_hi;
+		groups[*ret_ng - 1].n++;
 	}
 	return 0;
 }
@@ -219,14 +212,15 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 {
 	_cleanup_free_ struct group *groups = calloc(n ? n : 1, sizeof(*groups));
 	_cleanup_free_ size_t *cidrs = calloc(n ? n : 1, sizeof(*cidrs));
+	_cleanup_free_ struct rf_port_range *ranges = malloc((n ? n : 1) * sizeof(*ranges));
 	_cleanup_free_ struct rf_net_entry *out = NULL;
 	_cleanup_free_ struct rf_port_range *tmp = NULL;
 	struct cidr_lens lens = { 0 };
 	size_t ng = 0, nc = 0, tmp_cap = 0, i;
 	int r = -ENOMEM;
 
-	if (groups && cidrs)
-		r = group_rules(rules, n, groups, &ng, cidrs, &nc);
+	if (groups && cidrs && ranges)
+		r = group_rules(rules, n, groups, ranges, &ng, cidrs, &nc);
 	if (!r) {
 		out = calloc(ng ? ng : 1, sizeof(*out));
 		r = out ? 0 : -ENOMEM;
@@ -237,8 +231,6 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 		lens.has[groups[cidrs[i]].family == AF_INET ? 0 : 1][groups[cidrs[i]].prefix_len] = true;
 	for (i = 0; !r && i < ng; i++)
 		r = build_entry(groups, ng, &lens, &groups[i], &tmp, &tmp_cap, &out[i], err);
-	for (i = 0; groups && i < ng; i++)
-		free(groups[i].r);
 	if (r)
 		return r;
 	*ret_entries = TAKE_PTR(out);
