@@ -37,6 +37,8 @@
 	X(SANDBOXES, "sandboxes", "rf_sandboxes", RF_PINF_SHARED, sizeof(__u64), 0)     \
 	X(NET4, "net4", "rf_net4", RF_PINF_PER_SB, sizeof(__u64), 0)                    \
 	X(NET6, "net6", "rf_net6", RF_PINF_PER_SB, sizeof(__u64), 0)                    \
+	X(HOST4, "host4", "rf_host4", RF_PINF_PER_SB, sizeof(__u64), 0)                 \
+	X(HOST6, "host6", "rf_host6", RF_PINF_PER_SB, sizeof(__u64), 0)                 \
 	X(UNIX, "unix", "rf_unix", RF_PINF_SHARED | RF_PINF_PER_SB, sizeof(__u64), 0)   \
 	X(PATHS, "paths", "rf_paths", RF_PINF_LSM | RF_PINF_PER_SB, sizeof(__u64), 0)   \
 	X(SAMPLES, "samples", "rf_samples", RF_PINF_SHARED | RF_PINF_PER_SB,            \

@@ -37,6 +37,10 @@ static const struct inner_def inner_defs[SB_KINDS] = {
 		      sizeof(struct rf_ports), "rf_sb_net4" },
 	[SB_NET6] = { RF_PIN_NET6, BPF_MAP_TYPE_LPM_TRIE, sizeof(struct rf_net6_key),
 		      sizeof(struct rf_ports), "rf_sb_net6" },
+	[SB_HOST4] = { RF_PIN_HOST4, BPF_MAP_TYPE_HASH, sizeof(struct rf_net4_key),
+		       sizeof(struct rf_ports), "rf_sb_host4" },
+	[SB_HOST6] = { RF_PIN_HOST6, BPF_MAP_TYPE_HASH, sizeof(struct rf_net6_key),
+		       sizeof(struct rf_ports), "rf_sb_host6" },
 	[SB_UNIX] = { RF_PIN_UNIX, BPF_MAP_TYPE_LPM_TRIE, sizeof(struct rf_unix_key),
 		      sizeof(__u32), "rf_sb_unix" },
 	[SB_PATHS] = { RF_PIN_PATHS, BPF_MAP_TYPE_LPM_TRIE, sizeof(struct rf_path_key),
@@ -91,34 +95,44 @@ static void net6_key(uint64_t cgid, const struct rf_net_entry *e, struct rf_net6
 	memcpy(k->addr, e->addr, 16);
 }
 
-/* The network entries as net4/net6 keys, the unix rules as unix keys. */
+/* The map kind of a network entry: a single host's hash, or a CIDR's trie. */
+static enum sb_kind net_kind(const struct rf_net_entry *e)
+{
+	if (e->family == AF_INET)
+		return e->prefix_len == 32 ? SB_HOST4 : SB_NET4;
+	return e->prefix_len == 128 ? SB_HOST6 : SB_NET6;
+}
+
+/* The network entries as keys of their kind, the unix rules as unix keys. */
 static int fill_net(uint64_t cgid, const struct rf_net_entry *entries, size_t n,
 		    const struct rf_policy *policy, struct fill f[SB_KINDS])
 {
-	struct rf_ports *v4, *v6;
-	size_t i, n4 = 0, j4 = 0, j6 = 0;
+	size_t i, count[SB_KINDS] = { 0 };
+	int k;
 
 	for (i = 0; i < n; i++)
-		n4 += entries[i].family == AF_INET;
-	if (fill_alloc(&f[SB_NET4], SB_NET4, n4) || fill_alloc(&f[SB_NET6], SB_NET6, n - n4) ||
-	    fill_alloc(&f[SB_UNIX], SB_UNIX, policy->n_unix))
+		count[net_kind(&entries[i])]++;
+	for (k = SB_NET4; k <= SB_HOST6; k++)
+		if (fill_alloc(&f[k], k, count[k]))
+			return -ENOMEM;
+	if (fill_alloc(&f[SB_UNIX], SB_UNIX, policy->n_unix))
 		return -ENOMEM;
-	v4 = f[SB_NET4].vals;
-	v6 = f[SB_NET6].vals;
+	memset(count, 0, sizeof(count));
 	for (i = 0; i < n; i++) {
-		if (entries[i].family == AF_INET) {
-			net4_key(cgid, &entries[i], (struct rf_net4_key *)f[SB_NET4].keys + j4);
-			v4[j4++] = entries[i].ports;
-		} else {
-			net6_key(cgid, &entries[i], (struct rf_net6_key *)f[SB_NET6].keys + j6);
-			v6[j6++] = entries[i].ports;
-		}
+		enum sb_kind k = net_kind(&entries[i]);
+		size_t j = count[k]++;
+
+		if (entries[i].family == AF_INET)
+			net4_key(cgid, &entries[i], (struct rf_net4_key *)f[k].keys + j);
+		else
+			net6_key(cgid, &entries[i], (struct rf_net6_key *)f[k].keys + j);
+		((struct rf_ports *)f[k].vals)[j] = entries[i].ports;
 	}
 	for (i = 0; i < policy->n_unix; i++) {
-		struct rf_unix_key *k = (struct rf_unix_key *)f[SB_UNIX].keys + i;
+		struct rf_unix_key *key = (struct rf_unix_key *)f[SB_UNIX].keys + i;
 
-		netrules__unix_key(&policy->unix_rules[i], k);
-		k->cgroup_id = cgid;
+		netrules__unix_key(&policy->unix_rules[i], key);
+		key->cgroup_id = cgid;
 		((__u32 *)f[SB_UNIX].vals)[i] = 1;
 	}
 	return 0;
@@ -164,7 +178,7 @@ static size_t inner_size(enum sb_kind k, size_t n)
 {
 	if (k == SB_SAMPLES)
 		return RF_SAMPLE_LIMIT_DEFAULT;
-	if (k == SB_NET4 || k == SB_NET6)
+	if (k <= SB_HOST6)
 		return n + RF_SB_GRANT_ROOM;
 	return n;
 }
@@ -179,7 +193,7 @@ static int count_keys(uint32_t flags, const struct rf_net_entry *entries, size_t
 
 	memset(ret_n, 0, SB_KINDS * sizeof(*ret_n));
 	for (i = 0; i < n; i++)
-		ret_n[entries[i].family == AF_INET ? SB_NET4 : SB_NET6]++;
+		ret_n[net_kind(&entries[i])]++;
 	ret_n[SB_UNIX] = policy->n_unix;
 	if (flags & PATH_FLAGS) {
 		ret_n[SB_PATHS] = 2 * (policy->files_read.n + policy->files_write.n +
@@ -355,40 +369,85 @@ union net_key {
 static int grant_key(uint64_t cgid, const struct rf_net_entry *e, enum sb_kind *ret_k,
 		     union net_key *ret_key)
 {
-	if (e->family == AF_INET) {
+	if (e->family == AF_INET)
 		net4_key(cgid, e, &ret_key->k4);
-		*ret_k = SB_NET4;
-	} else if (e->family == AF_INET6) {
+	else if (e->family == AF_INET6)
 		net6_key(cgid, e, &ret_key->k6);
-		*ret_k = SB_NET6;
-	} else {
+	else
 		return -EAFNOSUPPORT;
+	*ret_k = net_kind(e);
+	return 0;
+}
+
+/* a and b (sorted, disjoint ranges) merged into out: -E2BIG past
+ * RF_MAX_PORT_RANGES. */
+static int ports_union(const struct rf_ports *a, const struct rf_ports *b, struct rf_ports *out)
+{
+	struct rf_port_range all[2 * RF_MAX_PORT_RANGES];
+	__u32 i = 0, j = 0, n = 0;
+
+	while (i < a->n || j < b->n)
+		all[n++] = j >= b->n || (i < a->n && a->r[i].lo <= b->r[j].lo) ? a->r[i++] : b->r[j++];
+	out->n = 0;
+	for (i = 0; i < n; i++) {
+		if (out->n && (__u32)all[i].lo <= (__u32)out->r[out->n - 1].hi + 1) {
+			if (all[i].hi > out->r[out->n - 1].hi)
+				out->r[out->n - 1].hi = all[i].hi;
+			continue;
+		}
+		if (out->n == RF_MAX_PORT_RANGES)
+			return -E2BIG;
+		out->r[out->n++] = all[i];
 	}
 	return 0;
 }
 
-/* Write (value) or delete (NULL) one network entry in the sandbox's map;
- * creates the sandbox's map of that family when it has none. */
+/* A host's entry answers alone (bpf/net.bpf.c): give a granted host the
+ * ports of the sandbox's longest CIDR entry covering it too. */
+static int grant_ports(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kind k,
+		       const union net_key *key, const struct rf_net_entry *e,
+		       struct rf_ports *ret)
+{
+	struct rf_ports cidr;
+	int fd, err = 0;
+
+	*ret = e->ports;
+	if (k != SB_HOST4 && k != SB_HOST6)
+		return 0;
+	fd = inner_fd(enf, cgid, k == SB_HOST4 ? SB_NET4 : SB_NET6);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	if (!bpf_map_lookup_elem(fd, key, &cidr))
+		err = ports_union(&e->ports, &cidr, ret);
+	close(fd);
+	return err;
+}
+
+/* Write (add) or delete one network entry in the sandbox's map of its
+ * kind; creates that map when the sandbox has none. */
 static int grant_update(const struct rf_enforcer *enf, uint64_t cgid,
 			const struct rf_net_entry *e, bool add)
 {
+	struct rf_ports ports;
 	union net_key key;
 	enum sb_kind k;
 	int fd, err;
 
 	err = grant_key(cgid, e, &k, &key);
+	if (!err && add)
+		err = grant_ports(enf, cgid, k, &key, e, &ports);
 	if (err)
 		return err;
 	fd = inner_fd(enf, cgid, k);
 	if (fd == -ENOENT && add) {
-		struct fill f = { .keys = &key, .vals = (void *)&e->ports, .n = 1 };
+		struct fill f = { .keys = &key, .vals = &ports, .n = 1 };
 
 		return install_inner(enf, cgid, k, &f);
 	}
 	if (fd < 0)
 		return add ? fd : (fd == -ENOENT ? 0 : fd);
 	if (add)
-		err = bpf_map_update_elem(fd, &key, &e->ports, BPF_ANY) ? -errno : 0;
+		err = bpf_map_update_elem(fd, &key, &ports, BPF_ANY) ? -errno : 0;
 	else
 		err = delete_key(fd, &key);
 	close(fd);

@@ -17,7 +17,11 @@
 #include "rf_abi.h"
 
 /* The per-sandbox inner maps, one per outer pinned map. */
-enum sb_kind { SB_NET4, SB_NET6, SB_UNIX, SB_PATHS, SB_SAMPLES, SB_KINDS };
+enum sb_kind {
+	SB_NET4, SB_NET6,       /* CIDRs: LPM tries */
+	SB_HOST4, SB_HOST6,     /* single hosts: hashes, asked first */
+	SB_UNIX, SB_PATHS, SB_SAMPLES, SB_KINDS
+};
 
 /* Entries a sandbox's network maps hold beyond its policy's, for grants
  * made while it runs (sbmaps__grant). */
@@ -54,10 +58,13 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid);
 int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid);
 
 /* Allow (grant) or stop allowing (revoke) one network entry for a running
- * sandbox, in its own net4/net6 map (created if it has none): a grant
- * replaces an entry with the same prefix. 0 or -errno (-ENOSPC: the
- * sandbox's map is full, RF_SB_GRANT_ROOM grants beyond its policy).
- * Revoking an entry that is not there is no error. */
+ * sandbox, in its own map of the entry's kind (host or CIDR; created if it
+ * has none): a grant replaces an entry with the same prefix, and a granted
+ * host also keeps the ports of the sandbox's CIDR entry covering it (a
+ * host's entry answers alone). 0 or -errno (-ENOSPC: the sandbox's map is
+ * full, RF_SB_GRANT_ROOM grants beyond its policy; -E2BIG: more than
+ * RF_MAX_PORT_RANGES ranges together). Revoking an entry that is not
+ * there is no error; revoking a host the policy names removes it too. */
 int sbmaps__grant(const struct rf_enforcer *enf, uint64_t cgid, const struct rf_net_entry *e);
 int sbmaps__revoke(const struct rf_enforcer *enf, uint64_t cgid, const struct rf_net_entry *e);
 

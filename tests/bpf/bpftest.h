@@ -209,11 +209,12 @@ static inline int bt_inner(int outer, uint64_t cgid, enum bpf_map_type type, siz
 	return fd;
 }
 
-/* Put key -> value into cgid's LPM inner map of outer (created if need be). */
-static inline void bt_inner_put(int outer, uint64_t cgid, const void *key, size_t ksz,
-				const void *value, size_t vsz)
+/* Put key -> value into cgid's inner map of outer (of type, created if
+ * need be). */
+static inline void bt_inner_put(int outer, uint64_t cgid, enum bpf_map_type type,
+				const void *key, size_t ksz, const void *value, size_t vsz)
 {
-	int fd = bt_inner(outer, cgid, BPF_MAP_TYPE_LPM_TRIE, ksz, vsz, 1024);
+	int fd = bt_inner(outer, cgid, type, ksz, vsz, 1024);
 
 	assert_true(fd >= 0);
 	assert_int_equal(bpf_map_update_elem(fd, key, value, BPF_ANY), 0);

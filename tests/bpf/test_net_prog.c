@@ -86,7 +86,13 @@ static void net4_put(const char *addr, uint32_t cidr, const uint16_t *ports, uin
 	struct rf_ports v = ports_of(cidr == 32, ports, n);
 
 	assert_int_equal(inet_pton(AF_INET, addr, k.addr), 1);
-	bt_inner_put(bpf_map__fd(T.skel->maps.rf_net4), T.cg.id, &k, sizeof(k), &v, sizeof(v));
+	/* as sbmaps.c does: single hosts in the hash, CIDRs in the trie */
+	if (cidr == 32)
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_host4), T.cg.id, BPF_MAP_TYPE_HASH,
+			     &k, sizeof(k), &v, sizeof(v));
+	else
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_net4), T.cg.id, BPF_MAP_TYPE_LPM_TRIE,
+			     &k, sizeof(k), &v, sizeof(v));
 }
 
 static void net6_put(const char *addr, uint32_t cidr, const uint16_t *ports, uint32_t n)
@@ -95,7 +101,12 @@ static void net6_put(const char *addr, uint32_t cidr, const uint16_t *ports, uin
 	struct rf_ports v = ports_of(cidr == 128, ports, n);
 
 	assert_int_equal(inet_pton(AF_INET6, addr, k.addr), 1);
-	bt_inner_put(bpf_map__fd(T.skel->maps.rf_net6), T.cg.id, &k, sizeof(k), &v, sizeof(v));
+	if (cidr == 128)
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_host6), T.cg.id, BPF_MAP_TYPE_HASH,
+			     &k, sizeof(k), &v, sizeof(v));
+	else
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_net6), T.cg.id, BPF_MAP_TYPE_LPM_TRIE,
+			     &k, sizeof(k), &v, sizeof(v));
 }
 
 /* name: a path, or an abstract name without its leading NUL. */
@@ -109,7 +120,8 @@ static void unix_put(bool abstract, const char *name, bool subtree)
 	k.data[0] = abstract ? RF_UNIX_ABSTRACT : RF_UNIX_PATHNAME;
 	memcpy(&k.data[1], name, len);
 	k.prefixlen = 64 + 8 * (uint32_t)(1 + len + (subtree ? 0 : 1));
-	bt_inner_put(bpf_map__fd(T.skel->maps.rf_unix), T.cg.id, &k, sizeof(k), &one, sizeof(one));
+	bt_inner_put(bpf_map__fd(T.skel->maps.rf_unix), T.cg.id, BPF_MAP_TYPE_LPM_TRIE, &k,
+		     sizeof(k), &one, sizeof(one));
 }
 
 /* ---- what the maps and the ring buffer hold ---- */
@@ -541,6 +553,8 @@ static int test_setup(void **state)
 	bt_map_clear(bpf_map__fd(T.skel->maps.rf_sandboxes), sizeof(uint64_t));
 	bt_map_clear(bpf_map__fd(T.skel->maps.rf_net4), sizeof(uint64_t));
 	bt_map_clear(bpf_map__fd(T.skel->maps.rf_net6), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_host4), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_host6), sizeof(uint64_t));
 	bt_map_clear(bpf_map__fd(T.skel->maps.rf_unix), sizeof(uint64_t));
 	bt_map_clear(bpf_map__fd(T.skel->maps.rf_samples), sizeof(uint64_t));
 	bt_percpu_zero(bpf_map__fd(T.skel->maps.rf_stats), RF_STAT_MAX);
