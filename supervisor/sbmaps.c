@@ -54,31 +54,6 @@ const char *sbmaps__kind_name(enum sb_kind k)
 	return rf_pin_maps[inner_defs[k].outer].pin;
 }
 
-/* Keys and values one sandbox puts in one inner map. */
-struct fill {
-	void *keys, *vals;
-	size_t n;
-};
-
-static void fills_free(struct fill f[SB_KINDS])
-{
-	int i;
-
-	for (i = 0; i < SB_KINDS; i++) {
-		free(f[i].keys);
-		free(f[i].vals);
-	}
-	memset(f, 0, SB_KINDS * sizeof(*f));
-}
-
-static int fill_alloc(struct fill *f, enum sb_kind k, size_t n)
-{
-	f->keys = malloc((n ? n : 1) * inner_defs[k].key_size);
-	f->vals = malloc((n ? n : 1) * inner_defs[k].value_size);
-	f->n = n;
-	return f->keys && f->vals ? 0 : -ENOMEM;
-}
-
 static void net4_key(uint64_t cgid, const struct rf_net_entry *e, struct rf_net4_key *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -103,75 +78,6 @@ static enum sb_kind net_kind(const struct rf_net_entry *e)
 	return e->prefix_len == 128 ? SB_HOST6 : SB_NET6;
 }
 
-/* The network entries as keys of their kind, the unix rules as unix keys. */
-static int fill_net(uint64_t cgid, const struct rf_net_entry *entries, size_t n,
-		    const struct rf_policy *policy, struct fill f[SB_KINDS])
-{
-	size_t i, count[SB_KINDS] = { 0 };
-	int k;
-
-	for (i = 0; i < n; i++)
-		count[net_kind(&entries[i])]++;
-	for (k = SB_NET4; k <= SB_HOST6; k++)
-		if (fill_alloc(&f[k], k, count[k]))
-			return -ENOMEM;
-	if (fill_alloc(&f[SB_UNIX], SB_UNIX, policy->n_unix))
-		return -ENOMEM;
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++) {
-		enum sb_kind k = net_kind(&entries[i]);
-		size_t j = count[k]++;
-
-		if (entries[i].family == AF_INET)
-			net4_key(cgid, &entries[i], (struct rf_net4_key *)f[k].keys + j);
-		else
-			net6_key(cgid, &entries[i], (struct rf_net6_key *)f[k].keys + j);
-		((struct rf_ports *)f[k].vals)[j] = entries[i].ports;
-	}
-	for (i = 0; i < policy->n_unix; i++) {
-		struct rf_unix_key *key = (struct rf_unix_key *)f[SB_UNIX].keys + i;
-
-		netrules__unix_key(&policy->unix_rules[i], key);
-		key->cgroup_id = cgid;
-		((__u32 *)f[SB_UNIX].vals)[i] = 1;
-	}
-	return 0;
-}
-
-/* files.read/write and exec as rf_paths keys (pathrules.c). */
-static int fill_paths(uint64_t cgid, const struct rf_policy *policy, struct fill *f)
-{
-	struct rf_path_entry *e = NULL;
-	size_t n = 0, i;
-	int err;
-
-	err = pathrules__build(policy, &e, &n, NULL);
-	if (!err)
-		err = fill_alloc(f, SB_PATHS, n);
-	for (i = 0; !err && i < n; i++) {
-		pathrules__key(&e[i], cgid, (struct rf_path_key *)f->keys + i);
-		((__u32 *)f->vals)[i] = e[i].access;
-	}
-	free(e);
-	return err;
-}
-
-/* Everything the sandbox's inner maps hold; the LSM's path keys only
- * when flags judge files or exec with it. */
-static int fills_build(uint64_t cgid, uint32_t flags, const struct rf_net_entry *entries,
-		       size_t n, const struct rf_policy *policy, struct fill f[SB_KINDS])
-{
-	int err;
-
-	memset(f, 0, SB_KINDS * sizeof(*f));
-	err = fill_net(cgid, entries, n, policy, f);
-	if (!err && (flags & PATH_FLAGS))
-		err = fill_paths(cgid, policy, &f[SB_PATHS]);
-	if (err)
-		fills_free(f);
-	return err;
-}
-
 /* The inner map's size: its keys, with room for grants on the network
  * maps; the samples map holds the sandbox's sample limit. */
 static size_t inner_size(enum sb_kind k, size_t n)
@@ -183,49 +89,62 @@ static size_t inner_size(enum sb_kind k, size_t n)
 	return n;
 }
 
-/* Keys per kind; path keys counted exactly only when their cheap upper
- * bound (two per rule: a subtree also gives its directory an exact key)
- * exceeds the limit. */
+/* Keys per kind. Path keys: with paths (pathrules__build's entries, kept
+ * for the caller), exactly; without, their cheap upper bound (two per
+ * rule: a subtree also gives its directory an exact key), counted exactly
+ * only when that exceeds the limit. */
 static int count_keys(uint32_t flags, const struct rf_net_entry *entries, size_t n,
-		      const struct rf_policy *policy, size_t ret_n[SB_KINDS])
+		      const struct rf_policy *policy, struct rf_path_entry **paths,
+		      size_t ret_n[SB_KINDS])
 {
+	struct rf_path_entry *e = NULL;
 	size_t i;
+	int err = 0;
 
 	memset(ret_n, 0, SB_KINDS * sizeof(*ret_n));
 	for (i = 0; i < n; i++)
 		ret_n[net_kind(&entries[i])]++;
 	ret_n[SB_UNIX] = policy->n_unix;
-	if (flags & PATH_FLAGS) {
-		ret_n[SB_PATHS] = 2 * (policy->files_read.n + policy->files_write.n +
-				       policy->exec_paths.n);
-		if (ret_n[SB_PATHS] > RF_SB_MAX_KEYS) {
-			struct rf_path_entry *e = NULL;
-			int err = pathrules__build(policy, &e, &ret_n[SB_PATHS], NULL);
+	if (!(flags & PATH_FLAGS))
+		return 0;
+	ret_n[SB_PATHS] = 2 * (policy->files_read.n + policy->files_write.n + policy->exec_paths.n);
+	if (paths || ret_n[SB_PATHS] > RF_SB_MAX_KEYS)
+		err = pathrules__build(policy, &e, &ret_n[SB_PATHS], NULL);
+	if (paths && !err)
+		*paths = e;
+	else
+		free(e);
+	return err;
+}
 
-			free(e);
-			if (err)
-				return err;
+static int too_big(const size_t n[SB_KINDS], const char **ret_map)
+{
+	int k;
+
+	for (k = 0; k < SB_KINDS; k++)
+		if (n[k] > RF_SB_MAX_KEYS) {
+			*ret_map = sbmaps__kind_name(k);
+			return k;
 		}
-	}
-	return 0;
+	return -1;
 }
 
 int sbmaps__capacity(uint32_t flags, const struct rf_net_entry *entries, size_t n_entries,
 		     const struct rf_policy *policy, struct rf_error *e)
 {
 	size_t n[SB_KINDS];
+	const char *map;
 	int k, err;
 
-	err = count_keys(flags, entries, n_entries, policy, n);
+	err = count_keys(flags, entries, n_entries, policy, NULL, n);
 	if (err)
 		return rf_error_set(e, err, "refused", "compiling the policy maps: %s",
 				    strerror(-err));
-	for (k = 0; k < SB_KINDS; k++)
-		if (n[k] > RF_SB_MAX_KEYS)
-			return rf_error_set(e, -E2BIG, "refused",
-					    "the policy needs %zu %s keys; a sandbox's %s map "
-					    "holds at most %d", n[k], sbmaps__kind_name(k),
-					    sbmaps__kind_name(k), RF_SB_MAX_KEYS);
+	k = too_big(n, &map);
+	if (k >= 0)
+		return rf_error_set(e, -E2BIG, "refused",
+				    "the policy needs %zu %s keys; a sandbox's %s map holds at "
+				    "most %d", n[k], map, map, RF_SB_MAX_KEYS);
 	return 0;
 }
 
@@ -247,26 +166,141 @@ static int update_many(int fd, const void *keys, const void *vals, size_t ksz, s
 	return 0;
 }
 
-/* Create the sandbox's inner map of kind k, fill it and put it in its
- * outer map under cgid. A kind with nothing to hold gets no map: the
- * programs answer "no rule" for a sandbox without one. */
-static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kind k,
-			 const struct fill *f)
+/*
+ * Keys and values on their way into one inner map, a chunk at a time: a
+ * policy's worth of keys never sits in memory at once (at 100,000 rules
+ * that was 15 MiB written once, each page a fault).
+ */
+#define CHUNK 1024
+
+struct writer {
+	int fd;                 /* the inner map; -1: none */
+	size_t n;               /* keys buffered */
+	unsigned char *keys, *vals;
+};
+
+static int writer_open(struct writer *w, enum sb_kind k, size_t n)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	const struct inner_def *d = &inner_defs[k];
-	int fd, err;
 
-	if (!f->n && k != SB_SAMPLES)
-		return 0;
-	fd = bpf_map_create(d->type, d->name, d->key_size, d->value_size,
-			    (__u32)inner_size(k, f->n), &opts);
-	if (fd < 0)
-		return -errno;
-	err = update_many(fd, f->keys, f->vals, d->key_size, d->value_size, f->n);
-	if (!err && bpf_map_update_elem(enf->map_fd[d->outer], &cgid, &fd, BPF_NOEXIST))
-		err = -errno;
-	close(fd);  /* the outer map holds it now */
+	w->n = 0;
+	w->keys = malloc(CHUNK * d->key_size);
+	w->vals = malloc(CHUNK * d->value_size);
+	if (!w->keys || !w->vals)
+		return -ENOMEM;
+	w->fd = bpf_map_create(d->type, d->name, d->key_size, d->value_size,
+			       (__u32)inner_size(k, n), &opts);
+	return w->fd < 0 ? -errno : 0;
+}
+
+static int writer_flush(struct writer *w, enum sb_kind k)
+{
+	int err = update_many(w->fd, w->keys, w->vals, inner_defs[k].key_size,
+			      inner_defs[k].value_size, w->n);
+
+	w->n = 0;
+	return err;
+}
+
+/* The slots of the next key and value (written by the caller). */
+static void *writer_key(struct writer *w, enum sb_kind k)
+{
+	return w->keys + w->n * inner_defs[k].key_size;
+}
+
+static void *writer_val(struct writer *w, enum sb_kind k)
+{
+	return w->vals + w->n * inner_defs[k].value_size;
+}
+
+static int writer_commit(struct writer *w, enum sb_kind k)
+{
+	return ++w->n == CHUNK ? writer_flush(w, k) : 0;
+}
+
+static void writers_close(struct writer w[SB_KINDS])
+{
+	int k;
+
+	for (k = 0; k < SB_KINDS; k++) {
+		if (w[k].fd >= 0)
+			close(w[k].fd);
+		free(w[k].keys);
+		free(w[k].vals);
+	}
+}
+
+/* Every key of the sandbox into its writers. */
+static int write_keys(uint64_t cgid, const struct rf_net_entry *entries, size_t n,
+		      const struct rf_policy *policy, const struct rf_path_entry *paths,
+		      size_t n_paths, struct writer w[SB_KINDS])
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		enum sb_kind k = net_kind(&entries[i]);
+
+		if (entries[i].family == AF_INET)
+			net4_key(cgid, &entries[i], writer_key(&w[k], k));
+		else
+			net6_key(cgid, &entries[i], writer_key(&w[k], k));
+		memcpy(writer_val(&w[k], k), &entries[i].ports, sizeof(struct rf_ports));
+		err = writer_commit(&w[k], k);
+	}
+	for (i = 0; !err && i < policy->n_unix; i++) {
+		struct rf_unix_key *key = writer_key(&w[SB_UNIX], SB_UNIX);
+		__u32 one = 1;
+
+		netrules__unix_key(&policy->unix_rules[i], key);
+		key->cgroup_id = cgid;
+		memcpy(writer_val(&w[SB_UNIX], SB_UNIX), &one, sizeof(one));
+		err = writer_commit(&w[SB_UNIX], SB_UNIX);
+	}
+	for (i = 0; !err && i < n_paths; i++) {
+		pathrules__key(&paths[i], cgid, writer_key(&w[SB_PATHS], SB_PATHS));
+		memcpy(writer_val(&w[SB_PATHS], SB_PATHS), &paths[i].access, sizeof(__u32));
+		err = writer_commit(&w[SB_PATHS], SB_PATHS);
+	}
+	return err;
+}
+
+/* The sandbox's inner maps (a kind with nothing to hold gets none: the
+ * programs answer "no rule" without one), filled, then each put in its
+ * outer map under cgid. *ret_map: the map that failed. */
+static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
+			 const struct rf_net_entry *entries, size_t n_entries,
+			 const struct rf_policy *policy, const char **ret_map)
+{
+	struct rf_path_entry *paths = NULL;
+	struct writer w[SB_KINDS];
+	size_t n[SB_KINDS];
+	int k, err;
+
+	for (k = 0; k < SB_KINDS; k++)
+		w[k] = (struct writer){ .fd = -1 };
+	err = count_keys(flags, entries, n_entries, policy, &paths, n);
+	if (!err && too_big(n, ret_map) >= 0)
+		err = -E2BIG;
+	for (k = 0; !err && k < SB_KINDS; k++)
+		if (n[k] || k == SB_SAMPLES) {
+			*ret_map = sbmaps__kind_name(k);
+			err = writer_open(&w[k], k, n[k]);
+		}
+	if (!err)
+		err = write_keys(cgid, entries, n_entries, policy, paths, n[SB_PATHS], w);
+	for (k = 0; !err && k < SB_KINDS; k++) {
+		*ret_map = sbmaps__kind_name(k);
+		if (w[k].fd >= 0)
+			err = writer_flush(&w[k], k);
+		if (!err && w[k].fd >= 0 &&
+		    bpf_map_update_elem(enf->map_fd[inner_defs[k].outer], &cgid, &w[k].fd,
+					BPF_NOEXIST))
+			err = -errno;
+	}
+	writers_close(w);  /* the outer maps hold the inner ones now */
+	free(paths);
 	return err;
 }
 
@@ -277,8 +311,7 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	struct rf_sandbox sb = { .flags = flags, .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
 	const char *map = NULL;
 	const int *fd = enf->map_fd;
-	struct fill f[SB_KINDS];
-	int k, err;
+	int err;
 
 	/* The LSM flags need the LSM object's programs and maps. */
 	if ((flags & (PATH_FLAGS | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS)) &&
@@ -287,12 +320,7 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	if ((flags & OBSERVE_FLAGS) &&
 	    (!(enf->features & RF_FEAT_OBSERVE) || fd[RF_PIN_OBSERVE] < 0))
 		return -EOPNOTSUPP;
-	err = fills_build(cgid, flags, entries, n_entries, policy, f);
-	for (k = 0; !err && k < SB_KINDS; k++) {
-		map = sbmaps__kind_name(k);
-		err = f[k].n > RF_SB_MAX_KEYS ? -E2BIG : install_inner(enf, cgid, k, &f[k]);
-	}
-	fills_free(f);
+	err = install_inner(enf, cgid, flags, entries, n_entries, policy, &map);
 	if (!err && (flags & OBSERVE_FLAGS)) {
 		struct rf_obs_sandbox obs = { 0 };
 
@@ -423,6 +451,30 @@ static int grant_ports(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kin
 	return err;
 }
 
+/* A sandbox without a map of kind k gets one holding key -> ports. */
+static int grant_new_map(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kind k,
+			 const void *key, const struct rf_ports *ports)
+{
+	struct writer w = { .fd = -1 };
+	int err = writer_open(&w, k, 1);
+
+	if (!err) {
+		memcpy(writer_key(&w, k), key, inner_defs[k].key_size);
+		memcpy(writer_val(&w, k), ports, sizeof(*ports));
+		err = writer_commit(&w, k);
+	}
+	if (!err)
+		err = writer_flush(&w, k);
+	if (!err && bpf_map_update_elem(enf->map_fd[inner_defs[k].outer], &cgid, &w.fd,
+					BPF_NOEXIST))
+		err = -errno;
+	if (w.fd >= 0)
+		close(w.fd);
+	free(w.keys);
+	free(w.vals);
+	return err;
+}
+
 /* Write (add) or delete one network entry in the sandbox's map of its
  * kind; creates that map when the sandbox has none. */
 static int grant_update(const struct rf_enforcer *enf, uint64_t cgid,
@@ -439,11 +491,8 @@ static int grant_update(const struct rf_enforcer *enf, uint64_t cgid,
 	if (err)
 		return err;
 	fd = inner_fd(enf, cgid, k);
-	if (fd == -ENOENT && add) {
-		struct fill f = { .keys = &key, .vals = &ports, .n = 1 };
-
-		return install_inner(enf, cgid, k, &f);
-	}
+	if (fd == -ENOENT && add)
+		return grant_new_map(enf, cgid, k, &key, &ports);
 	if (fd < 0)
 		return add ? fd : (fd == -ENOENT ? 0 : fd);
 	if (add)
