@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * One sandbox's entries in the pinned maps. The policy maps (net4, net6,
- * unix, paths) and the samples map are outer maps keyed by the cgroup id
+ * host4, host6, unix, paths) and the samples map are outer maps keyed by the cgroup id
  * whose values are the sandbox's own inner maps (bpf/rf_sbmap.bpf.h),
  * created here and sized to its policy: no sandbox can fill another's
  * map, and removing a sandbox is one delete per outer map.
