@@ -4,16 +4,21 @@
  * overlapping and disjoint rules never see each other's grants; a policy
  * too large for a sandbox's maps is refused (by check and run, the same
  * exit) while a live neighbour keeps its rules; a policy of 100,000 rules
- * fits; and after the runs no map holds a key of theirs (tests/host/leaks.h).
+ * fits; a grant made while a sandbox runs (sbmaps__grant) opens exactly
+ * its host and port until revoked; and after the runs no map holds a key
+ * of theirs (tests/host/leaks.h).
  */
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
+#include "enforcer.h"
 #include "leaks.h"
 #include "paths.h"
 #include "rf_abi.h"
+#include "sbmaps.h"
 
 #define ISO_POLICY(id, p1, host2, p2, p3, uname)                                       \
 	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                   \
@@ -240,6 +245,98 @@ static void hundred_thousand_rules_fit(void **state)
 	free(before);
 }
 
+/* Wait (up to 10 s) for a file the sandbox creates. */
+static void wait_file(const char *path)
+{
+	struct stat st;
+
+	for (int i = 0; i < 1000 && stat(path, &st); i++)
+		usleep(10000);
+	assert_int_equal(stat(path, &st), 0);
+}
+
+/* The cgroup id of the live sandbox writing trace tp (sandbox.configure). */
+static uint64_t live_cgid(const char *tp)
+{
+	json_t *tr = h_trace(tp), *cfg = h_event(tr, "sandbox.configure", 0);
+	uint64_t id;
+
+	assert_non_null(cfg);
+	id = (uint64_t)json_integer_value(json_object_get(json_object_get(cfg, "cgroup"), "id"));
+	json_decref(tr);
+	assert_true(id != 0);
+	return id;
+}
+
+static struct rf_net_entry host4(const char *addr, uint16_t port)
+{
+	struct rf_net_entry e = { .family = AF_INET, .prefix_len = 32 };
+
+	assert_int_equal(inet_pton(AF_INET, addr, e.addr), 1);
+	e.ports.flags = RF_PORTS_EXACT_HOST;
+	e.ports.n = 1;
+	e.ports.r[0].lo = e.ports.r[0].hi = port;
+	return e;
+}
+
+/* A grant to a live sandbox whose policy allows 127.1.0.0/16:18441: the
+ * granted host and port open (the host keeps the CIDR's port), a host not
+ * granted stays shut; after the revoke the granted port is shut again and
+ * the CIDR's still open. */
+static void grant_and_revoke_while_running(void **state)
+{
+	static char script[2048];
+	static const char policy[] =
+		"{\"version\":1,\"id\":\"iso-grant\",\"files\":\"unrestricted\","
+		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.1.0.0/16:18441\"]}}";
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	char *pp = h_tempfile("policy", policy), *tp = h_tempfile("trace", NULL), *out, *two;
+	char ready[600], go1[600], done1[600], go2[600], *net = h_tool("rf-net");
+	struct rf_net_entry e = host4("127.1.0.5", 18442);
+	struct rf_enforcer *enf = NULL;
+	struct h_proc p;
+	uint64_t cgid;
+
+	(void)state;
+	snprintf(ready, sizeof(ready), "%s/g-ready", dir);
+	snprintf(go1, sizeof(go1), "%s/g-go1", dir);
+	snprintf(done1, sizeof(done1), "%s/g-done1", dir);
+	snprintf(go2, sizeof(go2), "%s/g-go2", dir);
+	snprintf(script, sizeof(script),
+		 "w() { i=0; while [ ! -e $1 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; }; "
+		 "P='tcp 127.1.0.5 18442 tcp 127.1.0.5 18441 tcp 127.1.0.6 18442'; "
+		 "touch %s; w %s; %s $P; touch %s; w %s; echo phase2; exec %s $P",
+		 ready, go1, net, done1, go2, net);
+	p = h_spawn(pp, tp, NULL, argv);
+	wait_file(ready);
+	cgid = live_cgid(tp);
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	assert_int_equal(sbmaps__grant(enf, cgid, &e), 0);
+	assert_int_equal(close(open(go1, O_CREAT | O_WRONLY, 0600)), 0);
+	wait_file(done1);
+	assert_int_equal(sbmaps__revoke(enf, cgid, &e), 0);
+	assert_int_equal(sbmaps__revoke(enf, cgid, &e), 0);  /* not there: no error */
+	assert_int_equal(close(open(go2, O_CREAT | O_WRONLY, 0600)), 0);
+	assert_int_equal(h_wait(p, &out, NULL), 0);
+	enforcer__close(enf);
+
+	two = strstr(out, "phase2\n");
+	assert_non_null(two);
+	*two = 0;
+	two += strlen("phase2\n");
+	assert_string_equal(h_result(out, "tcp 127.1.0.5:18442"), "ECONNREFUSED");
+	assert_string_equal(h_result(out, "tcp 127.1.0.5:18441"), "ECONNREFUSED");
+	assert_string_equal(h_result(out, "tcp 127.1.0.6:18442"), "EPERM");
+	assert_string_equal(h_result(two, "tcp 127.1.0.5:18442"), "EPERM");
+	assert_string_equal(h_result(two, "tcp 127.1.0.5:18441"), "ECONNREFUSED");
+	assert_string_equal(h_result(two, "tcp 127.1.0.6:18442"), "EPERM");
+	unlink(pp);
+	unlink(tp);
+	free(pp);
+	free(tp);
+	free(out);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -263,6 +360,7 @@ int main(void)
 		cmocka_unit_test(two_sandboxes_see_only_their_own_rules),
 		cmocka_unit_test(too_large_refused_neighbours_unaffected),
 		cmocka_unit_test(hundred_thousand_rules_fit),
+		cmocka_unit_test(grant_and_revoke_while_running),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
