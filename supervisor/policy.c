@@ -323,8 +323,10 @@ void policy__free(struct rf_policy *p)
 	pol_free_paths(&p->files_write);
 	pol_free_paths(&p->exec_paths);
 	free(p->limits.scratch.path);
+	/* Only the text is allocated (the name lives in it); clearing each
+	 * entry before the array goes would write every page of it again. */
 	for (i = 0; i < p->n_connect; i++)
-		endpoint__clear(&p->connect[i]);
+		free(p->connect[i].text);
 	free(p->connect);
 	for (i = 0; i < p->n_unix; i++) {
 		free(p->unix_rules[i].text);
