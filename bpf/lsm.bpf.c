@@ -65,7 +65,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Bytes read per component name; the buffer behind the key has room. */
 #define RF_NAME_READ 256
 
-RF_MAP_NO_PREALLOC(rf_paths, BPF_MAP_TYPE_LPM_TRIE, 262144, struct rf_path_key, __u32);
+RF_SB_MAP(rf_paths, BPF_MAP_TYPE_LPM_TRIE, struct rf_path_key, __u32);
 
 /*
  * [0]: the ringfence parent cgroup, set by the loader before attaching.
@@ -244,7 +244,7 @@ static __always_inline __u32 *path_rule(struct rf_lsm_scratch *s, __u64 cgid)
 {
 	s->key.cgroup_id = cgid;
 	s->key.prefixlen = 64 + 8 * ((s->plen & 0xff) + 1);
-	return bpf_map_lookup_elem(&rf_paths, &s->key);
+	return rf_sb_lookup(&rf_paths, cgid, &s->key);
 }
 
 static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_lsm_scratch *s,

@@ -16,9 +16,27 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-RF_MAP_NO_PREALLOC(rf_net4, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net4_key, struct rf_ports);
+/* CIDR entries: longest prefix match. */
+RF_SB_MAP(rf_net4, BPF_MAP_TYPE_LPM_TRIE, struct rf_net4_key, struct rf_ports);
 
-RF_MAP_NO_PREALLOC(rf_net6, BPF_MAP_TYPE_LPM_TRIE, 65536, struct rf_net6_key, struct rf_ports);
+RF_SB_MAP(rf_net6, BPF_MAP_TYPE_LPM_TRIE, struct rf_net6_key, struct rf_ports);
+
+/* Single hosts (/32, /128), keyed like a full-length trie lookup: a hash
+ * is O(1) to fill and to ask, and a host's entry already holds the ports
+ * of every CIDR covering it (netrules.c), so a hit answers alone. */
+RF_SB_MAP(rf_host4, BPF_MAP_TYPE_HASH, struct rf_net4_key, struct rf_ports);
+
+RF_SB_MAP(rf_host6, BPF_MAP_TYPE_HASH, struct rf_net6_key, struct rf_ports);
+
+/* The entry for a full-length key of the sandbox: its host entry, else the
+ * longest CIDR covering it. */
+static __always_inline const struct rf_ports *net_lookup(void *hosts, void *cidrs, __u64 cgid,
+							 const void *key)
+{
+	const struct rf_ports *p = rf_sb_lookup(hosts, cgid, key);
+
+	return p ? p : rf_sb_lookup(cidrs, cgid, key);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -155,7 +173,7 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 	key.prefixlen = 64 + 32;
 	key.cgroup_id = cgid;
 	__builtin_memcpy(key.addr, &ip4, 4);
-	reason = match(bpf_map_lookup_elem(&rf_net4, &key), port, sensitive4(key.addr));
+	reason = match(net_lookup(&rf_host4, &rf_net4, cgid, &key), port, sensitive4(key.addr));
 	if (!reason)
 		return ALLOW;
 	return net_refuse(sb, cgid, &ip4, 4, port, AF_INET, op, reason, proto);
@@ -198,7 +216,7 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	key.prefixlen = 64 + 128;
 	key.cgroup_id = cgid;
 	__builtin_memcpy(key.addr, w, 16);
-	reason = match(bpf_map_lookup_elem(&rf_net6, &key), port, sensitive6(key.addr));
+	reason = match(net_lookup(&rf_host6, &rf_net6, cgid, &key), port, sensitive6(key.addr));
 	if (!reason)
 		return ALLOW;
 	return net_refuse(sb, cgid, w, 16, port, AF_INET6, op, reason, ctx->protocol);

@@ -24,6 +24,11 @@
 #define RF_EVENT_PATH_LEN 256            /* rf_event.path */
 #define RF_COMM_LEN 16
 #define RF_SAMPLE_LIMIT_DEFAULT 256 /* denial records kept per sandbox */
+/* Live sandboxes on a host: rf_sandboxes and every outer per-sandbox map. */
+#define RF_MAX_SANDBOXES 4096
+/* Per-sandbox maps (net4, net6, unix, paths) are sized to the policy, up to
+ * this many keys each: a policy needing more is refused by check and run. */
+#define RF_SB_MAX_KEYS 262144
 
 /*
  * Enforcement classes: the one class enum of ringfence. The first

@@ -10,6 +10,7 @@
 
 #include "rf_abi.h"
 #include "rf_util.bpf.h"
+#include "rf_sbmap.bpf.h"
 
 #define AF_UNIX 1
 #define AF_INET 2
@@ -25,14 +26,16 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, RF_MAX_SANDBOXES);
 	__type(key, __u64);
 	__type(value, struct rf_sandbox);
 } rf_sandboxes SEC(".maps");
 
-RF_MAP_NO_PREALLOC(rf_unix, BPF_MAP_TYPE_LPM_TRIE, 16384, struct rf_unix_key, __u32);
+RF_SB_MAP(rf_unix, BPF_MAP_TYPE_LPM_TRIE, struct rf_unix_key, __u32);
 
-RF_MAP_NO_PREALLOC(rf_samples, BPF_MAP_TYPE_HASH, 65536, struct rf_sample_key, struct rf_event);
+/* Each sandbox's first sample_limit denial records (its inner map holds
+ * exactly that many). */
+RF_SB_MAP(rf_samples, BPF_MAP_TYPE_HASH, struct rf_sample_key, struct rf_event);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -88,7 +91,7 @@ static __always_inline void publish(const struct rf_sandbox *sb, __u64 cgid,
 	struct rf_event *rb;
 
 	stat_inc(RF_STAT_DECISIONS);
-	if (ev->seq < limit && bpf_map_update_elem(&rf_samples, &skey, ev, BPF_NOEXIST))
+	if (ev->seq < limit && rf_sb_insert(&rf_samples, cgid, &skey, ev, BPF_NOEXIST))
 		stat_inc(RF_STAT_SAMPLE_LOST);
 	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
 	if (rb) {
@@ -223,7 +226,7 @@ static __always_inline __u32 unix_lookup(struct rf_unix_key *key, struct scan_st
 	if (!st->reason) {
 		key->cgroup_id = cgid;
 		key->prefixlen = 64 + 8 * (n + 2);
-		if (!bpf_map_lookup_elem(&rf_unix, key))
+		if (!rf_sb_lookup(&rf_unix, cgid, key))
 			st->reason = RF_REASON_NO_RULE;
 	}
 	*ret_n = n;

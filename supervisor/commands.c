@@ -37,7 +37,7 @@ static int check_plan(const struct sandbox *sb)
 
 	if (rc)
 		return rc;
-	if (run__check_netrules(sb->policy, &e)) {
+	if (run__check_netrules(sb->policy, sb->plan.install.lsm_flags, &e)) {
 		rf_error_print(&e, NULL);
 		return RF_EXIT_REFUSED;
 	}

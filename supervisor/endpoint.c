@@ -363,7 +363,9 @@ static int ep_parse(const char *text, struct rf_endpoint *ep,
 int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 		    struct rf_error *err)
 {
-	struct rf_endpoint ep = {};
+	char name[RF_DNS_NAME_MAX + 1] = "";
+	struct rf_endpoint ep = { .name = name };
+	size_t tlen, nlen;
 	int r;
 
 	if (!ret_ep)
@@ -375,10 +377,15 @@ int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 	r = ep_parse(text, &ep, err);
 	if (r < 0)
 		return r;
-	ep.text = strdup(text);
+	/* One allocation: the text, then the name. */
+	tlen = strlen(text) + 1;
+	nlen = strlen(name) + 1;
+	ep.text = malloc(tlen + nlen);
 	if (!ep.text) {
 		return rf_error_set(err, -ENOMEM, NULL, "out of memory");
 	}
+	memcpy(ep.text, text, tlen);
+	ep.name = memcpy(ep.text + tlen, name, nlen);
 	*ret_ep = ep;
 	return 0;
 }

@@ -16,22 +16,6 @@ static int addr_len(int family)
 	return family == AF_INET ? 4 : 16;
 }
 
-/* Does prefix (a, alen) cover address b? */
-static bool covers(const uint8_t *a, int alen, const uint8_t *b)
-{
-	int full = alen / 8, rem = alen % 8;
-
-	if (memcmp(a, b, full))
-		return false;
-	if (rem) {
-		uint8_t mask = (uint8_t)(0xff << (8 - rem));
-
-		if ((a[full] & mask) != (b[full] & mask))
-			return false;
-	}
-	return true;
-}
-
 static int range_cmp(const void *x, const void *y)
 {
 	const struct rf_port_range *a = x, *b = y;
@@ -39,24 +23,15 @@ static int range_cmp(const void *x, const void *y)
 	return a->lo != b->lo ? (a->lo < b->lo ? -1 : 1) : (a->hi < b->hi ? -1 : a->hi > b->hi);
 }
 
-/* Ranges collected for one prefix, before merging. */
+/* Ranges collected for one prefix, before merging: a run of the one
+ * ranges array (the rules sorted by prefix), not an allocation each. */
 struct group {
 	int family;
 	uint8_t addr[16];
 	uint8_t prefix_len;
 	struct rf_port_range *r;
-	size_t n, cap;
+	size_t n;
 };
-
-static int group_add(struct group *g, uint16_t lo, uint16_t hi)
-{
-	if (array__reserve((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r)))
-		return -ENOMEM;
-	g->r[g->n].lo = lo;
-	g->r[g->n].hi = hi;
-	g->n++;
-	return 0;
-}
 
 static bool is_host(const struct group *g)
 {
@@ -95,14 +70,15 @@ static int rule_cmp(const void *x, const void *y)
 	return memcmp(a->addr, b->addr, addr_len(a->family));
 }
 
-/* The prefixes of the rules (sorted copy), each with its ranges, in
- * groups[0..*ret_ng); cidrs[0..*ret_nc) index the groups that are CIDRs. */
+/* The prefixes of the rules (sorted copy), each with its ranges (in
+ * ranges[0..n)), in groups[0..*ret_ng); cidrs[0..*ret_nc) index the groups
+ * that are CIDRs. */
 static int group_rules(const struct rf_addr_rule *rules, size_t n, struct group *groups,
-		       size_t *ret_ng, size_t *cidrs, size_t *ret_nc)
+		       struct rf_port_range *ranges, size_t *ret_ng, size_t *cidrs,
+		       size_t *ret_nc)
 {
 	_cleanup_free_ struct rf_addr_rule *sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	size_t i;
-	int err;
 
 	if (!sorted)
 		return -ENOMEM;
@@ -118,41 +94,107 @@ static int group_rules(const struct rf_addr_rule *rules, size_t n, struct group 
 			g->family = r->family;
 			g->prefix_len = r->prefix_len;
 			memcpy(g->addr, r->addr, addr_len(r->family));
+			g->r = &ranges[i];
 			if (!is_host(g))
 				cidrs[(*ret_nc)++] = *ret_ng - 1;
 		}
-		err = group_add(&groups[*ret_ng - 1], r->port_lo, r->port_hi);
-		if (err)
-			return err;
+		ranges[i].lo = r->port_lo;
+		ranges[i].hi = r->port_hi;
+		groups[*ret_ng - 1].n++;
 	}
+	return 0;
+}
+
+/* Group order (rule_cmp's): family, prefix length, address. */
+static int group_key_cmp(int family, uint8_t plen, const uint8_t *addr, const struct group *g)
+{
+	if (family != g->family)
+		return family < g->family ? -1 : 1;
+	if (plen != g->prefix_len)
+		return plen < g->prefix_len ? -1 : 1;
+	return memcmp(addr, g->addr, addr_len(family));
+}
+
+/* The group of exactly (family, plen, addr), by binary search. */
+static const struct group *group_find(const struct group *groups, size_t ng, int family,
+				      uint8_t plen, const uint8_t *addr)
+{
+	size_t lo = 0, hi = ng;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = group_key_cmp(family, plen, addr, &groups[mid]);
+
+		if (!c)
+			return &groups[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* addr with only its first plen bits kept, into out. */
+static void prefix_of(const uint8_t *addr, int alen, unsigned int plen, uint8_t *out)
+{
+	int i;
+
+	for (i = 0; i < alen; i++) {
+		unsigned int bit0 = (unsigned int)i * 8;
+
+		out[i] = plen >= bit0 + 8 ? addr[i] :
+			 plen <= bit0 ? 0 : (uint8_t)(addr[i] & (0xff << (8 - (plen - bit0))));
+	}
+}
+
+/* Prefix lengths some CIDR group has, per family (0: v4, 1: v6). */
+struct cidr_lens {
+	bool has[2][129];
+};
+
+static int push_ranges(struct rf_port_range **tmp, size_t *tmp_cap, size_t *cnt,
+		       const struct group *h)
+{
+	if (array__reserve((void **)tmp, tmp_cap, *cnt + h->n, sizeof(**tmp)))
+		return -ENOMEM;
+	memcpy(*tmp + *cnt, h->r, h->n * sizeof(**tmp));
+	*cnt += h->n;
 	return 0;
 }
 
 /* The entry of group g: its own ranges, then those of every shorter prefix
  * covering it (only CIDRs can cover; a sensitive host inherits nothing),
- * merged. tmp is scratch space kept across calls. */
-static int build_entry(const struct group *groups, const size_t *cidrs, size_t nc,
+ * merged. The covering groups are found by masking g's address to each
+ * CIDR length in use and searching the sorted groups: O(lengths x log n)
+ * per group, not a pass over every CIDR. tmp is scratch kept across calls. */
+static int build_entry(const struct group *groups, size_t ng, const struct cidr_lens *lens,
 		       const struct group *g, struct rf_port_range **tmp, size_t *tmp_cap,
 		       struct rf_net_entry *out, struct rf_error *err)
 {
 	bool host = is_host(g);
 	bool sensitive = host && endpoint__is_sensitive(g->family, g->addr);
+	const bool *has = lens->has[g->family == AF_INET ? 0 : 1];
 	char a[INET6_ADDRSTRLEN] = "?";
-	size_t cnt = 0, m;
+	size_t cnt = 0;
+	unsigned int l;
+	int r = 0;
 
-	for (m = 0; m <= nc; m++) {
-		const struct group *h = m == nc ? g : &groups[cidrs[m]];
+	for (l = 0; !sensitive && !r && l < g->prefix_len; l++) {
+		uint8_t masked[16];
+		const struct group *h;
 
-		if (m < nc && (sensitive || h->family != g->family ||
-			       h->prefix_len >= g->prefix_len ||
-			       !covers(h->addr, h->prefix_len, g->addr)))
+		if (!has[l])
 			continue;
-		if (array__reserve((void **)tmp, tmp_cap, cnt + h->n, sizeof(**tmp)))
-			return rf_error_set(err, -ENOMEM, "network.connect", "%s",
-					    strerror(ENOMEM));
-		memcpy(*tmp + cnt, h->r, h->n * sizeof(**tmp));
-		cnt += h->n;
+		prefix_of(g->addr, addr_len(g->family), l, masked);
+		h = group_find(groups, ng, g->family, (uint8_t)l, masked);
+		if (h)
+			r = push_ranges(tmp, tmp_cap, &cnt, h);
 	}
+	if (!r)
+		r = push_ranges(tmp, tmp_cap, &cnt, g);
+	if (r)
+		return rf_error_set(err, -ENOMEM, "network.connect", "%s", strerror(ENOMEM));
 	out->family = g->family;
 	out->prefix_len = g->prefix_len;
 	memcpy(out->addr, g->addr, 16);
@@ -170,23 +212,25 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 {
 	_cleanup_free_ struct group *groups = calloc(n ? n : 1, sizeof(*groups));
 	_cleanup_free_ size_t *cidrs = calloc(n ? n : 1, sizeof(*cidrs));
+	_cleanup_free_ struct rf_port_range *ranges = malloc((n ? n : 1) * sizeof(*ranges));
 	_cleanup_free_ struct rf_net_entry *out = NULL;
 	_cleanup_free_ struct rf_port_range *tmp = NULL;
+	struct cidr_lens lens = { 0 };
 	size_t ng = 0, nc = 0, tmp_cap = 0, i;
 	int r = -ENOMEM;
 
-	if (groups && cidrs)
-		r = group_rules(rules, n, groups, &ng, cidrs, &nc);
+	if (groups && cidrs && ranges)
+		r = group_rules(rules, n, groups, ranges, &ng, cidrs, &nc);
 	if (!r) {
 		out = calloc(ng ? ng : 1, sizeof(*out));
 		r = out ? 0 : -ENOMEM;
 	}
 	if (r)
 		rf_error_set(err, r, "network.connect", "%s", strerror(-r));
+	for (i = 0; !r && i < nc; i++)
+		lens.has[groups[cidrs[i]].family == AF_INET ? 0 : 1][groups[cidrs[i]].prefix_len] = true;
 	for (i = 0; !r && i < ng; i++)
-		r = build_entry(groups, cidrs, nc, &groups[i], &tmp, &tmp_cap, &out[i], err);
-	for (i = 0; groups && i < ng; i++)
-		free(groups[i].r);
+		r = build_entry(groups, ng, &lens, &groups[i], &tmp, &tmp_cap, &out[i], err);
 	if (r)
 		return r;
 	*ret_entries = TAKE_PTR(out);

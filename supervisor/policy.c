@@ -13,7 +13,7 @@
 #include "policy.h"
 #include "policy_internal.h"
 
-#define POL_MAX_BYTES (1024 * 1024)  /* largest policy accepted */
+#define POL_MAX_BYTES RF_POLICY_MAX_BYTES
 
 int policy__check_path(const char *path, struct rf_error *err)
 {
@@ -200,8 +200,8 @@ static int pol_load_buffer(const char *buf, size_t len, struct rf_policy **ret_p
 
 	if (len > POL_MAX_BYTES) {
 		snprintf(err->where, sizeof(err->where), "$");
-		snprintf(err->why, sizeof(err->why), "policy larger than 1 MiB (%d bytes)",
-			 POL_MAX_BYTES);
+		snprintf(err->why, sizeof(err->why), "policy larger than %d MiB (%d bytes)",
+			 POL_MAX_BYTES >> 20, POL_MAX_BYTES);
 		return -EFBIG;
 	}
 	r = pol_refuse_nul(buf, len, err);
@@ -296,7 +296,7 @@ int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 		r = -errno;
 		goto io_error;
 	}
-	/* One byte past the limit tells "too large" from "exactly 1 MiB". */
+	/* One byte past the limit tells "too large" from "exactly the limit". */
 	buf = malloc(POL_MAX_BYTES + 1);
 	if (!buf) {
 		r = policy_json__nomem(err);
@@ -318,7 +318,8 @@ int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 	if (len > POL_MAX_BYTES) {
 		snprintf(err->where, sizeof(err->where), "%s", file);
 		snprintf(err->why, sizeof(err->why),
-			 "policy file larger than 1 MiB (%d bytes)", POL_MAX_BYTES);
+			 "policy file larger than %d MiB (%d bytes)", POL_MAX_BYTES >> 20,
+			 POL_MAX_BYTES);
 		r = -EFBIG;
 		goto cleanup;
 	}
@@ -363,8 +364,10 @@ void policy__free(struct rf_policy *p)
 	pol_free_paths(&p->files_write);
 	pol_free_paths(&p->exec_paths);
 	free(p->limits.scratch.path);
+	/* Only the text is allocated (the name lives in it); clearing each
+	 * entry before the array goes would write every page of it again. */
 	for (i = 0; i < p->n_connect; i++)
-		endpoint__clear(&p->connect[i]);
+		free(p->connect[i].text);
 	free(p->connect);
 	for (i = 0; i < p->n_unix; i++) {
 		free(p->unix_rules[i].text);

@@ -32,6 +32,10 @@ struct rf_path_rule {
 	bool subtree;
 };
 
+/* The largest policy accepted: room for some 100,000 rules of each kind
+ * (a sandbox's maps hold RF_SB_MAX_KEYS keys each). */
+#define RF_POLICY_MAX_BYTES (32 * 1024 * 1024)
+
 struct rf_path_list {
 	struct rf_path_rule *v;
 	size_t n;
@@ -50,7 +54,9 @@ struct rf_endpoint {
 	uint8_t addr[16];            /* network byte order; IPv4 in addr[0..3] */
 	uint8_t prefix_len;          /* 32 / 128 for a single host */
 	bool cidr;                   /* written with /N */
-	char name[RF_DNS_NAME_MAX + 1]; /* lower-cased, no trailing dot (NAME) */
+	char *name;                  /* lower-cased, no trailing dot (NAME); "" else.
+				      * In text's allocation: an entry is small,
+				      * 100,000 of them parse without a page each */
 	uint16_t port_lo;            /* 1..65535, host byte order */
 	uint16_t port_hi;            /* port_lo..65535 */
 };

@@ -102,7 +102,25 @@ void policy_json__where_key(char *buf, const char *where, const char *key)
 
 void policy_json__where_idx(char *buf, const char *where, size_t i)
 {
-	snprintf(buf, POL_WHERE_MAX, "%s[%zu]", where, i);
+	char digits[24];
+	size_t len = strlen(where), nd = 0, k = i;
+
+	/* Once per list element: by hand, snprintf is much of a short entry's
+	 * parse. The same text as "%s[%zu]" (which it falls back to when cut). */
+	do {
+		digits[nd++] = (char)('0' + k % 10);
+		k /= 10;
+	} while (k);
+	if (len + nd + 3 > POL_WHERE_MAX) {
+		snprintf(buf, POL_WHERE_MAX, "%s[%zu]", where, i);
+		return;
+	}
+	memcpy(buf, where, len);
+	buf[len++] = '[';
+	while (nd)
+		buf[len++] = digits[--nd];
+	buf[len++] = ']';
+	buf[len] = 0;
 }
 
 int policy_json__check_keys(json_t *obj, const char *where,

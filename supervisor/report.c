@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
@@ -43,7 +44,7 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 			     size_t n_res)
 {
 	json_t *o = json_object(), *entries = json_array(), *unx = json_array();
-	size_t i, j;
+	size_t i, j = 0;
 
 	for (i = 0; i < p->n_connect; i++) {
 		const struct rf_endpoint *ep = &p->connect[i];
@@ -59,9 +60,10 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 				snprintf(a + strlen(a), 8, "/%u", ep->prefix_len);
 			json_array_append_new(addrs, json_string(a));
 		}
-		for (j = 0; j < n_res; j++) {
-			if (res[j].source != i)
-				continue;
+		/* res is in source order (netrules__resolve): one pass in all */
+		for (; j < n_res && res[j].source < i; j++)
+			;
+		for (; j < n_res && res[j].source == i; j++) {
 			inet_ntop(res[j].family, res[j].addr, a, INET6_ADDRSTRLEN);
 			json_array_append_new(res[j].excluded ? excl : addrs, json_string(a));
 		}
@@ -289,21 +291,25 @@ static void drain_kept(struct sandbox *sb, bool final)
 	struct rf_sandbox st;
 	struct rf_event ev;
 	uint64_t end;
+	int fd;
 
 	if (sbmaps__read_sandbox(sb->enf, sb->cgid, &st))
 		return;
 	end = st.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? st.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
+	fd = sb->next_seq < end ? sbmaps__samples_open(sb->enf, sb->cgid) : -ENOENT;
 	while (sb->next_seq < end) {
-		int err = sbmaps__read_sample(sb->enf, sb->cgid, sb->next_seq, &ev);
+		int err = sbmaps__read_sample(fd, sb->cgid, sb->next_seq, &ev);
 
 		if (err == -ENOENT && !final)
-			return;  /* counted, not yet stored: next tick */
+			break;  /* counted, not yet stored: next tick */
 		if (err)
 			sb->missing++;
 		else
 			trace_record(sb, &ev);
 		sb->next_seq++;
 	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Put what the kernel recorded into the trace: its samples, the observe

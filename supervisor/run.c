@@ -413,32 +413,36 @@ static void undo_netrules(void *ctx)
 	r->n_rules = r->n_resolved = r->sb.n_entries = 0;
 }
 
-/* Resolve and build the map entries: the refusals (a name that does not
- * resolve, more port ranges than a key holds) check makes too. */
-static int build_netrules(struct run *r, struct rf_error *e)
+/* Resolve and build the map entries, and see that the sandbox's maps
+ * hold them: the refusals (a name that does not resolve, more port ranges
+ * than a key holds, more keys than a sandbox's map holds) check makes too.
+ * lsm_flags: the plan's (path keys count when the BPF-LSM judges files). */
+static int build_netrules(struct run *r, uint32_t lsm_flags, struct rf_error *e)
 {
 	struct sandbox *sb = &r->sb;
-	int err;
+	int err = 0;
 
-	if (sb->policy->net_connect != RF_CONFINE_ALLOWLIST)
-		return 0;
-	err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
-				&r->n_resolved, e);
-	if (!err)
+	if (sb->policy->net_connect == RF_CONFINE_ALLOWLIST)
+		err = netrules__resolve(sb->policy, &r->rules, &r->n_rules, &r->resolved,
+					&r->n_resolved, e);
+	if (!err && sb->policy->net_connect == RF_CONFINE_ALLOWLIST)
 		err = netrules__build(r->rules, r->n_rules, &sb->entries, &sb->n_entries, e);
 	if (err) {
 		undo_netrules(r);
 		return rf_error_wrap(e, "refused");
 	}
-	return 0;
+	err = sbmaps__capacity(lsm_flags, sb->entries, sb->n_entries, sb->policy, e);
+	if (err)
+		undo_netrules(r);
+	return err;
 }
 
-int run__check_netrules(const struct rf_policy *policy, struct rf_error *e)
+int run__check_netrules(const struct rf_policy *policy, uint32_t lsm_flags, struct rf_error *e)
 {
 	struct run r = { .sb = { .policy = (struct rf_policy *)policy } };
 	int err;
 
-	err = build_netrules(&r, e);
+	err = build_netrules(&r, lsm_flags, e);
 	undo_netrules(&r);
 	return err;
 }
@@ -450,11 +454,13 @@ static int step_netrules(void *ctx, struct rf_step_error *e)
 	struct sandbox *sb = &r->sb;
 	int err;
 
-	err = build_netrules(r, &e->e);
+	err = build_netrules(r, sb->plan.install.lsm_flags, &e->e);
 	if (err)
 		return err;
-	trace__emit(sb->trace, "network.decision",
-		    report__decision(sb->policy, r->resolved, r->n_resolved));
+	/* one record per rule: built only when the trace is written */
+	if (trace__on(sb->trace))
+		trace__emit(sb->trace, "network.decision",
+			    report__decision(sb->policy, r->resolved, r->n_resolved));
 	return 0;
 }
 
@@ -637,11 +643,15 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		landlock_audit__close(&sb->la);
 	}
 	if (err == -ENOSPC && map)
-		/* the maps are host-wide: full means all live sandboxes' keys together */
+		/* each sandbox's keys are in maps of its own: only the number
+		 * of sandboxes is host-wide */
 		return rf_error_set(&e->e, err, "refused",
-				    "writing the policy maps: the host-wide %s map is full "
-				    "(this policy's keys and those of the live sandboxes): %s",
-				    map, strerror(-err));
+				    "writing the policy maps: the %s map is full (%d live "
+				    "sandboxes at most): %s", map, RF_MAX_SANDBOXES, strerror(-err));
+	if (err == -E2BIG && map)
+		return rf_error_set(&e->e, err, "refused",
+				    "writing the policy maps: a sandbox's %s map holds at most "
+				    "%d keys", map, RF_SB_MAX_KEYS);
 	return err ? rf_error_set(&e->e, err, "refused", "writing the policy maps: %s",
 				  strerror(-err)) : 0;
 }
@@ -652,7 +662,7 @@ static void undo_maps(void *ctx)
 	struct sandbox *sb = &r->sb;
 
 	if (!sb->keep_policy)
-		sbmaps__remove(sb->enf, sb->cgid, sb->entries, sb->n_entries, sb->policy);
+		sbmaps__remove(sb->enf, sb->cgid);
 	observe__free(&sb->obs);
 	landlock_audit__close(&sb->la);
 }

@@ -33,10 +33,11 @@ struct run_opts {
 struct rf_policy;
 struct rf_error;
 
-/* The network-rules step of run without its trace: names resolved and the
- * map entries built and thrown away. 0 or -errno with e filled (where
+/* The network-rules step of run without its trace: names resolved, the
+ * map entries built, their fit in a sandbox's maps checked (lsm_flags:
+ * the plan's), and thrown away. 0 or -errno with e filled (where
  * "refused"); run refuses with RF_EXIT_REFUSED. */
-int run__check_netrules(const struct rf_policy *policy, struct rf_error *e);
+int run__check_netrules(const struct rf_policy *policy, uint32_t lsm_flags, struct rf_error *e);
 
 int cmd_run(const struct run_opts *opts);
 int cmd_check(const char *policy_path, const struct rf_plan_opts *plan_opts);

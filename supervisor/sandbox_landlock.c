@@ -272,6 +272,16 @@ static int ll_open_entry(const struct rf_path_rule *rule, int *ret_fd)
 	while (len > 1 && buf[len - 1] == '/')
 		buf[--len] = '\0';
 
+	/* A subtree: O_DIRECTORY without following says "a directory, not a
+	 * symlink" with no fstat; anything else takes the long way below,
+	 * which says what it is. */
+	if (rule->subtree) {
+		fd = open(buf, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			*ret_fd = fd;
+			return 0;
+		}
+	}
 	fd = open(buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
@@ -326,6 +336,16 @@ static int ll_add_root(struct rf_landlock *ll, uint64_t access, struct rf_error 
 	return r;
 }
 
+/* The name of list entry i in errors: where_base[i] "path". */
+static const char *ll_entry_name(const char *where_base, size_t i, const char *path,
+				 char *buf, size_t len)
+{
+	snprintf(buf, len, "%s[%zu] \"%s\"", where_base, i, path);
+	return buf;
+}
+
+/* One rule per entry: open (O_PATH), landlock_add_rule, close; the
+ * error texts are made only for an entry that fails. */
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
 		       uint64_t file_access, uint64_t dir_access, struct rf_error *err)
@@ -337,27 +357,31 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 	for (i = 0; i < list->n; i++) {
 		const struct rf_path_rule *rule = &list->v[i];
 
-		snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
-		snprintf(entry, sizeof(entry), "%s \"%s\"", where, rule->path);
 		r = ll_open_entry(rule, &fd);
 		if (r > 0) {
+			ll_entry_name(where_base, i, rule->path, entry, sizeof(entry));
 			if (!opts->approximate) {
 				r = ll_refuse(ll, rule, entry, r, err);
 				if (r < 0)
 					return r;
 				continue;
 			}
+			snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
 			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
 			if (r < 0)
 				return rf_error_set(err, r, where, "out of memory");
 			continue;
 		}
 		if (r < 0)
-			return rf_error_set(err, r, entry, "cannot open: %s", strerror(-r));
+			return rf_error_set(err, r, ll_entry_name(where_base, i, rule->path, entry,
+								  sizeof(entry)),
+					    "cannot open: %s", strerror(-r));
 		r = ll_add_path_fd(ll, fd, rule->subtree ? dir_access : file_access);
 		close(fd);
 		if (r < 0)
-			return rf_error_set(err, r, entry, "landlock_add_rule: %s", strerror(-r));
+			return rf_error_set(err, r, ll_entry_name(where_base, i, rule->path, entry,
+								  sizeof(entry)),
+					    "landlock_add_rule: %s", strerror(-r));
 	}
 	return 0;
 }

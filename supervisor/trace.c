@@ -118,6 +118,11 @@ void trace__format_ts(const struct timespec *ts, char *buf, size_t len)
 	timefmt__rfc3339(ts->tv_sec, ts->tv_nsec, 9, buf, len);
 }
 
+bool trace__on(const struct rf_trace *t)
+{
+	return t && t->fd >= 0 && !t->err;
+}
+
 int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
 {
 	struct timespec now;

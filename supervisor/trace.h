@@ -18,6 +18,8 @@ void trace__close(struct rf_trace *trace);
  * 0, or the first write error (-ENOSPC, -EPIPE, ...): from then on the
  * trace is incomplete and nothing more is written to it. */
 int trace__emit(struct rf_trace *trace, const char *event, json_t *fields);
+/* Is anything written? (Without --trace, building an event is wasted.) */
+bool trace__on(const struct rf_trace *trace);
 
 /* That first write error (0: none) and how many lines were written whole. */
 int trace__error(const struct rf_trace *trace, uint64_t *ret_written);

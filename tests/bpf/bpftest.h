@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "cgroup.h"
+#include "rf_abi.h"
 
 #define BT_PREFIX "rf-bpftest-"
 
@@ -186,6 +187,81 @@ static inline int bt_map_count(int fd, size_t key_size)
 		n++;
 	}
 	return n;
+}
+
+/* The inner map of cgid in a per-sandbox outer map (bpf/rf_sbmap.bpf.h):
+ * an fd to close; created (type, sizes, max entries, BPF_F_NO_PREALLOC)
+ * and inserted when missing, unless type is 0 (then -1). */
+static inline int bt_inner(int outer, uint64_t cgid, enum bpf_map_type type, size_t ksz,
+			   size_t vsz, uint32_t max)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+	__u32 id;
+	int fd;
+
+	if (!bpf_map_lookup_elem(outer, &cgid, &id))
+		return bpf_map_get_fd_by_id(id);
+	if (!type)
+		return -1;
+	fd = bpf_map_create(type, "bt_inner", ksz, vsz, max, &o);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_update_elem(outer, &cgid, &fd, BPF_NOEXIST), 0);
+	return fd;
+}
+
+/* Put key -> value into cgid's inner map of outer (of type, created if
+ * need be). */
+static inline void bt_inner_put(int outer, uint64_t cgid, enum bpf_map_type type,
+				const void *key, size_t ksz, const void *value, size_t vsz)
+{
+	int fd = bt_inner(outer, cgid, type, ksz, vsz, 1024);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_update_elem(fd, key, value, BPF_ANY), 0);
+	close(fd);
+}
+
+/* Entries of every inner map of an outer map, together. */
+static inline int bt_outer_count(int outer, size_t inner_key_size)
+{
+	uint64_t key, next;
+	int n = 0;
+	bool first = true;
+
+	while (!bpf_map_get_next_key(outer, first ? NULL : &key, &next)) {
+		int fd = bt_inner(outer, next, 0, 0, 0, 0);
+
+		first = false;
+		if (fd >= 0) {
+			n += bt_map_count(fd, inner_key_size);
+			close(fd);
+		}
+		key = next;
+	}
+	return n;
+}
+
+/* Look key up in cgid's inner map of outer: 0 or -errno (-ENOENT: no
+ * entry, or no inner map). */
+static inline int bt_inner_lookup(int outer, uint64_t cgid, const void *key, void *value)
+{
+	int fd = bt_inner(outer, cgid, 0, 0, 0, 0), err;
+
+	if (fd < 0)
+		return -ENOENT;
+	err = bpf_map_lookup_elem(fd, key, value) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* A samples map for cgid, as the supervisor gives each sandbox. */
+static inline void bt_samples_make(int outer, uint64_t cgid)
+{
+	int fd = bt_inner(outer, cgid, BPF_MAP_TYPE_HASH, sizeof(struct rf_sample_key),
+			  sizeof(struct rf_event), RF_SAMPLE_LIMIT_DEFAULT);
+
+	assert_true(fd >= 0);
+	close(fd);
 }
 
 /* Sum over CPUs of slot idx of a per-CPU __u64 array. */

@@ -47,6 +47,7 @@ static void sandbox_put(uint32_t flags, uint32_t sample_limit)
 {
 	struct rf_sandbox sb = { .flags = flags, .sample_limit = sample_limit };
 
+	bt_samples_make(bpf_map__fd(T.skel->maps.rf_samples), T.cg.id);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(T.skel->maps.rf_sandboxes), &T.cg.id,
 					     &sb, BPF_NOEXIST), 0);
 }
@@ -85,7 +86,13 @@ static void net4_put(const char *addr, uint32_t cidr, const uint16_t *ports, uin
 	struct rf_ports v = ports_of(cidr == 32, ports, n);
 
 	assert_int_equal(inet_pton(AF_INET, addr, k.addr), 1);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(T.skel->maps.rf_net4), &k, &v, BPF_ANY), 0);
+	/* as sbmaps.c does: single hosts in the hash, CIDRs in the trie */
+	if (cidr == 32)
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_host4), T.cg.id, BPF_MAP_TYPE_HASH,
+			     &k, sizeof(k), &v, sizeof(v));
+	else
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_net4), T.cg.id, BPF_MAP_TYPE_LPM_TRIE,
+			     &k, sizeof(k), &v, sizeof(v));
 }
 
 static void net6_put(const char *addr, uint32_t cidr, const uint16_t *ports, uint32_t n)
@@ -94,7 +101,12 @@ static void net6_put(const char *addr, uint32_t cidr, const uint16_t *ports, uin
 	struct rf_ports v = ports_of(cidr == 128, ports, n);
 
 	assert_int_equal(inet_pton(AF_INET6, addr, k.addr), 1);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(T.skel->maps.rf_net6), &k, &v, BPF_ANY), 0);
+	if (cidr == 128)
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_host6), T.cg.id, BPF_MAP_TYPE_HASH,
+			     &k, sizeof(k), &v, sizeof(v));
+	else
+		bt_inner_put(bpf_map__fd(T.skel->maps.rf_net6), T.cg.id, BPF_MAP_TYPE_LPM_TRIE,
+			     &k, sizeof(k), &v, sizeof(v));
 }
 
 /* name: a path, or an abstract name without its leading NUL. */
@@ -108,7 +120,8 @@ static void unix_put(bool abstract, const char *name, bool subtree)
 	k.data[0] = abstract ? RF_UNIX_ABSTRACT : RF_UNIX_PATHNAME;
 	memcpy(&k.data[1], name, len);
 	k.prefixlen = 64 + 8 * (uint32_t)(1 + len + (subtree ? 0 : 1));
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(T.skel->maps.rf_unix), &k, &one, BPF_ANY), 0);
+	bt_inner_put(bpf_map__fd(T.skel->maps.rf_unix), T.cg.id, BPF_MAP_TYPE_LPM_TRIE, &k,
+		     sizeof(k), &one, sizeof(one));
 }
 
 /* ---- what the maps and the ring buffer hold ---- */
@@ -136,7 +149,7 @@ static uint64_t stat_of(uint32_t idx)
 
 static int samples_count(void)
 {
-	return bt_map_count(bpf_map__fd(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+	return bt_outer_count(bpf_map__fd(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
 }
 
 /* Nothing recorded at all, for this sandbox or any. */
@@ -163,7 +176,7 @@ static void expect_sample(uint64_t seq, pid_t pid, const struct want *w)
 	struct rf_event ev;
 	bool in_rb = false;
 
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(T.skel->maps.rf_samples), &k, &ev), 0);
+	assert_int_equal(bt_inner_lookup(bpf_map__fd(T.skel->maps.rf_samples), T.cg.id, &k, &ev), 0);
 	assert_int_equal(ev.kind, RF_EV_DECISION);
 	assert_int_equal(ev.cgroup_id, T.cg.id);
 	assert_int_equal(ev.seq, seq);
@@ -538,10 +551,12 @@ static int test_setup(void **state)
 {
 	(void)state;
 	bt_map_clear(bpf_map__fd(T.skel->maps.rf_sandboxes), sizeof(uint64_t));
-	bt_map_clear(bpf_map__fd(T.skel->maps.rf_net4), sizeof(struct rf_net4_key));
-	bt_map_clear(bpf_map__fd(T.skel->maps.rf_net6), sizeof(struct rf_net6_key));
-	bt_map_clear(bpf_map__fd(T.skel->maps.rf_unix), sizeof(struct rf_unix_key));
-	bt_map_clear(bpf_map__fd(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_net4), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_net6), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_host4), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_host6), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_unix), sizeof(uint64_t));
+	bt_map_clear(bpf_map__fd(T.skel->maps.rf_samples), sizeof(uint64_t));
 	bt_percpu_zero(bpf_map__fd(T.skel->maps.rf_stats), RF_STAT_MAX);
 	assert_true(ring_buffer__consume(T.rb) >= 0);
 	T.n_events = 0;
@@ -824,7 +839,7 @@ static void samples_bounded_counts_exact(void **state)
 		assert_int_equal(connect_in(&T.cg, AF_INET, "127.0.0.1", T.pb), EPERM);
 	expect_counts(3, 0);
 	assert_int_equal(samples_count(), 2);
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(T.skel->maps.rf_samples), &k, &ev), -ENOENT);
+	assert_int_equal(bt_inner_lookup(bpf_map__fd(T.skel->maps.rf_samples), T.cg.id, &k, &ev), -ENOENT);
 	expect_sample(1, T.events[1].pid, NET_DENIED(RF_OP_CONNECT4, RF_REASON_NO_RULE, AF_INET,
 						      IPPROTO_TCP, T.pb, "127.0.0.1"));
 	assert_int_equal(T.events[2].seq, 2);

@@ -45,13 +45,14 @@ static void sandbox_put(uint32_t flags)
 
 	assert_int_equal(bpf_map_update_elem(fd_of(T.skel->maps.rf_observe), &T.cg.id, &obs,
 					     BPF_ANY), 0);
+	bt_samples_make(fd_of(T.skel->maps.rf_samples), T.cg.id);
 	assert_int_equal(bpf_map_update_elem(fd_of(T.skel->maps.rf_sandboxes), &T.cg.id, &sb,
 					     BPF_ANY), 0);
 }
 
 static int n_samples(void)
 {
-	return bt_map_count(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+	return bt_outer_count(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
 }
 
 /* Candidate seq of the sandbox, from the queue. */
@@ -244,7 +245,7 @@ static int group_setup(void **state)
 static int test_setup(void **state)
 {
 	(void)state;
-	bt_map_clear(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
+	bt_map_clear(fd_of(T.skel->maps.rf_samples), sizeof(uint64_t));
 	bt_map_clear(fd_of(T.skel->maps.rf_obs_access), sizeof(struct rf_sample_key));
 	bt_map_clear(fd_of(T.skel->maps.rf_sandboxes), sizeof(uint64_t));
 	ring_records();

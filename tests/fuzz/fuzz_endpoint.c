@@ -29,7 +29,7 @@ static void check_endpoint(const struct rf_endpoint *ep, const char *text)
 		return;
 	}
 	FUZZ_ASSERT(ep->kind == RF_HOST_NAME);
-	n = strnlen(ep->name, sizeof(ep->name));
+	n = strnlen(ep->name, RF_DNS_NAME_MAX + 1);
 	FUZZ_ASSERT(n > 0 && n <= RF_DNS_NAME_MAX && ep->name[n - 1] != '.');
 	for (size_t i = 0; i < n; i++)
 		FUZZ_ASSERT(ep->name[i] < 'A' || ep->name[i] > 'Z');

@@ -405,8 +405,6 @@ static void cgroup_and_map_entries_gone_after_exit(void **state)
 	char *out = NULL, *tp = trace_path(), reg[600];
 	struct rf_enforcer *enf = NULL;
 	struct rf_sandbox sb;
-	struct rf_net4_key k = { 0 };
-	struct rf_ports ports;
 	json_t *tr, *cfg;
 	const char *path, *name;
 	uint64_t cgid;
@@ -425,11 +423,13 @@ static void cgroup_and_map_entries_gone_after_exit(void **state)
 	assert_true(stat(reg, &st) < 0 && errno == ENOENT);
 	assert_int_equal(enforcer__open_pinned(&enf), 0);
 	assert_int_equal(sbmaps__read_sandbox(enf, cgid, &sb), -ENOENT);
-	k.prefixlen = 64 + 32;
-	k.cgroup_id = cgid;
-	k.addr[0] = 127;
-	k.addr[3] = 1;
-	assert_int_not_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_NET4], &k, &ports), 0);
+	/* no inner map of the sandbox in any per-sandbox map */
+	for (int m = 0; m < RF_PIN_MAP_MAX; m++) {
+		__u32 id;
+
+		if ((rf_pin_maps[m].flags & RF_PINF_PER_SB) && enf->map_fd[m] >= 0)
+			assert_int_not_equal(bpf_map_lookup_elem(enf->map_fd[m], &cgid, &id), 0);
+	}
 	enforcer__close(enf);
 	json_decref(tr);
 	unlink(tp);

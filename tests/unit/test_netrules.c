@@ -1,5 +1,6 @@
 /* Unit tests of the network rule compiler (netrules.c): no kernel needed. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
@@ -185,6 +186,69 @@ static void netrules_unix_keys_exact_and_subtree(void **state)
 	assert_int_equal(k.prefixlen, 64 + 8 * (1 + 3 + 1));
 }
 
+/* Does prefix (a, plen) cover address b (the model of the old pairwise
+ * compiler)? */
+static bool model_covers(const uint8_t *a, int plen, const uint8_t *b)
+{
+	for (int i = 0; i < plen; i++)
+		if (((a[i / 8] >> (7 - i % 8)) & 1) != ((b[i / 8] >> (7 - i % 8)) & 1))
+			return false;
+	return true;
+}
+
+/* Random nested v4 and v6 prefixes: every entry allows exactly the ports
+ * of the rules whose prefix covers it (itself included), as a pairwise
+ * check over all rules says. */
+static void netrules_inheritance_matches_pairwise_model(void **state)
+{
+	enum { N = 80 };
+	static const int lens4[] = { 0, 8, 12, 16, 20, 24, 32 }, lens6[] = { 16, 32, 48, 64, 128 };
+	struct rf_addr_rule r[N];
+	struct rf_net_entry *e = NULL;
+	struct rf_error err = { 0 };
+	size_t n = 0, i, j;
+
+	(void)state;
+	srand(15);
+	for (i = 0; i < N; i++) {
+		bool v6 = i % 3 == 0;
+		int plen = v6 ? lens6[rand() % 5] : lens4[rand() % 7];
+		uint8_t a[16] = { 0 };
+
+		a[0] = v6 ? 0x20 : 10;
+		for (j = 1; j < (v6 ? 16u : 4u); j++)
+			a[j] = (uint8_t)(rand() % 3);  /* few values: much nesting */
+		for (j = 0; j < 16; j++)       /* host bits clear, as parsed */
+			if ((int)j * 8 >= plen)
+				a[j] = 0;
+			else if ((int)j * 8 + 8 > plen)
+				a[j] &= (uint8_t)(0xff << (8 - (plen - (int)j * 8)));
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].family = v6 ? AF_INET6 : AF_INET;
+		r[i].prefix_len = (uint8_t)plen;
+		memcpy(r[i].addr, a, 16);
+		/* 16 ports 2 apart: at most 16 ranges after merging */
+		r[i].port_lo = r[i].port_hi = (uint16_t)(1000 + 2 * (rand() % 16));
+	}
+	assert_int_equal(netrules__build(r, N, &e, &n, &err), 0);
+	for (i = 0; i < n; i++) {
+		for (uint16_t port = 1000; port < 1032; port += 2) {
+			bool want = false, have = false;
+
+			for (j = 0; j < N; j++)
+				want |= r[j].port_lo == port && r[j].family == e[i].family &&
+					r[j].prefix_len <= e[i].prefix_len &&
+					model_covers(r[j].addr, r[j].prefix_len, e[i].addr);
+			for (uint32_t k = 0; k < e[i].ports.n; k++)
+				have |= e[i].ports.r[k].lo <= port && port <= e[i].ports.r[k].hi;
+			if (want != have)
+				fail_msg("entry %zu (/%u): port %u %s", i, e[i].prefix_len, port,
+					 want ? "missing" : "wrongly allowed");
+		}
+	}
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +259,7 @@ int main(void)
 		cmocka_unit_test(netrules_too_many_ranges_is_refused),
 		cmocka_unit_test(netrules_empty_policy_builds_nothing),
 		cmocka_unit_test(netrules_unix_keys_exact_and_subtree),
+		cmocka_unit_test(netrules_inheritance_matches_pairwise_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -703,7 +703,7 @@ static void test_check_path_length_limit(void **state)
 
 static void test_string_over_1mib_is_refused(void **state)
 {
-	size_t max = 1024 * 1024;
+	size_t max = RF_POLICY_MAX_BYTES;
 	struct rf_policy *p = NULL;
 	struct rf_error err = {};
 	const char *body = "{\"version\":1,\"id\":\"t\"}";
@@ -712,7 +712,7 @@ static void test_string_over_1mib_is_refused(void **state)
 	(void)state;
 	doc = malloc(max + 2);
 	assert_non_null(doc);
-	/* Exactly 1 MiB, padded with whitespace: accepted. */
+	/* Exactly the limit, padded with whitespace: accepted. */
 	memset(doc, ' ', max);
 	memcpy(doc, body, strlen(body));
 	doc[max] = '\0';
@@ -725,7 +725,7 @@ static void test_string_over_1mib_is_refused(void **state)
 	assert_int_equal(policy__load_string(doc, &p, &err), -EFBIG);
 	assert_null(p);
 	assert_string_equal(err.where, "$");
-	assert_non_null(strstr(err.why, "larger than 1 MiB"));
+	assert_non_null(strstr(err.why, "larger than 32 MiB"));
 	free(doc);
 }
 
@@ -818,7 +818,7 @@ static void test_file_valid_and_invalid_contents(void **state)
 static void test_file_over_1mib_is_efbig(void **state)
 {
 	char tmpl[] = "/tmp/rf-test-policy-XXXXXX";
-	size_t len = 1024 * 1024 + 1;
+	size_t len = RF_POLICY_MAX_BYTES + 1;
 	struct rf_policy *p = NULL;
 	struct rf_error err = {};
 	char *data;
@@ -833,7 +833,7 @@ static void test_file_over_1mib_is_efbig(void **state)
 	assert_int_equal(policy__load_file(tmpl, &p, &err), -EFBIG);
 	assert_null(p);
 	assert_string_equal(err.where, tmpl);
-	assert_non_null(strstr(err.why, "larger than 1 MiB"));
+	assert_non_null(strstr(err.why, "larger than 32 MiB"));
 	unlink(tmpl);
 }
 

@@ -130,13 +130,15 @@ int main(int argc, char **argv)
 		for (int c = 0; c < RF_CLASS_KERNEL_MAX; c++)
 			total += st.denials[c];
 		if (trace_path) {
+			int sfd = sbmaps__samples_open(enf, cg.id);
+
 			tf = fopen(trace_path, "w");
 			for (seq = 0; tf && seq < st.deny_seq && seq < RF_SAMPLE_LIMIT_DEFAULT; seq++) {
 				struct rf_event ev;
 				json_t *o;
 				char *line;
 
-				if (sbmaps__read_sample(enf, cg.id, seq, &ev))
+				if (sbmaps__read_sample(sfd, cg.id, seq, &ev))
 					continue;
 				o = trace__event_json(&ev);
 				line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -147,6 +149,8 @@ int main(int argc, char **argv)
 			}
 			if (tf)
 				fclose(tf);
+			if (sfd >= 0)
+				close(sfd);
 		}
 		fprintf(stderr, "rf-lsmctl: denials %llu (file %llu, exec %llu, unix %llu, process %llu)\n",
 			(unsigned long long)total,
@@ -157,7 +161,7 @@ int main(int argc, char **argv)
 	}
 out_maps:
 	cgroup__destroy(&cg);
-	sbmaps__remove(enf, cg.id, NULL, 0, policy);
+	sbmaps__remove(enf, cg.id);
 out:
 	enforcer__close(enf);
 	policy__free(policy);
