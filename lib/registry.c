@@ -234,6 +234,7 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("sandbox", REG_STR, sandbox), REG_FIELD("policy_id", REG_STR, policy_id),
 	REG_FIELD("policy_sha256", REG_STR, digest), REG_FIELD("mode", REG_STR, mode),
 	REG_FIELD("cgroup_path", REG_STR, cgroup_path),
+	REG_FIELD("cgroup_placement", REG_STR, cgroup_placement),
 	REG_FIELD("cgroup_id", REG_U64, cgroup_id),
 	REG_FIELD("supervisor_pid", REG_PID, supervisor_pid),
 	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
@@ -267,7 +268,9 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 /* The policy sections are written only when present. */
 static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *e)
 {
-	return (k->kind == REG_MONITOR && !e->monitor.present) ||
+	return (k->off == offsetof(struct rf_registry_entry, cgroup_placement) &&
+		!e->cgroup_placement[0]) ||
+	       (k->kind == REG_MONITOR && !e->monitor.present) ||
 	       (k->kind == REG_SYSCALLS && !e->syscalls.present);
 }
 

@@ -47,6 +47,9 @@ struct rf_registry_entry {
 	char digest[65];                /* "policy_sha256" */
 	char mode[16];
 	char cgroup_path[4096];
+	/* "cgroup_placement": how its parent was chosen (root, named,
+	 * delegated, systemd-scope; cgplace.h). Optional: empty when absent. */
+	char cgroup_placement[16];
 	uint64_t cgroup_id;
 	pid_t supervisor_pid;
 	uint64_t supervisor_start;      /* /proc/PID/stat starttime: pid reuse guard */

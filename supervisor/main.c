@@ -14,8 +14,10 @@
 
 static const char usage_text[] =
 "usage: ringfence run --policy FILE [--trace FILE] [--user USER] [--keep-running]\n"
-"                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
-"       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
+"                     [--cgroup-parent CGROUP] [--require BACKEND]... [--prefer BACKEND]...\n"
+"                     [-v|-q] -- CMD [ARGS...]\n"
+"       ringfence check --policy FILE [--cgroup-parent CGROUP] [--require BACKEND]...\n"
+"                       [--prefer BACKEND]...\n"
 "       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
 "                       [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence probe\n"
@@ -30,6 +32,9 @@ static const char usage_text[] =
 "(cannot be enforced here, or not executable), 127 command not found.\n"
 "If ringfence itself is killed, the command is killed too (a watcher\n"
 "process cleans up); --keep-running lets it run on, still confined.\n"
+"Sandbox cgroups go below --cgroup-parent, else below the caller's cgroup\n"
+"when systemd delegated it (Delegate=yes), else in a transient systemd scope\n"
+"when PID 1 is systemd, else below <cgroup2>/ringfence.\n"
 "Exit status of gc: 0 done (it prints one line per thing removed),\n"
 "1 it could not look, or processes survived the kill.\n"
 "Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
@@ -55,6 +60,7 @@ static const struct {
 	{ 'R', "run check", "--require/--prefer are for run and check" },
 	{ 'P', "run check", "--require/--prefer are for run and check" },
 	{ 'k', "run", "--keep-running is only for run" },
+	{ 'C', "run check", "--cgroup-parent is for run and check" },
 };
 
 /* NULL when cmd takes option c, else the message. */
@@ -90,6 +96,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'O' },
 		{ "keep-running", no_argument, NULL, 'k' },
+		{ "cgroup-parent", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
@@ -139,6 +146,9 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		}
 		case 'k':
 			o->keep_running = true;
+			break;
+		case 'C':
+			o->cgroup_parent = optarg;
 			break;
 		case 'v':
 			verbosity = 2;
@@ -243,7 +253,7 @@ int main(int argc, char **argv)
 		rc = parse_policy_command(argc - 1, argv + 1, cmd, &o);
 		if (rc)
 			return rc;
-		return !strcmp(cmd, "run") ? cmd_run(&o) : cmd_check(o.policy_path, &o.plan_opts);
+		return !strcmp(cmd, "run") ? cmd_run(&o) : cmd_check(&o);
 	}
 	if (!strcmp(cmd, "learn")) {
 		struct learn_opts lo = { 0 };

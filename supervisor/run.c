@@ -29,6 +29,7 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
+#include "cgplace.h"
 #include "cgroup.h"
 #include "cleanup.h"
 #include "enforcer.h"
@@ -272,6 +273,11 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	int err;
 
 	probe__run(&sb->caps, prepare__probe_flags(sb->policy, &r->o->plan_opts));
+	/* Where its cgroup goes decides which controllers it can have. */
+	err = cgplace__choose(sb->caps.cgroup_mount, r->o->cgroup_parent, &sb->place, &e->e);
+	if (err)
+		return err;
+	cgplace__probe_controllers(&sb->place, &sb->caps);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	if (err)
@@ -291,6 +297,7 @@ static json_t *plan_event(const struct run *r)
 	json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)r->uid,
 						  "gid", (int)r->gid));
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
+	json_object_set_new(json_object_get(ev, "plan"), "cgroup", cgplace__json(&sb->place));
 	json_object_set_new(ev, "on_supervisor_exit",
 			    json_string(r->o->keep_running ? "keep-running" : "kill"));
 	if (sb->ll.n_approx)
@@ -306,6 +313,9 @@ static int step_trace(void *ctx, struct rf_step_error *e)
 	int err;
 
 	make_name(r->sb.policy->id, r->sb.name, sizeof(r->sb.name));
+	if (r->sb.place.how == RF_CGPLACE_SYSTEMD)
+		snprintf(r->sb.place.unit, sizeof(r->sb.place.unit), "ringfence-%s.scope",
+			 r->sb.name);
 	err = trace__open(r->o->trace_path, r->sb.name, &r->sb.trace);
 	if (err == -ENXIO)
 		return rf_error_set(&e->e, err, NULL, "--trace %s: a FIFO that nobody reads",
@@ -332,6 +342,11 @@ static int step_admit(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 
+	/* Every sandbox needs its cgroup: when the kernel refused the probe's
+	 * one, that is the reason (one line), whatever the classes say. */
+	if (r->sb.caps.cgroup_mount[0] && !r->sb.caps.cgroup_v2.ok)
+		return rf_error_set(&e->e, r->sb.caps.cgroup_v2.err, "refused",
+				    "no sandbox cgroup can be made: %s", r->sb.caps.cgroup_v2.detail);
 	if (!r->sb.plan.ok) {
 		prepare__print_refusal(&r->sb.plan);  /* every reason, one a line */
 		return -EPERM;
@@ -454,6 +469,22 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 	return 0;
 }
 
+/* The sandbox cgroups' parent (cgplace.h): a systemd scope made, this
+ * process moved out of a delegated cgroup it was alone in. Nothing to
+ * undo: an empty scope is systemd's to collect, the parent stays. */
+static int step_place(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	err = cgplace__setup(&sb->place, sb->name, &e->e);
+	if (!err)
+		rf_debug("sandbox %s: cgroup parent %s (%s: %s)", sb->name, sb->place.dir,
+			 cgplace__how_name(sb->place.how), sb->place.why);
+	return err;
+}
+
 /* Before anything is created that outlives a SIGKILL of this process. */
 static int step_reaper(void *ctx, struct rf_step_error *e)
 {
@@ -462,8 +493,7 @@ static int step_reaper(void *ctx, struct rf_step_error *e)
 	char path[sizeof(sb->cg.path)];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/%s/%s", sb->caps.cgroup_mount, RF_CGROUP_PARENT,
-		 sb->name);
+	snprintf(path, sizeof(path), "%s/%s", sb->place.dir, sb->name);
 	err = reaper__start(sb->name, path, r->o->keep_running, &r->reaper);
 	return err ? rf_error_set(&e->e, err, "refused", "starting the reaper process: %s",
 				  strerror(-err)) : 0;
@@ -482,6 +512,8 @@ static void drop_start_lock(struct run *r)
 		close(TAKE_FD(r->start_lock));
 }
 
+static void undo_cgroup(void *ctx);
+
 static int step_cgroup(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -492,16 +524,22 @@ static int step_cgroup(void *ctx, struct rf_step_error *e)
 	if (r->start_lock < 0)
 		return rf_error_set(&e->e, r->start_lock, "refused", "locking %s/start.lock: %s",
 				    RF_RUN_DIR, strerror(-r->start_lock));
-	err = cgroup__create(sb->caps.cgroup_mount, sb->name, &sb->cg);
+	err = cgroup__create_at(sb->place.dir, sb->name, &sb->cg);
 	if (err) {
 		drop_start_lock(r);
 		/* whatever it names is not ours to remove */
 		sb->cg = (struct rf_cgroup){ .dir_fd = -1 };
-		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s/%s: %s",
-				    sb->caps.cgroup_mount, RF_CGROUP_PARENT, sb->name,
-				    strerror(-err));
+		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s: %s",
+				    sb->place.dir, sb->name, strerror(-err));
 	}
 	sb->cgid = sb->cg.id;
+	/* Elsewhere than MOUNT/ringfence, the programs attach to it. */
+	if (!cgplace__at_pinned(&sb->place, sb->caps.cgroup_mount) &&
+	    (err = enforcer__attach_cgroup(sb->enf, sb->cg.dir_fd, &e->e))) {
+		rf_error_wrap(&e->e, "refused");
+		undo_cgroup(r);
+		return err;
+	}
 	return 0;
 }
 
@@ -524,7 +562,7 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 
 	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
-		err = sandbox_limits__apply_cgroup(&sb->plan, sb->caps.cgroup_mount, &sb->cg, &e->e);
+		err = sandbox_limits__apply_cgroup(&sb->plan, sb->place.base, &sb->cg, &e->e);
 	if (err)
 		sandbox_limits__watch_close(&sb->lw);
 	return err;
@@ -619,6 +657,8 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->mode, sizeof(reg->mode), "%s",
 		 sb->policy->mode == RF_MODE_AUDIT ? "audit" : "enforce");
 	snprintf(reg->cgroup_path, sizeof(reg->cgroup_path), "%s", sb->cg.path);
+	snprintf(reg->cgroup_placement, sizeof(reg->cgroup_placement), "%s",
+		 cgplace__how_name(sb->place.how));
 	reg->cgroup_id = sb->cgid;
 	reg->supervisor_pid = getpid();
 	reg->keep_running = r->o->keep_running;
@@ -857,6 +897,8 @@ static const struct rf_step run_steps[] = {
 	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED, false },
 	/* From here on a SIGKILL of this process leaves kernel state: the
 	 * reaper (reaper.h) outlives it and cleans up, gc finds the rest. */
+	/* A systemd scope holds this process from here on. */
+	{ "cgroup-parent", step_place, NULL, RF_EXIT_REFUSED, false },
 	{ "reaper", step_reaper, undo_reaper, RF_EXIT_REFUSED, false },
 	/* The start lock (gc.h) is held from the cgroup's mkdir until the
 	 * registry file names it. */

@@ -21,6 +21,7 @@ struct run_opts {
 	const char *user;
 	char **argv;
 	struct rf_plan_opts plan_opts;  /* --require / --prefer */
+	const char *cgroup_parent;      /* --cgroup-parent (cgplace.h), or NULL */
 	bool keep_running;              /* --keep-running: the command outlives a
 					 * killed supervisor (still confined) */
 };
@@ -34,7 +35,7 @@ struct rf_error;
 int run__check_netrules(const struct rf_policy *policy, struct rf_error *e);
 
 int cmd_run(const struct run_opts *opts);
-int cmd_check(const char *policy_path, const struct rf_plan_opts *plan_opts);
+int cmd_check(const struct run_opts *opts);
 int cmd_probe(void);
 int cmd_status(bool json);
 int cmd_gc(bool quiet);

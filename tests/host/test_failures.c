@@ -331,6 +331,8 @@ static void cgroup_creation_refused(void **state)
 	assert_int_equal(h_run(FAIL_POLICY("fail-cg"), NULL, argv, &out, &err), 126);
 	print_message("stderr: %s", err);
 	assert_string_equal(out, "");
+	/* one kernel condition, one line (not one per class it takes down) */
+	assert_int_equal(lines(err), 1);
 	assert_non_null(strstr(err, "cgroup.max.descendants"));
 	assert_non_null(strstr(err, strerror(EAGAIN)));
 	assert_null(strstr(err, "No such file"));
