@@ -217,7 +217,7 @@ int registry__syscalls_from_json(json_t *o, struct rf_reg_syscalls *ret)
 
 /* ---- the entry: one table of its keys, in the file's order ------------- */
 
-enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_MONITOR, REG_SYSCALLS };
+enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_MONITOR, REG_SYSCALLS, REG_LIMIT };
 
 struct reg_key {
 	const char *name;
@@ -241,8 +241,31 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("pid", REG_PID, child_pid), REG_FIELD("started", REG_STR, started),
 	REG_FIELD("on_supervisor_exit", REG_EXIT, keep_running),
 	REG_FIELD("monitor", REG_MONITOR, monitor), REG_FIELD("syscalls", REG_SYSCALLS, syscalls),
+	REG_FIELD("limit_exceeded", REG_LIMIT, limit_exceeded),
 };
 #define N_REG_KEYS (sizeof(reg_keys) / sizeof(reg_keys[0]))
+
+json_t *registry__limit_to_json(const struct rf_reg_limit *l)
+{
+	return json_pack("{s:s, s:o, s:o, s:s}", "limit", l->limit, "value", u64_json(l->value),
+			 "threshold", u64_json(l->threshold), "unit", l->unit);
+}
+
+int registry__limit_from_json(json_t *o, struct rf_reg_limit *l)
+{
+	const char *lim = json_string_value(json_object_get(o, "limit"));
+	const char *unit = json_string_value(json_object_get(o, "unit"));
+
+	if (!json_is_object(o) || json_object_size(o) != 4 || !lim || !unit ||
+	    strlen(lim) >= sizeof(l->limit) || strlen(unit) >= sizeof(l->unit) ||
+	    u64_of(json_object_get(o, "value"), INT64_MAX, &l->value) ||
+	    u64_of(json_object_get(o, "threshold"), INT64_MAX, &l->threshold))
+		return -EINVAL;
+	strcpy(l->limit, lim);
+	strcpy(l->unit, unit);
+	l->present = true;
+	return 0;
+}
 
 static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_entry *e)
 {
@@ -261,6 +284,8 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 		return registry__monitor_to_json(p);
 	case REG_SYSCALLS:
 		return registry__syscalls_to_json(p);
+	case REG_LIMIT:
+		return registry__limit_to_json(p);
 	}
 	return NULL;
 }
@@ -271,7 +296,8 @@ static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *
 	return (k->off == offsetof(struct rf_registry_entry, cgroup_placement) &&
 		!e->cgroup_placement[0]) ||
 	       (k->kind == REG_MONITOR && !e->monitor.present) ||
-	       (k->kind == REG_SYSCALLS && !e->syscalls.present);
+	       (k->kind == REG_SYSCALLS && !e->syscalls.present) ||
+	       (k->kind == REG_LIMIT && !e->limit_exceeded.present);
 }
 
 json_t *registry__to_json(const struct rf_registry_entry *e)
@@ -326,6 +352,8 @@ static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_
 		return registry__monitor_from_json(v, p);
 	case REG_SYSCALLS:
 		return registry__syscalls_from_json(v, p);
+	case REG_LIMIT:
+		return registry__limit_from_json(v, p);
 	}
 	return -EINVAL;
 }

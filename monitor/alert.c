@@ -148,7 +148,11 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 		break;
 	}
 	case RF_RULE_RESOURCE:
-		if (a->rise)
+		if (a->cap)
+			snprintf(buf, len, "sandbox %s: cap %.*s held: %" PRIu64 " %s against the "
+				 "cap %" PRIu64 "%s", sb, (int)(strlen(a->key) - 4), a->key, a->value,
+				 a->unit, a->threshold, a->cap_events ? " (the kernel counted hits)" : "");
+		else if (a->rise)
 			snprintf(buf, len, "sandbox %s: %s rose to %" PRIu64 " %s from about %"
 				 PRIu64, sb, a->key, a->value, a->unit, a->baseline);
 		else
@@ -305,6 +309,10 @@ static void unmapped_rule(json_t *um, const struct rf_alert *a)
 		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
 		json_object_set_new(um, "unit", json_string(a->unit));
 		json_object_set_new(um, "rise", json_boolean(a->rise));
+		if (a->cap) {
+			json_object_set_new(um, "cap", json_true());
+			json_object_set_new(um, "cap_events", json_integer((json_int_t)a->cap_events));
+		}
 		if (a->rise)
 			json_object_set_new(um, "baseline", json_integer((json_int_t)a->baseline));
 		break;

@@ -11,6 +11,7 @@
  * network rules' refusals (run__check_netrules).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -97,16 +98,21 @@ static void make_name(const char *policy_id, char *buf, size_t len)
 
 static void sandbox_kill(struct sandbox *sb);
 
+static void registry_note_limit(struct sandbox *sb, json_t *ex);
+
 /* A limit ended the run: recorded, said, and the whole sandbox killed. */
 static void limit_hit(struct sandbox *sb)
 {
 	char why[160];
+	json_t *ex;
 
 	if (sb->lw.reported)
 		return;
 	sb->lw.reported = true;
 	sandbox_limits__hit_text(&sb->lw, why, sizeof(why));
-	trace__emit(sb->trace, "limit.exceeded", sandbox_limits__exceeded_json(&sb->lw));
+	ex = sandbox_limits__exceeded_json(&sb->lw);
+	registry_note_limit(sb, ex);
+	trace__emit(sb->trace, "limit.exceeded", ex);
 	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
 	sandbox_kill(sb);
 }
@@ -232,6 +238,27 @@ static void sandbox_kill(struct sandbox *sb)
 		       "and `ringfence status` shows it as stale", sb->name);
 		sb->keep_policy = true;
 	}
+}
+
+/* The registry file says which cap ended the run before the kill, so
+ * ringfence-monitor's resource alerts report it (the monitor reads it
+ * while the file exists). */
+static void registry_note_limit(struct sandbox *sb, json_t *ex)
+{
+	struct run *r = (struct run *)((char *)sb - offsetof(struct run, sb));
+	struct rf_reg_limit *l = &r->reg.limit_exceeded;
+	const char *lim = json_string_value(json_object_get(ex, "limit"));
+	const char *unit = json_string_value(json_object_get(ex, "unit"));
+
+	if (!lim || !unit || !r->reg.sandbox[0])
+		return;
+	snprintf(l->limit, sizeof(l->limit), "%s", lim);
+	snprintf(l->unit, sizeof(l->unit), "%s", unit);
+	l->value = (uint64_t)json_integer_value(json_object_get(ex, "value"));
+	l->threshold = (uint64_t)json_integer_value(json_object_get(ex, "threshold"));
+	l->present = true;
+	if (registry__add(&r->reg))
+		rf_debug("sandbox %s: the registry file could not say the limit", sb->name);
 }
 
 static int step_policy(void *ctx, struct rf_step_error *e)
