@@ -923,9 +923,10 @@ static void caps_check(struct rf_detect *d, struct sandbox *s, const struct rf_i
 {
 	uint64_t mem = m->mem_max_events + m->oom_kills;
 
+	/* in MiB, as the policy's memory_mb and the registry say it */
 	if (m->mem_cap && mem > s->cap_mem)
-		cap_hit(d, s, "memory_mb", m->mem_bytes, m->mem_cap, "bytes",
-			m->oom_kills, t);
+		cap_hit(d, s, "memory_mb", (m->mem_bytes + (1 << 20) - 1) >> 20, m->mem_cap >> 20,
+			"MiB", m->oom_kills, t);
 	if (m->pids_cap && m->pids_max_events > s->cap_pids)
 		cap_hit(d, s, "pids", (uint64_t)(m->procs_peak > 0 ? m->procs_peak : 0),
 			m->pids_cap, "processes", m->pids_max_events - s->cap_pids, t);

@@ -27,6 +27,7 @@ static const char usage_text[] =
 "       ringfence --version | --help\n"
 "\n"
 "Exit status of run: the command's, 128+N if it died by signal N,\n"
+"123 ringfence itself ran out of memory (nothing started or all undone),\n"
 "124 the command ran but its --trace could not be written whole,\n"
 "125 invalid usage or policy (also an unwritable --trace), 126 refused\n"
 "(cannot be enforced here, or not executable), 127 command not found.\n"

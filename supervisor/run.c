@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -261,11 +263,41 @@ static void registry_note_limit(struct sandbox *sb, json_t *ex)
 		rf_debug("sandbox %s: the registry file could not say the limit", sb->name);
 }
 
+/* What a run needs beyond what it has mapped at start (libbpf's objects,
+ * the probe, the maps; about 12 MiB measured, doubled): refusing here,
+ * before anything exists, beats an allocation failing half-way, which
+ * some libraries report as another errno. */
+#define RUN_HEADROOM (24ul << 20)
+
+static int check_headroom(struct rf_error *e)
+{
+	void *p = mmap(NULL, RUN_HEADROOM, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct rlimit rl;
+
+	if (p != MAP_FAILED) {
+		munmap(p, RUN_HEADROOM);
+		return 0;
+	}
+	if (errno != ENOMEM)
+		return 0;
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		return rf_error_set(e, -ENOMEM, "out of memory", "ringfence cannot map the "
+				    "%lu MiB it needs to run (RLIMIT_AS is %llu MiB)",
+				    RUN_HEADROOM >> 20, (unsigned long long)rl.rlim_cur >> 20);
+	return rf_error_set(e, -ENOMEM, "out of memory", "ringfence cannot map the %lu MiB "
+			    "it needs to run", RUN_HEADROOM >> 20);
+}
+
 static int step_policy(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
+	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	err = check_headroom(&e->e);
+	if (err)
+		return err;
 	return prepare__load_policy(r->o->policy_path, &r->sb.policy, &e->e);
 }
 
@@ -976,6 +1008,9 @@ int run__steps(const struct run_opts *o, const char *last,
 	int rc;
 
 	rc = steps__run(&s, &r, last);
+	/* Whichever step ran out of memory, the exit says so. */
+	if (rc && s.err.e.err == -ENOMEM)
+		rc = RF_EXIT_NOMEM;
 	if (!rc)
 		rc = then ? then(&r.sb) : r.status;
 	/* The command ran: a refusal's own exit would win otherwise. */

@@ -8,6 +8,8 @@
 
 /* Exit statuses of the CLI. */
 enum {
+	RF_EXIT_NOMEM = 123,     /* ringfence itself is out of memory (ENOMEM,
+				  * RLIMIT_AS): the run stopped, all undone */
 	RF_EXIT_TRACE = 124,     /* the command ran but its --trace could not be
 				  * written whole (disk full, reader gone) */
 	RF_EXIT_USAGE = 125,     /* invalid usage or policy: nothing started */

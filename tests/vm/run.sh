@@ -144,6 +144,7 @@ copy_bin() { # SRC DEST (DEST inside the guest); pulls in its libraries
 }
 
 copy_bin "$BUILD/ringfence" /rf/ringfence
+[ -x "$BUILD/ringfence-monitor" ] && copy_bin "$BUILD/ringfence-monitor" /rf/ringfence-monitor
 ln -s /rf/ringfence "$R/usr/bin/ringfence"
 for f in "$BUILD"/tests/tools/*; do
 	[ -f "$f" ] && [ -x "$f" ] && copy_bin "$f" "/rf/tests/tools/${f##*/}"
@@ -203,7 +204,7 @@ fi
 
 # systemd as PID 1: the host's, its libraries, and one unit running /init.
 if [ "$VM_SYSTEMD" = 1 ]; then
-	for b in /usr/lib/systemd/systemd /usr/bin/systemctl /usr/bin/systemd-run; do
+	for b in /usr/lib/systemd/systemd /usr/bin/systemctl; do
 		[ -x "$b" ] || die "$b is missing (the systemd package)"
 		copy_bin "$b" "$b"
 	done

@@ -6,7 +6,7 @@
 #  - from a unit without Delegate=: a transient scope with Delegate=yes made
 #    through systemd's D-Bus API (sd-bus), the sandbox below it, not at the
 #    cgroup2 root; the scope is gone after the run;
-#  - from a unit with Delegate=yes (systemd-run -p Delegate=yes): below the
+#  - from a unit with Delegate=yes (a unit file run by systemctl): below the
 #    unit's own cgroup, the supervisor in a leaf beside it;
 # each time with the memory cap in force (memory.max, and a hog killed at
 # it) and the network programs holding (allowed port ok, its neighbour
@@ -29,6 +29,16 @@ else
 	fail "PID 1 is systemd" "PID 1 is $(cat /proc/1/comm)"
 fi
 note "this suite runs in $(grep ^0:: /proc/self/cgroup)"
+
+# A live monitor: it must find the sandboxes in the scopes (outside
+# <cgroup2>/ringfence) and report the cap the hog below hits.
+monpid=
+if [ -x "$RF/ringfence-monitor" ]; then
+	"$RF/ringfence-monitor" -q --interval 200 --linger-ms 500 --state "" \
+		-o "$W/alerts.ndjson" 2> "$W/monitor.err" &
+	monpid=$!
+	sleep 3
+fi
 
 nc -ll -p "$ALLOWED" -e /bin/true &
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -122,9 +132,15 @@ fi
 # ---- a unit with Delegate=yes: below its own cgroup ----
 pol sd-deleg
 rc=0
-systemd-run --wait --quiet -p Delegate=yes -p DefaultDependencies=no --unit rf-deleg \
-	/bin/sh -c "exec $RINGFENCE run --policy $W/sd-deleg.json --trace $W/deleg.jsonl -- /bin/sh -c '$probe_cmd; cat /proc/\$PPID/cgroup' > $W/deleg.out 2> $W/deleg.err" ||
-	rc=$?
+# A unit file (systemd-run wants dbus-daemon; systemctl talks to PID 1
+# directly): Delegate=yes, and ringfence the only process in it (the
+# script execs it).
+printf '%s\n' "exec $RINGFENCE run --policy $W/sd-deleg.json --trace $W/deleg.jsonl -- /bin/sh -c '$probe_cmd; cat /proc/\$PPID/cgroup' > $W/deleg.out 2> $W/deleg.err" \
+	> "$W/deleg.sh"
+mkdir -p /run/systemd/system
+printf '%s\n' '[Unit]' 'DefaultDependencies=no' '[Service]' 'Type=oneshot' 'Delegate=yes' \
+	"ExecStart=/bin/sh $W/deleg.sh" > /run/systemd/system/rf-deleg.service
+{ systemctl daemon-reload && systemctl start rf-deleg.service; } || rc=$?
 cgline=$(grep '^0::' "$W/deleg.out" | head -n1)
 note "delegated: sandbox in $cgline"
 case "$cgline" in
@@ -153,6 +169,21 @@ if [ "$svline" = "0::/system.slice/rf-deleg.service/ringfence-supervisor" ]; the
 	pass "delegated: the supervisor, alone in the unit, moved to its leaf ringfence-supervisor"
 else
 	fail "delegated: the supervisor moved to a leaf" "it was in '$svline'"
+fi
+
+# ---- the monitor followed the sandbox in the scope ----
+if [ -n "$monpid" ]; then
+	sleep 1
+	kill "$monpid" 2> /dev/null
+	wait "$monpid" 2> /dev/null
+fi
+if grep '"resource":"memory_mb-cap"' "$W/alerts.ndjson" 2> /dev/null |
+   grep '"policy_id":"sd-scope"' | grep -q '"cgroup_id":[1-9]'; then
+	pass "monitor: the memory_mb cap held in a scope is a resource alert"
+else
+	fail "monitor: the memory_mb cap held in a scope is a resource alert" "alerts:"
+	show "$W/alerts.ndjson"
+	show "$W/monitor.err"
 fi
 
 # ---- nothing is left for gc ----
