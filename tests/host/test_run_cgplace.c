@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <sys/xattr.h>
+#include <time.h>
 
 #include "paths.h"
 
@@ -242,6 +243,87 @@ static void gc_walks_named_parent(void **state)
 	assert_int_equal(access(dir, F_OK), -1);
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* procs of the sandbox of policy id in the monitor's status file, or -1. */
+static long status_procs(const char *status, const char *id)
+{
+	json_t *st = json_load_file(status, 0, NULL), *v;
+	long procs = -1;
+	size_t i;
+
+	json_array_foreach(json_object_get(st, "sandboxes"), i, v)
+		if (!strcmp(json_string_value(json_object_get(v, "policy_id")) ?: "", id))
+			procs = (long)json_integer_value(json_object_get(v, "procs"));
+	json_decref(st);
+	return procs;
+}
+
+/*
+ * ringfence-monitor follows a sandbox below --cgroup-parent: its own
+ * sensors count its processes (they look beyond <cgroup2>/ringfence once a
+ * sandbox lives elsewhere) and its 30 denied connects are a burst alert.
+ */
+static void monitor_follows_named_parent(void **state)
+{
+	char mon[600], out[] = "/tmp/rf-cgp-mon-XXXXXX", status[64], alerts[64], *policy;
+	char script[600], *o, *e;
+	const char *rf = h_ringfence(), *slash = strrchr(rf, '/');
+	long procs = -1;
+	pid_t mpid;
+	int i, st;
+	struct h_proc p;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	snprintf(status, sizeof(status), "%s/status.json", out);
+	snprintf(alerts, sizeof(alerts), "%s/alerts.ndjson", out);
+	snprintf(mon, sizeof(mon), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
+	mpid = fork();
+	assert_true(mpid >= 0);
+	if (mpid == 0) {
+		execl(mon, mon, "-q", "--output", alerts, "--status", status, "--state", "",
+		      "--interval", "200", "--linger-ms", "500", (char *)NULL);
+		_exit(99);
+	}
+	for (i = 0; i < 300 && access(status, R_OK); i++)
+		sleep_ms(50);
+	assert_int_equal(access(status, R_OK), 0);
+
+	snprintf(script, sizeof(script), "sleep 3 & sleep 3 & i=0; while [ $i -lt 30 ]; do "
+		 "%s tcp 127.0.0.1 %d >/dev/null; i=$((i + 1)); done; wait", h_tool("rf-net"),
+		 PORT_NO);
+	policy = h_tempfile("policy", POLICY("cgp-mon"));
+	p = h_spawn(policy, NULL, (const char *const[]){ "--cgroup-parent", g_named, NULL },
+		    (const char *const[]){ "/bin/sh", "-c", script, NULL });
+	for (i = 0; i < 40 && procs < 2; i++) {
+		sleep_ms(100);
+		procs = status_procs(status, "cgp-mon");
+	}
+	assert_int_equal(h_wait(p, &o, &e), 0);
+	free(o);
+	free(e);
+	sleep_ms(1500);
+	kill(mpid, SIGTERM);
+	assert_int_equal(waitpid(mpid, &st, 0), mpid);
+	print_message("procs seen by the monitor: %ld", procs);
+	assert_true(procs >= 2);
+	o = h_read_all(open(alerts, O_RDONLY));
+	if (!strstr(o, "rf-deny-burst") || !strstr(o, "\"policy_id\":\"cgp-mon\""))
+		fail_msg("no burst alert for cgp-mon:\n%s", o);
+	free(o);
+	unlink(policy);
+	free(policy);
+	unlink(status);
+	unlink(alerts);
+	rmdir(out);
+}
+
 static void rmdir_tree(const char *dir)
 {
 	char p[800];
@@ -281,6 +363,7 @@ int main(void)
 		cmocka_unit_test(named_parent_refused),
 		cmocka_unit_test(delegated_parent),
 		cmocka_unit_test(gc_walks_named_parent),
+		cmocka_unit_test(monitor_follows_named_parent),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
