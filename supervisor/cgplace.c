@@ -208,6 +208,9 @@ int cgplace__setup(struct rf_cgplace *p, const char *sandbox, struct rf_error *e
 	if (mkdir(p->dir, 0755) < 0 && errno != EEXIST)
 		return rf_error_set(e, -errno, "refused", "creating cgroup %s: %s", p->dir,
 				    strerror(errno));
+	/* gc walks MOUNT/ringfence anyway */
+	if (p->how == RF_CGPLACE_ROOT)
+		return 0;
 	err = gc__note_parent(p->dir);
 	return err ? rf_error_set(e, err, "refused", "recording %s for gc: %s", p->dir,
 				  strerror(-err)) : 0;

@@ -571,8 +571,6 @@ static void drop_start_lock(struct run *r)
 		close(TAKE_FD(r->start_lock));
 }
 
-static void undo_cgroup(void *ctx);
-
 static int step_cgroup(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -592,13 +590,11 @@ static int step_cgroup(void *ctx, struct rf_step_error *e)
 				    sb->place.dir, sb->name, strerror(-err));
 	}
 	sb->cgid = sb->cg.id;
-	/* Elsewhere than MOUNT/ringfence, the programs attach to it. */
+	/* Elsewhere than MOUNT/ringfence, the programs attach to it (a
+	 * failure is undone like the rest of this step: owed_before). */
 	if (!cgplace__at_pinned(&sb->place, sb->caps.cgroup_mount) &&
-	    (err = enforcer__attach_cgroup(sb->enf, sb->cg.dir_fd, &e->e))) {
-		rf_error_wrap(&e->e, "refused");
-		undo_cgroup(r);
-		return err;
-	}
+	    (err = enforcer__attach_cgroup(sb->enf, sb->cg.dir_fd, &e->e)))
+		return rf_error_wrap(&e->e, "refused");
 	return 0;
 }
 
