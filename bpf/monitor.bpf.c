@@ -369,6 +369,30 @@ int BPF_PROG(rf_mon_switch, bool preempt, struct task_struct *prev, struct task_
 	return 0;
 }
 
+/* Before Linux 6.2 (Debian 12's 6.1) mm_struct.rss_stat was one struct of
+ * atomic counters, not an array of percpu_counters: CO-RE picks the one
+ * this kernel has (the other branch is dead and never verified). */
+struct mm_rss_stat___61 {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+
+struct mm_struct___61 {
+	struct mm_rss_stat___61 rss_stat;
+} __attribute__((preserve_access_index));
+
+static __always_inline __s64 rss_pages(struct mm_struct *mm)
+{
+	if (bpf_core_type_exists(struct mm_rss_stat___61)) {
+		struct mm_struct___61 *old = (void *)mm;
+
+		return BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter) +
+		       BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter) +
+		       BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
+	}
+	return mm->rss_stat[MM_FILEPAGES].count + mm->rss_stat[MM_ANONPAGES].count +
+	       mm->rss_stat[MM_SHMEMPAGES].count;
+}
+
 SEC("tp_btf/rss_stat")
 int BPF_PROG(rf_mon_rss, struct mm_struct *mm, int member)
 {
@@ -386,8 +410,7 @@ int BPF_PROG(rf_mon_rss, struct mm_struct *mm, int member)
 	a = sandbox_current(&cgid);
 	if (!a)
 		return 0;
-	pages = mm->rss_stat[MM_FILEPAGES].count + mm->rss_stat[MM_ANONPAGES].count +
-		mm->rss_stat[MM_SHMEMPAGES].count;
+	pages = rss_pages(mm);
 	if (pages < 0)
 		pages = 0;
 	v.cgroup_id = cgid;

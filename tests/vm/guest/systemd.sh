@@ -59,19 +59,21 @@ fi
 
 # ---- a transient scope (this unit is not delegated) ----
 "$RINGFENCE" run --policy "$W/sd-scope.json" --trace "$W/scope.jsonl" -- \
-	/bin/sh -c "$probe_cmd; sleep 4" > "$W/scope.out" 2> "$W/scope.err" &
+	/bin/sh -c "$probe_cmd; cat /proc/\$PPID/cgroup; sleep 4" > "$W/scope.out" 2> "$W/scope.err" &
 rfpid=$!
-unit= deleg= svcg=
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	sleep 0.25
+# The scope exists from the run's cgroup-parent step to its end (start-up
+# under TCG takes seconds): look while the run lasts.
+unit= deleg=
+while kill -0 "$rfpid" 2> /dev/null; do
 	unit=$(systemctl list-units --plain --no-legend 'ringfence-*.scope' 2> /dev/null | awk '{ print $1 }' | head -n1)
 	[ -n "$unit" ] && break
+	sleep 0.2
 done
 [ -n "$unit" ] && deleg=$(systemctl show -p Delegate --value "$unit" 2> /dev/null)
-svcg=$(grep ^0:: "/proc/$rfpid/cgroup" 2> /dev/null)
 rc=0
 wait "$rfpid" || rc=$?
-cgline=$(grep '^0::' "$W/scope.out")
+svcg=$(grep '^0::' "$W/scope.out" | tail -n1)
+cgline=$(grep '^0::' "$W/scope.out" | head -n1)
 note "scope: unit $unit Delegate=$deleg, supervisor in $svcg, sandbox in $cgline"
 case "$unit" in
 ringfence-sd-scope-*.scope) ok_unit=1 ;;
