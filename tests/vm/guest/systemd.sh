@@ -41,6 +41,7 @@ if [ -x "$RF/ringfence-monitor" ]; then
 fi
 
 nc -ll -p "$ALLOWED" -e /bin/true &
+ncpid=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	[ "$("$TOOLS/rf-net" tcp 127.0.0.1 "$ALLOWED")" = "tcp 127.0.0.1:$ALLOWED ok" ] && break
 	sleep 1
@@ -195,4 +196,7 @@ if [ -z "$out" ]; then
 else
 	fail "gc: nothing left by these runs" "$out"
 fi
+# /init reads this suite's output through a pipe: nothing may keep it open
+kill "$ncpid" 2> /dev/null
+wait "$ncpid" 2> /dev/null
 finish
