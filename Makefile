@@ -9,7 +9,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
-        libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
+        libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus \
         scdoc debhelper dpkg-dev fakeroot lintian bash-completion
@@ -26,7 +26,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
 LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lcrypto
-SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp
+SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lsystemd
 MON_LDLIBS := $(LIB_LDLIBS) -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

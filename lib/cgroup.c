@@ -172,13 +172,36 @@ cleanup:
 	return r;
 }
 
-int cgroup__create(const char *mount, const char *name, struct rf_cgroup *ret_cg)
+/* mkdir dir/name under the open cgroup2 directory pfd. */
+static int create_in(int pfd, const char *dir, const char *name, struct rf_cgroup *ret_cg)
 {
 	char path[sizeof(ret_cg->path)];
-	char parent[sizeof(ret_cg->path)];
 	struct stat st;
-	int pfd = -1, fd = -1, r;
-	bool made = false;
+	int fd = -1, r;
+
+	r = path_join(path, sizeof(path), dir, name);
+	if (r < 0)
+		return r;
+	if (mkdirat(pfd, name, 0755) < 0)
+		return -errno;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+		return r;
+	}
+	ret_cg->dir_fd = fd;
+	ret_cg->id = (uint64_t)st.st_ino;
+	strcpy(ret_cg->path, path);
+	return 0;
+}
+
+int cgroup__create(const char *mount, const char *name, struct rf_cgroup *ret_cg)
+{
+	char parent[sizeof(ret_cg->path)];
+	int pfd, r;
 
 	if (!ret_cg)
 		return -EINVAL;
@@ -186,46 +209,33 @@ int cgroup__create(const char *mount, const char *name, struct rf_cgroup *ret_cg
 	ret_cg->dir_fd = -1;
 	if (!mount || !name_ok(name))
 		return -EINVAL;
-
 	r = path_join(parent, sizeof(parent), mount, RF_CGROUP_PARENT);
 	if (r < 0)
 		return r;
-	r = path_join(path, sizeof(path), parent, name);
-	if (r < 0)
-		return r;
-
 	pfd = cgroup__open_parent(mount);
 	if (pfd < 0)
 		return pfd;
+	r = create_in(pfd, parent, name, ret_cg);
+	close(pfd);
+	return r;
+}
 
-	if (mkdirat(pfd, name, 0755) < 0) {
-		r = -errno;
-		goto cleanup;
-	}
-	made = true;
+int cgroup__create_at(const char *dir, const char *name, struct rf_cgroup *ret_cg)
+{
+	int pfd, r;
 
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		r = -errno;
-		goto cleanup;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto cleanup;
-	}
-
-	ret_cg->dir_fd = fd;
-	ret_cg->id = (uint64_t)st.st_ino;
-	strcpy(ret_cg->path, path);
-	fd = -1;
-	made = false;
-	r = 0;
-
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	if (made)
-		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+	if (!ret_cg)
+		return -EINVAL;
+	memset(ret_cg, 0, sizeof(*ret_cg));
+	ret_cg->dir_fd = -1;
+	if (!dir || dir[0] != '/' || !name_ok(name))
+		return -EINVAL;
+	pfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	r = cgroup__check_v2_fd(pfd);
+	if (!r)
+		r = create_in(pfd, dir, name, ret_cg);
 	close(pfd);
 	return r;
 }

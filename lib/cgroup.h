@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define RF_CGROUP_PARENT "ringfence"
 
@@ -21,11 +22,27 @@ int cgroup__open_parent(const char *mount);
 struct rf_cgroup {
 	int dir_fd;          /* O_DIRECTORY|O_CLOEXEC, for CLONE_INTO_CGROUP */
 	uint64_t id;         /* the cgroup id (kernfs inode number) */
-	char path[4096];     /* MOUNT/ringfence/NAME */
+	char path[4096];     /* PARENT/NAME (PARENT: MOUNT/ringfence or a delegated one) */
 };
 
 /* Create MOUNT/ringfence/NAME (must not exist: -EEXIST). */
 int cgroup__create(const char *mount, const char *name, struct rf_cgroup *ret_cg);
+
+/* Create DIR/NAME, DIR an existing cgroup2 directory (a sandbox parent
+ * elsewhere than MOUNT/ringfence: delegated, systemd's, or named). */
+int cgroup__create_at(const char *dir, const char *name, struct rf_cgroup *ret_cg);
+
+/* MOUNT + this process's cgroup v2 path (/proc/self/cgroup's "0::"). */
+int cgroup__self_path(const char *mount, char *ret_path, size_t len);
+
+/* systemd marks the cgroup of a unit with Delegate=yes with the xattr
+ * trusted.delegate=1 (user.delegate=1 from a user manager): 1 when path
+ * carries it, else 0. */
+int cgroup__delegated(const char *path);
+
+/* Processes directly in the cgroup (not below): how many, and whether
+ * every one of them is pid (ret_only_pid). -errno on failure. */
+int cgroup__direct_procs(const char *path, pid_t pid, bool *ret_only_pid);
 
 /* Number of processes in the cgroup (cgroup.procs lines), or -errno. */
 int cgroup__count_procs(const struct rf_cgroup *cg);

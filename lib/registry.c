@@ -300,7 +300,7 @@ int registry__labels_from_json(json_t *o, struct rf_reg_labels *ret)
 /* ---- the entry: one table of its keys, in the file's order ------------- */
 
 enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_LABELS, REG_TRACEPARENT,
-		REG_MONITOR, REG_SYSCALLS };
+		REG_MONITOR, REG_SYSCALLS, REG_LIMIT };
 
 struct reg_key {
 	const char *name;
@@ -317,6 +317,7 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("sandbox", REG_STR, sandbox), REG_FIELD("policy_id", REG_STR, policy_id),
 	REG_FIELD("policy_sha256", REG_STR, digest), REG_FIELD("mode", REG_STR, mode),
 	REG_FIELD("cgroup_path", REG_STR, cgroup_path),
+	REG_FIELD("cgroup_placement", REG_STR, cgroup_placement),
 	REG_FIELD("cgroup_id", REG_U64, cgroup_id),
 	REG_FIELD("supervisor_pid", REG_PID, supervisor_pid),
 	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
@@ -325,8 +326,31 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("labels", REG_LABELS, labels),
 	REG_FIELD("traceparent", REG_TRACEPARENT, traceparent),
 	REG_FIELD("monitor", REG_MONITOR, monitor), REG_FIELD("syscalls", REG_SYSCALLS, syscalls),
+	REG_FIELD("limit_exceeded", REG_LIMIT, limit_exceeded),
 };
 #define N_REG_KEYS (sizeof(reg_keys) / sizeof(reg_keys[0]))
+
+json_t *registry__limit_to_json(const struct rf_reg_limit *l)
+{
+	return json_pack("{s:s, s:o, s:o, s:s}", "limit", l->limit, "value", u64_json(l->value),
+			 "threshold", u64_json(l->threshold), "unit", l->unit);
+}
+
+int registry__limit_from_json(json_t *o, struct rf_reg_limit *l)
+{
+	const char *lim = json_string_value(json_object_get(o, "limit"));
+	const char *unit = json_string_value(json_object_get(o, "unit"));
+
+	if (!json_is_object(o) || json_object_size(o) != 4 || !lim || !unit ||
+	    strlen(lim) >= sizeof(l->limit) || strlen(unit) >= sizeof(l->unit) ||
+	    u64_of(json_object_get(o, "value"), INT64_MAX, &l->value) ||
+	    u64_of(json_object_get(o, "threshold"), INT64_MAX, &l->threshold))
+		return -EINVAL;
+	strcpy(l->limit, lim);
+	strcpy(l->unit, unit);
+	l->present = true;
+	return 0;
+}
 
 static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_entry *e)
 {
@@ -349,6 +373,8 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 		return registry__monitor_to_json(p);
 	case REG_SYSCALLS:
 		return registry__syscalls_to_json(p);
+	case REG_LIMIT:
+		return registry__limit_to_json(p);
 	}
 	return NULL;
 }
@@ -356,10 +382,13 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 /* The policy sections are written only when present. */
 static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *e)
 {
-	return (k->kind == REG_LABELS && !e->labels.n) ||
+	return (k->off == offsetof(struct rf_registry_entry, cgroup_placement) &&
+		!e->cgroup_placement[0]) ||
+	       (k->kind == REG_LABELS && !e->labels.n) ||
 	       (k->kind == REG_TRACEPARENT && !e->traceparent[0]) ||
 	       (k->kind == REG_MONITOR && !e->monitor.present) ||
-	       (k->kind == REG_SYSCALLS && !e->syscalls.present);
+	       (k->kind == REG_SYSCALLS && !e->syscalls.present) ||
+	       (k->kind == REG_LIMIT && !e->limit_exceeded.present);
 }
 
 json_t *registry__to_json(const struct rf_registry_entry *e)
@@ -422,6 +451,8 @@ static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_
 		return registry__monitor_from_json(v, p);
 	case REG_SYSCALLS:
 		return registry__syscalls_from_json(v, p);
+	case REG_LIMIT:
+		return registry__limit_from_json(v, p);
 	}
 	return -EINVAL;
 }

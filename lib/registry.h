@@ -63,12 +63,24 @@ struct rf_reg_syscalls {
 	size_t n_allow;
 };
 
+/* "limit_exceeded": the cap that ended the run (written by the supervisor
+ * as it kills the sandbox, for ringfence-monitor). */
+struct rf_reg_limit {
+	bool present;
+	char limit[24];                 /* memory_mb, pids, wall_seconds, output_bytes */
+	uint64_t value, threshold;
+	char unit[16];
+};
+
 struct rf_registry_entry {
 	char sandbox[128];
 	char policy_id[64];
 	char digest[65];                /* "policy_sha256" */
 	char mode[16];
 	char cgroup_path[4096];
+	/* "cgroup_placement": how its parent was chosen (root, named,
+	 * delegated, systemd-scope; cgplace.h). Optional: empty when absent. */
+	char cgroup_placement[16];
 	uint64_t cgroup_id;
 	pid_t supervisor_pid;
 	uint64_t supervisor_start;      /* /proc/PID/stat starttime: pid reuse guard */
@@ -85,6 +97,7 @@ struct rf_registry_entry {
 	/* allow: allocated by the readers below (registry__entry_clear frees
 	 * it); a writer may lend its own names and then must not clear. */
 	struct rf_reg_syscalls syscalls;
+	struct rf_reg_limit limit_exceeded;
 };
 
 /* Frees what a reader allocated; the entry is zeroed. NULL is fine. */
@@ -129,5 +142,9 @@ void registry__syscalls_clear(struct rf_reg_syscalls *s);
 bool registry__supervisor_alive(const struct rf_registry_entry *e);
 /* Start time of a process, from /proc/PID/stat; 0 when unknown. */
 uint64_t registry__proc_start(pid_t pid);
+
+/* "limit_exceeded" to and from JSON (also for the monitor's records). */
+json_t *registry__limit_to_json(const struct rf_reg_limit *l);
+int registry__limit_from_json(json_t *o, struct rf_reg_limit *ret);
 
 #endif

@@ -191,7 +191,11 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 
 		amount(a->value, a->unit, v, sizeof(v));
 		amount(a->rise ? a->baseline : a->threshold, a->unit, other, sizeof(other));
-		if (a->rise)
+		if (a->cap)
+			snprintf(buf, len, "sandbox %s: cap %.*s held: %s against the cap %s%s", sb,
+				 (int)(strlen(a->key) - 4), a->key, v, other,
+				 a->cap_events ? " (the kernel counted hits)" : "");
+		else if (a->rise)
 			snprintf(buf, len, "sandbox %s: %s rose to %s from about %s", sb, a->key,
 				 v, other);
 		else
@@ -470,6 +474,10 @@ static void unmapped_rule(json_t *um, const struct rf_alert *a)
 		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
 		json_object_set_new(um, "unit", json_string(a->unit));
 		json_object_set_new(um, "rise", json_boolean(a->rise));
+		if (a->cap) {
+			json_object_set_new(um, "cap", json_true());
+			json_object_set_new(um, "cap_events", json_integer((json_int_t)a->cap_events));
+		}
 		if (a->rise)
 			json_object_set_new(um, "baseline", json_integer((json_int_t)a->baseline));
 		break;

@@ -148,6 +148,11 @@ struct sandbox {
 	int64_t procs;
 	uint64_t denials, syscalls_seen;
 	uint64_t alerted[RF_MON_SYSCALL_WORDS]; /* unexpected syscalls reported */
+	/* caps: the cumulative hit counts last seen (memory.events max +
+	 * oom_kill, pids.events max, cpu.stat nr_throttled); the registry's
+	 * limit_exceeded reported */
+	uint64_t cap_mem, cap_pids, cap_cpu;
+	bool cap_registry;
 };
 
 struct episode {
@@ -924,6 +929,66 @@ static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t va
 	rs->n++;
 }
 
+/* The registry's units are the supervisor's (sandbox_limits.c); alerts
+ * keep a static string. */
+static const char *cap_unit(const char *u)
+{
+	static const char *const known[] = { "MiB", "processes", "percent", "seconds", "bytes" };
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(u, known[i]))
+			return known[i];
+	return "";
+}
+
+/* A cap of the policy's limits held: one episode per limit and sandbox. */
+static void cap_hit(struct rf_detect *d, struct sandbox *s, const char *limit, uint64_t value,
+		    uint64_t cap, const char *unit, uint64_t events, uint64_t t)
+{
+	char key[RF_KEY_LEN];
+	struct episode *e;
+
+	snprintf(key, sizeof(key), "%s-cap", limit);
+	e = ep_get(d, RF_RULE_RESOURCE, s, key);
+	if (!e)
+		return;
+	if (!e->a.count) {
+		e->a.cap = true;
+		e->a.threshold = cap;
+		e->a.unit = unit;
+	}
+	e->a.count++;
+	e->a.cap_events += events;
+	if (value > e->a.value)
+		e->a.value = value;
+	ep_commit(d, e, t, false);
+}
+
+/* The cgroup's own counts of caps hit went up since the last sample. */
+static void caps_check(struct rf_detect *d, struct sandbox *s, const struct rf_in_sample *m,
+		       uint64_t t)
+{
+	uint64_t mem = m->mem_max_events + m->oom_kills;
+
+	/* in MiB, as the policy's memory_mb and the registry say it */
+	if (m->mem_cap && mem > s->cap_mem)
+		cap_hit(d, s, "memory_mb", (m->mem_bytes + (1 << 20) - 1) >> 20, m->mem_cap >> 20,
+			"MiB", m->oom_kills, t);
+	if (m->pids_cap && m->pids_max_events > s->cap_pids)
+		cap_hit(d, s, "pids", (uint64_t)(m->procs_peak > 0 ? m->procs_peak : 0),
+			m->pids_cap, "processes", m->pids_max_events - s->cap_pids, t);
+	if (m->cpu_cap_pct && m->cpu_throttled > s->cap_cpu)
+		cap_hit(d, s, "cpu_percent", (uint64_t)(s->cpu_pct + 0.5), m->cpu_cap_pct,
+			"percent", m->cpu_throttled - s->cap_cpu, t);
+	if (mem > s->cap_mem)
+		s->cap_mem = mem;
+	if (m->pids_max_events > s->cap_pids)
+		s->cap_pids = m->pids_max_events;
+	if (m->cpu_throttled > s->cap_cpu)
+		s->cap_cpu = m->cpu_throttled;
+}
+
 static void sample(struct rf_detect *d, struct sandbox *s, const struct rf_input *in)
 {
 	const struct rf_in_sample *m = &in->u.sample;
@@ -945,6 +1010,7 @@ static void sample(struct rf_detect *d, struct sandbox *s, const struct rf_input
 	res_check(d, s, RES_MEM, m->mem_bytes,
 		  thr_of(s->info.memory_mb, d->o.memory_mb) << 20, t);
 	res_check(d, s, RES_PIDS, procs, thr_of(s->info.pids, d->o.pids), t);
+	caps_check(d, s, m, t);
 }
 
 /* ---- lost events --------------------------------------------------------- */
@@ -1081,6 +1147,13 @@ static void sb_register(struct rf_detect *d, const struct rf_input *in)
 	s->ended = false;
 	sb_thresholds(d, s);
 	pending_flush(d, s);
+	/* The supervisor wrote the cap that ended the run (also wall_seconds
+	 * and output_bytes, which no cgroup file shows). */
+	if (s->info.cap_limit[0] && !s->cap_registry) {
+		s->cap_registry = true;
+		cap_hit(d, s, s->info.cap_limit, s->info.cap_value, s->info.cap_threshold,
+			cap_unit(s->info.cap_unit), 0, d->now);
+	}
 }
 
 /* The sandbox is gone: its alerts linger, then close. */

@@ -89,6 +89,10 @@ struct rf_alert {
 	uint64_t value;             /* resources: the measured value (peak) */
 	const char *unit;           /* "denials", "percent", "bytes", "processes", "events" */
 	bool rise;                  /* resources: a sudden rise, not a threshold */
+	bool cap;                   /* resources: a cap of the policy's limits held
+				     * (key "<limit>-cap"; threshold: the cap) */
+	uint64_t cap_events;        /* cap: the kernel's count of hits (OOM kills,
+				     * forks refused, throttled periods), 0 unknown */
 	uint64_t baseline;          /* rise: the value it rose from */
 	uint64_t lost_total;        /* lost events: all on this hop since start */
 	bool before_start;          /* lost events: includes events lost before start */

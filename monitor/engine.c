@@ -90,6 +90,9 @@ struct engine {
 	bool in_registry;           /* inside a registry callback: no nested rescans */
 	bool cpu_from_switch;
 	uint64_t parent_cgid;
+	/* A sandbox lives outside <cgroup2>/ringfence (a delegated place):
+	 * the sensors look every cgroup up, not only that parent's children. */
+	bool parent_off;
 	char cg_mount[512];
 
 	struct sb_live sbs[SB_MAX];
@@ -246,6 +249,36 @@ static void syscalls_update(struct engine *e, const struct sb_live *added)
 			"syscalls it made before may be missing", added->name);
 }
 
+/* The sensors count only the children of the ringfence cgroup while
+ * every sandbox is one; a sandbox elsewhere (cgplace: a delegated place,
+ * a systemd scope) turns that off for good: then the entries made from
+ * the registry (sensors__add) are what they find. */
+static void watch_parent(struct engine *e, const char *cgroup_path)
+{
+	char parent[512], own[600], *slash;
+	uint64_t id;
+
+	if (e->parent_off)
+		return;
+	snprintf(parent, sizeof(parent), "%s", cgroup_path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	snprintf(own, sizeof(own), "%s/%s", e->cg_mount, RF_CGROUP_PARENT);
+	if (e->cg_mount[0] && strcmp(parent, own)) {
+		e->parent_off = true;
+		e->parent_cgid = 0;
+		sensors__set_parent(e->sens, 0);
+		rf_debug("sandbox cgroups outside %s (%s): every cgroup is looked up", own, parent);
+		return;
+	}
+	if (!e->parent_cgid && !cgroup__id_of(parent, &id)) {
+		e->parent_cgid = id;
+		sensors__set_parent(e->sens, id);
+	}
+}
+
 static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra *x, void *ctx)
 {
 	struct engine *e = ctx;
@@ -277,21 +310,7 @@ static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra 
 	s->profiled = si->has_profile;
 	syscalls_update(e, s);
 	s->src = resources__probe(si->cgroup_path);
-	if (!e->parent_cgid) {
-		/* Its parent is the ringfence cgroup: every child is a sandbox. */
-		char parent[512], *slash;
-		uint64_t id;
-
-		snprintf(parent, sizeof(parent), "%s", si->cgroup_path);
-		slash = strrchr(parent, '/');
-		if (slash) {
-			*slash = 0;
-			if (!cgroup__id_of(parent, &id)) {
-				e->parent_cgid = id;
-				sensors__set_parent(e->sens, id);
-			}
-		}
-	}
+	watch_parent(e, si->cgroup_path);
 	in.u.sb = si;
 	feed(e, &in);
 }
@@ -750,7 +769,7 @@ static void periodic(struct engine *e, uint64_t now)
 	json_t *st;
 
 	decisions_check(e);
-	if (!e->parent_cgid && e->cg_mount[0])
+	if (!e->parent_cgid && !e->parent_off && e->cg_mount[0])
 		find_parent(e);
 	drain(e);
 	sample_all(e, now);

@@ -59,6 +59,10 @@ struct rf_sandbox_info {
 	uint64_t cpu_percent, memory_mb, pids;
 	bool has_profile;
 	bool alert_only;        /* syscalls.on_violation == "alert" */
+	/* the registry's limit_exceeded: the cap that ended the run ("" none) */
+	char cap_limit[24];
+	char cap_unit[16];
+	uint64_t cap_value, cap_threshold;
 	char **allow;
 	size_t n_allow;
 };
@@ -100,6 +104,12 @@ struct rf_in_sample {
 	int64_t procs;          /* live processes now */
 	int64_t procs_peak;     /* most during the period (>= procs) */
 	uint32_t src;
+	/* Caps hit, cumulative, from the cgroup's own files (0 where absent):
+	 * memory.events max/oom_kill, pids.events max, cpu.stat nr_throttled;
+	 * and the caps themselves (0: none): memory.max, pids.max, cpu.max as
+	 * a percentage of one CPU. */
+	uint64_t mem_max_events, oom_kills, pids_max_events, cpu_throttled;
+	uint64_t mem_cap, pids_cap, cpu_cap_pct;
 };
 
 struct rf_in_lost {

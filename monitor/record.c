@@ -104,7 +104,13 @@ static const struct int_field decision_fields[] = {
 static const struct int_field sample_fields[] = {
 	INT_FIELD(struct rf_in_sample, cpu_ns), INT_FIELD(struct rf_in_sample, mem_bytes),
 	INT_FIELD(struct rf_in_sample, procs), INT_FIELD(struct rf_in_sample, procs_peak),
-	INT_FIELD(struct rf_in_sample, src), { 0 },
+	INT_FIELD(struct rf_in_sample, src),
+	/* absent (0) in older records */
+	INT_FIELD(struct rf_in_sample, mem_max_events), INT_FIELD(struct rf_in_sample, oom_kills),
+	INT_FIELD(struct rf_in_sample, pids_max_events),
+	INT_FIELD(struct rf_in_sample, cpu_throttled), INT_FIELD(struct rf_in_sample, mem_cap),
+	INT_FIELD(struct rf_in_sample, pids_cap), INT_FIELD(struct rf_in_sample, cpu_cap_pct),
+	{ 0 },
 };
 
 static const struct int_field defaults_fields[] = {
@@ -178,6 +184,14 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 	json_object_set_new(o, "monitor", registry__monitor_to_json(&m));
 	if (sc.present)
 		json_object_set_new(o, "syscalls", registry__syscalls_to_json(&sc));
+	if (si->cap_limit[0]) {
+		struct rf_reg_limit l = { .present = true, .value = si->cap_value,
+					  .threshold = si->cap_threshold };
+
+		snprintf(l.limit, sizeof(l.limit), "%s", si->cap_limit);
+		snprintf(l.unit, sizeof(l.unit), "%s", si->cap_unit);
+		json_object_set_new(o, "limit_exceeded", registry__limit_to_json(&l));
+	}
 }
 
 static void decision_to_json(json_t *o, const struct rf_event *ev)
@@ -259,6 +273,7 @@ static int sandbox_from_json(json_t *o, struct rf_input *in, struct rf_sandbox_i
 	json_t *m = json_object_get(o, "monitor"), *sc = json_object_get(o, "syscalls");
 	json_t *lb = json_object_get(o, "labels");
 	const char *tp = json_string_value(json_object_get(o, "traceparent"));
+	json_t *lim = json_object_get(o, "limit_exceeded");
 	struct rf_registry_entry e;
 	int err = 0;
 
@@ -280,6 +295,8 @@ static int sandbox_from_json(json_t *o, struct rf_input *in, struct rf_sandbox_i
 		err = registry__monitor_from_json(m, &e.monitor);
 	if (!err && sc)
 		err = registry__syscalls_from_json(sc, &e.syscalls);
+	if (!err && lim)
+		err = registry__limit_from_json(lim, &e.limit_exceeded);
 	if (!err)
 		err = regwatch__info(&e, si, NULL);
 	registry__entry_clear(&e);

@@ -56,6 +56,12 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	si->cpu_percent = m->cpu_percent.set ? m->cpu_percent.v : 0;
 	si->memory_mb = m->memory_mb.set ? m->memory_mb.v : 0;
 	si->pids = m->pids.set ? m->pids.v : 0;
+	if (e->limit_exceeded.present) {
+		snprintf(si->cap_limit, sizeof(si->cap_limit), "%s", e->limit_exceeded.limit);
+		snprintf(si->cap_unit, sizeof(si->cap_unit), "%s", e->limit_exceeded.unit);
+		si->cap_value = e->limit_exceeded.value;
+		si->cap_threshold = e->limit_exceeded.threshold;
+	}
 	if (!sc->present)
 		return 0;
 	si->has_profile = true;

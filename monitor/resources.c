@@ -39,6 +39,53 @@ uint32_t resources__probe(const char *cg)
 	return src;
 }
 
+/* "KEY N" in a flat-keyed cgroup file (memory.events, cpu.stat): N, or 0. */
+static uint64_t read_key(const char *cg, const char *file, const char *key)
+{
+	char path[600], buf[4096], *p;
+	unsigned long long v;
+	size_t kl = strlen(key);
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if (read_small(path, buf, sizeof(buf)))
+		return 0;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ' && sscanf(p + kl + 1, "%llu", &v) == 1)
+			return v;
+	return 0;
+}
+
+/* A cap file's number ("max": no cap, 0). */
+static uint64_t read_cap(const char *cg, const char *file)
+{
+	char path[600], buf[64];
+	unsigned long long v;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if (read_small(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &v) != 1)
+		return 0;
+	return v;
+}
+
+/* The caps a sandbox hit, cumulative, and the caps themselves: what the
+ * resource alerts report when a cap holds (cgroup v2 controllers only). */
+static void read_caps(const char *cg, struct rf_in_sample *s)
+{
+	char path[600], buf[64];
+	unsigned long long quota, period;
+
+	s->mem_max_events = read_key(cg, "memory.events", "max");
+	s->oom_kills = read_key(cg, "memory.events", "oom_kill");
+	s->pids_max_events = read_key(cg, "pids.events", "max");
+	s->cpu_throttled = read_key(cg, "cpu.stat", "nr_throttled");
+	s->mem_cap = read_cap(cg, "memory.max");
+	s->pids_cap = read_cap(cg, "pids.max");
+	snprintf(path, sizeof(path), "%s/cpu.max", cg);
+	if (!read_small(path, buf, sizeof(buf)) &&
+	    sscanf(buf, "%llu %llu", &quota, &period) == 2 && period)
+		s->cpu_cap_pct = quota * 100 / period;
+}
+
 int resources__read_cgroup(const char *cg, uint32_t src, struct rf_in_sample *s)
 {
 	char path[600], buf[4096];
@@ -69,6 +116,8 @@ int resources__read_cgroup(const char *cg, uint32_t src, struct rf_in_sample *s)
 			s->src |= RF_SRC_PIDS_CGROUP;
 		}
 	}
+	if (src & (RF_SRC_CPU_CGROUP | RF_SRC_MEM_CGROUP | RF_SRC_PIDS_CGROUP))
+		read_caps(cg, s);
 	return 0;
 }
 

@@ -17,6 +17,7 @@ static int print_plan(const struct sandbox *sb)
 	if (doc) {
 		if (sb->ll.n_approx)
 			json_object_set_new(doc, "approximations", report__approximations(&sb->ll));
+		json_object_set_new(doc, "cgroup", cgplace__json(&sb->place));
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 		fputc('\n', stdout);
 		json_decref(doc);
@@ -45,11 +46,9 @@ static int check_plan(const struct sandbox *sb)
 }
 
 /* The steps of a run up to the plan: the same answer run would get. */
-int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
+int cmd_check(const struct run_opts *opts)
 {
-	struct run_opts o = { .policy_path = policy_path, .plan_opts = *opts };
-
-	return run__steps(&o, "plan", check_plan);
+	return run__steps(opts, "plan", check_plan);
 }
 
 /* Milliseconds to the microsecond: 0.515, not 0.51469900005031377. */

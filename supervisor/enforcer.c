@@ -1098,3 +1098,52 @@ cleanup:
 	close(load_fd);
 	return err;
 }
+
+/* The program behind a pinned cgroup link. */
+static int link_prog_fd(const char *pin)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd, pfd;
+
+	fd = rf_pins__get(pin);
+	if (fd < 0)
+		return fd;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		pfd = -errno;
+	} else {
+		pfd = bpf_prog_get_fd_by_id(info.prog_id);
+		if (pfd < 0)
+			pfd = -errno;
+	}
+	close(fd);
+	return pfd;
+}
+
+int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct rf_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		int pfd, err = 0;
+
+		if (!(enf->features & rf_pin_links[i].feature))
+			continue;
+		pfd = link_prog_fd(rf_pin_links[i].pin);
+		if (pfd < 0)
+			return rf_error_set(e, pfd, NULL, "the program of %s/%s: %s", RF_PIN_DIR,
+					    rf_pin_links[i].pin, strerror(-pfd));
+		/* No link: the attachment lives exactly as long as the cgroup,
+		 * also when this process dies. */
+		if (bpf_prog_attach(pfd, cgroup_fd, rf_pin_links[i].attach_type,
+				    BPF_F_ALLOW_MULTI))
+			err = -errno;
+		close(pfd);
+		if (err)
+			return rf_error_set(e, err, NULL, "attaching the program of %s/%s to the "
+					    "sandbox cgroup: %s", RF_PIN_DIR, rf_pin_links[i].pin,
+					    strerror(-err));
+	}
+	return 0;
+}

@@ -36,6 +36,11 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 		   struct rf_enforcer **ret_enf, struct rf_error *e);
 void enforcer__close(struct rf_enforcer *enf);
 
+/* A sandbox cgroup outside MOUNT/ringfence (cgplace.h) gets the pinned
+ * cgroup programs attached to itself (BPF_F_ALLOW_MULTI, no link: gone
+ * with the cgroup). 0 or -errno with e filled. */
+int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct rf_error *e);
+
 /* Load the real programs into a throwaway object and attach them to
  * cgroup_fd: the probe for the two cgroup-sock-addr backends. */
 void enforcer__probe(int cgroup_fd, struct rf_backend_probe *ret_inet,

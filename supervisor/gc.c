@@ -13,6 +13,7 @@
 
 #include "cgroup.h"
 #include "cleanup.h"
+#include "fileio.h"
 #include "gc.h"
 #include "runlock.h"
 #include "log.h"
@@ -21,6 +22,29 @@
 #include "sbmaps.h"
 
 #define TMP_SUFFIX ".json.tmp"
+#define RF_PARENTS_DIR RF_RUN_DIR "/parents"
+
+/* path gets text through a temp file and a rename: never half written. */
+static int write_file_atomic(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int err = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%s\n", text) < 0)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
 
 static int lock_start(int op)
 {
@@ -162,13 +186,11 @@ static void gc_cgroup(struct gc *g, const char *dir, const char *name)
 		remove_entry(g, e, "its supervisor is gone");
 }
 
-static void walk_cgroups(struct gc *g, const char *mount)
+static void walk_parent(struct gc *g, const char *dir)
 {
-	char dir[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/%s", mount, RF_CGROUP_PARENT);
 	d = opendir(dir);
 	if (!d)
 		return;
@@ -176,6 +198,55 @@ static void walk_cgroups(struct gc *g, const char *mount)
 		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			gc_cgroup(g, dir, de->d_name);
 	closedir(d);
+}
+
+int gc__note_parent(const char *dir)
+{
+	char file[PATH_MAX];
+	uint64_t id;
+	int err;
+
+	err = cgroup__id_of(dir, &id);
+	if (err)
+		return err;
+	if (mkdir(RF_PARENTS_DIR, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(file, sizeof(file), "%s/%llu", RF_PARENTS_DIR, (unsigned long long)id);
+	return write_file_atomic(file, dir);
+}
+
+/* The recorded parents: walked while their cgroup is the one recorded. */
+static void walk_noted_parents(struct gc *g)
+{
+	char file[PATH_MAX], dir[PATH_MAX];
+	unsigned long long want;
+	struct dirent *de;
+	uint64_t id;
+	DIR *d = opendir(RF_PARENTS_DIR);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (sscanf(de->d_name, "%llu", &want) != 1)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", RF_PARENTS_DIR, de->d_name);
+		if (fileio__read_small(AT_FDCWD, file, dir, sizeof(dir)) <= 0 ||
+		    (dir[strcspn(dir, "\n")] = '\0', cgroup__id_of(dir, &id)) || id != want) {
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		walk_parent(g, dir);
+	}
+	closedir(d);
+}
+
+static void walk_cgroups(struct gc *g, const char *mount)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/%s", mount, RF_CGROUP_PARENT);
+	walk_parent(g, dir);
+	walk_noted_parents(g);
 }
 
 /* Registry files whose cgroup the walk did not meet (gone already, or

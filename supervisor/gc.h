@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What dead supervisors left behind, found from the kernel's state: the
- * cgroups under MOUNT/ringfence (sandboxes and the probe's scratch
- * cgroups), the keys of the per-sandbox pinned maps, and the registry
+ * cgroups under MOUNT/ringfence and under every other sandbox parent in
+ * use (cgplace.h; sandboxes and the probe's scratch cgroups), the keys of the per-sandbox pinned maps, and the registry
  * files. `ringfence gc` walks everything; every run start does the cheap
  * walk (cgroups and registry files; map keys only of what it removed).
  */
@@ -46,5 +46,13 @@ int gc__start_lock(void);
  * there was nothing), -EBUSY when processes survived the kill.
  */
 int gc__sandbox(const char *name, const char *cgroup_path);
+
+/*
+ * Record a sandbox parent other than MOUNT/ringfence (a delegated place,
+ * cgplace.h) in RF_RUN_DIR/parents/<its cgroup id>, before any sandbox
+ * cgroup is made in it, so gc walks it too; an entry whose cgroup is gone
+ * (or is another cgroup now) is dropped by gc. 0 or -errno.
+ */
+int gc__note_parent(const char *dir);
 
 #endif

@@ -15,9 +15,10 @@
 
 static const char usage_lines[] =
 "usage: ringfence run --policy FILE [--trace FILE] [--user USER] [--keep-running]\n"
-"                     [--label KEY=VALUE]... [--require BACKEND]... [--prefer BACKEND]...\n"
-"                     [-v|-q] -- CMD [ARGS...]\n"
-"       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
+"                     [--label KEY=VALUE]... [--cgroup-parent CGROUP]\n"
+"                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
+"       ringfence check --policy FILE [--cgroup-parent CGROUP] [--require BACKEND]...\n"
+"                       [--prefer BACKEND]...\n"
 "       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
 "                       [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence probe\n"
@@ -47,6 +48,10 @@ static const struct {
 	  "run CMD as this user (a name or a uid, optionally :group or :gid);\n"
 	  "default SUDO_UID/SUDO_GID, else the caller (uid 0 when root runs it)" },
 	{ "--keep-running", "run", "if ringfence is killed, CMD runs on, still confined" },
+	{ "--cgroup-parent CGROUP", "run check",
+	  "create the sandbox cgroup below this cgroup (a path in the cgroup2 mount);\n"
+	  "default: the caller's delegated cgroup, else a systemd scope, else\n"
+	  "<cgroup2>/ringfence" },
 	{ "--label KEY=VALUE", "run",
 	  "a correlation label (repeatable, at most 8), recorded in the trace,\n"
 	  "the registry and every alert. KEY: a-z, 0-9, '_', '.', '-' (1-63,\n"
@@ -69,11 +74,15 @@ static const char exit_text[] =
 "\nBACKEND: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n"
 "run, learn, gc and unload need root (CAP_BPF, CAP_SYS_ADMIN).\n"
 "\nExit status of run: the command's, 128+N if it died by signal N,\n"
+"123 ringfence itself ran out of memory (nothing started or all undone),\n"
 "124 the command ran but its --trace could not be written whole,\n"
 "125 invalid usage or policy (also an unwritable --trace), 126 refused\n"
 "(cannot be enforced here, not executable, or not root), 127 command not found.\n"
 "If ringfence itself is killed, the command is killed too (a watcher\n"
 "process cleans up); --keep-running lets it run on, still confined.\n"
+"Sandbox cgroups go below --cgroup-parent, else below the caller's cgroup\n"
+"when systemd delegated it (Delegate=yes), else in a transient systemd scope\n"
+"when PID 1 is systemd, else below <cgroup2>/ringfence.\n"
 "Exit status of gc: 0 done (it prints one line per thing removed),\n"
 "1 it could not look, or processes survived the kill.\n"
 "Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
@@ -160,6 +169,7 @@ static const struct {
 	{ 'P', "run check", "--require/--prefer are for run and check" },
 	{ 'k', "run", "--keep-running is only for run" },
 	{ 'L', "run", "--label is only for run" },
+	{ 'C', "run check", "--cgroup-parent is for run and check" },
 };
 
 /* NULL when cmd takes option c, else the message. */
@@ -220,6 +230,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ "keep-running", no_argument, NULL, 'k' },
 		{ "label", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "cgroup-parent", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
@@ -280,6 +291,9 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		case 'h':
 			help(cmd);
 			return HELP_SHOWN;
+		case 'C':
+			o->cgroup_parent = optarg;
+			break;
 		case 'v':
 			verbosity = 2;
 			break;
@@ -410,7 +424,7 @@ int main(int argc, char **argv)
 		if (rc)
 			return rc == HELP_SHOWN ? 0 : rc;
 		if (strcmp(cmd, "run"))
-			return cmd_check(o.policy_path, &o.plan_opts);
+			return cmd_check(&o);
 		rc = need_privs(cmd, RF_EXIT_REFUSED);
 		if (rc)
 			return rc;

@@ -11,6 +11,7 @@
  * network rules' refusals (run__check_netrules).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -21,6 +22,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -29,6 +32,7 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
+#include "cgplace.h"
 #include "cgroup.h"
 #include "cleanup.h"
 #include "enforcer.h"
@@ -122,16 +126,21 @@ static void make_name(const char *policy_id, char *buf, size_t len)
 
 static void sandbox_kill(struct sandbox *sb);
 
+static void registry_note_limit(struct sandbox *sb, json_t *ex);
+
 /* A limit ended the run: recorded, said, and the whole sandbox killed. */
 static void limit_hit(struct sandbox *sb)
 {
 	char why[160];
+	json_t *ex;
 
 	if (sb->lw.reported)
 		return;
 	sb->lw.reported = true;
 	sandbox_limits__hit_text(&sb->lw, why, sizeof(why));
-	trace__emit(sb->trace, "limit.exceeded", sandbox_limits__exceeded_json(&sb->lw));
+	ex = sandbox_limits__exceeded_json(&sb->lw);
+	registry_note_limit(sb, ex);
+	trace__emit(sb->trace, "limit.exceeded", ex);
 	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
 	sandbox_kill(sb);
 }
@@ -274,11 +283,62 @@ static void sandbox_kill(struct sandbox *sb)
 	}
 }
 
+/* The registry file says which cap ended the run before the kill, so
+ * ringfence-monitor's resource alerts report it (the monitor reads it
+ * while the file exists). */
+static void registry_note_limit(struct sandbox *sb, json_t *ex)
+{
+	struct run *r = (struct run *)((char *)sb - offsetof(struct run, sb));
+	struct rf_reg_limit *l = &r->reg.limit_exceeded;
+	const char *lim = json_string_value(json_object_get(ex, "limit"));
+	const char *unit = json_string_value(json_object_get(ex, "unit"));
+
+	if (!lim || !unit || !r->reg.sandbox[0])
+		return;
+	snprintf(l->limit, sizeof(l->limit), "%s", lim);
+	snprintf(l->unit, sizeof(l->unit), "%s", unit);
+	l->value = (uint64_t)json_integer_value(json_object_get(ex, "value"));
+	l->threshold = (uint64_t)json_integer_value(json_object_get(ex, "threshold"));
+	l->present = true;
+	if (registry__add(&r->reg))
+		rf_debug("sandbox %s: the registry file could not say the limit", sb->name);
+}
+
+/* What a run needs beyond what it has mapped at start (libbpf's objects,
+ * the probe, the maps; about 12 MiB measured, doubled): refusing here,
+ * before anything exists, beats an allocation failing half-way, which
+ * some libraries report as another errno. */
+#define RUN_HEADROOM (24ul << 20)
+
+static int check_headroom(struct rf_error *e)
+{
+	void *p = mmap(NULL, RUN_HEADROOM, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct rlimit rl;
+
+	if (p != MAP_FAILED) {
+		munmap(p, RUN_HEADROOM);
+		return 0;
+	}
+	if (errno != ENOMEM)
+		return 0;
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		return rf_error_set(e, -ENOMEM, "out of memory", "ringfence cannot map the "
+				    "%lu MiB it needs to run (RLIMIT_AS is %llu MiB)",
+				    RUN_HEADROOM >> 20, (unsigned long long)rl.rlim_cur >> 20);
+	return rf_error_set(e, -ENOMEM, "out of memory", "ringfence cannot map the %lu MiB "
+			    "it needs to run", RUN_HEADROOM >> 20);
+}
+
 static int step_policy(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
+	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	err = check_headroom(&e->e);
+	if (err)
+		return err;
 	return prepare__load_policy(r->o->policy_path, &r->sb.policy, &e->e);
 }
 
@@ -313,6 +373,11 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	int err;
 
 	probe__run(&sb->caps, prepare__probe_flags(sb->policy, &r->o->plan_opts));
+	/* Where its cgroup goes decides which controllers it can have. */
+	err = cgplace__choose(sb->caps.cgroup_mount, r->o->cgroup_parent, &sb->place, &e->e);
+	if (err)
+		return err;
+	cgplace__probe_controllers(&sb->place, &sb->caps);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	if (err)
@@ -332,6 +397,7 @@ static json_t *plan_event(const struct run *r)
 	json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)r->uid,
 						  "gid", (int)r->gid));
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
+	json_object_set_new(json_object_get(ev, "plan"), "cgroup", cgplace__json(&sb->place));
 	json_object_set_new(ev, "on_supervisor_exit",
 			    json_string(r->o->keep_running ? "keep-running" : "kill"));
 	if (r->o->labels.n)
@@ -353,6 +419,9 @@ static int step_trace(void *ctx, struct rf_step_error *e)
 	int err;
 
 	make_name(r->sb.policy->id, r->sb.name, sizeof(r->sb.name));
+	if (r->sb.place.how == RF_CGPLACE_SYSTEMD)
+		snprintf(r->sb.place.unit, sizeof(r->sb.place.unit), "ringfence-%s.scope",
+			 r->sb.name);
 	err = trace__open(r->o->trace_path, r->sb.name, &r->sb.trace);
 	if (err == -ENXIO)
 		return rf_error_set(&e->e, err, NULL, "--trace %s: a FIFO that nobody reads",
@@ -379,6 +448,11 @@ static int step_admit(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 
+	/* Every sandbox needs its cgroup: when the kernel refused the probe's
+	 * one, that is the reason (one line), whatever the classes say. */
+	if (r->sb.caps.cgroup_mount[0] && !r->sb.caps.cgroup_v2.ok)
+		return rf_error_set(&e->e, r->sb.caps.cgroup_v2.err, "refused",
+				    "no sandbox cgroup can be made: %s", r->sb.caps.cgroup_v2.detail);
 	if (!r->sb.plan.ok) {
 		prepare__print_refusal(&r->sb.plan);  /* every reason, one a line */
 		return -EPERM;
@@ -507,6 +581,22 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 	return 0;
 }
 
+/* The sandbox cgroups' parent (cgplace.h): a systemd scope made, this
+ * process moved out of a delegated cgroup it was alone in. Nothing to
+ * undo: an empty scope is systemd's to collect, the parent stays. */
+static int step_place(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	int err;
+
+	err = cgplace__setup(&sb->place, sb->name, &e->e);
+	if (!err)
+		rf_debug("sandbox %s: cgroup parent %s (%s: %s)", sb->name, sb->place.dir,
+			 cgplace__how_name(sb->place.how), sb->place.why);
+	return err;
+}
+
 /* Before anything is created that outlives a SIGKILL of this process. */
 static int step_reaper(void *ctx, struct rf_step_error *e)
 {
@@ -515,8 +605,7 @@ static int step_reaper(void *ctx, struct rf_step_error *e)
 	char path[sizeof(sb->cg.path)];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/%s/%s", sb->caps.cgroup_mount, RF_CGROUP_PARENT,
-		 sb->name);
+	snprintf(path, sizeof(path), "%s/%s", sb->place.dir, sb->name);
 	err = reaper__start(sb->name, path, r->o->keep_running, &r->reaper);
 	return err ? rf_error_set(&e->e, err, "refused", "starting the reaper process: %s",
 				  strerror(-err)) : 0;
@@ -545,16 +634,20 @@ static int step_cgroup(void *ctx, struct rf_step_error *e)
 	if (r->start_lock < 0)
 		return rf_error_set(&e->e, r->start_lock, "refused", "locking %s/start.lock: %s",
 				    RF_RUN_DIR, strerror(-r->start_lock));
-	err = cgroup__create(sb->caps.cgroup_mount, sb->name, &sb->cg);
+	err = cgroup__create_at(sb->place.dir, sb->name, &sb->cg);
 	if (err) {
 		drop_start_lock(r);
 		/* whatever it names is not ours to remove */
 		sb->cg = (struct rf_cgroup){ .dir_fd = -1 };
-		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s/%s: %s",
-				    sb->caps.cgroup_mount, RF_CGROUP_PARENT, sb->name,
-				    strerror(-err));
+		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s: %s",
+				    sb->place.dir, sb->name, strerror(-err));
 	}
 	sb->cgid = sb->cg.id;
+	/* Elsewhere than MOUNT/ringfence, the programs attach to it (a
+	 * failure is undone like the rest of this step: owed_before). */
+	if (!cgplace__at_pinned(&sb->place, sb->caps.cgroup_mount) &&
+	    (err = enforcer__attach_cgroup(sb->enf, sb->cg.dir_fd, &e->e)))
+		return rf_error_wrap(&e->e, "refused");
 	return 0;
 }
 
@@ -577,7 +670,7 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 
 	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
-		err = sandbox_limits__apply_cgroup(&sb->plan, sb->caps.cgroup_mount, &sb->cg, &e->e);
+		err = sandbox_limits__apply_cgroup(&sb->plan, sb->place.base, &sb->cg, &e->e);
 	if (err)
 		sandbox_limits__watch_close(&sb->lw);
 	return err;
@@ -681,6 +774,8 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->mode, sizeof(reg->mode), "%s",
 		 sb->policy->mode == RF_MODE_AUDIT ? "audit" : "enforce");
 	snprintf(reg->cgroup_path, sizeof(reg->cgroup_path), "%s", sb->cg.path);
+	snprintf(reg->cgroup_placement, sizeof(reg->cgroup_placement), "%s",
+		 cgplace__how_name(sb->place.how));
 	reg->cgroup_id = sb->cgid;
 	reg->supervisor_pid = getpid();
 	reg->keep_running = r->o->keep_running;
@@ -926,6 +1021,8 @@ static const struct rf_step run_steps[] = {
 	{ "enforcer", step_enforcer, undo_enforcer, RF_EXIT_REFUSED, false },
 	/* From here on a SIGKILL of this process leaves kernel state: the
 	 * reaper (reaper.h) outlives it and cleans up, gc finds the rest. */
+	/* A systemd scope holds this process from here on. */
+	{ "cgroup-parent", step_place, NULL, RF_EXIT_REFUSED, false },
 	{ "reaper", step_reaper, undo_reaper, RF_EXIT_REFUSED, false },
 	/* The start lock (gc.h) is held from the cgroup's mkdir until the
 	 * registry file names it. */
@@ -976,6 +1073,9 @@ int run__steps(const struct run_opts *o, const char *last,
 	int rc;
 
 	rc = steps__run(&s, &r, last);
+	/* Whichever step ran out of memory, the exit says so. */
+	if (rc && s.err.e.err == -ENOMEM)
+		rc = RF_EXIT_NOMEM;
 	if (!rc)
 		rc = then ? then(&r.sb) : r.status;
 	/* The command ran: a refusal's own exit would win otherwise. */

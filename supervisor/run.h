@@ -9,6 +9,8 @@
 
 /* Exit statuses of the CLI. */
 enum {
+	RF_EXIT_NOMEM = 123,     /* ringfence itself is out of memory (ENOMEM,
+				  * RLIMIT_AS): the run stopped, all undone */
 	RF_EXIT_TRACE = 124,     /* the command ran but its --trace could not be
 				  * written whole (disk full, reader gone) */
 	RF_EXIT_USAGE = 125,     /* invalid usage or policy: nothing started */
@@ -22,6 +24,7 @@ struct run_opts {
 	const char *user;
 	char **argv;
 	struct rf_plan_opts plan_opts;  /* --require / --prefer */
+	const char *cgroup_parent;      /* --cgroup-parent (cgplace.h), or NULL */
 	bool keep_running;              /* --keep-running: the command outlives a
 					 * killed supervisor (still confined) */
 	/* correlation: --label key=value and the W3C TRACEPARENT of the
@@ -40,7 +43,7 @@ struct rf_error;
 int run__check_netrules(const struct rf_policy *policy, uint32_t lsm_flags, struct rf_error *e);
 
 int cmd_run(const struct run_opts *opts);
-int cmd_check(const char *policy_path, const struct rf_plan_opts *plan_opts);
+int cmd_check(const struct run_opts *opts);
 int cmd_probe(void);
 int cmd_status(bool json);
 int cmd_gc(bool quiet);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "cgplace.h"
 #include "cgroup.h"
 #include "deny_text.h"
 #include "enforcer.h"
@@ -34,6 +35,7 @@ struct sandbox {
 	struct rf_trace *trace;
 	struct rf_enforcer *enf;
 	struct rf_cgroup cg;
+	struct rf_cgplace place;      /* where cg goes, and why (cgplace.h) */
 	uint64_t cgid;            /* kept: cgroup__destroy clears cg */
 	struct rf_notify notify;  /* the seccomp boundary's listener, from the launch */
 	/* Processes survived the kill: the policy stays in force (maps and

@@ -80,10 +80,15 @@ static bool has_word(const char *list, const char *word)
 
 void sandbox_limits__probe(struct rf_caps *caps)
 {
+	sandbox_limits__probe_at(caps, caps->cgroup_mount);
+}
+
+void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir)
+{
 	char have[512] = "";
 	int i, dfd, err;
 
-	dfd = open(caps->cgroup_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	err = dfd < 0 ? -errno : read_text_at(dfd, "cgroup.controllers", have, sizeof(have));
 	if (dfd >= 0)
 		close(dfd);
@@ -94,14 +99,14 @@ void sandbox_limits__probe(struct rf_caps *caps)
 		p->err = err ? err : p->ok ? 0 : -EOPNOTSUPP;
 		if (err)
 			snprintf(p->detail, sizeof(p->detail), "reading %s/cgroup.controllers: %s",
-				 caps->cgroup_mount, strerror(-err));
+				 dir, strerror(-err));
 		else if (p->ok)
 			snprintf(p->detail, sizeof(p->detail), "%s controller in the cgroup2 "
-				 "hierarchy at %s", controllers[i], caps->cgroup_mount);
+				 "hierarchy at %s", controllers[i], dir);
 		else
 			snprintf(p->detail, sizeof(p->detail), "the %s controller is not in the "
 				 "cgroup2 hierarchy at %s (its cgroup.controllers: %s)",
-				 controllers[i], caps->cgroup_mount, have[0] ? have : "none");
+				 controllers[i], dir, have[0] ? have : "none");
 	}
 }
 
@@ -111,8 +116,9 @@ void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len)
 		 (unsigned long long)LIMITS_CPU_PERIOD_US);
 }
 
-/* "+ctrl" in MOUNT/cgroup.subtree_control and MOUNT/ringfence/'s: the
- * sandbox cgroup gets the controller's files. */
+/* "+ctrl" in BASE/cgroup.subtree_control and BASE/ringfence/'s (BASE: the
+ * cgroup2 root or the delegated place, cgplace.h): the sandbox cgroup gets
+ * the controller's files. */
 static int enable_controller(const char *mount, const char *ctrl, struct rf_error *e)
 {
 	static const char *const levels[] = { ".", RF_CGROUP_PARENT };

@@ -22,12 +22,15 @@ struct rf_plan;
 /* Fill caps->cgroup_ctrl[]: is each controller listed in the cgroup2
  * hierarchy's cgroup.controllers at caps->cgroup_mount? Reads only. */
 void sandbox_limits__probe(struct rf_caps *caps);
+/* The same for the cgroup dir (a delegated place, cgplace.h). */
+void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir);
 
-/* Enable the controllers the plan's limits use in the root's and the
- * ringfence parent's cgroup.subtree_control, then write the sandbox
+/* Enable the controllers the plan's limits use in BASE's (the cgroup2 root
+ * or the delegated place, cgplace.h) and BASE/ringfence's
+ * cgroup.subtree_control, then write the sandbox
  * cgroup's memory.max, memory.swap.max, memory.oom.group, pids.max and
  * cpu.max. 0, or -errno with e filled. */
-int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
+int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *base,
 			 const struct rf_cgroup *cg, struct rf_error *e);
 
 /* cpu.max for a percentage of one CPU: "QUOTA 100000". */

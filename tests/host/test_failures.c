@@ -11,6 +11,9 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/sched.h>
 #include <bpf/bpf.h>
 
 #include "paths.h"
@@ -331,6 +334,8 @@ static void cgroup_creation_refused(void **state)
 	assert_int_equal(h_run(FAIL_POLICY("fail-cg"), NULL, argv, &out, &err), 126);
 	print_message("stderr: %s", err);
 	assert_string_equal(out, "");
+	/* one kernel condition, one line (not one per class it takes down) */
+	assert_int_equal(lines(err), 1);
 	assert_non_null(strstr(err, "cgroup.max.descendants"));
 	assert_non_null(strstr(err, strerror(EAGAIN)));
 	assert_null(strstr(err, "No such file"));
@@ -346,6 +351,156 @@ static void cgroup_creation_refused(void **state)
 
 	restore_max_descendants(NULL);
 	assert_nothing_left("fail-cg-", before);
+}
+
+/* ringfence run as a child made by fn (which execs it); stdout and stderr
+ * into *ret_out, *ret_err; the exit status. */
+static int run_child(pid_t (*fn)(const char *const *args, void *arg), void *arg,
+		     const char *policy_json, char **ret_out, char **ret_err)
+{
+	char *policy = h_tempfile("policy", policy_json);
+	const char *args[] = { h_ringfence(), "run", "-q", "--policy", policy, "--",
+			       "/bin/echo", "ran", NULL };
+	int out[2], err[2], st, saved[2];
+	pid_t pid;
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	/* the child inherits these as its stdout and stderr */
+	saved[0] = dup(1);
+	saved[1] = dup(2);
+	fflush(NULL);
+	dup2(out[1], 1);
+	dup2(err[1], 2);
+	pid = fn(args, arg);
+	dup2(saved[0], 1);
+	dup2(saved[1], 2);
+	close(saved[0]);
+	close(saved[1]);
+	assert_true(pid > 0);
+	close(out[1]);
+	close(err[1]);
+	*ret_out = h_read_all(out[0]);
+	*ret_err = h_read_all(err[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	unlink(policy);
+	free(policy);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static pid_t fork_with_rlimit_as(const char *const *args, void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct rlimit rl = { *(rlim_t *)arg, *(rlim_t *)arg };
+
+		if (setrlimit(RLIMIT_AS, &rl))
+			_exit(98);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	return pid;
+}
+
+/* The supervisor has too little memory (RLIMIT_AS): one line, exit 123
+ * (not a refusal of the policy, not the command's), the command never
+ * ran, and nothing is left. With enough, the same run works. */
+static void supervisor_out_of_memory(void **state)
+{
+	rlim_t sizes[] = { 16ul << 20, 32ul << 20 }, enough = 256ul << 20;
+	struct keycount before = keys_now();
+	char *out, *err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		assert_int_equal(run_child(fork_with_rlimit_as, &sizes[i], FAIL_POLICY("fail-oom"),
+					   &out, &err), 123);
+		print_message("RLIMIT_AS %lu MiB: %s", (unsigned long)(sizes[i] >> 20), err);
+		assert_string_equal(out, "");
+		assert_int_equal(lines(err), 1);
+		assert_non_null(strstr(err, "out of memory"));
+		assert_non_null(strstr(err, "RLIMIT_AS"));
+		free(out);
+		free(err);
+	}
+	assert_int_equal(run_child(fork_with_rlimit_as, &enough, FAIL_POLICY("fail-oom"),
+				   &out, &err), 0);
+	assert_string_equal(out, "ran\n");
+	free(out);
+	free(err);
+	assert_nothing_left("fail-oom-", before);
+}
+
+/* A pid that no process has now, for clone3's set_tid. */
+static pid_t free_pid(void)
+{
+	char p[64];
+	pid_t pid;
+
+	for (pid = getpid() + 7919; ; pid += 13) {
+		if (pid > 4000000 || pid < 300)
+			pid = 300 + (getpid() % 1000);
+		snprintf(p, sizeof(p), "/proc/%d", (int)pid);
+		if (access(p, F_OK))
+			return pid;
+	}
+}
+
+static pid_t clone_with_pid(const char *const *args, void *arg)
+{
+	pid_t want = *(pid_t *)arg;
+	struct clone_args ca = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (uint64_t)(uintptr_t)&want,
+		.set_tid_size = 1,
+	};
+	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+
+	if (pid == 0) {
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	return (pid_t)pid;
+}
+
+/*
+ * Scratch cgroups a dead run left, named for the very pid the next run
+ * gets (clone3's set_tid picks it): the old probe-<pid> form and the
+ * current probe-<pid>-<start>-<random> form with another start time. The
+ * run is not refused ("no cgroup2 to attach to" was the old symptom), it
+ * runs the command, its start-up gc removes the second, the next gc the
+ * first.
+ */
+static void stale_scratch_dirs(void **state)
+{
+	struct keycount before = keys_now();
+	char old_form[700], new_form[700], *out, *err;
+	pid_t pid = free_pid();
+	int rc;
+
+	(void)state;
+	snprintf(old_form, sizeof(old_form), "%s/probe-%d", cg_parent(), (int)pid);
+	snprintf(new_form, sizeof(new_form), "%s/probe-%d-1-deadbeef", cg_parent(), (int)pid);
+	assert_int_equal(mkdir(old_form, 0755), 0);
+	assert_int_equal(mkdir(new_form, 0755), 0);
+	rc = run_child(clone_with_pid, &pid, FAIL_POLICY("fail-stale"), &out, &err);
+	print_message("pid %d: exit %d: %s", (int)pid, rc, err);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out, "ran\n");
+	assert_string_equal(err, "");
+	/* the current form: another start time, so dead; gone already */
+	assert_int_equal(access(new_form, F_OK), -1);
+	free(out);
+	free(err);
+	/* the old form names only a pid, which was live during the run: the
+	 * next gc takes it */
+	out = gc_output();
+	assert_non_null(strstr(out, old_form));
+	free(out);
+	assert_int_equal(access(old_form, F_OK), -1);
+	assert_nothing_left("fail-stale-", before);
 }
 
 static int setup(void **state)
@@ -366,6 +521,8 @@ int main(void)
 		cmocka_unit_test(bpffs_missing_is_mounted),
 		cmocka_unit_test(bpffs_cannot_be_mounted),
 		cmocka_unit_test_teardown(cgroup_creation_refused, restore_max_descendants),
+		cmocka_unit_test(supervisor_out_of_memory),
+		cmocka_unit_test(stale_scratch_dirs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -206,7 +206,53 @@ static const char *const malformed[] = {
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[\"read\",7]}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[],\"on_violation\":\"kill\"}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[],\"why\":1}}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"cgroup_placement\":7}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{}}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{\"limit\":\"pids\","
+		"\"value\":9,\"threshold\":8}}",                   /* no unit */
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{\"limit\":\"pids\","
+		"\"value\":-9,\"threshold\":8,\"unit\":\"processes\"}}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{\"limit\":\"pids\","
+		"\"value\":9,\"threshold\":8,\"unit\":\"processes\",\"x\":1}}",
 };
+
+/* What a limit-ended run and a delegated place add: read back exactly. */
+static void test_limit_and_placement(void **state)
+{
+	static const char text[] =
+		"{\"sandbox\":\"a\",\"cgroup_path\":\"/cg/system.slice/x.scope/ringfence/a\","
+		"\"cgroup_placement\":\"systemd-scope\",\"cgroup_id\":1,"
+		"\"limit_exceeded\":{\"limit\":\"wall_seconds\",\"value\":2,\"threshold\":1,"
+		"\"unit\":\"seconds\"}}";
+	struct rf_registry_entry e;
+	json_t *j;
+	char *back;
+
+	(void)state;
+	assert_int_equal(registry__parse(text, &e), 0);
+	assert_string_equal(e.cgroup_placement, "systemd-scope");
+	assert_true(e.limit_exceeded.present);
+	assert_string_equal(e.limit_exceeded.limit, "wall_seconds");
+	assert_int_equal(e.limit_exceeded.value, 2);
+	assert_int_equal(e.limit_exceeded.threshold, 1);
+	assert_string_equal(e.limit_exceeded.unit, "seconds");
+	j = registry__to_json(&e);
+	back = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_non_null(strstr(back, "\"cgroup_placement\":\"systemd-scope\""));
+	assert_non_null(strstr(back, "\"limit_exceeded\":{\"limit\":\"wall_seconds\",\"value\":2,"
+				     "\"threshold\":1,\"unit\":\"seconds\"}"));
+	free(back);
+	json_decref(j);
+	registry__entry_clear(&e);
+	/* absent: not written */
+	assert_int_equal(registry__parse("{\"sandbox\":\"a\",\"cgroup_id\":1}", &e), 0);
+	j = registry__to_json(&e);
+	back = json_dumps(j, JSON_COMPACT);
+	assert_null(strstr(back, "cgroup_placement"));
+	assert_null(strstr(back, "limit_exceeded"));
+	free(back);
+	json_decref(j);
+}
 
 static void test_malformed(void **state)
 {
@@ -392,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_exact_bytes),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_limit_and_placement),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_supervisor_alive),
 		cmocka_unit_test(test_fill_from_policy),

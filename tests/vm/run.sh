@@ -25,6 +25,9 @@
 #   VM_MODULES  kernel modules to pack (default "veth", none for 7.3; "" for none)
 #   VM_APPEND   extra kernel command line arguments (7.3's default:
 #               lsm=lockdown,capability,landlock,yama, a host without BPF-LSM)
+#   VM_SYSTEMD  1: boot the host's systemd as PID 1 (rdinit=), which runs /init's
+#               suites as rf-suites.service; with no SUITE named, the suites
+#               whose vm-kernels line says "systemd" (tests/vm/guest/systemd.sh)
 #   VM_VERBOSE  1: print the whole console, not only the test lines
 #   ATTACK_SET  smoke: the guest suite "attack" runs only tests/attack/smoke
 #   VM_SUITE_DIR  where the suites are (default tests/vm/guest); its *.sh are
@@ -52,6 +55,7 @@ else
 	VM_MODULES=${VM_MODULES-veth}
 fi
 VM_APPEND=${VM_APPEND:-}
+VM_SYSTEMD=${VM_SYSTEMD:-0}
 VM_VERBOSE=${VM_VERBOSE:-0}
 VM_SUITE_DIR=${VM_SUITE_DIR:-$VMDIR/guest}
 LOG=$BUILD/vm-console.log
@@ -80,7 +84,9 @@ if [ $# -eq 0 ]; then
 	for f in "$VM_SUITE_DIR"/*.sh; do
 		[ -f "$f" ] || continue
 		ks=$(suite_kernels "$f")
-		case " ${ks:-6.1} " in *" ${VM_KERNEL:-6.1} "*) SUITES+=("$(basename "$f" .sh)") ;; esac
+		want=${VM_KERNEL:-6.1}
+		[ "$VM_SYSTEMD" = 1 ] && want=systemd
+		case " ${ks:-6.1} " in *" $want "*) SUITES+=("$(basename "$f" .sh)") ;; esac
 	done
 else
 	for s in "$@"; do
@@ -141,6 +147,7 @@ copy_bin() { # SRC DEST (DEST inside the guest); pulls in its libraries
 }
 
 copy_bin "$BUILD/ringfence" /rf/ringfence
+[ -x "$BUILD/ringfence-monitor" ] && copy_bin "$BUILD/ringfence-monitor" /rf/ringfence-monitor
 ln -s /rf/ringfence "$R/usr/bin/ringfence"
 for f in "$BUILD"/tests/tools/*; do
 	[ -f "$f" ] && [ -x "$f" ] && copy_bin "$f" "/rf/tests/tools/${f##*/}"
@@ -224,6 +231,21 @@ if [ -n "$VM_MODULES" ]; then
 	for m in $VM_MODULES; do add_module "$m"; done
 	cp "$KMOD"/modules.builtin* "$KMOD/modules.order" "$R/lib/modules/$KVER/"
 	"$BUSYBOX" depmod -b "$R" "$KVER" || die "depmod failed"
+fi
+
+# systemd as PID 1: the host's, its libraries, and one unit running /init.
+if [ "$VM_SYSTEMD" = 1 ]; then
+	for b in /usr/lib/systemd/systemd /usr/bin/systemctl; do
+		[ -x "$b" ] || die "$b is missing (the systemd package)"
+		copy_bin "$b" "$b"
+	done
+	# system.slice, -.slice and init.scope are built into systemd 252
+	mkdir -p "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
+	printf '%s\n' '[Unit]' 'DefaultDependencies=no' '[Service]' 'Type=oneshot' \
+		'ExecStart=/init' 'StandardOutput=tty' 'StandardError=tty' 'TTYPath=/dev/console' \
+		> "$R/etc/systemd/system/rf-suites.service"
+	: > "$R/etc/machine-id"
+	VM_APPEND="$VM_APPEND rdinit=/usr/lib/systemd/systemd systemd.unit=rf-suites.service"
 fi
 
 (cd "$R" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) | gzip -1 > "$STAGE.img"

@@ -23,6 +23,21 @@ run() {
 # The sandbox's own cgroup directory, as its processes see it.
 CG='/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)'
 
+# A live ringfence-monitor watches every run below: each cap that holds
+# must come out as a resource alert naming the limit (checked at the end).
+MON=$RF/ringfence-monitor
+monpid=
+if [ -x "$MON" ]; then
+	"$MON" -q --interval 200 --linger-ms 500 --update-ms 1000 --state "" \
+		-o "$W/alerts.ndjson" 2> "$W/monitor.err" &
+	monpid=$!
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		[ -e /run/ringfence/monitor.lock ] && break
+		sleep 0.5
+	done
+	sleep 1
+fi
+
 # ---- the plan: every cgroup limit has its controller here ----
 pol all '{"memory_mb":64,"pids":16,"cpu_percent":50,"wall_seconds":30,"output_bytes":100000}'
 rc=0
@@ -146,5 +161,37 @@ else
 	show "$W/scratch.err"
 fi
 rm -f /tmp/limits-host-file
+
+# ---- the monitor's resource alerts report each cap held ----
+# cap_alert LIMIT SANDBOX-PREFIX THRESHOLD: an alert with resource
+# LIMIT-cap, cap true and that threshold, for a sandbox of that policy.
+cap_alert() {
+	grep "\"resource\":\"$1-cap\"" "$W/alerts.ndjson" 2> /dev/null |
+		grep '"cap":true' | grep "\"policy_id\":\"$2\"" | grep -q "\"threshold\":$3[,}]"
+}
+if [ -z "$monpid" ]; then
+	fail "monitor: cap alerts" "no $MON in the guest"
+else
+	sleep 2
+	kill "$monpid" 2> /dev/null
+	wait "$monpid" 2> /dev/null
+	for want in "memory_mb lim-mem 32" "pids lim-pids 8" "wall_seconds lim-wall 1" \
+		    "output_bytes lim-out 1000"; do
+		set -- $want
+		if cap_alert "$1" "$2" "$3"; then
+			pass "monitor: a resource alert reports the $1 cap held (threshold $3, policy $2)"
+		else
+			fail "monitor: a resource alert reports the $1 cap held" "no such alert"
+			show "$W/monitor.err"
+			grep '"resource-spike"' "$W/alerts.ndjson" 2> /dev/null | sed 's/^/#   /' | head -n 20
+		fi
+	done
+	# cpu.max 20000/100000: throttled, reported with the cap in percent
+	if cap_alert cpu_percent lim-cpu 20; then
+		pass "monitor: a resource alert reports the cpu_percent cap throttling (threshold 20)"
+	else
+		fail "monitor: a resource alert reports cpu_percent throttling" "no such alert"
+	fi
+fi
 
 finish
