@@ -312,8 +312,11 @@ int netrules__resolve(const struct rf_policy *policy,
 			.port_lo = ep->port_lo, .port_hi = ep->port_hi, .source = i,
 		};
 
+		/* Under the DNS gate names open addresses while the sandbox
+		 * runs, as it looks them up (dnsgate.c); nothing up front. */
 		if (ep->kind != RF_HOST_ADDR) {
-			r = resolve_name(ep, i, rule, &o, err);
+			if (policy->dns.mode == RF_DNS_ONCE)
+				r = resolve_name(ep, i, rule, &o, err);
 			continue;
 		}
 		rule.family = ep->family;
