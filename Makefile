@@ -196,6 +196,11 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
+# The DNS gate's test client builds and parses its messages with ldns.
+$(BUILD)/tests/tools/rf-dns: tests/tools/rf-dns.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lldns
+
 $(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@

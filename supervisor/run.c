@@ -38,6 +38,7 @@
 #include "log.h"
 #include "mounts.h"
 #include "names.h"
+#include "dnsgate.h"
 #include "netrules.h"
 #include "observe.h"
 #include "plan.h"
@@ -213,6 +214,7 @@ struct run {
 	sigset_t oldmask;
 	struct launch_result lr;
 	int status;               /* the command's exit status (wait) */
+	struct rf_dnsgate *gate;  /* network.dns "gate" with names in network.connect */
 };
 
 /*
@@ -605,6 +607,81 @@ static void undo_maps(void *ctx)
 	landlock_audit__close(&sb->la);
 }
 
+/* Does the policy need the DNS gate: a confined network.connect naming
+ * hosts, with network.dns "gate" (the default)? */
+static bool wants_gate(const struct rf_policy *p)
+{
+	size_t i;
+
+	if (p->net_connect != RF_CONFINE_ALLOWLIST || p->dns.mode != RF_DNS_GATE)
+		return false;
+	for (i = 0; i < p->n_connect; i++)
+		if (p->connect[i].kind == RF_HOST_NAME)
+			return true;
+	return false;
+}
+
+/* The gate's sockets and the steering entry exist before the command
+ * does; the gate's thread starts after the launch (step_dns_serve). */
+static int step_dns_gate(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	struct rf_dnsgate_opts o = {
+		.policy = sb->policy, .rules = r->rules, .n_rules = r->n_rules,
+		.enf = sb->enf, .cgid = sb->cgid, .trace = sb->trace,
+		.audit = sb->policy->mode == RF_MODE_AUDIT,
+	};
+	struct rf_dns_gate where;
+	int err;
+
+	if (!wants_gate(sb->policy))
+		return 0;
+	err = dnsgate__open(&o, &r->gate, &e->e);
+	if (err)
+		return err;
+	dnsgate__address(r->gate, &where);
+	err = sbmaps__set_dns_gate(sb->enf, sb->cgid, &where);
+	if (err) {
+		dnsgate__close(TAKE_PTR(r->gate), NULL);
+		return rf_error_set(&e->e, err, "refused", "steering DNS to the gate: %s",
+				    strerror(-err));
+	}
+	rf_debug("sandbox %s: DNS gate on 127.0.0.1:%u", sb->name, where.port4);
+	return 0;
+}
+
+static void undo_dns_gate(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (!r->gate)
+		return;
+	if (!r->sb.keep_policy)
+		sbmaps__set_dns_gate(r->sb.enf, r->sb.cgid, NULL);
+	/* its grants go too; with keep_policy the survivors' DNS fails */
+	dnsgate__close(TAKE_PTR(r->gate), NULL);
+}
+
+static int step_dns_serve(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	int err;
+
+	if (!r->gate)
+		return 0;
+	err = dnsgate__serve(r->gate);
+	return err ? rf_error_set(&e->e, err, "refused", "starting the DNS gate: %s",
+				  strerror(-err)) : 0;
+}
+
+static void undo_dns_serve(void *ctx)
+{
+	struct run *r = ctx;
+
+	dnsgate__stop(r->gate);
+}
+
 static int step_registry(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -871,7 +948,9 @@ static const struct rf_step run_steps[] = {
 	 * state owe their undo from before they run (owed_before). */
 	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED, true },
 	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED, true },
+	{ "dns-gate", step_dns_gate, undo_dns_gate, RF_EXIT_REFUSED, true },
 	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED, false },
+	{ "dns-serve", step_dns_serve, undo_dns_serve, RF_EXIT_REFUSED, false },
 	{ "wait", step_wait, NULL, RF_EXIT_REFUSED, false },
 };
 
