@@ -197,12 +197,12 @@ static __always_inline void dns_remember(void *ctx, const void *addr, __u32 alen
 }
 
 /* True when ctx now goes to the sandbox's gate. */
-static __always_inline bool dns_steer4(struct bpf_sock_addr *ctx, __u64 cgid)
+static __always_inline bool dns_steer4(struct bpf_sock_addr *ctx, __u64 cgid, __u16 port)
 {
 	struct rf_dns_gate *g;
 	__u32 ip, gate;
 
-	if (bpf_ntohs((__u16)ctx->user_port) != RF_DNS_PORT)
+	if (port != RF_DNS_PORT)
 		return false;
 	g = bpf_map_lookup_elem(&rf_dns_gates, &cgid);
 	if (!g)
@@ -218,13 +218,13 @@ static __always_inline bool dns_steer4(struct bpf_sock_addr *ctx, __u64 cgid)
 /* IPv6 sockets: to the IPv6 listener, or to the IPv4 one v4-mapped when
  * the destination was v4-mapped or the gate has no IPv6 listener (an
  * IPV6_V6ONLY socket then fails to reach it: DNS fails, closed). */
-static __always_inline bool dns_steer6(struct bpf_sock_addr *ctx, __u64 cgid)
+static __always_inline bool dns_steer6(struct bpf_sock_addr *ctx, __u64 cgid, __u16 port)
 {
 	struct rf_dns_gate *g;
 	__u32 w[4];
 	bool mapped;
 
-	if (bpf_ntohs((__u16)ctx->user_port) != RF_DNS_PORT)
+	if (port != RF_DNS_PORT)
 		return false;
 	g = bpf_map_lookup_elem(&rf_dns_gates, &cgid);
 	if (!g)
@@ -323,14 +323,16 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
 
 static __always_inline int check_inet4(struct bpf_sock_addr *ctx, __u32 op)
 {
+	/* Each field read once: the verifier refuses a ctx pointer the
+	 * compiler offsets to share a load. */
+	__u16 port = bpf_ntohs((__u16)ctx->user_port);
 	struct rf_sandbox *sb;
 	__u64 cgid;
 
 	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
-	if (!sb || dns_steer4(ctx, cgid))
+	if (!sb || dns_steer4(ctx, cgid, port))
 		return ALLOW;
-	return check_v4(sb, cgid, ctx->user_ip4, bpf_ntohs((__u16)ctx->user_port),
-			op, ctx->protocol);
+	return check_v4(sb, cgid, ctx->user_ip4, port, op, ctx->protocol);
 }
 
 static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
@@ -341,15 +343,15 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	__u16 port;
 	__u64 cgid;
 
+	port = bpf_ntohs((__u16)ctx->user_port);
 	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
-	if (!sb || dns_steer6(ctx, cgid))
+	if (!sb || dns_steer6(ctx, cgid, port))
 		return ALLOW;
 
 	w[0] = ctx->user_ip6[0];
 	w[1] = ctx->user_ip6[1];
 	w[2] = ctx->user_ip6[2];
 	w[3] = ctx->user_ip6[3];
-	port = bpf_ntohs((__u16)ctx->user_port);
 
 	/* ::ffff:a.b.c.d reaches an IPv4 host: judge it as that host. */
 	if (w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff))
