@@ -319,6 +319,38 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
 	ctx->user_port = bpf_htons(o->port);
 	return ALLOW;
 }
+
+/*
+ * The gate's own decisions (a refused name, a dropped answer) on the
+ * monitor's decision stream: the supervisor runs this program with
+ * BPF_PROG_TEST_RUN, the record as its context (a ring buffer has no
+ * user-space producer). Only for a live sandbox; never counted in
+ * rf_sandbox.denials and never a sample (the trace has dns.deny).
+ */
+SEC("syscall")
+int rf_dns_note(struct rf_event *ctx)
+{
+	struct rf_event *rb;
+	__u64 cgid = ctx->cgroup_id;
+
+	if (!bpf_map_lookup_elem(&rf_sandboxes, &cgid))
+		return -2;  /* -ENOENT */
+	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
+	if (!rb) {
+		stat_inc(RF_STAT_RINGBUF_LOST);
+		return -28; /* -ENOSPC */
+	}
+	__builtin_memcpy(rb, ctx, sizeof(*rb));
+	rb->ts_boot_ns = bpf_ktime_get_boot_ns();
+	rb->cgroup_id = cgid;
+	rb->kind = RF_EV_DECISION;
+	rb->class = RF_CLASS_NET;
+	rb->op = RF_OP_DNS_QUERY;
+	rb->flags = RF_EVF_DNS;
+	bpf_ringbuf_submit(rb, 0);
+	stat_inc(RF_STAT_DECISIONS);
+	return 0;
+}
 /* ==================== end of DNS gate steering ==================== */
 
 static __always_inline int check_inet4(struct bpf_sock_addr *ctx, __u32 op)

@@ -94,6 +94,9 @@ enum rf_pin_link {
  * RF_PIN_OBS_PROG_PREFIX + the program name, ready to attach. */
 #define RF_PIN_OBS_LINK_PREFIX "obs_"
 #define RF_PIN_OBS_PROG_PREFIX "obsprog_"
+/* The network object's rf_dns_note (the DNS gate's records for the
+ * monitor), pinned as a program: run, never attached. */
+#define RF_PIN_DNS_NOTE "prog_dns_note"
 
 struct rf_pin_map_def {
 	const char *pin;          /* file under RF_PIN_DIR */

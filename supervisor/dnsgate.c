@@ -24,12 +24,14 @@
 
 #include <jansson.h>
 #include <ldns/ldns.h>
+#include <bpf/bpf.h>
 
 #include "array.h"
 #include "cleanup.h"
 #include "dnsgate.h"
 #include "log.h"
 #include "names.h"
+#include "pins.h"
 #include "sbmaps.h"
 
 #define GATE_TCP_MAX 64
@@ -90,6 +92,7 @@ struct rf_dnsgate {
 	uint64_t armed_ms;           /* what the timerfd is set for; 0: nothing */
 	struct rf_dnsgate_stats st;
 	uint64_t deny_traced;
+	int note_fd;                 /* rf_dns_note (net.bpf.c); -1: the monitor gets none */
 	uint8_t rbuf[GATE_MSG_MAX];
 };
 
@@ -273,6 +276,30 @@ static json_t *addr_json(int family, const uint8_t *a)
 	return json_string(s);
 }
 
+/* The same decision on the monitor's stream (rf_events), through
+ * rf_dns_note: op dns_query, the name as the path, RF_EVF_DNS. Every one,
+ * like the kernel's decisions; the ring buffer counts what it loses. */
+static void note_deny(struct rf_dnsgate *g, const char *qname, enum rf_reason reason,
+		      uint16_t qtype)
+{
+	struct rf_event ev = {
+		.cgroup_id = g->o.cgid, .kind = RF_EV_DECISION, .class = RF_CLASS_NET,
+		.op = RF_OP_DNS_QUERY, .reason = reason, .flags = RF_EVF_DNS,
+		.verdict = g->o.audit ? RF_VERDICT_AUDITED : RF_VERDICT_DENIED,
+		.pid = (uint32_t)getpid(), .protocol = IPPROTO_UDP, .port = RF_DNS_PORT,
+		.arg = qtype,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ev, .ctx_size_in = sizeof(ev));
+
+	if (g->note_fd < 0)
+		return;
+	snprintf(ev.comm, sizeof(ev.comm), "ringfence-dns");
+	ev.path_len = (uint32_t)snprintf(ev.path, sizeof(ev.path), "%s", qname);
+	if (ev.path_len >= sizeof(ev.path))
+		ev.path_len = sizeof(ev.path) - 1;
+	bpf_prog_test_run_opts(g->note_fd, &opts);
+}
+
 /* dns.deny: a refused name or a dropped answer; the first
  * RF_DNS_TRACE_DENY_MAX of a run (a query loop must not fill the disk). */
 static void trace_deny(struct rf_dnsgate *g, const char *qname, uint16_t qtype,
@@ -281,6 +308,7 @@ static void trace_deny(struct rf_dnsgate *g, const char *qname, uint16_t qtype,
 	char type[16];
 	json_t *f;
 
+	note_deny(g, qname, reason, qtype);
 	if (g->deny_traced++ >= RF_DNS_TRACE_DENY_MAX) {
 		json_decref(dropped);
 		return;
@@ -1081,6 +1109,10 @@ int dnsgate__open(const struct rf_dnsgate_opts *o, struct rf_dnsgate **ret_gate,
 		return rf_error_set(err, -ENOMEM, "dns gate", "%s", strerror(ENOMEM));
 	g->o = *o;
 	g->up4 = g->up6 = g->ep = g->tfd = g->efd = -1;
+	g->note_fd = rf_pins__get(RF_PIN_DNS_NOTE);
+	if (g->note_fd < 0)
+		rf_info("dns gate: %s/%s missing: its refusals reach the trace only",
+			RF_PIN_DIR, RF_PIN_DNS_NOTE);
 	for (i = 0; i < L_MAX; i++)
 		g->lfd[i] = -1;
 	for (i = 0; i < GATE_TCP_MAX; i++)
@@ -1176,6 +1208,8 @@ void dnsgate__close(struct rf_dnsgate *g, struct rf_dnsgate_stats *ret_stats)
 		close(g->tfd);
 	if (g->efd >= 0)
 		close(g->efd);
+	if (g->note_fd >= 0)
+		close(g->note_fd);
 	free(g->grants);
 	free(g);
 }
