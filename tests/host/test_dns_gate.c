@@ -6,6 +6,9 @@
 #include "harness.h"
 
 #include <signal.h>
+#include <bpf/libbpf.h>
+
+#include "pins.h"
 
 #define DNS_PORT "5399"
 #define P_OK 18300       /* the port the policy names */
@@ -292,6 +295,57 @@ static void concurrent_sandboxes_keep_their_grants(void **state)
 	free(out_b);
 }
 
+struct seen_note {
+	int n;
+	struct rf_event ev;
+};
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct seen_note *s = ctx;
+	const struct rf_event *ev = data;
+
+	if (len >= sizeof(*ev) && ev->op == RF_OP_DNS_QUERY && (ev->flags & RF_EVF_DNS) &&
+	    !strcmp(ev->path, "other.test")) {
+		s->n++;
+		s->ev = *ev;
+	}
+	return 0;
+}
+
+/* A refused name is on the monitor's decision stream (the pinned ring
+ * buffer) with the table-driven op and reason, like the kernel's records. */
+static void refusal_reaches_the_decision_stream(void **state)
+{
+	const char *argv[] = { h_tool("rf-dns"), "udp", "192.0.2.53", "53", "other.test", NULL };
+	struct seen_note seen = { 0 };
+	struct ring_buffer *rb;
+	char *out = NULL;
+	int fd;
+
+	(void)state;
+	/* the set is pinned by the earlier runs of this file */
+	fd = rf_pins__open_map(RF_PIN_EVENTS);
+	assert_true(fd >= 0);
+	rb = ring_buffer__new(fd, on_record, &seen, NULL);
+	assert_non_null(rb);
+	ring_buffer__consume(rb);
+	seen.n = 0;
+	assert_int_equal(h_run(DNS_POLICY("dns-mon", ALL_NAMES), NULL, argv, &out, NULL), 0);
+	assert_string_equal(h_result(out, "udp other.test"), "REFUSED");
+	ring_buffer__consume(rb);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.ev.class, RF_CLASS_NET);
+	assert_int_equal(seen.ev.reason, RF_REASON_DNS_NAME);
+	assert_int_equal(seen.ev.verdict, RF_VERDICT_DENIED);
+	assert_int_equal(seen.ev.kind, RF_EV_DECISION);
+	assert_true(seen.ev.cgroup_id != 0);
+	assert_true(seen.ev.ts_boot_ns != 0);
+	ring_buffer__free(rb);
+	close(fd);
+	free(out);
+}
+
 /* Bad names: one line on stderr, exit 125, nothing runs. */
 static void bad_names_refused_with_one_line(void **state)
 {
@@ -333,6 +387,7 @@ int main(void)
 		cmocka_unit_test(cname_followed_rebinding_dropped),
 		cmocka_unit_test(grant_expires_after_ttl_and_grace),
 		cmocka_unit_test(concurrent_sandboxes_keep_their_grants),
+		cmocka_unit_test(refusal_reaches_the_decision_stream),
 		cmocka_unit_test(bad_names_refused_with_one_line),
 	};
 
