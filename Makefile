@@ -253,6 +253,7 @@ bench: deps
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)
+	@tests/bench/dns.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
 
 clean:

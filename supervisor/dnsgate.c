@@ -222,19 +222,23 @@ static int grant_add(struct rf_dnsgate *g, int family, const uint8_t *addr, size
 		if (g->grants[i].family == family && g->grants[i].entry == entry &&
 		    !memcmp(g->grants[i].addr, addr, alen))
 			gr = &g->grants[i];
-	if (!gr) {
-		if (array__reserve((void **)&g->grants, &g->cap_grants, g->n_grants + 1,
-				   sizeof(*g->grants)))
-			return -ENOMEM;
-		gr = &g->grants[g->n_grants++];
-		memset(gr, 0, sizeof(*gr));
-		gr->family = family;
-		memcpy(gr->addr, addr, alen);
-		gr->entry = entry;
-		g->st.granted++;
+	/* Already open for this entry: the kernel's key stays as it is,
+	 * only the expiry moves. */
+	if (gr) {
+		if (expiry_ms > gr->expiry_ms)
+			gr->expiry_ms = expiry_ms;
+		return 0;
 	}
-	if (expiry_ms > gr->expiry_ms)
-		gr->expiry_ms = expiry_ms;
+	if (array__reserve((void **)&g->grants, &g->cap_grants, g->n_grants + 1,
+			   sizeof(*g->grants)))
+		return -ENOMEM;
+	gr = &g->grants[g->n_grants++];
+	memset(gr, 0, sizeof(*gr));
+	gr->family = family;
+	memcpy(gr->addr, addr, alen);
+	gr->entry = entry;
+	gr->expiry_ms = expiry_ms;
+	g->st.granted++;
 	return grants_sync(g, family, addr);
 }
 
