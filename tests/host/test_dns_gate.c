@@ -346,6 +346,51 @@ static void refusal_reaches_the_decision_stream(void **state)
 	free(out);
 }
 
+/* An upstream that never answers: SERVFAIL, nothing opened. */
+static void silent_upstream_fails_closed(void **state)
+{
+	const char *argv[] = { h_tool("rf-dns"), "udp", "192.0.2.53", "53", "allowed.test",
+			       "connect", "127.77.0.1", "18300", NULL };
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(h_run("{\"version\":1,\"id\":\"dns-silent\",\"files\":\"unrestricted\","
+			       "\"exec\":\"unrestricted\",\"network\":{\"connect\":"
+			       "[\"allowed.test:18300\"],\"dns\":{\"upstream\":[\"127.0.0.1:1\"]}}}",
+			       NULL, argv, &out, NULL), 0);
+	assert_non_null(strstr(out, "udp allowed.test SERVFAIL -\n"));
+	assert_string_equal(h_result(out, "connect 127.77.0.1:18300"), "EPERM");
+	free(out);
+}
+
+/* Audit mode: every name is answered, the refusal it would be is traced. */
+static void audit_mode_answers_and_records(void **state)
+{
+	const char *argv[] = { h_tool("rf-dns"), "udp", "192.0.2.53", "53", "other.test", NULL };
+	char *out = NULL, *tp = h_tempfile("trace", NULL);
+	json_t *tr, *ev;
+
+	(void)state;
+	assert_int_equal(h_run("{\"version\":1,\"id\":\"dns-audit\",\"mode\":\"audit\","
+			       "\"files\":\"unrestricted\",\"exec\":\"unrestricted\","
+			       "\"network\":{\"connect\":[\"allowed.test:18300\"],"
+			       "\"dns\":{\"upstream\":[\"127.0.0.1:" DNS_PORT "\"]}}}",
+			       tp, argv, &out, NULL), 0);
+	assert_non_null(strstr(out, "udp other.test NOERROR 127.77.0.2\n"));
+	tr = h_trace(tp);
+	ev = dns_event(tr, "dns.deny", "other.test");
+	assert_non_null(ev);
+	assert_string_equal(json_string_value(json_object_get(ev, "verdict")), "audited");
+	ev = dns_event(tr, "dns.query", "other.test");
+	assert_non_null(ev);
+	assert_string_equal(json_string_value(json_object_get(ev, "verdict")), "audited");
+	assert_int_equal(json_array_size(json_object_get(ev, "granted")), 0);
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
 /* Bad names: one line on stderr, exit 125, nothing runs. */
 static void bad_names_refused_with_one_line(void **state)
 {
@@ -388,6 +433,8 @@ int main(void)
 		cmocka_unit_test(grant_expires_after_ttl_and_grace),
 		cmocka_unit_test(concurrent_sandboxes_keep_their_grants),
 		cmocka_unit_test(refusal_reaches_the_decision_stream),
+		cmocka_unit_test(silent_upstream_fails_closed),
+		cmocka_unit_test(audit_mode_answers_and_records),
 		cmocka_unit_test(bad_names_refused_with_one_line),
 	};
 
