@@ -298,14 +298,26 @@ static int ep_parse_host(char *host, struct rf_endpoint *ep,
  * (the Public Suffix List, libpsl; unknown top-level labels count as
  * public, so "*.test" is refused and "*.example.test" is not).
  */
+static const psl_ctx_t *ep_psl(void)
+{
+	/* The newer of libpsl's built-in list and the system's, loaded once
+	 * and kept for the process's life. */
+	static psl_ctx_t *latest;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		latest = psl_latest(NULL);
+	}
+	return latest ? latest : psl_builtin();
+}
+
 static int ep_check_wildcard(struct rf_endpoint *ep, struct rf_error *err)
 {
-	const psl_ctx_t *psl = psl_latest(NULL);
+	const psl_ctx_t *psl = ep_psl();
 
 	if (ep->kind != RF_HOST_NAME)
 		return ep_fail(err, "a wildcard must name a domain, not an IP address");
-	if (!psl)
-		psl = psl_builtin();
 	if (!psl || psl_is_public_suffix(psl, ep->name))
 		return ep_fail(err, "wildcard over a public suffix (\"%s\"): name a domain "
 			       "below it", ep->name);
