@@ -254,10 +254,9 @@ static __always_inline bool dns_steer6(struct bpf_sock_addr *ctx, __u64 cgid, __
 }
 
 /* The client's original destination for a reply from the gate. */
-static __always_inline struct rf_dns_orig *dns_orig(struct bpf_sock_addr *ctx, __u16 family,
+static __always_inline struct rf_dns_orig *dns_orig(struct bpf_sock_addr *ctx,
 						    struct rf_dns_gate **ret_gate)
 {
-	struct rf_dns_orig *o;
 	__u64 cgid, cookie;
 
 	if (!net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED))
@@ -266,18 +265,17 @@ static __always_inline struct rf_dns_orig *dns_orig(struct bpf_sock_addr *ctx, _
 	if (!*ret_gate)
 		return NULL;
 	cookie = bpf_get_socket_cookie(ctx);
-	o = bpf_map_lookup_elem(&rf_dns_orig, &cookie);
-	return o && o->family == family ? o : NULL;
+	return bpf_map_lookup_elem(&rf_dns_orig, &cookie);
 }
 
 SEC("cgroup/recvmsg4")
 int rf_recvmsg4(struct bpf_sock_addr *ctx)
 {
 	struct rf_dns_gate *g = NULL;
-	struct rf_dns_orig *o = dns_orig(ctx, AF_INET, &g);
+	struct rf_dns_orig *o = dns_orig(ctx, &g);
 	__u32 gate, ip;
 
-	if (!o || !g)
+	if (!o || !g || o->family != AF_INET)
 		return ALLOW;
 	__builtin_memcpy(&gate, g->addr4, 4);
 	if (ctx->user_ip4 != gate || bpf_ntohs((__u16)ctx->user_port) != g->port4)
@@ -292,7 +290,7 @@ SEC("cgroup/recvmsg6")
 int rf_recvmsg6(struct bpf_sock_addr *ctx)
 {
 	struct rf_dns_gate *g = NULL;
-	struct rf_dns_orig *o = dns_orig(ctx, AF_INET6, &g);
+	struct rf_dns_orig *o = dns_orig(ctx, &g);
 	__u32 w[4], gate;
 	__u16 port;
 
@@ -308,10 +306,19 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
 		__builtin_memcpy(w, g->addr6, 16);
 		if (!g->port6 || port != g->port6 || ctx->user_ip6[0] != w[0] ||
 		    ctx->user_ip6[1] != w[1] || ctx->user_ip6[2] != w[2] ||
-		    ctx->user_ip6[3] != w[3])
+		    ctx->user_ip6[3] != w[3] || o->family != AF_INET6)
 			return ALLOW;
 	}
-	__builtin_memcpy(w, o->addr, 16);
+	/* A v4-mapped send went through sendmsg4 (the kernel hands it to
+	 * the IPv4 path): its destination was kept as IPv4. */
+	if (o->family == AF_INET) {
+		w[0] = 0;
+		w[1] = 0;
+		w[2] = bpf_htonl(0xffff);
+		__builtin_memcpy(&w[3], o->addr, 4);
+	} else {
+		__builtin_memcpy(w, o->addr, 16);
+	}
 	ctx->user_ip6[0] = w[0];
 	ctx->user_ip6[1] = w[1];
 	ctx->user_ip6[2] = w[2];

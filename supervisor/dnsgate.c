@@ -1176,6 +1176,11 @@ void dnsgate__stop(struct rf_dnsgate *g)
 	g->running = false;
 }
 
+void dnsgate__stats(const struct rf_dnsgate *g, struct rf_dnsgate_stats *ret_stats)
+{
+	*ret_stats = g->st;
+}
+
 void dnsgate__close(struct rf_dnsgate *g, struct rf_dnsgate_stats *ret_stats)
 {
 	size_t i;

@@ -61,6 +61,8 @@ void dnsgate__address(const struct rf_dnsgate *g, struct rf_dns_gate *ret);
 int dnsgate__serve(struct rf_dnsgate *g);
 /* Stop the thread (queries in flight get no answer). */
 void dnsgate__stop(struct rf_dnsgate *g);
+/* The counters so far; call after dnsgate__stop (the thread writes them). */
+void dnsgate__stats(const struct rf_dnsgate *g, struct rf_dnsgate_stats *ret_stats);
 /* Stop, revoke every grant still open, close everything. NULL is fine. */
 void dnsgate__close(struct rf_dnsgate *g, struct rf_dnsgate_stats *ret_stats);
 

@@ -833,6 +833,20 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	return 0;
 }
 
+static json_t *dns_stats_json(struct rf_dnsgate *g)
+{
+	struct rf_dnsgate_stats st;
+
+	dnsgate__stop(g);
+	dnsgate__stats(g, &st);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "queries", (json_int_t)st.queries, "allowed", (json_int_t)st.allowed,
+			 "denied", (json_int_t)st.denied,
+			 "dropped_answers", (json_int_t)st.dropped_answers,
+			 "granted", (json_int_t)st.granted, "expired", (json_int_t)st.expired,
+			 "servfail", (json_int_t)st.servfail);
+}
+
 /* The last event: how the command ended and what the kernel denied. */
 static void report_exit(struct run *r, const siginfo_t *info, int exit)
 {
@@ -872,6 +886,9 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		json_object_update(ex, counts);
 		json_decref(counts);
 	}
+	/* The DNS gate's counts: the sandbox is gone, so the gate stops here. */
+	if (ex && r->gate)
+		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));

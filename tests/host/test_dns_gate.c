@@ -147,6 +147,13 @@ static void allowed_name_opens_its_address_only(void **state)
 	assert_non_null(ev);
 	assert_string_equal(json_string_value(json_object_get(ev, "reason")), "name-not-allowed");
 	assert_string_equal(json_string_value(json_object_get(ev, "verdict")), "denied");
+	/* sandbox.exit counts what the gate did */
+	ev = json_object_get(h_event(tr, "sandbox.exit", 0), "dns");
+	assert_non_null(ev);
+	assert_int_equal(json_integer_value(json_object_get(ev, "denied")), 1);
+	assert_int_equal(json_integer_value(json_object_get(ev, "allowed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(ev, "granted")), 1);
+	assert_int_equal(json_integer_value(json_object_get(ev, "queries")), 2);
 	json_decref(tr);
 	unlink(tp);
 	free(tp);
@@ -160,6 +167,9 @@ static void libc_resolver_and_tcp_are_steered(void **state)
 		"tcp", "192.0.2.53", "53", "a.example.test",
 		"udpconn", "198.51.100.1", "53", "b.c.example.test",
 		"tcp", "::ffff:192.0.2.53", "53", "other.test",
+		"udp", "::ffff:192.0.2.53", "53", "allowed.test/A",
+		"udp", "2001:db8::53", "53", "allowed.test.",
+		"udpconn", "2001:db8::53", "53", "other.test",
 		"connect", "127.77.0.3", "18300", "connect", "127.77.0.4", "18300",
 		NULL };
 	char *out = NULL;
@@ -171,6 +181,10 @@ static void libc_resolver_and_tcp_are_steered(void **state)
 	assert_non_null(strstr(out, "tcp a.example.test NOERROR 127.77.0.3\n"));
 	assert_non_null(strstr(out, "udpconn b.c.example.test NOERROR 127.77.0.4\n"));
 	assert_string_equal(h_result(out, "tcp other.test"), "REFUSED");
+	/* IPv6 sockets: v4-mapped (through sendmsg4) and native (to ::1) */
+	assert_non_null(strstr(out, "udp allowed.test/A NOERROR 127.77.0.1\n"));
+	assert_non_null(strstr(out, "udp allowed.test. NOERROR 127.77.0.1\n"));
+	assert_string_equal(h_result(out, "udpconn other.test"), "REFUSED");
 	assert_string_equal(h_result(out, "connect 127.77.0.3:18300"), "ok");
 	assert_string_equal(h_result(out, "connect 127.77.0.4:18300"), "ok");
 	free(out);
