@@ -11,7 +11,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
-        libclang-rt-14-dev prometheus \
+        libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
         scdoc debhelper dpkg-dev fakeroot lintian bash-completion
 
 WARN      := -Wall -Wextra -Werror
@@ -26,7 +26,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
 LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lcrypto
-SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lsystemd
+SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lsystemd -lldns -lpsl -lpthread
 MON_LDLIBS := $(LIB_LDLIBS) -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -241,6 +241,11 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
+# The DNS gate's test client builds and parses its messages with ldns.
+$(BUILD)/tests/tools/rf-dns: tests/tools/rf-dns.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lldns
+
 $(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LIB_LDLIBS)
@@ -305,6 +310,7 @@ bench: deps
 	@tests/bench/rules.sh $(BUILD)
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)
+	@tests/bench/dns.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
 
 clean:

@@ -179,16 +179,217 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 	return net_refuse(sb, cgid, &ip4, 4, port, AF_INET, op, reason, proto);
 }
 
+
+/* ====================================================================
+ * DNS gate steering (supervisor/dnsgate.c). A sandbox with an
+ * rf_dns_gates entry has its DNS, UDP and TCP to port 53 at any address,
+ * sent to its gate instead: connect4/6 and sendmsg4/6 rewrite the
+ * destination (and the allowlist does not judge it), recvmsg4/6 give the
+ * gate's replies the source the client wrote (resolvers drop answers from
+ * an address they did not ask).
+ * ==================================================================== */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct rf_dns_gate);
+} rf_dns_gates SEC(".maps");
+
+/* Socket cookie -> what the client wrote. LRU: sockets come and go
+ * without telling us; an evicted entry only leaves a reply's source
+ * unrestored (the client then ignores that reply: DNS fails, closed). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct rf_dns_orig);
+} rf_dns_orig SEC(".maps");
+
+static __always_inline void dns_remember(void *ctx, const void *addr, __u32 alen, __u16 family)
+{
+	struct rf_dns_orig o = { .port = RF_DNS_PORT, .family = family };
+	__u64 cookie = bpf_get_socket_cookie(ctx);
+
+	__builtin_memcpy(o.addr, addr, alen);
+	bpf_map_update_elem(&rf_dns_orig, &cookie, &o, BPF_ANY);
+}
+
+/* True when ctx now goes to the sandbox's gate. */
+static __always_inline bool dns_steer4(struct bpf_sock_addr *ctx, __u64 cgid, __u16 port)
+{
+	struct rf_dns_gate *g;
+	__u32 ip, gate;
+
+	if (port != RF_DNS_PORT)
+		return false;
+	g = bpf_map_lookup_elem(&rf_dns_gates, &cgid);
+	if (!g)
+		return false;
+	ip = ctx->user_ip4;
+	dns_remember(ctx, &ip, 4, AF_INET);
+	__builtin_memcpy(&gate, g->addr4, 4);
+	ctx->user_ip4 = gate;
+	ctx->user_port = bpf_htons(g->port4);
+	return true;
+}
+
+/* IPv6 sockets: to the IPv6 listener, or to the IPv4 one v4-mapped when
+ * the destination was v4-mapped or the gate has no IPv6 listener (an
+ * IPV6_V6ONLY socket then fails to reach it: DNS fails, closed). */
+static __always_inline bool dns_steer6(struct bpf_sock_addr *ctx, __u64 cgid, __u16 port)
+{
+	struct rf_dns_gate *g;
+	__u32 w[4];
+	bool mapped;
+
+	if (port != RF_DNS_PORT)
+		return false;
+	g = bpf_map_lookup_elem(&rf_dns_gates, &cgid);
+	if (!g)
+		return false;
+	w[0] = ctx->user_ip6[0];
+	w[1] = ctx->user_ip6[1];
+	w[2] = ctx->user_ip6[2];
+	w[3] = ctx->user_ip6[3];
+	dns_remember(ctx, w, 16, AF_INET6);
+	mapped = w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff);
+	if (mapped || !g->port6) {
+		__builtin_memcpy(&w[3], g->addr4, 4);
+		ctx->user_ip6[0] = 0;
+		ctx->user_ip6[1] = 0;
+		ctx->user_ip6[2] = bpf_htonl(0xffff);
+		ctx->user_ip6[3] = w[3];
+		ctx->user_port = bpf_htons(g->port4);
+		return true;
+	}
+	__builtin_memcpy(w, g->addr6, 16);
+	ctx->user_ip6[0] = w[0];
+	ctx->user_ip6[1] = w[1];
+	ctx->user_ip6[2] = w[2];
+	ctx->user_ip6[3] = w[3];
+	ctx->user_port = bpf_htons(g->port6);
+	return true;
+}
+
+/* The client's original destination for a reply from the gate. */
+static __always_inline struct rf_dns_orig *dns_orig(struct bpf_sock_addr *ctx,
+						    struct rf_dns_gate **ret_gate)
+{
+	__u64 cgid, cookie;
+
+	if (!net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED))
+		return NULL;
+	*ret_gate = bpf_map_lookup_elem(&rf_dns_gates, &cgid);
+	if (!*ret_gate)
+		return NULL;
+	cookie = bpf_get_socket_cookie(ctx);
+	return bpf_map_lookup_elem(&rf_dns_orig, &cookie);
+}
+
+SEC("cgroup/recvmsg4")
+int rf_recvmsg4(struct bpf_sock_addr *ctx)
+{
+	struct rf_dns_gate *g = NULL;
+	struct rf_dns_orig *o = dns_orig(ctx, &g);
+	__u32 gate, ip;
+
+	if (!o || !g || o->family != AF_INET)
+		return ALLOW;
+	__builtin_memcpy(&gate, g->addr4, 4);
+	if (ctx->user_ip4 != gate || bpf_ntohs((__u16)ctx->user_port) != g->port4)
+		return ALLOW;
+	__builtin_memcpy(&ip, o->addr, 4);
+	ctx->user_ip4 = ip;
+	ctx->user_port = bpf_htons(o->port);
+	return ALLOW;
+}
+
+SEC("cgroup/recvmsg6")
+int rf_recvmsg6(struct bpf_sock_addr *ctx)
+{
+	struct rf_dns_gate *g = NULL;
+	struct rf_dns_orig *o = dns_orig(ctx, &g);
+	__u32 w[4], gate;
+	__u16 port;
+
+	if (!o || !g)
+		return ALLOW;
+	port = bpf_ntohs((__u16)ctx->user_port);
+	__builtin_memcpy(&gate, g->addr4, 4);
+	if (ctx->user_ip6[0] == 0 && ctx->user_ip6[1] == 0 &&
+	    ctx->user_ip6[2] == bpf_htonl(0xffff)) {
+		if (ctx->user_ip6[3] != gate || port != g->port4)
+			return ALLOW;
+	} else {
+		__builtin_memcpy(w, g->addr6, 16);
+		if (!g->port6 || port != g->port6 || ctx->user_ip6[0] != w[0] ||
+		    ctx->user_ip6[1] != w[1] || ctx->user_ip6[2] != w[2] ||
+		    ctx->user_ip6[3] != w[3] || o->family != AF_INET6)
+			return ALLOW;
+	}
+	/* A v4-mapped send went through sendmsg4 (the kernel hands it to
+	 * the IPv4 path): its destination was kept as IPv4. */
+	if (o->family == AF_INET) {
+		w[0] = 0;
+		w[1] = 0;
+		w[2] = bpf_htonl(0xffff);
+		__builtin_memcpy(&w[3], o->addr, 4);
+	} else {
+		__builtin_memcpy(w, o->addr, 16);
+	}
+	ctx->user_ip6[0] = w[0];
+	ctx->user_ip6[1] = w[1];
+	ctx->user_ip6[2] = w[2];
+	ctx->user_ip6[3] = w[3];
+	ctx->user_port = bpf_htons(o->port);
+	return ALLOW;
+}
+
+/*
+ * The gate's own decisions (a refused name, a dropped answer) on the
+ * monitor's decision stream: the supervisor runs this program with
+ * BPF_PROG_TEST_RUN, the record as its context (a ring buffer has no
+ * user-space producer). Only for a live sandbox; never counted in
+ * rf_sandbox.denials and never a sample (the trace has dns.deny).
+ */
+SEC("syscall")
+int rf_dns_note(struct rf_event *ctx)
+{
+	struct rf_event *rb;
+	__u64 cgid = ctx->cgroup_id;
+
+	if (!bpf_map_lookup_elem(&rf_sandboxes, &cgid))
+		return -2;  /* -ENOENT */
+	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
+	if (!rb) {
+		stat_inc(RF_STAT_RINGBUF_LOST);
+		return -28; /* -ENOSPC */
+	}
+	__builtin_memcpy(rb, ctx, sizeof(*rb));
+	rb->ts_boot_ns = bpf_ktime_get_boot_ns();
+	rb->cgroup_id = cgid;
+	rb->kind = RF_EV_DECISION;
+	rb->class = RF_CLASS_NET;
+	rb->op = RF_OP_DNS_QUERY;
+	rb->flags = RF_EVF_DNS;
+	bpf_ringbuf_submit(rb, 0);
+	stat_inc(RF_STAT_DECISIONS);
+	return 0;
+}
+/* ==================== end of DNS gate steering ==================== */
+
 static __always_inline int check_inet4(struct bpf_sock_addr *ctx, __u32 op)
 {
+	/* Each field read once: the verifier refuses a ctx pointer the
+	 * compiler offsets to share a load. */
+	__u16 port = bpf_ntohs((__u16)ctx->user_port);
 	struct rf_sandbox *sb;
 	__u64 cgid;
 
 	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
-	if (!sb)
+	if (!sb || dns_steer4(ctx, cgid, port))
 		return ALLOW;
-	return check_v4(sb, cgid, ctx->user_ip4, bpf_ntohs((__u16)ctx->user_port),
-			op, ctx->protocol);
+	return check_v4(sb, cgid, ctx->user_ip4, port, op, ctx->protocol);
 }
 
 static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
@@ -199,15 +400,15 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	__u16 port;
 	__u64 cgid;
 
+	port = bpf_ntohs((__u16)ctx->user_port);
 	sb = net_sandbox(&cgid, RF_SB_NET_UNRESTRICTED);
-	if (!sb)
+	if (!sb || dns_steer6(ctx, cgid, port))
 		return ALLOW;
 
 	w[0] = ctx->user_ip6[0];
 	w[1] = ctx->user_ip6[1];
 	w[2] = ctx->user_ip6[2];
 	w[3] = ctx->user_ip6[3];
-	port = bpf_ntohs((__u16)ctx->user_port);
 
 	/* ::ffff:a.b.c.d reaches an IPv4 host: judge it as that host. */
 	if (w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff))

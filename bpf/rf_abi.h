@@ -126,12 +126,15 @@ enum rf_class {
 	X(ROUTE_CMSG, 55, "route_cmsg")         /* sendmsg; arg: level << 16 | type */  \
 	X(ROUTE_PACKET, 56, "route_packet")     /* cgroup_skb/egress (net.bpf.c): arg   \
 						 * 43 (IPv6 routing header) or          \
-						 * 0x10800 (IPv4 options) */
+						 * 0x10800 (IPv4 options) */ \
+	/* The DNS gate (supervisor/dnsgate.c) through rf_dns_note: a query it  \
+	 * refused, or an answer it dropped; path: the name */                  \
+	X(DNS_QUERY, 57, "dns_query")
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 57,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 58,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {
@@ -159,12 +162,16 @@ enum rf_verdict {
 	X(BOUNDARY, 8, "process-boundary")      /* the process boundary: never from a   \
 						 * sandbox */                           \
 	X(INTERNAL, 9, "no-memory")             /* no scratch memory: denied, never     \
-						 * allowed */
+						 * allowed */                           \
+	X(DNS_NAME, 10, "name-not-allowed")     /* no network.connect name matches */   \
+	X(DNS_REBIND, 11, "private-address-for-name") /* an allowed name answered with  \
+						 * loopback, link-local, metadata or a  \
+						 * private range (dropped) */
 
 #define RF_REASON_ENUM_(name, value, str) RF_REASON_##name = value,
 enum rf_reason {
 	RF_REASONS(RF_REASON_ENUM_)
-	RF_REASON_MAX = 10,
+	RF_REASON_MAX = 12,
 };
 
 /* rf_paths value and rf_event.need/have: access bits. */
@@ -320,6 +327,33 @@ enum rf_event_flags {
 	RF_EVF_DIRFD = 1u << 3,         /* a relative path: target_pid holds the dirfd
 					 * (AT_FDCWD: the cwd) it is relative to */
 	RF_EVF_ERRNO_EPERM = 1u << 4,   /* failed with EPERM (else EACCES) */
+	RF_EVF_DNS = 1u << 5,           /* the DNS gate's record (rf_dns_note): user space
+					 * judged it; never counted in rf_sandbox.denials,
+					 * never a sample (the supervisor traces it itself) */
+};
+
+/* ====================================================================
+ * The DNS gate (supervisor/dnsgate.c, net.bpf.c's steering block). A
+ * sandbox with an rf_dns_gates entry has its DNS (UDP and TCP to port 53,
+ * any address) steered to the gate's listeners by connect4/6 and
+ * sendmsg4/6; recvmsg4/6 give replies the source the client wrote.
+ * ==================================================================== */
+#define RF_DNS_PORT 53
+
+/* rf_dns_gates: sandbox cgroup id -> where its gate listens. */
+struct rf_dns_gate {
+	__u8 addr4[4];                  /* IPv4 listener, network byte order */
+	__u16 port4;                    /* host byte order */
+	__u16 port6;                    /* 0: no IPv6 listener (v6 DNS goes to v4-mapped addr4) */
+	__u8 addr6[16];                 /* IPv6 listener */
+};
+
+/* rf_dns_orig: socket cookie -> the destination the client wrote. */
+struct rf_dns_orig {
+	__u8 addr[16];                  /* IPv4 in addr[0..3]; for IPv6 sockets as written */
+	__u16 port;                     /* host byte order */
+	__u16 family;                   /* AF_INET, AF_INET6 */
+	__u32 _pad;
 };
 
 /* ====================================================================
@@ -533,6 +567,10 @@ _Static_assert(sizeof(struct rf_event) % 8 == 0, "rf_event: 8-byte multiple");
 RF_ABI_OFF(rf_event, flags, 84 + RF_COMM_LEN);
 RF_ABI_SIZE(rf_obs_syscall, 8);
 RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 2));
+
+RF_ABI_SIZE(rf_dns_gate, 24);
+RF_ABI_OFF(rf_dns_gate, addr6, 8);
+RF_ABI_SIZE(rf_dns_orig, 24);
 
 RF_ABI_OFF(rf_meta, build_id, 8);
 RF_ABI_SIZE(rf_meta, 8 + 32);

@@ -48,6 +48,8 @@
 	X(OBSERVE, "observe", "rf_observe", RF_PINF_OBSERVE, sizeof(__u64), 0)          \
 	X(OBS_ACCESS, "observe_access", "rf_obs_access", RF_PINF_OBSERVE,                 \
 	  sizeof(struct rf_sample_key), offsetof(struct rf_sample_key, cgroup_id))      \
+	X(DNS_GATES, "dns_gates", "rf_dns_gates", 0, sizeof(__u64), 0)                 \
+	X(DNS_ORIG, "dns_orig", "rf_dns_orig", 0, 0, 0)                                 \
 	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
 
 #define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,
@@ -76,7 +78,9 @@ enum rf_pin_map {
 	X(CONNECT_UNIX, "link_connect_unix", "rf_connect_unix", RF_ATTACH_CGROUP_UNIX_CONNECT, \
 	  RF_FEAT_UNIX)                                                                       \
 	X(SENDMSG_UNIX, "link_sendmsg_unix", "rf_sendmsg_unix", RF_ATTACH_CGROUP_UNIX_SENDMSG, \
-	  RF_FEAT_UNIX)
+	  RF_FEAT_UNIX)                                                                       \
+	X(RECVMSG4, "link_recvmsg4", "rf_recvmsg4", BPF_CGROUP_UDP4_RECVMSG, RF_FEAT_INET)    \
+	X(RECVMSG6, "link_recvmsg6", "rf_recvmsg6", BPF_CGROUP_UDP6_RECVMSG, RF_FEAT_INET)
 
 #define RF_PIN_LINK_ENUM_(e, ...) RF_LINK_##e,
 enum rf_pin_link {
@@ -95,6 +99,9 @@ enum rf_pin_link {
 #define RF_PIN_OBS_PROG_PREFIX "obsprog_"
 /* Its verdict publisher (a syscall program, run on demand, never attached). */
 #define RF_PIN_OBS_VERDICT RF_PIN_OBS_PROG_PREFIX "rf_obs_verdict"
+/* The network object's rf_dns_note (the DNS gate's records for the
+ * monitor), pinned as a program: run, never attached. */
+#define RF_PIN_DNS_NOTE "prog_dns_note"
 
 struct rf_pin_map_def {
 	const char *pin;          /* file under RF_PIN_DIR */

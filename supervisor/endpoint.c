@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <libpsl.h>
 
 #include "policy.h"
 
@@ -291,6 +292,38 @@ static int ep_parse_host(char *host, struct rf_endpoint *ep,
 	return ep_parse_name(host, ep, err);
 }
 
+/*
+ * "*.NAME" must leave a registrable domain above the star: "*.com",
+ * "*.co.uk" or "*.github.io" would open every site under a public suffix
+ * (the Public Suffix List, libpsl; unknown top-level labels count as
+ * public, so "*.test" is refused and "*.example.test" is not).
+ */
+static const psl_ctx_t *ep_psl(void)
+{
+	/* The newer of libpsl's built-in list and the system's, loaded once
+	 * and kept for the process's life. */
+	static psl_ctx_t *latest;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		latest = psl_latest(NULL);
+	}
+	return latest ? latest : psl_builtin();
+}
+
+static int ep_check_wildcard(struct rf_endpoint *ep, struct rf_error *err)
+{
+	const psl_ctx_t *psl = ep_psl();
+
+	if (ep->kind != RF_HOST_NAME)
+		return ep_fail(err, "a wildcard must name a domain, not an IP address");
+	if (!psl || psl_is_public_suffix(psl, ep->name))
+		return ep_fail(err, "wildcard over a public suffix (\"%s\"): name a domain "
+			       "below it", ep->name);
+	return 0;
+}
+
 static int ep_parse(const char *text, struct rf_endpoint *ep,
 		    struct rf_error *err)
 {
@@ -313,8 +346,16 @@ static int ep_parse(const char *text, struct rf_endpoint *ep,
 		return ep_fail(err, "user-info ('@') is not allowed");
 	if (strchr(text, '%'))
 		return ep_fail(err, "IPv6 zone ids ('%%') are not allowed");
-	if (strpbrk(text, "*?"))
+	if (strchr(text, '?'))
 		return ep_fail(err, "wildcards are not allowed");
+	if (text[0] == '*' && text[1] != '.')
+		return ep_fail(err, "a wildcard must be a leading '*.' before a domain");
+	if (strchr(text + 1, '*'))
+		return ep_fail(err, "wildcards are only allowed as a leading '*.'");
+	if (text[0] == '*') {
+		ep->wildcard = true;
+		text += 2;
+	}
 
 	if (text[0] == '[') {
 		const char *close = strchr(text, ']');
@@ -355,6 +396,11 @@ static int ep_parse(const char *text, struct rf_endpoint *ep,
 	}
 	if (r < 0)
 		return r;
+	if (ep->wildcard) {
+		r = ep_check_wildcard(ep, err);
+		if (r < 0)
+			return r;
+	}
 	if (ports[0] == '\0')
 		return ep_fail(err, "missing port (expected HOST:PORT)");
 	return ep_parse_ports(ports, ep, err);
@@ -396,6 +442,66 @@ void endpoint__clear(struct rf_endpoint *ep)
 		return;
 	free(ep->text);
 	memset(ep, 0, sizeof(*ep));
+}
+
+bool endpoint__name_matches(const struct rf_endpoint *ep, const char *qname)
+{
+	size_t n = strlen(ep->name), q = strlen(qname);
+
+	if (ep->kind != RF_HOST_NAME)
+		return false;
+	if (!ep->wildcard)
+		return q == n && !strcmp(qname, ep->name);
+	return q > n + 1 && qname[q - n - 1] == '.' && !strcmp(qname + q - n, ep->name);
+}
+
+int endpoint__parse_upstream(const char *text, struct rf_upstream *ret_up,
+			     struct rf_error *err)
+{
+	char name[RF_DNS_NAME_MAX + 1] = "";
+	struct rf_endpoint ep = { .name = name };
+	char buf[96];
+	int r;
+
+	memset(ret_up, 0, sizeof(*ret_up));
+	/* A bare address gets port 53; then the entry grammar does the rest. */
+	if (text[0] == '[' ? !strstr(text, "]:") : !strchr(text, ':'))
+		snprintf(buf, sizeof(buf), "%s:53", text);
+	else
+		snprintf(buf, sizeof(buf), "%s", text);
+	r = ep_parse(buf, &ep, err);
+	if (r < 0)
+		return r;
+	if (ep.kind != RF_HOST_ADDR || ep.cidr || ep.port_lo != ep.port_hi)
+		return ep_fail(err, "expected an IP address with an optional port");
+	ret_up->family = ep.family;
+	memcpy(ret_up->addr, ep.addr, 16);
+	ret_up->port = ep.port_lo;
+	return 0;
+}
+
+int endpoint__parse_prefix(const char *text, struct rf_prefix *ret_pfx,
+			   struct rf_error *err)
+{
+	char name[RF_DNS_NAME_MAX + 1] = "";
+	struct rf_endpoint ep = { .name = name };
+	char buf[96];
+	int r;
+	const char *colon = strchr(text, ':');
+
+	memset(ret_pfx, 0, sizeof(*ret_pfx));
+	if (strlen(text) > 80 || strpbrk(text, "[]") || (colon && !strchr(colon + 1, ':')))
+		return ep_fail(err, "expected an IP address or CIDR without brackets or port");
+	snprintf(buf, sizeof(buf), strchr(text, ':') ? "[%s]:1" : "%s:1", text);
+	r = ep_parse(buf, &ep, err);
+	if (r < 0)
+		return r;
+	if (ep.kind != RF_HOST_ADDR)
+		return ep_fail(err, "expected an IP address or CIDR");
+	ret_pfx->family = ep.family;
+	memcpy(ret_pfx->addr, ep.addr, 16);
+	ret_pfx->prefix_len = ep.prefix_len;
+	return 0;
 }
 
 bool endpoint__is_sensitive(int family, const uint8_t *addr)

@@ -726,6 +726,7 @@ static void unpin_all(void)
 	/* Unlinking a pinned link drops its last reference: it detaches. */
 	for (i = 0; i < RF_PIN_LINK_MAX; i++)
 		unlink(rf_pins__path(rf_pin_links[i].pin, path, sizeof(path)));
+	unlink(rf_pins__path(RF_PIN_DNS_NOTE, path, sizeof(path)));
 	unpin_obj(&lsm_obj);
 	unpin_obj(&obs_obj);
 	/* meta last: the table ends with it */
@@ -910,6 +911,10 @@ static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t
 			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
 		*ret_features |= rf_pin_links[i].feature;
 	}
+	/* The DNS gate's records for the monitor: a program it runs. */
+	rf_pins__path(RF_PIN_DNS_NOTE, path, sizeof(path));
+	if (bpf_obj_pin(bpf_program__fd(skel->progs.rf_dns_note), path))
+		return rf_error_set(e, -errno, NULL, "pin %s: %s", path, strerror(errno));
 	return 0;
 }
 

@@ -356,8 +356,11 @@ int netrules__resolve(const struct rf_policy *policy,
 			.port_lo = ep->port_lo, .port_hi = ep->port_hi, .source = i,
 		};
 
+		/* Under the DNS gate names open addresses while the sandbox
+		 * runs, as it looks them up (dnsgate.c); nothing up front. */
 		if (ep->kind != RF_HOST_ADDR) {
-			r = resolve_name(ep, i, rule, &o, err);
+			if (policy->dns.mode == RF_DNS_ONCE)
+				r = resolve_name(ep, i, rule, &o, err);
 			continue;
 		}
 		rule.family = ep->family;
@@ -374,5 +377,35 @@ int netrules__resolve(const struct rf_policy *policy,
 	*ret_n_rules = o.nr;
 	*ret_resolved = o.res;
 	*ret_n_resolved = o.ns;
+	return 0;
+}
+
+int netrules__host_entry(const struct rf_addr_rule *rules, size_t n,
+			 const struct rf_addr_rule *extra, size_t n_extra, int family,
+			 const uint8_t *addr, struct rf_net_entry *ret_entry, bool *ret_found)
+{
+	_cleanup_free_ struct rf_addr_rule *all = malloc((n + n_extra + 1) * sizeof(*all));
+	_cleanup_free_ struct rf_net_entry *entries = NULL;
+	size_t ne = 0, i;
+	int r;
+
+	*ret_found = false;
+	if (!all)
+		return -ENOMEM;
+	if (n)
+		memcpy(all, rules, n * sizeof(*all));
+	if (n_extra)
+		memcpy(all + n, extra, n_extra * sizeof(*all));
+	r = netrules__build(all, n + n_extra, &entries, &ne, NULL);
+	if (r)
+		return r;
+	for (i = 0; i < ne; i++) {
+		if (entries[i].family != family || entries[i].prefix_len != addr_len(family) * 8 ||
+		    memcmp(entries[i].addr, addr, addr_len(family)))
+			continue;
+		*ret_entry = entries[i];
+		*ret_found = true;
+		break;
+	}
 	return 0;
 }

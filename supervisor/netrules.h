@@ -59,4 +59,11 @@ int netrules__resolve(const struct rf_policy *policy,
 		      struct rf_resolved **ret_resolved, size_t *ret_n_resolved,
 		      struct rf_error *err);
 
+/* The exact host entry (family, addr) gets when rules and extra are built
+ * together (netrules__build): *ret_found false when neither names that
+ * host exactly. For the DNS gate, whose grants are extra host rules. */
+int netrules__host_entry(const struct rf_addr_rule *rules, size_t n,
+			 const struct rf_addr_rule *extra, size_t n_extra, int family,
+			 const uint8_t *addr, struct rf_net_entry *ret_entry, bool *ret_found);
+
 #endif

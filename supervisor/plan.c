@@ -431,6 +431,22 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
  * before the cgroup hook runs: its TCP-port layer would refuse unlisted
  * ports first (EACCES) and those denials would never reach the trace or
  * the monitor. So it is opt-in: --prefer landlock. */
+/* Which way the names of network.connect are enforced: in the plan. */
+static void plan_net_dns(struct rf_plan *plan, const struct rf_policy *policy)
+{
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_NET];
+	size_t i;
+
+	if (cp->note != RF_NOTE_NONE || policy->net_connect != RF_CONFINE_ALLOWLIST)
+		return;
+	for (i = 0; i < policy->n_connect; i++)
+		if (policy->connect[i].kind == RF_HOST_NAME) {
+			cp->note = policy->dns.mode == RF_DNS_ONCE ? RF_NOTE_NET_DNS_ONCE :
+								     RF_NOTE_NET_DNS_GATE;
+			return;
+		}
+}
+
 static void plan_net_layers(struct rf_plan *plan, const struct rf_policy *policy,
 			    const struct rf_caps *caps, unsigned int prefer)
 {
@@ -465,6 +481,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan_fs_class(plan, RF_CLASS_FILE, policy->files, policy, caps, prefer);
 	plan_fs_class(plan, RF_CLASS_EXEC, policy->exec, policy, caps, prefer);
 	plan_sock_class(plan, RF_CLASS_NET, policy->net_connect, &caps->sock_addr);
+	plan_net_dns(plan, policy);
 	plan_unix(plan, policy, caps, prefer);
 	/* The programs need a cgroup to key on. Not twice: a class already
 	 * refused keeps its first reason. Every BPF backend keys on the

@@ -41,6 +41,8 @@ enum rf_plan_note {
 	RF_NOTE_MONITOR,
 	RF_NOTE_LIMITS,           /* what reaching each limit does */
 	RF_NOTE_REFUSED,          /* the class's refusal: rf_class_plan.reason */
+	RF_NOTE_NET_DNS_GATE,     /* network: names through the DNS gate (dnsgate.c) */
+	RF_NOTE_NET_DNS_ONCE,     /* network: names resolved once before the start */
 	RF_NOTE_MAX,
 };
 

@@ -47,6 +47,12 @@ static const char *const fixed_notes[] = {
 				   "ringfence-monitor (when it runs), never denied",
 	[RF_NOTE_MONITOR] = "detection only: thresholds published in the sandbox registry for "
 			    "ringfence-monitor (when it runs)",
+	[RF_NOTE_NET_DNS_GATE] = "names: the sandbox's DNS (UDP and TCP to port 53, any address) "
+				 "goes to its DNS gate, which answers only the names connect "
+				 "allows and opens the addresses it returns for their TTL plus "
+				 "5 s (network.dns \"gate\")",
+	[RF_NOTE_NET_DNS_ONCE] = "names: resolved once by the supervisor before the command "
+				 "starts (network.dns \"once\")",
 	[RF_NOTE_LIMITS] = "memory_mb, pids, wall_seconds and output_bytes end the run when "
 			   "reached: the whole sandbox is killed (exit status 137) and the trace "
 			   "records limit.exceeded; cpu_percent throttles; writes past the scratch "

@@ -369,6 +369,8 @@ void policy__free(struct rf_policy *p)
 	for (i = 0; i < p->n_connect; i++)
 		free(p->connect[i].text);
 	free(p->connect);
+	free(p->dns.upstream);
+	free(p->dns.rebind_allow);
 	for (i = 0; i < p->n_unix; i++) {
 		free(p->unix_rules[i].text);
 		free(p->unix_rules[i].name);

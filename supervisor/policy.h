@@ -43,7 +43,36 @@ struct rf_path_list {
 
 enum rf_host_kind {
 	RF_HOST_ADDR = 1,            /* IPv4/IPv6 literal or CIDR */
-	RF_HOST_NAME = 2,            /* DNS name, resolved by the supervisor */
+	RF_HOST_NAME = 2,            /* DNS name: the DNS gate, or resolved once */
+};
+
+/* network.dns: how the names in network.connect are handled. */
+enum rf_dns_mode {
+	RF_DNS_GATE = 0,             /* default: the per-sandbox DNS gate (dnsgate.c) */
+	RF_DNS_ONCE = 1,             /* resolved once by the supervisor before the start */
+};
+
+/* An address prefix without ports (network.dns.rebind_allow). */
+struct rf_prefix {
+	int family;                  /* AF_INET or AF_INET6 */
+	uint8_t addr[16];            /* network byte order */
+	uint8_t prefix_len;
+};
+
+/* An upstream resolver of the gate (network.dns.upstream). */
+struct rf_upstream {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;               /* host byte order, 53 unless written */
+};
+
+struct rf_dns {
+	bool set;                    /* network.dns was written */
+	enum rf_dns_mode mode;
+	struct rf_upstream *upstream;  /* empty: the host's /etc/resolv.conf */
+	size_t n_upstream;
+	struct rf_prefix *rebind_allow; /* private answers names may have */
+	size_t n_rebind_allow;
 };
 
 /* One network.connect entry: HOST:PORT or HOST:LOW-HIGH. */
@@ -57,6 +86,7 @@ struct rf_endpoint {
 	char *name;                  /* lower-cased, no trailing dot (NAME); "" else.
 				      * In text's allocation: an entry is small,
 				      * 100,000 of them parse without a page each */
+	bool wildcard;               /* "*.NAME": every name below NAME, not NAME */
 	uint16_t port_lo;            /* 1..65535, host byte order */
 	uint16_t port_hi;            /* port_lo..65535 */
 };
@@ -137,6 +167,7 @@ struct rf_policy {
 	enum rf_confine net_unix;
 	struct rf_unix_rule *unix_rules;
 	size_t n_unix;
+	struct rf_dns dns;
 
 	char **env_pass;
 	size_t n_env_pass;
@@ -193,6 +224,18 @@ int policy__check_path(const char *path, struct rf_error *err);
 int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 		    struct rf_error *err);
 void endpoint__clear(struct rf_endpoint *ep);
+
+/* Does the DNS name qname (lower-case, no trailing dot) match entry ep
+ * (a name: equal; a wildcard: strictly below it)? */
+bool endpoint__name_matches(const struct rf_endpoint *ep, const char *qname);
+
+/* Parse an upstream resolver: IPv4, IPv4:PORT, [IPv6] or [IPv6]:PORT. */
+int endpoint__parse_upstream(const char *text, struct rf_upstream *ret_up,
+			     struct rf_error *err);
+
+/* Parse an address prefix: IPv4[/N] or IPv6[/N] (no brackets, no port). */
+int endpoint__parse_prefix(const char *text, struct rf_prefix *ret_pfx,
+			   struct rf_error *err);
 
 /* True for 169.254.0.0/16, fe80::/10 and fd00:ec2::254: addresses that
  * only an exact (non-CIDR) entry may allow. addr in network order. */

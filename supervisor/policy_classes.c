@@ -120,9 +120,78 @@ static int pol_parse_unix_entry(const char *s, const char *where, void *elem,
 	return 0;
 }
 
+static int pol_parse_upstream(const char *s, const char *where, void *elem,
+			      struct rf_error *err)
+{
+	return endpoint__parse_upstream(s, elem, err) < 0 ? rf_error_wrap(err, where) : 0;
+}
+
+static int pol_parse_rebind_allow(const char *s, const char *where, void *elem,
+				  struct rf_error *err)
+{
+	return endpoint__parse_prefix(s, elem, err) < 0 ? rf_error_wrap(err, where) : 0;
+}
+
+/* "dns": "gate" | "once" | {"mode": ..., "upstream": [...], "rebind_allow": [...]} */
+static int pol_parse_dns(json_t *v, struct rf_policy *p, struct rf_error *err)
+{
+	static const char *const modes[] = { "gate", "once" };
+	static const char *const keys[] = { "mode", "upstream", "rebind_allow", NULL };
+	struct rf_dns *d = &p->dns;
+	json_t *u, *ra, *wrap = NULL;
+	int r;
+
+	d->set = true;
+	if (json_is_string(v)) {
+		wrap = json_pack("{s:O}", "mode", v);
+		if (!wrap)
+			return policy_json__nomem(err);
+		v = wrap;
+	}
+	if (!json_is_object(v))
+		return policy_json__fail(err, "$.network.dns",
+					 "expected \"gate\", \"once\" or an object");
+	r = policy_json__check_keys(v, "$.network.dns", keys, err);
+	if (r >= 0)
+		r = policy_json__get_choice(v, "mode", "$.network.dns.mode", modes, 2, err);
+	if (r >= 0) {
+		d->mode = r == 1 ? RF_DNS_ONCE : RF_DNS_GATE;
+		r = 0;
+	}
+	u = json_object_get(v, "upstream");
+	if (!r && u)
+		r = policy_json__parse_strings(u, "$.network.dns.upstream",
+					       "expected an array of resolver addresses",
+					       (void **)&d->upstream, sizeof(*d->upstream),
+					       &d->n_upstream, pol_parse_upstream, err);
+	ra = json_object_get(v, "rebind_allow");
+	if (!r && ra)
+		r = policy_json__parse_strings(ra, "$.network.dns.rebind_allow",
+					       "expected an array of addresses or CIDRs",
+					       (void **)&d->rebind_allow, sizeof(*d->rebind_allow),
+					       &d->n_rebind_allow, pol_parse_rebind_allow, err);
+	json_decref(wrap);
+	return r;
+}
+
+/* Wildcards exist only through the gate: nothing resolves "*." once. */
+static int pol_check_dns(const struct rf_policy *p, struct rf_error *err)
+{
+	char w[POL_WHERE_MAX];
+	size_t i;
+
+	for (i = 0; i < p->n_connect; i++) {
+		if (!p->connect[i].wildcard || p->dns.mode == RF_DNS_GATE)
+			continue;
+		policy_json__where_idx(w, "$.network.connect", i);
+		return policy_json__fail(err, w, "a wildcard needs \"dns\": \"gate\"");
+	}
+	return 0;
+}
+
 static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
-	static const char *const keys[] = { "connect", "unix", NULL };
+	static const char *const keys[] = { "connect", "unix", "dns", NULL };
 	int r = policy_json__class_object(v, "$.network", keys, err);
 	json_t *c, *u;
 
@@ -145,6 +214,10 @@ static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *er
 		r = policy_json__parse_class_list(u, "$.network.unix", "socket names", &p->net_unix,
 						  (void **)&p->unix_rules, sizeof(*p->unix_rules),
 						  &p->n_unix, pol_parse_unix_entry, err);
+	if (!r && json_object_get(v, "dns"))
+		r = pol_parse_dns(json_object_get(v, "dns"), p, err);
+	if (!r)
+		r = pol_check_dns(p, err);
 	return r;
 }
 

@@ -40,6 +40,18 @@ json_t *report__approximations(const struct rf_landlock *ll)
 	return a;
 }
 
+/* How the policy's names are handled: "gate", "once", or "none" (no
+ * names, or network.connect not confined). */
+const char *report__dns_mode(const struct rf_policy *p)
+{
+	size_t i;
+
+	for (i = 0; p->net_connect == RF_CONFINE_ALLOWLIST && i < p->n_connect; i++)
+		if (p->connect[i].kind == RF_HOST_NAME)
+			return p->dns.mode == RF_DNS_ONCE ? "once" : "gate";
+	return "none";
+}
+
 json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *res,
 			     size_t n_res)
 {
@@ -86,6 +98,7 @@ json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *re
 		p->net_connect == RF_CONFINE_ALLOWLIST ? RF_REQ_ALLOWLIST :
 		p->net_connect == RF_CONFINE_UNRESTRICTED ? RF_REQ_UNRESTRICTED : RF_REQ_DENY_ALL)));
 	json_object_set_new(o, "destinations", entries);
+	json_object_set_new(o, "dns", json_string(report__dns_mode(p)));
 	json_object_set_new(o, "unix_mode", json_string(names__request(
 		p->net_unix == RF_CONFINE_ALLOWLIST ? RF_REQ_ALLOWLIST :
 		p->net_unix == RF_CONFINE_UNRESTRICTED ? RF_REQ_UNRESTRICTED : RF_REQ_DENY_ALL)));

@@ -42,6 +42,7 @@
 #include "log.h"
 #include "mounts.h"
 #include "names.h"
+#include "dnsgate.h"
 #include "netrules.h"
 #include "observe.h"
 #include "plan.h"
@@ -263,6 +264,7 @@ struct run {
 	sigset_t oldmask;
 	struct launch_result lr;
 	int status;               /* the command's exit status (wait) */
+	struct rf_dnsgate *gate;  /* network.dns "gate" with names in network.connect */
 };
 
 /*
@@ -760,6 +762,81 @@ static void undo_maps(void *ctx)
 	landlock_audit__close(&sb->la);
 }
 
+/* Does the policy need the DNS gate: a confined network.connect naming
+ * hosts, with network.dns "gate" (the default)? */
+static bool wants_gate(const struct rf_policy *p)
+{
+	size_t i;
+
+	if (p->net_connect != RF_CONFINE_ALLOWLIST || p->dns.mode != RF_DNS_GATE)
+		return false;
+	for (i = 0; i < p->n_connect; i++)
+		if (p->connect[i].kind == RF_HOST_NAME)
+			return true;
+	return false;
+}
+
+/* The gate's sockets and the steering entry exist before the command
+ * does; the gate's thread starts after the launch (step_dns_serve). */
+static int step_dns_gate(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	struct sandbox *sb = &r->sb;
+	struct rf_dnsgate_opts o = {
+		.policy = sb->policy, .rules = r->rules, .n_rules = r->n_rules,
+		.enf = sb->enf, .cgid = sb->cgid, .trace = sb->trace,
+		.audit = sb->policy->mode == RF_MODE_AUDIT,
+	};
+	struct rf_dns_gate where;
+	int err;
+
+	if (!wants_gate(sb->policy))
+		return 0;
+	err = dnsgate__open(&o, &r->gate, &e->e);
+	if (err)
+		return err;
+	dnsgate__address(r->gate, &where);
+	err = sbmaps__set_dns_gate(sb->enf, sb->cgid, &where);
+	if (err) {
+		dnsgate__close(TAKE_PTR(r->gate), NULL);
+		return rf_error_set(&e->e, err, "refused", "steering DNS to the gate: %s",
+				    strerror(-err));
+	}
+	rf_debug("sandbox %s: DNS gate on 127.0.0.1:%u", sb->name, where.port4);
+	return 0;
+}
+
+static void undo_dns_gate(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (!r->gate)
+		return;
+	if (!r->sb.keep_policy)
+		sbmaps__set_dns_gate(r->sb.enf, r->sb.cgid, NULL);
+	/* its grants go too; with keep_policy the survivors' DNS fails */
+	dnsgate__close(TAKE_PTR(r->gate), NULL);
+}
+
+static int step_dns_serve(void *ctx, struct rf_step_error *e)
+{
+	struct run *r = ctx;
+	int err;
+
+	if (!r->gate)
+		return 0;
+	err = dnsgate__serve(r->gate);
+	return err ? rf_error_set(&e->e, err, "refused", "starting the DNS gate: %s",
+				  strerror(-err)) : 0;
+}
+
+static void undo_dns_serve(void *ctx)
+{
+	struct run *r = ctx;
+
+	dnsgate__stop(r->gate);
+}
+
 static int step_registry(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -920,6 +997,20 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	return 0;
 }
 
+static json_t *dns_stats_json(struct rf_dnsgate *g)
+{
+	struct rf_dnsgate_stats st;
+
+	dnsgate__stop(g);
+	dnsgate__stats(g, &st);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "queries", (json_int_t)st.queries, "allowed", (json_int_t)st.allowed,
+			 "denied", (json_int_t)st.denied,
+			 "dropped_answers", (json_int_t)st.dropped_answers,
+			 "granted", (json_int_t)st.granted, "expired", (json_int_t)st.expired,
+			 "servfail", (json_int_t)st.servfail);
+}
+
 /* The last event: how the command ended and what the kernel denied. */
 static void report_exit(struct run *r, const siginfo_t *info, int exit)
 {
@@ -959,6 +1050,9 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		json_object_update(ex, counts);
 		json_decref(counts);
 	}
+	/* The DNS gate's counts: the sandbox is gone, so the gate stops here. */
+	if (ex && r->gate)
+		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
@@ -1037,7 +1131,9 @@ static const struct rf_step run_steps[] = {
 	 * state owe their undo from before they run (owed_before). */
 	{ "registry", step_registry, undo_registry, RF_EXIT_REFUSED, true },
 	{ "maps", step_maps, undo_maps, RF_EXIT_REFUSED, true },
+	{ "dns-gate", step_dns_gate, undo_dns_gate, RF_EXIT_REFUSED, true },
 	{ "launch", step_launch, undo_launch, RF_EXIT_REFUSED, false },
+	{ "dns-serve", step_dns_serve, undo_dns_serve, RF_EXIT_REFUSED, false },
 	{ "wait", step_wait, NULL, RF_EXIT_REFUSED, false },
 };
 

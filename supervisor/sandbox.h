@@ -73,6 +73,7 @@ int run__steps(const struct run_opts *o, const char *last,
 json_t *report__plan(const struct rf_policy *p, const struct rf_plan *plan,
 		     const struct rf_caps *caps);
 json_t *report__approximations(const struct rf_landlock *ll);
+const char *report__dns_mode(const struct rf_policy *p);
 json_t *report__decision(const struct rf_policy *p, const struct rf_resolved *res,
 			 size_t n_res);
 json_t *report__configure(const struct sandbox *sb, bool installed);

@@ -634,3 +634,54 @@ int sbmaps__take_access(const struct rf_enforcer *enf, uint64_t cgid, uint64_t s
 	bpf_map_delete_elem(fd, &k);
 	return 0;
 }
+
+/* ---- The DNS gate's grants (dnsgate.c): one host key at a time. ---- */
+
+int sbmaps__grant_host(const struct rf_enforcer *enf, uint64_t cgid,
+		       const struct rf_net_entry *e)
+{
+	if (e->family == AF_INET) {
+		struct rf_net4_key k = { .prefixlen = 64 + 32, .cgroup_id = cgid };
+
+		memcpy(k.addr, e->addr, 4);
+		return bpf_map_update_elem(enf->map_fd[RF_PIN_NET4], &k, &e->ports, BPF_ANY) ?
+		       -errno : 0;
+	} else {
+		struct rf_net6_key k = { .prefixlen = 64 + 128, .cgroup_id = cgid };
+
+		memcpy(k.addr, e->addr, 16);
+		return bpf_map_update_elem(enf->map_fd[RF_PIN_NET6], &k, &e->ports, BPF_ANY) ?
+		       -errno : 0;
+	}
+}
+
+int sbmaps__revoke_host(const struct rf_enforcer *enf, uint64_t cgid, int family,
+			const uint8_t *addr)
+{
+	int r;
+
+	if (family == AF_INET) {
+		struct rf_net4_key k = { .prefixlen = 64 + 32, .cgroup_id = cgid };
+
+		memcpy(k.addr, addr, 4);
+		r = bpf_map_delete_elem(enf->map_fd[RF_PIN_NET4], &k);
+	} else {
+		struct rf_net6_key k = { .prefixlen = 64 + 128, .cgroup_id = cgid };
+
+		memcpy(k.addr, addr, 16);
+		r = bpf_map_delete_elem(enf->map_fd[RF_PIN_NET6], &k);
+	}
+	return r && errno != ENOENT ? -errno : 0;
+}
+
+int sbmaps__set_dns_gate(const struct rf_enforcer *enf, uint64_t cgid,
+			 const struct rf_dns_gate *gate)
+{
+	int fd = enf->map_fd[RF_PIN_DNS_GATES];
+
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	if (!gate)
+		return bpf_map_delete_elem(fd, &cgid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &cgid, gate, BPF_ANY) ? -errno : 0;
+}

@@ -89,4 +89,19 @@ int sbmaps__read_observe(const struct rf_enforcer *enf, uint64_t cgid,
 int sbmaps__take_access(const struct rf_enforcer *enf, uint64_t cgid, uint64_t seq,
 			struct rf_event *ret_ev);
 
+/*
+ * The DNS gate (dnsgate.c). grant_host writes the exact host key of e
+ * (a /32 or /128 with its whole port answer, netrules__host_entry) over
+ * whatever was there; revoke_host deletes it (absent is fine). The gate
+ * keeps the expiries; the kernel only sees keys come and go. Its keys
+ * carry the cgroup id, so sbmaps__purge takes them with the rest.
+ */
+int sbmaps__grant_host(const struct rf_enforcer *enf, uint64_t cgid,
+		       const struct rf_net_entry *e);
+int sbmaps__revoke_host(const struct rf_enforcer *enf, uint64_t cgid, int family,
+			const uint8_t *addr);
+/* Steer the sandbox's DNS to gate (net.bpf.c); NULL: stop steering. */
+int sbmaps__set_dns_gate(const struct rf_enforcer *enf, uint64_t cgid,
+			 const struct rf_dns_gate *gate);
+
 #endif

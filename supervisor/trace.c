@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +25,7 @@ struct rf_trace {
 	uint64_t written;        /* lines written whole */
 	int err;                 /* the first write error: nothing is written after it */
 	char sandbox[128];
+	pthread_mutex_t lock;    /* the DNS gate's thread writes too (dnsgate.c) */
 };
 
 int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_trace)
@@ -35,6 +37,7 @@ int trace__open(const char *path, const char *sandbox, struct rf_trace **ret_tra
 	if (!t)
 		return -ENOMEM;
 	t->fd = -1;
+	pthread_mutex_init(&t->lock, NULL);
 	snprintf(t->sandbox, sizeof(t->sandbox), "%s", sandbox);
 	if (path) {
 		/* CLOEXEC: the sandbox must never inherit its own trace.
@@ -133,6 +136,7 @@ int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, ts, sizeof(ts));
 	json_object_set_new(fields, "ts", json_string(ts));
+	pthread_mutex_lock(&t->lock);
 	json_object_set_new(fields, "seq", json_integer((json_int_t)t->seq++));
 	json_object_set_new(fields, "sandbox", json_string(t->sandbox));
 	json_object_set_new(fields, "event", json_string(event));
@@ -154,6 +158,7 @@ int trace__emit(struct rf_trace *t, const char *event, json_t *fields)
 		}
 		free(line);
 	}
+	pthread_mutex_unlock(&t->lock);
 	json_decref(fields);
 	return t->fd >= 0 ? t->err : 0;
 }

@@ -306,7 +306,8 @@ static void dns_names_resolved_outside_and_traced(void **state)
 
 	(void)state;
 	assert_int_equal(h_run("{\"version\":1,\"id\":\"dns\",\"files\":\"unrestricted\","
-			       "\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"localhost:18180\"]}}",
+			       "\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"localhost:18180\"],"
+			       "\"dns\":\"once\"}}",
 			       tp, argv, &out, NULL), 0);
 	assert_string_equal(h_result(out, "tcp 127.0.0.1:18180"), "ok");
 	assert_string_equal(h_result(out, "tcp 127.0.0.1:18181"), "EPERM");
@@ -319,7 +320,8 @@ static void dns_names_resolved_outside_and_traced(void **state)
 	free(out);
 	assert_int_equal(h_run("{\"version\":1,\"id\":\"dns\",\"files\":\"unrestricted\","
 			       "\"exec\":\"unrestricted\",\"network\":{\"connect\":"
-			       "[\"does-not-exist.invalid:443\"]}}", NULL, argv_true, &out, &err),
+			       "[\"does-not-exist.invalid:443\"],\"dns\":\"once\"}}", NULL, argv_true,
+			       &out, &err),
 			 126);
 	assert_non_null(strstr(err, "does-not-exist.invalid"));
 	free(out);

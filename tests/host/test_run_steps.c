@@ -27,7 +27,7 @@ static const struct {
 	{ "policy", 125 }, { "user", 125 }, { "plan", 125 }, { "trace", 125 },
 	{ "admit", 126 }, { "env", 126 }, { "network-rules", 126 }, { "enforcer", 126 },
 	{ "reaper", 126 }, { "cgroup", 126 }, { "limits", 126 }, { "maps", 126 },
-	{ "registry", 126 }, { "launch", 126 },
+	{ "registry", 126 }, { "dns-gate", 126 }, { "launch", 126 }, { "dns-serve", 126 },
 	{ "wait", 126 },
 };
 

@@ -108,10 +108,21 @@ struct invalid_case {
 static const struct invalid_case invalid_cases[] = {
 	{ "", "empty entry" },
 	/* wildcards */
-	{ "*:80", "wildcards are not allowed" },
-	{ "*.example.com:443", "wildcards are not allowed" },
-	{ "10.0.0.1:*", "wildcards are not allowed" },
+	{ "*:80", "a wildcard must be a leading '*.' before a domain" },
+	{ "*example.com:443", "a wildcard must be a leading '*.' before a domain" },
+	{ "10.0.0.1:*", "wildcards are only allowed as a leading '*.'" },
+	{ "a.*.example.com:443", "wildcards are only allowed as a leading '*.'" },
+	{ "*.*.example.com:443", "wildcards are only allowed as a leading '*.'" },
 	{ "exa?ple.com:443", "wildcards are not allowed" },
+	/* wildcards over a public suffix (libpsl) or an address */
+	{ "*.com:443", "wildcard over a public suffix" },
+	{ "*.co.uk:443", "wildcard over a public suffix" },
+	{ "*.github.io:443", "wildcard over a public suffix" },
+	{ "*.test:443", "wildcard over a public suffix" },
+	{ "*.10.0.0.1:443", "a wildcard must name a domain, not an IP address" },
+	{ "*.[::1]:443", "a wildcard must name a domain, not an IP address" },
+	{ "*.:443", "empty host" },
+	{ "*.ex_ample.test:443", "invalid character in DNS name" },
 	/* URLs, paths, schemes */
 	{ "http://example.com:80", "URLs are not allowed" },
 	{ "https://example.com", "URLs are not allowed" },
@@ -263,7 +274,7 @@ static void test_endpoint_null_text_and_small_why_buffer(void **state)
 	/* The reason is filled; where is left to the caller (it knows the
 	 * JSON path). */
 	assert_int_equal(endpoint__parse("*:80", &ep, &e), -EINVAL);
-	assert_string_equal(e.why, "wildcards are not allowed");
+	assert_string_equal(e.why, "a wildcard must be a leading '*.' before a domain");
 	assert_string_equal(e.where, "");
 	assert_int_equal(endpoint__parse("*:80", &ep, NULL), -EINVAL);
 	endpoint__clear(NULL);
@@ -336,6 +347,61 @@ static void test_endpoint_sensitive_hosts_parse_and_normalise(void **state)
 	endpoint__clear(&ep);
 }
 
+/* "*.example.test" covers names strictly below it, nothing else. */
+static void test_endpoint_wildcard_matches(void **state)
+{
+	struct rf_endpoint ep, plain;
+	struct rf_error e = { 0 };
+
+	(void)state;
+	assert_int_equal(endpoint__parse("*.Example.TEST:443", &ep, &e), 0);
+	assert_true(ep.wildcard);
+	assert_int_equal(ep.kind, RF_HOST_NAME);
+	assert_string_equal(ep.name, "example.test");
+	assert_string_equal(ep.text, "*.Example.TEST:443");
+	assert_true(endpoint__name_matches(&ep, "a.example.test"));
+	assert_true(endpoint__name_matches(&ep, "b.c.example.test"));
+	assert_false(endpoint__name_matches(&ep, "example.test"));
+	assert_false(endpoint__name_matches(&ep, "badexample.test"));
+	assert_false(endpoint__name_matches(&ep, ".example.test"));
+	assert_false(endpoint__name_matches(&ep, "example.test.evil"));
+	assert_int_equal(endpoint__parse("example.test:443", &plain, &e), 0);
+	assert_false(plain.wildcard);
+	assert_true(endpoint__name_matches(&plain, "example.test"));
+	assert_false(endpoint__name_matches(&plain, "a.example.test"));
+	endpoint__clear(&ep);
+	endpoint__clear(&plain);
+}
+
+static void test_endpoint_upstream_and_prefix(void **state)
+{
+	struct rf_upstream up;
+	struct rf_prefix pfx;
+	struct rf_error e = { 0 };
+
+	(void)state;
+	assert_int_equal(endpoint__parse_upstream("127.0.0.1", &up, &e), 0);
+	assert_int_equal(up.family, AF_INET);
+	assert_int_equal(up.port, 53);
+	assert_int_equal(endpoint__parse_upstream("127.0.0.1:5353", &up, &e), 0);
+	assert_int_equal(up.port, 5353);
+	assert_int_equal(endpoint__parse_upstream("[::1]:5353", &up, &e), 0);
+	assert_int_equal(up.family, AF_INET6);
+	assert_int_equal(endpoint__parse_upstream("[::1]", &up, &e), 0);
+	assert_int_equal(up.port, 53);
+	assert_int_equal(endpoint__parse_upstream("dns.example:53", &up, &e), -EINVAL);
+	assert_int_equal(endpoint__parse_upstream("10.0.0.0/8", &up, &e), -EINVAL);
+	assert_int_equal(endpoint__parse_prefix("127.77.0.0/16", &pfx, &e), 0);
+	assert_int_equal(pfx.prefix_len, 16);
+	assert_int_equal(endpoint__parse_prefix("fd00::/8", &pfx, &e), 0);
+	assert_int_equal(pfx.family, AF_INET6);
+	assert_int_equal(endpoint__parse_prefix("10.0.0.1", &pfx, &e), 0);
+	assert_int_equal(pfx.prefix_len, 32);
+	assert_int_equal(endpoint__parse_prefix("10.0.0.1/8", &pfx, &e), -EINVAL);
+	assert_int_equal(endpoint__parse_prefix("[::1]", &pfx, &e), -EINVAL);
+	assert_int_equal(endpoint__parse_prefix("example.test", &pfx, &e), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_endpoint_null_text_and_small_why_buffer),
 		cmocka_unit_test(test_endpoint_is_sensitive),
 		cmocka_unit_test(test_endpoint_sensitive_hosts_parse_and_normalise),
+		cmocka_unit_test(test_endpoint_wildcard_matches),
+		cmocka_unit_test(test_endpoint_upstream_and_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,112 @@
+/* Unit tests of the DNS gate's pure parts: which answers are private
+ * (dnsgate__is_private) and the key a grant writes (netrules__host_entry). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "dnsgate.h"
+#include "netrules.h"
+
+static bool private_text(const char *s)
+{
+	uint8_t a[16] = { 0 };
+
+	if (inet_pton(AF_INET, s, a) == 1)
+		return dnsgate__is_private(AF_INET, a);
+	assert_int_equal(inet_pton(AF_INET6, s, a), 1);
+	return dnsgate__is_private(AF_INET6, a);
+}
+
+static void test_private_ranges(void **state)
+{
+	static const char *const priv[] = {
+		"127.0.0.1", "127.255.0.9", "0.0.0.0", "10.1.2.3", "172.16.0.1", "172.31.255.255",
+		"192.168.1.1", "169.254.169.254", "169.254.0.1", "100.64.0.1", "100.127.255.254",
+		"224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fd00:ec2::254",
+		"fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254",
+	};
+	static const char *const pub[] = {
+		"1.1.1.1", "8.8.8.8", "172.15.255.255", "172.32.0.1", "192.169.0.1",
+		"100.63.255.255", "100.128.0.1", "151.101.0.223", "2a04:4e42::223",
+		"2001:db8::1", "::ffff:8.8.8.8", "11.0.0.1", "126.255.255.255", "128.0.0.1",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
+		if (!private_text(priv[i]))
+			fail_msg("%s should be private", priv[i]);
+	for (i = 0; i < sizeof(pub) / sizeof(pub[0]); i++)
+		if (private_text(pub[i]))
+			fail_msg("%s should not be private", pub[i]);
+}
+
+static struct rf_addr_rule rule(const char *addr, int prefix, int lo, int hi)
+{
+	struct rf_addr_rule r = { 0 };
+
+	if (inet_pton(AF_INET, addr, r.addr) == 1)
+		r.family = AF_INET;
+	else
+		r.family = inet_pton(AF_INET6, addr, r.addr) == 1 ? AF_INET6 : 0;
+	r.prefix_len = (uint8_t)prefix;
+	r.port_lo = (uint16_t)lo;
+	r.port_hi = (uint16_t)hi;
+	return r;
+}
+
+/* A grant is a host key carrying its own ports, those of the CIDRs over it
+ * and of a static entry for the same host; without it the key is what the
+ * static rules alone give (or none). */
+static void test_host_entry_merges_grants_with_static_rules(void **state)
+{
+	struct rf_addr_rule rules[] = { rule("10.0.0.0", 8, 80, 80), rule("10.9.9.9", 32, 22, 22) };
+	struct rf_addr_rule grant[] = { rule("10.1.2.3", 32, 443, 443), rule("10.9.9.9", 32, 443, 443),
+					rule("2001:db8::1", 128, 443, 443) };
+	struct rf_net_entry e;
+	uint8_t a[16] = { 0 };
+	bool found;
+
+	(void)state;
+	inet_pton(AF_INET, "10.1.2.3", a);
+	assert_int_equal(netrules__host_entry(rules, 2, grant, 1, AF_INET, a, &e, &found), 0);
+	assert_true(found);
+	assert_int_equal(e.prefix_len, 32);
+	assert_int_equal(e.ports.n, 2);
+	assert_int_equal(e.ports.r[0].lo, 80);
+	assert_int_equal(e.ports.r[1].lo, 443);
+	assert_true(e.ports.flags & RF_PORTS_EXACT_HOST);
+	/* no grant left for it: no host key (the CIDR answers alone) */
+	assert_int_equal(netrules__host_entry(rules, 2, NULL, 0, AF_INET, a, &e, &found), 0);
+	assert_false(found);
+	/* a static host entry stays, with its own ports, when the grant goes */
+	inet_pton(AF_INET, "10.9.9.9", a);
+	assert_int_equal(netrules__host_entry(rules, 2, &grant[1], 1, AF_INET, a, &e, &found), 0);
+	assert_true(found);
+	assert_int_equal(e.ports.n, 3);
+	assert_int_equal(netrules__host_entry(rules, 2, NULL, 0, AF_INET, a, &e, &found), 0);
+	assert_true(found);
+	assert_int_equal(e.ports.n, 2);
+	assert_int_equal(e.ports.r[0].lo, 22);
+	/* IPv6 */
+	memset(a, 0, sizeof(a));
+	inet_pton(AF_INET6, "2001:db8::1", a);
+	assert_int_equal(netrules__host_entry(rules, 2, &grant[2], 1, AF_INET6, a, &e, &found), 0);
+	assert_true(found);
+	assert_int_equal(e.prefix_len, 128);
+	assert_int_equal(e.ports.n, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_private_ranges),
+		cmocka_unit_test(test_host_entry_merges_grants_with_static_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
