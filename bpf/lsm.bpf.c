@@ -654,48 +654,13 @@ struct super_block___v61 {
 	struct list_head s_mounts;
 } __attribute__((preserve_access_index));
 
-/* Later kernels chain a superblock's mounts through the mounts themselves:
- * sb->s_mounts is the first, mount->mnt_next_for_sb the next. */
-struct mount___v618 {
-	struct mount___v618 *mnt_next_for_sb;
-} __attribute__((preserve_access_index));
-
-struct super_block___v618 {
-	struct mount___v618 *s_mounts;
-} __attribute__((preserve_access_index));
-
-/* The vfsmount of the i-th mount of fsb (i < RF_SETATTR_MOUNTS), walking
- * from *pos; NULL at the end. */
-static __always_inline void *sb_next_mount(struct super_block *fsb, void **pos, bool first)
-{
-	void *m;
-
-	if (bpf_core_field_exists(((struct mount___v618 *)0)->mnt_next_for_sb)) {
-		m = first ? (void *)BPF_CORE_READ((struct super_block___v618 *)fsb, s_mounts) :
-			    (void *)BPF_CORE_READ((struct mount___v618 *)*pos, mnt_next_for_sb);
-		*pos = m;
-		return m ? m + bpf_core_field_offset(struct mount, mnt) : NULL;
-	}
-	{
-		void *head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
-		struct list_head *l = first ?
-			BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next) :
-			BPF_CORE_READ((struct list_head *)*pos, next);
-
-		*pos = l;
-		if (!l || (void *)l == head)
-			return NULL;
-		return (void *)l - bpf_core_field_offset(struct mount___v61, mnt_instance) +
-		       bpf_core_field_offset(struct mount, mnt);
-	}
-}
-
 static __always_inline int setattr_check(struct dentry *dentry, struct iattr *attr, int ret)
 {
 	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
 	struct super_block *fsb;
-	void *pos = NULL, *denied_mnt = NULL;
+	struct list_head *pos;
+	void *head, *denied_mnt = NULL;
 	unsigned int valid;
 	__u32 *v;
 	__u64 cgid;
@@ -711,11 +676,16 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 	if (!s)
 		return hv;
 	fsb = BPF_CORE_READ(dentry, d_sb);
+	head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
+	pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);
 	for (int i = 0; i < RF_SETATTR_MOUNTS; i++) {
-		void *vfsmnt = sb_next_mount(fsb, &pos, i == 0);
+		void *vfsmnt;
 
-		if (!vfsmnt)
+		if (!pos || (void *)pos == head)
 			break;
+		vfsmnt = (void *)pos - bpf_core_field_offset(struct mount___v61, mnt_instance) +
+			 bpf_core_field_offset(struct mount, mnt);
+		pos = BPF_CORE_READ(pos, next);
 		if (walk_path(s, vfsmnt, dentry, true))
 			continue;  /* not under this mount, or another namespace's */
 		v = path_rule(s, cgid);

@@ -500,12 +500,13 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan->install.seccomp_net_opts = plan->install.seccomp_task_targets &&
 					 plan->c[RF_CLASS_NET].enforced &&
 					 policy->mode == RF_MODE_ENFORCE;
-	/* What neither seccomp nor Landlock can close here. (A routing
-	 * header in sendmsg's ancillary data, out of seccomp's reach, is
-	 * dropped as the packet leaves: net.bpf.c, rf_egress.) */
-	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM &&
-	    !plan->install.landlock_scope_signal)
-		add_gap(plan, RF_GAP_PROCESS_SIGIO);
+	/* What neither seccomp nor Landlock can close here. */
+	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
+		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)
+			add_gap(plan, RF_GAP_NET_RTHDR_CMSG);
+		if (!plan->install.landlock_scope_signal)
+			add_gap(plan, RF_GAP_PROCESS_SIGIO);
+	}
 	plan_syscalls(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);

@@ -112,6 +112,11 @@ enum rf_plan_observed {
 	  "code copied into anonymous executable memory and called (a JIT, or a loader " \
 	  "copying a readable file): exec judges files, never memory")                   \
 	/* issue 13 (h13a): where no BPF-LSM program judges them */                      \
+	X(NET_RTHDR_CMSG, "net.rthdr-cmsg", RF_CLASS_NET,                                \
+	  "a routing header in sendmsg's ancillary data (IPV6_RTHDR type 2, on kernels " \
+	  "with mobile IPv6) sends the datagram past the address judged: seccomp cannot " \
+	  "read ancillary data, and the egress program did not stop it on 7.3 "        \
+	  "(BPF-LSM's socket_sendmsg refuses it)")                                       \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
 	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <linux/audit.h>
 #include <linux/landlock.h>
 #include <linux/netlink.h>
@@ -193,6 +194,33 @@ static bool probe_memfd_noexec(void)
 	return true;
 }
 
+/*
+ * Does this kernel take a type-2 (mobile IPv6) routing header in ancillary
+ * data? Only with CONFIG_IPV6_MIP6; then sendmsg can carry one past the
+ * seccomp layer. Asked through RFC 2292's sticky IPV6_2292PKTOPTIONS on a
+ * socket that never sends: EINVAL without MIP6.
+ */
+static bool probe_ipv6_rthdr2(void)
+{
+	union { char buf[CMSG_SPACE(24)]; struct cmsghdr align; } u;
+	int s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (s < 0)
+		return false;
+	memset(&u, 0, sizeof(u));
+	u.align.cmsg_level = IPPROTO_IPV6;
+	u.align.cmsg_type = 57;                 /* IPV6_RTHDR */
+	u.align.cmsg_len = CMSG_LEN(24);
+	CMSG_DATA(&u.align)[1] = 2;             /* hdrlen */
+	CMSG_DATA(&u.align)[2] = 2;             /* type 2 */
+	CMSG_DATA(&u.align)[3] = 1;             /* segments_left */
+	CMSG_DATA(&u.align)[8 + 15] = 1;        /* ::1 */
+	ok = setsockopt(s, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */, u.buf, sizeof(u.buf)) == 0;
+	close(s);
+	return ok;
+}
+
 /* status.enabled from one AUDIT_GET, or -errno with *ret_what set. */
 static int audit_get_enabled(const char **ret_what)
 {
@@ -327,6 +355,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	t = now_ms();
 	probe_seccomp(caps);
 	caps->memfd_noexec_seal = probe_memfd_noexec();
+	caps->ipv6_rthdr2 = probe_ipv6_rthdr2();
 	caps->seccomp.ms = now_ms() - t;
 	t = now_ms();
 	enforcer__probe_observe(&caps->observe);

@@ -529,12 +529,16 @@ static void planner_net_task_holes_and_gaps_by_backend(void **state)
 	struct rf_plan plan;
 
 	(void)state;
+	host.ipv6_rthdr2 = lsm.ipv6_rthdr2 = true;
 	plan__compile(p, &host, NULL, &plan);
 	assert_true(plan.install.seccomp_task_targets);
 	assert_true(plan.install.seccomp_net_opts);
+	assert_true(plan.gaps & (1ull << RF_GAP_NET_RTHDR_CMSG));
 	assert_false(plan.gaps & (1ull << RF_GAP_PROCESS_SIGIO));   /* Landlock scoping */
+	host.ipv6_rthdr2 = false;                                   /* no MIP6: no gap */
 	host.landlock_abi = 5;                                      /* no signal scoping */
 	plan__compile(p, &host, NULL, &plan);
+	assert_false(plan.gaps & (1ull << RF_GAP_NET_RTHDR_CMSG));
 	assert_true(plan.gaps & (1ull << RF_GAP_PROCESS_SIGIO));
 	plan__compile(open_net, &host, NULL, &plan);
 	assert_true(plan.install.seccomp_task_targets);
@@ -542,7 +546,7 @@ static void planner_net_task_holes_and_gaps_by_backend(void **state)
 	plan__compile(p, &lsm, NULL, &plan);
 	assert_false(plan.install.seccomp_task_targets);
 	assert_false(plan.install.seccomp_net_opts);
-	assert_false(plan.gaps & (1ull << RF_GAP_PROCESS_SIGIO));
+	assert_false(plan.gaps & ((1ull << RF_GAP_NET_RTHDR_CMSG) | (1ull << RF_GAP_PROCESS_SIGIO)));
 	policy__free(p);
 	policy__free(open_net);
 }
