@@ -11,7 +11,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
-        libclang-rt-14-dev
+        libclang-rt-14-dev prometheus
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -198,7 +198,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c
 
 $(BUILD)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) $< -o $@ $(LIB_LDLIBS)
 
 # One libFuzzer program per parser of outside input (see docs/testing.md).
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
@@ -244,7 +244,7 @@ demo: deps
 	@tests/demo.sh $(BUILD)
 
 bench: deps
-	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(TOOL_BINS) $(VM_TOOL_BINS)
+	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(BUILD)/tests/bench/rf-tpfloor $(BUILD)/tests/bench/rf-flood $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)

@@ -113,10 +113,12 @@ static __always_inline __u64 sys_arg(struct pt_regs *regs, __u32 i)
 #endif
 }
 
+/* Runs for every syscall of every task while attached: a direct load of
+ * the BTF-typed regs, no helper call. */
 static __always_inline __u32 sys_nr(struct pt_regs *regs)
 {
 #if defined(__TARGET_ARCH_x86)
-	return (__u32)BPF_CORE_READ(regs, orig_ax);
+	return (__u32)regs->orig_ax;
 #endif
 }
 

@@ -14,4 +14,8 @@ void rf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rf_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* jansson prints doubles with 17 significant digits; ours are measurements
+ * rounded to what they mean, printed with at most 9 (0.515, 12.5). */
+#define RF_JSON_REALS JSON_REAL_PRECISION(9)
+
 #endif

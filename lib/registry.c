@@ -215,9 +215,92 @@ int registry__syscalls_from_json(json_t *o, struct rf_reg_syscalls *ret)
 	return err || ret->allow ? err : -EINVAL;
 }
 
+/* ---- correlation labels ------------------------------------------------- */
+
+const char *registry__label_invalid(const char *kv)
+{
+	const char *eq = strchr(kv, '='), *p;
+
+	if (!eq)
+		return "expected key=value";
+	if (eq == kv || eq - kv > 63)
+		return "the key must have 1 to 63 characters";
+	if (!((kv[0] >= 'a' && kv[0] <= 'z') || (kv[0] >= '0' && kv[0] <= '9')))
+		return "the key must start with a lowercase letter or a digit";
+	for (p = kv; p < eq; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || strchr("_.-", *p)))
+			return "the key may hold only a-z, 0-9, '_', '.' and '-'";
+	if (strlen(eq + 1) > 63)
+		return "the value must have at most 63 characters";
+	for (p = eq + 1; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\')
+			return "the value may hold only printable ASCII, no '\"' or '\\'";
+	return NULL;
+}
+
+static bool hex_run(const char *s, size_t n, bool *ret_all_zero)
+{
+	size_t i;
+
+	*ret_all_zero = true;
+	for (i = 0; i < n; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+		*ret_all_zero &= s[i] == '0';
+	}
+	return true;
+}
+
+bool registry__traceparent_valid(const char *s)
+{
+	bool z1, z2, z3;
+
+	/* version 00: 2 + 1 + 32 + 1 + 16 + 1 + 2 characters */
+	return strlen(s) == 55 && !strncmp(s, "00-", 3) && s[35] == '-' && s[52] == '-' &&
+	       hex_run(s + 3, 32, &z1) && !z1 && hex_run(s + 36, 16, &z2) && !z2 &&
+	       hex_run(s + 53, 2, &z3);
+}
+
+json_t *registry__labels_to_json(const struct rf_reg_labels *l)
+{
+	json_t *o = json_object();
+	char key[RF_LABEL_LEN];
+	size_t i;
+
+	for (i = 0; o && i < l->n; i++) {
+		const char *eq = strchr(l->v[i], '=');
+
+		if (!eq)
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - l->v[i]), l->v[i]);
+		json_object_set_new(o, key, json_string(eq + 1));
+	}
+	return o;
+}
+
+int registry__labels_from_json(json_t *o, struct rf_reg_labels *ret)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(o) || json_object_size(o) > RF_LABELS_MAX)
+		return -EINVAL;
+	json_object_foreach(o, k, v) {
+		/* too long for the field: refused, never cut to fit */
+		if (!json_is_string(v) || strlen(k) + 1 + strlen(json_string_value(v)) >= RF_LABEL_LEN)
+			return -EINVAL;
+		snprintf(ret->v[ret->n], RF_LABEL_LEN, "%s=%s", k, json_string_value(v));
+		if (registry__label_invalid(ret->v[ret->n]))
+			return -EINVAL;
+		ret->n++;
+	}
+	return 0;
+}
+
 /* ---- the entry: one table of its keys, in the file's order ------------- */
 
-enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_MONITOR, REG_SYSCALLS };
+enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_LABELS, REG_TRACEPARENT,
+		REG_MONITOR, REG_SYSCALLS };
 
 struct reg_key {
 	const char *name;
@@ -239,6 +322,8 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
 	REG_FIELD("pid", REG_PID, child_pid), REG_FIELD("started", REG_STR, started),
 	REG_FIELD("on_supervisor_exit", REG_EXIT, keep_running),
+	REG_FIELD("labels", REG_LABELS, labels),
+	REG_FIELD("traceparent", REG_TRACEPARENT, traceparent),
 	REG_FIELD("monitor", REG_MONITOR, monitor), REG_FIELD("syscalls", REG_SYSCALLS, syscalls),
 };
 #define N_REG_KEYS (sizeof(reg_keys) / sizeof(reg_keys[0]))
@@ -256,6 +341,10 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 		return json_integer(*(const pid_t *)p);
 	case REG_EXIT:
 		return json_string(*(const bool *)p ? "keep-running" : "kill");
+	case REG_LABELS:
+		return registry__labels_to_json(p);
+	case REG_TRACEPARENT:
+		return json_string(p);
 	case REG_MONITOR:
 		return registry__monitor_to_json(p);
 	case REG_SYSCALLS:
@@ -267,7 +356,9 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 /* The policy sections are written only when present. */
 static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *e)
 {
-	return (k->kind == REG_MONITOR && !e->monitor.present) ||
+	return (k->kind == REG_LABELS && !e->labels.n) ||
+	       (k->kind == REG_TRACEPARENT && !e->traceparent[0]) ||
+	       (k->kind == REG_MONITOR && !e->monitor.present) ||
 	       (k->kind == REG_SYSCALLS && !e->syscalls.present);
 }
 
@@ -318,6 +409,14 @@ static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_
 		if (!s || (strcmp(s, "kill") && strcmp(s, "keep-running")))
 			return -EINVAL;
 		*(bool *)p = !strcmp(s, "keep-running");
+		return 0;
+	case REG_LABELS:
+		return registry__labels_from_json(v, p);
+	case REG_TRACEPARENT:
+		s = json_string_value(v);
+		if (!s || !registry__traceparent_valid(s))
+			return -EINVAL;
+		memcpy(p, s, strlen(s) + 1);
 		return 0;
 	case REG_MONITOR:
 		return registry__monitor_from_json(v, p);

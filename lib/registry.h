@@ -18,6 +18,28 @@
 /* Larger files are not entries (a policy's whole profile is a few KiB). */
 #define RF_REGISTRY_MAX_BYTES (1024 * 1024)
 
+/* Correlation labels: `ringfence run --label key=value` (repeatable) and
+ * the W3C TRACEPARENT of the run's environment. */
+#define RF_LABELS_MAX 8
+#define RF_LABEL_LEN 128                /* "key=value" and its NUL */
+#define RF_TRACEPARENT_LEN 56           /* 55 characters and the NUL */
+
+struct rf_reg_labels {
+	size_t n;
+	char v[RF_LABELS_MAX][RF_LABEL_LEN];    /* "key=value" */
+};
+
+/* "key=value": key [a-z0-9_.-] (1-63, starting with a letter or digit),
+ * value printable ASCII without '"' or '\\' (0-63). NULL when valid,
+ * else why not (a static string). */
+const char *registry__label_invalid(const char *kv);
+/* A W3C traceparent "00-<32 hex>-<16 hex>-<2 hex>", ids not all zero. */
+bool registry__traceparent_valid(const char *s);
+
+/* "labels" as a JSON object; from_json: 0 or -EINVAL (ret filled so far). */
+json_t *registry__labels_to_json(const struct rf_reg_labels *l);
+int registry__labels_from_json(json_t *o, struct rf_reg_labels *ret);
+
 /* An optional integer: set == false when the key is absent. */
 struct rf_reg_u64 {
 	bool set;
@@ -57,6 +79,8 @@ struct rf_registry_entry {
 	 * cleaned up once its cgroup is empty) or "kill" (the default,
 	 * also when the key is absent). */
 	bool keep_running;
+	struct rf_reg_labels labels;    /* "labels": {"key": "value"}, written when any */
+	char traceparent[RF_TRACEPARENT_LEN];   /* written when set */
 	struct rf_reg_monitor monitor;
 	/* allow: allocated by the readers below (registry__entry_clear frees
 	 * it); a writer may lend its own names and then must not clear. */

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include "alert.h"
+#include "table.h"
 #include "timefmt.h"
 
 static const char *const severities[] = {
@@ -42,13 +45,26 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static json_t *process_json(const struct rf_alert_proc *p, json_t *container)
+/* OCSF file type_id and its caption. */
+enum { FILE_REGULAR = 1, FILE_FOLDER = 2, FILE_SOCKET = 5 };
+static const char *const file_types[] = {
+	[FILE_REGULAR] = "Regular File", [FILE_FOLDER] = "Folder", [FILE_SOCKET] = "Local Socket",
+};
+
+static json_t *file_json(const char *path, int type_id)
 {
+	return json_pack("{s:s, s:s, s:i, s:s}", "path", path, "name", base_name(path),
+			 "type_id", type_id, "type", file_types[type_id]);
+}
+
+static json_t *process_json(const struct rf_alert *a, json_t *container)
+{
+	const struct rf_alert_proc *p = &a->proc;
 	json_t *o = json_pack("{s:I, s:s}", "pid", (json_int_t)p->pid, "name", p->name);
 
+	/* an executable we saw exec'd: a regular file */
 	if (p->path[0])
-		json_object_set_new(o, "file", json_pack("{s:s, s:s}", "path", p->path,
-							 "name", base_name(p->path)));
+		json_object_set_new(o, "file", file_json(p->path, FILE_REGULAR));
 	if (p->ppid) {
 		json_t *pp = json_pack("{s:I}", "pid", (json_int_t)p->ppid);
 
@@ -56,13 +72,14 @@ static json_t *process_json(const struct rf_alert_proc *p, json_t *container)
 			json_object_set_new(pp, "name", json_string(p->parent_name));
 			if (p->parent_path[0])
 				json_object_set_new(pp, "file",
-					json_pack("{s:s, s:s}", "path", p->parent_path,
-						  "name", base_name(p->parent_path)));
+						    file_json(p->parent_path, FILE_REGULAR));
 		}
 		json_object_set_new(o, "parent_process", pp);
 	}
-	if (container)
+	if (container) {
 		json_object_set(o, "container", container);
+		json_object_set_new(o, "sandbox", json_string(a->sandbox));
+	}
 	return o;
 }
 
@@ -74,7 +91,7 @@ static json_t *evidence(const struct rf_alert *a, json_t *container)
 	if (container)
 		json_object_set(ev, "container", container);
 	if (a->has_proc)
-		json_object_set_new(ev, "process", process_json(&a->proc, container));
+		json_object_set_new(ev, "process", process_json(a, container));
 	return ev;
 }
 
@@ -84,21 +101,22 @@ static json_t *dest_evidence(const struct rf_alert *a, const struct rf_alert_des
 	json_t *ev = evidence(a, container);
 
 	if (d->family == AF_INET || d->family == AF_INET6) {
-		json_t *ep = json_object();
+		/* a socket refused at creation has no destination yet */
+		if (d->address[0])
+			json_object_set_new(ev, "dst_endpoint", json_pack("{s:s, s:i}",
+					    "ip", d->address, "port", d->port));
+		bool v4 = d->family == AF_INET;
 
-		if (d->address[0]) {
-			json_object_set_new(ep, "ip", json_string(d->address));
-			json_object_set_new(ep, "port", json_integer(d->port));
-		}
-		json_object_set_new(ev, "dst_endpoint", ep);
 		json_object_set_new(ev, "connection_info",
-				    json_pack("{s:s, s:i}", "protocol_name", d->protocol,
-					      "direction_id", 2 /* Outbound */));
+				    json_pack("{s:s, s:i, s:i, s:s, s:i, s:s}", "protocol_name",
+					      d->protocol, "protocol_num", d->protocol_num,
+					      "protocol_ver_id", v4 ? 4 : 6, "protocol_ver",
+					      v4 ? "Internet Protocol version 4 (IPv4)" :
+						   "Internet Protocol version 6 (IPv6)",
+					      "direction_id", 2, "direction", "Outbound"));
 	} else if (d->path[0]) {
-		json_object_set_new(ev, "file",
-			json_pack("{s:s, s:s, s:i, s:s}", "path", d->path, "name", base_name(d->path),
-				  "type_id", d->family == AF_UNIX ? 5 : 1,
-				  "type", d->family == AF_UNIX ? "Local Socket" : "Regular File"));
+		json_object_set_new(ev, "file", file_json(d->path, d->family == AF_UNIX ? FILE_SOCKET :
+							  d->dir ? FILE_FOLDER : FILE_REGULAR));
 	}
 	return ev;
 }
@@ -126,6 +144,27 @@ static void syscall_outcome(const struct rf_alert *a, char *buf, size_t len)
 			 errno_name(a->syscall_err, tmp, sizeof(tmp)));
 }
 
+/* A measurement as people read it: "200 MiB", "12 processes", "120 percent". */
+static void amount(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)v;
+	int i = 0;
+
+	if (strcmp(unit, "bytes")) {
+		snprintf(buf, len, "%" PRIu64 " %s", v, unit);
+		return;
+	}
+	while (d >= 1024 && i < 4) {
+		d /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", d, units[i]);
+	/* "200.0 MiB" reads as "200 MiB" */
+	if (i && strstr(buf, ".0 "))
+		memmove(strstr(buf, ".0 "), strstr(buf, ".0 ") + 2, strlen(strstr(buf, ".0 ") + 2) + 1);
+}
+
 static void message(const struct rf_alert *a, char *buf, size_t len)
 {
 	const char *sb = a->sandbox[0] ? a->sandbox : "host";
@@ -147,14 +186,19 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 			 a->proc.pid);
 		break;
 	}
-	case RF_RULE_RESOURCE:
+	case RF_RULE_RESOURCE: {
+		char v[32], other[32];
+
+		amount(a->value, a->unit, v, sizeof(v));
+		amount(a->rise ? a->baseline : a->threshold, a->unit, other, sizeof(other));
 		if (a->rise)
-			snprintf(buf, len, "sandbox %s: %s rose to %" PRIu64 " %s from about %"
-				 PRIu64, sb, a->key, a->value, a->unit, a->baseline);
+			snprintf(buf, len, "sandbox %s: %s rose to %s from about %s", sb, a->key,
+				 v, other);
 		else
-			snprintf(buf, len, "sandbox %s: %s at %" PRIu64 " %s, above the threshold %"
-				 PRIu64, sb, a->key, a->value, a->unit, a->threshold);
+			snprintf(buf, len, "sandbox %s: %s at %s, above the threshold %s", sb,
+				 a->key, v, other);
 		break;
+	}
 	case RF_RULE_LOST:
 		snprintf(buf, len, "%" PRIu64 " events lost at %s%s (%" PRIu64 " since start)",
 			 a->count, a->key, a->before_start ? ", some while no monitor ran" : "",
@@ -171,21 +215,115 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 	}
 }
 
-/* The class, activity, time and severity fields at the top of the finding. */
+/* OCSF security_control: what the control did (action) and the outcome
+ * (disposition). Denied bursts and refused syscalls were blocked by the
+ * kernel; audit mode, alert-only profiles and resource thresholds only
+ * detect; lost events and table sheds are the monitor's own health. */
+static void control_outcome(const struct rf_alert *a, int *ret_action, int *ret_disposition)
+{
+	bool blocked;
+
+	switch (a->rule) {
+	case RF_RULE_DENY_BURST:
+	case RF_RULE_FAILED_OPS:
+		blocked = !strcmp(a->verdict, "denied");
+		break;
+	case RF_RULE_SYSCALL:
+		blocked = a->refused;
+		break;
+	case RF_RULE_RESOURCE:
+		blocked = false;
+		break;
+	default:
+		*ret_action = 0;        /* Unknown */
+		*ret_disposition = 17;  /* Logged */
+		return;
+	}
+	*ret_action = blocked ? 2 : 1;          /* Denied : Allowed */
+	*ret_disposition = blocked ? 2 : 15;    /* Blocked : Detected */
+}
+
+static const char *const action_names[] = { "Unknown", "Allowed", "Denied" };
+static const char *disposition_name(int id)
+{
+	return id == 2 ? "Blocked" : id == 15 ? "Detected" : id == 17 ? "Logged" : "Unknown";
+}
+
+/* The finding's uid: the detector's, prefixed with the host's identity so
+ * findings from a fleet never collide. */
+static void finding_uid(const struct rf_alert *a, const struct rf_alert_origin *og,
+			char *buf, size_t len)
+{
+	const char *host = og->machine_id[0] ? og->machine_id : og->hostname;
+
+	snprintf(buf, len, "%s%s%s", host, host[0] ? "-" : "", a->uid);
+}
+
+/* metadata.uid: one per record, a UUID-shaped digest of the finding's uid,
+ * the record's sequence, phase and time (stable under --replay). */
+static void record_uid(const struct rf_alert *a, const char *fuid, uint64_t seq, int64_t off,
+		       char *buf, size_t len)
+{
+	uint64_t h[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		h[i] = rf_hash64(fuid, strlen(fuid), RF_HASH_SEED + (uint64_t)i);
+		h[i] = rf_hash64(&seq, sizeof(seq), h[i]);
+		h[i] = rf_hash64(&a->phase, sizeof(a->phase), h[i]);
+		h[i] = rf_hash64(&a->time_ns, sizeof(a->time_ns), h[i]);
+		h[i] = rf_hash64(&off, sizeof(off), h[i]);
+	}
+	/* version 8 (custom), RFC 9562 variant */
+	h[0] = (h[0] & ~0xf000ULL) | 0x8000ULL;
+	h[1] = (h[1] & ~(3ULL << 62)) | (2ULL << 62);
+	snprintf(buf, len, "%08llx-%04llx-%04llx-%04llx-%012llx",
+		 (unsigned long long)(h[0] >> 32), (unsigned long long)((h[0] >> 16) & 0xffff),
+		 (unsigned long long)(h[0] & 0xffff), (unsigned long long)(h[1] >> 48),
+		 (unsigned long long)(h[1] & 0xffffffffffffULL));
+}
+
+/* OCSF metadata: product, profiles used, record uid, correlation labels. */
+static json_t *metadata_json(const struct rf_alert *a, const char *fuid, uint64_t seq,
+			     int64_t off)
+{
+	json_t *md, *labels;
+	char uid[40];
+	uint32_t i;
+
+	record_uid(a, fuid, seq, off, uid, sizeof(uid));
+	md = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:[s, s, s, s], s:I, s:s, s:s}",
+		       "version", RF_OCSF_VERSION, "uid", uid,
+		       "product", "name", "ringfence-monitor", "vendor_name", "ringfence",
+		       "version", RF_MON_VERSION,
+		       "profiles", "container", "datetime", "host", "security_control",
+		       "sequence", (json_int_t)seq, "log_name", "alerts",
+		       "log_provider", "ringfence-monitor");
+	if (!md)
+		return NULL;
+	if (a->n_labels) {
+		labels = json_array();
+		for (i = 0; i < a->n_labels; i++)
+			json_array_append_new(labels, json_string(a->labels[i]));
+		json_object_set_new(md, "labels", labels);
+	}
+	/* W3C traceparent "00-<trace-id>-<parent-id>-<flags>": the trace id
+	 * joins this finding to the trace of the tool call that started it */
+	if (strlen(a->traceparent) >= 35)
+		json_object_set_new(md, "correlation_uid", json_stringn(a->traceparent + 3, 32));
+	return md;
+}
+
+/* The class, activity, time, severity and outcome fields at the top. No
+ * status_id: a finding's status belongs to the consumer's workflow. */
 static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64_t off,
-			const char *msg)
+			const char *msg, const char *fuid)
 {
 	static const char *const activity[] = { "Create", "Update", "Close" };
-	static const int status_id[] = { 1, 2, 4 };
-	static const char *const status[] = { "New", "In Progress", "Resolved" };
-	int sev = rf_alert_severity(a);
+	int sev = rf_alert_severity(a), action, disp;
 	char type_name[64];
 
-	json_object_set_new(o, "metadata", json_pack("{s:s, s:{s:s, s:s, s:s}, s:I, s:s}",
-		"version", RF_OCSF_VERSION,
-		"product", "name", "ringfence-monitor", "vendor_name", "ringfence",
-		"version", RF_MON_VERSION,
-		"sequence", (json_int_t)seq, "log_name", "alerts"));
+	json_object_set_new(o, "metadata", metadata_json(a, fuid, seq, off));
 	json_object_set_new(o, "class_uid", json_integer(2004));
 	json_object_set_new(o, "class_name", json_string("Detection Finding"));
 	json_object_set_new(o, "category_uid", json_integer(2));
@@ -196,24 +334,41 @@ static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64
 	snprintf(type_name, sizeof(type_name), "Detection Finding: %s", activity[a->phase]);
 	json_object_set_new(o, "type_name", json_string(type_name));
 	set_time(o, "time", wall_ms(a->time_ns, off));
+	json_object_set_new(o, "timezone_offset", json_integer(0));     /* times are UTC */
 	json_object_set_new(o, "severity_id", json_integer(sev));
 	json_object_set_new(o, "severity", json_string(severities[sev]));
-	json_object_set_new(o, "status_id", json_integer(status_id[a->phase]));
-	json_object_set_new(o, "status", json_string(status[a->phase]));
+	control_outcome(a, &action, &disp);
+	json_object_set_new(o, "action_id", json_integer(action));
+	json_object_set_new(o, "action", json_string(action_names[action]));
+	json_object_set_new(o, "disposition_id", json_integer(disp));
+	json_object_set_new(o, "disposition", json_string(disposition_name(disp)));
 	json_object_set_new(o, "message", json_string(msg));
 	json_object_set_new(o, "count", json_integer((json_int_t)a->count));
 	set_time(o, "start_time", wall_ms(a->first_ns, off));
 	set_time(o, "end_time", wall_ms(a->last_ns, off));
 }
 
-static json_t *finding_info(const struct rf_alert *a, int64_t off, const char *msg)
+/* The host that alerted (the host profile); type unknown to the monitor. */
+static json_t *device_json(const struct rf_alert_origin *og)
+{
+	json_t *d = json_pack("{s:i, s:s}", "type_id", 0, "type", "Unknown");
+
+	if (d && og->hostname[0])
+		json_object_set_new(d, "hostname", json_string(og->hostname));
+	if (d && og->machine_id[0])
+		json_object_set_new(d, "uid", json_string(og->machine_id));
+	return d;
+}
+
+static json_t *finding_info(const struct rf_alert *a, int64_t off, const char *msg,
+			    const char *fuid)
 {
 	char analytic_uid[64];
 	json_t *fi;
 
 	snprintf(analytic_uid, sizeof(analytic_uid), "rf-%s", rf_rule_id(a->rule));
 	fi = json_pack("{s:s, s:s, s:{s:s, s:s, s:i, s:s, s:s}, s:[s]}",
-		       "uid", a->uid, "title", rf_rule_name(a->rule),
+		       "uid", fuid, "title", rf_rule_name(a->rule),
 		       "analytic", "uid", analytic_uid, "name", rf_rule_name(a->rule),
 		       "type_id", 1, "type", "Rule", "category", "ringfence",
 		       "types", rf_rule_id(a->rule));
@@ -260,6 +415,16 @@ static json_t *evidences(const struct rf_alert *a, json_t *container)
 				    "table", a->key, "shed", (json_int_t)a->count,
 				    "shed_total", (json_int_t)a->shed_total,
 				    "capacity", (json_int_t)a->capacity, "last_shed", a->last_shed));
+		json_array_append_new(evs, ev);
+	} else if (a->rule == RF_RULE_RESOURCE) {
+		/* the measurement is the evidence (OCSF evidences need more
+		 * than the container) */
+		json_t *ev = evidence(a, container);
+
+		json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:s}",
+				    "resource", a->key, "value", (json_int_t)a->value,
+				    "threshold", (json_int_t)(a->rise ? a->baseline : a->threshold),
+				    "unit", a->unit));
 		json_array_append_new(evs, ev);
 	} else {
 		json_array_append_new(evs, evidence(a, container));
@@ -330,6 +495,8 @@ static json_t *unmapped(const struct rf_alert *a)
 			       "phase", rf_phase_name(a->phase),
 			       "suppressed", (json_int_t)a->suppressed);
 
+	if (a->traceparent[0])
+		json_object_set_new(um, "traceparent", json_string(a->traceparent));
 	if (a->sandbox[0]) {
 		json_object_set_new(um, "sandbox", json_string(a->sandbox));
 		json_object_set_new(um, "policy_id", json_string(a->policy_id));
@@ -341,17 +508,20 @@ static json_t *unmapped(const struct rf_alert *a)
 	return um;
 }
 
-json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
+json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off,
+		    const struct rf_alert_origin *og)
 {
 	json_t *o, *container = NULL;
-	char msg[512];
+	char msg[512], fuid[128];
 
 	o = json_object();
 	if (!o)
 		return NULL;
 	message(a, msg, sizeof(msg));
-	ocsf_header(o, a, seq, off, msg);
-	json_object_set_new(o, "finding_info", finding_info(a, off, msg));
+	finding_uid(a, og, fuid, sizeof(fuid));
+	ocsf_header(o, a, seq, off, msg, fuid);
+	json_object_set_new(o, "finding_info", finding_info(a, off, msg, fuid));
+	json_object_set_new(o, "device", device_json(og));
 	if (a->sandbox[0])
 		container = json_pack("{s:s, s:s}", "uid", a->sandbox, "name", a->sandbox);
 	json_object_set_new(o, "evidences", evidences(a, container));
@@ -360,9 +530,10 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off)
 	return o;
 }
 
-char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off)
+char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
+		  const struct rf_alert_origin *og)
 {
-	json_t *o = alert__ocsf(a, seq, off);
+	json_t *o = alert__ocsf(a, seq, off, og);
 	char *s, *line;
 	size_t n;
 
@@ -381,4 +552,20 @@ char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off)
 	line[n] = '\n';
 	line[n + 1] = 0;
 	return line;
+}
+
+void alert__origin_local(struct rf_alert_origin *ret)
+{
+	FILE *f;
+
+	memset(ret, 0, sizeof(*ret));
+	if (gethostname(ret->hostname, sizeof(ret->hostname) - 1))
+		ret->hostname[0] = 0;
+	f = fopen("/etc/machine-id", "re");
+	if (!f)
+		return;
+	if (!fgets(ret->machine_id, sizeof(ret->machine_id), f))
+		ret->machine_id[0] = 0;
+	ret->machine_id[strcspn(ret->machine_id, "\n")] = 0;
+	fclose(f);
 }

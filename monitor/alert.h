@@ -9,12 +9,23 @@
 
 #define RF_OCSF_VERSION "1.3.0"
 
+/* The host that alerts: OCSF device, and the prefix of finding uids. */
+struct rf_alert_origin {
+	char hostname[256];
+	char machine_id[40];    /* /etc/machine-id; "" when there is none */
+};
+
+/* This host's name and machine id (what is missing stays ""). */
+void alert__origin_local(struct rf_alert_origin *ret);
+
 /* boot_to_real_ns: CLOCK_REALTIME - CLOCK_BOOTTIME, for the record's wall
  * times; seq: metadata.sequence. A new JSON object, NULL on ENOMEM. */
-json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns);
+json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns,
+		    const struct rf_alert_origin *origin);
 
 /* The record as one compact line with '\n' (malloc'd), NULL on ENOMEM. */
-char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns);
+char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns,
+		  const struct rf_alert_origin *origin);
 
 /* RFC 3339 UTC with milliseconds, e.g. 2026-11-29T10:00:00.123Z. */
 void alert__format_ms(int64_t ms, char *buf, size_t len);

@@ -102,6 +102,19 @@ struct burst {
 	uint32_t n_dests;               /* destinations named by ring slots */
 	struct rf_alert_dest dests[RF_ALERT_DESTS];
 	char verdict[12];
+	struct dest_cache *dc;          /* with ring: the last destination, formatted */
+};
+
+/* The fields of a decision its destination is made of, and that
+ * destination formatted (dest_of): a burst is mostly the same destination
+ * again, and formatting it each time was most of the monitor's CPU time
+ * per decision. */
+struct dest_cache {
+	uint32_t class, op, protocol;
+	uint16_t family, port;
+	uint8_t addr[16];
+	char path[sizeof(((struct rf_event *)0)->path)];
+	struct rf_alert_dest dst;
 };
 
 enum { RES_CPU, RES_MEM, RES_PIDS, RES_MAX };
@@ -207,6 +220,7 @@ static struct sandbox *sb_get(struct rf_detect *d, uint64_t cgid)
 static void burst_setup(struct burst *b, uint64_t n, uint64_t window_ms)
 {
 	free(b->ring);
+	free(b->dc);
 	memset(b, 0, sizeof(*b));
 	b->ep = -1;
 	b->n_thresh = n ? n : 1;
@@ -315,8 +329,10 @@ static void sb_free(struct rf_detect *d, struct sandbox *s)
 	int c;
 
 	rf_index_del(&d->sb_ix, s->cgid);
-	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
+	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++) {
 		free(s->burst[c].ring);
+		free(s->burst[c].dc);
+	}
 	rf_sandbox_info_clear(&s->info);
 	memset(s, 0, sizeof(*s));
 }
@@ -445,6 +461,9 @@ static struct episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct san
 	if (s) {
 		snprintf(e->a.sandbox, sizeof(e->a.sandbox), "%s", s->info.sandbox);
 		snprintf(e->a.policy_id, sizeof(e->a.policy_id), "%s", s->info.policy_id);
+		e->a.n_labels = s->info.n_labels;
+		memcpy(e->a.labels, s->info.labels, sizeof(e->a.labels));
+		memcpy(e->a.traceparent, s->info.traceparent, sizeof(e->a.traceparent));
 		s->n_eps++;
 	}
 	return e;
@@ -578,6 +597,7 @@ static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
 		const char *proto = names__proto(ev->protocol & 0xffff);
 
 		snprintf(o->protocol, sizeof(o->protocol), "%s", proto ? proto : "other");
+		o->protocol_num = (int)(ev->protocol & 0xffff);
 		if (ev->op == RF_OP_SOCK_CREATE) {
 			snprintf(o->key, sizeof(o->key), "socket:%s/%u",
 				 ev->family == AF_INET ? "ipv4" : "ipv6", ev->protocol & 0xffff);
@@ -589,12 +609,33 @@ static void dest_of(const struct rf_event *ev, struct rf_alert_dest *o)
 			 o->address, ev->port, o->protocol);
 	} else if (ev->path[0]) {
 		snprintf(o->path, sizeof(o->path), "%s", ev->path);
+		o->dir = ev->op == RF_OP_MKDIR || ev->op == RF_OP_RMDIR;
 		snprintf(o->key, sizeof(o->key), "%s:%s",
 			 ev->family == AF_UNIX ? "unix" : names__class(ev->class), ev->path);
 	} else {
 		/* no address or path (e.g. a process-boundary operation) */
 		snprintf(o->key, sizeof(o->key), "%s:%s", names__class(ev->class), names__op(ev->op));
 	}
+}
+
+/* dest_of, formatted again only when the destination differs from the
+ * last one (dc allocated). */
+static const struct rf_alert_dest *dest_cached(struct dest_cache *dc, const struct rf_event *ev)
+{
+	if (dc->family == ev->family && dc->port == ev->port && dc->op == ev->op &&
+	    dc->class == ev->class && dc->protocol == ev->protocol &&
+	    !memcmp(dc->addr, ev->addr, sizeof(dc->addr)) &&
+	    !strncmp(dc->path, ev->path, sizeof(dc->path)) && dc->dst.key[0])
+		return &dc->dst;
+	dc->family = ev->family;
+	dc->port = ev->port;
+	dc->op = ev->op;
+	dc->class = ev->class;
+	dc->protocol = ev->protocol;
+	memcpy(dc->addr, ev->addr, sizeof(dc->addr));
+	strncpy(dc->path, ev->path, sizeof(dc->path));
+	dest_of(ev, &dc->dst);
+	return &dc->dst;
 }
 
 static uint16_t burst_dest(struct burst *b, const struct rf_alert_dest *dst)
@@ -657,20 +698,25 @@ static void burst_add(struct rf_detect *d, struct sandbox *s, const struct rf_ev
 		      uint64_t t)
 {
 	struct burst *b = &s->burst[ev->class];
-	struct rf_alert_dest dst;
+	const struct rf_alert_dest *dst;
+	const char *verdict;
 	struct episode *e;
 	uint16_t di;
 
 	if (!b->ring) {
 		b->ring = calloc(b->cap, sizeof(*b->ring));
+		if (b->ring && !b->dc && !(b->dc = calloc(1, sizeof(*b->dc)))) {
+			free(b->ring);
+			b->ring = NULL;
+		}
 		if (!b->ring) {
 			d->shed++;
 			return;
 		}
 	}
-	dest_of(ev, &dst);
+	dst = dest_cached(b->dc, ev);
 	burst_expire(b, t);
-	di = burst_dest(b, &dst);
+	di = burst_dest(b, dst);
 	if (b->len) {
 		struct slot *last = &b->ring[(b->head + b->len - 1) % b->cap];
 
@@ -690,12 +736,14 @@ static void burst_add(struct rf_detect *d, struct sandbox *s, const struct rf_ev
 	b->len++;
 added:
 	b->in_window++;
-	snprintf(b->verdict, sizeof(b->verdict), "%s", names__verdict(ev->verdict));
+	verdict = names__verdict(ev->verdict);
+	if (strncmp(b->verdict, verdict, sizeof(b->verdict)))
+		snprintf(b->verdict, sizeof(b->verdict), "%s", verdict);
 
 	if (b->active) {
 		e = &d->eps[b->ep];
 		e->a.count++;
-		alert_dest_add(&e->a, &dst, 1);
+		alert_dest_add(&e->a, dst, 1);
 		ep_commit(d, e, t, true);
 		return;
 	}

@@ -53,6 +53,8 @@ struct rf_alert_dest {
 	char address[48];
 	uint16_t port;
 	char protocol[12];
+	int protocol_num;           /* IANA number (inet) */
+	bool dir;                   /* path names a directory (mkdir, rmdir) */
 	char path[sizeof(((struct rf_event *)0)->path) + 1];
 	uint64_t count;
 };
@@ -69,6 +71,9 @@ struct rf_alert {
 	char sandbox[RF_SANDBOX_LEN];   /* "" for host-wide (lost events) */
 	char policy_id[RF_POLICY_ID_LEN];
 	uint64_t cgroup_id;
+	uint32_t n_labels;          /* the sandbox's --label key=value, as given */
+	char labels[RF_LABELS_MAX][RF_LABEL_LEN];
+	char traceparent[RF_TRACEPARENT_LEN];   /* W3C TRACEPARENT at run, or "" */
 	bool has_proc;
 	struct rf_alert_proc proc;
 	uint32_t n_dests;           /* top destinations, most first */

@@ -61,6 +61,7 @@ struct sb_live {
 	char cgroup_path[512];
 	uint32_t src;               /* rf_sample_src: cgroup v2 files present */
 	uint64_t mem_acc;
+	bool profiled;              /* its policy has a syscalls profile */
 };
 
 struct unknown {
@@ -82,6 +83,7 @@ struct engine {
 	int cg_mount_fd;            /* cgroup2 mount: liveness of a cgroup id */
 	int dec_fd_in_ep;
 	int64_t boot_to_real;
+	struct rf_alert_origin origin;
 	uint64_t seq;
 	bool stop;
 	bool initial_scan;          /* the registry scan before the programs attach */
@@ -134,12 +136,10 @@ static uint64_t mono_ns(void)
 static void on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct engine *e = ctx;
-	char *line = alert__line(a, ++e->seq, e->boot_to_real);
+	char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
 	int64_t wall = ((int64_t)a->time_ns + e->boot_to_real) / 1000000;
 
-	if (a->phase == RF_PHASE_OPEN && a->rule < RF_RULE_MAX)
-		e->m.alerts[a->rule]++;
-	e->m.records[a->phase]++;
+	metrics__count_alert(&e->m, a);
 	if (!e->o->top || e->o->output) {
 		if (!line || !output__push(e->out, line))
 			rf_debug("output queue full: record %llu dropped",
@@ -157,21 +157,7 @@ static void on_alert(const struct rf_alert *a, void *ctx)
 
 static void feed(struct engine *e, const struct rf_input *in)
 {
-	switch (in->type) {
-	case RF_IN_DECISION: e->m.events[RF_EVSRC_DECISION]++; break;
-	case RF_IN_SYSCALL: e->m.events[RF_EVSRC_SYSCALL]++; break;
-	case RF_IN_FORK: e->m.events[RF_EVSRC_FORK]++; break;
-	case RF_IN_EXEC: e->m.events[RF_EVSRC_EXEC]++; break;
-	case RF_IN_EXIT: e->m.events[RF_EVSRC_EXIT]++; break;
-	case RF_IN_SAMPLE: e->m.events[RF_EVSRC_SAMPLE]++; break;
-	case RF_IN_SANDBOX:
-	case RF_IN_SANDBOX_END: e->m.events[RF_EVSRC_REGISTRY]++; break;
-	case RF_IN_LOST:
-		if (in->u.lost.hop < RF_HOP_MAX)
-			e->m.lost[in->u.lost.hop] += in->u.lost.count;
-		break;
-	default: break;
-	}
+	metrics__count_input(&e->m, in);
 	if (e->rec && record__write(e->rec, in))
 		rf_debug("--record: write failed");
 	detect__input(e->det, in);
@@ -229,6 +215,37 @@ static void seed_running(struct engine *e, const struct rf_sandbox_info *si,
 	free(pids);
 }
 
+/*
+ * The syscall sensor (sys_exit) slows every syscall of every task on the
+ * host, so it is attached only while a registered sandbox has a syscalls
+ * profile, or always with --record (profiles are learnt from recordings).
+ * The registry entry is written before the command starts; a sandbox
+ * whose command had already run its first execve when the sensor came up
+ * may have made syscalls no one saw: said on stderr.
+ */
+static void syscalls_update(struct engine *e, const struct sb_live *added)
+{
+	bool want = e->o->record != NULL;
+	struct rf_mon_acct a;
+	size_t i;
+	int err;
+
+	for (i = 0; i < SB_MAX && !want; i++)
+		want = e->sbs[i].used && e->sbs[i].profiled;
+	if (want == sensors__syscalls_on(e->sens))
+		return;
+	err = sensors__syscalls(e->sens, want);
+	if (err) {
+		rf_err("attach the syscall sensor (tp_btf/sys_exit): %s", strerror(-err));
+		return;
+	}
+	rf_debug("syscall sensor %s", want ? "attached" : "detached");
+	if (want && added && !e->initial_scan && !sensors__acct(e->sens, added->cgid, &a) &&
+	    (a.flags & RF_MON_ACCT_ARMED))
+		rf_info("sandbox %s: the syscall sensor attached after its command started; "
+			"syscalls it made before may be missing", added->name);
+}
+
 static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra *x, void *ctx)
 {
 	struct engine *e = ctx;
@@ -257,6 +274,8 @@ static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra 
 	}
 	snprintf(s->name, sizeof(s->name), "%s", si->sandbox);
 	snprintf(s->cgroup_path, sizeof(s->cgroup_path), "%s", si->cgroup_path);
+	s->profiled = si->has_profile;
+	syscalls_update(e, s);
 	s->src = resources__probe(si->cgroup_path);
 	if (!e->parent_cgid) {
 		/* Its parent is the ringfence cgroup: every child is a sandbox. */
@@ -295,6 +314,7 @@ static void reg_remove(const char *sandbox, uint64_t cgid, void *ctx)
 	if (s) {
 		rf_index_del(&e->sb_ix, cgid);
 		memset(s, 0, sizeof(*s));
+		syscalls_update(e, NULL);
 	}
 	rf_debug("sandbox %s ended", sandbox);
 }
@@ -393,6 +413,7 @@ static void sweep_gone(struct engine *e)
 		memset(s, 0, sizeof(*s));
 		end_gone(e, cgid);
 	}
+	syscalls_update(e, NULL);
 	detect__table_stats(e->det, &ts);
 	g.ids = calloc(ts.capacity, sizeof(*g.ids));
 	if (!g.ids)
@@ -954,6 +975,7 @@ static int setup(struct engine *e)
 	if (err)
 		return err;
 	e->boot_to_real = engine__boot_to_real();
+	alert__origin_local(&e->origin);
 	e->m.start_time = (double)time(NULL);
 	err = setup_outputs(e);
 	if (err)

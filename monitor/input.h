@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "rf_abi.h"
+#include "registry.h"
 
 #define RF_MON_VERSION "0.1.0"
 #define RF_SANDBOX_LEN 128
@@ -51,6 +52,9 @@ struct rf_sandbox_info {
 	char policy_id[RF_POLICY_ID_LEN];
 	char cgroup_path[512];
 	uint64_t cgroup_id;
+	uint32_t n_labels;
+	char labels[RF_LABELS_MAX][RF_LABEL_LEN];   /* "key=value" */
+	char traceparent[RF_TRACEPARENT_LEN];
 	uint64_t burst_count, burst_window_ms;
 	uint64_t cpu_percent, memory_mb, pids;
 	bool has_profile;

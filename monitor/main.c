@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -17,6 +18,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "paths.h"
+#include "privs.h"
 #include "replay.h"
 #include "top.h"
 
@@ -26,15 +28,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ringfence-monitor [OPTIONS]             watch every sandbox, alerts as NDJSON\n"
-"       ringfence-monitor --replay FILE [--output FILE] [THRESHOLDS]\n"
+"       ringfence-monitor --replay FILE [--output FILE] [--metrics-file FILE] [THRESHOLDS]\n"
 "       ringfence-monitor --replay FILE --profile SANDBOX|POLICY_ID\n"
 "       ringfence-monitor --top [--once] [--status FILE]\n"
 "       ringfence-monitor --version | --help\n"
 "\n"
 "  -o, --output FILE       append alerts to FILE (reopened on SIGHUP); default stdout\n"
-"      --metrics ADDR:PORT serve Prometheus metrics on a loopback address\n"
-"                          (e.g. 127.0.0.1:9464 or [::1]:9464)\n"
-"      --metrics-file FILE write them there every interval (textfile collector)\n"
+"      --metrics ADDR:PORT serve Prometheus metrics (GET or HEAD /metrics) on a\n"
+"                          loopback address (e.g. 127.0.0.1:9464 or [::1]:9464)\n"
+"      --metrics-file FILE write them there every interval (textfile collector);\n"
+"                          with --replay, once, at the end of the replay\n"
 "      --record FILE       write every input the detectors consume (replay format)\n"
 "      --replay FILE       run the detectors over a recorded file (virtual time)\n"
 "      --profile NAME      with --replay: the syscalls that sandbox/policy made, as\n"
@@ -52,9 +55,14 @@ static void usage(FILE *f)
 "                          (default: 90 x CPUs, half the RAM, 1024; 0 turns one off)\n"
 "      --ringbuf-kb N      the monitor's own ring buffer (default 1024)\n"
 "      --queue-kb N        output queue bound (default 8192)\n"
+"      --tick-ms MS        the detectors' clock tick (default 250): how soon a\n"
+"                          window or a quiet alert is closed\n"
+"      --registry DIR      the sandbox registry to follow (default " RF_REGISTRY_DIR ")\n"
 "      --coalesce-us N     after a ring-buffer wakeup, wait N us so one wakeup drains\n"
 "                          many records (default 500; 0 drains at once)\n"
 "      --bpf-cpu           CPU time from sched_switch even where cpu.stat exists\n"
+"      --priority-boost N  run N nice levels above normal, as auditd does, so a busy\n"
+"                          host does not delay draining (default 4; 0 leaves it)\n"
 "  -q, --quiet | -v, --verbose\n"
 "\n"
 "Exit status: 0 stopped by SIGINT/SIGTERM (or replay done), 1 failure, 125 usage.\n");
@@ -103,7 +111,7 @@ enum {
 	OPT_METRICS = 256, OPT_METRICS_FILE, OPT_RECORD, OPT_REPLAY, OPT_PROFILE, OPT_TOP,
 	OPT_ONCE, OPT_STATUS, OPT_STATE, OPT_INTERVAL, OPT_UPDATE, OPT_LINGER, OPT_BURST_N,
 	OPT_BURST_W, OPT_CPU, OPT_MEM, OPT_PIDS, OPT_RINGBUF, OPT_QUEUE, OPT_BPF_CPU,
-	OPT_REGISTRY, OPT_TICK, OPT_COALESCE, OPT_VERSION,
+	OPT_REGISTRY, OPT_TICK, OPT_COALESCE, OPT_BOOST, OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -131,6 +139,7 @@ static const struct option longopts[] = {
 	{ "registry", required_argument, NULL, OPT_REGISTRY },
 	{ "tick-ms", required_argument, NULL, OPT_TICK },
 	{ "coalesce-us", required_argument, NULL, OPT_COALESCE },
+	{ "priority-boost", required_argument, NULL, OPT_BOOST },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -146,6 +155,7 @@ struct cli {
 	struct rf_engine_opts o;
 	struct rf_detect_opts detect;
 	uint64_t ringbuf_kb, queue_kb;
+	uint64_t boost;                 /* --priority-boost */
 	const char *replay, *profile;
 	bool top, once;
 	int verbosity;
@@ -171,6 +181,7 @@ static const struct num_opt {
 	{ OPT_RINGBUF, "--ringbuf-kb", 4, 1048576, offsetof(struct cli, ringbuf_kb) },
 	{ OPT_QUEUE, "--queue-kb", 4, 1048576, offsetof(struct cli, queue_kb) },
 	{ OPT_COALESCE, "--coalesce-us", 0, 5000, offsetof(struct cli, o.coalesce_us) },
+	{ OPT_BOOST, "--priority-boost", 0, 20, offsetof(struct cli, boost) },
 };
 
 static const struct num_opt *num_opt_find(int id)
@@ -250,8 +261,8 @@ static int cli_check(const struct cli *c)
 		bad = "--profile needs --replay FILE";
 	else if (c->once && !c->top)
 		bad = "--once goes with --top";
-	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr || c->o.metrics_file))
-		bad = "--replay takes only --output, --profile and thresholds";
+	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr))
+		bad = "--replay takes only --output, --metrics-file, --profile and thresholds";
 	if (bad) {
 		fprintf(stderr, "ringfence-monitor: %s\n", bad);
 		return EXIT_USAGE;
@@ -282,7 +293,7 @@ static int run_replay(struct cli *c)
 	c->detect.cpu_percent = or_default(c->detect.cpu_percent, 0);
 	c->detect.memory_mb = or_default(c->detect.memory_mb, 0);
 	c->detect.pids = or_default(c->detect.pids, 0);
-	return replay__run(c->replay, c->o.output, &c->detect);
+	return replay__run(c->replay, c->o.output, &c->detect, c->o.metrics_file);
 }
 
 static int run_live(struct cli *c)
@@ -295,8 +306,19 @@ static int run_live(struct cli *c)
 		fprintf(stderr, "ringfence-monitor: --top --once: no ringfence-monitor is running\n");
 		return 1;
 	}
-	if (geteuid() != 0)
-		rf_info("not root: loading BPF programs and reading pinned maps will likely fail");
+	{
+		char why[160];
+
+		if (!privs__have(RF_PRIVS_MONITOR, why, sizeof(why))) {
+			rf_err("%s", why);
+			return 1;
+		}
+	}
+	/* The ring buffers hold tens of milliseconds of a burst: a monitor
+	 * the scheduler keeps waiting longer on a loaded host loses records,
+	 * whatever its own speed. */
+	if (c->boost && setpriority(PRIO_PROCESS, 0, -(int)c->boost))
+		rf_info("--priority-boost %llu: %s", (unsigned long long)c->boost, strerror(errno));
 
 	/* Thresholds for sandboxes whose policy sets none. */
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -325,6 +347,7 @@ int main(int argc, char **argv)
 		.detect = { .cpu_percent = UNSET, .memory_mb = UNSET, .pids = UNSET },
 		.ringbuf_kb = 1024,
 		.queue_kb = 8192,
+		.boost = 4,
 		.verbosity = 1,
 	};
 	int status = cli_parse(&c, argc, argv);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "metrics.h"
@@ -47,6 +49,122 @@ static void bprintf(struct buf *b, const char *fmt, ...)
 			return;
 		}
 	}
+}
+
+void metrics__count_input(struct rf_metrics *m, const struct rf_input *in)
+{
+	const struct rf_event *ev = &in->u.decision;
+
+	switch (in->type) {
+	case RF_IN_DECISION:
+		m->events[RF_EVSRC_DECISION]++;
+		/* audit mode's observed successes are not denials */
+		if (ev->class < RF_CLASS_KERNEL_MAX && ev->verdict < RF_VERDICT_MAX &&
+		    !(ev->flags & RF_EVF_ACCESS))
+			m->decisions[ev->class][ev->verdict][metrics__decision_backend(ev)]++;
+		break;
+	case RF_IN_SYSCALL: m->events[RF_EVSRC_SYSCALL]++; break;
+	case RF_IN_FORK: m->events[RF_EVSRC_FORK]++; break;
+	case RF_IN_EXEC: m->events[RF_EVSRC_EXEC]++; break;
+	case RF_IN_EXIT: m->events[RF_EVSRC_EXIT]++; break;
+	case RF_IN_SAMPLE: m->events[RF_EVSRC_SAMPLE]++; break;
+	case RF_IN_SANDBOX:
+	case RF_IN_SANDBOX_END: m->events[RF_EVSRC_REGISTRY]++; break;
+	case RF_IN_LOST:
+		if (in->u.lost.hop < RF_HOP_MAX)
+			m->lost[in->u.lost.hop] += in->u.lost.count;
+		break;
+	default: break;
+	}
+}
+
+void metrics__count_alert(struct rf_metrics *m, const struct rf_alert *a)
+{
+	if (a->phase == RF_PHASE_OPEN && a->rule < RF_RULE_MAX)
+		m->alerts[a->rule]++;
+	if (a->phase <= RF_PHASE_CLOSE)
+		m->records[a->phase]++;
+}
+
+enum rf_backend metrics__decision_backend(const struct rf_event *ev)
+{
+	if (ev->flags & RF_EVF_INFERRED)
+		return ev->class == RF_CLASS_PROCESS ? RF_BE_SECCOMP : RF_BE_LANDLOCK;
+	/* the cgroup sock_addr and sock_create hooks; everything else is an
+	 * LSM hook */
+	return ev->op <= RF_OP_SOCK_CREATE ? RF_BE_CGROUP_SOCK_ADDR : RF_BE_BPF_LSM;
+}
+
+static void render_decisions(struct buf *b, const struct rf_metrics *m)
+{
+	unsigned int c, v, be;
+
+	bprintf(b, "# HELP ringfence_monitor_denials_total Kernel denials drained from the "
+		"supervisor's ring buffer, by class, verdict (denied, or audited: would have "
+		"been denied) and backend.\n# TYPE ringfence_monitor_denials_total counter\n");
+	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
+		for (v = 1; v < RF_VERDICT_MAX; v++)
+			for (be = 0; be < RF_BE_MAX; be++)
+				if (m->decisions[c][v][be])
+					bprintf(b, "ringfence_monitor_denials_total{class=\"%s\","
+						"verdict=\"%s\",backend=\"%s\"} %llu\n",
+						names__class(c), names__verdict(v),
+						names__backend(be),
+						(unsigned long long)m->decisions[c][v][be]);
+}
+
+/* /proc/self: CPU seconds, memory, start time (Prometheus' process_* names). */
+static void render_process(struct buf *b)
+{
+	char stat[1024], *p;
+	unsigned long long ut = 0, st = 0, start = 0, vsize = 0, btime = 0;
+	long long rss = 0;
+	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	int fds = 0, fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+	struct rlimit rl = { 0 };
+	FILE *f;
+	DIR *d;
+
+	if (fd >= 0)
+		close(fd);
+	stat[n > 0 ? n : 0] = 0;
+	p = strrchr(stat, ')');
+	/* after "pid (comm)": state is field 3; utime 14, stime 15, starttime 22,
+	 * vsize 23, rss 24 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+			 "%*d %*d %*d %*d %llu %llu %lld", &ut, &st, &start, &vsize, &rss) != 5)
+		return;
+	f = fopen("/proc/stat", "re");
+	while (f && fgets(stat, sizeof(stat), f))
+		if (sscanf(stat, "btime %llu", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	d = opendir("/proc/self/fd");
+	while (d && readdir(d))
+		fds++;
+	if (d)
+		closedir(d);
+	fds = fds > 3 ? fds - 3 : 0;    /* ".", ".." and the directory's own fd */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	bprintf(b, "# HELP process_cpu_seconds_total Total user and system CPU time spent in "
+		"seconds.\n# TYPE process_cpu_seconds_total counter\n"
+		"process_cpu_seconds_total %.2f\n", (double)(ut + st) / (double)tck);
+	bprintf(b, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+		"# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %lld\n",
+		rss * page);
+	bprintf(b, "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+		"# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n",
+		vsize);
+	bprintf(b, "# HELP process_start_time_seconds Start time of the process since unix "
+		"epoch in seconds.\n# TYPE process_start_time_seconds gauge\n"
+		"process_start_time_seconds %.2f\n", (double)btime + (double)start / (double)tck);
+	bprintf(b, "# HELP process_open_fds Number of open file descriptors.\n"
+		"# TYPE process_open_fds gauge\nprocess_open_fds %d\n", fds);
+	bprintf(b, "# HELP process_max_fds Maximum number of open file descriptors.\n"
+		"# TYPE process_max_fds gauge\nprocess_max_fds %llu\n",
+		(unsigned long long)rl.rlim_cur);
 }
 
 char *metrics__render(const struct rf_metrics *m)
@@ -109,6 +227,9 @@ char *metrics__render(const struct rf_metrics *m)
 	bprintf(&b, "# HELP ringfence_monitor_decisions_attached The supervisor's ring buffer "
 		"is being drained.\n# TYPE ringfence_monitor_decisions_attached gauge\n"
 		"ringfence_monitor_decisions_attached %d\n", m->decisions_attached ? 1 : 0);
+	render_decisions(&b, m);
+	if (!m->replay)
+		render_process(&b);
 	if (b.oom)
 		return NULL;
 	return b.p;
@@ -286,16 +407,30 @@ int http__fd(const struct rf_http *h)
 	return h->ep;
 }
 
-static void respond(struct conn *c, int code, const char *type, const char *body)
+/* "GET /metrics", "GET /metrics?...", "GET /" (and the same for HEAD). */
+static bool is_metrics_path(const char *req, const char *method)
 {
-	char head[256];
+	size_t n = strlen(method);
+
+	if (strncmp(req, method, n))
+		return false;
+	req += n;
+	return !strncmp(req, "/metrics ", 9) || !strncmp(req, "/metrics?", 9) ||
+	       !strncmp(req, "/ ", 2);
+}
+
+/* head: a HEAD request gets the headers (Content-Length of the body it
+ * would get) and no body. */
+static void respond(struct conn *c, int code, const char *type, const char *body, bool head)
+{
+	char hdr[256];
 	size_t bl = strlen(body);
 
-	snprintf(head, sizeof(head), "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
+	snprintf(hdr, sizeof(hdr), "HTTP/1.0 %d %s\r\nContent-Type: %s\r\n"
 		 "Content-Length: %zu\r\nConnection: close\r\n\r\n", code,
 		 code == 200 ? "OK" : code == 404 ? "Not Found" : "Bad Request", type, bl);
 	/* small answers: the socket buffer takes them whole */
-	if (send(c->fd, head, strlen(head), MSG_NOSIGNAL | MSG_DONTWAIT) > 0 && bl)
+	if (send(c->fd, hdr, strlen(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) > 0 && bl && !head)
 		send(c->fd, body, bl, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
@@ -313,19 +448,19 @@ static void conn_read(struct rf_http *h, struct conn *c, char *(*body)(void *), 
 	c->req[c->len] = 0;
 	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n")) {
 		if (c->len == sizeof(c->req) - 1) {
-			respond(c, 400, "text/plain", "request too long\n");
+			respond(c, 400, "text/plain", "request too long\n", false);
 			conn_close(h, c);
 		}
 		return;
 	}
-	if (!strncmp(c->req, "GET /metrics ", 13) || !strncmp(c->req, "GET /metrics?", 13) ||
-	    !strncmp(c->req, "GET / ", 6)) {
+	if (is_metrics_path(c->req, "GET ") || is_metrics_path(c->req, "HEAD ")) {
 		char *text = body(ctx);
 
-		respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", text ? text : "");
+		respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", text ? text : "",
+			c->req[0] == 'H');
 		free(text);
 	} else {
-		respond(c, 404, "text/plain", "GET /metrics\n");
+		respond(c, 404, "text/plain", "GET or HEAD /metrics\n", c->req[0] == 'H');
 	}
 	conn_close(h, c);
 }

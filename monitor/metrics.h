@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "detect.h"
 #include "input.h"
+#include "names.h"
 
 enum rf_evsrc {
 	RF_EVSRC_DECISION = 0,
@@ -33,7 +34,19 @@ struct rf_metrics {
 	uint64_t cgroups_gone;              /* entries ended because their cgroup is gone */
 	bool decisions_attached;            /* the pinned ring buffer is drained */
 	double start_time;                  /* unix seconds */
+	/* kernel decisions by class, verdict and the backend that made (or,
+	 * for inferred denials, answered) them */
+	uint64_t decisions[RF_CLASS_KERNEL_MAX][RF_VERDICT_MAX][RF_BE_MAX];
+	bool replay;                        /* no process_* metrics: not a live monitor */
 };
+
+/* Count one input (events by source, decisions, lost events). */
+void metrics__count_input(struct rf_metrics *m, const struct rf_input *in);
+/* Count one alert record (alerts opened by rule, records by phase). */
+void metrics__count_alert(struct rf_metrics *m, const struct rf_alert *a);
+/* The backend behind a decision: the cgroup hooks, BPF-LSM, or for denials
+ * inferred from failed syscalls the Landlock or seccomp layer that answered. */
+enum rf_backend metrics__decision_backend(const struct rf_event *ev);
 
 /* The exposition text (malloc'd). */
 char *metrics__render(const struct rf_metrics *m);
@@ -51,7 +64,7 @@ int http__open(const char *spec, struct rf_http **ret, char *why, size_t why_len
 void http__close(struct rf_http *h);
 /* Pollable (an epoll fd of its own sockets). */
 int http__fd(const struct rf_http *h);
-/* Accept, read requests, answer GET /metrics with body(ctx). */
+/* Accept, read requests, answer GET and HEAD of /metrics with body(ctx). */
 void http__process(struct rf_http *h, char *(*body)(void *ctx), void *ctx);
 
 #endif

@@ -167,6 +167,14 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 	json_object_set_new(o, "sandbox", json_string(si->sandbox));
 	json_object_set_new(o, "policy_id", json_string(si->policy_id));
 	json_object_set_new(o, "cgroup_path", json_string(si->cgroup_path));
+	if (si->n_labels) {
+		struct rf_reg_labels l = { .n = si->n_labels };
+
+		memcpy(l.v, si->labels, sizeof(l.v));
+		json_object_set_new(o, "labels", registry__labels_to_json(&l));
+	}
+	if (si->traceparent[0])
+		json_object_set_new(o, "traceparent", json_string(si->traceparent));
 	json_object_set_new(o, "monitor", registry__monitor_to_json(&m));
 	if (sc.present)
 		json_object_set_new(o, "syscalls", registry__syscalls_to_json(&sc));
@@ -249,6 +257,8 @@ json_t *record__to_json(const struct rf_input *in)
 static int sandbox_from_json(json_t *o, struct rf_input *in, struct rf_sandbox_info *si)
 {
 	json_t *m = json_object_get(o, "monitor"), *sc = json_object_get(o, "syscalls");
+	json_t *lb = json_object_get(o, "labels");
+	const char *tp = json_string_value(json_object_get(o, "traceparent"));
 	struct rf_registry_entry e;
 	int err = 0;
 
@@ -258,7 +268,15 @@ static int sandbox_from_json(json_t *o, struct rf_input *in, struct rf_sandbox_i
 	get_str(o, "policy_id", e.policy_id, sizeof(e.policy_id));
 	get_str(o, "cgroup_path", e.cgroup_path, sizeof(e.cgroup_path));
 	e.cgroup_id = in->cgroup_id;
-	if (m)
+	if (lb)
+		err = registry__labels_from_json(lb, &e.labels);
+	if (!err && tp) {
+		if (registry__traceparent_valid(tp))
+			snprintf(e.traceparent, sizeof(e.traceparent), "%s", tp);
+		else
+			err = -EINVAL;
+	}
+	if (!err && m)
 		err = registry__monitor_from_json(m, &e.monitor);
 	if (!err && sc)
 		err = registry__syscalls_from_json(sc, &e.syscalls);

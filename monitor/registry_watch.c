@@ -40,6 +40,9 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	snprintf(si->policy_id, sizeof(si->policy_id), "%s", e->policy_id);
 	snprintf(si->cgroup_path, sizeof(si->cgroup_path), "%s", e->cgroup_path);
 	si->cgroup_id = e->cgroup_id;
+	si->n_labels = (uint32_t)e->labels.n;
+	memcpy(si->labels, e->labels.v, sizeof(si->labels));
+	snprintf(si->traceparent, sizeof(si->traceparent), "%s", e->traceparent);
 	if (x) {
 		x->supervisor_pid = e->supervisor_pid;
 		x->supervisor_start = e->supervisor_start;

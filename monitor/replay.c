@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "alert.h"
 #include "log.h"
+#include "metrics.h"
 #include "output.h"
 #include "record.h"
 #include "replay.h"
@@ -15,15 +18,19 @@ struct rctx {
 	struct rf_detect *det;
 	struct rf_output *out;
 	int64_t off;
+	struct rf_alert_origin origin;
 	uint64_t seq;
 	uint64_t last_t;
+	struct rf_metrics m;
 	int err;
 };
 
 static void on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct rctx *r = ctx;
-	char *line = alert__line(a, ++r->seq, r->off);
+	char *line = alert__line(a, ++r->seq, r->off, &r->origin);
+
+	metrics__count_alert(&r->m, a);
 
 	if (line) {
 		output__push(r->out, line);
@@ -59,16 +66,37 @@ static void on_input(const struct rf_input *in, void *ctx)
 
 	if (!r->det)
 		return;
+	metrics__count_input(&r->m, in);
 	if (in->t_ns > r->last_t)
 		r->last_t = in->t_ns;
 	detect__input(r->det, in);
 }
 
-int replay__run(const char *file, const char *output, const struct rf_detect_opts *over)
+/* The replay's metrics, as a live monitor would have shown them at its end. */
+static int write_metrics(struct rctx *r, const char *path)
 {
-	struct rctx r = { .over = over };
+	char *text;
+	int err;
+
+	if (r->det)
+		detect__table_stats(r->det, &r->m.table);
+	text = metrics__render(&r->m);
+	err = text ? metrics__write_file(path, text) : -ENOMEM;
+	free(text);
+	if (err)
+		rf_err("--metrics-file %s: %s", path, strerror(-err));
+	return err;
+}
+
+int replay__run(const char *file, const char *output, const struct rf_detect_opts *over,
+		const char *metrics_file)
+{
+	struct rctx r = { .over = over, .m.replay = true };
 	char why[600];
 	int err;
+
+	alert__origin_local(&r.origin);
+	r.m.start_time = (double)time(NULL);
 
 	err = output__open(output, 64u << 20, &r.out);
 	if (err) {
@@ -79,16 +107,15 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 	err = replay__file(file, 60000, on_header, on_input, &r, why, sizeof(why));
 	if (!err && r.err)
 		err = r.err;
-	if (r.det) {
+	if (r.det)
 		detect__finish(r.det, r.last_t);
-		detect__free(r.det);
-	}
-	output__close(r.out);
-	if (err) {
+	if (err)
 		rf_err("--replay: %s", err == r.err ? strerror(-err) : why);
-		return 1;
-	}
-	return 0;
+	else if (metrics_file && write_metrics(&r, metrics_file))
+		err = -EIO;     /* said by write_metrics */
+	detect__free(r.det);
+	output__close(r.out);
+	return err ? 1 : 0;
 }
 
 struct pctx {

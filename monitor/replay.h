@@ -6,9 +6,12 @@
 #include "detect.h"
 
 /* Alerts of the file to output (NULL: stdout). over: options given on the
- * command line (non-zero fields win over the file's header). Exit status:
- * 0, 1 (file unreadable or invalid). */
-int replay__run(const char *file, const char *output, const struct rf_detect_opts *over);
+ * command line (non-zero fields win over the file's header). metrics_file:
+ * when set, the metrics of the whole replay are written there at its end
+ * (Prometheus text; no process_* metrics). Exit status: 0, 1 (file
+ * unreadable or invalid, metrics file not written). */
+int replay__run(const char *file, const char *output, const struct rf_detect_opts *over,
+		const char *metrics_file);
 
 /* The syscalls a sandbox (by sandbox name or policy id) made, as a policy
  * "syscalls" object on stdout: a recorded profile. Exit status 0 or 1. */

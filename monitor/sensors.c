@@ -16,6 +16,7 @@ struct rf_sensors {
 	struct ring_buffer *rb;
 	int ncpu;
 	struct rf_mon_oncpu *oncpu;     /* per-CPU snapshot */
+	struct bpf_link *sys_exit;      /* the syscall sensor, while wanted */
 };
 
 int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
@@ -78,6 +79,8 @@ int sensors__attach(struct rf_sensors *s, bool cpu_switch, char *why, size_t why
 	/* sched_switch runs on every context switch of the host: only where
 	 * the cgroup cannot tell CPU time itself. */
 	bpf_program__set_autoattach(s->skel->progs.rf_mon_switch, cpu_switch);
+	/* sys_exit slows every syscall of the host: sensors__syscalls. */
+	bpf_program__set_autoattach(s->skel->progs.rf_mon_sys_exit, false);
 	err = monitor_bpf__attach(s->skel);
 
 	if (err)
@@ -90,9 +93,28 @@ void sensors__close(struct rf_sensors *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->rb);
+	bpf_link__destroy(s->sys_exit);
 	monitor_bpf__destroy(s->skel);
 	free(s->oncpu);
 	free(s);
+}
+
+int sensors__syscalls(struct rf_sensors *s, bool on)
+{
+	if (on == (s->sys_exit != NULL))
+		return 0;
+	if (!on) {
+		bpf_link__destroy(s->sys_exit);
+		s->sys_exit = NULL;
+		return 0;
+	}
+	s->sys_exit = bpf_program__attach(s->skel->progs.rf_mon_sys_exit);
+	return s->sys_exit ? 0 : -errno;
+}
+
+bool sensors__syscalls_on(const struct rf_sensors *s)
+{
+	return s->sys_exit != NULL;
 }
 
 int sensors__epoll_fd(const struct rf_sensors *s)

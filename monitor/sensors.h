@@ -14,8 +14,14 @@ struct rf_sensors;
 /* Open and load (not attached yet); records go to fn. 0 or -errno with why. */
 int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
 		  struct rf_sensors **ret, char *why, size_t why_len);
-/* cpu_switch: attach the sched_switch CPU accounting too. */
+/* cpu_switch: attach the sched_switch CPU accounting too. The syscall
+ * sensor (sys_exit) is not attached here: see sensors__syscalls. */
 int sensors__attach(struct rf_sensors *s, bool cpu_switch, char *why, size_t why_len);
+/* Attach (on) or detach the syscall sensor, tp_btf/sys_exit. Any program
+ * there sends every syscall of every task on the host down the slow path,
+ * so it is attached only while something needs it. 0 or -errno. */
+int sensors__syscalls(struct rf_sensors *s, bool on);
+bool sensors__syscalls_on(const struct rf_sensors *s);
 void sensors__close(struct rf_sensors *s);
 
 int sensors__epoll_fd(const struct rf_sensors *s);

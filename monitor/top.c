@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "alert.h"
+#include "log.h"
 #include "top.h"
 
 static void add_sandbox(const struct rf_sandbox_status *s, void *ctx)
@@ -18,7 +19,7 @@ static void add_sandbox(const struct rf_sandbox_status *s, void *ctx)
 		"s:I, s:{s:I, s:I, s:I}}",
 		"sandbox", s->sandbox, "policy_id", s->policy_id,
 		"cgroup_id", (json_int_t)s->cgroup_id, "ended", s->ended, "sampled", s->sampled,
-		"cpu_percent", s->cpu_percent, "mem_bytes", (json_int_t)s->mem_bytes,
+		"cpu_percent", (double)(long long)(s->cpu_percent * 10.0 + 0.5) / 10.0, "mem_bytes", (json_int_t)s->mem_bytes,
 		"procs", (json_int_t)s->procs, "denials", (json_int_t)s->denials,
 		"syscalls_seen", (json_int_t)s->syscalls_seen,
 		"open_alerts", (json_int_t)s->open_alerts,
@@ -70,7 +71,7 @@ json_t *top__alert_summary(const struct rf_alert *a, int64_t wall_ms)
 
 int top__write(const char *path, json_t *status)
 {
-	char *text = json_dumps(status, JSON_COMPACT);
+	char *text = json_dumps(status, JSON_COMPACT | RF_JSON_REALS);
 	int err;
 
 	if (!text)

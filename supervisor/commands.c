@@ -17,7 +17,7 @@ static int print_plan(const struct sandbox *sb)
 	if (doc) {
 		if (sb->ll.n_approx)
 			json_object_set_new(doc, "approximations", report__approximations(&sb->ll));
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 		fputc('\n', stdout);
 		json_decref(doc);
 	}
@@ -52,10 +52,16 @@ int cmd_check(const char *policy_path, const struct rf_plan_opts *opts)
 	return run__steps(&o, "plan", check_plan);
 }
 
+/* Milliseconds to the microsecond: 0.515, not 0.51469900005031377. */
+static double ms_round(double ms)
+{
+	return (double)(long long)(ms * 1000.0 + 0.5) / 1000.0;
+}
+
 static json_t *probe_json(const struct rf_backend_probe *p)
 {
 	return json_pack("{s:b, s:s, s:s?, s:f}", "ok", p->ok, "detail", p->detail,
-			 "error", p->ok ? NULL : strerror(-p->err), "probe_ms", p->ms);
+			 "error", p->ok ? NULL : strerror(-p->err), "probe_ms", ms_round(p->ms));
 }
 
 /* Per limit, its backend and, where it cannot hold here, why. */
@@ -153,7 +159,7 @@ int cmd_probe(void)
 		      "classes", class_backends(&caps));
 	if (!o)
 		return 1;
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 	fputc('\n', stdout);
 	json_decref(o);
 	return 0;
@@ -200,7 +206,7 @@ int cmd_status(bool as_json)
 			"started", v[i].started, "denials", (json_int_t)total));
 	}
 	if (as_json) {
-		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 		fputc('\n', stdout);
 	} else if (!n) {
 		printf("no sandboxes\n");

@@ -2,6 +2,7 @@
 /* Start the sandboxed command, parent side: plan, clone3 into the cgroup, the child's report. */
 #include <errno.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -187,6 +188,8 @@ static void plan_free(struct launch_plan *p)
 {
 	if (p->ll_fd >= 0)
 		close(p->ll_fd);
+	if (p->notify_w >= 0)
+		close(p->notify_w);
 	free(p->ro_flags);
 	for (size_t i = 0; i < p->n_cands; i++)
 		free(p->cands[i]);
@@ -224,6 +227,48 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 			return -errno;
 	}
 	return 0;
+}
+
+/* A notifying boundary: a stream socket (no unix_may_send LSM hook on
+ * its sends, unlike datagrams) the child sends its listener
+ * over before it execs (in flight, the listener outlives the child's
+ * copy; the command never holds it). *ret_r: the supervisor's end. */
+static int plan_notify(const struct launch_opts *opts, struct launch_plan *plan, int *ret_r)
+{
+	int sv[2];
+
+	if (!opts->seccomp || !opts->seccomp->notify)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	*ret_r = sv[0];
+	plan->notify_w = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+	close(sv[1]);
+	return plan->notify_w < 0 ? -errno : 0;
+}
+
+/* The listener the child sent (it has exec'd: it sent it before). */
+static int take_listener(int sock)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c;
+	struct iovec io = { &c, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+		return -errno;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EPROTO;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	return fd;
 }
 
 /* clone3 into the cgroup; the child never returns. The pid, or -errno.
@@ -291,7 +336,7 @@ static bool read_report(int fd, pid_t pid, struct child_err *ce)
 static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
 		      char *const *envp, struct launch_result *res)
 {
-	_cleanup_close_ int rd = -1, wr = -1, pidfd = -1;
+	_cleanup_close_ int rd = -1, wr = -1, pidfd = -1, notify_r = -1;
 	struct child_err ce = { 0 };
 	int pipefd[2] = { -1, -1 };
 	long pid;
@@ -300,17 +345,36 @@ static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
 	r = launch_prepare(opts, envp, plan, pipefd);
 	rd = pipefd[0];
 	wr = pipefd[1];
+	if (r >= 0)
+		r = plan_notify(opts, plan, &notify_r);
 	if (r < 0)
 		return r;
 	pid = launch_clone(opts, plan, envp, pipefd, &pidfd);
 	if (pid < 0)
 		return (int)pid;
 	close(TAKE_FD(wr));
+	if (plan->notify_w >= 0)
+		close(TAKE_FD(plan->notify_w));
 	if (!read_report(rd, (pid_t)pid, &ce)) {
+		if (notify_r >= 0) {
+			res->notify_fd = take_listener(notify_r);
+			if (res->notify_fd < 0) {
+				/* not answered, the refusals would fail ENOSYS and
+				 * nothing would see them: not started */
+				(void)kill((pid_t)pid, SIGKILL);
+				ce = (struct child_err){ .stage = LAUNCH_STAGE_SETUP,
+							 .err = -res->notify_fd };
+				launch_child__copy_what(ce.what, sizeof(ce.what),
+							"take the seccomp listener");
+				res->notify_fd = -1;
+				goto failed;
+			}
+		}
 		res->pid = (pid_t)pid;
 		res->pidfd = TAKE_FD(pidfd);
 		return 0;
 	}
+failed:
 	reap((pid_t)pid);
 	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
 	res->err = ce.err > 0 ? ce.err : EPROTO;
@@ -321,13 +385,13 @@ static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
 
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
-	struct launch_plan plan = { .ll_fd = -1 };
+	struct launch_plan plan = { .ll_fd = -1, .notify_w = -1 };
 	int r;
 
 	if (!res)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
-	res->pidfd = -1;
+	res->pidfd = res->notify_fd = -1;
 	if (!opts || !opts->argv || !opts->argv[0] || opts->cgroup_fd < 0 ||
 	    opts->uid == (uid_t)-1 || opts->gid == (gid_t)-1)
 		return -EINVAL;

@@ -58,6 +58,8 @@ struct launch_result {
 	enum launch_stage failed_stage;
 	int err;                 /* positive errno of the failure */
 	char what[128];          /* which step failed, e.g. "setresuid" */
+	int notify_fd;           /* CLOEXEC listener of a notifying seccomp boundary
+				  * (opts->seccomp->notify), -1 if none */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
  * above stderr is closed. */
 #define CHILD_ERR_FD 3
 #define CHILD_LL_FD 4
+#define CHILD_NOTIFY_FD 5
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -159,12 +161,18 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		(void)close(err_r);
 	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
+	if (p->notify_w >= 0) {
+		if (dup3(p->notify_w, CHILD_NOTIFY_FD, O_CLOEXEC) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 notify");
+		if (p->ll_fd < 0)
+			(void)close(CHILD_LL_FD);  /* nothing may sit below it */
+	}
 	/* The relay pipes sit at >= 10 too; dup2 leaves 1 and 2 inheritable. */
 	if (o->stdout_fd > 2 && dup2(o->stdout_fd, STDOUT_FILENO) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
 	if (o->stderr_fd > 2 && dup2(o->stderr_fd, STDERR_FILENO) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stderr");
-	r = close_above(p->ll_fd >= 0 ? CHILD_LL_FD : efd);
+	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
 }
@@ -246,6 +254,32 @@ static void child_verify(const struct launch_opts *o, const struct launch_plan *
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
 }
 
+/* Send the boundary's listener to the supervisor, and keep no copy: the
+ * command could answer its own refusals with it. Before the allowlist,
+ * which may refuse sendmsg. */
+static void child_hand_listener(int listener, int efd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c = 'L';
+	struct iovec io = { &c, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	__builtin_memset(u.buf, 0, sizeof(u.buf));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	__builtin_memcpy(CMSG_DATA(cm), &listener, sizeof(listener));
+	if (sendmsg(CHILD_NOTIFY_FD, &m, MSG_NOSIGNAL) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "hand over the seccomp listener");
+	(void)close(listener);
+	(void)close(CHILD_NOTIFY_FD);
+}
+
 /* The kernel-side confinement of this task, last: Landlock, then the
  * seccomp filters (which must still allow execve). */
 static void child_confine(const struct launch_opts *o, const struct launch_plan *p, int efd)
@@ -265,7 +299,14 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 		(void)close(CHILD_LL_FD);
 	}
 	if (o->seccomp) {
-		r = sandbox_seccomp__install(o->seccomp);
+		int listener;
+
+		r = sandbox_seccomp__install_boundary(o->seccomp, &listener);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
+		if (listener >= 0)
+			child_hand_listener(listener, efd);
+		r = sandbox_seccomp__install_allowlist(o->seccomp);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
 	}

@@ -28,6 +28,8 @@ struct launch_plan {
 	size_t n_groups;
 	int last_cap;
 	int ll_fd;                /* Landlock ruleset, duplicated >= 10; -1 none */
+	int notify_w;             /* the child's end of the socket that hands the
+				   * boundary's seccomp listener over (>= 10); -1 none */
 	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
 	size_t n_ro;
 	bool new_ns;

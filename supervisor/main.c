@@ -8,13 +8,15 @@
 
 #include "learn.h"
 #include "log.h"
+#include "privs.h"
 #include "run.h"
 
 #define RF_VERSION "0.1.0"
 
-static const char usage_text[] =
+static const char usage_lines[] =
 "usage: ringfence run --policy FILE [--trace FILE] [--user USER] [--keep-running]\n"
-"                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
+"                     [--label KEY=VALUE]... [--require BACKEND]... [--prefer BACKEND]...\n"
+"                     [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
 "       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
 "                       [-v|-q] -- CMD [ARGS...]\n"
@@ -22,19 +24,121 @@ static const char usage_text[] =
 "       ringfence status [--json]\n"
 "       ringfence gc [-q]\n"
 "       ringfence unload [--force]\n"
-"       ringfence --version | --help\n"
-"\n"
-"Exit status of run: the command's, 128+N if it died by signal N,\n"
+"       ringfence --version | --help | COMMAND --help\n";
+
+static const char commands_text[] =
+"\nCommands:\n"
+"  run     run CMD in a new sandbox under the policy, until it exits\n"
+"  check   validate the policy and print the plan for this kernel; start nothing\n"
+"  learn   run CMD in audit mode and write the smallest policy that allows it\n"
+"  probe   what this kernel can enforce, backend by backend (JSON)\n"
+"  status  the live sandboxes (--json: as JSON)\n"
+"  gc      remove what killed supervisors left behind\n"
+"  unload  unpin the BPF programs (--force: even with live sandboxes)\n";
+
+/* Every option, the commands that take it ("" all), what it does. */
+static const struct {
+	const char *flag, *cmds, *text;
+} option_help[] = {
+	{ "-p, --policy FILE", "run check learn",
+	  "the JSON policy (learn: the BASE policy, default deny-all)" },
+	{ "-t, --trace FILE", "run", "write the JSON-lines trace there (truncated first)" },
+	{ "-u, --user USER[:GROUP]", "run learn",
+	  "run CMD as this user (a name or a uid, optionally :group or :gid);\n"
+	  "default SUDO_UID/SUDO_GID, else the caller (uid 0 when root runs it)" },
+	{ "--keep-running", "run", "if ringfence is killed, CMD runs on, still confined" },
+	{ "--label KEY=VALUE", "run",
+	  "a correlation label (repeatable, at most 8), recorded in the trace,\n"
+	  "the registry and every alert. KEY: a-z, 0-9, '_', '.', '-' (1-63,\n"
+	  "starting with a letter or digit); VALUE: printable ASCII, at most 63,\n"
+	  "no '\"' or '\\'. A W3C TRACEPARENT in the environment is recorded too" },
+	{ "--require BACKEND", "run check",
+	  "refuse (exit 126) unless BACKEND enforces part of the policy (repeatable)" },
+	{ "--prefer BACKEND", "run check", "use BACKEND where more than one could (repeatable)" },
+	{ "--out FILE", "learn", "write the policy there (atomically), not to stdout" },
+	{ "--verify", "learn", "run CMD again under the learned policy, enforcing" },
+	{ "--json", "status", "JSON instead of a table" },
+	{ "--force", "unload", "unpin also while sandboxes are live" },
+	{ "-v, --verbose", "run learn check probe gc unload",
+	  "debug messages (run: every denial as it happens)" },
+	{ "-q, --quiet", "run learn check probe gc unload", "errors only" },
+	{ "-h, --help", "", "this text (after a command: that command's part)" },
+};
+
+static const char exit_text[] =
+"\nBACKEND: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n"
+"run, learn, gc and unload need root (CAP_BPF, CAP_SYS_ADMIN).\n"
+"\nExit status of run: the command's, 128+N if it died by signal N,\n"
 "124 the command ran but its --trace could not be written whole,\n"
 "125 invalid usage or policy (also an unwritable --trace), 126 refused\n"
-"(cannot be enforced here, or not executable), 127 command not found.\n"
+"(cannot be enforced here, not executable, or not root), 127 command not found.\n"
 "If ringfence itself is killed, the command is killed too (a watcher\n"
 "process cleans up); --keep-running lets it run on, still confined.\n"
 "Exit status of gc: 0 done (it prints one line per thing removed),\n"
 "1 it could not look, or processes survived the kill.\n"
 "Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
-"saw denials or learning failed, 125-127 as for run.\n"
-"Backends: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n";
+"saw denials or learning failed, 125-127 as for run.\n";
+
+static bool word_in(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = words; (p = strstr(p, w)); p += n)
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The usage line (not a continuation) names cmd right after "ringfence ". */
+static bool usage_of(const char *line, const char *cmd)
+{
+	const char *p = strstr(line, "ringfence ");
+	size_t n = strlen(cmd);
+
+	return p && !strncmp(p + 10, cmd, n) && p[10 + n] == ' ';
+}
+
+/* cmd NULL: everything; else that command's usage lines and options. */
+static void help(const char *cmd)
+{
+	const char *line, *nl;
+	bool shown = false, first = true;
+	size_t i;
+
+	for (line = usage_lines; (nl = strchr(line, '\n')); line = nl + 1) {
+		if (line[7] != ' ')     /* not a continuation */
+			shown = !cmd || usage_of(line, cmd);
+		if (!shown)
+			continue;
+		/* a command's own usage starts with "usage:" too */
+		if (first && !strncmp(line, "       ", 7))
+			fputs("usage:", stdout), line += 6;
+		first = false;
+		fwrite(line, 1, (size_t)(nl - line + 1), stdout);
+	}
+	if (!cmd)
+		fputs(commands_text, stdout);
+	fputs("\nOptions:\n", stdout);
+	for (i = 0; i < sizeof(option_help) / sizeof(option_help[0]); i++) {
+		const char *t = option_help[i].text, *cmds = option_help[i].cmds;
+
+		if (cmd && cmds[0] && !word_in(cmds, cmd))
+			continue;
+		printf("  %-24s", option_help[i].flag);
+		for (; (nl = strchr(t, '\n')); t = nl + 1)
+			printf("%.*s\n%26s", (int)(nl - t), t, "");
+		if (!cmd && cmds[0])
+			printf("%s [%s]\n", t, cmds);
+		else
+			printf("%s\n", t);
+	}
+	if (!cmd || word_in("run learn gc", cmd))
+		fputs(exit_text, stdout);
+}
+
+/* What the parsers return after COMMAND --help: exit 0. */
+#define HELP_SHOWN (-1)
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -55,6 +159,7 @@ static const struct {
 	{ 'R', "run check", "--require/--prefer are for run and check" },
 	{ 'P', "run check", "--require/--prefer are for run and check" },
 	{ 'k', "run", "--keep-running is only for run" },
+	{ 'L', "run", "--label is only for run" },
 };
 
 /* NULL when cmd takes option c, else the message. */
@@ -75,6 +180,29 @@ static const char *option_scope(int c, const char *cmd)
 	return NULL;
 }
 
+/* --label KEY=VALUE: valid, at most RF_LABELS_MAX, each key once. */
+static int add_label(struct run_opts *o, const char *kv)
+{
+	const char *why = registry__label_invalid(kv);
+	size_t i, klen = strcspn(kv, "=");
+
+	char msg[256];
+
+	if (!why && strlen(kv) >= RF_LABEL_LEN)
+		why = "too long";
+	if (why) {
+		snprintf(msg, sizeof(msg), "--label %s: %s", kv, why);
+		return usage_error("%s", msg);
+	}
+	for (i = 0; i < o->labels.n; i++)
+		if (!strncmp(o->labels.v[i], kv, klen + 1))
+			return usage_error("--label %s: that key is given twice", kv);
+	if (o->labels.n == RF_LABELS_MAX)
+		return usage_error("--label %s: at most 8 labels", kv);
+	snprintf(o->labels.v[o->labels.n++], RF_LABEL_LEN, "%s", kv);
+	return 0;
+}
+
 static int parse_common(int argc, char **argv, const char *cmd, struct run_opts *o,
 			bool *flag, const char *flag_name, const char **out)
 {
@@ -90,6 +218,8 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'O' },
 		{ "keep-running", no_argument, NULL, 'k' },
+		{ "label", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
@@ -98,7 +228,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, the command to run. */
-	while ((c = getopt_long(argc, argv, "+:p:t:u:vq", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:t:u:vqh", opts, NULL)) != -1) {
 		const char *scope = option_scope(c, cmd);
 
 		if (scope)
@@ -140,6 +270,16 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		case 'k':
 			o->keep_running = true;
 			break;
+		case 'L': {
+			int rc = add_label(o, optarg);
+
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'h':
+			help(cmd);
+			return HELP_SHOWN;
 		case 'v':
 			verbosity = 2;
 			break;
@@ -215,9 +355,35 @@ static int parse_plain_command(int argc, char **argv, const char *cmd, struct ru
 		return usage_error("--policy is not an option of %s", cmd);
 	if (o->argv[0])
 		return usage_error("unexpected argument %s", o->argv[0]);
-	if (geteuid() != 0)
-		fprintf(stderr, "ringfence: warning: not root; BPF and cgroup access will fail\n");
 	return 0;
+}
+
+/* W3C trace context: a caller's TRACEPARENT joins this run to its trace. An
+ * invalid one is not recorded (it would join nothing), and said so. */
+static void take_traceparent(struct run_opts *o)
+{
+	const char *tp = getenv("TRACEPARENT");
+
+	if (!tp)
+		return;
+	if (registry__traceparent_valid(tp))
+		snprintf(o->traceparent, sizeof(o->traceparent), "%s", tp);
+	else
+		rf_info("warning: TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); "
+			"not recorded");
+}
+
+/* run, learn, gc and unload load programs and make or remove cgroups: say
+ * so up front instead of the EPERM of the first step that fails. probe and
+ * check go on (they show what this kernel has, as far as they can see). */
+static int need_privs(const char *cmd, int exit_code)
+{
+	char why[160];
+
+	if (privs__have(RF_PRIVS_SUPERVISOR, why, sizeof(why)))
+		return 0;
+	rf_err("%s %s", cmd, why);
+	return exit_code;
 }
 
 int main(int argc, char **argv)
@@ -232,7 +398,7 @@ int main(int argc, char **argv)
 		return usage_error("a command is needed: run, check, learn, probe, status, gc or unload", NULL);
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-		fputs(usage_text, stdout);
+		help(argc > 2 && strcmp(argv[2], "--help") ? argv[2] : NULL);
 		return 0;
 	}
 	if (!strcmp(cmd, "--version")) {
@@ -242,24 +408,37 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "run") || !strcmp(cmd, "check")) {
 		rc = parse_policy_command(argc - 1, argv + 1, cmd, &o);
 		if (rc)
+			return rc == HELP_SHOWN ? 0 : rc;
+		if (strcmp(cmd, "run"))
+			return cmd_check(o.policy_path, &o.plan_opts);
+		rc = need_privs(cmd, RF_EXIT_REFUSED);
+		if (rc)
 			return rc;
-		return !strcmp(cmd, "run") ? cmd_run(&o) : cmd_check(o.policy_path, &o.plan_opts);
+		take_traceparent(&o);
+		return cmd_run(&o);
 	}
 	if (!strcmp(cmd, "learn")) {
 		struct learn_opts lo = { 0 };
 
 		rc = parse_learn(argc - 1, argv + 1, &lo);
+		if (rc == HELP_SHOWN)
+			return 0;
+		if (!rc)
+			rc = need_privs(cmd, RF_EXIT_REFUSED);
 		return rc ? rc : cmd_learn(&lo);
 	}
 	if (!strcmp(cmd, "probe") || !strcmp(cmd, "status") || !strcmp(cmd, "unload") ||
 	    !strcmp(cmd, "gc")) {
 		rc = parse_plain_command(argc - 1, argv + 1, cmd, &o, &flag);
 		if (rc)
-			return rc;
+			return rc == HELP_SHOWN ? 0 : rc;
 		if (!strcmp(cmd, "probe"))
 			return cmd_probe();
 		if (!strcmp(cmd, "status"))
 			return cmd_status(flag);
+		rc = need_privs(cmd, 1);
+		if (rc)
+			return rc;
 		if (!strcmp(cmd, "gc"))
 			return cmd_gc(rf_verbosity == 0);
 		return cmd_unload(flag);

@@ -143,8 +143,9 @@ uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_poli
 		if (p->mode == RF_MODE_AUDIT)
 			f |= RF_SB_OBSERVE_ACCESS;
 	}
-	/* The filter refuses before any LSM runs: under bpf-lsm too. */
-	if (plan->install.seccomp_boundary)
+	/* The filter refuses before any LSM runs: under bpf-lsm too. A
+	 * notifying boundary's refusals come from its listener instead. */
+	if (plan->install.seccomp_boundary && !plan->install.seccomp_notify)
 		f |= RF_SB_OBSERVE_BOUNDARY;
 	return f;
 }

@@ -213,6 +213,10 @@ static void plan_process(struct rf_plan *plan, const struct rf_caps *caps,
 	/* seccomp stays as a layer under bpf-lsm, except in the test mode that
 	 * must show the LSM alone holds. */
 	plan->install.seccomp_boundary = caps->seccomp.ok && !keep;
+	/* The supervisor sees the boundary's refusals from its seccomp
+	 * listener (publishing them needs the BPF programs the observe probe
+	 * proved); no syscall tracepoint for them. */
+	plan->install.seccomp_notify = plan->install.seccomp_boundary && caps->observe.ok;
 	plan->install.landlock_scope_signal = scope;
 	plan->install.landlock |= scope;
 	cp->layers = keep ? RF_LAYER_CAPABILITIES_KEPT : RF_LAYER_CAPABILITIES;

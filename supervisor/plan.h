@@ -115,6 +115,8 @@ struct rf_plan_install {
 	bool landlock_scope_signal;
 	int landlock_abi;
 	bool seccomp_boundary;    /* the process-boundary filter */
+	bool seccomp_notify;      /* its refusals answered by the supervisor's listener
+				   * and published by it, not seen at sys_exit */
 	bool seccomp_allowlist;   /* the syscalls policy */
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */

@@ -80,7 +80,8 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			return 0;
 	}
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
-		err = sandbox_seccomp__build(p, in->seccomp_boundary, sc, &be);
+		err = sandbox_seccomp__build_notify(p, in->seccomp_boundary, in->seccomp_notify,
+						    sc, &be);
 		if (err == -EINVAL) {
 			*e = be;
 			return rf_error_wrap(e, "policy");

@@ -31,6 +31,7 @@
 #include "sandbox_limits.h"
 #include "audit_nl.h"
 #include "probe.h"
+#include "privs.h"
 #include "registry.h"
 #include "probe.skel.h"
 
@@ -366,8 +367,15 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 no_cgroup:
 	if (parent_fd >= 0)
 		close(parent_fd);
-	/* the cgroup step's own reason, not a guessed ENOENT */
-	snprintf(why, sizeof(why), "no cgroup2 to attach to: %s", caps->cgroup_v2.detail);
+	/* the cgroup step's own reason, not a guessed ENOENT; a user who is
+	 * not root is told that first */
+	if (!privs__have(RF_PRIVS_SUPERVISOR, why, sizeof(why)) &&
+	    (caps->cgroup_v2.err == -EPERM || caps->cgroup_v2.err == -EACCES)) {
+		snprintf(caps->cgroup_v2.detail, sizeof(caps->cgroup_v2.detail), "%s", why);
+		snprintf(why, sizeof(why), "%s", caps->cgroup_v2.detail);
+	} else {
+		snprintf(why, sizeof(why), "no cgroup2 to attach to: %s", caps->cgroup_v2.detail);
+	}
 	set_fail(&caps->sock_addr, caps->cgroup_v2.err, "%s%.0s", why);
 	set_fail(&caps->unix_sock_addr, caps->cgroup_v2.err, "%s%.0s", why);
 }

@@ -187,12 +187,14 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 	return o;
 }
 
-static void trace_inferred(struct sandbox *sb, struct rf_event *ev);
+static void trace_inferred(struct sandbox *sb, struct rf_event *ev, bool published);
 
 /* One kernel record into the trace: exact ones as they are; inferred
  * ones (observe.bpf.c's candidates) only when the policy refuses what
- * they did, and only then are they decisions for the monitor too. */
-static void trace_record(struct sandbox *sb, struct rf_event *ev)
+ * they did, and only then are they decisions for the monitor too.
+ * published: already on the monitor's ring buffer (an inferred record
+ * from the samples is the seccomp listener's, put there by publish.bpf.c). */
+static void trace_record(struct sandbox *sb, struct rf_event *ev, bool published)
 {
 	uint64_t repeats = sb->obs.repeats;
 
@@ -204,7 +206,7 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev)
 	}
 	if (!observe__judge(&sb->obs, ev)) {
 		/* an audited access traced once already: still a decision */
-		if (sb->obs.repeats != repeats)
+		if (sb->obs.repeats != repeats && !published)
 			observe__publish(&sb->obs, ev);
 		return;
 	}
@@ -220,18 +222,19 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev)
 			return;
 		}
 	}
-	trace_inferred(sb, ev);
+	trace_inferred(sb, ev, published);
 }
 
 /* A judged inferred record: the monitor's decision, and a kernel.deny
  * line while the sandbox has had fewer than the sample limit of inferred
  * denials (as the kernel keeps its exact ones; audited lines, which
  * `learn` reads, are deduplicated instead). */
-static void trace_inferred(struct sandbox *sb, struct rf_event *ev)
+static void trace_inferred(struct sandbox *sb, struct rf_event *ev, bool published)
 {
 	char backend[32];
 
-	observe__publish(&sb->obs, ev);
+	if (!published)
+		observe__publish(&sb->obs, ev);
 	if (ev->verdict == RF_VERDICT_DENIED && sb->obs.denial_lines >= RF_SAMPLE_LIMIT_DEFAULT) {
 		sb->obs.untraced++;
 		return;
@@ -278,7 +281,7 @@ static void drain_access(struct sandbox *sb, bool final)
 			continue;
 		}
 		sb->obs.accesses++;
-		trace_record(sb, &ev);
+		trace_record(sb, &ev, false);
 	}
 }
 
@@ -301,7 +304,7 @@ static void drain_kept(struct sandbox *sb, bool final)
 		if (err)
 			sb->missing++;
 		else
-			trace_record(sb, &ev);
+			trace_record(sb, &ev, true);
 		sb->next_seq++;
 	}
 }
@@ -363,12 +366,20 @@ void report__drain_landlock_audit(struct sandbox *sb, bool final)
 	 * inferred. */
 	landlock_audit__finish(&sb->la, 500, on_landlock_record, sb);
 	while (!landlock_audit__take_pending(&sb->la, &ev))
-		trace_inferred(sb, &ev);
+		trace_inferred(sb, &ev, false);
 }
 
 /* Which classes' denials are inferred from failed syscalls (their
  * backend, Landlock or seccomp, records nothing) rather than counted by
  * the deciding programs. */
+/* The seccomp boundary's refusals are recorded: seen at sys_exit, or
+ * answered by the supervisor's listener (notify.c). */
+static bool boundary_observed(const struct sandbox *sb)
+{
+	return (sb->sandbox_flags & RF_SB_OBSERVE_BOUNDARY) ||
+	       (sb->plan.install.seccomp_notify && !observe__test_disabled());
+}
+
 static bool class_inferred(const struct sandbox *sb, enum rf_class k)
 {
 	switch (k) {
@@ -377,7 +388,7 @@ static bool class_inferred(const struct sandbox *sb, enum rf_class k)
 		return (sb->sandbox_flags & RF_SB_OBSERVE_PATHS) &&
 		       sb->plan.c[k].be == RF_BE_LANDLOCK;
 	case RF_CLASS_PROCESS:
-		return sb->sandbox_flags & RF_SB_OBSERVE_BOUNDARY;
+		return boundary_observed(sb);
 	default:
 		return false;
 	}
@@ -479,8 +490,9 @@ void report__inferred_text(const struct sandbox *sb, char *buf, size_t len)
 	for (i = 0; i < sizeof(order) / sizeof(order[0]) && off < len; i++) {
 		uint64_t n = sb->obs.inferred[order[i]] + sb->obs.audited[order[i]];
 
-		if (!(sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY)) ||
-		    !class_inferred(sb, order[i]) || !n)
+		if (!(sb->sandbox_flags & RF_SB_OBSERVE_PATHS) && !boundary_observed(sb))
+			break;
+		if (!class_inferred(sb, order[i]) || !n)
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s %llu", off ? ", " : "; inferred: ",
 				names__class(order[i]), (unsigned long long)n);

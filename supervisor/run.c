@@ -142,6 +142,10 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 		e.data.fd = sb->la.fd;
 		epoll_ctl(ep, EPOLL_CTL_ADD, sb->la.fd, &e);
 	}
+	if (sb->notify.fd >= 0) {
+		e.data.fd = sb->notify.fd;
+		epoll_ctl(ep, EPOLL_CTL_ADD, sb->notify.fd, &e);
+	}
 	n_lfds = sandbox_limits__watch_fds(&sb->lw, lfds);
 	for (i = 0; i < n_lfds; i++) {
 		e.data.fd = lfds[i];
@@ -163,6 +167,17 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 				done = true;
 			} else if (fd == sb->la.fd) {
 				report__drain_landlock_audit(sb, false);
+			} else if (fd == sb->notify.fd) {
+				/* A refusal of the boundary waits for its answer;
+				 * once no task uses the filter it polls HUP. */
+				int nr = evs[i].events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
+					 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd,
+							!observe__test_disabled());
+
+				if (nr < 0 && nr != -ENOENT) {
+					epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+					notify__drop(&sb->notify);
+				}
 			} else if (fd != sfd && fd != tfd) {
 				/* A limit's fd: a relay pipe (closed at its end, which
 				 * drops it from the epoll set) or the deadline. */
@@ -293,6 +308,10 @@ static json_t *plan_event(const struct run *r)
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
 	json_object_set_new(ev, "on_supervisor_exit",
 			    json_string(r->o->keep_running ? "keep-running" : "kill"));
+	if (r->o->labels.n)
+		json_object_set_new(ev, "labels", registry__labels_to_json(&r->o->labels));
+	if (r->o->traceparent[0])
+		json_object_set_new(ev, "traceparent", json_string(r->o->traceparent));
 	if (sb->ll.n_approx)
 		json_object_set_new(json_object_get(ev, "plan"), "approximations",
 				    report__approximations(&sb->ll));
@@ -628,6 +647,8 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	reg->supervisor_pid = getpid();
 	reg->keep_running = r->o->keep_running;
 	registry_fill__policy(reg, sb->policy);
+	reg->labels = r->o->labels;
+	snprintf(reg->traceparent, sizeof(reg->traceparent), "%s", r->o->traceparent);
 	reg->supervisor_start = registry__proc_start(getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	trace__format_ts(&now, reg->started, sizeof(reg->started));
@@ -688,6 +709,7 @@ static void undo_launch(void *ctx)
 	sandbox_kill(&r->sb);
 	if (r->lr.pidfd >= 0)
 		close(TAKE_FD(r->lr.pidfd));
+	notify__close(&r->sb.notify);
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	mounts__free(TAKE_PTR(r->ro_mounts));
 	mounts__free(TAKE_PTR(r->bpf_mounts));
@@ -717,6 +739,8 @@ static int start_child(struct run *r)
 	int err;
 
 	err = launch__start(&lo, &r->lr);
+	notify__init(&sb->notify, r->lr.notify_fd);
+	r->lr.notify_fd = -1;
 	/* The process that restricts itself: its domain is this sandbox's. */
 	sb->la.child = r->lr.pid;
 	/* Installed: the child got past its last setup step (exec may still
@@ -733,6 +757,7 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	int err;
 
 	report__summary(&r->sb);
+	notify__init(&r->sb.notify, -1);
 	/* Block before the child exists so no signal is lost; the child
 	 * resets its mask before exec. */
 	sigemptyset(&mask);
@@ -904,7 +929,7 @@ int run__steps(const struct run_opts *o, const char *last,
 			.lw = { .timer_fd = -1, .out_r = { -1, -1 }, .child_w = { -1, -1 },
 				.hit = RF_LIMIT_MAX } },
 		.parent_fd = -1,
-		.lr = { .pidfd = -1 },
+		.lr = { .pidfd = -1, .notify_fd = -1 },
 		.reaper = { .done_fd = -1 },
 		.start_lock = -1,
 	};

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include "plan.h"
+#include "registry.h"
 
 /* Exit statuses of the CLI. */
 enum {
@@ -23,6 +24,10 @@ struct run_opts {
 	struct rf_plan_opts plan_opts;  /* --require / --prefer */
 	bool keep_running;              /* --keep-running: the command outlives a
 					 * killed supervisor (still confined) */
+	/* correlation: --label key=value and the W3C TRACEPARENT of the
+	 * environment, in the trace, the registry and every alert */
+	struct rf_reg_labels labels;
+	char traceparent[RF_TRACEPARENT_LEN];
 };
 
 struct rf_policy;

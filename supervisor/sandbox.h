@@ -14,6 +14,7 @@
 #include "error.h"
 #include "sandbox_limits.h"
 #include "netrules.h"
+#include "notify.h"
 #include "observe.h"
 #include "plan.h"
 #include "policy.h"
@@ -34,6 +35,7 @@ struct sandbox {
 	struct rf_enforcer *enf;
 	struct rf_cgroup cg;
 	uint64_t cgid;            /* kept: cgroup__destroy clears cg */
+	struct rf_notify notify;  /* the seccomp boundary's listener, from the launch */
 	/* Processes survived the kill: the policy stays in force (maps and
 	 * registry entry stay; `ringfence status` shows it as stale). Set
 	 * once, by the kill; every later undo respects it. */

@@ -56,6 +56,7 @@ struct rule_count {
 	unsigned rules;     /* seccomp_rule_add calls */
 	bool added_execve;  /* allowlist: execve was not listed */
 	bool clone3_enosys; /* allowlist: clone3 was not listed */
+	uint32_t refuse;    /* boundary: ERRNO(EPERM), or NOTIFY (the supervisor answers) */
 };
 
 /* A syscall this architecture lacks: its number (< 0) is a libseccomp
@@ -94,7 +95,7 @@ static int add_cmp_rules(scmp_filter_ctx ctx, const char *name,
 	if (nr < 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, 1, &cmp[i], err);
+		r = add_rule(ctx, c->refuse, nr, name, 1, &cmp[i], err);
 		if (r < 0)
 			return r;
 		c->rules++;
@@ -165,8 +166,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 		nr = seccomp_syscall_resolve_name(boundary_eperm[i]);
 		if (nr < 0)
 			continue;  /* not on this architecture */
-		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, boundary_eperm[i], 0, NULL,
-			     err);
+		r = add_rule(ctx, c->refuse, nr, boundary_eperm[i], 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -175,7 +175,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 #ifdef RF_NR_OPEN_TREE_ATTR
 	/* open_tree + mount_setattr in one call: the same mount family */
 	nr = seccomp_syscall_resolve_name("open_tree_attr");
-	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr >= 0 ? nr : RF_NR_OPEN_TREE_ATTR,
+	r = add_rule(ctx, c->refuse, nr >= 0 ? nr : RF_NR_OPEN_TREE_ATTR,
 		     "open_tree_attr", 0, NULL, err);
 	if (r < 0)
 		return r;
@@ -201,7 +201,24 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	r = add_personality_rules(ctx, c, err);
 	if (r < 0)
 		return r;
-	return add_ioctl_rules(ctx, c, err);
+	r = add_ioctl_rules(ctx, c, err);
+	if (r < 0 || c->refuse != SCMP_ACT_NOTIFY)
+		return r;
+	/* The supervisor's listener answers the refusals. Without it (it
+	 * died) they fail ENOSYS, and a filter the sandbox added with a
+	 * listener of its own would be notified first and could let the call
+	 * run: so no new listener, refused with ERRNO, which outranks NOTIFY
+	 * whatever the listeners do. */
+	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), "seccomp", 2,
+		     (const struct scmp_arg_cmp[]){
+			     SCMP_A0_64(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),
+			     SCMP_A1_64(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+					SECCOMP_FILTER_FLAG_NEW_LISTENER) }, err);
+	if (r < 0)
+		return r;
+	c->syscalls++;
+	c->rules++;
+	return 0;
 }
 
 /* $.syscalls.allow[i] as a number, or -EINVAL naming the entry. */
@@ -375,7 +392,14 @@ static int new_ctx(uint32_t def_action, scmp_filter_ctx *ret, struct rf_error *e
 int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 			   struct rf_seccomp *ret, struct rf_error *err)
 {
-	struct rule_count bc = { 0 }, ac = { 0 };
+	return sandbox_seccomp__build_notify(policy, boundary, false, ret, err);
+}
+
+int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary, bool notify,
+				  struct rf_seccomp *ret, struct rf_error *err)
+{
+	struct rule_count bc = { .refuse = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM) };
+	struct rule_count ac = { 0 };
 	scmp_filter_ctx ctx = NULL;
 	bool allowlist = policy && policy->syscalls.present;
 	size_t off = 0;
@@ -405,6 +429,7 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 			goto out;
 		seccomp_release(ctx);
 		ctx = NULL;
+		ret->notify = notify;
 	}
 
 	if (allowlist) {
@@ -422,8 +447,9 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 	if (boundary)
 		off += (size_t)snprintf(ret->summary, sizeof(ret->summary),
 			"boundary: default allow, %u rules on %u syscalls "
-			"(EPERM; clone3 ENOSYS), %u insns", bc.rules, bc.syscalls,
-			ret->boundary.len);
+			"(EPERM%s; clone3 ENOSYS), %u insns", bc.rules, bc.syscalls,
+			notify ? " answered by the supervisor's listener, ENOSYS without it; "
+				 "no new listener" : "", ret->boundary.len);
 	if (allowlist && off < sizeof(ret->summary))
 		off += (size_t)snprintf(ret->summary + off, sizeof(ret->summary) - off,
 			"%sallowlist: default EPERM, %u syscalls allowed%s, exit and exit_group "
@@ -455,20 +481,43 @@ void sandbox_seccomp__free(struct rf_seccomp *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* Async-signal-safe: only prctl. The boundary first so it also covers the
- * second prctl; both filters then apply and the stricter answer wins. */
+/* Async-signal-safe: only prctl and seccomp. The boundary first so it
+ * also covers the second one; both filters then apply and the stricter
+ * answer wins. A notifying boundary's listener comes back in *ret_listener
+ * (else -1), to be handed over before the allowlist, which may refuse
+ * what that takes. */
+int sandbox_seccomp__install_boundary(const struct rf_seccomp *f, int *ret_listener)
+{
+	struct sock_fprog prog = { .len = f->boundary.len, .filter = f->boundary.insns };
+	long fd;
+
+	*ret_listener = -1;
+	if (!f->boundary.len)
+		return 0;
+	if (!f->notify)
+		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0 ? -errno : 0;
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+		     &prog);
+	if (fd < 0)
+		return -errno;
+	*ret_listener = (int)fd;
+	return 0;
+}
+
+int sandbox_seccomp__install_allowlist(const struct rf_seccomp *f)
+{
+	struct sock_fprog prog = { .len = f->allowlist.len, .filter = f->allowlist.insns };
+
+	if (!f->allowlist.len)
+		return 0;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0 ? -errno : 0;
+}
+
 int sandbox_seccomp__install(const struct rf_seccomp *f)
 {
-	const struct rf_seccomp_filter *v[] = { &f->boundary, &f->allowlist };
-	size_t i;
+	int listener, r = sandbox_seccomp__install_boundary(f, &listener);
 
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		struct sock_fprog prog = { .len = v[i]->len, .filter = v[i]->insns };
-
-		if (!v[i]->len)
-			continue;
-		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-			return -errno;
-	}
-	return 0;
+	if (listener >= 0)
+		(void)close(listener);  /* no one to answer: refusals fail ENOSYS */
+	return r < 0 ? r : sandbox_seccomp__install_allowlist(f);
 }

@@ -17,6 +17,7 @@ struct rf_seccomp_filter {
 struct rf_seccomp {
 	struct rf_seccomp_filter boundary;   /* len 0: none */
 	struct rf_seccomp_filter allowlist;  /* len 0: none (no "syscalls") */
+	bool notify;                         /* the boundary refuses through a listener */
 	char summary[512];                   /* what the filters do, for the trace */
 };
 
@@ -34,11 +35,20 @@ struct rf_seccomp {
  */
 int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary,
 			   struct rf_seccomp *ret, struct rf_error *err);
+/* The same; notify: the boundary's refusals are SECCOMP_RET_USER_NOTIF
+ * for the supervisor to answer (EPERM) and record, and the boundary also
+ * refuses seccomp(SECCOMP_SET_MODE_FILTER) with a new listener (EPERM). */
+int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary, bool notify,
+				  struct rf_seccomp *ret, struct rf_error *err);
 void sandbox_seccomp__free(struct rf_seccomp *f);
 
 /* In the child, after no_new_privs, as the last step before execve:
  * async-signal-safe (only prctl/seccomp syscalls). 0 or -errno. */
 int sandbox_seccomp__install(const struct rf_seccomp *f);
+/* The same in two steps, for a notifying boundary: its listener fd in
+ * *ret_listener (-1 otherwise); hand it over, then the allowlist. */
+int sandbox_seccomp__install_boundary(const struct rf_seccomp *f, int *ret_listener);
+int sandbox_seccomp__install_allowlist(const struct rf_seccomp *f);
 
 /* Resolve a syscall name for the native architecture: its number, or
  * -ENOENT. For the planner and policy validation. */

@@ -33,6 +33,8 @@ run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link
 run "build: doc links" tests/build/check_doc_links.sh
 for t in $(progs "$BUILD"/tests/unit/test_*); do run "unit: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/san/tests/unit/test_*); do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
+run "ocsf: alerts against the official OCSF 1.3.0 schema" tests/ocsf/run.sh "$BUILD"
+run "cli: messages (needs root, --help, --label, numbers, names)" tests/cli/messages.sh "$BUILD"
 run "fuzz: parsers (libFuzzer, short)" tests/fuzz/run.sh "$BUILD"
 for t in $(progs "$BUILD"/tests/bpf/test_*); do run "bpf: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/tests/host/test_*); do run "host: $(basename "$t")" "$t"; done

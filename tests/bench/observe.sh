@@ -22,6 +22,7 @@ set -euo pipefail
 BUILD=${1:-build}
 RF=$(realpath "$BUILD/ringfence")
 B=$(realpath "$BUILD/tests/bench/rf-bench")
+FLOOR=$(realpath "$BUILD/tests/bench/rf-tpfloor")
 ROUNDS=${BENCH_ROUNDS:-7}
 N_OPEN=${BENCH_OPEN:-60000}     # open+close per measurement
 N_EXEC=${BENCH_EXEC:-120}       # fork+exec+wait per measurement
@@ -30,7 +31,7 @@ N_PPID=${BENCH_PPID:-600000}    # getppid per measurement
 CLOCK=${BENCH_CLOCK:-cpu}       # cpu: the loop's own CPU time; wall: elapsed
 PORT=18399                      # closed: connect() gets ECONNREFUSED
 [ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
-for b in "$RF" "$B"; do [ -x "$b" ] || { echo "bench: $b not built" >&2; exit 1; }; done
+for b in "$RF" "$B" "$FLOOR"; do [ -x "$b" ] || { echo "bench: $b not built" >&2; exit 1; }; done
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 holdpid=
@@ -55,6 +56,12 @@ EOF
 }
 policy enforce
 policy audit
+# network confined only: no Landlock path observation; the seccomp
+# boundary's refusals come from the supervisor's listener
+cat > "$tmp/net.json" <<EOF
+{"version":1,"id":"bench-obs-net","files":"unrestricted","exec":"unrestricted",
+ "network":{"connect":["127.0.0.1:$PORT"],"unix":[]}}
+EOF
 
 # One figure from rf-bench in a sandbox: mode obs|noobs rf-bench-args...
 inside() {
@@ -90,9 +97,9 @@ stats() { # file -> "min median max"
 median() { sort -g "$1" | awk '{v[NR]=$1} END {printf "%.0f", NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 # A sandbox that keeps the set loaded while the outside loops run.
-start_hold() {
+start_hold() { # [policy]
 	local cpid _
-	"$RF" run -q --policy "$tmp/enforce.json" -- /usr/bin/sleep 600 &
+	"$RF" run -q --policy "$tmp/${1:-enforce}.json" -- /usr/bin/sleep 600 &
 	holdpid=$!
 	for _ in $(seq 250); do
 		cpid=$("$RF" status --json | python3 -c 'import json, sys
@@ -120,16 +127,17 @@ round_inside() { # round
 	done
 }
 
-outside_figures() { # state: getppid and open+close outside every sandbox
-	local w
+outside_figures() { # state [wrapper...]: getppid and open+close outside every sandbox
+	local w s=$1
+	shift
 	for w in getppid open; do
 		# shellcheck disable=SC2046
-		"$B" $(args_of "$w") | awk '{print $2}' > "$tmp/cur.$1.$w"
+		"$@" "$B" $(args_of "$w") | awk '{print $2}' > "$tmp/cur.$s.$w"
 	done
 }
 round_outside() { # round -> 0, or 1 when the set cannot be unloaded
 	local s w
-	for s in $( [ $(($1 % 2)) = 1 ] && echo "off on idle" || echo "on idle off"); do
+	for s in $( [ $(($1 % 2)) = 1 ] && echo "off on idle net" || echo "net on idle off"); do
 		case $s in
 		off)
 			"$RF" unload > /dev/null 2>&1 || return 1
@@ -141,12 +149,21 @@ round_outside() { # round -> 0, or 1 when the set cannot be unloaded
 			# links are detached with the last live supervisor
 			stop_hold
 			! attached || return 1 ;;
+		net)    # a network-only sandbox: nothing on the syscall tracepoints
+			start_hold net
+			! attached || return 1 ;;
 		esac
 		outside_figures "$s"
+		if [ "$s" = net ]; then stop_hold; fi
+		# the floor: EMPTY sys_enter+sys_exit programs, nothing of ours attached
+		if [ "$s" = off ]; then outside_figures floor "$FLOOR" --; fi
 	done
 	for w in getppid open; do
+		rec "floor-$w" "$(cat "$tmp/cur.floor.$w")" "$(cat "$tmp/cur.off.$w")"
+		rec "above-$w" "$(cat "$tmp/cur.on.$w")" "$(cat "$tmp/cur.floor.$w")"
 		rec "out-$w" "$(cat "$tmp/cur.on.$w")" "$(cat "$tmp/cur.off.$w")"
 		rec "idle-$w" "$(cat "$tmp/cur.idle.$w")" "$(cat "$tmp/cur.off.$w")"
+		rec "net-$w" "$(cat "$tmp/cur.net.$w")" "$(cat "$tmp/cur.off.$w")"
 	done
 }
 
@@ -182,14 +199,24 @@ row "  audit: fork+exec /bin/true (us)" audit-exec us 1.10
 row "  audit: connect+close (ns)" audit-connect ns 1.02
 printf '%-34s %9s %9s\n' "outside every sandbox" "detached" "attached"
 if [ "$outside_ok" = 1 ]; then
+	row "  getppid, empty tp pair (floor, ns)" floor-getppid ns 1.02
+	row "  open+close, empty tp pair (floor)" floor-open ns 1.02
 	row "  getppid, a sandbox live (ns)" out-getppid ns 1.02
 	row "  open+close, a sandbox live (ns)" out-open ns 1.02
 	row "  getppid, none live (ns)" idle-getppid ns 1.02
 	row "  open+close, none live (ns)" idle-open ns 1.02
+	row "  getppid, network-only sandbox (ns)" net-getppid ns 1.02
+	row "  open+close, network-only sandbox" net-open ns 1.02
+	printf '%-34s %9s %9s\n' "  our programs over the floor" "floor" "ours"
+	row "  getppid, a sandbox live (ns)" above-getppid ns 1.02
+	row "  open+close, a sandbox live (ns)" above-open ns 1.02
 else
 	echo "  skipped: \`ringfence unload\` refused (another sandbox is live) or the set did not attach"
 fi
-echo "(without: the sandbox's RF_SB_OBSERVE_* flags unset, programs attached; detached: after"
+echo "(floor: rf-tpfloor's EMPTY tp_btf sys_enter+sys_exit programs, which send every syscall of"
+echo " every task down the slow path (SYSCALL_WORK_SYSCALL_TRACEPOINT): no design on these"
+echo " tracepoints costs less; a floor above the target means only not attaching can meet it;"
+echo " without: the sandbox's RF_SB_OBSERVE_* flags unset, programs attached; detached: after"
 echo " \`ringfence unload\`; attached: the set pinned, with a sandbox live, or after it exited"
 echo " (then the observe links are detached, the rest stays pinned);"
 echo " $(($(date +%s) - t0)) s)"

@@ -8,7 +8,8 @@
  * move_mount unshare_user unshare_net setns clone_newuser clone3 keyctl
  * add_key request_key perf_event_open kexec_load init_module finit_module
  * delete_module userfaultfd io_uring_setup personality32 tiocsti
- * tiocsti_hi kill_parent getpid gettid uname i386_getpid (int $0x80, x86-64 only:
+ * tiocsti_hi kill_parent getpid gettid uname seccomp_filter seccomp_listener
+ * (an allow-all filter without, with a user-notification listener) i386_getpid (int $0x80, x86-64 only:
  * under the boundary filter the process is killed with SIGSYS)
  */
 #include <errno.h>
@@ -25,7 +26,9 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 
 static const char *err_name(int e)
 {
@@ -159,7 +162,17 @@ int main(int argc, char **argv)
 			e = ret_errno(syscall(SYS_getpid));
 		else if (!strcmp(n, "gettid"))
 			e = ret_errno(syscall(SYS_gettid));
-		else if (!strcmp(n, "uname")) {
+		else if (!strncmp(n, "seccomp_", 8)) {
+			struct sock_filter f = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+			struct sock_fprog prog = { .len = 1, .filter = &f };
+			long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+					 strcmp(n, "seccomp_listener") ? 0 :
+					 SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+
+			e = ret_errno(r);
+			if (r > 0)
+				close((int)r);
+		} else if (!strcmp(n, "uname")) {
 			struct utsname u;
 
 			e = ret_errno(uname(&u));

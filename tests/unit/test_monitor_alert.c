@@ -14,6 +14,8 @@
 
 #define BOOT_TO_REAL 1795000000000000000LL  /* 2026-11-18T... */
 
+static const struct rf_alert_origin origin = { "build-7", "0123456789abcdef0123456789abcdef" };
+
 static struct rf_alert base(enum rf_rule rule, const char *key)
 {
 	struct rf_alert a;
@@ -105,12 +107,13 @@ static void test_burst_record(void **state)
 	snprintf(a.dests[0].address, sizeof(a.dests[0].address), "127.0.0.1");
 	a.dests[0].port = 9;
 	snprintf(a.dests[0].protocol, sizeof(a.dests[0].protocol), "tcp");
+	a.dests[0].protocol_num = 6;
 	a.dests[0].count = 5;
 	snprintf(a.dests[1].key, sizeof(a.dests[1].key), "unix:/run/x.sock");
 	a.dests[1].family = AF_UNIX;
 	snprintf(a.dests[1].path, sizeof(a.dests[1].path), "/run/x.sock");
 	a.dests[1].count = 2;
-	o = alert__ocsf(&a, 3, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 3, BOOT_TO_REAL, &origin);
 	assert_non_null(o);
 	check_common(o, 3);
 	assert_int_equal(json_integer_value(get(o, "activity_id")), 1);
@@ -130,6 +133,48 @@ static void test_burst_record(void **state)
 	assert_int_equal(json_integer_value(get(o, "unmapped.window_ms")), 1000);
 	assert_int_equal(json_integer_value(get(o, "unmapped.threshold")), 10);
 	assert_int_equal(json_integer_value(get(o, "unmapped.destinations.1.count")), 2);
+	/* OCSF 1.3 profiles and fields the official schema wants */
+	assert_int_equal(json_integer_value(get(o, "action_id")), 2);
+	assert_int_equal(json_integer_value(get(o, "disposition_id")), 2);
+	assert_null(get(o, "status_id"));
+	assert_string_equal(json_string_value(get(o, "metadata.profiles.3")), "security_control");
+	assert_string_equal(json_string_value(get(o, "device.hostname")), "build-7");
+	assert_string_equal(json_string_value(get(o, "device.uid")),
+			    "0123456789abcdef0123456789abcdef");
+	assert_string_equal(json_string_value(get(o, "finding_info.uid")),
+			    "0123456789abcdef0123456789abcdef-rf-0123456789abcdef");
+	assert_int_equal(strlen(json_string_value(get(o, "metadata.uid"))), 36);
+	assert_int_equal(json_integer_value(get(o, "evidences.0.connection_info.protocol_num")), 6);
+	assert_string_equal(json_string_value(get(o, "evidences.0.process.sandbox")),
+			    "demo-1b93999c");
+	assert_int_equal(json_integer_value(get(o, "evidences.0.process.file.type_id")), 1);
+	assert_int_equal(json_integer_value(get(o, "evidences.1.file.type_id")), 5);
+	assert_null(get(o, "metadata.labels"));
+	assert_null(get(o, "metadata.correlation_uid"));
+	json_decref(o);
+
+	/* a refused socket has no destination; a mkdir names a folder;
+	 * labels and the traceparent reach the metadata */
+	memset(&a.dests[0], 0, sizeof(a.dests[0]));
+	a.dests[0].family = AF_INET;
+	snprintf(a.dests[0].protocol, sizeof(a.dests[0].protocol), "sctp");
+	a.dests[0].protocol_num = 132;
+	a.dests[1].family = 0;
+	a.dests[1].dir = true;
+	a.n_labels = 2;
+	snprintf(a.labels[0], sizeof(a.labels[0]), "job=ci-42");
+	snprintf(a.labels[1], sizeof(a.labels[1]), "tool=fetch");
+	snprintf(a.traceparent, sizeof(a.traceparent),
+		 "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+	o = alert__ocsf(&a, 4, BOOT_TO_REAL, &origin);
+	assert_null(get(o, "evidences.0.dst_endpoint"));
+	assert_int_equal(json_integer_value(get(o, "evidences.0.connection_info.protocol_num")), 132);
+	assert_int_equal(json_integer_value(get(o, "evidences.1.file.type_id")), 2);
+	assert_string_equal(json_string_value(get(o, "evidences.1.file.type")), "Folder");
+	assert_string_equal(json_string_value(get(o, "metadata.labels.1")), "tool=fetch");
+	assert_string_equal(json_string_value(get(o, "metadata.correlation_uid")),
+			    "4bf92f3577b34da6a3ce929d0e0e4736");
+	assert_string_equal(json_string_value(get(o, "unmapped.traceparent")), a.traceparent);
 	json_decref(o);
 }
 
@@ -143,10 +188,13 @@ static void test_syscall_record(void **state)
 	a.syscall_nr = 309;
 	a.phase = RF_PHASE_CLOSE;
 	a.close_reason = "quiet";
-	o = alert__ocsf(&a, 9, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 9, BOOT_TO_REAL, &origin);
 	check_common(o, 9);
 	assert_int_equal(json_integer_value(get(o, "activity_id")), 3);
-	assert_int_equal(json_integer_value(get(o, "status_id")), 4);
+	/* the consumer sets the status; this one succeeded: detected, not blocked */
+	assert_null(get(o, "status_id"));
+	assert_int_equal(json_integer_value(get(o, "action_id")), 1);
+	assert_int_equal(json_integer_value(get(o, "disposition_id")), 15);
 	assert_int_equal(json_integer_value(get(o, "severity_id")), 4);
 	assert_string_equal(json_string_value(get(o, "evidences.0.api.operation")), "getcpu");
 	assert_string_equal(json_string_value(get(o, "unmapped.syscall")), "getcpu");
@@ -170,7 +218,7 @@ static void test_syscall_refused_record(void **state)
 	a.syscall_nr = 101;
 	a.syscall_err = 1;      /* EPERM */
 	a.refused = true;
-	o = alert__ocsf(&a, 3, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 3, BOOT_TO_REAL, &origin);
 	check_common(o, 3);
 	assert_int_equal(json_integer_value(get(o, "severity_id")), 5);
 	assert_string_equal(json_string_value(get(o, "severity")), "Critical");
@@ -184,7 +232,7 @@ static void test_syscall_refused_record(void **state)
 	/* failed otherwise: the errno, not refused, High */
 	a.syscall_err = 2;
 	a.refused = false;
-	o = alert__ocsf(&a, 4, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 4, BOOT_TO_REAL, &origin);
 	assert_int_equal(json_integer_value(get(o, "severity_id")), 4);
 	assert_true(json_is_false(get(o, "unmapped.refused")));
 	assert_string_equal(json_string_value(get(o, "unmapped.errno")), "ENOENT");
@@ -203,7 +251,7 @@ static void test_resource_record(void **state)
 	a.threshold = 64ULL << 20;
 	a.unit = "bytes";
 	a.phase = RF_PHASE_UPDATE;
-	o = alert__ocsf(&a, 1, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 1, BOOT_TO_REAL, &origin);
 	check_common(o, 1);
 	assert_int_equal(json_integer_value(get(o, "activity_id")), 2);
 	assert_int_equal(json_integer_value(get(o, "unmapped.value")), 170000000);
@@ -226,7 +274,7 @@ static void test_lost_record(void **state)
 	a.has_proc = false;
 	a.lost_total = 4318;
 	a.before_start = true;
-	o = alert__ocsf(&a, 2, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 2, BOOT_TO_REAL, &origin);
 	check_common(o, 2);
 	assert_int_equal(json_integer_value(get(o, "unmapped.lost_total")), 4318);
 	assert_true(json_is_true(get(o, "unmapped.before_start")));
@@ -253,7 +301,7 @@ static void test_shed_record(void **state)
 	snprintf(a.last_shed, sizeof(a.last_shed), "demo-00000001");
 	a.phase = RF_PHASE_CLOSE;
 	a.close_reason = "quiet";
-	o = alert__ocsf(&a, 3, BOOT_TO_REAL);
+	o = alert__ocsf(&a, 3, BOOT_TO_REAL, &origin);
 	check_common(o, 3);
 	assert_string_equal(json_string_value(get(o, "finding_info.title")), "Sandbox table full");
 	assert_string_equal(json_string_value(get(o, "finding_info.analytic.uid")), "rf-table-shed");
@@ -273,7 +321,7 @@ static void test_shed_record(void **state)
 static void test_line(void **state)
 {
 	struct rf_alert a = base(RF_RULE_FAILED_OPS, "file");
-	char *l1 = alert__line(&a, 1, BOOT_TO_REAL), *l2 = alert__line(&a, 1, BOOT_TO_REAL);
+	char *l1 = alert__line(&a, 1, BOOT_TO_REAL, &origin), *l2 = alert__line(&a, 1, BOOT_TO_REAL, &origin);
 	json_t *o;
 
 	(void)state;

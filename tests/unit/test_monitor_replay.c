@@ -219,8 +219,8 @@ static void test_replay_deterministic(void **state)
 	(void)state;
 	unlink(out1);
 	unlink(out2);
-	assert_int_equal(replay__run(rec, out1, &none), 0);
-	assert_int_equal(replay__run(rec, out2, &none), 0);
+	assert_int_equal(replay__run(rec, out1, &none, NULL), 0);
+	assert_int_equal(replay__run(rec, out2, &none, NULL), 0);
 	a = slurp(out1);
 	b = slurp(out2);
 	assert_string_equal(a, b);
@@ -256,12 +256,12 @@ static void test_replay_bad_files(void **state)
 	f = fopen(bad, "w");
 	fputs("{\"not\":\"a header\"}\n", f);
 	fclose(f);
-	assert_int_equal(replay__run(bad, out, &none), 1);
+	assert_int_equal(replay__run(bad, out, &none, NULL), 1);
 	f = fopen(bad, "w");
 	fputs("{\"ringfence_monitor_record\":1}\nnot json\n", f);
 	fclose(f);
-	assert_int_equal(replay__run(bad, out, &none), 1);
-	assert_int_equal(replay__run("/nonexistent/rec", out, &none), 1);
+	assert_int_equal(replay__run(bad, out, &none, NULL), 1);
+	assert_int_equal(replay__run("/nonexistent/rec", out, &none, NULL), 1);
 	unlink(bad);
 	unlink(out);
 	free(bad);
@@ -449,6 +449,139 @@ static void test_metrics_render(void **state)
 	free(t);
 }
 
+/* Prometheus' own linter accepts the text (skipped without Debian's
+ * prometheus package: `make deps` installs it). */
+static void promtool_check(const char *path)
+{
+	char cmd[512];
+
+	if (access("/usr/bin/promtool", X_OK)) {
+		fprintf(stderr, "# promtool check skipped (/usr/bin/promtool missing)\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "/usr/bin/promtool check metrics < %s", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* --replay --metrics-file: the replay's counters, denials by class,
+ * verdict and backend, alerts by rule; no process_* of the replay. */
+static void test_replay_metrics_file(void **state)
+{
+	struct rf_detect_opts none = { 0 };
+	char *rec = write_recording(), *out = tmpfile_path("mout"), *mf = tmpfile_path("prom");
+	char *t;
+
+	(void)state;
+	assert_int_equal(replay__run(rec, out, &none, mf), 0);
+	t = slurp(mf);
+	assert_non_null(strstr(t, "ringfence_monitor_denials_total{class=\"network\","
+			       "verdict=\"denied\",backend=\"cgroup-sock-addr\"} 50\n"));
+	assert_non_null(strstr(t, "ringfence_monitor_alerts_total{rule=\"deny-burst\"} 1\n"));
+	assert_non_null(strstr(t, "ringfence_monitor_alerts_total{rule=\"resource-spike\"} 1\n"));
+	assert_non_null(strstr(t, "ringfence_monitor_lost_events_total{hop=\"kernel-decisions\"} 42\n"));
+	assert_null(strstr(t, "process_cpu_seconds_total"));
+	promtool_check(mf);
+	free(t);
+	/* an unwritable metrics file fails the replay */
+	assert_int_equal(replay__run(rec, out, &none, "/nonexistent/dir/m.prom"), 1);
+	unlink(rec);
+	unlink(out);
+	unlink(mf);
+	free(rec);
+	free(out);
+	free(mf);
+}
+
+/* Backends of decisions: the cgroup hooks, BPF-LSM, inferred denials. */
+static void test_decision_backend(void **state)
+{
+	struct rf_event ev = { .class = RF_CLASS_NET, .op = RF_OP_SOCK_CREATE };
+
+	(void)state;
+	assert_int_equal(metrics__decision_backend(&ev), RF_BE_CGROUP_SOCK_ADDR);
+	ev.class = RF_CLASS_UNIX;
+	ev.op = RF_OP_UNIX_CONNECT_LSM;
+	assert_int_equal(metrics__decision_backend(&ev), RF_BE_BPF_LSM);
+	ev.class = RF_CLASS_FILE;
+	ev.op = RF_OP_FILE_OPEN;
+	assert_int_equal(metrics__decision_backend(&ev), RF_BE_BPF_LSM);
+	ev.flags = RF_EVF_INFERRED;
+	assert_int_equal(metrics__decision_backend(&ev), RF_BE_LANDLOCK);
+	ev.class = RF_CLASS_PROCESS;
+	ev.op = RF_OP_MOUNT;
+	assert_int_equal(metrics__decision_backend(&ev), RF_BE_SECCOMP);
+}
+
+static char *http_body(void *ctx);
+
+/* One request to the metrics server, driven in this process. */
+static char *http_ask(struct rf_http *h, int port, const char *req, const struct rf_metrics *m)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), i;
+	char *buf = calloc(1, 65536);
+	size_t len = 0;
+	ssize_t n;
+
+	assert_non_null(buf);
+	in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof(in)), 0);
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	for (i = 0; i < 100; i++) {
+		http__process(h, http_body, (void *)m);
+		n = recv(fd, buf + len, 65535 - len, MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n > 0)
+			len += (size_t)n;
+		else
+			usleep(10000);
+	}
+	close(fd);
+	return buf;
+}
+
+static char *http_body(void *ctx)
+{
+	return metrics__render(ctx);
+}
+
+/* GET and HEAD on /metrics (HEAD: 200, the length, no body); others 404. */
+static void test_metrics_http(void **state)
+{
+	struct rf_metrics m = { 0 };
+	struct rf_http *h = NULL;
+	char spec[32], why[256], *r, *cl;
+	int port = 0, i;
+
+	(void)state;
+	for (i = 0; i < 20 && !h; i++) {
+		port = 20000 + (int)((getpid() * 7 + i * 131) % 30000);
+		snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+		if (http__open(spec, &h, why, sizeof(why)))
+			h = NULL;
+	}
+	assert_non_null(h);
+	m.decisions[RF_CLASS_NET][RF_VERDICT_DENIED][RF_BE_CGROUP_SOCK_ADDR] = 3;
+	r = http_ask(h, port, "GET /metrics HTTP/1.0\r\n\r\n", &m);
+	assert_non_null(strstr(r, "HTTP/1.0 200 OK\r\n"));
+	assert_non_null(strstr(r, "\r\n\r\n# HELP "));
+	assert_non_null(strstr(r, "backend=\"cgroup-sock-addr\"} 3\n"));
+	assert_non_null(strstr(r, "\nprocess_open_fds "));
+	free(r);
+	r = http_ask(h, port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n", &m);
+	assert_non_null(strstr(r, "HTTP/1.0 200 OK\r\n"));
+	cl = strstr(r, "Content-Length: ");
+	assert_non_null(cl);
+	assert_true(atoi(cl + 16) > 1000);
+	assert_string_equal(strstr(r, "\r\n\r\n"), "\r\n\r\n");     /* no body */
+	free(r);
+	r = http_ask(h, port, "GET /other HTTP/1.0\r\n\r\n", &m);
+	assert_non_null(strstr(r, "HTTP/1.0 404 Not Found\r\n"));
+	free(r);
+	http__close(h);
+}
+
 /* The queue is bounded: what does not fit is dropped and counted. */
 static void test_output_bound(void **state)
 {
@@ -511,6 +644,9 @@ int main(void)
 		cmocka_unit_test(test_registry_watch),
 		cmocka_unit_test(test_metrics_addr),
 		cmocka_unit_test(test_metrics_render),
+		cmocka_unit_test(test_replay_metrics_file),
+		cmocka_unit_test(test_decision_backend),
+		cmocka_unit_test(test_metrics_http),
 		cmocka_unit_test(test_output_bound),
 		cmocka_unit_test(test_index),
 	};

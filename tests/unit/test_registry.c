@@ -326,6 +326,66 @@ static void test_fill_from_policy(void **state)
 	policy__free(p);
 }
 
+/* Correlation labels and the W3C traceparent: validated, written, read back. */
+static void test_labels(void **state)
+{
+	static const char *const bad[] = {
+		"novalue", "=x", "Upper=x", "-lead=x", "sp ace=x", "k=tab\there", "k=quo\"te",
+		"k=back\\slash", "k=\xc3\xa9",
+		"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=x",
+	};
+	struct rf_registry_entry e = { .cgroup_id = 5 }, back;
+	json_t *o;
+	char *text;
+	size_t i;
+
+	(void)state;
+	assert_null(registry__label_invalid("job=ci-42"));
+	assert_null(registry__label_invalid("tool.call_id=abc 123/x:y"));
+	assert_null(registry__label_invalid("empty="));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_non_null(registry__label_invalid(bad[i]));
+	assert_true(registry__traceparent_valid(
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+	assert_false(registry__traceparent_valid(
+		"00-00000000000000000000000000000000-00f067aa0ba902b7-01"));    /* zero id */
+	assert_false(registry__traceparent_valid(
+		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"));    /* upper case */
+	assert_false(registry__traceparent_valid(
+		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));    /* version */
+	assert_false(registry__traceparent_valid("00-4bf92f35-00f067aa0ba902b7-01"));
+
+	snprintf(e.sandbox, sizeof(e.sandbox), "lab-0000abcd");
+	e.labels.n = 2;
+	snprintf(e.labels.v[0], RF_LABEL_LEN, "job=ci-42");
+	snprintf(e.labels.v[1], RF_LABEL_LEN, "tool=fetch url");
+	snprintf(e.traceparent, sizeof(e.traceparent),
+		 "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+	o = registry__to_json(&e);
+	text = json_dumps(o, JSON_COMPACT);
+	assert_non_null(strstr(text, "\"labels\":{\"job\":\"ci-42\",\"tool\":\"fetch url\"},"
+			       "\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-"));
+	assert_int_equal(registry__parse(text, &back), 0);
+	assert_int_equal(back.labels.n, 2);
+	assert_string_equal(back.labels.v[1], "tool=fetch url");
+	assert_string_equal(back.traceparent, e.traceparent);
+	registry__entry_clear(&back);
+	free(text);
+	json_decref(o);
+	/* the reader refuses what the writer never writes */
+	assert_int_equal(registry__parse("{\"sandbox\":\"x\",\"cgroup_id\":1,"
+					 "\"labels\":{\"Bad\":\"x\"}}", &back), -EINVAL);
+	assert_int_equal(registry__parse("{\"sandbox\":\"x\",\"cgroup_id\":1,"
+					 "\"labels\":{\"k\":1}}", &back), -EINVAL);
+	assert_int_equal(registry__parse("{\"sandbox\":\"x\",\"cgroup_id\":1,"
+					 "\"traceparent\":\"nope\"}", &back), -EINVAL);
+	/* a value too long is refused, not cut */
+	assert_int_equal(registry__parse("{\"sandbox\":\"x\",\"cgroup_id\":1,\"labels\":"
+		"{\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk\":"
+		"\"vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\"}}", &back),
+		-EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_supervisor_alive),
 		cmocka_unit_test(test_fill_from_policy),
+		cmocka_unit_test(test_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

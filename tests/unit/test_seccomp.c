@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/personality.h>
 #include <linux/seccomp.h>
 #include <asm/unistd.h>
@@ -252,6 +253,19 @@ static int p_ioctl(long cmd)
 }
 
 static int p_getpid(long a) { (void)a; return errno_of(syscall(SYS_getpid)); }
+
+/* An allow-all filter of the caller's own, with a listener when a != 0. */
+static int p_seccomp_filter(long a)
+{
+	struct sock_filter allow = { BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW };
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			 a ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+
+	if (r > 0)
+		close((int)r);
+	return errno_of(r);
+}
 static int p_getppid(long a) { (void)a; return errno_of(syscall(SYS_getppid)); }
 static int p_uname(long a)
 {
@@ -524,6 +538,31 @@ static void boundary_refuses_each_listed_syscall_with_eperm(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(boundary_cases) / sizeof(boundary_cases[0]); i++)
 		expect_result(&f, boundary_cases[i].name, boundary_cases[i].fn, 0, EPERM);
+	sandbox_seccomp__free(&f);
+}
+
+/* A notifying boundary whose listener is gone (install() closes it: the
+ * supervisor died): every refusal still fails, ENOSYS; the caller cannot
+ * add a listener of its own (it would be notified first and could let a
+ * refused call run), but can add a plain filter; the rest works. */
+static void notify_boundary_without_listener_still_refuses(void **state)
+{
+	struct rf_seccomp f;
+	struct rf_error err = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sandbox_seccomp__build_notify(NULL, true, true, &f, &err), 0);
+	assert_true(f.notify);
+	assert_non_null(strstr(f.summary, "no new listener"));
+	for (i = 0; i < sizeof(boundary_cases) / sizeof(boundary_cases[0]); i++)
+		expect_result(&f, boundary_cases[i].name, boundary_cases[i].fn, 0, ENOSYS);
+	expect_result(&f, "unshare(CLONE_NEWUSER)", p_unshare, CLONE_NEWUSER, ENOSYS);
+	expect_result(&f, "seccomp with a listener", p_seccomp_filter, 1, EPERM);
+	expect_result(&f, "seccomp without", p_seccomp_filter, 0, 0);
+	expect_result(&f, "getpid", p_getpid, 0, 0);
+	expect_result(&f, "clone3", p_clone3, 0, ENOSYS);
+	expect_result(NULL, "seccomp with a listener, no filter", p_seccomp_filter, 1, 0);
 	sandbox_seccomp__free(&f);
 }
 
@@ -1004,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(summary_is_one_line_describing_both_filters),
 		cmocka_unit_test(no_filters_requested_builds_nothing_and_installs_nothing),
 		cmocka_unit_test(free_accepts_zeroed_struct_and_twice),
+		cmocka_unit_test(notify_boundary_without_listener_still_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/seccomp.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "notify.h"
+#include "observe.h"
+#include "publish.skel.h"
+
+void notify__init(struct rf_notify *n, int fd)
+{
+	memset(n, 0, sizeof(*n));
+	n->fd = fd;
+}
+
+void notify__drop(struct rf_notify *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+}
+
+void notify__close(struct rf_notify *n)
+{
+	if (!n)
+		return;
+	notify__drop(n);
+	publish_bpf__destroy(n->skel);
+	free(n->table);
+	notify__init(n, -1);
+}
+
+/* The program, its maps the pinned ones; at the first refusal only:
+ * refusals are rare, and a run without one pays nothing for them. */
+static int publish_load(struct rf_notify *n, const int map_fds[RF_PIN_MAP_MAX])
+{
+	struct publish_bpf *skel = publish_bpf__open();
+	int err;
+
+	if (!skel)
+		return -errno;
+	err = bpf_map__reuse_fd(skel->maps.rf_sandboxes, map_fds[RF_PIN_SANDBOXES]);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.rf_samples, map_fds[RF_PIN_SAMPLES]);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.rf_events, map_fds[RF_PIN_EVENTS]);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.rf_stats, map_fds[RF_PIN_STATS]);
+	if (!err)
+		err = publish_bpf__load(skel);
+	if (err) {
+		publish_bpf__destroy(skel);
+		return err;
+	}
+	n->skel = skel;
+	return 0;
+}
+
+/* The thread group, name and uid of the task that made the call. */
+static void task_fields(pid_t tid, struct rf_event *ev)
+{
+	char path[64], buf[512], *p;
+	struct stat st;
+	ssize_t k;
+	int fd;
+
+	ev->pid = ev->tid = (uint32_t)tid;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	k = read(fd, buf, sizeof(buf) - 1);
+	buf[k > 0 ? k : 0] = 0;
+	if ((p = strstr(buf, "\nTgid:")))
+		ev->pid = (uint32_t)strtoul(p + 6, NULL, 10);
+	if (!strncmp(buf, "Name:\t", 6)) {
+		size_t len = strcspn(buf + 6, "\n");
+
+		memcpy(ev->comm, buf + 6, len < RF_COMM_LEN - 1 ? len : RF_COMM_LEN - 1);
+	}
+	if (!fstat(fd, &st))
+		ev->uid = st.st_uid;
+	close(fd);
+}
+
+/* The record boundary_exit would have made of this call. false: not a
+ * watched syscall (nothing to publish). */
+static bool boundary_record(struct rf_notify *n, const struct seccomp_notif *req, uint64_t cgid,
+			    struct rf_event *ev)
+{
+	const struct rf_obs_syscall *d;
+	int nr = req->data.nr;
+
+	if (!n->table) {
+		n->table = calloc(RF_OBS_SYSCALL_MAX, sizeof(*n->table));
+		if (!n->table)
+			return false;
+		observe__syscall_table(n->table);
+	}
+	if (nr < 0 || nr >= RF_OBS_SYSCALL_MAX || !n->table[nr].op)
+		return false;
+	d = &n->table[nr];
+	memset(ev, 0, sizeof(*ev));
+	ev->cgroup_id = cgid;
+	ev->op = d->op;
+	ev->class = d->class & ~RF_OBS_ARG_HOW;
+	ev->reason = RF_REASON_BOUNDARY;
+	ev->syscall = (uint16_t)nr;
+	ev->flags = RF_EVF_INFERRED | RF_EVF_SYSCALL | RF_EVF_ERRNO_EPERM;
+	if (d->arg)
+		ev->arg = (uint32_t)req->data.args[d->arg - 1];
+	if (d->target)
+		ev->target_pid = (uint32_t)req->data.args[d->target - 1];
+	task_fields((pid_t)req->pid, ev);
+	return true;
+}
+
+static int publish(struct rf_notify *n, const int map_fds[RF_PIN_MAP_MAX], struct rf_event *ev)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ev, .ctx_size_in = sizeof(*ev));
+	int err = n->skel ? 0 : publish_load(n, map_fds);
+
+	if (!err && bpf_prog_test_run_opts(bpf_program__fd(n->skel->progs.rf_publish), &o))
+		err = -errno;
+	if (!err && o.retval)
+		err = -(int)o.retval;
+	return err;
+}
+
+int notify__handle(struct rf_notify *n, uint64_t cgid, const int map_fds[RF_PIN_MAP_MAX],
+		   bool pub)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct rf_event ev;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return errno == ENOENT ? -ENOENT : errno == EINTR ? 0 : -errno;
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.error = -EPERM;
+	/* Answered first: the task waits for it. ENOENT: it is gone. */
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	n->answered++;
+	if (!pub || !boundary_record(n, &req, cgid, &ev))
+		return 0;
+	if (publish(n, map_fds, &ev))
+		n->unpublished++;
+	return 0;
+}

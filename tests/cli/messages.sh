@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# What ringfence and ringfence-monitor tell a person (the cause must be
+# named; the exact wording may change):
+#   - not root: run, learn, gc, unload and the monitor say "needs root
+#     (CAP_...)", check's reasons too, instead of the EPERM of the first step
+#     that failed (run as nobody with setpriv; skipped without root);
+#   - root without CAP_BPF: the missing capability is named;
+#   - --help: each command's options with a line of text; every long
+#     option of both binaries is in their --help;
+#   - --label: invalid keys and values, repeats, too many: usage errors
+#     naming the label; an invalid TRACEPARENT is said and not recorded;
+#   - numbers as people read them: probe_ms with at most 3 decimals,
+#     resource alerts in MiB; op and class names, never "op28", in alerts.
+# Nothing here loads BPF or creates cgroups except `probe` as nobody, which
+# can do neither.
+# Usage: tests/cli/messages.sh BUILD_DIR
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd)
+RF=$BUILD/ringfence
+MON=$BUILD/ringfence-monitor
+PYTHON=${PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d /tmp/rf-msg-XXXXXX)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok()     { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; fail=1; }
+# expect NAME WANT_RC PATTERN CMD...: exit status and a line matching PATTERN
+expect() {
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" > "$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" "$tmp/out"; then
+		ok "$name"
+	else
+		not_ok "$name (exit $rc, want $want; output:)"
+		sed 's/^/#   /' "$tmp/out" | head -8
+	fi
+}
+
+cat > "$tmp/policy.json" <<'EOF'
+{"version": 1, "id": "msg", "files": "unrestricted", "exec": "unrestricted",
+ "network": {"connect": ["127.0.0.1:9"], "unix": []}}
+EOF
+chmod 644 "$tmp/policy.json"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	root_pat='needs root \(CAP_BPF, CAP_SYS_ADMIN\): running as uid 65534'
+	expect "run as nobody: needs root, exit 126" 126 "run $root_pat" \
+		"${nobody[@]}" "$RF" run --policy "$tmp/policy.json" -- /bin/true
+	expect "learn as nobody: needs root" 126 "learn $root_pat" \
+		"${nobody[@]}" "$RF" learn -- /bin/true
+	expect "gc as nobody: needs root" 1 "gc $root_pat" "${nobody[@]}" "$RF" gc
+	expect "unload as nobody: needs root" 1 "unload $root_pat" "${nobody[@]}" "$RF" unload
+	expect "check as nobody: the refusal names root" 126 "network: .*$root_pat" \
+		"${nobody[@]}" "$RF" check --policy "$tmp/policy.json"
+	expect "monitor as nobody: needs root" 1 \
+		'needs root \(CAP_BPF, CAP_PERFMON\): running as uid 65534' \
+		"${nobody[@]}" "$MON" --output /dev/null
+	if "${nobody[@]}" "$RF" check --policy "$tmp/policy.json" 2>&1 |
+		grep -qE 'Permission denied|no cgroup2 to attach to'; then
+		not_ok "check as nobody still blames EPERM or the cgroup"
+	else
+		ok "check as nobody: no bare Permission denied"
+	fi
+	expect "gc as root without CAP_BPF: names the capability" 1 \
+		'gc needs root \(CAP_BPF, CAP_SYS_ADMIN\): CAP_BPF not effective' \
+		setpriv --inh-caps=-bpf --bounding-set=-bpf "$RF" gc
+	"${nobody[@]}" "$RF" probe > "$tmp/probe.json" 2> /dev/null
+	if "$PYTHON" - "$tmp/probe.json" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+ms = re.findall(r'"probe_ms": ([0-9.eE+-]+)', text)
+assert ms, "no probe_ms"
+bad = [m for m in ms if "e" in m.lower() or len(m.split(".")[-1]) > 3]
+assert not bad, bad
+json.loads(text)
+EOF
+	then ok "probe_ms printed with at most 3 decimals"
+	else not_ok "probe_ms printed with more than 3 decimals"; fi
+else
+	echo "# not root (or no setpriv): the unprivileged-user checks are skipped"
+fi
+
+# --help: per command, every option with its text
+for c in run check learn probe status gc unload; do
+	"$RF" "$c" --help > "$tmp/h.$c" 2>&1 || not_ok "$c --help exits non-zero"
+done
+grep -q -- '--label KEY=VALUE *a correlation label' "$tmp/h.run" &&
+	grep -q -- '--trace FILE *write the JSON-lines trace' "$tmp/h.run" &&
+	! grep -q -- '--json' "$tmp/h.run" && ok "run --help: run's options, each explained" ||
+	not_ok "run --help"
+grep -q -- '--json *JSON instead of a table' "$tmp/h.status" && ! grep -q -- '--trace' "$tmp/h.status" &&
+	ok "status --help: its own option only" || not_ok "status --help"
+"$RF" --help > "$tmp/h.all"
+for o in policy trace user keep-running label require prefer out verify json force verbose quiet help version; do
+	grep -q -- "--$o" "$tmp/h.all" || not_ok "ringfence --help lacks --$o"
+done
+ok "ringfence --help names every option"
+"$MON" --help > "$tmp/h.mon"
+# the long options of its getopt table (monitor/main.c)
+missing=$(sed -n 's/^[[:space:]]*{ "\([a-z][a-z-]*\)", [a-z_]*_argument,.*/\1/p' monitor/main.c |
+	while read -r w; do grep -qE -- "--$w\b" "$tmp/h.mon" || echo "$w"; done)
+n_mon=$(sed -n 's/^[[:space:]]*{ "\([a-z][a-z-]*\)", [a-z_]*_argument,.*/\1/p' monitor/main.c | wc -l)
+[ "$n_mon" -gt 10 ] || not_ok "found only $n_mon options in monitor/main.c"
+if [ -z "$missing" ]; then ok "ringfence-monitor --help explains every long option"
+else not_ok "ringfence-monitor --help lacks: $missing"; fi
+
+# --label and TRACEPARENT
+expect "--label with an upper-case key: usage error naming it" 125 \
+	'--label Job=x: the key must start' "$RF" run --label Job=x --policy "$tmp/policy.json" -- true
+expect "--label without =: usage error" 125 '--label job: expected key=value' \
+	"$RF" run --label job --policy "$tmp/policy.json" -- true
+expect "--label with a control character: usage error" 125 'printable ASCII' \
+	"$RF" run --label "job=a$(printf '\t')b" --policy "$tmp/policy.json" -- true
+expect "--label twice with one key: usage error" 125 'given twice' \
+	"$RF" run --label a=1 --label a=2 --policy "$tmp/policy.json" -- true
+nine=(); for i in 1 2 3 4 5 6 7 8 9; do nine+=(--label "k$i=v"); done
+expect "nine labels: usage error" 125 'at most 8 labels' \
+	"$RF" run "${nine[@]}" --policy "$tmp/policy.json" -- true
+expect "--label on check: usage error" 125 '--label is only for run' \
+	"$RF" check --label a=1 --policy "$tmp/policy.json"
+if [ "$(id -u)" = 0 ]; then
+	# an invalid TRACEPARENT is said; the run stops at the policy (bad
+	# file), before anything is created
+	expect "an invalid TRACEPARENT is named and not recorded" 125 \
+		'TRACEPARENT is not a W3C traceparent' \
+		env TRACEPARENT=junk "$RF" run --policy /nonexistent.json -- true
+fi
+
+# alerts: op and class names, amounts in units people read
+"$PYTHON" tests/ocsf/recording.py > "$tmp/rec.jsonl"
+"$MON" --replay "$tmp/rec.jsonl" --output "$tmp/alerts.jsonl"
+if grep -q 'most to process:kill' "$tmp/alerts.jsonl" && ! grep -qE ':op[0-9]+' "$tmp/alerts.jsonl"
+then ok "alert messages name ops (process:kill), never op<N>"
+else not_ok "alert messages lack op names"; fi
+if grep -q 'memory at 200 MiB, above the threshold 64 MiB' "$tmp/alerts.jsonl"
+then ok "memory alerts in MiB"
+else not_ok "memory alerts not in MiB"; fi
+exit $fail

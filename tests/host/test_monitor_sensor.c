@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * When ringfence-monitor's syscall sensor (tp_btf/sys_exit, which slows
+ * every syscall of the host) is attached (privileged). Read from the
+ * kernel's own list of BPF links:
+ *   - a monitor alone, and with a sandbox without a syscalls profile
+ *     live: not attached;
+ *   - a sandbox with a profile live: attached, and detached again after
+ *     it ended;
+ *   - a monitor with --record (profiles are learnt from recordings):
+ *     attached with no sandbox at all.
+ */
+#include <time.h>
+#include <sys/prctl.h>
+#include <bpf/bpf.h>
+#include "harness.h"
+
+#define SENSOR "rf_mon_sys_exit"
+
+static char *tmpdir_path, *mon_out, *mon_status, *mon_rec;
+static pid_t mon_pid = -1;
+
+static const char *monitor_bin(void)
+{
+	static char path[600];
+	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
+
+	if (m && *m)
+		return m;
+	slash = strrchr(rf, '/');
+	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
+	return path;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Raw tracepoint links of a program named prog, host-wide. */
+static int links_of(const char *prog)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info li = { 0 };
+		struct bpf_prog_info pi = { 0 };
+		__u32 ll = sizeof(li), pl = sizeof(pi);
+		int lfd = bpf_link_get_fd_by_id(id), pfd;
+
+		if (lfd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(lfd, &li, &ll) &&
+		    li.type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
+			pfd = bpf_prog_get_fd_by_id(li.prog_id);
+			if (pfd >= 0 && !bpf_obj_get_info_by_fd(pfd, &pi, &pl) &&
+			    !strcmp(pi.name, prog))
+				n++;
+			if (pfd >= 0)
+				close(pfd);
+		}
+		close(lfd);
+	}
+	return n;
+}
+
+/* Wait up to ms for links_of(SENSOR) == want; the count at the end. */
+static int wait_sensor(int want, long ms)
+{
+	uint64_t end = now_ms() + (uint64_t)ms;
+	int n;
+
+	while ((n = links_of(SENSOR)) != want && now_ms() < end)
+		sleep_ms(20);
+	return n;
+}
+
+static void start_monitor(bool record)
+{
+	const char *args[] = { monitor_bin(), "-q", "--output", mon_out, "--state", "",
+			       "--status", mon_status, "--interval", "250", "--linger-ms", "500",
+			       record ? "--record" : NULL, mon_rec, NULL };
+	int i, st;
+
+	unlink(mon_status);
+	mon_pid = fork();
+	assert_true(mon_pid >= 0);
+	if (mon_pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	for (i = 0; i < 300 && access(mon_status, R_OK); i++) {
+		if (waitpid(mon_pid, &st, WNOHANG) == mon_pid)
+			fail_msg("ringfence-monitor exited at start: is another one running?");
+		sleep_ms(50);
+	}
+	assert_int_equal(access(mon_status, R_OK), 0);
+}
+
+static void stop_monitor(void)
+{
+	int st = 0;
+
+	if (mon_pid <= 0)
+		return;
+	kill(mon_pid, SIGTERM);
+	assert_int_equal(waitpid(mon_pid, &st, 0), mon_pid);
+	mon_pid = -1;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* ringfence run of `rf-load sleep ms` under policy, in the background. */
+static struct h_proc sandbox(const char *policy, long ms)
+{
+	char *path = h_tempfile("sensor", policy), arg[32];
+	const char *argv[] = { h_tool("rf-load"), "sleep", arg, NULL };
+	struct h_proc p;
+
+	snprintf(arg, sizeof(arg), "%ld", ms);
+	p = h_spawn(path, NULL, NULL, argv);
+	/* the supervisor has read it by the time its command runs */
+	sleep_ms(300);
+	unlink(path);
+	free(path);
+	return p;
+}
+
+static void sandbox_end(struct h_proc p)
+{
+	assert_int_equal(h_wait(p, NULL, NULL), 0);
+}
+
+static const char plain[] =
+	"{\"version\":1,\"id\":\"sensor-plain\",\"files\":\"unrestricted\","
+	"\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}";
+static const char profiled[] =
+	"{\"version\":1,\"id\":\"sensor-profiled\",\"files\":\"unrestricted\","
+	"\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+	"\"syscalls\":{\"on_violation\":\"alert\",\"allow\":[\"read\",\"write\"]}}";
+
+static void test_only_for_profiles(void **state)
+{
+	struct h_proc p;
+
+	(void)state;
+	start_monitor(false);
+	assert_int_equal(links_of(SENSOR), 0);
+	/* a sandbox without a profile: the monitor has seen it (its registry
+	 * entry comes before the command) and still not attached */
+	p = sandbox(plain, 1500);
+	sleep_ms(500);
+	assert_int_equal(links_of(SENSOR), 0);
+	sandbox_end(p);
+	/* with a profile: attached while it lives */
+	p = sandbox(profiled, 6000);
+	assert_int_equal(wait_sensor(1, 5000), 1);
+	sandbox_end(p);
+	assert_int_equal(wait_sensor(0, 5000), 0);
+	stop_monitor();
+	assert_int_equal(links_of(SENSOR), 0);
+}
+
+static void test_record_always(void **state)
+{
+	(void)state;
+	start_monitor(true);
+	assert_int_equal(links_of(SENSOR), 1);
+	stop_monitor();
+	assert_int_equal(links_of(SENSOR), 0);
+}
+
+static int setup(void **state)
+{
+	char tpl[] = "/tmp/rf-sensor-XXXXXX";
+
+	(void)state;
+	if (harness_require_root())
+		return -1;
+	tmpdir_path = strdup(mkdtemp(tpl));
+	assert_true(asprintf(&mon_out, "%s/alerts.ndjson", tmpdir_path) > 0);
+	assert_true(asprintf(&mon_status, "%s/status.json", tmpdir_path) > 0);
+	assert_true(asprintf(&mon_rec, "%s/rec.ndjson", tmpdir_path) > 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+
+	(void)state;
+	if (mon_pid > 0) {
+		kill(mon_pid, SIGKILL);
+		waitpid(mon_pid, NULL, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir_path);
+	if (system(cmd))
+		return -1;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_only_for_profiles),
+		cmocka_unit_test(test_record_always),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

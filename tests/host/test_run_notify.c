@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The seccomp boundary's refusals reach the supervisor through its
+ * SECCOMP_RET_USER_NOTIF listener, so a sandbox that needs no inferred
+ * path records runs with no syscall tracepoint attached (privileged):
+ *   - network-only sandbox: ptrace and bpf fail EPERM and each is a
+ *     process-class kernel.deny (backend seccomp) in the trace, while the
+ *     observe programs' links (rf_obs_enter, rf_obs_exit) are not
+ *     attached anywhere on the host; the allowed twin gettid works;
+ *   - the command cannot add a listener of its own (it could answer the
+ *     boundary's refusals after the supervisor's death): EPERM, while a
+ *     plain filter (its twin) still installs;
+ *   - a sandbox confining files with Landlock still gets the observe
+ *     links while it lives.
+ */
+#include <bpf/bpf.h>
+#include "harness.h"
+
+/* Raw tracepoint links of a program named prog, host-wide. */
+static int links_of(const char *prog)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info li = { 0 };
+		struct bpf_prog_info pi = { 0 };
+		__u32 ll = sizeof(li), pl = sizeof(pi);
+		int lfd = bpf_link_get_fd_by_id(id), pfd;
+
+		if (lfd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(lfd, &li, &ll) &&
+		    li.type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
+			pfd = bpf_prog_get_fd_by_id(li.prog_id);
+			if (pfd >= 0 && !bpf_obj_get_info_by_fd(pfd, &pi, &pl) &&
+			    !strcmp(pi.name, prog))
+				n++;
+			if (pfd >= 0)
+				close(pfd);
+		}
+		close(lfd);
+	}
+	return n;
+}
+
+/* `sh -c "rf-sys CALLS; echo ready; sleep 1"` under policy; the observe
+ * links counted once it said ready (its sandbox is live then, and the
+ * links, if any, were attached before it started); its output and trace. */
+static int run_counting(const char *policy, const char *calls, char **ret_out, json_t **ret_trace)
+{
+	char *pol = h_tempfile("notify", policy), *trace = h_tempfile("notify-trace", NULL);
+	char script[512], head[4096] = "", *rest = NULL;
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	struct h_proc p;
+	size_t got = 0;
+	int links;
+
+	snprintf(script, sizeof(script), "%s %s; echo ready; sleep 1", h_tool("rf-sys"), calls);
+	p = h_spawn(pol, trace, NULL, argv);
+	while (!strstr(head, "ready\n") && got < sizeof(head) - 1) {
+		ssize_t k = read(p.out_fd, head + got, sizeof(head) - 1 - got);
+
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+		head[got] = 0;
+	}
+	assert_non_null(strstr(head, "ready\n"));
+	links = links_of("rf_obs_enter") + links_of("rf_obs_exit");
+	assert_int_equal(h_wait(p, &rest, NULL), 0);
+	assert_true(asprintf(ret_out, "%s%s", head, rest) > 0);
+	free(rest);
+	*ret_trace = h_trace(trace);
+	unlink(pol);
+	unlink(trace);
+	free(pol);
+	free(trace);
+	return links;
+}
+
+static size_t process_denials(json_t *trace, const char *op)
+{
+	size_t i, n = 0;
+	json_t *ev;
+
+	json_array_foreach(trace, i, ev) {
+		if (strcmp(json_string_value(json_object_get(ev, "event")) ?: "", "kernel.deny") ||
+		    strcmp(json_string_value(json_object_get(ev, "class")) ?: "", "process"))
+			continue;
+		if (!strcmp(json_string_value(json_object_get(ev, "op")) ?: "", op)) {
+			assert_string_equal(json_string_value(json_object_get(ev, "backend")),
+					    "seccomp");
+			n++;
+		}
+	}
+	return n;
+}
+
+static void test_network_only_no_tracepoint(void **state)
+{
+	char *out;
+	json_t *trace;
+	int links;
+
+	(void)state;
+	links = run_counting("{\"version\":1,\"id\":\"notify-net\",\"files\":\"unrestricted\","
+			     "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}",
+			     "gettid ptrace bpf", &out, &trace);
+	assert_int_equal(links, 0);
+	assert_string_equal(h_result(out, "gettid"), "ok");
+	assert_string_equal(h_result(out, "ptrace"), "EPERM");
+	assert_string_equal(h_result(out, "bpf"), "EPERM");
+	assert_int_equal(process_denials(trace, "ptrace"), 1);
+	assert_int_equal(process_denials(trace, "bpf"), 1);
+	json_decref(trace);
+	free(out);
+}
+
+static void test_no_listener_of_its_own(void **state)
+{
+	char *out;
+	json_t *trace;
+
+	(void)state;
+	run_counting("{\"version\":1,\"id\":\"notify-listener\",\"files\":\"unrestricted\","
+		     "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}",
+		     "seccomp_filter seccomp_listener ptrace", &out, &trace);
+	assert_string_equal(h_result(out, "seccomp_filter"), "ok");
+	assert_string_equal(h_result(out, "seccomp_listener"), "EPERM");
+	/* still answered by the supervisor under the command's own filter */
+	assert_string_equal(h_result(out, "ptrace"), "EPERM");
+	assert_int_equal(process_denials(trace, "ptrace"), 1);
+	json_decref(trace);
+	free(out);
+}
+
+static void test_landlock_files_attach(void **state)
+{
+	char *out;
+	json_t *trace;
+	int links;
+
+	(void)state;
+	links = run_counting("{\"version\":1,\"id\":\"notify-files\",\"files\":{\"read\":[\"/\"],"
+			     "\"write\":[\"/dev/null\"]},\"exec\":\"unrestricted\","
+			     "\"network\":\"unrestricted\"}",
+			     "gettid", &out, &trace);
+	assert_int_equal(links, 2);
+	assert_string_equal(h_result(out, "gettid"), "ok");
+	json_decref(trace);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_network_only_no_tracepoint),
+		cmocka_unit_test(test_no_listener_of_its_own),
+		cmocka_unit_test(test_landlock_files_attach),
+	};
+
+	if (harness_require_root())
+		return 0;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

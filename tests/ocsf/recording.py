@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""A monitor recording (ringfence-monitor --record format) that makes every
+rule fire with every kind of evidence, for `--replay`:
+  - deny-burst: IPv4 and IPv6 connects, a UDP send, socket creations with
+    no address (SCTP), unix connects, and an audit-mode burst;
+  - failed-ops: file opens, a directory created (mkdir), exec, a kill;
+  - syscall: one refused (EPERM) and one that succeeded, outside the profile;
+  - resource: memory and pids over their thresholds, a cpu rise;
+  - lost events; sandboxes shed from a full table;
+  - correlation labels and a W3C traceparent on one sandbox.
+Usage: recording.py > FILE
+"""
+import json
+
+MS = 1000000
+T0 = 500 * 1000 * MS
+out = []
+
+
+def rec(**kw):
+    out.append(kw)
+
+
+def sandbox(t, cg, name, **extra):
+    d = dict(t=t, type="sandbox", cgroup_id=cg, sandbox=name, policy_id="pol-" + name,
+             cgroup_path="/sys/fs/cgroup/ringfence/" + name)
+    d.update(extra)
+    rec(**d)
+
+
+def decision(t, cg, cls, op, verdict=1, reason=1, family=0, port=0, protocol=0,
+             addr="0" * 32, path="", comm="tool", pid=900):
+    d = dict(t=t, type="decision", cgroup_id=cg, seq=len(out), pid=pid, tid=pid, uid=1000,
+             **{"class": cls}, op=op, verdict=verdict, reason=reason, family=family,
+             port=port, protocol=protocol, addr=addr, comm=comm)
+    if path:
+        d["path"] = path
+    rec(**d)
+
+
+V4 = "7f000001" + "0" * 24
+V6 = "0" * 31 + "1"
+
+rec(ringfence_monitor_record=1, version="1", boot_to_real_ns=1795000000000000000,
+    ticks=False, tick_ms=250,
+    defaults=dict(burst_count=3, burst_window_ms=1000, linger_ms=2000, update_ms=10000,
+                  max_sandboxes=6))
+sandbox(T0, 11, "sb-net", monitor=dict(memory_mb=64, pids=8, cpu_percent=90),
+        labels={"job": "ci-42", "tool.call": "fetch 7"},
+        traceparent="00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+sandbox(T0, 12, "sb-unix")
+sandbox(T0, 13, "sb-files", syscalls=dict(allow=["read", "write"], on_violation="alert"))
+sandbox(T0, 14, "sb-audit")
+rec(t=T0 + MS, type="exec", cgroup_id=11, pid=900, ppid=899, uid=1000, comm="curl",
+    path="/usr/bin/curl")
+rec(t=T0 + MS, type="proc", cgroup_id=13, pid=901, tid=901, ppid=1, uid=1000, comm="make")
+t = T0 + 10 * MS
+for i in range(4):
+    t += MS
+    decision(t, 11, 0, 1, reason=2, family=2, port=9, protocol=6, addr=V4, comm="curl")
+    decision(t, 11, 0, 2, family=10, port=443, protocol=6, addr=V6, comm="curl")
+    decision(t, 11, 0, 3, family=2, port=53, protocol=17, addr=V4, comm="curl")
+    decision(t, 11, 0, 7, reason=6, family=2, protocol=132, comm="curl")
+    decision(t, 12, 1, 5, family=1, path="/run/dbus/system_bus_socket", comm="busctl")
+    decision(t, 13, 2, 8, reason=7, path="/etc/shadow", comm="make", pid=901)
+    decision(t, 13, 2, 13, path="/srv/newdir", comm="make", pid=901)
+    decision(t, 13, 3, 9, path="/usr/bin/nc", comm="make", pid=901)
+    decision(t, 13, 4, 28, reason=8, comm="make", pid=901)
+    decision(t, 14, 0, 1, verdict=2, family=2, port=80, protocol=6, addr=V4, comm="wget")
+rec(t=T0 + 400 * MS, type="syscall", cgroup_id=13, pid=901, uid=1000, comm="make", nr=101,
+    err=1, name="ptrace")
+rec(t=T0 + 401 * MS, type="syscall", cgroup_id=13, pid=901, uid=1000, comm="make", nr=165,
+    name="mount")
+for i in range(1, 6):
+    rec(t=T0 + i * 1000 * MS, type="sample", cgroup_id=11, cpu_ns=i * i * 400 * MS,
+        mem_bytes=(200 << 20) if i == 3 else (10 << 20), procs=12 if i == 4 else 2,
+        procs_peak=12 if i == 4 else 2, src=7)
+rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)
+# shed: more live sandboxes than the table holds, each with a decision
+for i in range(6):
+    cg = 100 + i
+    sandbox(T0 + 5000 * MS + i * MS, cg, "sb-many-%d" % i)
+    decision(T0 + 5000 * MS + i * MS, cg, 0, 1, family=2, port=9, protocol=6, addr=V4)
+for cg in (11, 12, 13, 14):
+    rec(t=T0 + 6000 * MS, type="sandbox_end", cgroup_id=cg)
+for line in out:
+    print(json.dumps(line, separators=(",", ":")))

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Alerts against the official OCSF 1.3.0 schema (no root needed):
+#   - with OCSF_SCHEMA_DIR (a checkout of github.com/ocsf/ocsf-schema at tag
+#     1.3.0), the committed detection_finding-1.3.0.schema.json is compiled
+#     again by gen_schema.py and must be identical;
+#   - ringfence-monitor --replay over recording.py's input (every rule, every
+#     kind of evidence) writes alerts; each must be valid against the
+#     compiled OCSF schema (required attributes, profiles, types, enums and
+#     their captions, constraints, type_uid) and schemas/alert.schema.json,
+#     and may leave out only the recommended attributes listed (with the
+#     reason) in recommended-absent.txt;
+#   - records broken the ways the issue found them broken must be refused.
+# Extra alert files (e.g. from live runs) can be given as arguments.
+# Usage: tests/ocsf/run.sh BUILD_DIR [ALERTS.jsonl...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [ALERTS...]" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd)
+shift
+PYTHON=${PYTHON:-/usr/bin/python3}
+DIR=tests/ocsf
+SCHEMA=$DIR/detection_finding-1.3.0.schema.json
+PROFILES="container datetime host security_control"
+tmp=$(mktemp -d /tmp/rf-ocsf-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok()     { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; fail=1; }
+check() { "$PYTHON" $DIR/check_alerts.py --project schemas/alert.schema.json \
+	--absent-ok $DIR/recommended-absent.txt "$SCHEMA" "$@"; }
+
+if [ -n "${OCSF_SCHEMA_DIR:-}" ]; then
+	# shellcheck disable=SC2086
+	"$PYTHON" $DIR/gen_schema.py "$OCSF_SCHEMA_DIR" detection_finding $PROFILES > "$tmp/gen.json"
+	if cmp -s "$tmp/gen.json" "$SCHEMA"; then
+		ok "the committed schema is what gen_schema.py compiles from $OCSF_SCHEMA_DIR"
+	else
+		not_ok "the committed schema differs from gen_schema.py's output for $OCSF_SCHEMA_DIR"
+	fi
+fi
+
+"$PYTHON" $DIR/recording.py > "$tmp/rec.jsonl"
+"$BUILD/ringfence-monitor" --replay "$tmp/rec.jsonl" --output "$tmp/alerts.jsonl"
+rules=$("$PYTHON" -c 'import json,sys
+print(" ".join(sorted({json.loads(l)["unmapped"]["rule"] for l in open(sys.argv[1])})))' \
+	"$tmp/alerts.jsonl")
+if [ "$rules" = "deny-burst failed-ops lost-events resource-spike table-shed unexpected-syscall" ]
+then ok "the replay raised every rule ($(wc -l < "$tmp/alerts.jsonl") records)"
+else not_ok "the replay raised only: $rules"; fi
+labelled=$("$PYTHON" -c 'import json,sys
+n = 0
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["unmapped"].get("sandbox") == "sb-net":
+        md = r["metadata"]
+        assert md["labels"] == ["job=ci-42", "tool.call=fetch 7"], md
+        assert md["correlation_uid"] == "4bf92f3577b34da6a3ce929d0e0e4736", md
+        n += 1
+print(n)' "$tmp/alerts.jsonl")
+if [ "$labelled" -gt 0 ]; then ok "labels and traceparent in all $labelled alerts of their sandbox"
+else not_ok "no alert carries the sandbox's labels"; fi
+if check "$tmp/alerts.jsonl" "$@"; then
+	ok "every alert is a valid OCSF 1.3.0 Detection Finding and matches alert.schema.json"
+else
+	not_ok "alerts are not valid OCSF (errors above)"
+fi
+
+# Each mutation breaks one OCSF rule the alerts once broke; both the
+# official schema and the checker must notice.
+mutate() { # name python-statement-on-r
+	"$PYTHON" - "$tmp/alerts.jsonl" "$tmp/bad.jsonl" "$2" <<'EOF'
+import json, sys
+src, dst, stmt = sys.argv[1:]
+out = []
+for line in open(src):
+    r = json.loads(line)
+    ev = r["evidences"][0]
+    exec(stmt)
+    out.append(json.dumps(r))
+open(dst, "w").write("\n".join(out) + "\n")
+EOF
+	check "$tmp/bad.jsonl" > "$tmp/bad.log" 2>&1 || true
+	local n_ocsf n_own
+	n_ocsf=$(grep -c ': OCSF: ' "$tmp/bad.log" || true)
+	n_own=$(grep -c ': alert.schema.json: ' "$tmp/bad.log" || true)
+	if [ "$n_ocsf" -gt 0 ] && [ "$n_own" -gt 0 ]; then
+		ok "refused: $1 (OCSF: $n_ocsf errors, alert.schema.json: $n_own)"
+	else
+		not_ok "refused: $1 (OCSF: $n_ocsf errors, alert.schema.json: $n_own)"
+	fi
+}
+mutate "no profiles in metadata"          'r["metadata"].pop("profiles")'
+mutate "the datetime profile undeclared"  'r["metadata"]["profiles"].remove("datetime")'
+mutate "no action_id (security_control)"  'r.pop("action_id")'
+mutate "an evidence with only container"  'r["evidences"] = [{"container": {"uid": "x", "name": "x"}}]'
+mutate "a process file without type_id"   'ev.get("process", {}).get("file", {}).pop("type_id", None); r["evidences"] = [{"process": {"pid": 1, "name": "a", "file": {"name": "a", "path": "/a"}}}]'
+mutate "type_uid not class*100+activity" 'r["type_uid"] = 200409'
+mutate "severity caption of another id"   'r["severity"] = "Fatal"'
+mutate "an attribute OCSF does not have"  'r["sandbox"] = "x"'
+mutate "device without type_id"           'r["device"].pop("type_id")'
+exit $fail
