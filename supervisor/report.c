@@ -202,12 +202,14 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 	return o;
 }
 
-static void trace_inferred(struct sandbox *sb, struct rf_event *ev);
+static void trace_inferred(struct sandbox *sb, struct rf_event *ev, bool published);
 
 /* One kernel record into the trace: exact ones as they are; inferred
  * ones (observe.bpf.c's candidates) only when the policy refuses what
- * they did, and only then are they decisions for the monitor too. */
-static void trace_record(struct sandbox *sb, struct rf_event *ev)
+ * they did, and only then are they decisions for the monitor too.
+ * published: already on the monitor's ring buffer (an inferred record
+ * from the samples is the seccomp listener's, put there by publish.bpf.c). */
+static void trace_record(struct sandbox *sb, struct rf_event *ev, bool published)
 {
 	uint64_t repeats = sb->obs.repeats;
 
@@ -219,7 +221,7 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev)
 	}
 	if (!observe__judge(&sb->obs, ev)) {
 		/* an audited access traced once already: still a decision */
-		if (sb->obs.repeats != repeats)
+		if (sb->obs.repeats != repeats && !published)
 			observe__publish(&sb->obs, ev);
 		return;
 	}
@@ -235,18 +237,19 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev)
 			return;
 		}
 	}
-	trace_inferred(sb, ev);
+	trace_inferred(sb, ev, published);
 }
 
 /* A judged inferred record: the monitor's decision, and a kernel.deny
  * line while the sandbox has had fewer than the sample limit of inferred
  * denials (as the kernel keeps its exact ones; audited lines, which
  * `learn` reads, are deduplicated instead). */
-static void trace_inferred(struct sandbox *sb, struct rf_event *ev)
+static void trace_inferred(struct sandbox *sb, struct rf_event *ev, bool published)
 {
 	char backend[32];
 
-	observe__publish(&sb->obs, ev);
+	if (!published)
+		observe__publish(&sb->obs, ev);
 	if (ev->verdict == RF_VERDICT_DENIED && sb->obs.denial_lines >= RF_SAMPLE_LIMIT_DEFAULT) {
 		sb->obs.untraced++;
 		return;
@@ -293,7 +296,7 @@ static void drain_access(struct sandbox *sb, bool final)
 			continue;
 		}
 		sb->obs.accesses++;
-		trace_record(sb, &ev);
+		trace_record(sb, &ev, false);
 	}
 }
 
@@ -318,7 +321,7 @@ static void drain_kept(struct sandbox *sb, bool final)
 		if (err)
 			sb->missing++;
 		else
-			trace_record(sb, &ev);
+			trace_record(sb, &ev, true);
 		sb->next_seq++;
 	}
 	if (fd >= 0)
@@ -382,7 +385,7 @@ void report__drain_landlock_audit(struct sandbox *sb, bool final)
 	 * inferred. */
 	landlock_audit__finish(&sb->la, 500, on_landlock_record, sb);
 	while (!landlock_audit__take_pending(&sb->la, &ev))
-		trace_inferred(sb, &ev);
+		trace_inferred(sb, &ev, false);
 }
 
 /* Which classes' denials are inferred from failed syscalls (their
