@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,48 +111,136 @@ static void limit_hit(struct sandbox *sb)
 	sandbox_kill(sb);
 }
 
+/* Whether programs in the kernel record samples of this sandbox (its
+ * denials, observed syscalls): only those need reading while it runs. */
+static bool kernel_records(const struct sandbox *sb)
+{
+	uint32_t f = sb->sandbox_flags;
+
+	return (f & ~(uint32_t)(RF_SB_NET_UNRESTRICTED | RF_SB_UNIX_UNRESTRICTED)) ||
+	       !(f & RF_SB_NET_UNRESTRICTED) || !(f & RF_SB_UNIX_UNRESTRICTED);
+}
+
+/* The samples tick. The kernel rings no bell when it stores a sample, so
+ * it is read on a clock, but only while the sandbox runs: a sample needs a
+ * syscall of the command, and a command whose CPU time did not move since
+ * the last read made none. Idle, the interval doubles up to SAMPLE_IDLE_MS. */
+#define SAMPLE_ACTIVE_MS 100
+#define SAMPLE_IDLE_MS 60000
+
+struct sample_tick {
+	int fd;
+	unsigned ms;
+	uint64_t usage;           /* the cgroup's cpu.stat usage_usec at the last read */
+};
+
+static void tick_arm(struct sample_tick *t, const struct sandbox *sb, bool drained)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	uint64_t usage = sandbox_limits__cpu_usec(&sb->cg);
+
+	if (t->fd < 0)
+		return;
+	if (drained || usage != t->usage)
+		t->ms = SAMPLE_ACTIVE_MS;
+	else
+		t->ms = t->ms * 2 < SAMPLE_IDLE_MS ? t->ms * 2 : SAMPLE_IDLE_MS;
+	t->usage = usage;
+	its.it_value.tv_sec = t->ms / 1000;
+	its.it_value.tv_nsec = (long)(t->ms % 1000) * 1000000;
+	timerfd_settime(t->fd, 0, &its, NULL);
+}
+
+/* Read the kernel's samples now; true when there were new ones. */
+static bool drain_now(struct sandbox *sb)
+{
+	uint64_t seq = sb->next_seq;
+
+	report__drain_samples(sb, false);
+	return sb->next_seq != seq;
+}
+
+static void epoll_add(int ep, int fd, uint32_t events)
+{
+	struct epoll_event e = { .events = events, .data.fd = fd };
+
+	if (fd >= 0)
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
+}
+
+static int wait_setup(struct sandbox *sb, const struct launch_result *lr, int ep, int sfd,
+		      struct sample_tick *t)
+{
+	int fds[1 + RF_LIMITS_OUT_MAX], n, i;
+
+	epoll_add(ep, lr->pidfd, EPOLLIN);
+	epoll_add(ep, sfd, EPOLLIN);
+	epoll_add(ep, t->fd, EPOLLIN);
+	epoll_add(ep, sb->la.fd, EPOLLIN);
+	epoll_add(ep, sb->notify.fd, EPOLLIN);
+	n = sandbox_limits__watch_fds(&sb->lw, fds);
+	for (i = 0; i < n; i++)
+		epoll_add(ep, fds[i], EPOLLIN);
+	/* kernfs files always poll readable; a change is EPOLLPRI. */
+	n = sandbox_limits__event_fds(&sb->lw, fds);
+	for (i = 0; i < n; i++)
+		epoll_add(ep, fds[i], EPOLLPRI);
+	tick_arm(t, sb, true);
+	return 0;
+}
+
+static void on_signal(int sfd, const struct launch_result *lr)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	/* A terminal's signal already reached the child, which shares our
+	 * process group; forward everything else. */
+	if (si.ssi_code == SI_KERNEL && getpgid(lr->pid) == getpgrp())
+		return;
+	syscall(SYS_pidfd_send_signal, lr->pidfd, si.ssi_signo, NULL, 0);
+}
+
+static void on_notify(struct sandbox *sb, int ep, uint32_t events)
+{
+	/* A refusal of the boundary waits for its answer; once no task uses
+	 * the filter it polls HUP. */
+	int nr = events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
+		 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd, !observe__test_disabled());
+
+	if (nr < 0 && nr != -ENOENT) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, sb->notify.fd, NULL);
+		notify__drop(&sb->notify);
+	}
+}
+
+/* Purely event-driven: the command's exit, signals, Landlock's audit
+ * records, the seccomp listener, the limits' fds, and the samples tick
+ * (only while the command runs). An idle sandbox's supervisor sleeps. */
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
 {
-	struct epoll_event evs[8], e = { .events = EPOLLIN };
-	int lfds[1 + RF_LIMITS_OUT_MAX], n_lfds;
-	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
-	struct signalfd_siginfo si;
+	struct epoll_event evs[8];
+	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS };
 	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
 	int err = 0, i, n;
 	sigset_t mask;
 	bool done = false;
 
-	memset(ret_info, 0, sizeof(*ret_info));
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (kernel_records(sb))
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || tfd < 0 || ep < 0)
+	if (sfd < 0 || (kernel_records(sb) && tfd < 0) || ep < 0)
 		return -errno;
-	timerfd_settime(tfd, 0, &its, NULL);
-	e.data.fd = lr->pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, lr->pidfd, &e);
-	e.data.fd = sfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &e);
-	e.data.fd = tfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
-	if (sb->la.fd >= 0) {
-		e.data.fd = sb->la.fd;
-		epoll_ctl(ep, EPOLL_CTL_ADD, sb->la.fd, &e);
-	}
-	if (sb->notify.fd >= 0) {
-		e.data.fd = sb->notify.fd;
-		epoll_ctl(ep, EPOLL_CTL_ADD, sb->notify.fd, &e);
-	}
-	n_lfds = sandbox_limits__watch_fds(&sb->lw, lfds);
-	for (i = 0; i < n_lfds; i++) {
-		e.data.fd = lfds[i];
-		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &e);
-	}
-
+	t.fd = tfd;
+	wait_setup(sb, lr, ep, sfd, &t);
+	/* What start-up needed and the wait does not: back to the kernel. */
+	malloc_trim(0);
 	while (!done) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
@@ -162,42 +251,24 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 		}
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
+			uint64_t ticks;
 
 			if (fd == lr->pidfd) {
 				done = true;
 			} else if (fd == sb->la.fd) {
 				report__drain_landlock_audit(sb, false);
 			} else if (fd == sb->notify.fd) {
-				/* A refusal of the boundary waits for its answer;
-				 * once no task uses the filter it polls HUP. */
-				int nr = evs[i].events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
-					 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd,
-							!observe__test_disabled());
-
-				if (nr < 0 && nr != -ENOENT) {
-					epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-					notify__drop(&sb->notify);
-				}
-			} else if (fd != sfd && fd != tfd) {
-				/* A limit's fd: a relay pipe (closed at its end, which
-				 * drops it from the epoll set) or the deadline. */
-				if (sandbox_limits__on_fd(&sb->lw, fd))
-					limit_hit(sb);
+				on_notify(sb, ep, evs[i].events);
 			} else if (fd == sfd) {
-				if (read(sfd, &si, sizeof(si)) != sizeof(si))
-					continue;
-				/* A terminal's signal already reached the child, which
-				 * shares our process group; forward everything else. */
-				if (si.ssi_code == SI_KERNEL && getpgid(lr->pid) == getpgrp())
-					continue;
-				syscall(SYS_pidfd_send_signal, lr->pidfd, si.ssi_signo, NULL, 0);
+				on_signal(sfd, lr);
 			} else if (fd == tfd) {
-				uint64_t ticks;
-
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
-					report__drain_samples(sb, false);
-				if (sandbox_limits__check_cgroup(&sb->lw))
-					limit_hit(sb);
+					tick_arm(&t, sb, drain_now(sb));
+			} else if (sandbox_limits__on_fd(&sb->lw, fd)) {
+				/* A limit's fd: a relay pipe (closed at its end, which
+				 * drops it from the epoll set), the deadline or a
+				 * cgroup's events file. */
+				limit_hit(sb);
 			}
 		}
 	}
