@@ -246,6 +246,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/tests/bench/rf-bench $(BUILD)/tests/bench/rf-tpfloor $(BUILD)/tests/bench/rf-flood $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
+	@tests/bench/startup.sh $(BUILD)
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
