@@ -44,7 +44,7 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 }
 
 /* sha256 of the embedded BPF objects: the build identity. */
-static void build_id(uint8_t out[32])
+static void build_id_compute(uint8_t out[32])
 {
 	size_t sz = 0, lsz = 0, osz = 0;
 	const void *elf = net_bpf__elf_bytes(&sz);
@@ -58,6 +58,19 @@ static void build_id(uint8_t out[32])
 	    !EVP_DigestUpdate(ctx, oelf, osz) || !EVP_DigestFinal_ex(ctx, out, &len))
 		memset(out, 0, 32);  /* never equal to a real build's id... */
 	EVP_MD_CTX_free(ctx);
+}
+
+/* Hashed once per process (the probe and the enforcer both ask). */
+static void build_id(uint8_t out[32])
+{
+	static uint8_t id[32];
+	static bool have;
+
+	if (!have) {
+		build_id_compute(id);
+		have = true;
+	}
+	memcpy(out, id, 32);
 }
 
 /* ---- the BPF-LSM object ---- */
@@ -474,22 +487,41 @@ static void probe_obj(const struct extra_obj *o, struct rf_backend_probe *p, con
 	snprintf(p->detail, sizeof(p->detail), "%s", err ? e.why : ok);
 }
 
+/* The pinned set is this build's and holds feature's object. */
+static bool pinned_by_this_build(uint32_t feature)
+{
+	struct rf_meta meta;
+	uint8_t id[32];
+
+	build_id(id);
+	return !rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
+	       (meta.features & feature);
+}
+
+bool enforcer__lsm_pinned(void)
+{
+	return pinned_by_this_build(RF_FEAT_LSM) && obj_links_pinned(&lsm_obj);
+}
+
 void enforcer__probe_lsm(struct rf_backend_probe *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* This build's programs attached by their pinned links: the verifier
+	 * took every one of them on this kernel already. */
+	if (enforcer__lsm_pinned()) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's lsm.bpf.c programs are "
+			 "loaded and attached (pinned in %s)", RF_PIN_DIR);
+		return;
+	}
 	probe_obj(&lsm_obj, p, "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
 }
 
 void enforcer__probe_observe(struct rf_backend_probe *p)
 {
-	struct rf_meta meta;
-	uint8_t id[32];
-
 	memset(p, 0, sizeof(*p));
-	build_id(id);
 	/* Pinned by this build: loaded after a probe that attached them. */
-	if (!rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
-	    (meta.features & RF_FEAT_OBSERVE) && obj_progs_pinned(&obs_obj)) {
+	if (pinned_by_this_build(RF_FEAT_OBSERVE) && obj_progs_pinned(&obs_obj)) {
 		p->ok = true;
 		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
 			 "observe programs are loaded (pinned in %s), attached while a sandbox "
@@ -973,7 +1005,7 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
 }
 
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
-		   struct rf_enforcer **ret_enf, struct rf_error *e)
+		   bool attach_observe, struct rf_enforcer **ret_enf, struct rf_error *e)
 {
 	struct rf_enforcer *enf = NULL;
 	struct rf_meta meta;
@@ -1036,7 +1068,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	enf->features = meta.features;
 	/* Attached while a sandbox that wants them is live: a syscall
 	 * tracepoint slows every task on the host. */
-	if (want_observe && (meta.features & RF_FEAT_OBSERVE)) {
+	if (want_observe && attach_observe && (meta.features & RF_FEAT_OBSERVE)) {
 		err = obj_each_prog(&obs_obj, link_up, e);
 		if (err)
 			goto cleanup;

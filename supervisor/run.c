@@ -358,6 +358,10 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	int err;
 
 	probe__run(&sb->caps, prepare__probe_flags(sb->policy, &r->o->plan_opts));
+	rf_debug("probe ms: bpf-lsm %.3f landlock %.3f audit %.3f seccomp %.3f observe %.3f "
+		 "cgroup %.3f sock_addr %.3f", sb->caps.bpf_lsm.ms, sb->caps.landlock.ms,
+		 sb->caps.audit.ms, sb->caps.seccomp.ms, sb->caps.observe.ms,
+		 sb->caps.cgroup_v2.ms, sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	if (err)
@@ -525,7 +529,10 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 				    strerror(-r->parent_fd));
 	err = enforcer__open(r->parent_fd, sb->caps.unix_sock_addr.ok,
 			     sb->plan.install.lsm_flags != 0,
-			     sb->caps.observe.ok && observe__sandbox_flags(&sb->plan, sb->policy),
+			     /* pinned whenever they work (the next probes find them),
+			      * attached only for a sandbox that is observed */
+			     sb->caps.observe.ok,
+			     observe__sandbox_flags(&sb->plan, sb->policy) != 0,
 			     &sb->enf, &e->e);
 	if (err) {
 		rf_error_wrap(&e->e, "refused");
