@@ -11,7 +11,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
-        libclang-rt-14-dev prometheus
+        libclang-rt-14-dev prometheus bubblewrap bc
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
