@@ -20,12 +20,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <bpf/btf.h>
-#include <openssl/evp.h>
 
 #include "rf_abi.h"
 #include "bpfutil.h"
 #include "runlock.h"
 #include "enforcer.h"
+#include "gen/build_id.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
 #include "observe.h"
@@ -44,32 +44,11 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 }
 
 /* sha256 of the embedded BPF objects: the build identity. */
-static void build_id_compute(uint8_t out[32])
-{
-	size_t sz = 0, lsz = 0, osz = 0;
-	const void *elf = net_bpf__elf_bytes(&sz);
-	const void *lelf = lsm_bpf__elf_bytes(&lsz);
-	const void *oelf = observe_bpf__elf_bytes(&osz);
-	unsigned int len = 32;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ||
-	    !EVP_DigestUpdate(ctx, elf, sz) || !EVP_DigestUpdate(ctx, lelf, lsz) ||
-	    !EVP_DigestUpdate(ctx, oelf, osz) || !EVP_DigestFinal_ex(ctx, out, &len))
-		memset(out, 0, 32);  /* never equal to a real build's id... */
-	EVP_MD_CTX_free(ctx);
-}
-
-/* Hashed once per process (the probe and the enforcer both ask). */
+/* sha256 of the three objects, computed by the Makefile (build_id.h). */
 static void build_id(uint8_t out[32])
 {
-	static uint8_t id[32];
-	static bool have;
+	static const uint8_t id[32] = RF_BUILD_ID;
 
-	if (!have) {
-		build_id_compute(id);
-		have = true;
-	}
 	memcpy(out, id, 32);
 }
 
