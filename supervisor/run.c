@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +51,7 @@
 #include "sbmaps.h"
 #include "trace.h"
 #include "sandbox.h"
+#include "memtrim.h"
 #include "steps.h"
 
 extern char **environ;
@@ -240,7 +240,7 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	t.fd = tfd;
 	wait_setup(sb, lr, ep, sfd, &t);
 	/* What start-up needed and the wait does not: back to the kernel. */
-	malloc_trim(0);
+	rf_debug("idle: %zu kB of start-up pages dropped", memtrim__idle());
 	while (!done) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {

@@ -1,7 +1,7 @@
 /*
  * Host integration tests of an idle supervisor: while its command sleeps
  * the supervisor is not woken at all (its context switches are counted in
- * /proc, not timed), and the limits it holds still end the run: the wall
+ * /proc, not timed), its resident set is small, and the limits it holds still end the run: the wall
  * clock (a timerfd) and the output budget (the relay pipe wakes it).
  */
 #include "harness.h"
