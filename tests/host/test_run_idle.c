@@ -1,8 +1,9 @@
 /*
  * Host integration tests of an idle supervisor: while its command sleeps
  * the supervisor is not woken at all (its context switches are counted in
- * /proc, not timed), its resident set is small, and the limits it holds still end the run: the wall
- * clock (a timerfd) and the output budget (the relay pipe wakes it).
+ * /proc, not timed), its resident set is at most 2 MB, and the limits it
+ * holds still end the run: the wall clock (a timerfd) and the output
+ * budget (the relay pipe wakes it).
  */
 #include "harness.h"
 
@@ -73,9 +74,28 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* VmRSS of pid in kB, -1 when unreadable. */
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 /* Wakeups of a supervisor over 3 s while `sleep` runs under policy_json,
- * after it settled; the run then ends by its wall_seconds (6). */
-static long idle_wakeups(const char *policy_json, char **ret_err)
+ * after it settled (its resident set then in *ret_rss); the run then ends
+ * by its wall_seconds (6). */
+static long idle_wakeups(const char *policy_json, char **ret_err, long *ret_rss)
 {
 	char *pol = h_tempfile("idlepol", policy_json);
 	const char *argv[] = { "sleep", "60", NULL };
@@ -90,6 +110,7 @@ static long idle_wakeups(const char *policy_json, char **ret_err)
 	before = switches(p.pid);
 	sleep_ms(3000);
 	after = switches(p.pid);
+	*ret_rss = rss_kb(p.pid);
 	assert_true(before >= 0 && after >= before);
 	/* wall_seconds still ends it, from the idle wait */
 	assert_int_equal(h_wait(p, NULL, ret_err), 137);
@@ -104,13 +125,15 @@ static long idle_wakeups(const char *policy_json, char **ret_err)
 static void idle_supervisor_is_never_woken(void **state)
 {
 	char *err = NULL;
-	long n;
+	long n, rss = -1;
 
 	(void)state;
 	n = idle_wakeups("{\"version\":1,\"id\":\"idle\"," OPEN ",\"limits\":{\"wall_seconds\":6}}",
-			 &err);
-	printf("# idle supervisor (unrestricted): %ld context switches in 3 s\n", n);
+			 &err, &rss);
+	printf("# idle supervisor (unrestricted): %ld context switches in 3 s, RSS %ld kB\n",
+	       n, rss);
 	assert_int_equal(n, 0);
+	assert_true(rss > 0 && rss <= 2048);
 	free(err);
 }
 
@@ -119,13 +142,13 @@ static void idle_supervisor_is_never_woken(void **state)
 static void confined_idle_supervisor_backs_off(void **state)
 {
 	char *err = NULL;
-	long n;
+	long n, rss = -1;
 
 	(void)state;
 	n = idle_wakeups("{\"version\":1,\"id\":\"idle2\",\"files\":{\"read\":[\"/\"],"
 			 "\"write\":[\"/tmp/\"]},\"exec\":\"unrestricted\","
-			 "\"network\":{\"connect\":[\"127.0.0.1:9\"]},\"limits\":{\"wall_seconds\":6}}", &err);
-	printf("# idle supervisor (confined): %ld context switches in 3 s\n", n);
+			 "\"network\":{\"connect\":[\"127.0.0.1:9\"]},\"limits\":{\"wall_seconds\":6}}", &err, &rss);
+	printf("# idle supervisor (confined): %ld context switches in 3 s, RSS %ld kB\n", n, rss);
 	assert_true(n <= 2);
 	free(err);
 }
