@@ -13,12 +13,11 @@ struct mapping {
 	size_t rss_kb, anon_kb;
 };
 
-static void drop(const struct mapping *m, size_t *dropped)
+#define MAX_MAPPINGS 512
+
+static bool droppable(const struct mapping *m)
 {
-	if (!m->candidate || m->anon_kb || !m->rss_kb)
-		return;
-	if (!madvise((void *)m->start, m->end - m->start, MADV_DONTNEED))
-		*dropped += m->rss_kb;
+	return m->candidate && !m->anon_kb && m->rss_kb;
 }
 
 /* One /proc/self/smaps header line: "start-end perms offset dev inode path". */
@@ -36,29 +35,25 @@ static bool parse_header(const char *line, struct mapping *m)
 	return true;
 }
 
-size_t memtrim__idle(void)
+/* The droppable mappings of /proc/self/smaps into v; how many. */
+static size_t collect(struct mapping *v, size_t max)
 {
 	struct mapping m = { 0 };
-	size_t dropped = 0, kb;
 	char line[512];
 	bool have = false;
-	FILE *f;
+	size_t n = 0, kb;
+	FILE *f = fopen("/proc/self/smaps", "re");
 
-	malloc_trim(0);
-	f = fopen("/proc/self/smaps", "re");
 	if (!f)
 		return 0;
-	/* The whole file first: madvise while reading would change it. */
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (fgets(line, sizeof(line), f)) {
-		struct mapping next;
-
 		size_t key = strcspn(line, " ");
+		struct mapping next;
 
 		/* "Key: value" lines end their first word with ':' */
 		if (key && line[key - 1] != ':' && parse_header(line, &next)) {
-			if (have)
-				drop(&m, &dropped);
+			if (have && droppable(&m) && n < max)
+				v[n++] = m;
 			m = next;
 			have = true;
 		} else if (sscanf(line, "Rss: %zu kB", &kb) == 1) {
@@ -67,8 +62,23 @@ size_t memtrim__idle(void)
 			m.anon_kb = kb;
 		}
 	}
-	if (have)
-		drop(&m, &dropped);
+	if (have && droppable(&m) && n < max)
+		v[n++] = m;
 	fclose(f);
+	return n;
+}
+
+size_t memtrim__idle(void)
+{
+	static struct mapping v[MAX_MAPPINGS];
+	size_t n, i, dropped = 0;
+
+	malloc_trim(0);
+	n = collect(v, MAX_MAPPINGS);
+	/* Last, in one tight loop: code run after it faults its pages (and
+	 * their neighbours) back in. */
+	for (i = 0; i < n; i++)
+		if (!madvise((void *)v[i].start, v[i].end - v[i].start, MADV_DONTNEED))
+			dropped += v[i].rss_kb;
 	return dropped;
 }
