@@ -377,16 +377,59 @@ static int obj_each_prog(const struct extra_obj *o,
 	return ret;
 }
 
-/* The pinned link of prog is there and of the object's link type. */
-static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+/* The names of an object's programs that load on this kernel (after its
+ * prepare: the LSM object picks variants from the kernel's BTF), found
+ * once per process: the pin checks below ask several times per run. */
+struct prog_names {
+	const struct extra_obj *o;
+	char **v;
+	size_t n;
+};
+
+static int collect_name(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	struct prog_names *pn = ctx;
+	char **v = realloc(pn->v, (pn->n + 1) * sizeof(*v));
+
+	(void)o;
+	if (!v)
+		return -ENOMEM;
+	pn->v = v;
+	v[pn->n] = strdup(bpf_program__name(prog));
+	return v[pn->n++] ? 0 : -ENOMEM;
+}
+
+static const struct prog_names *obj_prog_names(const struct extra_obj *o)
+{
+	static struct prog_names cache[4];
+	size_t i;
+
+	for (i = 0; i < 4 && cache[i].o; i++)
+		if (cache[i].o == o)
+			return &cache[i];
+	if (i == 4)
+		return NULL;
+	if (obj_each_prog(o, collect_name, &cache[i])) {
+		while (cache[i].n)
+			free(cache[i].v[--cache[i].n]);
+		free(cache[i].v);
+		cache[i].v = NULL;
+		return NULL;
+	}
+	cache[i].o = o;
+	return &cache[i];
+}
+
+/* The pinned link of program name is there and of the object's link type. */
+static int link_pinned_name(const struct extra_obj *o, const char *name)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
 	char path[256];
 	int fd, ret = 0;
 
-	(void)ctx;
-	fd = bpf_obj_get(link_path(o, prog, path, sizeof(path)));
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->link_prefix, name);
+	fd = bpf_obj_get(path);
 	memset(&info, 0, sizeof(info));
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
 		ret = -ENOENT;
@@ -395,14 +438,20 @@ static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog
 	return ret;
 }
 
+static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	(void)ctx;
+	return link_pinned_name(o, bpf_program__name(prog));
+}
+
 /* The program is pinned. */
-static int prog_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+static int prog_pinned_name(const struct extra_obj *o, const char *name)
 {
 	char path[256];
 	int fd;
 
-	(void)ctx;
-	fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->prog_prefix, name);
+	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -ENOENT;
 	close(fd);
@@ -413,14 +462,26 @@ static int prog_pinned(const struct extra_obj *o, const struct bpf_program *prog
  * are attached as long as the pins hold them). */
 static bool obj_links_pinned(const struct extra_obj *o)
 {
-	return !obj_each_prog(o, link_pinned, NULL);
+	const struct prog_names *pn = obj_prog_names(o);
+	size_t i;
+
+	for (i = 0; pn && i < pn->n; i++)
+		if (link_pinned_name(o, pn->v[i]))
+			return false;
+	return pn != NULL;
 }
 
 /* Every program of this build's object is pinned (objects with
  * prog_prefix), attached or not. */
 static bool obj_progs_pinned(const struct extra_obj *o)
 {
-	return !obj_each_prog(o, prog_pinned, NULL);
+	const struct prog_names *pn = obj_prog_names(o);
+	size_t i;
+
+	for (i = 0; pn && i < pn->n; i++)
+		if (prog_pinned_name(o, pn->v[i]))
+			return false;
+	return pn != NULL;
 }
 
 /* Attach one pinned program (a tp_btf one: a raw tracepoint link) and pin
