@@ -124,13 +124,16 @@ static bool kernel_records(const struct sandbox *sb)
 /* The samples tick. The kernel rings no bell when it stores a sample, so
  * it is read on a clock, but only while the sandbox runs: a sample needs a
  * syscall of the command, and a command whose CPU time did not move since
- * the last read made none. Idle, the interval doubles up to SAMPLE_IDLE_MS. */
+ * the last read made none. Idle, the interval doubles up to idle_ms: a
+ * minute, or a second where observed syscalls wait in a shared queue or
+ * need their process still there to resolve a relative path. */
 #define SAMPLE_ACTIVE_MS 100
 #define SAMPLE_IDLE_MS 60000
+#define SAMPLE_IDLE_OBSERVED_MS 1000
 
 struct sample_tick {
 	int fd;
-	unsigned ms;
+	unsigned ms, idle_ms;
 	uint64_t usage;           /* the cgroup's cpu.stat usage_usec at the last read */
 };
 
@@ -144,7 +147,7 @@ static void tick_arm(struct sample_tick *t, const struct sandbox *sb, bool drain
 	if (drained || usage != t->usage)
 		t->ms = SAMPLE_ACTIVE_MS;
 	else
-		t->ms = t->ms * 2 < SAMPLE_IDLE_MS ? t->ms * 2 : SAMPLE_IDLE_MS;
+		t->ms = t->ms * 2 < t->idle_ms ? t->ms * 2 : t->idle_ms;
 	t->usage = usage;
 	its.it_value.tv_sec = t->ms / 1000;
 	its.it_value.tv_nsec = (long)(t->ms % 1000) * 1000000;
@@ -221,7 +224,7 @@ static void on_notify(struct sandbox *sb, int ep, uint32_t events)
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
 {
 	struct epoll_event evs[8];
-	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS };
+	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS, .idle_ms = SAMPLE_IDLE_MS };
 	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
 	int err = 0, i, n;
 	sigset_t mask;
@@ -238,6 +241,8 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	if (sfd < 0 || (kernel_records(sb) && tfd < 0) || ep < 0)
 		return -errno;
 	t.fd = tfd;
+	if (sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS))
+		t.idle_ms = SAMPLE_IDLE_OBSERVED_MS;
 	wait_setup(sb, lr, ep, sfd, &t);
 	/* What start-up needed and the wait does not: back to the kernel. */
 	rf_debug("idle: %zu kB of start-up pages dropped", memtrim__idle());

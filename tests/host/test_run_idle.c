@@ -137,8 +137,9 @@ static void idle_supervisor_is_never_woken(void **state)
 	free(err);
 }
 
-/* A confined sandbox's samples are read only while its command runs:
- * asleep, the reads back off (at most 2 in the 3 s, 30 with a 100 ms clock). */
+/* A confined sandbox's samples are read every 100 ms only while its
+ * command runs: asleep, the reads back off to one a second at most (its
+ * failed path syscalls are observed), so at most 4 in the 3 s, not 30. */
 static void confined_idle_supervisor_backs_off(void **state)
 {
 	char *err = NULL;
@@ -149,7 +150,7 @@ static void confined_idle_supervisor_backs_off(void **state)
 			 "\"write\":[\"/tmp/\"]},\"exec\":\"unrestricted\","
 			 "\"network\":{\"connect\":[\"127.0.0.1:9\"]},\"limits\":{\"wall_seconds\":6}}", &err, &rss);
 	printf("# idle supervisor (confined): %ld context switches in 3 s, RSS %ld kB\n", n, rss);
-	assert_true(n <= 2);
+	assert_true(n <= 4);
 	free(err);
 }
 
