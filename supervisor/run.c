@@ -245,7 +245,9 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 		t.idle_ms = SAMPLE_IDLE_OBSERVED_MS;
 	wait_setup(sb, lr, ep, sfd, &t);
 	/* What start-up needed and the wait does not: back to the kernel. */
-	rf_debug("idle: %zu kB of start-up pages dropped", memtrim__idle());
+	n = (int)memtrim__idle();
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: idle: %d kB of start-up pages dropped\n", n);
 	while (!done) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
@@ -363,10 +365,12 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	int err;
 
 	probe__run(&sb->caps, prepare__probe_flags(sb->policy, &r->o->plan_opts));
-	rf_debug("probe ms: bpf-lsm %.3f landlock %.3f audit %.3f seccomp %.3f observe %.3f "
-		 "cgroup %.3f sock_addr %.3f", sb->caps.bpf_lsm.ms, sb->caps.landlock.ms,
-		 sb->caps.audit.ms, sb->caps.seccomp.ms, sb->caps.observe.ms,
-		 sb->caps.cgroup_v2.ms, sb->caps.sock_addr.ms);
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: probe bpf-lsm %.3f landlock %.3f audit %.3f "
+			"seccomp %.3f observe %.3f cgroup %.3f sock_addr %.3f ms\n",
+			sb->caps.bpf_lsm.ms, sb->caps.landlock.ms, sb->caps.audit.ms,
+			sb->caps.seccomp.ms, sb->caps.observe.ms, sb->caps.cgroup_v2.ms,
+			sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	if (err)

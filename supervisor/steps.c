@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
 
 #include "steps.h"
 
@@ -27,11 +27,19 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* -v: what each step cost, for profiling start-up and teardown. */
+bool steps__timings(void)
+{
+	const char *v = getenv("RINGFENCE_TIMINGS");
+
+	return v && !strcmp(v, "1");
+}
+
+/* RINGFENCE_TIMINGS=1: what each step cost, for profiling start-up and
+ * teardown (not under -v: its output is the user's). */
 static void say_took(const char *what, const char *name, double t0)
 {
-	if (rf_verbosity >= 2)
-		rf_debug("%s %s: %.3f ms", what, name, now_ms() - t0);
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: %s %s: %.3f ms\n", what, name, now_ms() - t0);
 }
 
 int steps__run(struct rf_steps *s, void *ctx, const char *last)
