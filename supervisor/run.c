@@ -163,6 +163,14 @@ static bool drain_now(struct sandbox *sb)
 	return sb->next_seq != seq;
 }
 
+static void trim_idle(void)
+{
+	size_t kb = memtrim__idle();
+
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: idle: %zu kB of start-up pages dropped\n", kb);
+}
+
 static void epoll_add(int ep, int fd, uint32_t events)
 {
 	struct epoll_event e = { .events = events, .data.fd = fd };
@@ -225,7 +233,8 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 {
 	struct epoll_event evs[8];
 	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS, .idle_ms = SAMPLE_IDLE_MS };
-	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
+	struct itimerspec trim_at = { .it_value = { .tv_sec = 1 } };
+	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1, trim = -1;
 	int err = 0, i, n;
 	sigset_t mask;
 	bool done = false;
@@ -244,10 +253,12 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 	if (sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS))
 		t.idle_ms = SAMPLE_IDLE_OBSERVED_MS;
 	wait_setup(sb, lr, ep, sfd, &t);
-	/* What start-up needed and the wait does not: back to the kernel. */
-	n = (int)memtrim__idle();
-	if (steps__timings())
-		fprintf(stderr, "ringfence: timing: idle: %d kB of start-up pages dropped\n", n);
+	/* What start-up needed and the wait does not goes back to the kernel
+	 * once the command has run a second: a short one is not slowed (its
+	 * teardown would fault the pages back in). */
+	trim = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (trim >= 0 && !timerfd_settime(trim, 0, &trim_at, NULL))
+		epoll_add(ep, trim, EPOLLIN);
 	while (!done) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
@@ -271,6 +282,9 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 			} else if (fd == tfd) {
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
 					tick_arm(&t, sb, drain_now(sb));
+			} else if (fd == trim) {
+				epoll_ctl(ep, EPOLL_CTL_DEL, trim, NULL);
+				trim_idle();
 			} else if (sandbox_limits__on_fd(&sb->lw, fd)) {
 				/* A limit's fd: a relay pipe (closed at its end, which
 				 * drops it from the epoll set), the deadline or a
