@@ -9,10 +9,10 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
-        libcmocka-dev libjansson-dev libssl-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
+        libcmocka-dev libjansson-dev libssl-dev libmd-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
-        scdoc debhelper dpkg-dev fakeroot lintian bash-completion
+        scdoc debhelper dpkg-dev fakeroot lintian bash-completion bubblewrap bc
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -25,7 +25,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
               -MMD -MP -I$(BUILD) -Ibpf
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
-LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lcrypto
+LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lmd
 SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lsystemd -lldns -lpsl -lpthread
 MON_LDLIBS := $(LIB_LDLIBS) -lm
 
@@ -45,7 +45,7 @@ MON_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(MON_SRCS))
 ALL_OBJS  := $(LIB_OBJS) $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS)) \
              $(filter-out $(BUILD)/monitor/main.o,$(MON_OBJS))
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(ALL_OBJS))
-TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka
+TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka -lcrypto
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -123,7 +123,13 @@ $(BUILD)/gen/syscalls.h: tools/gen-syscalls.sh
 	@mkdir -p $(@D)
 	tools/gen-syscalls.sh $(CC) > $@
 
-GEN_HDRS := $(BUILD)/gen/syscalls.h
+# The id of this build's BPF objects (pinned in rf_meta): hashed here, not
+# at every run's start.
+$(BUILD)/gen/build_id.h: $(BUILD)/bpf/net.bpf.o $(BUILD)/bpf/lsm.bpf.o $(BUILD)/bpf/observe.bpf.o
+	@mkdir -p $(@D)
+	cat $^ | sha256sum | cut -c1-64 | sed 's/../0x&, /g; s/^/#define RF_BUILD_ID { /; s/, $$/ }/' > $@.tmp && mv $@.tmp $@
+
+GEN_HDRS := $(BUILD)/gen/syscalls.h $(BUILD)/gen/build_id.h
 
 # Skeletons are order-only: the .d files record who really includes them.
 $(BUILD)/lib/%.o: lib/%.c | $(SKELS) $(GEN_HDRS)
@@ -308,6 +314,7 @@ bench: deps
 		$(BUILD)/tests/bench/rf-tpfloor $(BUILD)/tests/bench/rf-flood $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/rules.sh $(BUILD)
+	@tests/bench/startup.sh $(BUILD)
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)
 	@tests/bench/dns.sh $(BUILD)

@@ -20,12 +20,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <bpf/btf.h>
-#include <openssl/evp.h>
 
 #include "rf_abi.h"
 #include "bpfutil.h"
 #include "runlock.h"
 #include "enforcer.h"
+#include "gen/build_id.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
 #include "observe.h"
@@ -44,20 +44,12 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 }
 
 /* sha256 of the embedded BPF objects: the build identity. */
+/* sha256 of the three objects, computed by the Makefile (build_id.h). */
 static void build_id(uint8_t out[32])
 {
-	size_t sz = 0, lsz = 0, osz = 0;
-	const void *elf = net_bpf__elf_bytes(&sz);
-	const void *lelf = lsm_bpf__elf_bytes(&lsz);
-	const void *oelf = observe_bpf__elf_bytes(&osz);
-	unsigned int len = 32;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	static const uint8_t id[32] = RF_BUILD_ID;
 
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ||
-	    !EVP_DigestUpdate(ctx, elf, sz) || !EVP_DigestUpdate(ctx, lelf, lsz) ||
-	    !EVP_DigestUpdate(ctx, oelf, osz) || !EVP_DigestFinal_ex(ctx, out, &len))
-		memset(out, 0, 32);  /* never equal to a real build's id... */
-	EVP_MD_CTX_free(ctx);
+	memcpy(out, id, 32);
 }
 
 /* ---- the BPF-LSM object ---- */
@@ -394,18 +386,63 @@ static int obj_each_prog(const struct extra_obj *o,
 	return ret;
 }
 
-/* The pinned link of prog is there and of the object's link type. */
-static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+/* The names of an object's programs that load on this kernel (after its
+ * prepare: the LSM object picks variants from the kernel's BTF), found
+ * once per process: the pin checks below ask several times per run. */
+struct prog_names {
+	const struct extra_obj *o;
+	char **v;
+	size_t n;
+};
+
+static int collect_name(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	struct prog_names *pn = ctx;
+	char **v;
+
+	(void)o;
+	/* run on demand, never attached: no link to look for */
+	if (prog_on_demand(prog))
+		return 0;
+	v = realloc(pn->v, (pn->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	pn->v = v;
+	v[pn->n] = strdup(bpf_program__name(prog));
+	return v[pn->n++] ? 0 : -ENOMEM;
+}
+
+static const struct prog_names *obj_prog_names(const struct extra_obj *o)
+{
+	static struct prog_names cache[4];
+	size_t i;
+
+	for (i = 0; i < 4 && cache[i].o; i++)
+		if (cache[i].o == o)
+			return &cache[i];
+	if (i == 4)
+		return NULL;
+	if (obj_each_prog(o, collect_name, &cache[i])) {
+		while (cache[i].n)
+			free(cache[i].v[--cache[i].n]);
+		free(cache[i].v);
+		cache[i].v = NULL;
+		return NULL;
+	}
+	cache[i].o = o;
+	return &cache[i];
+}
+
+/* The pinned link of program name is there and of the object's link type. */
+static int link_pinned_name(const struct extra_obj *o, const char *name)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
 	char path[256];
 	int fd, ret = 0;
 
-	(void)ctx;
-	if (prog_on_demand(prog))
-		return 0;
-	fd = bpf_obj_get(link_path(o, prog, path, sizeof(path)));
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->link_prefix, name);
+	fd = bpf_obj_get(path);
 	memset(&info, 0, sizeof(info));
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
 		ret = -ENOENT;
@@ -414,14 +451,22 @@ static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog
 	return ret;
 }
 
+static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	(void)ctx;
+	if (prog_on_demand(prog))
+		return 0;
+	return link_pinned_name(o, bpf_program__name(prog));
+}
+
 /* The program is pinned. */
-static int prog_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+static int prog_pinned_name(const struct extra_obj *o, const char *name)
 {
 	char path[256];
 	int fd;
 
-	(void)ctx;
-	fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->prog_prefix, name);
+	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -ENOENT;
 	close(fd);
@@ -432,14 +477,26 @@ static int prog_pinned(const struct extra_obj *o, const struct bpf_program *prog
  * are attached as long as the pins hold them). */
 static bool obj_links_pinned(const struct extra_obj *o)
 {
-	return !obj_each_prog(o, link_pinned, NULL);
+	const struct prog_names *pn = obj_prog_names(o);
+	size_t i;
+
+	for (i = 0; pn && i < pn->n; i++)
+		if (link_pinned_name(o, pn->v[i]))
+			return false;
+	return pn != NULL;
 }
 
 /* Every program of this build's object is pinned (objects with
  * prog_prefix), attached or not. */
 static bool obj_progs_pinned(const struct extra_obj *o)
 {
-	return !obj_each_prog(o, prog_pinned, NULL);
+	const struct prog_names *pn = obj_prog_names(o);
+	size_t i;
+
+	for (i = 0; pn && i < pn->n; i++)
+		if (prog_pinned_name(o, pn->v[i]))
+			return false;
+	return pn != NULL;
 }
 
 /* Attach one pinned program (a tp_btf one: a raw tracepoint link) and pin
@@ -485,22 +542,41 @@ static void probe_obj(const struct extra_obj *o, struct rf_backend_probe *p, con
 	snprintf(p->detail, sizeof(p->detail), "%s", err ? e.why : ok);
 }
 
+/* The pinned set is this build's and holds feature's object. */
+static bool pinned_by_this_build(uint32_t feature)
+{
+	struct rf_meta meta;
+	uint8_t id[32];
+
+	build_id(id);
+	return !rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
+	       (meta.features & feature);
+}
+
+bool enforcer__lsm_pinned(void)
+{
+	return pinned_by_this_build(RF_FEAT_LSM) && obj_links_pinned(&lsm_obj);
+}
+
 void enforcer__probe_lsm(struct rf_backend_probe *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* This build's programs attached by their pinned links: the verifier
+	 * took every one of them on this kernel already. */
+	if (enforcer__lsm_pinned()) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's lsm.bpf.c programs are "
+			 "loaded and attached (pinned in %s)", RF_PIN_DIR);
+		return;
+	}
 	probe_obj(&lsm_obj, p, "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
 }
 
 void enforcer__probe_observe(struct rf_backend_probe *p)
 {
-	struct rf_meta meta;
-	uint8_t id[32];
-
 	memset(p, 0, sizeof(*p));
-	build_id(id);
 	/* Pinned by this build: loaded after a probe that attached them. */
-	if (!rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
-	    (meta.features & RF_FEAT_OBSERVE) && obj_progs_pinned(&obs_obj)) {
+	if (pinned_by_this_build(RF_FEAT_OBSERVE) && obj_progs_pinned(&obs_obj)) {
 		p->ok = true;
 		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
 			 "observe programs are loaded (pinned in %s), attached while a sandbox "
@@ -989,7 +1065,7 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
 }
 
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
-		   struct rf_enforcer **ret_enf, struct rf_error *e)
+		   bool attach_observe, struct rf_enforcer **ret_enf, struct rf_error *e)
 {
 	struct rf_enforcer *enf = NULL;
 	struct rf_meta meta;
@@ -1052,7 +1128,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	enf->features = meta.features;
 	/* Attached while a sandbox that wants them is live: a syscall
 	 * tracepoint slows every task on the host. */
-	if (want_observe && (meta.features & RF_FEAT_OBSERVE)) {
+	if (want_observe && attach_observe && (meta.features & RF_FEAT_OBSERVE)) {
 		err = obj_each_prog(&obs_obj, link_up, e);
 		if (err)
 			goto cleanup;

@@ -27,12 +27,14 @@ struct rf_enforcer {
  * network object's maps); added to a pinned set of this build that lacks
  * it without disturbing live sandboxes. want_observe: also load and pin
  * the observe object (observe.bpf.c) and attach its programs by pinned
- * links until the last live supervisor ends (enforcer__observe_idle);
- * without it they are not attached for this run. A failure is -errno with e
+ * links (attach_observe: this sandbox wants them) until the last live
+ * supervisor ends (enforcer__observe_idle); pinned but not attached, the
+ * next runs' probes find them without loading them again. A failure is -errno with e
  * filled (its why is the whole message: no where).
  * -ESTALE: pinned objects of another build are in use by live sandboxes.
  */
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
+		   bool attach_observe,
 		   struct rf_enforcer **ret_enf, struct rf_error *e);
 void enforcer__close(struct rf_enforcer *enf);
 
@@ -56,6 +58,9 @@ int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
  * moment: 0 when this kernel takes every program, else -errno with the
  * reason in ret->detail. Its programs only act on sandboxes that ask. */
 void enforcer__probe_lsm(struct rf_backend_probe *ret);
+/* This build's lsm.bpf.c programs are pinned and attached (the probe
+ * needs no verifier pass then). */
+bool enforcer__lsm_pinned(void);
 
 /* This build's observe programs are pinned and attached, or load and
  * attach here (then detached again at once). */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "cgroup.h"
@@ -97,6 +98,8 @@ struct gc {
 	bool *seen;                 /* v[i]'s cgroup was met in the walk */
 	struct idset live, dead;
 	struct rf_gc_stats st;
+	char **names;               /* RF_GC_SAMPLE: every registry file's sandbox, sorted */
+	size_t n_names;
 };
 
 static void say(const struct gc *g, const char *fmt, ...)
@@ -130,6 +133,69 @@ static struct rf_registry_entry *find_entry(struct gc *g, const char *name, size
 			return &g->v[i];
 		}
 	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Has a registry file not parsed this time (RF_GC_SAMPLE). */
+static bool named(const struct gc *g, const char *name)
+{
+	return g->n_names && bsearch(&name, g->names, g->n_names, sizeof(*g->names), cmp_str);
+}
+
+static void free_names(struct gc *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_names; i++)
+		free(g->names[i]);
+	free(g->names);
+}
+
+/* The registry's sandbox names (readdir only), and RF_GC_SAMPLES of them
+ * parsed into g->v. */
+static int list_sampled(struct gc *g)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	size_t cap = 0, k, l;
+	uint32_t r;
+	DIR *d = opendir(RF_REGISTRY_DIR);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		l = strlen(de->d_name);
+		if (l < 6 || strcmp(de->d_name + l - 5, ".json"))
+			continue;
+		if (g->n_names == cap) {
+			void *p = realloc(g->names, (cap = cap ? cap * 2 : 64) * sizeof(*g->names));
+
+			if (!p)
+				break;
+			g->names = p;
+		}
+		g->names[g->n_names] = strndup(de->d_name, l - 5);
+		g->n_names += !!g->names[g->n_names];
+	}
+	closedir(d);
+	if (g->n_names)
+		qsort(g->names, g->n_names, sizeof(*g->names), cmp_str);
+	g->v = calloc(RF_GC_SAMPLES, sizeof(*g->v));
+	if (!g->v)
+		return -ENOMEM;
+	for (k = 0; k < RF_GC_SAMPLES && k < g->n_names; k++) {
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)getpid() + (uint32_t)k;
+		snprintf(path, sizeof(path), "%s/%s.json", RF_REGISTRY_DIR,
+			 g->names[g->n_names <= RF_GC_SAMPLES ? k : r % g->n_names]);
+		if (!registry__read_file(path, &g->v[g->n]))
+			g->n++;
+	}
+	return 0;
 }
 
 /* Kill what is in the cgroup and remove it: false when processes
@@ -170,6 +236,8 @@ static void gc_cgroup(struct gc *g, const char *dir, const char *name)
 		g->seen[i] = true;
 	if (e && entry_live(e))
 		return;
+	if (!e && named(g, name))
+		return;  /* not sampled this time: left to a later start or `gc` */
 	if (cgroup__id_of(path, &id))
 		return;  /* gone meanwhile */
 	if (!kill_cgroup(path)) {
@@ -290,7 +358,7 @@ static void walk_temp_files(struct gc *g)
 		if (l <= sl || strcmp(de->d_name + l - sl, TMP_SUFFIX))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(l - sl), de->d_name);
-		if (find_entry(g, name, &i) && entry_live(&g->v[i]))
+		if (find_entry(g, name, &i) ? entry_live(&g->v[i]) : named(g, name))
 			continue;
 		if (!unlinkat(dirfd(d), de->d_name, 0)) {
 			g->st.registry++;
@@ -363,12 +431,15 @@ int gc__run(const struct rf_enforcer *enf, const char *mount, unsigned flags,
 	lock = lock_start(LOCK_EX | (flags & RF_GC_NOWAIT ? LOCK_NB : 0));
 	if (lock < 0)
 		return lock == -EWOULDBLOCK ? 0 : lock;
-	err = registry__list(&g.v, &g.n);
-	if (err)
+	err = flags & RF_GC_SAMPLE ? list_sampled(&g) : registry__list(&g.v, &g.n);
+	if (err) {
+		free_names(&g);
 		return err;
+	}
 	g.seen = calloc(g.n ? g.n : 1, sizeof(*g.seen));
 	if (!g.seen) {
 		registry__list_free(g.v, g.n);
+		free_names(&g);
 		return -ENOMEM;
 	}
 	if (mount && mount[0])
@@ -386,6 +457,7 @@ int gc__run(const struct rf_enforcer *enf, const char *mount, unsigned flags,
 	free(g.dead.v);
 	free(g.seen);
 	registry__list_free(g.v, g.n);
+	free_names(&g);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * cgroups under MOUNT/ringfence and under every other sandbox parent in
  * use (cgplace.h; sandboxes and the probe's scratch cgroups), the keys of the per-sandbox pinned maps, and the registry
  * files. `ringfence gc` walks everything; every run start does the cheap
- * walk (cgroups and registry files; map keys only of what it removed).
+ * one (RF_GC_SAMPLE; map keys only of what it removed).
  */
 #ifndef RF_GC_H
 #define RF_GC_H
@@ -15,6 +15,12 @@
 
 #define RF_GC_FULL   (1u << 0)  /* also every map key whose cgroup id is no live sandbox's */
 #define RF_GC_NOWAIT (1u << 1)  /* a gc or a start holds the lock: do nothing this time */
+/* A run's start: no registry file is parsed but RF_GC_SAMPLES picked at
+ * random (the reaper cleans after a dead supervisor; this catches what a
+ * dead reaper left, amortized), so start-up does not grow with the number
+ * of live sandboxes. Cgroups and temp files no registry file names go. */
+#define RF_GC_SAMPLE (1u << 2)
+#define RF_GC_SAMPLES 2
 
 struct rf_gc_stats {
 	unsigned cgroups;       /* sandbox cgroups removed */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <openssl/evp.h>
+#include <sha2.h>
 
 #include "policy.h"
 #include "policy_internal.h"
@@ -133,8 +133,9 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
  * keys sorted, no whitespace, ASCII only; digest = sha256 of it. */
 static int pol_canonicalise(json_t *root, struct rf_policy *p, struct rf_error *err)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int md_len = 0, i;
+	uint8_t md[SHA256_DIGEST_LENGTH];
+	SHA2_CTX ctx;
+	unsigned int i;
 
 	if (!json_object_get(root, "mode") &&
 	    json_object_set_new(root, "mode", json_string("enforce")) < 0)
@@ -142,13 +143,11 @@ static int pol_canonicalise(json_t *root, struct rf_policy *p, struct rf_error *
 	p->canonical = json_dumps(root, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENSURE_ASCII);
 	if (!p->canonical)
 		return policy_json__nomem(err);
-	if (!EVP_Digest(p->canonical, strlen(p->canonical), md, &md_len,
-			EVP_sha256(), NULL) || md_len != 32) {
-		snprintf(err->where, sizeof(err->where), "$");
-		snprintf(err->why, sizeof(err->why), "sha256 failed");
-		return -EIO;
-	}
-	for (i = 0; i < md_len; i++)
+	/* libmd, not libcrypto: no library initialisation on the start-up path */
+	SHA256Init(&ctx);
+	SHA256Update(&ctx, (const uint8_t *)p->canonical, strlen(p->canonical));
+	SHA256Final(md, &ctx);
+	for (i = 0; i < SHA256_DIGEST_LENGTH; i++)
 		snprintf(p->digest + 2 * i, 3, "%02x", md[i]);
 	return 0;
 }

@@ -108,6 +108,25 @@ static void probe_lsm(struct rf_caps *caps)
 	struct bpf_link *link = NULL;
 	int err;
 
+	/* The kernel loads and attaches LSM programs even when "bpf" is not
+	 * an active LSM; they then never run. Only the active list says, and
+	 * it costs no verifier pass: asked first. */
+	if (!bpf_lsm_active(lsms, sizeof(lsms))) {
+		p->err = -ENOPROTOOPT;
+		snprintf(p->detail, sizeof(p->detail), "\"bpf\" is not an active LSM (%s): "
+			 "its programs would never run", lsms);
+		return;
+	}
+	/* This build's LSM programs attached by their pinned links prove
+	 * lsm/ programs load and attach here: no verifier pass per run. */
+	if (enforcer__lsm_pinned()) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's lsm/ programs are attached "
+			 "(pinned); active LSMs: %s", lsms);
+		enforcer__probe_lsm(&caps->bpf_lsm_enforcer);
+		return;
+	}
+
 	skel = probe_bpf__open();
 	if (!skel) {
 		set_fail(p, -errno, "%s: %s", "open lsm probe object");
@@ -123,15 +142,6 @@ static void probe_lsm(struct rf_caps *caps)
 	link = bpf_program__attach_lsm(skel->progs.rf_probe_lsm);
 	if (!link) {
 		set_fail(p, -errno, "%s: %s", "attach lsm/file_open program");
-		goto cleanup;
-	}
-	/* The kernel loads and attaches LSM programs even when "bpf" is not
-	 * an active LSM; they then never run. Only the active list says. */
-	if (!bpf_lsm_active(lsms, sizeof(lsms))) {
-		p->ok = false;
-		p->err = -ENOPROTOOPT;
-		snprintf(p->detail, sizeof(p->detail), "lsm/file_open attached, but \"bpf\" is "
-			 "not an active LSM (%s): its programs would never run", lsms);
 		goto cleanup;
 	}
 	p->ok = true;

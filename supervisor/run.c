@@ -56,6 +56,7 @@
 #include "sbmaps.h"
 #include "trace.h"
 #include "sandbox.h"
+#include "memtrim.h"
 #include "steps.h"
 
 extern char **environ;
@@ -146,48 +147,154 @@ static void limit_hit(struct sandbox *sb)
 	sandbox_kill(sb);
 }
 
+/* Whether programs in the kernel record samples of this sandbox (its
+ * denials, observed syscalls): only those need reading while it runs. */
+static bool kernel_records(const struct sandbox *sb)
+{
+	uint32_t f = sb->sandbox_flags;
+
+	return (f & ~(uint32_t)(RF_SB_NET_UNRESTRICTED | RF_SB_UNIX_UNRESTRICTED)) ||
+	       !(f & RF_SB_NET_UNRESTRICTED) || !(f & RF_SB_UNIX_UNRESTRICTED);
+}
+
+/* The samples tick. The kernel rings no bell when it stores a sample, so
+ * it is read on a clock, but only while the sandbox runs: a sample needs a
+ * syscall of the command, and a command whose CPU time did not move since
+ * the last read made none. Idle, the interval doubles up to idle_ms: a
+ * minute, or a second where observed syscalls wait in a shared queue or
+ * need their process still there to resolve a relative path. */
+#define SAMPLE_ACTIVE_MS 100
+#define SAMPLE_IDLE_MS 60000
+#define SAMPLE_IDLE_OBSERVED_MS 1000
+
+struct sample_tick {
+	int fd;
+	unsigned ms, idle_ms;
+	uint64_t usage;           /* the cgroup's cpu.stat usage_usec at the last read */
+};
+
+static void tick_arm(struct sample_tick *t, const struct sandbox *sb, bool drained)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	uint64_t usage = sandbox_limits__cpu_usec(&sb->cg);
+
+	if (t->fd < 0)
+		return;
+	if (drained || usage != t->usage)
+		t->ms = SAMPLE_ACTIVE_MS;
+	else
+		t->ms = t->ms * 2 < t->idle_ms ? t->ms * 2 : t->idle_ms;
+	t->usage = usage;
+	its.it_value.tv_sec = t->ms / 1000;
+	its.it_value.tv_nsec = (long)(t->ms % 1000) * 1000000;
+	timerfd_settime(t->fd, 0, &its, NULL);
+}
+
+/* Read the kernel's samples now; true when there were new ones. */
+static bool drain_now(struct sandbox *sb)
+{
+	uint64_t seq = sb->next_seq;
+
+	report__drain_samples(sb, false);
+	return sb->next_seq != seq;
+}
+
+static void trim_idle(void)
+{
+	size_t kb = memtrim__idle();
+
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: idle: %zu kB of start-up pages dropped\n", kb);
+}
+
+static void epoll_add(int ep, int fd, uint32_t events)
+{
+	struct epoll_event e = { .events = events, .data.fd = fd };
+
+	if (fd >= 0)
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
+}
+
+static int wait_setup(struct sandbox *sb, const struct launch_result *lr, int ep, int sfd,
+		      struct sample_tick *t)
+{
+	int fds[1 + RF_LIMITS_OUT_MAX], n, i;
+
+	epoll_add(ep, lr->pidfd, EPOLLIN);
+	epoll_add(ep, sfd, EPOLLIN);
+	epoll_add(ep, t->fd, EPOLLIN);
+	epoll_add(ep, sb->la.fd, EPOLLIN);
+	epoll_add(ep, sb->notify.fd, EPOLLIN);
+	n = sandbox_limits__watch_fds(&sb->lw, fds);
+	for (i = 0; i < n; i++)
+		epoll_add(ep, fds[i], EPOLLIN);
+	/* kernfs files always poll readable; a change is EPOLLPRI. */
+	n = sandbox_limits__event_fds(&sb->lw, fds);
+	for (i = 0; i < n; i++)
+		epoll_add(ep, fds[i], EPOLLPRI);
+	tick_arm(t, sb, true);
+	return 0;
+}
+
+static void on_signal(int sfd, const struct launch_result *lr)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	/* A terminal's signal already reached the child, which shares our
+	 * process group; forward everything else. */
+	if (si.ssi_code == SI_KERNEL && getpgid(lr->pid) == getpgrp())
+		return;
+	syscall(SYS_pidfd_send_signal, lr->pidfd, si.ssi_signo, NULL, 0);
+}
+
+static void on_notify(struct sandbox *sb, int ep, uint32_t events)
+{
+	/* A refusal of the boundary waits for its answer; once no task uses
+	 * the filter it polls HUP. */
+	int nr = events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
+		 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd, !observe__test_disabled());
+
+	if (nr < 0 && nr != -ENOENT) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, sb->notify.fd, NULL);
+		notify__drop(&sb->notify);
+	}
+}
+
+/* Purely event-driven: the command's exit, signals, Landlock's audit
+ * records, the seccomp listener, the limits' fds, and the samples tick
+ * (only while the command runs). An idle sandbox's supervisor sleeps. */
 static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
 {
-	struct epoll_event evs[8], e = { .events = EPOLLIN };
-	int lfds[1 + RF_LIMITS_OUT_MAX], n_lfds;
-	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
-	struct signalfd_siginfo si;
-	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1;
+	struct epoll_event evs[8];
+	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS, .idle_ms = SAMPLE_IDLE_MS };
+	struct itimerspec trim_at = { .it_value = { .tv_sec = 1 } };
+	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1, trim = -1;
 	int err = 0, i, n;
 	sigset_t mask;
 	bool done = false;
 
-	memset(ret_info, 0, sizeof(*ret_info));
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (kernel_records(sb))
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || tfd < 0 || ep < 0)
+	if (sfd < 0 || (kernel_records(sb) && tfd < 0) || ep < 0)
 		return -errno;
-	timerfd_settime(tfd, 0, &its, NULL);
-	e.data.fd = lr->pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, lr->pidfd, &e);
-	e.data.fd = sfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &e);
-	e.data.fd = tfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e);
-	if (sb->la.fd >= 0) {
-		e.data.fd = sb->la.fd;
-		epoll_ctl(ep, EPOLL_CTL_ADD, sb->la.fd, &e);
-	}
-	if (sb->notify.fd >= 0) {
-		e.data.fd = sb->notify.fd;
-		epoll_ctl(ep, EPOLL_CTL_ADD, sb->notify.fd, &e);
-	}
-	n_lfds = sandbox_limits__watch_fds(&sb->lw, lfds);
-	for (i = 0; i < n_lfds; i++) {
-		e.data.fd = lfds[i];
-		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &e);
-	}
-
+	t.fd = tfd;
+	if (sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS))
+		t.idle_ms = SAMPLE_IDLE_OBSERVED_MS;
+	wait_setup(sb, lr, ep, sfd, &t);
+	/* What start-up needed and the wait does not goes back to the kernel
+	 * once the command has run a second: a short one is not slowed (its
+	 * teardown would fault the pages back in). */
+	trim = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (trim >= 0 && !timerfd_settime(trim, 0, &trim_at, NULL))
+		epoll_add(ep, trim, EPOLLIN);
 	while (!done) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
@@ -198,42 +305,27 @@ static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo
 		}
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
+			uint64_t ticks;
 
 			if (fd == lr->pidfd) {
 				done = true;
 			} else if (fd == sb->la.fd) {
 				report__drain_landlock_audit(sb, false);
 			} else if (fd == sb->notify.fd) {
-				/* A refusal of the boundary waits for its answer;
-				 * once no task uses the filter it polls HUP. */
-				int nr = evs[i].events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
-					 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd,
-							!observe__test_disabled());
-
-				if (nr < 0 && nr != -ENOENT) {
-					epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-					notify__drop(&sb->notify);
-				}
-			} else if (fd != sfd && fd != tfd) {
-				/* A limit's fd: a relay pipe (closed at its end, which
-				 * drops it from the epoll set) or the deadline. */
-				if (sandbox_limits__on_fd(&sb->lw, fd))
-					limit_hit(sb);
+				on_notify(sb, ep, evs[i].events);
 			} else if (fd == sfd) {
-				if (read(sfd, &si, sizeof(si)) != sizeof(si))
-					continue;
-				/* A terminal's signal already reached the child, which
-				 * shares our process group; forward everything else. */
-				if (si.ssi_code == SI_KERNEL && getpgid(lr->pid) == getpgrp())
-					continue;
-				syscall(SYS_pidfd_send_signal, lr->pidfd, si.ssi_signo, NULL, 0);
+				on_signal(sfd, lr);
 			} else if (fd == tfd) {
-				uint64_t ticks;
-
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
-					report__drain_samples(sb, false);
-				if (sandbox_limits__check_cgroup(&sb->lw))
-					limit_hit(sb);
+					tick_arm(&t, sb, drain_now(sb));
+			} else if (fd == trim) {
+				epoll_ctl(ep, EPOLL_CTL_DEL, trim, NULL);
+				trim_idle();
+			} else if (sandbox_limits__on_fd(&sb->lw, fd)) {
+				/* A limit's fd: a relay pipe (closed at its end, which
+				 * drops it from the epoll set), the deadline or a
+				 * cgroup's events file. */
+				limit_hit(sb);
 			}
 		}
 	}
@@ -380,6 +472,12 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	if (err)
 		return err;
 	cgplace__probe_controllers(&sb->place, &sb->caps);
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: probe bpf-lsm %.3f landlock %.3f audit %.3f "
+			"seccomp %.3f observe %.3f cgroup %.3f sock_addr %.3f ms\n",
+			sb->caps.bpf_lsm.ms, sb->caps.landlock.ms, sb->caps.audit.ms,
+			sb->caps.seccomp.ms, sb->caps.observe.ms, sb->caps.cgroup_v2.ms,
+			sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	if (err)
@@ -564,7 +662,10 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 				    strerror(-r->parent_fd));
 	err = enforcer__open(r->parent_fd, sb->caps.unix_sock_addr.ok,
 			     sb->plan.install.lsm_flags != 0,
-			     sb->caps.observe.ok && observe__sandbox_flags(&sb->plan, sb->policy),
+			     /* pinned whenever they work (the next probes find them),
+			      * attached only for a sandbox that is observed */
+			     sb->caps.observe.ok,
+			     observe__sandbox_flags(&sb->plan, sb->policy) != 0,
 			     &sb->enf, &e->e);
 	if (err) {
 		rf_error_wrap(&e->e, "refused");
@@ -577,9 +678,10 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 		undo_enforcer(r);
 		return err;
 	}
-	/* What dead supervisors left, cheaply: cgroups and registry files,
-	 * map keys only of what it removes (`ringfence gc` walks them all). */
-	gc__run(sb->enf, sb->caps.cgroup_mount, RF_GC_NOWAIT, NULL, NULL);
+	/* What dead supervisors left, cheaply: a few registry files at random,
+	 * cgroups no file names, map keys only of what it removes (`ringfence
+	 * gc` walks them all). */
+	gc__run(sb->enf, sb->caps.cgroup_mount, RF_GC_NOWAIT | RF_GC_SAMPLE, NULL, NULL);
 	return 0;
 }
 

@@ -201,7 +201,7 @@ static void watch_reset(struct rf_limits_watch *w)
 	int i;
 
 	memset(w, 0, sizeof(*w));
-	w->timer_fd = -1;
+	w->timer_fd = w->events_fd[0] = w->events_fd[1] = -1;
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
 		w->out_r[i] = w->child_w[i] = -1;
 		w->dest[i] = i + 1;
@@ -223,6 +223,8 @@ void sandbox_limits__watch_close(struct rf_limits_watch *w)
 	if (!w)
 		return;
 	close_fd(&w->timer_fd);
+	close_fd(&w->events_fd[0]);
+	close_fd(&w->events_fd[1]);
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
 		close_fd(&w->out_r[i]);
 		close_fd(&w->child_w[i]);
@@ -317,6 +319,12 @@ int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgrou
 	/* A reader that goes away must not kill the supervisor (relay_once). */
 	if (w->output_bytes)
 		signal(SIGPIPE, SIG_IGN);
+	/* The kernel flags these files on every change (an OOM kill, a
+	 * refused fork): no polling of the counters while the command runs. */
+	if (w->memory_mb && cg && cg->dir_fd >= 0)
+		w->events_fd[0] = openat(cg->dir_fd, "memory.events", O_RDONLY | O_CLOEXEC);
+	if (w->pids && cg && cg->dir_fd >= 0)
+		w->events_fd[1] = openat(cg->dir_fd, "pids.events", O_RDONLY | O_CLOEXEC);
 	if (!w->wall_seconds)
 		return 0;
 	w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -334,6 +342,16 @@ int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds)
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
 		if (w->out_r[i] >= 0)
 			fds[n++] = w->out_r[i];
+	return n;
+}
+
+int sandbox_limits__event_fds(const struct rf_limits_watch *w, int *fds)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 2; i++)
+		if (w->events_fd[i] >= 0)
+			fds[n++] = w->events_fd[i];
 	return n;
 }
 
@@ -417,6 +435,14 @@ bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd)
 		close_fd(&w->timer_fd);
 		return hit_now;
 	}
+	for (i = 0; i < 2; i++)
+		if (fd >= 0 && fd == w->events_fd[i]) {
+			char buf[512];
+
+			/* Reading it from the start acknowledges the change. */
+			(void)pread(fd, buf, sizeof(buf), 0);
+			return sandbox_limits__check_cgroup(w);
+		}
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
 		if (fd >= 0 && fd == w->out_r[i])
 			relay_once(w, i, &hit_now);
@@ -445,6 +471,11 @@ static uint64_t events_count(int dfd, const char *file, const char *key)
 		if (!strncmp(p, key, kl) && p[kl] == ' ')
 			return strtoull(p + kl + 1, NULL, 10);
 	return 0;
+}
+
+uint64_t sandbox_limits__cpu_usec(const struct rf_cgroup *cg)
+{
+	return cg && cg->dir_fd >= 0 ? events_count(cg->dir_fd, "cpu.stat", "usage_usec") : 0;
 }
 
 static uint64_t read_u64_at(int dfd, const char *file)

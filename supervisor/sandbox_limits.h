@@ -45,6 +45,7 @@ struct rf_limits_watch {
 	uint64_t memory_mb, pids; /* 0: none; else read memory.events / pids.events */
 	const struct rf_cgroup *cg;     /* the sandbox cgroup (not owned) once started */
 	int timer_fd;             /* the wall-clock deadline, -1 */
+	int events_fd[2];         /* memory.events, pids.events (EPOLLPRI on change), -1 */
 	int out_r[RF_LIMITS_OUT_MAX];   /* relay read ends, -1 */
 	int child_w[RF_LIMITS_OUT_MAX]; /* the command's ends (>= 10) until launched, -1 */
 	int dest[RF_LIMITS_OUT_MAX];    /* where the relay writes: 1, 2 */
@@ -66,7 +67,10 @@ int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *
 int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg);
 /* The fds to poll (readable): up to 1 + RF_LIMITS_OUT_MAX; returns how many. */
 int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds);
-/* fd became readable: relay, or note the deadline. True when a limit was
+/* The cgroup's *.events files to poll for EPOLLPRI (a change): up to 2. */
+int sandbox_limits__event_fds(const struct rf_limits_watch *w, int *fds);
+/* fd became readable: relay, or note the deadline; an events file
+ * changed: read the cgroup's counters. True when a limit was
  * reached just now (w->hit set). */
 bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd);
 /* The cgroup's own counters: the memory cap's OOM kill, a refused fork.
@@ -80,5 +84,7 @@ json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w);
 /* For the stderr line: "limit wall_seconds=1 reached". */
 void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len);
 void sandbox_limits__watch_close(struct rf_limits_watch *w);
+/* The cgroup's CPU time so far (cpu.stat usage_usec); 0 when unreadable. */
+uint64_t sandbox_limits__cpu_usec(const struct rf_cgroup *cg);
 
 #endif

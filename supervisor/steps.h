@@ -53,4 +53,8 @@ int steps__run(struct rf_steps *s, void *ctx, const char *last);
 /* Undo every step that succeeded, last first; s can be run again after. */
 void steps__undo(struct rf_steps *s, void *ctx);
 
+/* RINGFENCE_TIMINGS=1 in the environment: the steps' and the probe's
+ * times on stderr ("ringfence: timing: ..."). */
+bool steps__timings(void);
+
 #endif

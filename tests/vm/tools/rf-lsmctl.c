@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rf-lsmctl: cgroup parent: %s\n", strerror(-parent_fd));
 		goto out;
 	}
-	err = enforcer__open(parent_fd, false, true, false, &enf, &perr);
+	err = enforcer__open(parent_fd, false, true, false, false, &enf, &perr);
 	if (err) {
 		fprintf(stderr, "rf-lsmctl: enforcer: %s\n", rf_error_str(&perr, why, sizeof(why)));
 		goto out;
