@@ -108,12 +108,16 @@ enum rf_class {
 	X(NAMESPACE, 46, "namespace_create")    /* unshare/clone with a namespace flag  \
 						 * but CLONE_NEWUSER */                 \
 	X(TTY_IOCTL, 47, "tty_ioctl")           /* ioctl TIOCSTI, TIOCLINUX */          \
-	X(PERSONALITY, 48, "personality")
+	X(PERSONALITY, 48, "personality")                                               \
+	/* Metadata writes judged as writes of the file's path (h13b). */               \
+	X(SETXATTR, 49, "setxattr")             /* POSIX ACLs included */               \
+	X(REMOVEXATTR, 50, "removexattr")       /* POSIX ACLs included */               \
+	X(INODE_IOCTL, 51, "inode_ioctl")       /* FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR.. */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 49,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 52,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {
