@@ -14,8 +14,8 @@
 
 static const char usage_text[] =
 "usage: ringfence run --policy FILE [--trace FILE] [--user USER] [--keep-running]\n"
-"                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
-"       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]...\n"
+"                     [--require BACKEND]... [--prefer BACKEND]... [--strict] [-v|-q] -- CMD [ARGS...]\n"
+"       ringfence check --policy FILE [--require BACKEND]... [--prefer BACKEND]... [--strict]\n"
 "       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
 "                       [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence probe\n"
@@ -34,7 +34,8 @@ static const char usage_text[] =
 "1 it could not look, or processes survived the kill.\n"
 "Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
 "saw denials or learning failed, 125-127 as for run.\n"
-"Backends: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n";
+"Backends: cgroup-sock-addr, bpf-lsm, landlock, seccomp, capabilities.\n"
+"--strict refuses a plan whose backends leave known gaps (check's \"gaps\").\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -54,6 +55,7 @@ static const struct {
 	{ 'u', "run learn", "--user is only for run and learn" },
 	{ 'R', "run check", "--require/--prefer are for run and check" },
 	{ 'P', "run check", "--require/--prefer are for run and check" },
+	{ 'S', "run check", "--strict is for run and check" },
 	{ 'k', "run", "--keep-running is only for run" },
 };
 
@@ -90,6 +92,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ flag_name ? flag_name : "-", no_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'O' },
 		{ "keep-running", no_argument, NULL, 'k' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
@@ -139,6 +142,9 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		}
 		case 'k':
 			o->keep_running = true;
+			break;
+		case 'S':
+			o->plan_opts.strict = true;
 			break;
 		case 'v':
 			verbosity = 2;

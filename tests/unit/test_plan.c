@@ -752,6 +752,9 @@ static void planner_text_every_refusal(void **state)
 		  "exec: $.exec[0] \"/x\": does not exist" },
 		{ RF_CLASS_FILE, RF_WHY_LANDLOCK_BUILD, -EPERM, "", 0,
 		  "file: building the Landlock ruleset: Operation not permitted" },
+		{ RF_CLASS_FILE, RF_WHY_STRICT_GAPS, 0, "file.xattr, file.attr", 0,
+		  "file: --strict: the backend leaves known gaps (file.xattr, file.attr; "
+		  "see \"gaps\")" },
 	};
 	bool seen[RF_WHY_MAX] = { false };
 	char text[RF_PLAN_REASON_LEN];
@@ -966,6 +969,20 @@ static void planner_gaps_follow_backend_policy_and_kernel(void **state)
 
 	plan__compile(open, &c, NULL, &plan);
 	assert_int_equal(plan.gaps, 0);
+	/* --strict: refused, one reason per class with gaps, naming them. */
+	{
+		struct rf_plan_opts o = { .strict = true };
+		char t[RF_PLAN_REASON_LEN];
+
+		plan__compile(open, &c, &o, &plan);
+		assert_true(plan.ok);
+		plan__compile(rw, &l, &o, &plan);
+		assert_false(plan.ok);
+		assert_int_equal(plan.n_reasons, 1);
+		plan__reason_text(&plan, 0, t, sizeof(t));
+		assert_string_equal(t, "exec: --strict: the backend leaves known gaps "
+				       "(exec.anon-code; see \"gaps\")");
+	}
 	/* A refused class takes its gaps with it. */
 	plan__compile(rw, &c, NULL, &plan);
 	plan__refuse(&plan, RF_CLASS_FILE, RF_WHY_LANDLOCK_ENTRY, 0, "x");
