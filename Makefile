@@ -299,7 +299,7 @@ vmtest: deps
 	@tests/vm/run.sh $(BUILD) $(VM_SUITES)
 	@VM_KERNEL=7.3 VM_CACHE=$(BUILD)/vm73 tests/vm/run.sh $(BUILD) $(VM_SUITES)
 	@VM_KERNEL=7.3 VM_CACHE=$(BUILD)/vm73 VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf \
-		tests/vm/run.sh $(BUILD) $(or $(VM_SUITES),attack lsm smoke)
+		tests/vm/run.sh $(BUILD) $(or $(VM_SUITES),attack)
 
 test: deps
 	@$(MAKE) --no-print-directory build $(TEST_BINS)

@@ -546,16 +546,31 @@ static __always_inline int write_op_path(const struct path *path, __u32 op)
 	return write_op(path, BPF_CORE_READ(path, dentry), op, true);
 }
 
+/*
+ * Removing or replacing a name changes its directory (h13b): the directory
+ * must be writable too, or a write rule's own directory (/data/out/ under
+ * a read-only /data/) could be removed, or replaced by a symlink, through
+ * the one name that lives in the read-only parent. Like Landlock's
+ * REMOVE_* rights, which are rights on the directory. The name first, so a
+ * denial names it when it alone is not writable.
+ */
+static __always_inline int remove_op(const struct path *dir, struct dentry *dentry, __u32 op)
+{
+	int r = write_op(dir, dentry, op, true);
+
+	return r ? r : write_op_path(dir, op);
+}
+
 SEC("lsm/path_unlink")
 int BPF_PROG(rf_path_unlink, const struct path *dir, struct dentry *dentry, int ret)
 {
-	return ret ? ret : write_op(dir, dentry, RF_OP_UNLINK, true);
+	return ret ? ret : remove_op(dir, dentry, RF_OP_UNLINK);
 }
 
 SEC("lsm/path_rmdir")
 int BPF_PROG(rf_path_rmdir, const struct path *dir, struct dentry *dentry, int ret)
 {
-	return ret ? ret : write_op(dir, dentry, RF_OP_RMDIR, true);
+	return ret ? ret : remove_op(dir, dentry, RF_OP_RMDIR);
 }
 
 SEC("lsm/path_mkdir")
@@ -610,11 +625,19 @@ int BPF_PROG(rf_path_link, struct dentry *old_dentry, const struct path *new_dir
 	return ret ? ret : write_op_both(new_dir, old_dentry, new_dir, new_dentry, RF_OP_LINK);
 }
 
+/* The old name leaves its directory; an existing new name is replaced
+ * (or exchanged) in its own. */
 SEC("lsm/path_rename")
 int BPF_PROG(rf_path_rename, const struct path *old_dir, struct dentry *old_dentry,
 	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
 {
-	return ret ? ret : write_op_both(old_dir, old_dentry, new_dir, new_dentry, RF_OP_RENAME);
+	int r = ret ? ret : write_op_both(old_dir, old_dentry, new_dir, new_dentry, RF_OP_RENAME);
+
+	if (!r)
+		r = write_op_path(old_dir, RF_OP_RENAME);
+	if (!r && BPF_CORE_READ(new_dentry, d_inode))
+		r = write_op_path(new_dir, RF_OP_RENAME);
+	return r;
 }
 
 SEC("lsm/path_truncate")
@@ -654,15 +677,15 @@ struct super_block___v61 {
 	struct list_head s_mounts;
 } __attribute__((preserve_access_index));
 
+static __always_inline int judge_dentry_write(struct rf_sandbox *sb, __u64 cgid,
+					      struct rf_lsm_scratch *s, struct dentry *dentry,
+					      __u32 op);
+
 static __always_inline int setattr_check(struct dentry *dentry, struct iattr *attr, int ret)
 {
 	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
-	struct super_block *fsb;
-	struct list_head *pos;
-	void *head, *denied_mnt = NULL;
 	unsigned int valid;
-	__u32 *v;
 	__u64 cgid;
 	int hv;
 
@@ -675,6 +698,24 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 	s = hook_scratch(RF_SB_LSM_FILES, RF_CLASS_FILE, &sb, &cgid, &hv);
 	if (!s)
 		return hv;
+	return judge_dentry_write(sb, cgid, s, dentry, RF_OP_UTIMES);
+}
+
+/*
+ * A change to an inode named only by its dentry: allowed when a name of it
+ * under one of its superblock's mounts in the caller's namespace (bind
+ * mounts give one inode several names; at most RF_SETATTR_MOUNTS) is
+ * writable. The hook's verdict.
+ */
+static __always_inline int judge_dentry_write(struct rf_sandbox *sb, __u64 cgid,
+					      struct rf_lsm_scratch *s, struct dentry *dentry,
+					      __u32 op)
+{
+	struct super_block *fsb;
+	struct list_head *pos;
+	void *head, *denied_mnt = NULL;
+	__u32 *v;
+
 	fsb = BPF_CORE_READ(dentry, d_sb);
 	head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
 	pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);
@@ -696,10 +737,9 @@ static __always_inline int setattr_check(struct dentry *dentry, struct iattr *at
 	/* Denied: record the last name found (or that none was). */
 	if (denied_mnt)
 		return verdict(judge(sb, cgid, s, walk_path(s, denied_mnt, dentry, true),
-				     RF_ACC_WRITE, RF_CLASS_FILE, RF_OP_UTIMES));
+				     RF_ACC_WRITE, RF_CLASS_FILE, op));
 	s->plen = 0;
-	return verdict(judge(sb, cgid, s, RF_REASON_BAD_PATH, RF_ACC_WRITE, RF_CLASS_FILE,
-			     RF_OP_UTIMES));
+	return verdict(judge(sb, cgid, s, RF_REASON_BAD_PATH, RF_ACC_WRITE, RF_CLASS_FILE, op));
 }
 
 SEC("lsm/inode_setattr")
@@ -714,6 +754,87 @@ int BPF_PROG(rf_inode_setattr_v63, void *idmap, struct dentry *dentry, struct ia
 {
 	return setattr_check(dentry, attr, ret);
 }
+
+/* ---- metadata writes: xattrs, ACLs, inode-changing ioctls (h13b) ---- */
+
+/* Writes of the file named by dentry: an xattr (POSIX ACLs change the
+ * mode without path_chmod; security.* skips the capability check once any
+ * LSM hooks inode_setxattr), an ACL (6.2+: inode_set_acl). */
+static __always_inline int dentry_write(struct dentry *dentry, __u32 op, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	__u64 cgid;
+	int hv;
+
+	if (ret)
+		return ret;
+	s = hook_scratch(RF_SB_LSM_FILES, RF_CLASS_FILE, &sb, &cgid, &hv);
+	if (!s)
+		return hv;
+	return judge_dentry_write(sb, cgid, s, dentry, op);
+}
+
+SEC("lsm/inode_setxattr")
+int BPF_PROG(rf_inode_setxattr, void *idmap, struct dentry *dentry, const char *name,
+	     const void *value, size_t size, int flags, int ret)
+{
+	return dentry_write(dentry, RF_OP_SETXATTR, ret);
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(rf_inode_removexattr, void *idmap, struct dentry *dentry, const char *name, int ret)
+{
+	return dentry_write(dentry, RF_OP_REMOVEXATTR, ret);
+}
+
+/* 6.2+ (enforcer.c loads them only where the hooks exist): setxattr of
+ * system.posix_acl_* no longer passes inode_setxattr. */
+SEC("lsm/inode_set_acl")
+int BPF_PROG(rf_inode_set_acl, void *idmap, struct dentry *dentry, const char *acl_name,
+	     void *kacl, int ret)
+{
+	return dentry_write(dentry, RF_OP_SETXATTR, ret);
+}
+
+SEC("lsm/inode_remove_acl")
+int BPF_PROG(rf_inode_remove_acl, void *idmap, struct dentry *dentry, const char *acl_name,
+	     int ret)
+{
+	return dentry_write(dentry, RF_OP_REMOVEXATTR, ret);
+}
+
+/* ioctls that change the inode through any fd, a read-only one included. */
+static __always_inline bool inode_ioctl(unsigned int cmd)
+{
+	return cmd == 0x40086602 /* FS_IOC_SETFLAGS */ || cmd == 0x40046602 /* 32-bit */ ||
+	       cmd == 0x401c5820 /* FS_IOC_FSSETXATTR */ ||
+	       cmd == 0x40087602 /* FS_IOC_SETVERSION */ || cmd == 0x40047602 /* 32-bit */ ||
+	       cmd == 0x40806685 /* FS_IOC_ENABLE_VERITY */ ||
+	       cmd == 0x800c6613 /* FS_IOC_SET_ENCRYPTION_POLICY */;
+}
+
+SEC("lsm/file_ioctl")
+int BPF_PROG(rf_file_ioctl, struct file *file, unsigned int cmd, unsigned long arg, int ret)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	__u32 reason;
+	__u64 cgid;
+	int hv;
+
+	if (ret || !inode_ioctl(cmd))
+		return ret;
+	s = hook_scratch(RF_SB_LSM_FILES, RF_CLASS_FILE, &sb, &cgid, &hv);
+	if (!s)
+		return hv;
+	reason = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry),
+			   true);
+	return verdict(judge(sb, cgid, s, reason, RF_ACC_WRITE, RF_CLASS_FILE,
+			     RF_OP_INODE_IOCTL));
+}
+
+/* ---- end of metadata writes ---- */
 
 /* ---- the process boundary ---- */
 

@@ -129,12 +129,16 @@ enum rf_class {
 						 * 0x10800 (IPv4 options) */ \
 	/* The DNS gate (supervisor/dnsgate.c) through rf_dns_note: a query it  \
 	 * refused, or an answer it dropped; path: the name */                  \
-	X(DNS_QUERY, 57, "dns_query")
+	X(DNS_QUERY, 57, "dns_query") \
+	/* Metadata writes judged as writes of the file's path (h13b). */               \
+	X(SETXATTR, 58, "setxattr")             /* POSIX ACLs included */               \
+	X(REMOVEXATTR, 59, "removexattr")       /* POSIX ACLs included */               \
+	X(INODE_IOCTL, 60, "inode_ioctl")       /* FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR.. */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 58,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 61,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {

@@ -63,13 +63,17 @@ struct lsm_variant {
 	const char *hook;
 	const char *prog;
 	unsigned int nargs;
+	bool optional;          /* a kernel without the hook loads none */
 };
 
 static const struct lsm_variant lsm_variants[] = {
-	{ "bpf", "rf_bpf", 3 },
-	{ "bpf", "rf_bpf_v69", 4 },
-	{ "inode_setattr", "rf_inode_setattr", 2 },
-	{ "inode_setattr", "rf_inode_setattr_v63", 3 },
+	{ "bpf", "rf_bpf", 3, false },
+	{ "bpf", "rf_bpf_v69", 4, false },
+	{ "inode_setattr", "rf_inode_setattr", 2, false },
+	{ "inode_setattr", "rf_inode_setattr_v63", 3, false },
+	/* 6.2+; before, ACLs pass inode_setxattr */
+	{ "inode_set_acl", "rf_inode_set_acl", 4, true },
+	{ "inode_remove_acl", "rf_inode_remove_acl", 3, true },
 };
 #define N_VARIANTS (sizeof(lsm_variants) / sizeof(lsm_variants[0]))
 
@@ -113,7 +117,7 @@ static int lsm_select(struct bpf_object *obj, struct rf_error *e)
 			if (!strcmp(lsm_variants[j].hook, lsm_variants[i].hook) && n >= 0 &&
 			    (unsigned int)n == lsm_variants[j].nargs)
 				any = true;
-		if (!any)
+		if (!any && !(n == -ENOENT && lsm_variants[i].optional))
 			err = rf_error_set(e, -EOPNOTSUPP, NULL,
 					   "lsm hook %s has %d arguments on this kernel; this "
 					   "build knows other signatures", lsm_variants[i].hook, n);

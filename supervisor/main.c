@@ -16,9 +16,9 @@
 static const char usage_lines[] =
 "usage: ringfence run --policy FILE [--trace FILE] [--user USER] [--keep-running]\n"
 "                     [--label KEY=VALUE]... [--cgroup-parent CGROUP]\n"
-"                     [--require BACKEND]... [--prefer BACKEND]... [-v|-q] -- CMD [ARGS...]\n"
+"                     [--require BACKEND]... [--prefer BACKEND]... [--strict] [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence check --policy FILE [--cgroup-parent CGROUP] [--require BACKEND]...\n"
-"                       [--prefer BACKEND]...\n"
+"                       [--prefer BACKEND]... [--strict]\n"
 "       ringfence learn [--policy BASE] [--out FILE] [--verify] [--user USER]\n"
 "                       [-v|-q] -- CMD [ARGS...]\n"
 "       ringfence probe\n"
@@ -60,6 +60,8 @@ static const struct {
 	{ "--require BACKEND", "run check",
 	  "refuse (exit 126) unless BACKEND enforces part of the policy (repeatable)" },
 	{ "--prefer BACKEND", "run check", "use BACKEND where more than one could (repeatable)" },
+	{ "--strict", "run check",
+	  "refuse a plan whose backends leave known gaps (the plan's \"gaps\")" },
 	{ "--out FILE", "learn", "write the policy there (atomically), not to stdout" },
 	{ "--verify", "learn", "run CMD again under the learned policy, enforcing" },
 	{ "--json", "status", "JSON instead of a table" },
@@ -86,7 +88,8 @@ static const char exit_text[] =
 "Exit status of gc: 0 done (it prints one line per thing removed),\n"
 "1 it could not look, or processes survived the kill.\n"
 "Exit status of learn: 0 policy written (and --verify saw no denial), 1 --verify\n"
-"saw denials or learning failed, 125-127 as for run.\n";
+"saw denials or learning failed, 125-127 as for run.\n"
+"--strict refuses a plan whose backends leave known gaps (check's \"gaps\").\n";
 
 static bool word_in(const char *words, const char *w)
 {
@@ -167,6 +170,7 @@ static const struct {
 	{ 'u', "run learn", "--user is only for run and learn" },
 	{ 'R', "run check", "--require/--prefer are for run and check" },
 	{ 'P', "run check", "--require/--prefer are for run and check" },
+	{ 'S', "run check", "--strict is for run and check" },
 	{ 'k', "run", "--keep-running is only for run" },
 	{ 'L', "run", "--label is only for run" },
 	{ 'C', "run check", "--cgroup-parent is for run and check" },
@@ -231,6 +235,7 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 		{ "label", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "cgroup-parent", required_argument, NULL, 'C' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbosity = 1, c;
@@ -293,6 +298,9 @@ static int parse_common(int argc, char **argv, const char *cmd, struct run_opts 
 			return HELP_SHOWN;
 		case 'C':
 			o->cgroup_parent = optarg;
+			break;
+		case 'S':
+			o->plan_opts.strict = true;
 			break;
 		case 'v':
 			verbosity = 2;

@@ -408,6 +408,28 @@ static void check_required(struct rf_plan *plan, unsigned int require,
 	}
 }
 
+/* --strict: each class with known gaps is refused, naming them. The
+ * class keeps its backend (the gaps stay listed): the plan is not ok. */
+static void refuse_gaps(struct rf_plan *plan)
+{
+	char ids[RF_PLAN_DETAIL_LEN];
+	int k, g;
+
+	for (k = 0; k < RF_CLASS_MAX; k++) {
+		enum rf_class c = names__class_order[k];
+		size_t off = 0;
+
+		ids[0] = 0;
+		for (g = 0; g < RF_GAP_MAX; g++)
+			if ((plan->gaps & (1ull << g)) && plan__gap_class(g) == c &&
+			    off < sizeof(ids))
+				off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%s",
+							off ? ", " : "", plan__gap_id(g));
+		if (ids[0])
+			add_reason(plan, c, RF_WHY_STRICT_GAPS, 0, ids);
+	}
+}
+
 /* unix: bpf-lsm judges the peer's resolved name where it loads, else the
  * cgroup hooks. */
 static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
@@ -520,4 +542,6 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	}
 	if (opts)
 		check_required(plan, opts->require, caps);
+	if (opts && opts->strict)
+		refuse_gaps(plan);
 }

@@ -65,6 +65,7 @@ enum rf_plan_why {
 	RF_WHY_NO_CONTROLLER,         /* param: enum rf_limit; detail: the probe */
 	RF_WHY_LIMIT_NO_CGROUP2,      /* param: enum rf_limit; detail: the probe */
 	RF_WHY_SCRATCH_PATH,          /* param: -errno (0: not a directory); detail: the path */
+	RF_WHY_STRICT_GAPS,           /* --strict; detail: the class's gap ids */
 	RF_WHY_MAX,
 };
 
@@ -212,6 +213,7 @@ struct rf_plan_opts {
 	unsigned int require;
 	unsigned int prefer;
 	bool keep_caps;           /* test-only: the child keeps its capabilities */
+	bool strict;              /* --strict: a plan with known gaps is refused */
 };
 
 /* Pure: no I/O. Fills plan from the policy, the probed capabilities and

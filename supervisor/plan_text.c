@@ -241,6 +241,10 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 			 r->param ? "cannot be used as a mount point: " : "is not a directory",
 			 r->param ? strerror(-r->param) : "");
 		return;
+	case RF_WHY_STRICT_GAPS:
+		snprintf(buf, len, "--strict: the backend leaves known gaps (%s; see \"gaps\")",
+			 r->detail);
+		return;
 	case RF_WHY_LIMIT_NO_CGROUP2:
 		snprintf(buf, len, "%s: no usable cgroup2 hierarchy (%s)", names__limit(r->param),
 			 r->detail);

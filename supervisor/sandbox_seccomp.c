@@ -176,6 +176,7 @@ static const unsigned long long inode_ioctls[] = {
 	0x40086602 /* FS_IOC_SETFLAGS */, 0x40046602 /* FS_IOC32_SETFLAGS */,
 	0x401c5820 /* FS_IOC_FSSETXATTR */, 0x40087602 /* FS_IOC_SETVERSION */,
 	0x40047602 /* FS_IOC32_SETVERSION */, 0x40806685 /* FS_IOC_ENABLE_VERITY */,
+	0x800c6613 /* FS_IOC_SET_ENCRYPTION_POLICY */,
 };
 
 static int add_meta_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)

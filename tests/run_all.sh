@@ -42,7 +42,8 @@ run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
 run "host: every example policy, check/run parity" tests/host/test_examples.sh "$BUILD"
 run "pkg: make install, the Debian package, installed binaries" tests/pkg/run.sh "$BUILD"
 run "host: attack suite (this host's backends)" env ATTACK_LABEL="host $(uname -r)" tests/attack/run.sh
-run "vm: Debian cloud kernel with BPF-LSM (qemu)" tests/vm/run.sh "$BUILD"
+# The whole attack suite runs here: allow for it.
+run "vm: Debian cloud kernel with BPF-LSM (qemu)" env VM_TIMEOUT="${VM_TIMEOUT:-600}" tests/vm/run.sh "$BUILD"
 # Its own cache (VM_CACHE73, default BUILD/vm73): a VM_CACHE given for the
 # run above holds the other kernel.
 run "vm: Debian 7.3 kernel without BPF-LSM, Landlock audit log (qemu)" \

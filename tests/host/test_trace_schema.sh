@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	static const unsigned write_ops[] = {
 		RF_OP_UNLINK, RF_OP_MKDIR, RF_OP_RMDIR, RF_OP_MKNOD, RF_OP_CREATE,
 		RF_OP_SYMLINK, RF_OP_LINK, RF_OP_RENAME, RF_OP_TRUNCATE, RF_OP_CHMOD,
-		RF_OP_CHOWN, RF_OP_UTIMES,
+		RF_OP_CHOWN, RF_OP_UTIMES, RF_OP_SETXATTR, RF_OP_REMOVEXATTR, RF_OP_INODE_IOCTL,
 	};
 	struct netargs n4 = { AF_INET, 1, 6, { 127, 0, 0, 1 }, NULL, 0 };
 	struct netargs n6 = { AF_INET6, 9, 17, { [15] = 1 }, NULL, 0 };

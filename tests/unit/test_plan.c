@@ -787,6 +787,9 @@ static void planner_text_every_refusal(void **state)
 		  "exec: $.exec[0] \"/x\": does not exist" },
 		{ RF_CLASS_FILE, RF_WHY_LANDLOCK_BUILD, -EPERM, "", 0,
 		  "file: building the Landlock ruleset: Operation not permitted" },
+		{ RF_CLASS_FILE, RF_WHY_STRICT_GAPS, 0, "file.xattr, file.attr", 0,
+		  "file: --strict: the backend leaves known gaps (file.xattr, file.attr; "
+		  "see \"gaps\")" },
 	};
 	bool seen[RF_WHY_MAX] = { false };
 	char text[RF_PLAN_REASON_LEN];
@@ -958,6 +961,72 @@ static void planner_text_bpf_lsm_and_bare_kernels(void **state)
 	policy__free(free_fs);
 }
 
+#define GAP(g) (1ull << RF_GAP_##g)
+
+/* Landlock's holes: what seccomp closes, the rest listed as gaps, which
+ * depend on the policy (a write rule) and the kernel (MFD_NOEXEC_SEAL). */
+static void planner_gaps_follow_backend_policy_and_kernel(void **state)
+{
+	struct rf_policy *rw = load("{\"version\":1,\"id\":\"a\",\"files\":{\"read\":[\"/usr/\"],"
+				    "\"write\":[\"/tmp/\"]},\"exec\":[\"/usr/\"]}");
+	struct rf_policy *ro = load("{\"version\":1,\"id\":\"a\",\"files\":{\"read\":[\"/usr/\"]},"
+				    "\"exec\":[\"/usr/\"]}");
+	struct rf_policy *open = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				      "\"exec\":\"unrestricted\"}");
+	struct rf_caps c = caps_host(), l = caps_lsm();
+	struct rf_plan plan;
+	json_t *j;
+
+	(void)state;
+	c.memfd_noexec_seal = true;
+	plan__compile(rw, &c, NULL, &plan);
+	assert_int_equal(plan.gaps, GAP(FILE_XATTR) | GAP(FILE_ATTR) | GAP(EXEC_MMAP) |
+					    GAP(EXEC_ANON_CODE));
+	assert_false(plan.install.seccomp_fs_meta);
+	assert_true(plan.install.seccomp_fs_ioctl && plan.install.seccomp_memfd_noexec);
+	j = plan__to_json(&plan);
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(j, "gaps"), 0), "gap")), "file.xattr");
+	json_decref(j);
+
+	plan__compile(ro, &c, NULL, &plan);
+	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_ANON_CODE));
+	assert_true(plan.install.seccomp_fs_meta);
+
+	c.memfd_noexec_seal = false;
+	plan__compile(ro, &c, NULL, &plan);
+	assert_true(plan.gaps & GAP(EXEC_MEMFD));
+	assert_false(plan.install.seccomp_memfd_noexec);
+
+	plan__compile(rw, &l, NULL, &plan);
+	assert_int_equal(plan.gaps, GAP(EXEC_ANON_CODE));
+	assert_false(plan.install.seccomp_fs_ioctl || plan.install.seccomp_fs_meta);
+
+	plan__compile(open, &c, NULL, &plan);
+	assert_int_equal(plan.gaps, 0);
+	/* --strict: refused, one reason per class with gaps, naming them. */
+	{
+		struct rf_plan_opts o = { .strict = true };
+		char t[RF_PLAN_REASON_LEN];
+
+		plan__compile(open, &c, &o, &plan);
+		assert_true(plan.ok);
+		plan__compile(rw, &l, &o, &plan);
+		assert_false(plan.ok);
+		assert_int_equal(plan.n_reasons, 1);
+		plan__reason_text(&plan, 0, t, sizeof(t));
+		assert_string_equal(t, "exec: --strict: the backend leaves known gaps "
+				       "(exec.anon-code; see \"gaps\")");
+	}
+	/* A refused class takes its gaps with it. */
+	plan__compile(rw, &c, NULL, &plan);
+	plan__refuse(&plan, RF_CLASS_FILE, RF_WHY_LANDLOCK_ENTRY, 0, "x");
+	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_MEMFD) | GAP(EXEC_ANON_CODE));
+	policy__free(rw);
+	policy__free(ro);
+	policy__free(open);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -982,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(planner_bpf_lsm_refuses_paths_longer_than_its_matcher),
 		cmocka_unit_test(planner_prefer_landlock_over_bpf_lsm_for_files),
 		cmocka_unit_test(planner_keep_caps_needs_bpf_lsm),
+		cmocka_unit_test(planner_gaps_follow_backend_policy_and_kernel),
 		cmocka_unit_test(planner_backend_names_round_trip),
 		cmocka_unit_test(planner_json_names_every_class),
 		cmocka_unit_test(planner_text_every_refusal),

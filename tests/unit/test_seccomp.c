@@ -877,6 +877,47 @@ static void holes_tasks_only_the_caller_by_evaluation(void **state)
 	sandbox_seccomp__free(&f);
 }
 
+/* Landlock's holes (RF_SECCOMP_HOLE_*): metadata writes, inode-flag
+ * ioctls, memfds that could become executable; each only when asked. */
+static void boundary_holes_by_evaluation(void **state)
+{
+	unsigned int all = RF_SECCOMP_HOLE_FS_META | RF_SECCOMP_HOLE_FS_IOCTL |
+			   RF_SECCOMP_HOLE_MEMFD;
+	const int meta[] = { SYS_chmod, SYS_fchmod, SYS_fchmodat, SYS_chown, SYS_fchown,
+			     SYS_lchown, SYS_fchownat, SYS_utimensat, SYS_setxattr,
+			     SYS_fsetxattr, SYS_lsetxattr, SYS_removexattr, SYS_fremovexattr,
+			     452 /* fchmodat2 */, 463 /* setxattrat */ };
+	uint64_t args[2] = { 0, 0 };
+	struct rf_seccomp f, none;
+	struct rf_error e;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sandbox_seccomp__build(NULL, true, all, &f, &e), 0);
+	assert_int_equal(sandbox_seccomp__build(NULL, true, 0, &none, &e), 0);
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
+		assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, meta[i], args, 2),
+				 RET_EPERM);
+		assert_int_equal(bpf_answer(&none.boundary, AUDIT_ARCH_X86_64, meta[i], args, 2),
+				 SECCOMP_RET_ALLOW);
+	}
+	args[1] = 1ull << 32 | 0x40086602;  /* FS_IOC_SETFLAGS, upper bits ignored */
+	assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_ioctl, args, 2), RET_EPERM);
+	assert_int_equal(bpf_answer(&none.boundary, AUDIT_ARCH_X86_64, SYS_ioctl, args, 2),
+			 SECCOMP_RET_ALLOW);
+	args[1] = 0x80086601;               /* FS_IOC_GETFLAGS */
+	assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_ioctl, args, 2),
+			 SECCOMP_RET_ALLOW);
+	args[1] = 0x0001;                   /* MFD_CLOEXEC */
+	assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_memfd_create, args, 2),
+			 RET_EPERM);
+	args[1] = 0x0001 | 0x0008;          /* + MFD_NOEXEC_SEAL */
+	assert_int_equal(bpf_answer(&f.boundary, AUDIT_ARCH_X86_64, SYS_memfd_create, args, 2),
+			 SECCOMP_RET_ALLOW);
+	sandbox_seccomp__free(&f);
+	sandbox_seccomp__free(&none);
+}
+
 /* What the kernel would be told for an i386 or x32 entry, asked of the
  * filters directly: this host may lack IA32 emulation (int 0x80 faults). */
 static void filters_kill_i386_and_x32_by_evaluation(void **state)
@@ -1118,6 +1159,7 @@ int main(void)
 		cmocka_unit_test(allowlist_kills_i386_and_x32_syscalls),
 		cmocka_unit_test(boundary_personality_rules_match_spec_by_evaluation),
 		cmocka_unit_test(boundary_ioctl_rules_ignore_upper_cmd_bits_by_evaluation),
+		cmocka_unit_test(boundary_holes_by_evaluation),
 		cmocka_unit_test(filters_kill_i386_and_x32_by_evaluation),
 		cmocka_unit_test(holes_net_opts_refuse_routing_options_by_evaluation),
 		cmocka_unit_test(holes_tasks_only_the_caller_by_evaluation),
