@@ -58,7 +58,7 @@ VM_APPEND=${VM_APPEND:-}
 VM_SYSTEMD=${VM_SYSTEMD:-0}
 VM_VERBOSE=${VM_VERBOSE:-0}
 VM_SUITE_DIR=${VM_SUITE_DIR:-$VMDIR/guest}
-LOG=$BUILD/vm-console.log
+LOG=${VM_LOG:-$BUILD/vm-console.log}
 case $VM_TIMEOUT in '' | *[!0-9]*) die "VM_TIMEOUT must be a number of seconds" ;; esac
 
 [ "$(id -u)" = 0 ] || die "must run as root (apt-get download, mknod)"
