@@ -287,13 +287,13 @@ static int add_task_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_e
 	static const char *const by_pid[] = {
 		"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity",
 	};
-	const struct scmp_arg_cmp who = SCMP_A1_64(SCMP_CMP_NE, 0);
+	const struct scmp_arg_cmp who = SCMP_A1_64(SCMP_CMP_NE, 0, 0);
 	const struct scmp_arg_cmp prio_user = SCMP_A0_64(SCMP_CMP_MASKED_EQ, RF_LOW32, 2);
 	const struct scmp_arg_cmp ioprio_user = SCMP_A0_64(SCMP_CMP_MASKED_EQ, RF_LOW32, 3);
 	const struct scmp_arg_cmp prlimit_set[] = {
-		SCMP_A0_64(SCMP_CMP_NE, 0), SCMP_A2_64(SCMP_CMP_NE, 0),
+		SCMP_A0_64(SCMP_CMP_NE, 0, 0), SCMP_A2_64(SCMP_CMP_NE, 0, 0),
 	};
-	const struct scmp_arg_cmp pid = SCMP_A0_64(SCMP_CMP_NE, 0);
+	const struct scmp_arg_cmp pid = SCMP_A0_64(SCMP_CMP_NE, 0, 0);
 	size_t i;
 	int r;
 
@@ -379,7 +379,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	 * whatever the listeners do. */
 	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), "seccomp", 2,
 		     (const struct scmp_arg_cmp[]){
-			     SCMP_A0_64(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER),
+			     SCMP_A0_64(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER, 0),
 			     SCMP_A1_64(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 					SECCOMP_FILTER_FLAG_NEW_LISTENER) }, err);
 	if (r < 0)
