@@ -610,5 +610,5 @@ int rf_egress(struct __sk_buff *skb)
 	s->ev.op = RF_OP_ROUTE_PACKET;
 	s->ev.reason = RF_REASON_BOUNDARY;
 	s->ev.arg = what;
-	return decide(sb, cgid, &s->ev, RF_CLASS_PROCESS);
+	return decide_as(sb, cgid, &s->ev, RF_CLASS_PROCESS, false);
 }

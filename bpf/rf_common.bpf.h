@@ -104,21 +104,40 @@ static __always_inline void publish(const struct rf_sandbox *sb, __u64 cgid,
 
 /*
  * Count the decision exactly, then publish it. Returns the verdict for
- * the hook: deny unless the sandbox audits.
+ * the hook: deny unless the sandbox audits. task: the hook runs in the
+ * deciding task's context (every hook but a packet's cgroup_skb, where
+ * the current task is not the sender's and Linux 6.1 refuses the
+ * task helpers: that event carries no pid, uid or comm).
  */
-static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
-				  struct rf_event *ev, __u32 class)
+static __always_inline int decide_as(struct rf_sandbox *sb, __u64 cgid,
+				     struct rf_event *ev, __u32 class, bool task)
 {
 	bool audit = sb->flags & RF_SB_AUDIT;
 
 	if (class < RF_CLASS_KERNEL_MAX)
 		__sync_fetch_and_add(&sb->denials[class], 1);
 	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
-	RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
+	if (task) {
+		RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
+	} else {
+		ev->ts_boot_ns = bpf_ktime_get_boot_ns();
+		ev->cgroup_id = cgid;
+		ev->kind = RF_EV_DECISION;
+		ev->pid = 0;
+		ev->tid = 0;
+		ev->uid = 0;
+		__builtin_memset(ev->comm, 0, sizeof(ev->comm));
+	}
 	ev->class = class;
 	ev->verdict = audit ? RF_VERDICT_AUDITED : RF_VERDICT_DENIED;
 	publish(sb, cgid, ev);
 	return audit ? ALLOW : DENY;
+}
+
+static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
+				  struct rf_event *ev, __u32 class)
+{
+	return decide_as(sb, cgid, ev, class, true);
 }
 
 /*

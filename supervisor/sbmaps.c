@@ -640,38 +640,19 @@ int sbmaps__take_access(const struct rf_enforcer *enf, uint64_t cgid, uint64_t s
 int sbmaps__grant_host(const struct rf_enforcer *enf, uint64_t cgid,
 		       const struct rf_net_entry *e)
 {
-	if (e->family == AF_INET) {
-		struct rf_net4_key k = { .prefixlen = 64 + 32, .cgroup_id = cgid };
-
-		memcpy(k.addr, e->addr, 4);
-		return bpf_map_update_elem(enf->map_fd[RF_PIN_NET4], &k, &e->ports, BPF_ANY) ?
-		       -errno : 0;
-	} else {
-		struct rf_net6_key k = { .prefixlen = 64 + 128, .cgroup_id = cgid };
-
-		memcpy(k.addr, e->addr, 16);
-		return bpf_map_update_elem(enf->map_fd[RF_PIN_NET6], &k, &e->ports, BPF_ANY) ?
-		       -errno : 0;
-	}
+	/* the sandbox's own host map (sbmaps__grant): e->ports is the
+	 * whole set the host gets, never merged with an older grant */
+	return sbmaps__grant(enf, cgid, e);
 }
 
 int sbmaps__revoke_host(const struct rf_enforcer *enf, uint64_t cgid, int family,
 			const uint8_t *addr)
 {
-	int r;
+	struct rf_net_entry e = { .family = family };
 
-	if (family == AF_INET) {
-		struct rf_net4_key k = { .prefixlen = 64 + 32, .cgroup_id = cgid };
-
-		memcpy(k.addr, addr, 4);
-		r = bpf_map_delete_elem(enf->map_fd[RF_PIN_NET4], &k);
-	} else {
-		struct rf_net6_key k = { .prefixlen = 64 + 128, .cgroup_id = cgid };
-
-		memcpy(k.addr, addr, 16);
-		r = bpf_map_delete_elem(enf->map_fd[RF_PIN_NET6], &k);
-	}
-	return r && errno != ENOENT ? -errno : 0;
+	memcpy(e.addr, addr, family == AF_INET ? 4 : 16);
+	e.prefix_len = family == AF_INET ? 32 : 128;
+	return sbmaps__revoke(enf, cgid, &e);
 }
 
 int sbmaps__set_dns_gate(const struct rf_enforcer *enf, uint64_t cgid,

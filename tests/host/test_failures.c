@@ -437,10 +437,18 @@ static void supervisor_out_of_memory(void **state)
 static pid_t free_pid(void)
 {
 	char p[64];
+	long max = 32768;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
 	pid_t pid;
 
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 32768;
+		fclose(f);
+	}
+	/* clone3's set_tid takes only pids below pid_max */
 	for (pid = getpid() + 7919; ; pid += 13) {
-		if (pid > 4000000 || pid < 300)
+		if (pid >= max - 1 || pid < 300)
 			pid = 300 + (getpid() % 1000);
 		snprintf(p, sizeof(p), "/proc/%d", (int)pid);
 		if (access(p, F_OK))
