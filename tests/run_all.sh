@@ -52,7 +52,7 @@ run "vm: Debian 7.3 kernel without BPF-LSM, Landlock audit log (qemu)" \
 # whole matrix is `make vmtest`).
 run "vm: Debian 7.3 kernel with BPF-LSM, attack smoke set (qemu)" \
 	env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" ATTACK_SET=smoke \
-	VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf tests/vm/run.sh "$BUILD" attack
+	VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf tests/vm/run.sh "$BUILD" attack backends
 
 echo
 if [ ${#broken[@]} -gt 0 ]; then
