@@ -1042,15 +1042,9 @@ struct file___v61 {
 
 static __always_inline __u64 fown_file(struct fown_struct *fown)
 {
-	void *p = fown;
-
 	if (bpf_core_field_exists(((struct fown_struct___v612 *)0)->file))
-		return (__u64)BPF_CORE_READ((struct fown_struct___v612 *)p, file);
-	/* A volatile asm cannot be speculated: without it the compiler moves
-	 * this cheap branch, and its relocation (poisoned on 6.12+), above
-	 * the check. */
-	asm volatile("" : "+r"(p));
-	return (__u64)(p - bpf_core_field_offset(struct file___v61, f_owner));
+		return (__u64)BPF_CORE_READ((struct fown_struct___v612 *)fown, file);
+	return (__u64)((void *)fown - bpf_core_field_offset(struct file___v61, f_owner));
 }
 
 static __always_inline bool file_has_owner(struct file *file)
