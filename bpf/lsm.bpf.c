@@ -667,8 +667,10 @@ int BPF_PROG(rf_path_chown, const struct path *path, __u64 uid, __u64 gid, int r
  */
 #define RF_SETATTR_MOUNTS 4
 
-/* Fields of Linux 6.1 that later kernels dropped (CO-RE ignores the
- * ___v61 suffix when it matches them against the running kernel). */
+/* Linux 6.1 lists a superblock's mounts on sb->s_mounts through
+ * mount->mnt_instance; 6.8 chains them instead (sb->s_mounts is the first
+ * mount, mount->mnt_next_for_sb the next), which vmlinux.h here has. CO-RE
+ * ignores the ___v61 suffix when it matches these against the kernel. */
 struct mount___v61 {
 	struct list_head mnt_instance;
 } __attribute__((preserve_access_index));
@@ -676,6 +678,62 @@ struct mount___v61 {
 struct super_block___v61 {
 	struct list_head s_mounts;
 } __attribute__((preserve_access_index));
+
+/* 1: a writable name under vfsmnt, else *denied = vfsmnt when it has one. */
+static __always_inline bool setattr_mount_allows(struct rf_lsm_scratch *s, __u64 cgid,
+						 void *vfsmnt, struct dentry *dentry,
+						 void **denied)
+{
+	__u32 *v;
+
+	if (walk_path(s, vfsmnt, dentry, true))
+		return false;  /* not under this mount, or another namespace's */
+	v = path_rule(s, cgid);
+	if (v && (*v & RF_ACC_WRITE))
+		return true;
+	*denied = vfsmnt;
+	return false;
+}
+
+/*
+ * The other layout's relocations fail and libbpf poisons their
+ * instructions, so each layout has its own loop under one exists-check:
+ * the check is a load-time constant and the verifier never reaches the
+ * other loop. (An exists-check inside a shared loop let the compiler
+ * hoist the other layout's offsets above it: the object stopped loading.)
+ */
+static __always_inline int setattr_walk_mounts(struct rf_lsm_scratch *s, __u64 cgid,
+					       struct super_block *fsb, struct dentry *dentry,
+					       void **denied)
+{
+	if (bpf_core_field_exists(struct mount, mnt_next_for_sb)) {
+		struct mount *m = BPF_CORE_READ(fsb, s_mounts);
+
+		for (int i = 0; i < RF_SETATTR_MOUNTS && m; i++) {
+			if (setattr_mount_allows(s, cgid, &m->mnt, dentry, denied))
+				return 1;
+			m = BPF_CORE_READ(m, mnt_next_for_sb);
+		}
+		return 0;
+	}
+	{
+		void *head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
+		struct list_head *pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);
+
+		for (int i = 0; i < RF_SETATTR_MOUNTS; i++) {
+			void *vfsmnt;
+
+			if (!pos || (void *)pos == head)
+				break;
+			vfsmnt = (void *)pos - bpf_core_field_offset(struct mount___v61, mnt_instance) +
+				 bpf_core_field_offset(struct mount, mnt);
+			pos = BPF_CORE_READ(pos, next);
+			if (setattr_mount_allows(s, cgid, vfsmnt, dentry, denied))
+				return 1;
+		}
+	}
+	return 0;
+}
 
 static __always_inline int judge_dentry_write(struct rf_sandbox *sb, __u64 cgid,
 					      struct rf_lsm_scratch *s, struct dentry *dentry,
@@ -711,29 +769,10 @@ static __always_inline int judge_dentry_write(struct rf_sandbox *sb, __u64 cgid,
 					      struct rf_lsm_scratch *s, struct dentry *dentry,
 					      __u32 op)
 {
-	struct super_block *fsb;
-	struct list_head *pos;
-	void *head, *denied_mnt = NULL;
-	__u32 *v;
+	void *denied_mnt = NULL;
 
-	fsb = BPF_CORE_READ(dentry, d_sb);
-	head = (void *)fsb + bpf_core_field_offset(struct super_block___v61, s_mounts);
-	pos = BPF_CORE_READ((struct super_block___v61 *)fsb, s_mounts.next);
-	for (int i = 0; i < RF_SETATTR_MOUNTS; i++) {
-		void *vfsmnt;
-
-		if (!pos || (void *)pos == head)
-			break;
-		vfsmnt = (void *)pos - bpf_core_field_offset(struct mount___v61, mnt_instance) +
-			 bpf_core_field_offset(struct mount, mnt);
-		pos = BPF_CORE_READ(pos, next);
-		if (walk_path(s, vfsmnt, dentry, true))
-			continue;  /* not under this mount, or another namespace's */
-		v = path_rule(s, cgid);
-		if (v && (*v & RF_ACC_WRITE))
-			return 0;
-		denied_mnt = vfsmnt;
-	}
+	if (setattr_walk_mounts(s, cgid, BPF_CORE_READ(dentry, d_sb), dentry, &denied_mnt))
+		return 0;
 	/* Denied: record the last name found (or that none was). */
 	if (denied_mnt)
 		return verdict(judge(sb, cgid, s, walk_path(s, denied_mnt, dentry, true),

@@ -54,7 +54,7 @@ vm73() {
 	local rc1=$?
 	echo "== vm: Debian 7.3 kernel with BPF-LSM, attack smoke set (qemu)"
 	env VM_KERNEL=7.3 VM_CACHE="$c" ATTACK_SET=smoke VM_LOG="$BUILD/vm73lsm-console.log" \
-		VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf tests/vm/run.sh "$BUILD" attack
+		VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf tests/vm/run.sh "$BUILD" attack backends
 	local rc2=$?
 	[ "$rc1" = 0 ] && [ "$rc2" = 0 ]
 }
