@@ -162,6 +162,43 @@ else
 fi
 rm -f /tmp/limits-host-file
 
+# A cwd below the scratch path would be the host's hidden directory,
+# writable through "." where files.write names the path: refused (126).
+# At the path itself the command starts in the empty tmpfs. A host file
+# under it handed in on stdin cannot be reopened for writing.
+printf '{"version":1,"id":"lim-scwd","files":{"read":["/usr/","/etc/","/tmp/","/proc/","/dev/","/lib/","/bin/"],"write":["/tmp/"]},"exec":"unrestricted","network":"unrestricted","limits":{"scratch":{"path":"/tmp","size_mb":2}}}\n' > "$W/scwd.json"
+mkdir -p /tmp/limits-job
+rc=$(cd /tmp/limits-job && { "$RINGFENCE" run --policy "$W/scwd.json" -- /bin/sh -c 'echo x > ./escaped' > "$W/scwd-below.out" 2> "$W/scwd-below.err"; echo $?; })
+if [ "$rc" = 126 ] && [ ! -e /tmp/limits-job/escaped ] &&
+   grep -q 'lies inside the scratch path' "$W/scwd-below.err"; then
+	pass "scratch: a command started below the scratch path is refused (126), nothing written"
+else
+	fail "scratch: cwd below the scratch path" "exit $rc"
+	show "$W/scwd-below.err"
+fi
+rc=$(cd /tmp && { "$RINGFENCE" run --policy "$W/scwd.json" -- /bin/sh -c 'pwd; ls -A .; echo x > ./limits-cwd && cat /tmp/limits-cwd' > "$W/scwd-at.out" 2> "$W/scwd-at.err"; echo $?; })
+if [ "$rc" = 0 ] && [ "$(cat "$W/scwd-at.out")" = "$(printf '/tmp\nx')" ] &&
+   [ ! -e /tmp/limits-cwd ]; then
+	pass "scratch: a command started at the scratch path starts in the empty tmpfs"
+else
+	fail "scratch: cwd at the scratch path" "exit $rc"
+	show "$W/scwd-at.out"
+	show "$W/scwd-at.err"
+fi
+echo host > /tmp/limits-stdin
+rc=0
+(cd / && "$RINGFENCE" run --policy "$W/scwd.json" -- /bin/sh -c 'cat; echo changed >> /proc/self/fd/0; echo rc=$?' \
+	< /tmp/limits-stdin > "$W/scwd-fd.out" 2> "$W/scwd-fd.err") || rc=$?
+if [ "$rc" = 0 ] && grep -q '^rc=[12]$' "$W/scwd-fd.out" &&
+   [ "$(cat /tmp/limits-stdin)" = host ]; then
+	pass "scratch: a host file under the scratch path on stdin cannot be reopened for writing"
+else
+	fail "scratch: host file on stdin reopened for writing" "exit $rc"
+	show "$W/scwd-fd.out"
+	show "$W/scwd-fd.err"
+fi
+rm -rf /tmp/limits-job /tmp/limits-stdin /tmp/limits-cwd
+
 # ---- the monitor's resource alerts report each cap held ----
 # cap_alert LIMIT SANDBOX-PREFIX THRESHOLD: an alert with resource
 # LIMIT-cap, cap true and that threshold, for a sandbox of that policy.
