@@ -167,7 +167,7 @@ rm -f /tmp/limits-host-file
 # At the path itself the command starts in the empty tmpfs. A host file
 # under it handed in on stdin cannot be reopened for writing.
 pol scwd '{"scratch":{"path":"/tmp","size_mb":2}}'
-printf '{"version":1,"id":"lim-sfd","files":{"read":["/usr/","/etc/","/tmp/","/proc/","/dev/","/lib/","/bin/"],"write":["/tmp/"]},"exec":"unrestricted","network":"unrestricted","limits":{"scratch":{"path":"/tmp","size_mb":2}}}\n' > "$W/sfd.json"
+printf '{"version":1,"id":"lim-sfd","files":{"read":["/usr/","/etc/","/tmp/","/proc/","/dev/"],"write":["/tmp/"]},"exec":"unrestricted","network":"unrestricted","limits":{"scratch":{"path":"/tmp","size_mb":2}}}\n' > "$W/sfd.json"
 mkdir -p /tmp/limits-job
 rc=$(cd /tmp/limits-job && { "$RINGFENCE" run --policy "$W/scwd.json" -- /bin/sh -c 'echo x > ./escaped' > "$W/scwd-below.out" 2> "$W/scwd-below.err"; echo $?; })
 if [ "$rc" = 126 ] && [ ! -e /tmp/limits-job/escaped ] &&
@@ -186,20 +186,29 @@ else
 	show "$W/scwd-at.out"
 	show "$W/scwd-at.err"
 fi
-echo host > /tmp/limits-stdin
-rc=0
-(cd / && "$RINGFENCE" run --policy "$W/sfd.json" -- /bin/sh -c 'cat; echo changed >> /proc/self/fd/0; echo rc=$?' \
-	< /tmp/limits-stdin > "$W/scwd-fd.out" 2> "$W/scwd-fd.err") || rc=$?
-if [ "$rc" = 126 ] && grep -q 'cannot be enforced' "$W/scwd-fd.err"; then
-	note "SKIP: files cannot be confined here: $(grep -m1 -- '  - ' "$W/scwd-fd.err")"
-elif [ "$rc" = 0 ] && grep -q '^rc=[12]$' "$W/scwd-fd.out" &&
-   [ "$(cat /tmp/limits-stdin)" = host ]; then
-	pass "scratch: a host file under the scratch path on stdin cannot be reopened for writing"
-else
-	fail "scratch: host file on stdin reopened for writing" "exit $rc"
-	show "$W/scwd-fd.out"
-	show "$W/scwd-fd.err"
-fi
+# sfd_check LABEL [RUN-OPTION...]: under the plan's files backend, or one
+# required (a SKIP note where it is refused).
+sfd_check() {
+	label=$1
+	shift
+	echo host > /tmp/limits-stdin
+	rc=0
+	(cd / && "$RINGFENCE" run "$@" --policy "$W/sfd.json" -- /bin/sh -c \
+		'cat; echo twin > /tmp/t && cat /tmp/t; echo changed >> /proc/self/fd/0; echo rc=$?' \
+		< /tmp/limits-stdin > "$W/scwd-fd.out" 2> "$W/scwd-fd.err") || rc=$?
+	if [ "$rc" = 126 ] && grep -q 'refused' "$W/scwd-fd.err"; then
+		note "SKIP: $label: $(grep -- 'refused\|  - ' "$W/scwd-fd.err" | tail -n 1)"
+	elif [ "$rc" = 0 ] && [ "$(cat "$W/scwd-fd.out")" = "$(printf 'host\ntwin\nrc=1')" ] &&
+	     [ "$(cat /tmp/limits-stdin)" = host ]; then
+		pass "scratch ($label): a host file under the scratch path on stdin cannot be reopened for writing, the scratch twin is writable"
+	else
+		fail "scratch ($label): host file on stdin reopened for writing" "exit $rc"
+		show "$W/scwd-fd.out"
+		show "$W/scwd-fd.err"
+	fi
+}
+sfd_check "plan's files backend"
+sfd_check "bpf-lsm" --require bpf-lsm
 rm -rf /tmp/limits-job /tmp/limits-stdin /tmp/limits-cwd
 
 # ---- the monitor's resource alerts report each cap held ----
