@@ -149,6 +149,49 @@ cleanup:
 	return r;
 }
 
+int launch__cwd_within(const char *dir, char *ret_cwd, size_t len)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0), *real = NULL;
+	size_t n;
+
+	if (ret_cwd && len)
+		ret_cwd[0] = '\0';
+	if (!cwd)
+		return -errno;
+	if (ret_cwd && len)
+		snprintf(ret_cwd, len, "%s", cwd);
+	/* getcwd says "(unreachable)/..." for a cwd outside the root */
+	if (cwd[0] != '/')
+		return -ENOENT;
+	real = realpath(dir, NULL);
+	if (!real)
+		return -errno;
+	n = strlen(real);
+	if (!strcmp(cwd, real))
+		return 1;
+	/* real "/" is refused by the policy, but stay exact: "/" + "x" */
+	return !strncmp(cwd, real, n) && (cwd[n] == '/' || real[n - 1] == '/') ? 2 : 0;
+}
+
+/* A command started from inside the scratch path would keep the host's
+ * hidden directory as its cwd (writable through "." under rules that
+ * name the path): it starts in the new tmpfs's root when the cwd is the
+ * scratch path itself; below it the supervisor refused already (plan). */
+static int plan_scratch_cwd(struct launch_plan *p, const struct launch_opts *o)
+{
+	int r;
+
+	if (!o->scratch_path)
+		return 0;
+	r = launch__cwd_within(o->scratch_path, NULL, 0);
+	if (r < 0)
+		return r;
+	if (r == 2)
+		return -EXDEV;
+	p->chdir_scratch = r == 1;
+	return 0;
+}
+
 /* The per-mount flags a bind remount must repeat, or it fails (locked
  * flags) or silently drops them. */
 static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
@@ -217,6 +260,8 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 		r = plan_groups(plan, opts);
 	if (r >= 0)
 		r = plan_mounts(plan, opts);
+	if (r >= 0)
+		r = plan_scratch_cwd(plan, opts);
 	if (r < 0)
 		return r;
 	if (pipe2(pipefd, O_CLOEXEC) < 0)

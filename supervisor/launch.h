@@ -82,4 +82,10 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res);
 int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
 			 struct rf_error *err);
 
+/* Where this process's working directory lies against dir (a scratch
+ * path), both canonical: 0 outside it, 1 dir itself, 2 below it, or
+ * -errno (getcwd or realpath failed, e.g. a deleted cwd: callers refuse).
+ * The cwd goes to ret_cwd (len bytes, "" on failure) when not NULL. */
+int launch__cwd_within(const char *dir, char *ret_cwd, size_t len);
+
 #endif

@@ -199,6 +199,9 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 	if (o->scratch_path && mount("ringfence-scratch", o->scratch_path, "tmpfs",
 				     MS_NOSUID | MS_NODEV, p->scratch_opts) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount scratch tmpfs");
+	/* Off the host's hidden directory, onto the tmpfs now over it. */
+	if (p->chdir_scratch && chdir(o->scratch_path) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir into the scratch tmpfs");
 }
 
 static void child_drop_privs(const struct launch_opts *o, const struct launch_plan *p, int efd)

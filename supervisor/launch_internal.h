@@ -34,6 +34,7 @@ struct launch_plan {
 	size_t n_ro;
 	bool new_ns;
 	char scratch_opts[64];    /* tmpfs mount data for opts->scratch_path */
+	bool chdir_scratch;       /* the cwd is the scratch path: enter the tmpfs */
 };
 
 /* The child after clone3 (launch_child.c): set up, drop, confine, exec;

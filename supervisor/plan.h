@@ -66,6 +66,7 @@ enum rf_plan_why {
 	RF_WHY_LIMIT_NO_CGROUP2,      /* param: enum rf_limit; detail: the probe */
 	RF_WHY_SCRATCH_PATH,          /* param: -errno (0: not a directory); detail: the path */
 	RF_WHY_STRICT_GAPS,           /* --strict; detail: the class's gap ids */
+	RF_WHY_SCRATCH_CWD,           /* param: -errno (0: below it); detail: the cwd */
 	RF_WHY_MAX,
 };
 

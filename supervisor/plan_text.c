@@ -245,6 +245,16 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 		snprintf(buf, len, "--strict: the backend leaves known gaps (%s; see \"gaps\")",
 			 r->detail);
 		return;
+	case RF_WHY_SCRATCH_CWD:
+		if (r->param)
+			snprintf(buf, len, "scratch: the working directory cannot be placed "
+				 "against the scratch path: %s", strerror(-r->param));
+		else
+			snprintf(buf, len, "scratch: the working directory \"%s\" lies inside the "
+				 "scratch path, which the command sees as an empty tmpfs: start it "
+				 "from outside (from the scratch path itself it starts in the empty "
+				 "tmpfs)", r->detail);
+		return;
 	case RF_WHY_LIMIT_NO_CGROUP2:
 		snprintf(buf, len, "%s: no usable cgroup2 hierarchy (%s)", names__limit(r->param),
 			 r->detail);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "launch.h"
 #include "log.h"
 #include "sandbox.h"
 
@@ -72,6 +73,20 @@ unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_pla
 	return RF_PROBE_LSM;
 }
 
+/* Started from below the scratch path, the command's cwd would be the
+ * host's directory the tmpfs hides (reachable through "."): refused. The
+ * scratch path itself is fine: the launcher moves it into the tmpfs. */
+static void prepare_scratch_cwd(struct rf_plan *plan, const char *sp)
+{
+	char cwd[RF_PLAN_DETAIL_LEN];
+	int r = launch__cwd_within(sp, cwd, sizeof(cwd));
+
+	if (r < 0)
+		plan__refuse_limit(plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_CWD, r, cwd);
+	else if (r == 2)
+		plan__refuse_limit(plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_CWD, 0, cwd);
+}
+
 /*
  * The backends that are built in user space before the child exists:
  * the Landlock ruleset (needs every path to exist: an entry it cannot
@@ -100,6 +115,8 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			plan__refuse_limit(plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_PATH, -errno, sp);
 		else if (!S_ISDIR(st.st_mode))
 			plan__refuse_limit(plan, RF_LIMIT_SCRATCH, RF_WHY_SCRATCH_PATH, 0, sp);
+		else
+			prepare_scratch_cwd(plan, sp);
 		if (!plan->ok)
 			return 0;
 	}

@@ -344,11 +344,25 @@ static const char *ll_entry_name(const char *where_base, size_t i, const char *p
 	return buf;
 }
 
+/* An entry at or below the scratch path (NULL: none) names the host's
+ * directory the tmpfs hides: opened here, it would allow that directory to
+ * whatever still reaches it (a cwd, an inherited fd), never the tmpfs. */
+static bool ll_hidden(const struct rf_path_rule *rule, const char *scratch)
+{
+	size_t n = scratch ? strlen(scratch) : 0;
+
+	return n && !strncmp(rule->path, scratch, n) &&
+	       (rule->path[n] == '\0' || rule->path[n] == '/');
+}
+
 /* One rule per entry: open (O_PATH), landlock_add_rule, close; the
- * error texts are made only for an entry that fails. */
+ * error texts are made only for an entry that fails. Entries under the
+ * scratch path get none (the one on the path itself is added in the
+ * child, on the tmpfs: ll_scratch_access). */
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
-		       uint64_t file_access, uint64_t dir_access, struct rf_error *err)
+		       uint64_t file_access, uint64_t dir_access, const char *scratch,
+		       struct rf_error *err)
 {
 	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
 	size_t i;
@@ -357,6 +371,8 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 	for (i = 0; i < list->n; i++) {
 		const struct rf_path_rule *rule = &list->v[i];
 
+		if (ll_hidden(rule, scratch))
+			continue;
 		r = ll_open_entry(rule, &fd);
 		if (r > 0) {
 			ll_entry_name(where_base, i, rule->path, entry, sizeof(entry));
@@ -432,6 +448,7 @@ static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_o
 static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
 			   struct rf_landlock *ll, struct rf_error *err)
 {
+	const char *scratch = policy->limits.scratch.set ? policy->limits.scratch.path : NULL;
 	uint64_t all = ll->handled_fs;
 	int r;
 
@@ -441,12 +458,12 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 			return r;
 	} else if (policy->files == RF_CONFINE_ALLOWLIST) {
 		r = ll_add_list(ll, opts, &policy->files_read, "$.files.read",
-				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, err);
+				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, scratch, err);
 		if (r < 0)
 			return r;
 		r = ll_add_list(ll, opts, &policy->files_write, "$.files.write",
 				(LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_WRITE_DIR) & LL_FS_FILE,
-				LL_FS_READ_DIR | LL_FS_WRITE_DIR, err);
+				LL_FS_READ_DIR | LL_FS_WRITE_DIR, scratch, err);
 		if (r < 0)
 			return r;
 	}
@@ -461,7 +478,7 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 	} else if (policy->exec == RF_CONFINE_ALLOWLIST) {
 		uint64_t x = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
 
-		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, err);
+		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, scratch, err);
 		if (r < 0) {
 			ll->refused_class = RF_CLASS_EXEC;
 			return r;

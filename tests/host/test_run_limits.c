@@ -384,6 +384,141 @@ static void scratch_follows_the_files_class(void **state)
 	free(pol);
 }
 
+/* Run from the caller's cwd with stdin opened on in_path. */
+static int run_with_stdin(const char *policy_json, const char *in_path, const char *const *argv,
+			  char **ret_out, char **ret_err)
+{
+	char *policy = h_tempfile("policy", policy_json);
+	const char *args[16] = { h_ringfence(), "run", "-q", "--policy", policy, "--" };
+	int n = 6, out[2], err[2], rc;
+	pid_t pid;
+
+	for (int i = 0; argv[i] && n < 15; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int in = open(in_path, O_RDONLY);
+
+		if (in < 0 || dup2(in, 0) < 0)
+			_exit(98);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	close(out[1]);
+	close(err[1]);
+	rc = h_wait((struct h_proc){ .pid = pid, .out_fd = out[0], .err_fd = err[0] }, ret_out,
+		    ret_err);
+	unlink(policy);
+	free(policy);
+	return rc;
+}
+
+/* Started from below the scratch path, the command's cwd would be the
+ * host's directory the tmpfs hides, writable through ".": refused (126)
+ * before anything starts, and check from there says the same. */
+static void scratch_refuses_a_cwd_below_it(void **state)
+{
+	char dir[] = "/tmp/rf-test-cwd-XXXXXX", *pol, *err = NULL, *out = NULL, *f = NULL;
+	const char *argv[] = { "/bin/sh", "-c", "echo x > ./escaped", NULL };
+	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	(void)state;
+	pol = policy_text("{\"scratch\":{\"path\":\"/tmp\",\"size_mb\":1}}");
+	assert_non_null(mkdtemp(dir));
+	assert_true(asprintf(&f, "%s/escaped", dir) > 0);
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(h_run(pol, NULL, argv, NULL, &err), 126);
+	assert_int_equal(check_policy(pol, &out), 126);
+	assert_int_equal(fchdir(here), 0);
+	if (!strstr(err, "the working directory \"/tmp/rf-test-cwd-"))
+		fail_msg("want the cwd refusal in: %s", err);
+	assert_non_null(strstr(err, "lies inside the scratch path"));
+	assert_non_null(strstr(out, "lies inside the scratch path"));
+	assert_int_equal(stat(f, &st), -1);
+	rmdir(dir);
+	close(here);
+	free(f);
+	free(out);
+	free(err);
+	free(pol);
+}
+
+/* Started from the scratch path itself: the command starts in the empty
+ * tmpfs (its "." and /proc/self/cwd are the tmpfs), the host's /tmp
+ * gets nothing. */
+static void scratch_cwd_at_the_path_starts_in_the_tmpfs(void **state)
+{
+	char *pol = policy_text("{\"scratch\":{\"path\":\"/tmp\",\"size_mb\":1}}");
+	const char *argv[] = { "/bin/sh", "-c",
+			       "pwd; ls -A .; echo x > ./rf-scratch-cwd && cat /tmp/rf-scratch-cwd "
+			       "&& stat -f -c %T /proc/self/cwd", NULL };
+	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *out = NULL, *err = NULL;
+	struct stat st;
+
+	(void)state;
+	unlink("/tmp/rf-scratch-cwd");
+	assert_int_equal(chdir("/tmp"), 0);
+	assert_int_equal(h_run(pol, NULL, argv, &out, &err), 0);
+	assert_int_equal(fchdir(here), 0);
+	assert_string_equal(out, "/tmp\nx\ntmpfs\n");
+	assert_int_equal(stat("/tmp/rf-scratch-cwd", &st), -1);
+	close(here);
+	free(out);
+	free(err);
+	free(pol);
+}
+
+/* Under Landlock, "/tmp/" in files.write names the tmpfs, not the host's
+ * hidden /tmp: a host file under it handed in read-only on stdin cannot
+ * be reopened for writing (/proc/self/fd/0), while the scratch twin is
+ * writable. */
+static void scratch_write_rule_misses_the_hidden_host_dir(void **state)
+{
+	static const char pol[] =
+		"{\"version\":1,\"id\":\"lim\",\"network\":\"unrestricted\","
+		"\"files\":{\"read\":[\"/usr/\",\"/etc/\",\"/tmp/\",\"/proc/\",\"/dev/\"],"
+		"\"write\":[\"/tmp/\"]},\"exec\":[\"/usr/bin/\",\"/usr/lib/\"],"
+		"\"limits\":{\"scratch\":{\"path\":\"/tmp\",\"size_mb\":4}}}";
+	const char *argv[] = { "/bin/sh", "-c",
+			       "cat; echo twin > /tmp/rf-scratch-twin && cat /tmp/rf-scratch-twin; "
+			       "echo changed >> /proc/self/fd/0; echo rc=$?", NULL };
+	char *in = h_tempfile("scratch-stdin", "host\n"), *out = NULL, *err = NULL, *back;
+	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(chdir("/"), 0);
+	rc = run_with_stdin(pol, in, argv, &out, &err);
+	assert_int_equal(fchdir(here), 0);
+	if (rc == 126 && strstr(err, "refused")) {
+		fprintf(stderr, "SKIP: files/exec cannot be confined here: %s", err);
+		goto out;
+	}
+	assert_int_equal(rc, 0);
+	assert_string_equal(out, "host\ntwin\nrc=2\n");
+	assert_non_null(strstr(err, "Permission denied"));
+	f = fopen(in, "r");
+	assert_non_null(f);
+	back = h_read_all(fileno(f));
+	fclose(f);
+	assert_string_equal(back, "host\n");
+	free(back);
+out:
+	close(here);
+	unlink(in);
+	free(in);
+	free(out);
+	free(err);
+}
+
 /* memory_mb, pids and cpu_percent without their controller: refused with
  * it named (126, the command never runs), and check says the same. */
 static void cgroup_limits_fail_closed_without_their_controller(void **state)
@@ -515,6 +650,9 @@ int main(void)
 		cmocka_unit_test(scratch_is_private_and_sized),
 		cmocka_unit_test(scratch_needs_an_existing_directory),
 		cmocka_unit_test(scratch_follows_the_files_class),
+		cmocka_unit_test(scratch_refuses_a_cwd_below_it),
+		cmocka_unit_test(scratch_cwd_at_the_path_starts_in_the_tmpfs),
+		cmocka_unit_test(scratch_write_rule_misses_the_hidden_host_dir),
 		cmocka_unit_test(cgroup_limits_fail_closed_without_their_controller),
 		cmocka_unit_test(check_names_each_limits_backend),
 		cmocka_unit_test(bad_limits_are_125_and_start_nothing),

@@ -775,6 +775,13 @@ static void planner_text_every_refusal(void **state)
 		{ RF_CLASS_LIMITS, RF_WHY_SCRATCH_PATH, -ENOENT, "/nope", 0,
 		  "limits: scratch: \"/nope\" cannot be used as a mount point: No such file or "
 		  "directory" },
+		{ RF_CLASS_LIMITS, RF_WHY_SCRATCH_CWD, 0, "/tmp/job", 0,
+		  "limits: scratch: the working directory \"/tmp/job\" lies inside the scratch "
+		  "path, which the command sees as an empty tmpfs: start it from outside (from the "
+		  "scratch path itself it starts in the empty tmpfs)" },
+		{ RF_CLASS_LIMITS, RF_WHY_SCRATCH_CWD, -ENOENT, "", 0,
+		  "limits: scratch: the working directory cannot be placed against the scratch "
+		  "path: No such file or directory" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, RF_BE_BPF_LSM, "load: EPERM", RF_LSM_NOT_PROBED,
 		  "--require: bpf-lsm enforces nothing here: not probed (load: EPERM)" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, RF_BE_LANDLOCK, "", 0,

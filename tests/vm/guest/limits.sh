@@ -162,6 +162,55 @@ else
 fi
 rm -f /tmp/limits-host-file
 
+# A cwd below the scratch path would be the host's hidden directory,
+# writable through "." where files.write names the path: refused (126).
+# At the path itself the command starts in the empty tmpfs. A host file
+# under it handed in on stdin cannot be reopened for writing.
+pol scwd '{"scratch":{"path":"/tmp","size_mb":2}}'
+printf '{"version":1,"id":"lim-sfd","files":{"read":["/usr/","/etc/","/tmp/","/proc/","/dev/"],"write":["/tmp/"]},"exec":"unrestricted","network":"unrestricted","limits":{"scratch":{"path":"/tmp","size_mb":2}}}\n' > "$W/sfd.json"
+mkdir -p /tmp/limits-job
+rc=$(cd /tmp/limits-job && { "$RINGFENCE" run --policy "$W/scwd.json" -- /bin/sh -c 'echo x > ./escaped' > "$W/scwd-below.out" 2> "$W/scwd-below.err"; echo $?; })
+if [ "$rc" = 126 ] && [ ! -e /tmp/limits-job/escaped ] &&
+   grep -q 'lies inside the scratch path' "$W/scwd-below.err"; then
+	pass "scratch: a command started below the scratch path is refused (126), nothing written"
+else
+	fail "scratch: cwd below the scratch path" "exit $rc"
+	show "$W/scwd-below.err"
+fi
+rc=$(cd /tmp && { "$RINGFENCE" run --policy "$W/scwd.json" -- /bin/sh -c 'pwd; ls -A .; echo x > ./limits-cwd && cat /tmp/limits-cwd' > "$W/scwd-at.out" 2> "$W/scwd-at.err"; echo $?; })
+if [ "$rc" = 0 ] && [ "$(cat "$W/scwd-at.out")" = "$(printf '/tmp\nx')" ] &&
+   [ ! -e /tmp/limits-cwd ]; then
+	pass "scratch: a command started at the scratch path starts in the empty tmpfs"
+else
+	fail "scratch: cwd at the scratch path" "exit $rc"
+	show "$W/scwd-at.out"
+	show "$W/scwd-at.err"
+fi
+# sfd_check LABEL [RUN-OPTION...]: under the plan's files backend, or one
+# required (a SKIP note where it is refused).
+sfd_check() {
+	label=$1
+	shift
+	echo host > /tmp/limits-stdin
+	rc=0
+	(cd / && "$RINGFENCE" run "$@" --policy "$W/sfd.json" -- /bin/sh -c \
+		'cat; echo twin > /tmp/t && cat /tmp/t; echo changed >> /proc/self/fd/0; echo rc=$?' \
+		< /tmp/limits-stdin > "$W/scwd-fd.out" 2> "$W/scwd-fd.err") || rc=$?
+	if [ "$rc" = 126 ] && grep -q 'refused' "$W/scwd-fd.err"; then
+		note "SKIP: $label: $(grep -- 'refused\|  - ' "$W/scwd-fd.err" | tail -n 1)"
+	elif [ "$rc" = 0 ] && [ "$(cat "$W/scwd-fd.out")" = "$(printf 'host\ntwin\nrc=1')" ] &&
+	     [ "$(cat /tmp/limits-stdin)" = host ]; then
+		pass "scratch ($label): a host file under the scratch path on stdin cannot be reopened for writing, the scratch twin is writable"
+	else
+		fail "scratch ($label): host file on stdin reopened for writing" "exit $rc"
+		show "$W/scwd-fd.out"
+		show "$W/scwd-fd.err"
+	fi
+}
+sfd_check "plan's files backend"
+sfd_check "bpf-lsm" --require bpf-lsm
+rm -rf /tmp/limits-job /tmp/limits-stdin /tmp/limits-cwd
+
 # ---- the monitor's resource alerts report each cap held ----
 # cap_alert LIMIT SANDBOX-PREFIX THRESHOLD: an alert with resource
 # LIMIT-cap, cap true and that threshold, for a sandbox of that policy.
