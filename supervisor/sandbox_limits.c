@@ -24,6 +24,7 @@
 #include <sys/timerfd.h>
 
 #include "fileio.h"
+#include "log.h"
 #include "sandbox_limits.h"
 #include "plan.h"
 #include "probe.h"
@@ -439,8 +440,11 @@ bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd)
 		if (fd >= 0 && fd == w->events_fd[i]) {
 			char buf[512];
 
-			/* Reading it from the start acknowledges the change. */
-			(void)pread(fd, buf, sizeof(buf), 0);
+			/* Reading it from the start acknowledges the change;
+			 * what it says is read again by the check. */
+			if (pread(fd, buf, sizeof(buf), 0) < 0)
+				rf_debug("re-arm %s: %s", i ? "pids.events" : "memory.events",
+					 strerror(errno));
 			return sandbox_limits__check_cgroup(w);
 		}
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)

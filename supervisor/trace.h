@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
+#include <stdbool.h>
+
 #include "rf_abi.h"
 
 struct rf_trace;

@@ -754,7 +754,7 @@ static void check_refuses_what_run_refuses(void **state)
 	static const char unresolvable[] =
 		"{\"version\":1,\"id\":\"chk-dns\",\"files\":\"unrestricted\","
 		"\"exec\":\"unrestricted\",\"network\":{\"connect\":"
-		"[\"rf-no-such-host.invalid:443\"]}}";
+		"[\"rf-no-such-host.invalid:443\"],\"dns\":\"once\"}}";
 	struct {
 		char *text;
 		int want;

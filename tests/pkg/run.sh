@@ -69,7 +69,7 @@ fi
 # ---- the Debian package ----
 mkdir -p "$W/src"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$W/src"
-if (cd "$W/src" && DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -us -uc -b -j2) > "$W/dpkg.log" 2>&1; then
+if (cd "$W/src" && unset BUILD && DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -us -uc -b -j2) > "$W/dpkg.log" 2>&1; then
 	ok "dpkg-buildpackage -us -uc -b builds ringfence_*.deb"
 else
 	not_ok "dpkg-buildpackage -us -uc -b"; tail -20 "$W/dpkg.log" | show /dev/stdin 20
