@@ -266,6 +266,15 @@ int main(int argc, char **argv)
 	emit(RF_CLASS_PROCESS, RF_OP_PTRACE, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 0x12, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_KILL, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 15, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_KILL, RF_REASON_BOUNDARY, A, proc, &(struct procargs){ 77, 0, NULL });
+	/* issue 13's process boundary under BPF-LSM: outside targets, SIGIO, routing */
+	emit(RF_CLASS_PROCESS, RF_OP_SETNICE, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 10, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_SETIOPRIO, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 0x6000, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_SETSCHEDULER, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 0, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_SETRLIMIT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 7, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_SIGIO, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 77, 9, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_ROUTE_SOCKOPT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 41 << 16 | 57, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_ROUTE_CMSG, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 41 << 16 | 57, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_ROUTE_PACKET, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 43, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_MOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0xc0ed0000u, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_MOVE_MOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_UMOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 2, NULL });
