@@ -178,6 +178,36 @@ static int learn_exec(struct rf_learn *l, const char *path)
 	return err;
 }
 
+/* Ops that add or remove a name in a directory: BPF-LSM and Landlock
+ * both want that directory writable, not only the name. */
+static bool names_in_dir(const char *op)
+{
+	static const char *const ops[] = { "create", "unlink", "rename", "mkdir", "rmdir",
+					   "symlink", "link", "mknod" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+/* The directory a name was made or removed in, as a write subtree
+ * ("/srv/out/"): a directory the command touched, never "/". */
+static int learn_parent_dir(struct rf_learn *l, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	slash[1] = '\0';
+	json_object_del(l->set[RF_LEARN_READ], dir);
+	return set_add(l->set[RF_LEARN_WRITE], dir);
+}
+
 /* file and exec: the path, into the list its need calls for. */
 static int learn_path(struct rf_learn *l, const char *cls, const char *op, const json_t *dst)
 {
@@ -201,6 +231,8 @@ static int learn_path(struct rf_learn *l, const char *cls, const char *op, const
 	if (!err && (need & RF_ACC_WRITE)) {
 		err = set_add(l->set[RF_LEARN_WRITE], path);
 		json_object_del(l->set[RF_LEARN_READ], path);
+		if (!err && names_in_dir(op))
+			err = learn_parent_dir(l, path);
 	} else if (!err && (need & RF_ACC_READ) && !json_object_get(l->set[RF_LEARN_WRITE], path)) {
 		err = set_add(l->set[RF_LEARN_READ], path);
 	}

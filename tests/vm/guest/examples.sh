@@ -11,7 +11,10 @@
 # The guest has no DNS: a hosts entry (TEST-NET-3) stands in for the
 # mirror ci-job.json names, which the supervisor resolves at check time.
 grep -q ' deb.debian.org$' /etc/hosts 2> /dev/null || echo '203.0.113.80 deb.debian.org' >> /etc/hosts
-W=$(mktemp -d /tmp/examples.XXXXXX)
+# Not under /tmp: the examples give the command a scratch /tmp, and a
+# command started below a scratch path is refused.
+mkdir -p /srv
+W=$(mktemp -d /srv/examples.XXXXXX)
 mkdir -p "$W/out"
 cd "$W" || exit 1
 for f in "$EXAMPLES"/*.json; do
