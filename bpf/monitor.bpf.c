@@ -382,7 +382,10 @@ struct mm_struct___pre62 {
 /* Resident pages of mm: file, anon and shmem. */
 static __always_inline __s64 rss_pages(struct mm_struct *mm)
 {
-	if (bpf_core_type_exists(struct mm_rss_stat___pre62)) {
+	/* A field check, not bpf_core_type_exists(): a type this kernel lacks
+	 * makes libbpf search module BTFs, which needs CAP_SYS_ADMIN (the
+	 * monitor's unit has CAP_BPF and CAP_PERFMON only). */
+	if (bpf_core_field_exists(struct mm_struct___pre62, rss_stat)) {
 		struct mm_struct___pre62 *old = (void *)mm;
 
 		return BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter) +
