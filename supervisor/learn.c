@@ -192,8 +192,9 @@ static bool names_in_dir(const char *op)
 	return false;
 }
 
-/* The directory a name was made or removed in, as a write subtree
- * ("/srv/out/"): a directory the command touched, never "/". */
+/* The directory a name was made or removed in ("/srv/out", which the
+ * collapse makes the subtree "/srv/out/"): a directory the command
+ * touched, never "/". */
 static int learn_parent_dir(struct rf_learn *l, const char *path)
 {
 	char dir[PATH_MAX];
@@ -203,7 +204,7 @@ static int learn_parent_dir(struct rf_learn *l, const char *path)
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
 		return 0;
-	slash[1] = '\0';
+	*slash = '\0';
 	json_object_del(l->set[RF_LEARN_READ], dir);
 	return set_add(l->set[RF_LEARN_WRITE], dir);
 }
