@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "learn.h"
@@ -178,12 +179,15 @@ static int learn_exec(struct rf_learn *l, const char *path)
 	return err;
 }
 
-/* Ops that add or remove a name in a directory: BPF-LSM and Landlock
- * both want that directory writable, not only the name. */
+/* Ops that add or remove a file's name in a directory: BPF-LSM and
+ * Landlock both want that directory writable, not only the name. A
+ * directory made or removed is not one: its parent stays as narrow as
+ * the rest of the policy (a job that makes its output directory does not
+ * get the whole parent). */
 static bool names_in_dir(const char *op)
 {
-	static const char *const ops[] = { "create", "unlink", "rename", "mkdir", "rmdir",
-					   "symlink", "link", "mknod" };
+	static const char *const ops[] = { "create", "unlink", "rename", "symlink", "link",
+					   "mknod" };
 	size_t i;
 
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -198,8 +202,13 @@ static bool names_in_dir(const char *op)
 static int learn_parent_dir(struct rf_learn *l, const char *path)
 {
 	char dir[PATH_MAX];
+	struct stat st;
 	char *slash;
 
+	/* BPF-LSM records a refused directory check with the directory's own
+	 * path: that directory is the entry, not its parent. */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return 0;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
