@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <bpf/bpf.h>
 #include "harness.h"
+#include "links.h"
 
 #define SENSOR "rf_mon_sys_exit"
 
@@ -47,41 +48,13 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Raw tracepoint links of a program named prog, host-wide. */
-static int links_of(const char *prog)
-{
-	__u32 id = 0;
-	int n = 0;
-
-	while (!bpf_link_get_next_id(id, &id)) {
-		struct bpf_link_info li = { 0 };
-		struct bpf_prog_info pi = { 0 };
-		__u32 ll = sizeof(li), pl = sizeof(pi);
-		int lfd = bpf_link_get_fd_by_id(id), pfd;
-
-		if (lfd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(lfd, &li, &ll) &&
-		    li.type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
-			pfd = bpf_prog_get_fd_by_id(li.prog_id);
-			if (pfd >= 0 && !bpf_obj_get_info_by_fd(pfd, &pi, &pl) &&
-			    !strcmp(pi.name, prog))
-				n++;
-			if (pfd >= 0)
-				close(pfd);
-		}
-		close(lfd);
-	}
-	return n;
-}
-
-/* Wait up to ms for links_of(SENSOR) == want; the count at the end. */
+/* Wait up to ms for h_raw_tp_links(SENSOR) == want; the count at the end. */
 static int wait_sensor(int want, long ms)
 {
 	uint64_t end = now_ms() + (uint64_t)ms;
 	int n;
 
-	while ((n = links_of(SENSOR)) != want && now_ms() < end)
+	while ((n = h_raw_tp_links(SENSOR)) != want && now_ms() < end)
 		sleep_ms(20);
 	return n;
 }
@@ -160,12 +133,12 @@ static void test_only_for_profiles(void **state)
 
 	(void)state;
 	start_monitor(false);
-	assert_int_equal(links_of(SENSOR), 0);
+	assert_int_equal(h_raw_tp_links(SENSOR), 0);
 	/* a sandbox without a profile: the monitor has seen it (its registry
 	 * entry comes before the command) and still not attached */
 	p = sandbox(plain, 1500);
 	sleep_ms(500);
-	assert_int_equal(links_of(SENSOR), 0);
+	assert_int_equal(h_raw_tp_links(SENSOR), 0);
 	sandbox_end(p);
 	/* with a profile: attached while it lives */
 	p = sandbox(profiled, 6000);
@@ -173,16 +146,16 @@ static void test_only_for_profiles(void **state)
 	sandbox_end(p);
 	assert_int_equal(wait_sensor(0, 5000), 0);
 	stop_monitor();
-	assert_int_equal(links_of(SENSOR), 0);
+	assert_int_equal(h_raw_tp_links(SENSOR), 0);
 }
 
 static void test_record_always(void **state)
 {
 	(void)state;
 	start_monitor(true);
-	assert_int_equal(links_of(SENSOR), 1);
+	assert_int_equal(h_raw_tp_links(SENSOR), 1);
 	stop_monitor();
-	assert_int_equal(links_of(SENSOR), 0);
+	assert_int_equal(h_raw_tp_links(SENSOR), 0);
 }
 
 static int setup(void **state)

@@ -15,34 +15,7 @@
  */
 #include <bpf/bpf.h>
 #include "harness.h"
-
-/* Raw tracepoint links of a program named prog, host-wide. */
-static int links_of(const char *prog)
-{
-	__u32 id = 0;
-	int n = 0;
-
-	while (!bpf_link_get_next_id(id, &id)) {
-		struct bpf_link_info li = { 0 };
-		struct bpf_prog_info pi = { 0 };
-		__u32 ll = sizeof(li), pl = sizeof(pi);
-		int lfd = bpf_link_get_fd_by_id(id), pfd;
-
-		if (lfd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(lfd, &li, &ll) &&
-		    li.type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
-			pfd = bpf_prog_get_fd_by_id(li.prog_id);
-			if (pfd >= 0 && !bpf_obj_get_info_by_fd(pfd, &pi, &pl) &&
-			    !strcmp(pi.name, prog))
-				n++;
-			if (pfd >= 0)
-				close(pfd);
-		}
-		close(lfd);
-	}
-	return n;
-}
+#include "links.h"
 
 /* `sh -c "rf-sys CALLS; echo ready; sleep 1"` under policy; the observe
  * links counted once it said ready (its sandbox is live then, and the
@@ -67,7 +40,7 @@ static int run_counting(const char *policy, const char *calls, char **ret_out, j
 		head[got] = 0;
 	}
 	assert_non_null(strstr(head, "ready\n"));
-	links = links_of("rf_obs_enter") + links_of("rf_obs_exit");
+	links = h_raw_tp_links("rf_obs_enter") + h_raw_tp_links("rf_obs_exit");
 	assert_int_equal(h_wait(p, &rest, NULL), 0);
 	assert_true(asprintf(ret_out, "%s%s", head, rest) > 0);
 	free(rest);
