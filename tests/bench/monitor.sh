@@ -131,11 +131,14 @@ for RATE in 250000 500000 1000000 1500000 2000000 3000000; do
 	ev=$((ev1 - ev0))
 	per=$(awk -v c="$((cpu1 - cpu0))" -v hz="$(getconf CLK_TCK)" -v ev="$ev" 'BEGIN{ if (ev) printf "%.0f", c * 1e9 / hz / ev; else print 0 }')
 	printf '%-26s %10s %10s %10s %8s %14s\n' "" "$RATE" "$achieved" "$ev" "$lost" "$per"
-	if [ "$lost" = 0 ] && [ "$achieved" -gt "$fbest" ]; then fbest=$achieved; fi
+	# drained per second over the step's 2 s: what the monitor took off
+	# the ring (the producer's own pacing may fall a few records short)
+	drained=$((ev / 2))
+	if [ "$lost" = 0 ] && [ "$drained" -gt "$fbest" ]; then fbest=$drained; fi
 done
 stop_monitor
 kill -TERM "$floodsb" 2>/dev/null || true; wait "$floodsb" 2>/dev/null || true
-printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate (flood)" "$fbest" \
+printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate (flood, drained/s)" "$fbest" \
 	"$([ "$fbest" -ge 1000000 ] && echo PASS || echo MISS)"
 echo
 
