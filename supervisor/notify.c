@@ -13,6 +13,7 @@
 
 #include "notify.h"
 #include "observe.h"
+#include "sandbox_seccomp.h"
 #include "publish.skel.h"
 
 void notify__init(struct rf_notify *n, int fd)
@@ -91,8 +92,8 @@ static void task_fields(pid_t tid, struct rf_event *ev)
 	close(fd);
 }
 
-/* The record boundary_exit would have made of this call. false: not a
- * watched syscall (nothing to publish). */
+/* The record boundary_exit would have made of this call, or the hole
+ * rules' (sandbox_seccomp.c). false: neither (nothing to publish). */
 static bool boundary_record(struct rf_notify *n, const struct seccomp_notif *req, uint64_t cgid,
 			    struct rf_event *ev)
 {
@@ -105,11 +106,17 @@ static bool boundary_record(struct rf_notify *n, const struct seccomp_notif *req
 			return false;
 		observe__syscall_table(n->table);
 	}
-	if (nr < 0 || nr >= RF_OBS_SYSCALL_MAX || !n->table[nr].op)
-		return false;
-	d = &n->table[nr];
 	memset(ev, 0, sizeof(*ev));
 	ev->cgroup_id = cgid;
+	if (sandbox_seccomp__hole_record(nr, (const uint64_t *)req->data.args, ev)) {
+		task_fields((pid_t)req->pid, ev);
+		return true;
+	}
+	/* the table's path syscalls are Landlock's (refused here only as holes) */
+	if (nr < 0 || nr >= RF_OBS_SYSCALL_MAX || !n->table[nr].op ||
+	    (n->table[nr].class & ~RF_OBS_ARG_HOW) != RF_CLASS_PROCESS)
+		return false;
+	d = &n->table[nr];
 	ev->op = d->op;
 	ev->class = d->class & ~RF_OBS_ARG_HOW;
 	ev->reason = RF_REASON_BOUNDARY;

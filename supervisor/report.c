@@ -227,7 +227,7 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev, bool published
 	}
 	/* Landlock logs its own file/exec denials: the inferred twin waits
 	 * for (or is dropped by) the kernel's record. */
-	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED &&
+	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED && ev->reason != RF_REASON_BOUNDARY &&
 	    (ev->class == RF_CLASS_FILE || ev->class == RF_CLASS_EXEC)) {
 		bool dropped;
 
