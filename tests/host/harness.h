@@ -10,12 +10,15 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -340,6 +343,132 @@ static inline int h_connect_tcp4(const char *addr, int port)
 	rc = connect(fd, (struct sockaddr *)&in, sizeof(in)) ? errno : 0;
 	close(fd);
 	return rc;
+}
+
+/* ---- time ---- */
+
+static inline uint64_t h_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static inline void h_sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- ringfence-monitor ---- */
+
+/* $MONITOR, or ringfence-monitor next to h_ringfence(). */
+static inline const char *h_monitor_bin(void)
+{
+	static char path[600];
+	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
+
+	if (m && *m)
+		return m;
+	slash = strrchr(rf, '/');
+	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
+	return path;
+}
+
+/*
+ * Start `ringfence-monitor -q --status STATUS ARGS...` (args
+ * NULL-terminated; env "NAME=VALUE" or NULL, set in its environment
+ * only), stdin and stdout /dev/null, killed with this process. Ready once
+ * it wrote its first status snapshot: its pid; the test fails when it
+ * exits first (another monitor holds the pins?) or takes over 15 s.
+ */
+static inline pid_t h_monitor_start(const char *status, const char *const *args, const char *env)
+{
+	const char *argv[64];
+	int n = 0, i, st;
+	pid_t pid;
+
+	argv[n++] = h_monitor_bin();
+	argv[n++] = "-q";
+	argv[n++] = "--status";
+	argv[n++] = status;
+	for (i = 0; args && args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	unlink(status);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (env)
+			putenv((char *)env);
+		execv(argv[0], (char *const *)argv);
+		_exit(99);
+	}
+	for (i = 0; i < 300; i++) {
+		if (!access(status, R_OK))
+			return pid;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			fail_msg("ringfence-monitor exited at start (status %d): is another one "
+				 "running?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		h_sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fail_msg("ringfence-monitor did not start within 15 s");
+	return -1;
+}
+
+/* SIGTERM, then up to 10 s for it to exit: its exit status (128+signal),
+ * or -1 when it had to be killed (or pid is none). */
+static inline int h_monitor_stop(pid_t pid)
+{
+	int st = 0, i;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		h_sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* Every record a monitor wrote to path so far (a trailing partial line
+ * skipped); the test fails on a line that is no JSON. */
+static inline json_t *h_monitor_records(const char *path)
+{
+	json_t *arr = json_array();
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return arr;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		json_t *o;
+
+		if (line[n - 1] != '\n')
+			break;
+		o = json_loads(line, 0, NULL);
+		if (!o)
+			fail_msg("alert record is not JSON: %s", line);
+		json_array_append_new(arr, o);
+	}
+	free(line);
+	fclose(f);
+	return arr;
 }
 
 #endif
