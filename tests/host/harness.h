@@ -3,6 +3,7 @@
 #ifndef RF_TEST_HARNESS_H
 #define RF_TEST_HARNESS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -81,9 +82,12 @@ struct h_proc {
 };
 
 /* Start `ringfence run --policy P [--trace T] [extra...] -- argv...`,
- * stdin /dev/null, stdout and stderr captured. */
-static inline struct h_proc h_spawn(const char *policy_path, const char *trace_path,
-				    const char *const *extra, const char *const *argv)
+ * stdin /dev/null, stdout and stderr captured. child_setup (NULL: none)
+ * runs in the child just before the exec, with arg: its failure (non-zero)
+ * ends the child with 98 after a line on stderr. */
+static inline struct h_proc h_spawn_with(const char *policy_path, const char *trace_path,
+					 const char *const *extra, const char *const *argv,
+					 int (*child_setup)(void *), void *arg)
 {
 	const char *args[128];
 	int n = 0, i, out[2], err[2];
@@ -115,6 +119,10 @@ static inline struct h_proc h_spawn(const char *policy_path, const char *trace_p
 		dup2(null, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (child_setup && child_setup(arg)) {
+			fprintf(stderr, "test: child setup: %s\n", strerror(errno));
+			_exit(98);
+		}
 		execv(args[0], (char *const *)args);
 		_exit(99);
 	}
@@ -123,6 +131,12 @@ static inline struct h_proc h_spawn(const char *policy_path, const char *trace_p
 	p.out_fd = out[0];
 	p.err_fd = err[0];
 	return p;
+}
+
+static inline struct h_proc h_spawn(const char *policy_path, const char *trace_path,
+				    const char *const *extra, const char *const *argv)
+{
+	return h_spawn_with(policy_path, trace_path, extra, argv, NULL, NULL);
 }
 
 static inline char *h_read_all(int fd)
@@ -469,6 +483,73 @@ static inline json_t *h_monitor_records(const char *path)
 	free(line);
 	fclose(f);
 	return arr;
+}
+
+/* ---- what runs leave: cgroups, registry files, processes ---- */
+
+/* Where the sandboxes' cgroups are made: <cgroup2>/ringfence (static). */
+static inline const char *h_cg_parent(void)
+{
+	static char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
+	return dir;
+}
+
+/* Entries in dir whose name starts with prefix. */
+static inline int h_count_prefixed(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Sandbox cgroups whose name starts with prefix. */
+static inline int h_count_cgroups(const char *prefix)
+{
+	return h_count_prefixed(h_cg_parent(), prefix);
+}
+
+static inline int h_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* A supervisor's reaper (its child named ringfence), or 0. */
+static inline pid_t h_reaper_of(pid_t sup)
+{
+	char path[128], comm[64];
+	pid_t pid = 0, c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sup, (int)sup);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!pid && fscanf(f, "%d", &c) == 1) {
+		FILE *g;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
+		g = fopen(path, "r");
+		if (g && fgets(comm, sizeof(comm), g) && !strcmp(comm, "ringfence\n"))
+			pid = c;
+		if (g)
+			fclose(g);
+	}
+	fclose(f);
+	return pid;
 }
 
 #endif

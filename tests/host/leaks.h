@@ -3,7 +3,7 @@
  * What a run can leave behind, for host tests that check nothing is: the
  * cgroup ids that have keys in the pinned per-sandbox maps (every map
  * lib/pins.h marks per sandbox, so a new map is covered without a test
- * change) and the entries of a directory with a name prefix.
+ * change); harness.h counts a directory's entries with a name prefix.
  */
 #ifndef RF_TEST_LEAKS_H
 #define RF_TEST_LEAKS_H
@@ -71,22 +71,6 @@ static inline void h_map_ids(struct h_idset *s)
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		if (rf_pin_maps[i].key_size)
 			h_walk_map(&rf_pin_maps[i], s);
-}
-
-/* Entries in dir whose name starts with prefix. */
-static inline int h_count_prefixed(const char *dir, const char *prefix)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
 }
 
 #endif
