@@ -81,33 +81,15 @@ struct h_proc {
 	int err_fd;
 };
 
-/* Start `ringfence run --policy P [--trace T] [extra...] -- argv...`,
- * stdin /dev/null, stdout and stderr captured. child_setup (NULL: none)
- * runs in the child just before the exec, with arg: its failure (non-zero)
- * ends the child with 98 after a line on stderr. */
-static inline struct h_proc h_spawn_with(const char *policy_path, const char *trace_path,
-					 const char *const *extra, const char *const *argv,
-					 int (*child_setup)(void *), void *arg)
+/* Start args[0] with args (NULL-terminated), stdin /dev/null, stdout
+ * and stderr captured. child_setup (NULL: none) runs in the child just
+ * before the exec, with arg: its failure (non-zero) ends the child with
+ * 98 after a line on stderr. */
+static inline struct h_proc h_start(const char *const *args, int (*child_setup)(void *),
+				    void *arg)
 {
-	const char *args[128];
-	int n = 0, i, out[2], err[2];
+	int out[2], err[2];
 	struct h_proc p;
-
-	args[n++] = h_ringfence();
-	args[n++] = "run";
-	args[n++] = "-q";
-	args[n++] = "--policy";
-	args[n++] = policy_path;
-	if (trace_path) {
-		args[n++] = "--trace";
-		args[n++] = trace_path;
-	}
-	for (i = 0; extra && extra[i]; i++)
-		args[n++] = extra[i];
-	args[n++] = "--";
-	for (i = 0; argv[i] && n < 127; i++)
-		args[n++] = argv[i];
-	args[n] = NULL;
 
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
@@ -131,6 +113,33 @@ static inline struct h_proc h_spawn_with(const char *policy_path, const char *tr
 	p.out_fd = out[0];
 	p.err_fd = err[0];
 	return p;
+}
+
+/* `ringfence run -q --policy P [--trace T] [extra...] -- argv...` by
+ * h_start. */
+static inline struct h_proc h_spawn_with(const char *policy_path, const char *trace_path,
+					 const char *const *extra, const char *const *argv,
+					 int (*child_setup)(void *), void *arg)
+{
+	const char *args[128];
+	int n = 0, i;
+
+	args[n++] = h_ringfence();
+	args[n++] = "run";
+	args[n++] = "-q";
+	args[n++] = "--policy";
+	args[n++] = policy_path;
+	if (trace_path) {
+		args[n++] = "--trace";
+		args[n++] = trace_path;
+	}
+	for (i = 0; extra && extra[i]; i++)
+		args[n++] = extra[i];
+	args[n++] = "--";
+	for (i = 0; argv[i] && n < 127; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	return h_start(args, child_setup, arg);
 }
 
 static inline struct h_proc h_spawn(const char *policy_path, const char *trace_path,

@@ -138,8 +138,7 @@ static int learn(const char *base_json, const char *out_path, const char *const 
 {
 	char *base = h_tempfile("base", base_json);
 	const char *args[64];
-	int n = 0, rc, out[2], err[2];
-	struct h_proc p;
+	int n = 0, rc;
 
 	args[n++] = h_ringfence();
 	args[n++] = "learn";
@@ -152,22 +151,7 @@ static int learn(const char *base_json, const char *out_path, const char *const 
 	for (; *argv && n < 63; argv++)
 		args[n++] = *argv;
 	args[n] = NULL;
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	p.pid = fork();
-	assert_true(p.pid >= 0);
-	if (p.pid == 0) {
-		dup2(open("/dev/null", O_RDONLY), 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	p.out_fd = out[0];
-	p.err_fd = err[0];
-	rc = h_wait(p, NULL, ret_err);
+	rc = h_wait(h_start(args, NULL, NULL), NULL, ret_err);
 	unlink(base);
 	free(base);
 	return rc;
