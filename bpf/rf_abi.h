@@ -335,6 +335,9 @@ enum rf_event_flags {
 	RF_EVF_DNS = 1u << 5,           /* the DNS gate's record (rf_dns_note): user space
 					 * judged it; never counted in rf_sandbox.denials,
 					 * never a sample (the supervisor traces it itself) */
+	RF_EVF_LISTENER = 1u << 6,      /* a refusal the supervisor's seccomp listener
+					 * answered (notify.c): rf_obs_verdict numbers it
+					 * and keeps it as a sample, as a hook would */
 };
 
 /* ====================================================================
