@@ -3,7 +3,8 @@
  * What a run can leave behind, for host tests that check nothing is: the
  * cgroup ids that have keys in the pinned per-sandbox maps (every map
  * lib/pins.h marks per sandbox, so a new map is covered without a test
- * change); harness.h counts a directory's entries with a name prefix.
+ * change), and a sandbox's registry file; harness.h counts a directory's
+ * entries with a name prefix.
  */
 #ifndef RF_TEST_LEAKS_H
 #define RF_TEST_LEAKS_H
@@ -71,6 +72,40 @@ static inline void h_map_ids(struct h_idset *s)
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		if (rf_pin_maps[i].key_size)
 			h_walk_map(&rf_pin_maps[i], s);
+}
+
+/* The registry file of the sandbox named prefix*, once its command runs
+ * (within 5 s, or the test fails). */
+static inline json_t *h_wait_registered(const char *prefix)
+{
+	char path[600];
+	struct dirent *de;
+	int tries;
+
+	for (tries = 0; tries < 200; tries++, usleep(25 * 1000)) {
+		DIR *d = opendir(RF_REGISTRY_DIR);
+		json_t *o = NULL;
+
+		while (d && (de = readdir(d))) {
+			size_t l = strlen(de->d_name);
+
+			if (strncmp(de->d_name, prefix, strlen(prefix)) || l < 5 ||
+			    strcmp(de->d_name + l - 5, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
+			o = json_load_file(path, 0, NULL);
+			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
+				break;
+			json_decref(o);
+			o = NULL;
+		}
+		if (d)
+			closedir(d);
+		if (o)
+			return o;
+	}
+	fail_msg("no registry file %s* with a running command", prefix);
+	return NULL;
 }
 
 #endif

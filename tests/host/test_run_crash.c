@@ -72,39 +72,6 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* The registry file of the sandbox named prefix*, once its command runs. */
-static json_t *wait_registered(const char *prefix)
-{
-	char path[600];
-	struct dirent *de;
-	int tries;
-
-	for (tries = 0; tries < 200; tries++, usleep(25 * 1000)) {
-		DIR *d = opendir(RF_REGISTRY_DIR);
-		json_t *o = NULL;
-
-		while (d && (de = readdir(d))) {
-			size_t l = strlen(de->d_name);
-
-			if (strncmp(de->d_name, prefix, strlen(prefix)) || l < 5 ||
-			    strcmp(de->d_name + l - 5, ".json"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
-			o = json_load_file(path, 0, NULL);
-			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
-				break;
-			json_decref(o);
-			o = NULL;
-		}
-		if (d)
-			closedir(d);
-		if (o)
-			return o;
-	}
-	fail_msg("no registry file %s* with a running command", prefix);
-	return NULL;
-}
-
 /* Until cond(arg) holds, at most ms; whether it did. */
 static bool within(int ms, bool (*cond)(const void *arg), const void *arg)
 {
@@ -152,7 +119,7 @@ static void start_live(struct live *l, const char *extra, const char *const *arg
 	l->policy = h_tempfile("policy", CRASH_POLICY);
 	l->trace = h_tempfile("trace", NULL);
 	l->p = h_spawn(l->policy, l->trace, extra ? ex : NULL, argv);
-	reg = wait_registered("crash-");
+	reg = h_wait_registered("crash-");
 	l->cgid = (uint64_t)json_integer_value(json_object_get(reg, "cgroup_id"));
 	l->child = (pid_t)json_integer_value(json_object_get(reg, "pid"));
 	snprintf(l->cgpath, sizeof(l->cgpath), "%s",

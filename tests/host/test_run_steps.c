@@ -124,36 +124,6 @@ static void check_runs_the_steps_up_to_the_plan(void **state)
 	free(policy);
 }
 
-/* The registry file of the sandbox named prefix*, once its command runs. */
-static json_t *wait_registered(const char *prefix)
-{
-	char path[600];
-	struct dirent *de;
-	int tries;
-
-	for (tries = 0; tries < 100; tries++, usleep(50 * 1000)) {
-		DIR *d = opendir(RF_REGISTRY_DIR);
-		json_t *o = NULL;
-
-		while (d && (de = readdir(d))) {
-			if (strncmp(de->d_name, prefix, strlen(prefix)))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
-			o = json_load_file(path, 0, NULL);
-			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
-				break;
-			json_decref(o);
-			o = NULL;
-		}
-		if (d)
-			closedir(d);
-		if (o)
-			return o;
-	}
-	fail_msg("no registry file %s* with a running command", prefix);
-	return NULL;
-}
-
 /* SIGKILL the supervisor and its reaper while it waits: the cgroup, map
  * entries and registry file stay, and the next run's stale collection
  * removes them. (With the reaper alive it removes them: test_run_crash.) */
@@ -170,7 +140,7 @@ static void killed_supervisor_is_collected_by_the_next_run(void **state)
 	int status;
 
 	(void)state;
-	reg = wait_registered("steps-");
+	reg = h_wait_registered("steps-");
 	cgid = (uint64_t)json_integer_value(json_object_get(reg, "cgroup_id"));
 	snprintf(cgpath, sizeof(cgpath), "%s",
 		 json_string_value(json_object_get(reg, "cgroup_path")));
