@@ -13,7 +13,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "pins.h"
 #include "rf_abi.h"
 
 struct rf_notify {
