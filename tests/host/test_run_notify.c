@@ -15,12 +15,15 @@
  *   - the hole rules' refusals are answered and traced the same way: an
  *     IPv6 routing header, another process's priority, an executable
  *     memfd and a metadata write (read-only files) each fail EPERM and are
- *     a kernel.deny line (backend seccomp) naming the syscall, while
- *     their allowed twins work.
+ *     a kernel.deny line (backend seccomp) naming the syscall and a
+ *     decision on the monitor's stream, while their allowed twins work.
  */
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "harness.h"
 #include "links.h"
+#include "pins.h"
+#include "rf_abi.h"
 
 /* `sh -c "rf-sys CALLS; echo ready; sleep 1"` under policy; the observe
  * links counted once it said ready (its sandbox is live then, and the
@@ -94,12 +97,38 @@ static size_t hole_denials(json_t *trace, const char *op, const char *syscall)
 	return n;
 }
 
+/* Records on the monitor's stream (the pinned ring buffer) of an op. */
+struct stream_count {
+	uint32_t op;
+	int n;
+};
+
+static int on_stream(void *ctx, void *data, size_t len)
+{
+	struct stream_count *c = ctx;
+	const struct rf_event *ev = data;
+
+	if (len >= sizeof(*ev) && ev->op == c->op && ev->kind == RF_EV_DECISION &&
+	    ev->verdict == RF_VERDICT_DENIED && (ev->flags & RF_EVF_LISTENER))
+		c->n++;
+	return 0;
+}
+
 static void test_hole_refusals_traced(void **state)
 {
+	struct stream_count routes = { .op = RF_OP_ROUTE_SOCKOPT };
+	struct ring_buffer *rb;
 	char *out;
 	json_t *trace;
+	int fd;
 
 	(void)state;
+	fd = rf_pins__open_map(RF_PIN_EVENTS);  /* pinned by the earlier runs */
+	assert_true(fd >= 0);
+	rb = ring_buffer__new(fd, on_stream, &routes, NULL);
+	assert_non_null(rb);
+	ring_buffer__consume(rb);
+	routes.n = 0;
 	run_counting("{\"version\":1,\"id\":\"notify-holes\",\"files\":{\"read\":[\"/\"]},"
 		     "\"exec\":[\"/\"],\"network\":{\"connect\":[],\"unix\":[]}}",
 		     "rthdr pktinfo setprio_parent setprio_self memfd_exec memfd_noexec "
@@ -115,6 +144,10 @@ static void test_hole_refusals_traced(void **state)
 	assert_int_equal(hole_denials(trace, "memfd_create", "memfd_create"), 1);
 	assert_string_equal(h_result(out, "fchmod_pipe"), "EPERM");
 	assert_int_equal(hole_denials(trace, "chmod", "fchmod"), 1);
+	ring_buffer__consume(rb);
+	assert_int_equal(routes.n, 1);
+	ring_buffer__free(rb);
+	close(fd);
 	json_decref(trace);
 	free(out);
 }
