@@ -415,23 +415,63 @@ int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
 	return ret == -EPERM ? boundary_exit(regs, d, nr) : 0;
 }
 
+/* The record rf_obs_verdict works on: too large for the stack next to
+ * publish()'s. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rf_event);
+} rf_obs_pub SEC(".maps");
+
+/* A refusal the supervisor's seccomp listener answered (notify.c): made
+ * the decision record a hook would have made (stamped, numbered in the
+ * sandbox's sequence) and published like one: sample slot, counters,
+ * ring buffer. */
+static __always_inline int listener_refusal(struct rf_event *ev)
+{
+	__u64 cgid = ev->cgroup_id;
+	struct rf_sandbox *sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
+
+	if (!sb)
+		return 3;
+	ev->ts_boot_ns = bpf_ktime_get_boot_ns();
+	ev->kind = RF_EV_DECISION;
+	ev->verdict = RF_VERDICT_DENIED;
+	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
+	publish(sb, cgid, ev);
+	return 0;
+}
+
 /*
- * The supervisor's verdict on a candidate it judged a policy denial (or,
- * audit, an access the policy would refuse): onto the ring buffer, the
- * monitor's decision stream, like the deciding programs' own records.
- * Run by the supervisor with BPF_PROG_TEST_RUN, the record as its
- * context; pinned, never attached. Returns 1 when the ring buffer is full.
+ * The one way the supervisor's records reach the monitor's decision
+ * stream (the ring buffer), run with BPF_PROG_TEST_RUN, the record as its
+ * context; pinned, never attached:
+ *  - its verdict on a candidate it judged a policy denial (or, audit, an
+ *    access the policy would refuse): onto the ring buffer as given, like
+ *    the deciding programs' own records;
+ *  - a refusal its seccomp listener answered (RF_EVF_LISTENER): see
+ *    listener_refusal.
+ * Returns 0 published, 1 a verdict did not fit the ring buffer (counted
+ * as ringbuf_lost, as is a listener's refusal that does not), 2 not a
+ * decision, 3 no such sandbox (or no scratch).
  */
 SEC("syscall")
 int rf_obs_verdict(struct rf_event *ctx)
 {
-	struct rf_event ev;
+	struct rf_event *ev;
+	__u32 zero = 0;
 
-	__builtin_memcpy(&ev, ctx, sizeof(ev));
-	if (ev.kind != RF_EV_DECISION || !ev.verdict || ev.verdict >= RF_VERDICT_MAX)
+	ev = bpf_map_lookup_elem(&rf_obs_pub, &zero);
+	if (!ev)
+		return 3;
+	__builtin_memcpy(ev, ctx, sizeof(*ev));
+	if (ev->flags & RF_EVF_LISTENER)
+		return listener_refusal(ev);
+	if (ev->kind != RF_EV_DECISION || !ev->verdict || ev->verdict >= RF_VERDICT_MAX)
 		return 2;
 	stat_inc(RF_STAT_DECISIONS);
-	if (bpf_ringbuf_output(&rf_events, &ev, sizeof(ev), 0)) {
+	if (bpf_ringbuf_output(&rf_events, ev, sizeof(*ev), 0)) {
 		stat_inc(RF_STAT_RINGBUF_LOST);
 		return 1;
 	}

@@ -133,12 +133,13 @@ enum rf_class {
 	/* Metadata writes judged as writes of the file's path (h13b). */               \
 	X(SETXATTR, 58, "setxattr")             /* POSIX ACLs included */               \
 	X(REMOVEXATTR, 59, "removexattr")       /* POSIX ACLs included */               \
-	X(INODE_IOCTL, 60, "inode_ioctl")       /* FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR.. */
+	X(INODE_IOCTL, 60, "inode_ioctl")       /* FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR.. */ \
+	X(MEMFD_CREATE, 61, "memfd_create")     /* seccomp: without MFD_NOEXEC_SEAL */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 61,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 62,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {
@@ -334,6 +335,9 @@ enum rf_event_flags {
 	RF_EVF_DNS = 1u << 5,           /* the DNS gate's record (rf_dns_note): user space
 					 * judged it; never counted in rf_sandbox.denials,
 					 * never a sample (the supervisor traces it itself) */
+	RF_EVF_LISTENER = 1u << 6,      /* a refusal the supervisor's seccomp listener
+					 * answered (notify.c): rf_obs_verdict numbers it
+					 * and keeps it as a sample, as a hook would */
 };
 
 /* ====================================================================

@@ -42,6 +42,8 @@ static const char *const op_syscall_arg_names[] = {
 	[RF_OP_UMOUNT] = "flags", [RF_OP_USERNS] = "flags", [RF_OP_NAMESPACE] = "flags",
 	[RF_OP_SETNS] = "nstype", [RF_OP_KEYCTL] = "operation",
 	[RF_OP_TTY_IOCTL] = "ioctl_cmd", [RF_OP_PERSONALITY] = "persona",
+	[RF_OP_SETNICE] = "nice", [RF_OP_SETIOPRIO] = "ioprio", [RF_OP_SETRLIMIT] = "resource",
+	[RF_OP_ROUTE_SOCKOPT] = "level_optname",
 };
 
 static const char *const reason_names[] = {

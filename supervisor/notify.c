@@ -9,16 +9,17 @@
 #include <sys/stat.h>
 #include <linux/seccomp.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "notify.h"
 #include "observe.h"
-#include "publish.skel.h"
+#include "sandbox_seccomp.h"
+#include "pins.h"
 
 void notify__init(struct rf_notify *n, int fd)
 {
 	memset(n, 0, sizeof(*n));
 	n->fd = fd;
+	n->verdict_fd = -1;
 }
 
 void notify__drop(struct rf_notify *n)
@@ -33,35 +34,10 @@ void notify__close(struct rf_notify *n)
 	if (!n)
 		return;
 	notify__drop(n);
-	publish_bpf__destroy(n->skel);
+	if (n->verdict_fd >= 0)
+		close(n->verdict_fd);
 	free(n->table);
 	notify__init(n, -1);
-}
-
-/* The program, its maps the pinned ones; at the first refusal only:
- * refusals are rare, and a run without one pays nothing for them. */
-static int publish_load(struct rf_notify *n, const int map_fds[RF_PIN_MAP_MAX])
-{
-	struct publish_bpf *skel = publish_bpf__open();
-	int err;
-
-	if (!skel)
-		return -errno;
-	err = bpf_map__reuse_fd(skel->maps.rf_sandboxes, map_fds[RF_PIN_SANDBOXES]);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.rf_samples, map_fds[RF_PIN_SAMPLES]);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.rf_events, map_fds[RF_PIN_EVENTS]);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.rf_stats, map_fds[RF_PIN_STATS]);
-	if (!err)
-		err = publish_bpf__load(skel);
-	if (err) {
-		publish_bpf__destroy(skel);
-		return err;
-	}
-	n->skel = skel;
-	return 0;
 }
 
 /* The thread group, name and uid of the task that made the call. */
@@ -91,8 +67,8 @@ static void task_fields(pid_t tid, struct rf_event *ev)
 	close(fd);
 }
 
-/* The record boundary_exit would have made of this call. false: not a
- * watched syscall (nothing to publish). */
+/* The record boundary_exit would have made of this call, or the hole
+ * rules' (sandbox_seccomp.c). false: neither (nothing to publish). */
 static bool boundary_record(struct rf_notify *n, const struct seccomp_notif *req, uint64_t cgid,
 			    struct rf_event *ev)
 {
@@ -105,16 +81,23 @@ static bool boundary_record(struct rf_notify *n, const struct seccomp_notif *req
 			return false;
 		observe__syscall_table(n->table);
 	}
-	if (nr < 0 || nr >= RF_OBS_SYSCALL_MAX || !n->table[nr].op)
-		return false;
-	d = &n->table[nr];
 	memset(ev, 0, sizeof(*ev));
 	ev->cgroup_id = cgid;
+	if (sandbox_seccomp__hole_record(nr, (const uint64_t *)req->data.args, ev)) {
+		ev->flags |= RF_EVF_LISTENER;
+		task_fields((pid_t)req->pid, ev);
+		return true;
+	}
+	/* the table's path syscalls are Landlock's (refused here only as holes) */
+	if (nr < 0 || nr >= RF_OBS_SYSCALL_MAX || !n->table[nr].op ||
+	    (n->table[nr].class & ~RF_OBS_ARG_HOW) != RF_CLASS_PROCESS)
+		return false;
+	d = &n->table[nr];
 	ev->op = d->op;
 	ev->class = d->class & ~RF_OBS_ARG_HOW;
 	ev->reason = RF_REASON_BOUNDARY;
 	ev->syscall = (uint16_t)nr;
-	ev->flags = RF_EVF_INFERRED | RF_EVF_SYSCALL | RF_EVF_ERRNO_EPERM;
+	ev->flags = RF_EVF_INFERRED | RF_EVF_SYSCALL | RF_EVF_ERRNO_EPERM | RF_EVF_LISTENER;
 	if (d->arg)
 		ev->arg = (uint32_t)req->data.args[d->arg - 1];
 	if (d->target)
@@ -123,20 +106,23 @@ static bool boundary_record(struct rf_notify *n, const struct seccomp_notif *req
 	return true;
 }
 
-static int publish(struct rf_notify *n, const int map_fds[RF_PIN_MAP_MAX], struct rf_event *ev)
+/* Through observe.bpf.c's rf_obs_verdict, the pinned program every
+ * record of the supervisor's takes to the monitor; opened at the first
+ * refusal only: refusals are rare, and a run without one pays nothing. */
+static int publish(struct rf_notify *n, struct rf_event *ev)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ev, .ctx_size_in = sizeof(*ev));
-	int err = n->skel ? 0 : publish_load(n, map_fds);
 
-	if (!err && bpf_prog_test_run_opts(bpf_program__fd(n->skel->progs.rf_publish), &o))
-		err = -errno;
-	if (!err && o.retval)
-		err = -(int)o.retval;
-	return err;
+	if (n->verdict_fd < 0)
+		n->verdict_fd = rf_pins__get(RF_PIN_OBS_VERDICT);
+	if (n->verdict_fd < 0)
+		return n->verdict_fd;
+	if (bpf_prog_test_run_opts(n->verdict_fd, &o))
+		return -errno;
+	return o.retval ? -EIO : 0;
 }
 
-int notify__handle(struct rf_notify *n, uint64_t cgid, const int map_fds[RF_PIN_MAP_MAX],
-		   bool pub)
+int notify__handle(struct rf_notify *n, uint64_t cgid, bool pub)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
@@ -154,7 +140,7 @@ int notify__handle(struct rf_notify *n, uint64_t cgid, const int map_fds[RF_PIN_
 	n->answered++;
 	if (!pub || !boundary_record(n, &req, cgid, &ev))
 		return 0;
-	if (publish(n, map_fds, &ev))
+	if (publish(n, &ev))
 		n->unpublished++;
 	return 0;
 }

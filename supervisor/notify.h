@@ -3,8 +3,9 @@
  * The listener of a notifying seccomp boundary (sandbox_seccomp.c): every
  * call the boundary refuses waits here until answered. Each is answered
  * EPERM at once and published as observe.bpf.c's boundary_exit publishes
- * it (bpf/publish.bpf.c, run with BPF_PROG_TEST_RUN): same record, same
- * sample slot, same counters, same ring buffer for ringfence-monitor. So
+ * it (observe.bpf.c's rf_obs_verdict, run with BPF_PROG_TEST_RUN, the
+ * record marked RF_EVF_LISTENER): same record, same sample slot, same
+ * counters, same ring buffer for ringfence-monitor. So
  * no syscall tracepoint is needed for the boundary's refusals.
  */
 #ifndef RF_NOTIFY_H
@@ -12,14 +13,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "pins.h"
 #include "rf_abi.h"
-
-struct publish_bpf;
 
 struct rf_notify {
 	int fd;                         /* the listener, -1 none */
-	struct publish_bpf *skel;       /* loaded at the first refusal */
+	int verdict_fd;                 /* the pinned rf_obs_verdict, opened at the
+					 * first refusal; -1 not yet (or not there) */
 	struct rf_obs_syscall *table;   /* observe__syscall_table, then */
 	uint64_t answered;              /* refusals answered EPERM */
 	uint64_t unpublished;           /* answered, not published (no memory, ...) */
@@ -27,12 +26,11 @@ struct rf_notify {
 
 /* Take over fd (-1: none). */
 void notify__init(struct rf_notify *n, int fd);
-/* One refusal: answer it EPERM, then publish it for sandbox cgid with
- * the pinned maps in map_fds (unless publish is false: test hooks).
+/* One refusal: answer it EPERM, then publish it for sandbox cgid
+ * (unless publish is false: test hooks).
  * 0; -ENOENT when the waiting task went away first; another -errno when
  * the listener cannot be used: stop polling it and notify__drop it. */
-int notify__handle(struct rf_notify *n, uint64_t cgid, const int map_fds[RF_PIN_MAP_MAX],
-		   bool publish);
+int notify__handle(struct rf_notify *n, uint64_t cgid, bool publish);
 /* Close the listener: refusals then fail ENOSYS at once (still refused;
  * none waits for an answer that cannot come). */
 void notify__drop(struct rf_notify *n);

@@ -443,8 +443,9 @@ bool observe__judge(struct rf_observer *o, struct rf_event *ev)
 
 	if (!(ev->flags & RF_EVF_INFERRED) || ev->class >= RF_CLASS_KERNEL_MAX)
 		return false;
-	deny = ev->class == RF_CLASS_PROCESS ? !access && judge_boundary(o, ev)
-					     : judge_path(o, ev);
+	/* the seccomp boundary's, its hole rules' (any class) included */
+	deny = ev->reason == RF_REASON_BOUNDARY ? !access && judge_boundary(o, ev)
+						: judge_path(o, ev);
 	if (!deny) {
 		if (!access)
 			o->not_policy++;
@@ -460,7 +461,7 @@ bool observe__judge(struct rf_observer *o, struct rf_event *ev)
 	} else {
 		ev->verdict = RF_VERDICT_DENIED;
 		o->inferred[ev->class]++;
-		if (ev->class == RF_CLASS_EXEC)
+		if (ev->class == RF_CLASS_EXEC && ev->path[0])
 			snprintf(o->exec_denied, sizeof(o->exec_denied), "%s", ev->path);
 	}
 	return true;
@@ -471,7 +472,7 @@ const char *observe__backend(const struct rf_observer *o, const struct rf_event 
 {
 	if (!(ev->flags & RF_EVF_INFERRED))
 		return NULL;
-	if (ev->class == RF_CLASS_PROCESS)
+	if (ev->reason == RF_REASON_BOUNDARY)
 		snprintf(buf, len, "seccomp");
 	else
 		plan__backend_text(o->plan, ev->class, buf, len);

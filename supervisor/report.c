@@ -208,7 +208,7 @@ static void trace_inferred(struct sandbox *sb, struct rf_event *ev, bool publish
  * ones (observe.bpf.c's candidates) only when the policy refuses what
  * they did, and only then are they decisions for the monitor too.
  * published: already on the monitor's ring buffer (an inferred record
- * from the samples is the seccomp listener's, put there by publish.bpf.c). */
+ * from the samples is the seccomp listener's, put there by rf_obs_verdict). */
 static void trace_record(struct sandbox *sb, struct rf_event *ev, bool published)
 {
 	uint64_t repeats = sb->obs.repeats;
@@ -227,7 +227,7 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev, bool published
 	}
 	/* Landlock logs its own file/exec denials: the inferred twin waits
 	 * for (or is dropped by) the kernel's record. */
-	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED &&
+	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED && ev->reason != RF_REASON_BOUNDARY &&
 	    (ev->class == RF_CLASS_FILE || ev->class == RF_CLASS_EXEC)) {
 		bool dropped;
 

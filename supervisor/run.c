@@ -254,7 +254,7 @@ static void on_notify(struct sandbox *sb, int ep, uint32_t events)
 	/* A refusal of the boundary waits for its answer; once no task uses
 	 * the filter it polls HUP. */
 	int nr = events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
-		 notify__handle(&sb->notify, sb->cgid, sb->enf->map_fd, !observe__test_disabled());
+		 notify__handle(&sb->notify, sb->cgid, !observe__test_disabled());
 
 	if (nr < 0 && nr != -ENOENT) {
 		epoll_ctl(ep, EPOLL_CTL_DEL, sb->notify.fd, NULL);

@@ -159,15 +159,32 @@ static int add_personality_rules(scmp_filter_ctx ctx, struct rule_count *c,
 
 /* ---- Landlock's holes (h13b): what Landlock has no right for ---- */
 
-/* Newer than libseccomp 2.5.4's table: the x86-64 and asm-generic numbers. */
-static const struct { const char *name; int nr; } meta_eperm[] = {
-	{ "chmod", -1 }, { "fchmod", -1 }, { "fchmodat", -1 }, { "fchmodat2", 452 },
-	{ "chown", -1 }, { "fchown", -1 }, { "lchown", -1 }, { "fchownat", -1 },
-	{ "utime", -1 }, { "utimes", -1 }, { "futimesat", -1 }, { "utimensat", -1 },
-	{ "setxattr", -1 }, { "lsetxattr", -1 }, { "fsetxattr", -1 }, { "setxattrat", 463 },
-	{ "removexattr", -1 }, { "lremovexattr", -1 }, { "fremovexattr", -1 },
-	{ "removexattrat", 466 },
+/* Newer than libseccomp 2.5.4's table: the x86-64 and asm-generic numbers.
+ * op: how the supervisor names a refusal its listener is told of. */
+static const struct { const char *name; int nr; uint16_t op; } meta_eperm[] = {
+	{ "chmod", -1, RF_OP_CHMOD }, { "fchmod", -1, RF_OP_CHMOD },
+	{ "fchmodat", -1, RF_OP_CHMOD }, { "fchmodat2", 452, RF_OP_CHMOD },
+	{ "chown", -1, RF_OP_CHOWN }, { "fchown", -1, RF_OP_CHOWN },
+	{ "lchown", -1, RF_OP_CHOWN }, { "fchownat", -1, RF_OP_CHOWN },
+	{ "utime", -1, RF_OP_UTIMES }, { "utimes", -1, RF_OP_UTIMES },
+	{ "futimesat", -1, RF_OP_UTIMES }, { "utimensat", -1, RF_OP_UTIMES },
+	{ "setxattr", -1, RF_OP_SETXATTR }, { "lsetxattr", -1, RF_OP_SETXATTR },
+	{ "fsetxattr", -1, RF_OP_SETXATTR }, { "setxattrat", 463, RF_OP_SETXATTR },
+	{ "removexattr", -1, RF_OP_REMOVEXATTR }, { "lremovexattr", -1, RF_OP_REMOVEXATTR },
+	{ "fremovexattr", -1, RF_OP_REMOVEXATTR }, { "removexattrat", 466, RF_OP_REMOVEXATTR },
 };
+
+/* meta_eperm[i]'s number here, or -1 where this architecture lacks it. */
+static int meta_nr(size_t i)
+{
+	int nr = seccomp_syscall_resolve_name(meta_eperm[i].name);
+
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (nr < 0 && meta_eperm[i].nr > 0)
+		nr = meta_eperm[i].nr;
+#endif
+	return nr < 0 ? -1 : nr;
+}
 
 /* ioctls that change an inode through any fd, a read-only one included
  * (inode flags, fsxattr, the generation, fs-verity). Compared on the low
@@ -185,14 +202,10 @@ static int add_meta_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_e
 	int nr, r;
 
 	for (i = 0; i < sizeof(meta_eperm) / sizeof(meta_eperm[0]); i++) {
-		nr = seccomp_syscall_resolve_name(meta_eperm[i].name);
-#if defined(__x86_64__) || defined(__aarch64__)
-		if (nr < 0 && meta_eperm[i].nr > 0)
-			nr = meta_eperm[i].nr;
-#endif
+		nr = meta_nr(i);
 		if (nr < 0)
 			continue;  /* not on this architecture */
-		r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, meta_eperm[i].name, 0, NULL, err);
+		r = add_rule(ctx, c->refuse, nr, meta_eperm[i].name, 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -229,7 +242,7 @@ static int add_hole_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_c
  * processes' scheduling and limits (closed here where no BPF-LSM program
  * judges them) ---- */
 
-/* One EPERM rule of n comparisons (AND) on one syscall. */
+/* One refusing rule of n comparisons (AND) on one syscall. */
 static int add_and_rule(scmp_filter_ctx ctx, const char *name, const struct scmp_arg_cmp *cmp,
 			unsigned n, struct rule_count *c, struct rf_error *err)
 {
@@ -238,7 +251,7 @@ static int add_and_rule(scmp_filter_ctx ctx, const char *name, const struct scmp
 
 	if (nr < 0)
 		return 0;
-	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, name, n, cmp, err);
+	r = add_rule(ctx, c->refuse, nr, name, n, cmp, err);
 	if (r < 0)
 		return r;
 	c->rules++;
@@ -322,6 +335,84 @@ static int add_net_task_rules(scmp_filter_ctx ctx, unsigned int holes, struct ru
 	if (!r && (holes & RF_SECCOMP_HOLE_TASKS))
 		r = add_task_rules(ctx, c, err);
 	return r;
+}
+
+/* The hole rules' syscalls other than meta_eperm's, as the supervisor
+ * names a refusal: { name, op, class, arg, target } (arg and target: the
+ * 1-based syscall argument kept in the record, 0 none). */
+static const struct hole_call {
+	const char *name;
+	uint16_t op;
+	uint8_t class, arg, target;
+} hole_calls[] = {
+	{ "memfd_create", RF_OP_MEMFD_CREATE, RF_CLASS_EXEC, 2, 0 },
+	{ "setsockopt", RF_OP_ROUTE_SOCKOPT, RF_CLASS_PROCESS, 0, 0 },
+	{ "setpriority", RF_OP_SETNICE, RF_CLASS_PROCESS, 3, 2 },
+	{ "ioprio_set", RF_OP_SETIOPRIO, RF_CLASS_PROCESS, 3, 2 },
+	{ "prlimit64", RF_OP_SETRLIMIT, RF_CLASS_PROCESS, 2, 1 },
+	{ "sched_setscheduler", RF_OP_SETSCHEDULER, RF_CLASS_PROCESS, 0, 1 },
+	{ "sched_setparam", RF_OP_SETSCHEDULER, RF_CLASS_PROCESS, 0, 1 },
+	{ "sched_setattr", RF_OP_SETSCHEDULER, RF_CLASS_PROCESS, 0, 1 },
+	{ "sched_setaffinity", RF_OP_SETSCHEDULER, RF_CLASS_PROCESS, 0, 1 },
+};
+
+static bool inode_ioctl(uint64_t cmd)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(inode_ioctls) / sizeof(inode_ioctls[0]); i++)
+		if ((cmd & RF_LOW32) == inode_ioctls[i])
+			return true;
+	return false;
+}
+
+/* op, class, arg and target of a hole refusal; false: not a hole syscall. */
+static bool hole_fields(int nr, const uint64_t args[6], struct rf_event *ev)
+{
+	size_t i;
+
+	if (nr == seccomp_syscall_resolve_name("ioctl")) {
+		if (!inode_ioctl(args[1]))
+			return false;  /* TIOCSTI and TIOCLINUX: the boundary's own */
+		ev->op = RF_OP_INODE_IOCTL;
+		ev->class = RF_CLASS_FILE;
+		ev->arg = (uint32_t)args[1];
+		return true;
+	}
+	for (i = 0; i < sizeof(meta_eperm) / sizeof(meta_eperm[0]); i++) {
+		if (meta_nr(i) == nr) {
+			ev->op = meta_eperm[i].op;
+			ev->class = RF_CLASS_FILE;
+			return true;
+		}
+	}
+	for (i = 0; i < sizeof(hole_calls) / sizeof(hole_calls[0]); i++) {
+		const struct hole_call *h = &hole_calls[i];
+
+		if (seccomp_syscall_resolve_name(h->name) != nr)
+			continue;
+		ev->op = h->op;
+		ev->class = h->class;
+		/* as the BPF-LSM hook records it: level << 16 | optname */
+		ev->arg = h->op == RF_OP_ROUTE_SOCKOPT ?
+				  (uint32_t)args[1] << 16 | ((uint32_t)args[2] & 0xffff) :
+			  h->arg ? (uint32_t)args[h->arg - 1] : 0;
+		ev->target_pid = h->target ? (uint32_t)args[h->target - 1] : 0;
+		return true;
+	}
+	return false;
+}
+
+bool sandbox_seccomp__hole_record(int nr, const uint64_t args[6], struct rf_event *ev)
+{
+	if (!hole_fields(nr, args, ev))
+		return false;
+	ev->reason = RF_REASON_BOUNDARY;
+	ev->syscall = (uint16_t)nr;
+	ev->flags = RF_EVF_INFERRED | RF_EVF_SYSCALL | RF_EVF_ERRNO_EPERM;
+	if (ev->class == RF_CLASS_FILE || ev->class == RF_CLASS_EXEC)
+		ev->need = ev->class == RF_CLASS_FILE ? RF_ACC_WRITE : RF_ACC_EXEC;
+	return true;
 }
 
 static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,

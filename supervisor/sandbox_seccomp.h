@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <linux/filter.h>
 #include "policy.h"
+#include "rf_abi.h"
 
 /* One compiled filter, ready for the child to install without allocating. */
 struct rf_seccomp_filter {
@@ -65,6 +66,16 @@ int sandbox_seccomp__install(const struct rf_seccomp *f);
  * *ret_listener (-1 otherwise); hand it over, then the allowlist. */
 int sandbox_seccomp__install_boundary(const struct rf_seccomp *f, int *ret_listener);
 int sandbox_seccomp__install_allowlist(const struct rf_seccomp *f);
+
+/*
+ * A call a notifying boundary's hole rules (RF_SECCOMP_HOLE_*) refused,
+ * as its listener was told of it (nr, args): fill the record's op, class,
+ * reason (boundary), arg, target_pid, syscall, need and flags (inferred,
+ * as the boundary's own refusals are) and return true; false for any
+ * other syscall (the boundary's own refusals: observe__syscall_table).
+ * ev's other fields are left as they are.
+ */
+bool sandbox_seccomp__hole_record(int nr, const uint64_t args[6], struct rf_event *ev);
 
 /* Resolve a syscall name for the native architecture: its number, or
  * -ENOENT. For the planner and policy validation. */

@@ -227,7 +227,8 @@ static json_t *process_destination(const struct rf_event *ev)
 						      : names__op_arg(ev->op);
 	json_t *dst = json_object();
 
-	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE ||
+	if (ev->op == RF_OP_KILL || ev->op == RF_OP_PTRACE || ev->op == RF_OP_SETNICE ||
+	    ev->op == RF_OP_SETIOPRIO || ev->op == RF_OP_SETSCHEDULER || ev->op == RF_OP_SETRLIMIT ||
 	    ((ev->flags & RF_EVF_INFERRED) && ev->op == RF_OP_PROCESS_VM))
 		json_object_set_new(dst, "target_pid", json_integer(ev->target_pid));
 	if (arg)

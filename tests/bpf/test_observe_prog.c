@@ -400,6 +400,34 @@ static void verdict_program_publishes_verdicts_only(void **state)
 	assert_int_equal(ring_records(), 0);
 }
 
+/* A refusal the seccomp listener answered takes the same program: made
+ * the sandbox's next decision (stamped, numbered, kept as a sample) and
+ * put on the ring buffer; none for a sandbox that is not there. */
+static void verdict_program_publishes_listener_refusals(void **state)
+{
+	struct rf_event ev = { .cgroup_id = T.cg.id, .class = RF_CLASS_PROCESS,
+			       .op = RF_OP_ROUTE_SOCKOPT, .reason = RF_REASON_BOUNDARY,
+			       .flags = RF_EVF_INFERRED | RF_EVF_SYSCALL | RF_EVF_LISTENER };
+	struct rf_sandbox sb;
+
+	(void)state;
+	sandbox_put(0);
+	assert_int_equal(run_verdict(&ev), 0);
+	assert_int_equal(run_verdict(&ev), 0);
+	assert_int_equal(ring_records(), 2);
+	assert_int_equal(rb_last.kind, RF_EV_DECISION);
+	assert_int_equal(rb_last.verdict, RF_VERDICT_DENIED);
+	assert_int_equal(rb_last.seq, 1);
+	assert_true(rb_last.ts_boot_ns != 0);
+	assert_int_equal(rb_last.op, RF_OP_ROUTE_SOCKOPT);
+	assert_int_equal(n_samples(), 2);
+	assert_int_equal(bpf_map_lookup_elem(fd_of(T.skel->maps.rf_sandboxes), &T.cg.id, &sb), 0);
+	assert_int_equal(sb.deny_seq, 2);
+	ev.cgroup_id = T.cg.id + 1;
+	assert_int_equal(run_verdict(&ev), 3);
+	assert_int_equal(ring_records(), 0);
+}
+
 #define T_(f) cmocka_unit_test_setup(f, test_setup)
 
 int main(void)
@@ -411,6 +439,7 @@ int main(void)
 		T_(audit_records_successful_accesses_apart),
 		T_(nothing_outside_the_sandbox),
 		T_(verdict_program_publishes_verdicts_only),
+		T_(verdict_program_publishes_listener_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -3,6 +3,7 @@
 #ifndef RF_TEST_HARNESS_H
 #define RF_TEST_HARNESS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,12 +11,15 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -77,14 +81,48 @@ struct h_proc {
 	int err_fd;
 };
 
-/* Start `ringfence run --policy P [--trace T] [extra...] -- argv...`,
- * stdin /dev/null, stdout and stderr captured. */
-static inline struct h_proc h_spawn(const char *policy_path, const char *trace_path,
-				    const char *const *extra, const char *const *argv)
+/* Start args[0] with args (NULL-terminated), stdin /dev/null, stdout
+ * and stderr captured. child_setup (NULL: none) runs in the child just
+ * before the exec, with arg: its failure (non-zero) ends the child with
+ * 98 after a line on stderr. */
+static inline struct h_proc h_start(const char *const *args, int (*child_setup)(void *),
+				    void *arg)
+{
+	int out[2], err[2];
+	struct h_proc p;
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	p.pid = fork();
+	assert_true(p.pid >= 0);
+	if (p.pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		if (child_setup && child_setup(arg)) {
+			fprintf(stderr, "test: child setup: %s\n", strerror(errno));
+			_exit(98);
+		}
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	close(out[1]);
+	close(err[1]);
+	p.out_fd = out[0];
+	p.err_fd = err[0];
+	return p;
+}
+
+/* `ringfence run -q --policy P [--trace T] [extra...] -- argv...` by
+ * h_start. */
+static inline struct h_proc h_spawn_with(const char *policy_path, const char *trace_path,
+					 const char *const *extra, const char *const *argv,
+					 int (*child_setup)(void *), void *arg)
 {
 	const char *args[128];
-	int n = 0, i, out[2], err[2];
-	struct h_proc p;
+	int n = 0, i;
 
 	args[n++] = h_ringfence();
 	args[n++] = "run";
@@ -101,25 +139,13 @@ static inline struct h_proc h_spawn(const char *policy_path, const char *trace_p
 	for (i = 0; argv[i] && n < 127; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
+	return h_start(args, child_setup, arg);
+}
 
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	p.pid = fork();
-	assert_true(p.pid >= 0);
-	if (p.pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		dup2(null, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	p.out_fd = out[0];
-	p.err_fd = err[0];
-	return p;
+static inline struct h_proc h_spawn(const char *policy_path, const char *trace_path,
+				    const char *const *extra, const char *const *argv)
+{
+	return h_spawn_with(policy_path, trace_path, extra, argv, NULL, NULL);
 }
 
 static inline char *h_read_all(int fd)
@@ -340,6 +366,199 @@ static inline int h_connect_tcp4(const char *addr, int port)
 	rc = connect(fd, (struct sockaddr *)&in, sizeof(in)) ? errno : 0;
 	close(fd);
 	return rc;
+}
+
+/* ---- time ---- */
+
+static inline uint64_t h_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static inline void h_sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- ringfence-monitor ---- */
+
+/* $MONITOR, or ringfence-monitor next to h_ringfence(). */
+static inline const char *h_monitor_bin(void)
+{
+	static char path[600];
+	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
+
+	if (m && *m)
+		return m;
+	slash = strrchr(rf, '/');
+	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
+	return path;
+}
+
+/*
+ * Start `ringfence-monitor -q --status STATUS ARGS...` (args
+ * NULL-terminated; env "NAME=VALUE" or NULL, set in its environment
+ * only), stdin and stdout /dev/null, killed with this process. Ready once
+ * it wrote its first status snapshot: its pid; the test fails when it
+ * exits first (another monitor holds the pins?) or takes over 15 s.
+ */
+static inline pid_t h_monitor_start(const char *status, const char *const *args, const char *env)
+{
+	const char *argv[64];
+	int n = 0, i, st;
+	pid_t pid;
+
+	argv[n++] = h_monitor_bin();
+	argv[n++] = "-q";
+	argv[n++] = "--status";
+	argv[n++] = status;
+	for (i = 0; args && args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	unlink(status);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (env)
+			putenv((char *)env);
+		execv(argv[0], (char *const *)argv);
+		_exit(99);
+	}
+	for (i = 0; i < 300; i++) {
+		if (!access(status, R_OK))
+			return pid;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			fail_msg("ringfence-monitor exited at start (status %d): is another one "
+				 "running?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		h_sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fail_msg("ringfence-monitor did not start within 15 s");
+	return -1;
+}
+
+/* SIGTERM, then up to 10 s for it to exit: its exit status (128+signal),
+ * or -1 when it had to be killed (or pid is none). */
+static inline int h_monitor_stop(pid_t pid)
+{
+	int st = 0, i;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		h_sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* Every record a monitor wrote to path so far (a trailing partial line
+ * skipped); the test fails on a line that is no JSON. */
+static inline json_t *h_monitor_records(const char *path)
+{
+	json_t *arr = json_array();
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return arr;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		json_t *o;
+
+		if (line[n - 1] != '\n')
+			break;
+		o = json_loads(line, 0, NULL);
+		if (!o)
+			fail_msg("alert record is not JSON: %s", line);
+		json_array_append_new(arr, o);
+	}
+	free(line);
+	fclose(f);
+	return arr;
+}
+
+/* ---- what runs leave: cgroups, registry files, processes ---- */
+
+/* Where the sandboxes' cgroups are made: <cgroup2>/ringfence (static). */
+static inline const char *h_cg_parent(void)
+{
+	static char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
+	return dir;
+}
+
+/* Entries in dir whose name starts with prefix. */
+static inline int h_count_prefixed(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Sandbox cgroups whose name starts with prefix. */
+static inline int h_count_cgroups(const char *prefix)
+{
+	return h_count_prefixed(h_cg_parent(), prefix);
+}
+
+static inline int h_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* A supervisor's reaper (its child named ringfence), or 0. */
+static inline pid_t h_reaper_of(pid_t sup)
+{
+	char path[128], comm[64];
+	pid_t pid = 0, c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sup, (int)sup);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!pid && fscanf(f, "%d", &c) == 1) {
+		FILE *g;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
+		g = fopen(path, "r");
+		if (g && fgets(comm, sizeof(comm), g) && !strcmp(comm, "ringfence\n"))
+			pid = c;
+		if (g)
+			fclose(g);
+	}
+	fclose(f);
+	return pid;
 }
 
 #endif

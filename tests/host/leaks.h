@@ -3,7 +3,8 @@
  * What a run can leave behind, for host tests that check nothing is: the
  * cgroup ids that have keys in the pinned per-sandbox maps (every map
  * lib/pins.h marks per sandbox, so a new map is covered without a test
- * change) and the entries of a directory with a name prefix.
+ * change), and a sandbox's registry file; harness.h counts a directory's
+ * entries with a name prefix.
  */
 #ifndef RF_TEST_LEAKS_H
 #define RF_TEST_LEAKS_H
@@ -73,20 +74,38 @@ static inline void h_map_ids(struct h_idset *s)
 			h_walk_map(&rf_pin_maps[i], s);
 }
 
-/* Entries in dir whose name starts with prefix. */
-static inline int h_count_prefixed(const char *dir, const char *prefix)
+/* The registry file of the sandbox named prefix*, once its command runs
+ * (within 5 s, or the test fails). */
+static inline json_t *h_wait_registered(const char *prefix)
 {
+	char path[600];
 	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
+	int tries;
 
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
+	for (tries = 0; tries < 200; tries++, usleep(25 * 1000)) {
+		DIR *d = opendir(RF_REGISTRY_DIR);
+		json_t *o = NULL;
+
+		while (d && (de = readdir(d))) {
+			size_t l = strlen(de->d_name);
+
+			if (strncmp(de->d_name, prefix, strlen(prefix)) || l < 5 ||
+			    strcmp(de->d_name + l - 5, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
+			o = json_load_file(path, 0, NULL);
+			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
+				break;
+			json_decref(o);
+			o = NULL;
+		}
+		if (d)
+			closedir(d);
+		if (o)
+			return o;
+	}
+	fail_msg("no registry file %s* with a running command", prefix);
+	return NULL;
 }
 
 #endif

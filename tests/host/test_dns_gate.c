@@ -107,36 +107,70 @@ static json_t *dns_event(json_t *tr, const char *event, const char *name)
 	return NULL;
 }
 
+/*
+ * One run of rf-dns (its arguments) under a policy, and what its output
+ * must show: lines (substrings, in order within one), and the result
+ * word of "OP TARGET" lines. The trace is kept for the cases that check
+ * it further.
+ */
+struct dns_case {
+	const char *policy;
+	const char *args[40];
+	const char *has[6];
+	struct {
+		const char *line, *result;
+	} results[8];
+};
+
+/* Run c; its trace when ret_trace (else none is written). */
+static void run_case(const struct dns_case *c, json_t **ret_trace)
+{
+	const char *argv[42] = { h_tool("rf-dns") };
+	char *out = NULL, *tp = ret_trace ? h_tempfile("trace", NULL) : NULL;
+	size_t i;
+
+	for (i = 0; c->args[i]; i++)
+		argv[i + 1] = c->args[i];
+	assert_int_equal(h_run(c->policy, tp, argv, &out, NULL), 0);
+	for (i = 0; i < 6 && c->has[i]; i++)
+		if (!strstr(out, c->has[i]))
+			fail_msg("no \"%s\" in:\n%s", c->has[i], out);
+	for (i = 0; i < 8 && c->results[i].line; i++)
+		assert_string_equal(h_result(out, c->results[i].line), c->results[i].result);
+	if (ret_trace) {
+		*ret_trace = h_trace(tp);
+		unlink(tp);
+		free(tp);
+	}
+	free(out);
+}
+
 /* Resolving opens exactly that address on that port; other names get
  * REFUSED and their addresses stay closed; any resolver address is
  * steered (a hard-coded one, the libc resolver's, over UDP or TCP). */
+static const struct dns_case basic = {
+	DNS_POLICY("dns-basic", ALL_NAMES),
+	{ "connect", "127.77.0.1", "18300",
+	  "udp", "192.0.2.53", "53", "allowed.test",
+	  "connect", "127.77.0.1", "18300", "connect", "127.77.0.1", "18301",
+	  "udp", "192.0.2.53", "53", "other.test",
+	  "connect", "127.77.0.2", "18300",
+	  "udp", "127.0.0.1", DNS_PORT, "allowed.test", NULL },
+	/* nothing is open before the lookup; the real server's own port is
+	 * neither steered nor allowed */
+	{ "connect 127.77.0.1:18300 EPERM\nudp allowed.test",
+	  "udp allowed.test NOERROR 127.77.0.1\nconnect 127.77.0.1:18300 ok\n",
+	  "udp allowed.test EPERM" },
+	{ { "udp allowed.test", "NOERROR" }, { "connect 127.77.0.1:18301", "EPERM" },
+	  { "udp other.test", "REFUSED" }, { "connect 127.77.0.2:18300", "EPERM" } },
+};
+
 static void allowed_name_opens_its_address_only(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"),
-		"connect", "127.77.0.1", "18300",
-		"udp", "192.0.2.53", "53", "allowed.test",
-		"connect", "127.77.0.1", "18300", "connect", "127.77.0.1", "18301",
-		"udp", "192.0.2.53", "53", "other.test",
-		"connect", "127.77.0.2", "18300",
-		"udp", "127.0.0.1", DNS_PORT, "allowed.test",
-		NULL };
-	char *out = NULL, *tp = h_tempfile("trace", NULL);
 	json_t *tr, *ev, *g;
 
 	(void)state;
-	assert_int_equal(h_run(DNS_POLICY("dns-basic", ALL_NAMES), tp, argv, &out, NULL), 0);
-	/* nothing is open before the lookup */
-	assert_non_null(strstr(out, "connect 127.77.0.1:18300 EPERM\nudp allowed.test"));
-	assert_string_equal(h_result(out, "udp allowed.test"), "NOERROR");
-	assert_non_null(strstr(out, "udp allowed.test NOERROR 127.77.0.1\n"));
-	assert_non_null(strstr(out, "udp allowed.test NOERROR 127.77.0.1\n"
-				    "connect 127.77.0.1:18300 ok\n"));
-	assert_string_equal(h_result(out, "connect 127.77.0.1:18301"), "EPERM");
-	assert_string_equal(h_result(out, "udp other.test"), "REFUSED");
-	assert_string_equal(h_result(out, "connect 127.77.0.2:18300"), "EPERM");
-	/* the real server's own port is neither steered nor allowed */
-	assert_non_null(strstr(out, "udp allowed.test EPERM"));
-	tr = h_trace(tp);
+	run_case(&basic, &tr);
 	ev = dns_event(tr, "dns.query", "allowed.test");
 	assert_non_null(ev);
 	assert_string_equal(json_string_value(json_object_get(ev, "entry")), "allowed.test:18300");
@@ -155,83 +189,70 @@ static void allowed_name_opens_its_address_only(void **state)
 	assert_int_equal(json_integer_value(json_object_get(ev, "granted")), 1);
 	assert_int_equal(json_integer_value(json_object_get(ev, "queries")), 2);
 	json_decref(tr);
-	unlink(tp);
-	free(tp);
-	free(out);
 }
+
+/* Whatever /etc/resolv.conf names, the lookup reaches the gate; IPv6
+ * sockets too: v4-mapped (through sendmsg4) and native (to ::1). */
+static const struct dns_case steer = {
+	DNS_POLICY("dns-steer", ALL_NAMES),
+	{ "gai", "allowed.test",
+	  "tcp", "192.0.2.53", "53", "a.example.test",
+	  "udpconn", "198.51.100.1", "53", "b.c.example.test",
+	  "tcp", "::ffff:192.0.2.53", "53", "other.test",
+	  "udp", "::ffff:192.0.2.53", "53", "allowed.test/A",
+	  "udp", "2001:db8::53", "53", "allowed.test.",
+	  "udpconn", "2001:db8::53", "53", "other.test",
+	  "connect", "127.77.0.3", "18300", "connect", "127.77.0.4", "18300", NULL },
+	{ "gai allowed.test ok 127.77.0.1\n", "tcp a.example.test NOERROR 127.77.0.3\n",
+	  "udpconn b.c.example.test NOERROR 127.77.0.4\n",
+	  "udp allowed.test/A NOERROR 127.77.0.1\n", "udp allowed.test. NOERROR 127.77.0.1\n" },
+	{ { "tcp other.test", "REFUSED" }, { "udpconn other.test", "REFUSED" },
+	  { "connect 127.77.0.3:18300", "ok" }, { "connect 127.77.0.4:18300", "ok" } },
+};
 
 static void libc_resolver_and_tcp_are_steered(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"),
-		"gai", "allowed.test",
-		"tcp", "192.0.2.53", "53", "a.example.test",
-		"udpconn", "198.51.100.1", "53", "b.c.example.test",
-		"tcp", "::ffff:192.0.2.53", "53", "other.test",
-		"udp", "::ffff:192.0.2.53", "53", "allowed.test/A",
-		"udp", "2001:db8::53", "53", "allowed.test.",
-		"udpconn", "2001:db8::53", "53", "other.test",
-		"connect", "127.77.0.3", "18300", "connect", "127.77.0.4", "18300",
-		NULL };
-	char *out = NULL;
-
 	(void)state;
-	assert_int_equal(h_run(DNS_POLICY("dns-steer", ALL_NAMES), NULL, argv, &out, NULL), 0);
-	/* whatever /etc/resolv.conf names, the lookup reaches the gate */
-	assert_non_null(strstr(out, "gai allowed.test ok 127.77.0.1\n"));
-	assert_non_null(strstr(out, "tcp a.example.test NOERROR 127.77.0.3\n"));
-	assert_non_null(strstr(out, "udpconn b.c.example.test NOERROR 127.77.0.4\n"));
-	assert_string_equal(h_result(out, "tcp other.test"), "REFUSED");
-	/* IPv6 sockets: v4-mapped (through sendmsg4) and native (to ::1) */
-	assert_non_null(strstr(out, "udp allowed.test/A NOERROR 127.77.0.1\n"));
-	assert_non_null(strstr(out, "udp allowed.test. NOERROR 127.77.0.1\n"));
-	assert_string_equal(h_result(out, "udpconn other.test"), "REFUSED");
-	assert_string_equal(h_result(out, "connect 127.77.0.3:18300"), "ok");
-	assert_string_equal(h_result(out, "connect 127.77.0.4:18300"), "ok");
-	free(out);
+	run_case(&steer, NULL);
 }
+
+static const struct dns_case wild = {
+	DNS_POLICY("dns-wild", ALL_NAMES),
+	{ "udp", "192.0.2.53", "53", "a.example.test",
+	  "udp", "192.0.2.53", "53", "b.c.example.test",
+	  "udp", "192.0.2.53", "53", "example.test",
+	  "udp", "192.0.2.53", "53", "badexample.test",
+	  "connect", "127.77.0.5", "18300", "connect", "127.77.0.6", "18300", NULL },
+	{ "udp a.example.test NOERROR 127.77.0.3\n", "udp b.c.example.test NOERROR 127.77.0.4\n" },
+	{ { "udp example.test", "REFUSED" }, { "udp badexample.test", "REFUSED" },
+	  { "connect 127.77.0.5:18300", "EPERM" }, { "connect 127.77.0.6:18300", "EPERM" } },
+};
 
 static void wildcard_covers_subdomains_only(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"),
-		"udp", "192.0.2.53", "53", "a.example.test",
-		"udp", "192.0.2.53", "53", "b.c.example.test",
-		"udp", "192.0.2.53", "53", "example.test",
-		"udp", "192.0.2.53", "53", "badexample.test",
-		"connect", "127.77.0.5", "18300", "connect", "127.77.0.6", "18300",
-		NULL };
-	char *out = NULL;
-
 	(void)state;
-	assert_int_equal(h_run(DNS_POLICY("dns-wild", ALL_NAMES), NULL, argv, &out, NULL), 0);
-	assert_non_null(strstr(out, "udp a.example.test NOERROR 127.77.0.3\n"));
-	assert_non_null(strstr(out, "udp b.c.example.test NOERROR 127.77.0.4\n"));
-	assert_string_equal(h_result(out, "udp example.test"), "REFUSED");
-	assert_string_equal(h_result(out, "udp badexample.test"), "REFUSED");
-	assert_string_equal(h_result(out, "connect 127.77.0.5:18300"), "EPERM");
-	assert_string_equal(h_result(out, "connect 127.77.0.6:18300"), "EPERM");
-	free(out);
+	run_case(&wild, NULL);
 }
 
 /* A CNAME chain opens its target; loopback and metadata answers for an
  * allowed name are dropped from the answer and traced. */
+static const struct dns_case cname = {
+	DNS_POLICY("dns-cname", ALL_NAMES),
+	{ "udp", "192.0.2.53", "53", "alias.test",
+	  "connect", "127.77.0.7", "18300",
+	  "udp", "192.0.2.53", "53", "rebind1.test",
+	  "udp", "192.0.2.53", "53", "rebind2.test", NULL },
+	{ "udp alias.test NOERROR 127.77.0.7\n", "udp rebind1.test NOERROR -\n",
+	  "udp rebind2.test NOERROR -\n" },
+	{ { "connect 127.77.0.7:18300", "ok" } },
+};
+
 static void cname_followed_rebinding_dropped(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"),
-		"udp", "192.0.2.53", "53", "alias.test",
-		"connect", "127.77.0.7", "18300",
-		"udp", "192.0.2.53", "53", "rebind1.test",
-		"udp", "192.0.2.53", "53", "rebind2.test",
-		NULL };
-	char *out = NULL, *tp = h_tempfile("trace", NULL);
 	json_t *tr, *ev;
 
 	(void)state;
-	assert_int_equal(h_run(DNS_POLICY("dns-cname", ALL_NAMES), tp, argv, &out, NULL), 0);
-	assert_non_null(strstr(out, "udp alias.test NOERROR 127.77.0.7\n"));
-	assert_string_equal(h_result(out, "connect 127.77.0.7:18300"), "ok");
-	assert_non_null(strstr(out, "udp rebind1.test NOERROR -\n"));
-	assert_non_null(strstr(out, "udp rebind2.test NOERROR -\n"));
-	tr = h_trace(tp);
+	run_case(&cname, &tr);
 	ev = dns_event(tr, "dns.deny", "rebind1.test");
 	assert_non_null(ev);
 	assert_string_equal(json_string_value(json_object_get(ev, "reason")),
@@ -243,33 +264,30 @@ static void cname_followed_rebinding_dropped(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_object_get(ev, "addresses"), 0)),
 			    "169.254.169.254");
 	json_decref(tr);
-	unlink(tp);
-	free(tp);
-	free(out);
 }
 
 /* short.test has a TTL of 1 s: after it and the 5 s grace the address is
  * closed again, until the name is looked up again. */
+static const struct dns_case ttl = {
+	DNS_POLICY("dns-ttl", ALL_NAMES),
+	{ "udp", "192.0.2.53", "53", "short.test",
+	  "connect", "127.77.0.8", "18300",
+	  "sleep", "7500",
+	  "connect", "127.77.0.8", "18300",
+	  "udp", "192.0.2.53", "53", "short.test",
+	  "connect", "127.77.0.8", "18300", NULL },
+	{ "udp short.test NOERROR 127.77.0.8\n"
+	  "connect 127.77.0.8:18300 ok\n"
+	  "connect 127.77.0.8:18300 EPERM\n"
+	  "udp short.test NOERROR 127.77.0.8\n"
+	  "connect 127.77.0.8:18300 ok\n" },
+	{ { NULL, NULL } },
+};
+
 static void grant_expires_after_ttl_and_grace(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"),
-		"udp", "192.0.2.53", "53", "short.test",
-		"connect", "127.77.0.8", "18300",
-		"sleep", "7500",
-		"connect", "127.77.0.8", "18300",
-		"udp", "192.0.2.53", "53", "short.test",
-		"connect", "127.77.0.8", "18300",
-		NULL };
-	char *out = NULL;
-
 	(void)state;
-	assert_int_equal(h_run(DNS_POLICY("dns-ttl", ALL_NAMES), NULL, argv, &out, NULL), 0);
-	assert_non_null(strstr(out, "udp short.test NOERROR 127.77.0.8\n"
-				    "connect 127.77.0.8:18300 ok\n"
-				    "connect 127.77.0.8:18300 EPERM\n"
-				    "udp short.test NOERROR 127.77.0.8\n"
-				    "connect 127.77.0.8:18300 ok\n"));
-	free(out);
+	run_case(&ttl, NULL);
 }
 
 /* Two sandboxes at once: one's grant is not the other's. */
@@ -331,10 +349,14 @@ static int on_record(void *ctx, void *data, size_t len)
  * buffer) with the table-driven op and reason, like the kernel's records. */
 static void refusal_reaches_the_decision_stream(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"), "udp", "192.0.2.53", "53", "other.test", NULL };
+	static const struct dns_case refused = {
+		DNS_POLICY("dns-mon", ALL_NAMES),
+		{ "udp", "192.0.2.53", "53", "other.test", NULL },
+		{ NULL },
+		{ { "udp other.test", "REFUSED" } },
+	};
 	struct seen_note seen = { 0 };
 	struct ring_buffer *rb;
-	char *out = NULL;
 	int fd;
 
 	(void)state;
@@ -345,8 +367,7 @@ static void refusal_reaches_the_decision_stream(void **state)
 	assert_non_null(rb);
 	ring_buffer__consume(rb);
 	seen.n = 0;
-	assert_int_equal(h_run(DNS_POLICY("dns-mon", ALL_NAMES), NULL, argv, &out, NULL), 0);
-	assert_string_equal(h_result(out, "udp other.test"), "REFUSED");
+	run_case(&refused, NULL);
 	ring_buffer__consume(rb);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(seen.ev.class, RF_CLASS_NET);
@@ -357,41 +378,41 @@ static void refusal_reaches_the_decision_stream(void **state)
 	assert_true(seen.ev.ts_boot_ns != 0);
 	ring_buffer__free(rb);
 	close(fd);
-	free(out);
 }
 
 /* An upstream that never answers: SERVFAIL, nothing opened. */
+static const struct dns_case silent = {
+	"{\"version\":1,\"id\":\"dns-silent\",\"files\":\"unrestricted\","
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":"
+	"[\"allowed.test:18300\"],\"dns\":{\"upstream\":[\"127.0.0.1:1\"]}}}",
+	{ "udp", "192.0.2.53", "53", "allowed.test", "connect", "127.77.0.1", "18300", NULL },
+	{ "udp allowed.test SERVFAIL -\n" },
+	{ { "connect 127.77.0.1:18300", "EPERM" } },
+};
+
 static void silent_upstream_fails_closed(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"), "udp", "192.0.2.53", "53", "allowed.test",
-			       "connect", "127.77.0.1", "18300", NULL };
-	char *out = NULL;
-
 	(void)state;
-	assert_int_equal(h_run("{\"version\":1,\"id\":\"dns-silent\",\"files\":\"unrestricted\","
-			       "\"exec\":\"unrestricted\",\"network\":{\"connect\":"
-			       "[\"allowed.test:18300\"],\"dns\":{\"upstream\":[\"127.0.0.1:1\"]}}}",
-			       NULL, argv, &out, NULL), 0);
-	assert_non_null(strstr(out, "udp allowed.test SERVFAIL -\n"));
-	assert_string_equal(h_result(out, "connect 127.77.0.1:18300"), "EPERM");
-	free(out);
+	run_case(&silent, NULL);
 }
 
 /* Audit mode: every name is answered, the refusal it would be is traced. */
+static const struct dns_case audit = {
+	"{\"version\":1,\"id\":\"dns-audit\",\"mode\":\"audit\","
+	"\"files\":\"unrestricted\",\"exec\":\"unrestricted\","
+	"\"network\":{\"connect\":[\"allowed.test:18300\"],"
+	"\"dns\":{\"upstream\":[\"127.0.0.1:" DNS_PORT "\"]}}}",
+	{ "udp", "192.0.2.53", "53", "other.test", NULL },
+	{ "udp other.test NOERROR 127.77.0.2\n" },
+	{ { NULL, NULL } },
+};
+
 static void audit_mode_answers_and_records(void **state)
 {
-	const char *argv[] = { h_tool("rf-dns"), "udp", "192.0.2.53", "53", "other.test", NULL };
-	char *out = NULL, *tp = h_tempfile("trace", NULL);
 	json_t *tr, *ev;
 
 	(void)state;
-	assert_int_equal(h_run("{\"version\":1,\"id\":\"dns-audit\",\"mode\":\"audit\","
-			       "\"files\":\"unrestricted\",\"exec\":\"unrestricted\","
-			       "\"network\":{\"connect\":[\"allowed.test:18300\"],"
-			       "\"dns\":{\"upstream\":[\"127.0.0.1:" DNS_PORT "\"]}}}",
-			       tp, argv, &out, NULL), 0);
-	assert_non_null(strstr(out, "udp other.test NOERROR 127.77.0.2\n"));
-	tr = h_trace(tp);
+	run_case(&audit, &tr);
 	ev = dns_event(tr, "dns.deny", "other.test");
 	assert_non_null(ev);
 	assert_string_equal(json_string_value(json_object_get(ev, "verdict")), "audited");
@@ -400,9 +421,6 @@ static void audit_mode_answers_and_records(void **state)
 	assert_string_equal(json_string_value(json_object_get(ev, "verdict")), "audited");
 	assert_int_equal(json_array_size(json_object_get(ev, "granted")), 0);
 	json_decref(tr);
-	unlink(tp);
-	free(tp);
-	free(out);
 }
 
 /* Bad names: one line on stderr, exit 125, nothing runs. */

@@ -26,29 +26,6 @@
 #define PORT_OK 18371
 #define PORT_NO 18372
 
-static int count_prefixed(const char *dir, const char *prefix)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static const char *cg_parent(void)
-{
-	static char dir[600];
-
-	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
-	return dir;
-}
-
 /* Keys in one pinned map (all sandboxes'). */
 static long map_keys(const char *pin, size_t key_size)
 {
@@ -111,21 +88,22 @@ static void assert_nothing_left(const char *prefix, struct keycount before)
 	if (gc[0])
 		fail_msg("gc found something left:\n%s", gc);
 	free(gc);
-	assert_int_equal(count_prefixed(cg_parent(), prefix), 0);
-	assert_int_equal(count_prefixed(cg_parent(), "probe-"), 0);
-	assert_int_equal(count_prefixed(RF_REGISTRY_DIR, prefix), 0);
+	assert_int_equal(h_count_cgroups(prefix), 0);
+	assert_int_equal(h_count_cgroups("probe-"), 0);
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, prefix), 0);
 	assert_int_equal(after.sb, before.sb);
 	assert_int_equal(after.n4, before.n4);
 	assert_int_equal(after.un, before.un);
 }
 
-static int lines(const char *s)
+/* In the child: a private mount namespace, then setup (a function). */
+static int private_ns(void *setup)
 {
-	int n = 0;
+	int (*const *fn)(void) = setup;
 
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	return (*fn)();
 }
 
 /* Runs `ringfence run` in a private mount namespace changed by ns_setup
@@ -134,48 +112,12 @@ static int run_in_ns(int (*ns_setup)(void), const char *policy_json, const char 
 		     char **ret_out, char **ret_err)
 {
 	char *policy = h_tempfile("policy", policy_json);
-	const char *args[32];
-	int n = 0, i, out[2], err[2], st;
-	pid_t pid;
+	int rc = h_wait(h_spawn_with(policy, NULL, NULL, argv, private_ns, &ns_setup),
+			ret_out, ret_err);
 
-	args[n++] = h_ringfence();
-	args[n++] = "run";
-	args[n++] = "-q";
-	args[n++] = "--policy";
-	args[n++] = policy;
-	args[n++] = "--";
-	for (i = 0; argv[i] && n < 31; i++)
-		args[n++] = argv[i];
-	args[n] = NULL;
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		dup2(null, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-			fprintf(stderr, "test: private mount namespace: %s\n", strerror(errno));
-			_exit(98);
-		}
-		if (ns_setup()) {
-			fprintf(stderr, "test: namespace setup: %s\n", strerror(errno));
-			_exit(98);
-		}
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	*ret_out = h_read_all(out[0]);
-	*ret_err = h_read_all(err[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
 	unlink(policy);
 	free(policy);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return rc;
 }
 
 static int ro_registry(void)
@@ -197,7 +139,7 @@ static void registry_unwritable(void **state)
 	assert_int_equal(run_in_ns(ro_registry, FAIL_POLICY("fail-reg"), argv, &out, &err), 126);
 	print_message("stderr: %s", err);
 	assert_string_equal(out, "");
-	assert_int_equal(lines(err), 1);
+	assert_int_equal(h_lines(err), 1);
 	assert_non_null(strstr(err, RF_REGISTRY_DIR));
 	assert_non_null(strstr(err, strerror(EROFS)));
 	assert_nothing_left("fail-reg-", before);
@@ -268,7 +210,7 @@ static void bpffs_cannot_be_mounted(void **state)
 	assert_int_equal(run_in_ns(no_bpffs_ro, FAIL_POLICY("fail-nobpf"), argv, &out, &err), 126);
 	print_message("stderr: %s", err);
 	assert_string_equal(out, "");
-	assert_int_equal(lines(err), 1);
+	assert_int_equal(h_lines(err), 1);
 	assert_non_null(strstr(err, "bpffs"));
 	assert_non_null(strstr(err, "/sys/fs/bpf"));
 	assert_non_null(strstr(err, strerror(EROFS)));
@@ -294,7 +236,7 @@ static int restore_max_descendants(void **state)
 
 	(void)state;
 	if (saved_max[0]) {
-		snprintf(path, sizeof(path), "%s/cgroup.max.descendants", cg_parent());
+		snprintf(path, sizeof(path), "%s/cgroup.max.descendants", h_cg_parent());
 		write_file(path, saved_max);
 		saved_max[0] = 0;
 	}
@@ -313,12 +255,12 @@ static void cgroup_creation_refused(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", cg_parent());
+	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", h_cg_parent());
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(saved_max, sizeof(saved_max), f));
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/cgroup.stat", cg_parent());
+	snprintf(path, sizeof(path), "%s/cgroup.stat", h_cg_parent());
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_true(fread(stat, 1, sizeof(stat) - 1, f) > 0);
@@ -328,14 +270,14 @@ static void cgroup_creation_refused(void **state)
 	nr = atol(p + strlen("nr_descendants "));
 	/* no room for one more, whatever else lives there now */
 	snprintf(cmd, sizeof(cmd), "%ld", nr);
-	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", cg_parent());
+	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", h_cg_parent());
 	write_file(path, cmd);
 
 	assert_int_equal(h_run(FAIL_POLICY("fail-cg"), NULL, argv, &out, &err), 126);
 	print_message("stderr: %s", err);
 	assert_string_equal(out, "");
 	/* one kernel condition, one line (not one per class it takes down) */
-	assert_int_equal(lines(err), 1);
+	assert_int_equal(h_lines(err), 1);
 	assert_non_null(strstr(err, "cgroup.max.descendants"));
 	assert_non_null(strstr(err, strerror(EAGAIN)));
 	assert_null(strstr(err, "No such file"));
@@ -419,7 +361,7 @@ static void supervisor_out_of_memory(void **state)
 					   &out, &err), 123);
 		print_message("RLIMIT_AS %lu MiB: %s", (unsigned long)(sizes[i] >> 20), err);
 		assert_string_equal(out, "");
-		assert_int_equal(lines(err), 1);
+		assert_int_equal(h_lines(err), 1);
 		assert_non_null(strstr(err, "out of memory"));
 		assert_non_null(strstr(err, "RLIMIT_AS"));
 		free(out);
@@ -489,8 +431,8 @@ static void stale_scratch_dirs(void **state)
 	int rc;
 
 	(void)state;
-	snprintf(old_form, sizeof(old_form), "%s/probe-%d", cg_parent(), (int)pid);
-	snprintf(new_form, sizeof(new_form), "%s/probe-%d-1-deadbeef", cg_parent(), (int)pid);
+	snprintf(old_form, sizeof(old_form), "%s/probe-%d", h_cg_parent(), (int)pid);
+	snprintf(new_form, sizeof(new_form), "%s/probe-%d-1-deadbeef", h_cg_parent(), (int)pid);
 	assert_int_equal(mkdir(old_form, 0755), 0);
 	assert_int_equal(mkdir(new_form, 0755), 0);
 	rc = run_child(clone_with_pid, &pid, FAIL_POLICY("fail-stale"), &out, &err);

@@ -24,32 +24,14 @@ static int setup(void **state)
 static int learn(const char *const *args, char **ret_out, char **ret_err)
 {
 	const char *argv[64];
-	int n = 0, out[2], err[2];
-	struct h_proc p;
+	int n = 0;
 
 	argv[n++] = h_ringfence();
 	argv[n++] = "learn";
 	for (; *args && n < 63; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	p.pid = fork();
-	assert_true(p.pid >= 0);
-	if (p.pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		dup2(null, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	p.out_fd = out[0];
-	p.err_fd = err[0];
-	return h_wait(p, ret_out, ret_err);
+	return h_wait(h_start(argv, NULL, NULL), ret_out, ret_err);
 }
 
 static char *tempdir(void)

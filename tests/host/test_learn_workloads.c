@@ -12,7 +12,6 @@
 #include "harness.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
 
 #include "policy.h"
 
@@ -27,42 +26,15 @@ static pid_t mon_pid = -1;
  * their learned policies must raise no alert. */
 static void monitor_start(void)
 {
-	char bin[4096], state_arg[600];
-	const char *args[16];
-	int n = 0, i;
+	char state_arg[600];
+	const char *args[] = { "--output", mon_out, "--state", state_arg, "--interval", "500",
+			       "--linger-ms", "1000", NULL };
 
-	snprintf(bin, sizeof(bin), "%s-monitor", h_ringfence());
 	assert_non_null(mkdtemp(mon_dir));
 	snprintf(mon_out, sizeof(mon_out), "%s/alerts.ndjson", mon_dir);
 	snprintf(mon_status, sizeof(mon_status), "%s/status.json", mon_dir);
 	snprintf(state_arg, sizeof(state_arg), "%s/state.json", mon_dir);
-	args[n++] = bin;
-	args[n++] = "-q";
-	args[n++] = "--output";
-	args[n++] = mon_out;
-	args[n++] = "--status";
-	args[n++] = mon_status;
-	args[n++] = "--state";
-	args[n++] = state_arg;
-	args[n++] = "--interval";
-	args[n++] = "500";
-	args[n++] = "--linger-ms";
-	args[n++] = "1000";
-	args[n] = NULL;
-	mon_pid = fork();
-	assert_true(mon_pid >= 0);
-	if (mon_pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	for (i = 0; i < 300 && access(mon_status, R_OK); i++)
-		usleep(50000);
-	assert_int_equal(access(mon_status, R_OK), 0);
+	mon_pid = h_monitor_start(mon_status, args, NULL);
 }
 
 /* Alerts the monitor wrote about sandboxes whose policy id starts with
@@ -104,10 +76,7 @@ static int teardown(void **state)
 	char cmd[700];
 
 	(void)state;
-	if (mon_pid > 0) {
-		kill(mon_pid, SIGTERM);
-		waitpid(mon_pid, NULL, 0);
-	}
+	h_monitor_stop(mon_pid);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mon_dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -169,8 +138,7 @@ static int learn(const char *base_json, const char *out_path, const char *const 
 {
 	char *base = h_tempfile("base", base_json);
 	const char *args[64];
-	int n = 0, rc, out[2], err[2];
-	struct h_proc p;
+	int n = 0, rc;
 
 	args[n++] = h_ringfence();
 	args[n++] = "learn";
@@ -183,22 +151,7 @@ static int learn(const char *base_json, const char *out_path, const char *const 
 	for (; *argv && n < 63; argv++)
 		args[n++] = *argv;
 	args[n] = NULL;
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	p.pid = fork();
-	assert_true(p.pid >= 0);
-	if (p.pid == 0) {
-		dup2(open("/dev/null", O_RDONLY), 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	p.out_fd = out[0];
-	p.err_fd = err[0];
-	rc = h_wait(p, NULL, ret_err);
+	rc = h_wait(h_start(args, NULL, NULL), NULL, ret_err);
 	unlink(base);
 	free(base);
 	return rc;

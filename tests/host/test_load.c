@@ -38,14 +38,6 @@ static int env_int(const char *name, int def)
 	return v && atoi(v) > 0 ? atoi(v) : def;
 }
 
-static const char *cg_parent(void)
-{
-	static char dir[600];
-
-	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
-	return dir;
-}
-
 /* stdout of a ringfence subcommand (whole). */
 static char *run_cmd(const char *sub, int *ret_status)
 {
@@ -87,7 +79,7 @@ static void assert_no_leaks(const char *prefix, const struct h_idset *before)
 	if (gc[0])
 		fail_msg("gc found something left:\n%s", gc);
 	free(gc);
-	assert_int_equal(h_count_prefixed(cg_parent(), prefix), 0);
+	assert_int_equal(h_count_cgroups(prefix), 0);
 	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, prefix), 0);
 	h_map_ids(&after);
 	for (k = 0; k < after.n; k++)
@@ -301,7 +293,7 @@ static void live_sandboxes(void **state)
 		usleep(100 * 1000);
 	t_start = now_s() - t0;
 	assert_int_equal(registered_running(), m);
-	assert_int_equal(h_count_prefixed(cg_parent(), "live-"), m);
+	assert_int_equal(h_count_cgroups("live-"), m);
 
 	t0 = now_s();
 	out = run_cmd("status --json", &st);

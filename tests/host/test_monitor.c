@@ -8,7 +8,6 @@
  */
 #include <poll.h>
 #include <time.h>
-#include <sys/prctl.h>
 #include "harness.h"
 #include "enforcer.h"
 #include "rf_abi.h"
@@ -20,51 +19,19 @@ static pid_t mon_pid = -1;
 static int metrics_port;
 static char *profile_json;      /* recorded for the benign workload */
 
-static const char *monitor_bin(void)
-{
-	static char path[600];
-	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
-
-	if (m && *m)
-		return m;
-	slash = strrchr(rf, '/');
-	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
-	return path;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 static pid_t start_monitor(const char *const *extra)
 {
-	const char *args[64];
+	const char *args[48];
 	char port[64];
 	int n = 0, i;
-	pid_t pid;
 
 	snprintf(port, sizeof(port), "127.0.0.1:%d", metrics_port);
-	args[n++] = monitor_bin();
-	args[n++] = "-q";
 	args[n++] = "--output";
 	args[n++] = mon_out;
 	args[n++] = "--record";
 	args[n++] = mon_rec;
 	args[n++] = "--state";
 	args[n++] = mon_state;
-	args[n++] = "--status";
-	args[n++] = mon_status;
 	args[n++] = "--metrics-file";
 	args[n++] = mon_metrics;
 	args[n++] = "--metrics";
@@ -73,79 +40,15 @@ static pid_t start_monitor(const char *const *extra)
 	args[n++] = "500";
 	args[n++] = "--linger-ms";
 	args[n++] = "1000";
-	for (i = 0; extra && extra[i]; i++)
+	for (i = 0; extra && extra[i] && n < 47; i++)
 		args[n++] = extra[i];
 	args[n] = NULL;
-	unlink(mon_status);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	/* Ready once it wrote its first status snapshot. */
-	for (i = 0; i < 300; i++) {
-		int st;
-
-		if (!access(mon_status, R_OK))
-			return pid;
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			fail_msg("ringfence-monitor exited at start (status %d): is another one "
-				 "running?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-		sleep_ms(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	fail_msg("ringfence-monitor did not start within 15 s");
-	return -1;
+	return h_monitor_start(mon_status, args, NULL);
 }
 
-static int stop_monitor(pid_t pid)
-{
-	int st = 0, i;
-
-	if (pid <= 0)
-		return -1;
-	kill(pid, SIGTERM);
-	for (i = 0; i < 200; i++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		sleep_ms(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
-}
-
-/* Every record in the output so far (a trailing partial line skipped). */
 static json_t *records(void)
 {
-	json_t *arr = json_array();
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f = fopen(mon_out, "r");
-
-	if (!f)
-		return arr;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		json_t *o;
-
-		if (line[n - 1] != '\n')
-			break;
-		o = json_loads(line, 0, NULL);
-		if (!o)
-			fail_msg("alert record is not JSON: %s", line);
-		json_array_append_new(arr, o);
-	}
-	free(line);
-	fclose(f);
-	return arr;
+	return h_monitor_records(mon_out);
 }
 
 static const char *rec_str(json_t *o, const char *a, const char *b)
@@ -206,17 +109,17 @@ static json_t *last_phase(json_t *sel, const char *phase)
  * time it took, or -1. */
 static long wait_for(const char *rule, const char *sandbox, const char *phase, uint64_t t0)
 {
-	uint64_t deadline = now_ms() + WAIT_MS;
+	uint64_t deadline = h_now_ms() + WAIT_MS;
 
-	while (now_ms() < deadline) {
+	while (h_now_ms() < deadline) {
 		json_t *all = records(), *sel = select_records(all, rule, sandbox);
 		bool found = phase ? last_phase(sel, phase) != NULL : json_array_size(sel) > 0;
 
 		json_decref(sel);
 		json_decref(all);
 		if (found)
-			return (long)(now_ms() - t0);
-		sleep_ms(20);
+			return (long)(h_now_ms() - t0);
+		h_sleep_ms(20);
 	}
 	return -1;
 }
@@ -265,7 +168,7 @@ struct bg {
 
 static struct bg bg_start(const char *policy_json, const char *const *argv)
 {
-	struct bg b = { .t0 = now_ms() };
+	struct bg b = { .t0 = h_now_ms() };
 	int i;
 
 	b.trace = h_tempfile("montrace", NULL);
@@ -284,7 +187,7 @@ static struct bg bg_start(const char *policy_json, const char *const *argv)
 		if (f)
 			fclose(f);
 		if (!b.name)
-			sleep_ms(10);
+			h_sleep_ms(10);
 	}
 	assert_non_null(b.name);
 	return b;
@@ -344,7 +247,7 @@ static int teardown(void **state)
 
 	(void)state;
 	if (mon_pid > 0)
-		stop_monitor(mon_pid);
+		h_monitor_stop(mon_pid);
 	if (tmpdir_path && !getenv("KEEP")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir_path);
 		if (system(cmd))
@@ -411,7 +314,7 @@ static void test_labels_reach_alerts(void **state)
 	char *out, *first, *rec, name[160] = "";
 	json_t *all, *sel, *open, *md, *o;
 	struct h_proc p;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = h_now_ms();
 	bool found;
 	int i;
 
@@ -452,7 +355,7 @@ static void test_labels_reach_alerts(void **state)
 			       "\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-") != NULL;
 		free(rec);
 		if (!found)
-			sleep_ms(200);
+			h_sleep_ms(200);
 	}
 	assert_true(found);
 	unlink(pol);
@@ -465,7 +368,7 @@ static void test_labels_reach_alerts(void **state)
  * a policy with id (its replay --profile), once the recording has it all. */
 static char *record_profile_of(const char *id, const char *const *argv)
 {
-	const char *args[] = { monitor_bin(), "--replay", mon_rec, "--profile", id, NULL };
+	const char *args[] = { h_monitor_bin(), "--replay", mon_rec, "--profile", id, NULL };
 	char policy[512], *name, *out, *prof = NULL, *last = NULL;
 	struct h_proc p;
 	int pipefd[2], i;
@@ -476,7 +379,7 @@ static char *record_profile_of(const char *id, const char *const *argv)
 	free(name);
 	/* the record is flushed every interval */
 	for (i = 0; i < 30 && !prof; i++) {
-		sleep_ms(600);  /* more than --interval: a flush between reads */
+		h_sleep_ms(600);  /* more than --interval: a flush between reads */
 		assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
 		p.pid = fork();
 		if (p.pid == 0) {
@@ -569,7 +472,7 @@ static void test_unexpected_syscall(void **state)
  * (or the deadline), then a little longer for any that should not be. */
 static json_t *wait_closed_syscall_alerts(const char *sandbox, size_t n)
 {
-	uint64_t deadline = now_ms() + WAIT_MS;
+	uint64_t deadline = h_now_ms() + WAIT_MS;
 	json_t *all = NULL, *sel = NULL;
 
 	for (;;) {
@@ -582,13 +485,13 @@ static json_t *wait_closed_syscall_alerts(const char *sandbox, size_t n)
 		sel = select_records(all, "unexpected-syscall", sandbox);
 		json_array_foreach(sel, i, o)
 			closed += !strcmp(rec_str(o, "unmapped", "phase"), "close");
-		if (closed >= n || now_ms() >= deadline)
+		if (closed >= n || h_now_ms() >= deadline)
 			break;
-		sleep_ms(50);
+		h_sleep_ms(50);
 	}
 	json_decref(sel);
 	json_decref(all);
-	sleep_ms(1500);     /* past the linger: anything more would show now */
+	h_sleep_ms(1500);     /* past the linger: anything more would show now */
 	all = records();
 	sel = select_records(all, "unexpected-syscall", sandbox);
 	json_decref(all);
@@ -622,7 +525,7 @@ static void test_refused_syscalls(void **state)
 	snprintf(policy, sizeof(policy), "{\"version\":1,\"id\":\"mon-refused\",\"files\":"
 		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
 		 "\"syscalls\":%s}", prof);
-	t0 = now_ms();
+	t0 = h_now_ms();
 	name = run_sandbox(policy, argv, &out);
 	/* refused inside the sandbox, by the boundary */
 	assert_string_equal(h_result(out, "ptrace"), "EPERM");
@@ -631,7 +534,7 @@ static void test_refused_syscalls(void **state)
 	assert_string_equal(h_result(out, "gettid"), "ok");
 	sel = wait_closed_syscall_alerts(name, 3);
 	fprintf(stderr, "# refused syscalls: %zu alert records for %s within %llu ms\n",
-		json_array_size(sel), name, (unsigned long long)(now_ms() - t0));
+		json_array_size(sel), name, (unsigned long long)(h_now_ms() - t0));
 	assert_int_equal(distinct_uids(sel), 3);
 	for (k = 0; k < 3; k++) {
 		size_t opens = 0;
@@ -675,7 +578,7 @@ static void test_benign_no_alert(void **state)
 		 "\"memory_mb\":256,\"cpu_percent\":190}}", profile_json);
 	name = run_sandbox(policy, argv, NULL);
 	/* past the sample interval, the linger and the sandbox's end */
-	sleep_ms(3000);
+	h_sleep_ms(3000);
 	all = records();
 	sel = select_records(all, "", name);
 	if (json_array_size(sel)) {
@@ -763,7 +666,7 @@ static void test_inferred_allowed_failures_no_burst(void **state)
 		 "\"network\":{\"connect\":[\"127.0.0.1:%s\"],\"unix\":[]},"
 		 "\"monitor\":{\"deny_burst\":{\"count\":10,\"window_ms\":1000}}}",
 		 dir, h_tool("rf-fs"), h_tool("rf-net"), port);
-	t0 = now_ms();
+	t0 = h_now_ms();
 	name_ok = run_sandbox_exit(policy, rd_ok, &ex);
 	/* the kernel saw 30 failures; the policy allows every one */
 	assert_int_equal(rec_int(ex, "inferred_not_policy", NULL), 30);
@@ -888,8 +791,8 @@ static void test_lost_events_match_kernel(void **state)
 	name = run_sandbox(policy, argv, NULL);
 	assert_int_equal(kill(mon_pid, SIGCONT), 0);
 	free(name);
-	deadline = now_ms() + WAIT_MS;
-	while (now_ms() < deadline) {
+	deadline = h_now_ms() + WAIT_MS;
+	while (h_now_ms() < deadline) {
 		json_t *all = records(), *sel = select_records(all, "lost-events", ""), *o;
 		size_t i;
 
@@ -903,7 +806,7 @@ static void test_lost_events_match_kernel(void **state)
 		json_decref(all);
 		if (seen && seen == kernel)
 			break;
-		sleep_ms(100);
+		h_sleep_ms(100);
 	}
 	fprintf(stderr, "# lost events: kernel counter %llu, reported %llu\n",
 		(unsigned long long)kernel, (unsigned long long)seen);
@@ -968,7 +871,7 @@ static void test_metrics(void **state)
 	const char *req = "GET /metrics HTTP/1.0\r\n\r\n";
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	char *body, *file;
-	const char *bad[] = { monitor_bin(), "--metrics", "0.0.0.0:9464", NULL };
+	const char *bad[] = { h_monitor_bin(), "--metrics", "0.0.0.0:9464", NULL };
 	struct h_proc p;
 	int st, i;
 
@@ -1009,7 +912,7 @@ static void test_metrics(void **state)
 		if (f >= 0)
 			file = h_read_all(f);
 		else
-			sleep_ms(100);
+			h_sleep_ms(100);
 	}
 	assert_non_null(file);
 	assert_non_null(strstr(file, "# TYPE ringfence_monitor_events_total counter"));
@@ -1030,7 +933,7 @@ static void test_metrics(void **state)
 
 static void test_top_once(void **state)
 {
-	const char *args[] = { monitor_bin(), "--top", "--once", "--status", mon_status, NULL };
+	const char *args[] = { h_monitor_bin(), "--top", "--once", "--status", mon_status, NULL };
 	int pipefd[2], st;
 	pid_t pid;
 	char *out;
@@ -1068,9 +971,9 @@ static void test_sighup_reopen(void **state)
 	assert_true(asprintf(&rotated, "%s.1", mon_out) > 0);
 	assert_int_equal(rename(mon_out, rotated), 0);
 	assert_int_equal(kill(mon_pid, SIGHUP), 0);
-	sleep_ms(300);
+	h_sleep_ms(300);
 	assert_int_equal(stat(mon_out, &st), 0);    /* reopened: created again */
-	t0 = now_ms();
+	t0 = h_now_ms();
 	name = run_sandbox(policy, argv, NULL);
 	assert_true(wait_for("deny-burst", name, "open", t0) >= 0);
 	assert_int_equal(kill(mon_pid, 0), 0);
@@ -1090,7 +993,7 @@ static void test_restart_reports_lost(void **state)
 	char *name;
 
 	(void)state;
-	assert_int_equal(stop_monitor(mon_pid), 0);    /* SIGTERM: exit 0 */
+	assert_int_equal(h_monitor_stop(mon_pid), 0);    /* SIGTERM: exit 0 */
 	mon_pid = -1;
 	before = kernel_ringbuf_lost();
 	name = run_sandbox(policy, argv, NULL);
@@ -1101,8 +1004,8 @@ static void test_restart_reports_lost(void **state)
 	/* keep the first run's recording for the replay test */
 	assert_true(asprintf(&mon_rec, "%s/record2.ndjson", tmpdir_path) > 0);
 	mon_pid = start_monitor(NULL);
-	deadline = now_ms() + WAIT_MS;
-	while (now_ms() < deadline && count < 0) {
+	deadline = h_now_ms() + WAIT_MS;
+	while (h_now_ms() < deadline && count < 0) {
 		json_t *all = records(), *sel = select_records(all, "lost-events", ""), *o;
 		size_t i;
 
@@ -1112,7 +1015,7 @@ static void test_restart_reports_lost(void **state)
 				count = rec_int(o, "count", NULL);
 		json_decref(sel);
 		json_decref(all);
-		sleep_ms(50);
+		h_sleep_ms(50);
 	}
 	fprintf(stderr, "# lost while down: kernel %llu -> %llu, reported %lld\n",
 		(unsigned long long)before, (unsigned long long)after, count);
@@ -1128,10 +1031,10 @@ static void test_replay_identical(void **state)
 	(void)state;
 	assert_true(asprintf(&o1, "%s/replay1.ndjson", tmpdir_path) > 0);
 	assert_true(asprintf(&o2, "%s/replay2.ndjson", tmpdir_path) > 0);
-	assert_int_equal(stop_monitor(mon_pid), 0);
+	assert_int_equal(h_monitor_stop(mon_pid), 0);
 	mon_pid = -1;
 	for (i = 0; i < 2; i++) {
-		const char *args[] = { monitor_bin(), "--replay", replay_src, "--output",
+		const char *args[] = { h_monitor_bin(), "--replay", replay_src, "--output",
 				       i ? o2 : o1, NULL };
 		int st;
 		pid_t pid = fork();
@@ -1200,8 +1103,8 @@ int main(void)
 
 	if (harness_require_root())
 		return 0;
-	if (access(monitor_bin(), X_OK)) {
-		fprintf(stderr, "SKIP: %s not built\n", monitor_bin());
+	if (access(h_monitor_bin(), X_OK)) {
+		fprintf(stderr, "SKIP: %s not built\n", h_monitor_bin());
 		return 0;
 	}
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,8 +8,6 @@
  * sandboxes: the oldest idle go, counted and alerted, and a new sandbox's
  * burst still alerts.
  */
-#include <time.h>
-#include <sys/prctl.h>
 #include "harness.h"
 
 #define WAIT_MS 20000
@@ -21,90 +19,24 @@
 static char *tmpdir_path, *mon_out, *mon_status, *mon_metrics;
 static pid_t mon_pid = -1;
 
-static const char *monitor_bin(void)
-{
-	static char path[600];
-	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
-
-	if (m && *m)
-		return m;
-	slash = strrchr(rf, '/');
-	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
-	return path;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* A monitor with a table of `table` sandboxes (0: its default). */
 static pid_t start_monitor(int table)
 {
-	const char *args[] = { monitor_bin(), "-q", "--output", mon_out, "--state", "",
-			       "--status", mon_status, "--metrics-file", mon_metrics,
+	const char *args[] = { "--output", mon_out, "--state", "", "--metrics-file", mon_metrics,
 			       "--interval", "250", "--linger-ms", "1000", NULL };
-	char env[64];
-	pid_t pid;
-	int i;
+	static char env[96];
 
-	unlink(mon_status);
 	unlink(mon_out);
-	snprintf(env, sizeof(env), "%d", table);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (table)
-			setenv("RINGFENCE_MONITOR_TEST_MAX_SANDBOXES", env, 1);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	for (i = 0; i < 300; i++) {
-		int st;
-
-		if (!access(mon_status, R_OK))
-			return pid;
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			fail_msg("ringfence-monitor exited at start (status %d): is another one "
-				 "running?", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-		sleep_ms(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	fail_msg("ringfence-monitor did not start within 15 s");
-	return -1;
+	snprintf(env, sizeof(env), "RINGFENCE_MONITOR_TEST_MAX_SANDBOXES=%d", table);
+	return h_monitor_start(mon_status, args, table ? env : NULL);
 }
 
 static void stop_monitor(void)
 {
-	int st = 0, i;
-
 	if (mon_pid <= 0)
 		return;
-	kill(mon_pid, SIGTERM);
-	for (i = 0; i < 200 && waitpid(mon_pid, &st, WNOHANG) != mon_pid; i++)
-		sleep_ms(50);
-	if (i == 200) {
-		kill(mon_pid, SIGKILL);
-		waitpid(mon_pid, &st, 0);
-	}
+	assert_int_equal(h_monitor_stop(mon_pid), 0);
 	mon_pid = -1;
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 /* The monitor's --top snapshot (rewritten every interval). */
@@ -139,9 +71,9 @@ static long long metric(const char *name)
  * at least min (NULL: none); false on timeout. */
 static bool wait_table(long long max_entries, const char *name, long long min)
 {
-	uint64_t deadline = now_ms() + WAIT_MS;
+	uint64_t deadline = h_now_ms() + WAIT_MS;
 
-	while (now_ms() < deadline) {
+	while (h_now_ms() < deadline) {
 		json_t *st = status();
 		bool ok = st && table_field(st, "entries") <= max_entries &&
 			  (!name || metric(name) >= min);
@@ -149,34 +81,14 @@ static bool wait_table(long long max_entries, const char *name, long long min)
 		json_decref(st);
 		if (ok)
 			return true;
-		sleep_ms(100);
+		h_sleep_ms(100);
 	}
 	return false;
 }
 
 static json_t *records(void)
 {
-	json_t *arr = json_array();
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f = fopen(mon_out, "r");
-
-	if (!f)
-		return arr;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		json_t *o;
-
-		if (line[n - 1] != '\n')
-			break;
-		o = json_loads(line, 0, NULL);
-		if (!o)
-			fail_msg("alert record is not JSON: %s", line);
-		json_array_append_new(arr, o);
-	}
-	free(line);
-	fclose(f);
-	return arr;
+	return h_monitor_records(mon_out);
 }
 
 static const char *um_str(json_t *o, const char *k)
@@ -230,7 +142,7 @@ static char *trace_sandbox(const char *trace)
 		if (f)
 			fclose(f);
 		if (!name)
-			sleep_ms(10);
+			h_sleep_ms(10);
 	}
 	assert_non_null(name);
 	return name;
@@ -300,7 +212,7 @@ static int setup(void **state)
 	/* Drain what earlier suites left in the pinned ring buffer, so that
 	 * this test's backlog is its own (and fits). */
 	mon_pid = start_monitor(0);
-	sleep_ms(1500);
+	h_sleep_ms(1500);
 	stop_monitor();
 	return 0;
 }
@@ -331,7 +243,7 @@ static void test_backlog_of_the_dead(void **state)
 	const char *argv[] = { h_tool("rf-net"), "burst", "30", "127.0.0.1", "9", NULL };
 	char *policy = h_tempfile("blpolicy", deny_all);
 	struct sbx s[BURSTERS];
-	uint64_t t0 = now_ms(), deadline;
+	uint64_t t0 = h_now_ms(), deadline;
 	json_t *all, *st;
 	size_t n = 0;
 	int k;
@@ -339,14 +251,14 @@ static void test_backlog_of_the_dead(void **state)
 	(void)state;
 	dead_sandboxes(policy, DEAD);
 	fprintf(stderr, "# %d dead sandboxes made in %llu ms\n", DEAD,
-		(unsigned long long)(now_ms() - t0));
-	t0 = now_ms();
+		(unsigned long long)(h_now_ms() - t0));
+	t0 = h_now_ms();
 	mon_pid = start_monitor(TABLE);
 	/* every dead one's denial consumed, and none of them left in the table */
 	assert_true(wait_table(0, "ringfence_monitor_cgroups_gone_total", DEAD));
 	assert_true(metric("ringfence_monitor_events_total{source=\"decision\"}") >= DEAD);
 	fprintf(stderr, "# backlog consumed and the table empty after %llu ms\n",
-		(unsigned long long)(now_ms() - t0));
+		(unsigned long long)(h_now_ms() - t0));
 	st = status();
 	assert_int_equal(table_field(st, "capacity"), TABLE);
 	assert_int_equal(table_field(st, "shed"), 0);
@@ -355,19 +267,19 @@ static void test_backlog_of_the_dead(void **state)
 
 	for (k = 0; k < BURSTERS; k++)
 		sbx_start(&s[k], policy, argv, true);
-	t0 = now_ms();
+	t0 = h_now_ms();
 	deadline = t0 + WAIT_MS;
-	while (now_ms() < deadline) {
+	while (h_now_ms() < deadline) {
 		all = records();
 		for (k = 0, n = 0; k < BURSTERS; k++)
 			n += n_alerts(all, "deny-burst", s[k].name) == 1;
 		json_decref(all);
 		if (n == BURSTERS)
 			break;
-		sleep_ms(100);
+		h_sleep_ms(100);
 	}
 	fprintf(stderr, "# %zu of %d burst alerts after %llu ms\n", n, BURSTERS,
-		(unsigned long long)(now_ms() - t0));
+		(unsigned long long)(h_now_ms() - t0));
 	assert_int_equal(n, BURSTERS);
 	for (k = 0; k < BURSTERS; k++) {
 		sbx_end(&s[k], "EPERM=30");
@@ -395,7 +307,7 @@ static void test_full_of_live(void **state)
 	const char *burst[] = { h_tool("rf-net"), "burst", "30", "127.0.0.1", "9", NULL };
 	char *policy = h_tempfile("blpolicy", deny_all);
 	struct sbx s[12], b;
-	uint64_t deadline, t0 = now_ms();
+	uint64_t deadline, t0 = h_now_ms();
 	long long shed, entries;
 	json_t *all, *st;
 	int k;
@@ -404,31 +316,31 @@ static void test_full_of_live(void **state)
 	mon_pid = start_monitor(8);
 	for (k = 0; k < 12; k++) {
 		sbx_start(&s[k], policy, idle, true);
-		sleep_ms(50);   /* an order of age */
+		h_sleep_ms(50);   /* an order of age */
 	}
 	fprintf(stderr, "# 12 idle sandboxes started in %llu ms\n",
-		(unsigned long long)(now_ms() - t0));
-	sleep_ms(1000);
+		(unsigned long long)(h_now_ms() - t0));
+	h_sleep_ms(1000);
 	sbx_start(&b, policy, burst, true);
-	deadline = now_ms() + WAIT_MS;
-	while (now_ms() < deadline) {
+	deadline = h_now_ms() + WAIT_MS;
+	while (h_now_ms() < deadline) {
 		all = records();
 		k = (int)n_alerts(all, "deny-burst", b.name);
 		json_decref(all);
 		if (k)
 			break;
-		sleep_ms(100);
+		h_sleep_ms(100);
 	}
 	assert_int_equal(k, 1);
 	sbx_end(&b, "EPERM=30");
 	/* the snapshot is rewritten every interval */
-	deadline = now_ms() + WAIT_MS;
+	deadline = h_now_ms() + WAIT_MS;
 	do {
 		st = status();
 		shed = table_field(st, "shed");
 		entries = table_field(st, "entries");
 		json_decref(st);
-	} while (shed < 5 && now_ms() < deadline && (sleep_ms(100), true));
+	} while (shed < 5 && h_now_ms() < deadline && (h_sleep_ms(100), true));
 	fprintf(stderr, "# table of 8, 13 live sandboxes: %lld shed\n", shed);
 	assert_true(shed >= 5);     /* 4 to register the 12, 1 for the burster */
 	assert_true(entries <= 8);
@@ -440,7 +352,7 @@ static void test_full_of_live(void **state)
 	/* They all ended: the table empties, the shedding alert closes, and
 	 * its count is every entry shed. */
 	assert_true(wait_table(0, NULL, 0));
-	sleep_ms(1500);     /* --linger-ms 1000 */
+	h_sleep_ms(1500);     /* --linger-ms 1000 */
 	all = records();
 	shed = metric("ringfence_monitor_sandboxes_shed_total");
 	assert_true(n_alerts(all, "table-shed", NULL) >= 1);

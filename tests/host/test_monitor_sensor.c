@@ -10,8 +10,6 @@
  *   - a monitor with --record (profiles are learnt from recordings):
  *     attached with no sandbox at all.
  */
-#include <time.h>
-#include <sys/prctl.h>
 #include <bpf/bpf.h>
 #include "harness.h"
 #include "links.h"
@@ -21,81 +19,31 @@
 static char *tmpdir_path, *mon_out, *mon_status, *mon_rec;
 static pid_t mon_pid = -1;
 
-static const char *monitor_bin(void)
-{
-	static char path[600];
-	const char *m = getenv("MONITOR"), *rf = h_ringfence(), *slash;
-
-	if (m && *m)
-		return m;
-	slash = strrchr(rf, '/');
-	snprintf(path, sizeof(path), "%.*sringfence-monitor", slash ? (int)(slash - rf + 1) : 0, rf);
-	return path;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Wait up to ms for h_raw_tp_links(SENSOR) == want; the count at the end. */
 static int wait_sensor(int want, long ms)
 {
-	uint64_t end = now_ms() + (uint64_t)ms;
+	uint64_t end = h_now_ms() + (uint64_t)ms;
 	int n;
 
-	while ((n = h_raw_tp_links(SENSOR)) != want && now_ms() < end)
-		sleep_ms(20);
+	while ((n = h_raw_tp_links(SENSOR)) != want && h_now_ms() < end)
+		h_sleep_ms(20);
 	return n;
 }
 
 static void start_monitor(bool record)
 {
-	const char *args[] = { monitor_bin(), "-q", "--output", mon_out, "--state", "",
-			       "--status", mon_status, "--interval", "250", "--linger-ms", "500",
-			       record ? "--record" : NULL, mon_rec, NULL };
-	int i, st;
+	const char *args[] = { "--output", mon_out, "--state", "", "--interval", "250",
+			       "--linger-ms", "500", record ? "--record" : NULL, mon_rec, NULL };
 
-	unlink(mon_status);
-	mon_pid = fork();
-	assert_true(mon_pid >= 0);
-	if (mon_pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	for (i = 0; i < 300 && access(mon_status, R_OK); i++) {
-		if (waitpid(mon_pid, &st, WNOHANG) == mon_pid)
-			fail_msg("ringfence-monitor exited at start: is another one running?");
-		sleep_ms(50);
-	}
-	assert_int_equal(access(mon_status, R_OK), 0);
+	mon_pid = h_monitor_start(mon_status, args, NULL);
 }
 
 static void stop_monitor(void)
 {
-	int st = 0;
-
 	if (mon_pid <= 0)
 		return;
-	kill(mon_pid, SIGTERM);
-	assert_int_equal(waitpid(mon_pid, &st, 0), mon_pid);
+	assert_int_equal(h_monitor_stop(mon_pid), 0);
 	mon_pid = -1;
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 /* ringfence run of `rf-load sleep ms` under policy, in the background. */
@@ -108,7 +56,7 @@ static struct h_proc sandbox(const char *policy, long ms)
 	snprintf(arg, sizeof(arg), "%ld", ms);
 	p = h_spawn(path, NULL, NULL, argv);
 	/* the supervisor has read it by the time its command runs */
-	sleep_ms(300);
+	h_sleep_ms(300);
 	unlink(path);
 	free(path);
 	return p;
@@ -137,7 +85,7 @@ static void test_only_for_profiles(void **state)
 	/* a sandbox without a profile: the monitor has seen it (its registry
 	 * entry comes before the command) and still not attached */
 	p = sandbox(plain, 1500);
-	sleep_ms(500);
+	h_sleep_ms(500);
 	assert_int_equal(h_raw_tp_links(SENSOR), 0);
 	sandbox_end(p);
 	/* with a profile: attached while it lives */

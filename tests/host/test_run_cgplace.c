@@ -37,6 +37,19 @@ static char *sandbox_script(const char *id)
 	return s;
 }
 
+/* In the child: move into the cgroup `from`. */
+static int join_cgroup(void *from)
+{
+	char procs[700];
+	FILE *f;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", (const char *)from);
+	f = fopen(procs, "w");
+	if (!f || fprintf(f, "0\n") < 0 || fclose(f))
+		return -1;
+	return 0;
+}
+
 /*
  * ringfence run [--cgroup-parent parent] started from the cgroup `from`
  * (NULL: where the test runs), with a trace; exit status, out/err.
@@ -48,59 +61,16 @@ static int run_from(const char *from, const char *parent, const char *id, const 
 					    strstr(id, "cgp-deleg") ? POLICY("cgp-deleg") :
 					    POLICY("cgp-bad"));
 	char *script = sandbox_script(id);
-	const char *args[20];
-	int n = 0, out[2], err[2], st;
-	pid_t pid;
+	const char *extra[] = { "--cgroup-parent", parent, NULL };
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	int rc = h_wait(h_spawn_with(policy, trace, parent ? extra : NULL, argv,
+				     from ? join_cgroup : NULL, (void *)from),
+			ret_out, ret_err);
 
-	args[n++] = h_ringfence();
-	args[n++] = "run";
-	args[n++] = "-q";
-	args[n++] = "--policy";
-	args[n++] = policy;
-	args[n++] = "--trace";
-	args[n++] = trace;
-	if (parent) {
-		args[n++] = "--cgroup-parent";
-		args[n++] = parent;
-	}
-	args[n++] = "--";
-	args[n++] = "/bin/sh";
-	args[n++] = "-c";
-	args[n++] = script;
-	args[n] = NULL;
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		dup2(null, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		if (from) {
-			char procs[700];
-			FILE *f;
-
-			snprintf(procs, sizeof(procs), "%s/cgroup.procs", from);
-			f = fopen(procs, "w");
-			if (!f || fprintf(f, "0\n") < 0 || fclose(f)) {
-				fprintf(stderr, "test: joining %s: %s\n", from, strerror(errno));
-				_exit(98);
-			}
-		}
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	*ret_out = h_read_all(out[0]);
-	*ret_err = h_read_all(err[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
 	unlink(policy);
 	free(policy);
 	free(script);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return rc;
 }
 
 /* The sandbox ran in DIR/ringfence/<id>-*, enforced the network, and the

@@ -22,25 +22,6 @@ static int setup(void **state)
 }
 
 /* Sandboxes currently under <cgroup2>/ringfence, by name prefix. */
-static int count_cgroups(const char *prefix)
-{
-	char mnt[512], dir[600];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	snprintf(mnt, sizeof(mnt), "%s", h_cgroup2_mount());
-	snprintf(dir, sizeof(dir), "%s/ringfence", mnt);
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void exit_status_is_the_commands(void **state)
 {
 	const char *ok[] = { "/bin/true", NULL };
@@ -79,7 +60,7 @@ static void invalid_policy_is_125_and_starts_nothing(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c", "touch /tmp/rf-test-must-not-run", NULL };
 	char *err = NULL;
-	int before = count_cgroups("bad-");
+	int before = h_count_cgroups("bad-");
 
 	(void)state;
 	unlink("/tmp/rf-test-must-not-run");
@@ -96,7 +77,7 @@ static void invalid_policy_is_125_and_starts_nothing(void **state)
 	assert_int_equal(h_run("not json", NULL, argv, NULL, &err), 125);
 	free(err);
 	assert_true(access("/tmp/rf-test-must-not-run", F_OK) < 0);
-	assert_int_equal(count_cgroups("bad-"), before);
+	assert_int_equal(h_count_cgroups("bad-"), before);
 }
 
 /* A policy this kernel cannot enforce: 126 with every reason, nothing run. */
@@ -593,15 +574,6 @@ static void unload_force_kills_live_sandboxes(void **state)
 
 /* ---- output failures (issue 14): never a silent exit 0 ---------------- */
 
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* A trace that cannot take its first line refuses the run before the
  * command starts: one line, 125. */
 static void trace_dev_full_is_refused_125(void **state)
@@ -614,10 +586,10 @@ static void trace_dev_full_is_refused_125(void **state)
 	snprintf(cmd, sizeof(cmd), "echo ran > %s", mark);
 	assert_int_equal(h_run(OPEN_POLICY, "/dev/full", argv, NULL, &err), 125);
 	if (!strstr(err, "--trace /dev/full") || !strstr(err, "No space left") ||
-	    count_lines(err) != 1)
+	    h_lines(err) != 1)
 		fail_msg("stderr: %s", err);
 	assert_int_equal(access(mark, F_OK), -1);   /* the command never ran */
-	assert_int_equal(count_cgroups("cli-"), 0);
+	assert_int_equal(h_count_cgroups("cli-"), 0);
 	free(err);
 	free(mark);
 }
@@ -654,7 +626,7 @@ static void trace_fifo_without_reader_is_refused(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	policy = h_tempfile("policy", OPEN_POLICY);
 	assert_int_equal(wait_bounded(h_spawn(policy, fifo, NULL, argv), 5000, &err), 125);
-	if (!strstr(err, fifo) || !strstr(err, "FIFO") || count_lines(err) != 1)
+	if (!strstr(err, fifo) || !strstr(err, "FIFO") || h_lines(err) != 1)
 		fail_msg("stderr: %s", err);
 	free(err);
 
@@ -686,7 +658,7 @@ static void trace_fifo_without_reader_is_refused(void **state)
 		close(rfd);
 		assert_int_equal(wait_bounded(p, 10000, &err), 124);
 		if (!strstr(err, "Broken pipe") || !strstr(err, "incomplete") ||
-		    count_lines(err) != 1)
+		    h_lines(err) != 1)
 			fail_msg("stderr: %s", err);
 		free(err);
 	}
@@ -714,7 +686,7 @@ static void trace_disk_full_mid_run_is_124(void **state)
 	snprintf(cmd, sizeof(cmd), "echo ran > %s", mark);
 	assert_int_equal(h_run(OPEN_POLICY, trace, argv, NULL, &err), 124);
 	if (!strstr(err, "incomplete") || !strstr(err, "No space left") ||
-	    !strstr(err, "exit status was 0") || count_lines(err) != 1)
+	    !strstr(err, "exit status was 0") || h_lines(err) != 1)
 		fail_msg("stderr: %s", err);
 	assert_int_equal(access(mark, F_OK), 0);   /* the command ran */
 	t = h_trace(trace);

@@ -26,19 +26,6 @@
 
 #define KILLS 200
 
-static const char *cg_parent(void)
-{
-	static char dir[600];
-
-	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
-	return dir;
-}
-
-static int count_cgroups(const char *prefix)
-{
-	return h_count_prefixed(cg_parent(), prefix);
-}
-
 /* `ringfence gc [-q]`: its exit status; stdout into *ret_out. */
 static int run_gc(bool quiet, char **ret_out)
 {
@@ -59,40 +46,6 @@ static int run_gc(bool quiet, char **ret_out)
 	if (ret_out)
 		*ret_out = strdup(buf);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static int lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-/* The supervisor's children named ringfence: its reaper. */
-static pid_t reaper_of(pid_t sup)
-{
-	char path[128], comm[64];
-	pid_t pid = 0, c;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sup, (int)sup);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!pid && fscanf(f, "%d", &c) == 1) {
-		FILE *g;
-
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
-		g = fopen(path, "r");
-		if (g && fgets(comm, sizeof(comm), g) && !strcmp(comm, "ringfence\n"))
-			pid = c;
-		if (g)
-			fclose(g);
-	}
-	fclose(f);
-	return pid;
 }
 
 /* A process that is gone or a zombie (its parent died: init may not reap). */
@@ -117,39 +70,6 @@ static bool exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
-}
-
-/* The registry file of the sandbox named prefix*, once its command runs. */
-static json_t *wait_registered(const char *prefix)
-{
-	char path[600];
-	struct dirent *de;
-	int tries;
-
-	for (tries = 0; tries < 200; tries++, usleep(25 * 1000)) {
-		DIR *d = opendir(RF_REGISTRY_DIR);
-		json_t *o = NULL;
-
-		while (d && (de = readdir(d))) {
-			size_t l = strlen(de->d_name);
-
-			if (strncmp(de->d_name, prefix, strlen(prefix)) || l < 5 ||
-			    strcmp(de->d_name + l - 5, ".json"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
-			o = json_load_file(path, 0, NULL);
-			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
-				break;
-			json_decref(o);
-			o = NULL;
-		}
-		if (d)
-			closedir(d);
-		if (o)
-			return o;
-	}
-	fail_msg("no registry file %s* with a running command", prefix);
-	return NULL;
 }
 
 /* Until cond(arg) holds, at most ms; whether it did. */
@@ -199,7 +119,7 @@ static void start_live(struct live *l, const char *extra, const char *const *arg
 	l->policy = h_tempfile("policy", CRASH_POLICY);
 	l->trace = h_tempfile("trace", NULL);
 	l->p = h_spawn(l->policy, l->trace, extra ? ex : NULL, argv);
-	reg = wait_registered("crash-");
+	reg = h_wait_registered("crash-");
 	l->cgid = (uint64_t)json_integer_value(json_object_get(reg, "cgroup_id"));
 	l->child = (pid_t)json_integer_value(json_object_get(reg, "pid"));
 	snprintf(l->cgpath, sizeof(l->cgpath), "%s",
@@ -306,12 +226,12 @@ static void start_up_kills_leave_nothing_after_one_gc(void **state)
 		pid_t r;
 
 		usleep(i & 2 ? (useconds_t)rand() % (span + 1) : (useconds_t)(rand() % 30001));
-		if ((i & 1) && (r = reaper_of(p.pid)) > 0)
+		if ((i & 1) && (r = h_reaper_of(p.pid)) > 0)
 			kill(r, SIGKILL);
 		kill(p.pid, SIGKILL);
 		assert_int_equal(waitpid(p.pid, &st, 0), p.pid);
 		finished += WIFEXITED(st);
-		left += count_cgroups("crash-") > 0;
+		left += h_count_cgroups("crash-") > 0;
 		close(p.out_fd);
 		close(p.err_fd);
 		reap_orphans();
@@ -319,12 +239,12 @@ static void start_up_kills_leave_nothing_after_one_gc(void **state)
 	assert_int_equal(run_gc(false, &out), 0);
 	print_message("%d kills over 0-30 ms and 0-%u us (%d runs finished first, %d left a "
 		      "sandbox cgroup) in %.1f s; gc removed %d things\n", KILLS,
-		      (unsigned)span, finished, left, now_s() - t0, lines(out));
+		      (unsigned)span, finished, left, now_s() - t0, h_lines(out));
 	free(out);
 	/* the window between mkdir and exit was hit, not only the parsing */
 	assert_true(left > 0);
-	assert_int_equal(count_cgroups("crash-"), 0);
-	assert_int_equal(count_cgroups("probe-"), 0);
+	assert_int_equal(h_count_cgroups("crash-"), 0);
+	assert_int_equal(h_count_cgroups("probe-"), 0);
 	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "crash-"), 0);
 	h_map_ids(&after);
 	for (k = 0; k < after.n; k++)
@@ -354,7 +274,7 @@ static void supervisor_kill_kills_the_sandbox(void **state)
 	assert_true(dead(l.child));
 	assert_true(within(3000, no_registry, "crash-"));
 	assert_true(within(3000, ids_without, &l.cgid));
-	assert_int_equal(count_cgroups("crash-"), 0);
+	assert_int_equal(h_count_cgroups("crash-"), 0);
 	/* the trace said so up front; no sandbox.exit after a SIGKILL */
 	tr = h_trace(l.trace);
 	assert_string_equal(json_string_value(json_object_get(h_event(tr, "sandbox.plan", 0),
@@ -456,7 +376,7 @@ static void gc_removes_what_a_dead_supervisor_and_reaper_left(void **state)
 
 	(void)state;
 	start_live(&l, NULL, argv);
-	r = reaper_of(l.p.pid);
+	r = h_reaper_of(l.p.pid);
 	assert_true(r > 0);
 	assert_int_equal(kill(r, SIGKILL), 0);
 	usleep(50 * 1000);
@@ -501,8 +421,8 @@ static void gc_removes_dead_probe_scratch_cgroups(void **state)
 	char stale[700], old[700], mine[700], *out = NULL;
 
 	(void)state;
-	snprintf(stale, sizeof(stale), "%s/probe-%d-12345-0badf00d", cg_parent(), (int)dead_pid());
-	snprintf(old, sizeof(old), "%s/probe-%d", cg_parent(), (int)dead_pid());
+	snprintf(stale, sizeof(stale), "%s/probe-%d-12345-0badf00d", h_cg_parent(), (int)dead_pid());
+	snprintf(old, sizeof(old), "%s/probe-%d", h_cg_parent(), (int)dead_pid());
 	/* ours, named as the probe names it: pid 1 with its real start time
 	 * would do too, but this process is the one we know is alive */
 	{
@@ -521,7 +441,7 @@ static void gc_removes_dead_probe_scratch_cgroups(void **state)
 			p = strchr(p + 1, ' ');
 		assert_non_null(p);
 		sscanf(p, " %llu", &start);
-		snprintf(mine, sizeof(mine), "%s/probe-%d-%llu-00c0ffee", cg_parent(),
+		snprintf(mine, sizeof(mine), "%s/probe-%d-%llu-00c0ffee", h_cg_parent(),
 			 (int)getpid(), start);
 	}
 	assert_int_equal(mkdir(stale, 0755), 0);

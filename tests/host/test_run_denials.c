@@ -67,7 +67,7 @@ static int run_rf(const char *flag, const char *const *argv, char **ret_out, cha
 {
 	char *policy = h_tempfile("policy", POLICY);
 	const char *args[32];
-	int n = 0, i, out[2], err[2], rc;
+	int n = 0, i, rc;
 	struct h_proc p;
 
 	args[n++] = h_ringfence();
@@ -80,23 +80,7 @@ static int run_rf(const char *flag, const char *const *argv, char **ret_out, cha
 	for (i = 0; argv[i] && n < 31; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-	p.pid = fork();
-	assert_true(p.pid >= 0);
-	if (p.pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		dup2(null, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		execv(args[0], (char *const *)args);
-		_exit(99);
-	}
-	close(out[1]);
-	close(err[1]);
-	p.out_fd = out[0];
-	p.err_fd = err[0];
+	p = h_start(args, NULL, NULL);
 	rc = wait_both(p, ret_out, ret_err);
 	unlink(policy);
 	free(policy);

@@ -11,11 +11,19 @@
  *     boundary's refusals after the supervisor's death): EPERM, while a
  *     plain filter (its twin) still installs;
  *   - a sandbox confining files with Landlock still gets the observe
- *     links while it lives.
+ *     links while it lives;
+ *   - the hole rules' refusals are answered and traced the same way: an
+ *     IPv6 routing header, another process's priority, an executable
+ *     memfd and a metadata write (read-only files) each fail EPERM and are
+ *     a kernel.deny line (backend seccomp) naming the syscall and a
+ *     decision on the monitor's stream, while their allowed twins work.
  */
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "harness.h"
 #include "links.h"
+#include "pins.h"
+#include "rf_abi.h"
 
 /* `sh -c "rf-sys CALLS; echo ready; sleep 1"` under policy; the observe
  * links counted once it said ready (its sandbox is live then, and the
@@ -68,6 +76,80 @@ static size_t process_denials(json_t *trace, const char *op)
 		}
 	}
 	return n;
+}
+
+/* The kernel.deny lines of op (backend seccomp) naming syscall. */
+static size_t hole_denials(json_t *trace, const char *op, const char *syscall)
+{
+	size_t i, n = 0;
+	json_t *ev;
+
+	json_array_foreach(trace, i, ev) {
+		json_t *dst = json_object_get(ev, "destination");
+
+		if (strcmp(json_string_value(json_object_get(ev, "event")) ?: "", "kernel.deny") ||
+		    strcmp(json_string_value(json_object_get(ev, "op")) ?: "", op))
+			continue;
+		assert_string_equal(json_string_value(json_object_get(ev, "backend")), "seccomp");
+		assert_string_equal(json_string_value(json_object_get(dst, "syscall")), syscall);
+		n++;
+	}
+	return n;
+}
+
+/* Records on the monitor's stream (the pinned ring buffer) of an op. */
+struct stream_count {
+	uint32_t op;
+	int n;
+};
+
+static int on_stream(void *ctx, void *data, size_t len)
+{
+	struct stream_count *c = ctx;
+	const struct rf_event *ev = data;
+
+	if (len >= sizeof(*ev) && ev->op == c->op && ev->kind == RF_EV_DECISION &&
+	    ev->verdict == RF_VERDICT_DENIED && (ev->flags & RF_EVF_LISTENER))
+		c->n++;
+	return 0;
+}
+
+static void test_hole_refusals_traced(void **state)
+{
+	struct stream_count routes = { .op = RF_OP_ROUTE_SOCKOPT };
+	struct ring_buffer *rb;
+	char *out;
+	json_t *trace;
+	int fd;
+
+	(void)state;
+	fd = rf_pins__open_map(RF_PIN_EVENTS);  /* pinned by the earlier runs */
+	assert_true(fd >= 0);
+	rb = ring_buffer__new(fd, on_stream, &routes, NULL);
+	assert_non_null(rb);
+	ring_buffer__consume(rb);
+	routes.n = 0;
+	run_counting("{\"version\":1,\"id\":\"notify-holes\",\"files\":{\"read\":[\"/\"]},"
+		     "\"exec\":[\"/\"],\"network\":{\"connect\":[],\"unix\":[]}}",
+		     "rthdr pktinfo setprio_parent setprio_self memfd_exec memfd_noexec "
+		     "fchmod_pipe", &out, &trace);
+	assert_string_equal(h_result(out, "rthdr"), "EPERM");
+	assert_string_equal(h_result(out, "pktinfo"), "ok");
+	assert_int_equal(hole_denials(trace, "route_sockopt", "setsockopt"), 1);
+	assert_string_equal(h_result(out, "setprio_parent"), "EPERM");
+	assert_string_equal(h_result(out, "setprio_self"), "ok");
+	assert_int_equal(hole_denials(trace, "setnice", "setpriority"), 1);
+	assert_string_equal(h_result(out, "memfd_exec"), "EPERM");
+	assert_string_equal(h_result(out, "memfd_noexec"), "ok");
+	assert_int_equal(hole_denials(trace, "memfd_create", "memfd_create"), 1);
+	assert_string_equal(h_result(out, "fchmod_pipe"), "EPERM");
+	assert_int_equal(hole_denials(trace, "chmod", "fchmod"), 1);
+	ring_buffer__consume(rb);
+	assert_int_equal(routes.n, 1);
+	ring_buffer__free(rb);
+	close(fd);
+	json_decref(trace);
+	free(out);
 }
 
 static void test_network_only_no_tracepoint(void **state)
@@ -131,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_network_only_no_tracepoint),
 		cmocka_unit_test(test_no_listener_of_its_own),
 		cmocka_unit_test(test_landlock_files_attach),
+		cmocka_unit_test(test_hole_refusals_traced),
 	};
 
 	if (harness_require_root())

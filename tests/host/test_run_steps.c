@@ -31,23 +31,6 @@ static const struct {
 	{ "wait", 126 },
 };
 
-static int count_cgroups(const char *prefix)
-{
-	char dir[600];
-
-	snprintf(dir, sizeof(dir), "%s/ringfence", h_cgroup2_mount());
-	return h_count_prefixed(dir, prefix);
-}
-
-static int lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 static int setup(void **state)
 {
 	const char *argv[] = { "/bin/true", NULL };
@@ -87,10 +70,10 @@ static void each_failing_step_leaves_nothing(void **state)
 		assert_int_equal(run_failing(steps[i].name, "1", argv, &err), steps[i].exit);
 		snprintf(want, sizeof(want), "RINGFENCE_TEST_FAIL_STEP: step %s failed on purpose",
 			 steps[i].name);
-		if (!strstr(err, want) || lines(err) != 1)
+		if (!strstr(err, want) || h_lines(err) != 1)
 			fail_msg("step %s: stderr is not the one line: %s", steps[i].name, err);
 		free(err);
-		if (count_cgroups("steps-"))
+		if (h_count_cgroups("steps-"))
 			fail_msg("step %s: a sandbox cgroup is left", steps[i].name);
 		if (h_count_prefixed(RF_REGISTRY_DIR, "steps-"))
 			fail_msg("step %s: a registry file is left", steps[i].name);
@@ -141,61 +124,6 @@ static void check_runs_the_steps_up_to_the_plan(void **state)
 	free(policy);
 }
 
-/* The registry file of the sandbox named prefix*, once its command runs. */
-static json_t *wait_registered(const char *prefix)
-{
-	char path[600];
-	struct dirent *de;
-	int tries;
-
-	for (tries = 0; tries < 100; tries++, usleep(50 * 1000)) {
-		DIR *d = opendir(RF_REGISTRY_DIR);
-		json_t *o = NULL;
-
-		while (d && (de = readdir(d))) {
-			if (strncmp(de->d_name, prefix, strlen(prefix)))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", RF_REGISTRY_DIR, de->d_name);
-			o = json_load_file(path, 0, NULL);
-			if (o && json_integer_value(json_object_get(o, "pid")) > 0)
-				break;
-			json_decref(o);
-			o = NULL;
-		}
-		if (d)
-			closedir(d);
-		if (o)
-			return o;
-	}
-	fail_msg("no registry file %s* with a running command", prefix);
-	return NULL;
-}
-
-/* The supervisor's reaper (its child named ringfence), or 0. */
-static pid_t reaper_of(pid_t sup)
-{
-	char path[128], comm[64];
-	pid_t pid = 0, c;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sup, (int)sup);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!pid && fscanf(f, "%d", &c) == 1) {
-		FILE *g;
-
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)c);
-		g = fopen(path, "r");
-		if (g && fgets(comm, sizeof(comm), g) && !strcmp(comm, "ringfence\n"))
-			pid = c;
-		if (g)
-			fclose(g);
-	}
-	fclose(f);
-	return pid;
-}
-
 /* SIGKILL the supervisor and its reaper while it waits: the cgroup, map
  * entries and registry file stay, and the next run's stale collection
  * removes them. (With the reaper alive it removes them: test_run_crash.) */
@@ -212,13 +140,13 @@ static void killed_supervisor_is_collected_by_the_next_run(void **state)
 	int status;
 
 	(void)state;
-	reg = wait_registered("steps-");
+	reg = h_wait_registered("steps-");
 	cgid = (uint64_t)json_integer_value(json_object_get(reg, "cgroup_id"));
 	snprintf(cgpath, sizeof(cgpath), "%s",
 		 json_string_value(json_object_get(reg, "cgroup_path")));
 	json_decref(reg);
-	assert_true(reaper_of(p.pid) > 0);
-	assert_int_equal(kill(reaper_of(p.pid), SIGKILL), 0);
+	assert_true(h_reaper_of(p.pid) > 0);
+	assert_int_equal(kill(h_reaper_of(p.pid), SIGKILL), 0);
 	usleep(50 * 1000);
 	assert_int_equal(kill(p.pid, SIGKILL), 0);
 	assert_int_equal(waitpid(p.pid, &status, 0), p.pid);
@@ -233,7 +161,7 @@ static void killed_supervisor_is_collected_by_the_next_run(void **state)
 
 	assert_int_equal(h_run(STEPS_POLICY, NULL, ok, NULL, NULL), 0);
 	assert_true(stat(cgpath, &st) < 0);
-	assert_int_equal(count_cgroups("steps-"), 0);
+	assert_int_equal(h_count_cgroups("steps-"), 0);
 	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "steps-"), 0);
 	h_map_ids(&ids);
 	assert_false(h_idset_has(&ids, cgid));

@@ -11,15 +11,25 @@
  * tiocsti_hi kill_parent getpid gettid uname seccomp_filter seccomp_listener
  * (an allow-all filter without, with a user-notification listener) i386_getpid (int $0x80, x86-64 only:
  * under the boundary filter the process is killed with SIGSYS)
+ * The hole rules' calls (each would succeed unconfined) and their allowed
+ * twins: rthdr (setsockopt IPV6_RTHDR, empty) / pktinfo (IPV6_RECVPKTINFO),
+ * setprio_parent (the parent's own nice value, set again) / setprio_self,
+ * memfd_exec (memfd_create without MFD_NOEXEC_SEAL) / memfd_noexec,
+ * fchmod_pipe (a pipe's mode)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
 #include <sys/personality.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -51,6 +61,66 @@ static const char *err_name(int e)
 static long ret_errno(long r)
 {
 	return r < 0 ? errno : 0;
+}
+
+/* A socket option on a fresh IPv6 UDP socket. */
+static long try_sockopt6(int opt, const void *val, socklen_t len)
+{
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	long e;
+
+	if (fd < 0)
+		return errno;
+	e = ret_errno(setsockopt(fd, IPPROTO_IPV6, opt, val, len));
+	close(fd);
+	return e;
+}
+
+static long try_memfd(unsigned int flags)
+{
+	long fd = syscall(SYS_memfd_create, "rf-sys", flags);
+
+	if (fd >= 0)
+		close((int)fd);
+	return ret_errno(fd);
+}
+
+static long try_fchmod_pipe(void)
+{
+	int p[2];
+	long e;
+
+	if (pipe(p))
+		return errno;
+	e = ret_errno(fchmod(p[0], 0600));
+	close(p[0]);
+	close(p[1]);
+	return e;
+}
+
+/* The hole rules' calls: true when n is one (its result in *e). */
+static bool hole_call(const char *n, long *e)
+{
+	int one = 1;
+	pid_t pp = getppid();
+
+	if (!strcmp(n, "rthdr"))
+		*e = try_sockopt6(57 /* IPV6_RTHDR */, NULL, 0);
+	else if (!strcmp(n, "pktinfo"))
+		*e = try_sockopt6(49 /* IPV6_RECVPKTINFO */, &one, sizeof(one));
+	else if (!strcmp(n, "setprio_parent"))
+		*e = ret_errno(setpriority(PRIO_PROCESS, (id_t)pp, getpriority(PRIO_PROCESS, (id_t)pp)));
+	else if (!strcmp(n, "setprio_self"))
+		*e = ret_errno(setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0)));
+	else if (!strcmp(n, "memfd_exec"))
+		*e = try_memfd(0x0001U /* MFD_CLOEXEC */);
+	else if (!strcmp(n, "memfd_noexec"))
+		*e = try_memfd(0x0001U | 0x0008U /* MFD_NOEXEC_SEAL */);
+	else if (!strcmp(n, "fchmod_pipe"))
+		*e = try_fchmod_pipe();
+	else
+		return false;
+	return true;
 }
 
 /* clone with a namespace flag, in a child that exits at once. */
@@ -172,6 +242,8 @@ int main(int argc, char **argv)
 			e = ret_errno(r);
 			if (r > 0)
 				close((int)r);
+		} else if (hole_call(n, &e)) {
+			/* *e set */
 		} else if (!strcmp(n, "uname")) {
 			struct utsname u;
 

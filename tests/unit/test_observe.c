@@ -12,12 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <cmocka.h>
 #include <seccomp.h>
 
 #include "observe.h"
 #include "plan.h"
 #include "policy.h"
+#include "sandbox_seccomp.h"
 
 static struct rf_policy *load(const char *json)
 {
@@ -275,6 +280,7 @@ static void boundary_records_by_their_arguments(void **state)
 	memset(&ev, 0, sizeof(ev));
 	ev.flags = RF_EVF_INFERRED | RF_EVF_SYSCALL;
 	ev.class = RF_CLASS_PROCESS;
+	ev.reason = RF_REASON_BOUNDARY;  /* as boundary_exit and notify.c make it */
 	ev.op = RF_OP_NAMESPACE;
 	ev.arg = CLONE_NEWUSER;
 	assert_true(observe__judge(&f.o, &ev));
@@ -298,6 +304,57 @@ static void boundary_records_by_their_arguments(void **state)
 	fx_free(&f);
 }
 
+/* The hole rules' refusals, as the seccomp listener describes them: every
+ * one a denial of the seccomp boundary, in the class of what it closes. */
+static void hole_records_are_boundary_denials(void **state)
+{
+	const uint64_t rthdr[6] = { 3, IPPROTO_IPV6, 57, 0, 0, 0 };
+	const uint64_t nice[6] = { PRIO_PROCESS, 4242, 5, 0, 0, 0 };
+	const uint64_t memfd[6] = { 0, MFD_CLOEXEC, 0, 0, 0, 0 };
+	const uint64_t setflags[6] = { 3, 0x40086602, 0, 0, 0, 0 };
+	const uint64_t tiocsti[6] = { 0, 0x5412, 0, 0, 0, 0 };
+	struct fx f;
+	struct rf_event ev;
+	char be[32];
+
+	(void)state;
+	fx_init(&f, POLICY_FS);
+	memset(&ev, 0, sizeof(ev));
+	assert_true(sandbox_seccomp__hole_record(SYS_setsockopt, rthdr, &ev));
+	assert_int_equal(ev.op, RF_OP_ROUTE_SOCKOPT);
+	assert_int_equal(ev.class, RF_CLASS_PROCESS);
+	assert_int_equal(ev.arg, IPPROTO_IPV6 << 16 | 57);
+	assert_true(observe__judge(&f.o, &ev));
+	assert_string_equal(observe__backend(&f.o, &ev, be, sizeof(be)), "seccomp");
+	memset(&ev, 0, sizeof(ev));
+	assert_true(sandbox_seccomp__hole_record(SYS_setpriority, nice, &ev));
+	assert_int_equal(ev.op, RF_OP_SETNICE);
+	assert_int_equal(ev.target_pid, 4242);
+	assert_true(observe__judge(&f.o, &ev));
+	memset(&ev, 0, sizeof(ev));
+	assert_true(sandbox_seccomp__hole_record(SYS_fchmod, nice, &ev));
+	assert_int_equal(ev.op, RF_OP_CHMOD);
+	assert_int_equal(ev.class, RF_CLASS_FILE);
+	assert_true(observe__judge(&f.o, &ev));  /* no path: the filter refused it */
+	assert_string_equal(observe__backend(&f.o, &ev, be, sizeof(be)), "seccomp");
+	memset(&ev, 0, sizeof(ev));
+	assert_true(sandbox_seccomp__hole_record(SYS_ioctl, setflags, &ev));
+	assert_int_equal(ev.op, RF_OP_INODE_IOCTL);
+	memset(&ev, 0, sizeof(ev));
+	assert_true(sandbox_seccomp__hole_record(SYS_memfd_create, memfd, &ev));
+	assert_int_equal(ev.op, RF_OP_MEMFD_CREATE);
+	assert_int_equal(ev.class, RF_CLASS_EXEC);
+	assert_true(observe__judge(&f.o, &ev));
+	assert_int_equal(f.o.exec_denied[0], 0);  /* no path to blame */
+	/* the boundary's own refusals are not holes */
+	assert_false(sandbox_seccomp__hole_record(SYS_ioctl, tiocsti, &ev));
+	assert_false(sandbox_seccomp__hole_record(SYS_ptrace, tiocsti, &ev));
+	assert_int_equal(f.o.inferred[RF_CLASS_PROCESS], 2);
+	assert_int_equal(f.o.inferred[RF_CLASS_FILE], 1);
+	assert_int_equal(f.o.inferred[RF_CLASS_EXEC], 1);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +366,7 @@ int main(void)
 		cmocka_unit_test(relative_path_resolves_against_the_cwd),
 		cmocka_unit_test(exec_outside_and_audited_access),
 		cmocka_unit_test(boundary_records_by_their_arguments),
+		cmocka_unit_test(hole_records_are_boundary_denials),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

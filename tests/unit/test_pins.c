@@ -33,6 +33,7 @@ static const char *const private_maps[] = {
 	"rf_obs_syscalls",      /* observe.bpf.c: what to watch, filled at load */
 	"rf_obs_parent",        /* observe.bpf.c: the ringfence cgroup, set at attach */
 	"rf_obs_task_map",      /* observe.bpf.c: task-local scratch */
+	"rf_obs_pub",           /* observe.bpf.c: rf_obs_verdict's record */
 };
 #define N_PRIVATE (sizeof(private_maps) / sizeof(private_maps[0]))
 
