@@ -26,7 +26,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
 LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lmd
-SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lsystemd -lldns -lpsl -lpthread
+# libldns, libsystemd and libpsl are loaded when used (supervisor/lazylib.h).
+SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lpthread
 MON_LDLIBS := $(LIB_LDLIBS) -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

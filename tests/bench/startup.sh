@@ -64,6 +64,8 @@ if [ $have_bwrap = 1 ]; then
 else
 	echo "  bwrap: not installed (apt-get install bubblewrap): MISS (not measured)"
 fi
+# BENCH_STARTUP_ONLY=1: the table above alone (a quick before/after).
+[ "${BENCH_STARTUP_ONLY:-0}" = 1 ] && exit 0
 
 # Start-up with LIVE sleeping sandboxes (their supervisors idle).
 start_live() { # n
