@@ -12,7 +12,10 @@
  * starting and ending it copies and frees no page tables; it makes raw
  * syscalls only, and on the supervisor's death re-executes this binary
  * (RF_REAPER_CMD) to clean up in memory of its own: the dead process's
- * heap may have been anywhere in a malloc.
+ * heap may have been anywhere in a malloc. One death it does not outlive:
+ * the kernel's OOM killer kills every process sharing the victim's memory,
+ * so the sandbox then stays confined (its map entries, Landlock and
+ * seccomp stay) but running until `ringfence gc` (or the next run's) ends it.
  */
 #ifndef RF_REAPER_H
 #define RF_REAPER_H
