@@ -420,7 +420,6 @@ static int collect_name(const struct extra_obj *o, const struct bpf_program *pro
 static const struct prog_names *obj_prog_names(const struct extra_obj *o)
 {
 	static struct prog_names cache[4];
-	uint8_t id[32];
 	size_t i;
 
 	for (i = 0; i < 4 && cache[i].o; i++)
@@ -428,10 +427,9 @@ static const struct prog_names *obj_prog_names(const struct extra_obj *o)
 			return &cache[i];
 	if (i == 4)
 		return NULL;
-	build_id(id);
 	/* Kept across runs too (namecache.h): opening the object is the
 	 * costly part of a pin check. */
-	if (!namecache__read(o->link_prefix, id, &cache[i].v, &cache[i].n)) {
+	if (!namecache__read(o->link_prefix, &cache[i].v, &cache[i].n)) {
 		cache[i].o = o;
 		return &cache[i];
 	}
@@ -443,7 +441,7 @@ static const struct prog_names *obj_prog_names(const struct extra_obj *o)
 		return NULL;
 	}
 	cache[i].o = o;
-	namecache__write(o->link_prefix, id, cache[i].v, cache[i].n);
+	namecache__write(o->link_prefix, cache[i].v, cache[i].n);
 	return &cache[i];
 }
 
