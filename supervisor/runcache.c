@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Results reused across runs of one binary on one boot (runcache.h). */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,22 @@ long runcache__read(const char *kind, void *buf, size_t len)
 	return n == st.st_size ? n : -EINVAL;
 }
 
+/* The same kind's files of other builds or boots: one per kind is kept
+ * (written rarely, so the directory is walked only then). */
+static void prune(const char *kind, const char *keep)
+{
+	size_t klen = strlen(kind);
+	DIR *d = opendir(CACHE_DIR);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, kind, klen) && de->d_name[klen] == '-' &&
+		    strcmp(de->d_name, keep) && !strstr(de->d_name, ".tmp"))
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
 void runcache__write(const char *kind, const void *buf, size_t len)
 {
 	char path[256], tmp[272];
@@ -121,4 +138,6 @@ void runcache__write(const char *kind, const void *buf, size_t len)
 	ok = write(fd, buf, len) == (ssize_t)len;
 	if (!ok || rename(tmp, path))
 		unlink(tmp);
+	else
+		prune(kind, strrchr(path, '/') + 1);
 }
