@@ -26,7 +26,17 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
 LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lmd
-SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lsystemd -lldns -lpsl -lpthread
+# libldns, libsystemd and libpsl are loaded when used (supervisor/lazylib.h).
+SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lpthread
+# Linked into the ringfence binary statically (as libbpf's upstream
+# advises): the dynamic loader's work for them is paid by every run's
+# start (tests/bench/startup.sh). Empty links them dynamically, as a
+# distribution's package does so that their security updates reach it.
+SUP_STATIC_LIBS ?= -lbpf -lelf -lz -ljansson -lmd -lcap -lseccomp
+LD_STATIC := -Wl,-Bstatic
+LD_DYNAMIC := -Wl,-Bdynamic
+SUP_LINK = $(if $(strip $(SUP_STATIC_LIBS)),$(LD_STATIC) $(SUP_STATIC_LIBS) $(LD_DYNAMIC)) \
+           $(filter-out $(SUP_STATIC_LIBS),$(SUP_LDLIBS))
 MON_LDLIBS := $(LIB_LDLIBS) -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -177,7 +187,7 @@ $(LIBRF): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/ringfence: $(SUP_OBJS) $(LIBRF)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LINK)
 
 # The monitor is its own objects and librf.a: no launcher, planner or
 # libseccomp (tests/build/check_monitor_link.sh checks).

@@ -37,30 +37,46 @@ static int audit_nl_answer(int fd, unsigned int seq, struct audit_status *ret)
 	return n < 0 ? -errno : -EPROTO;
 }
 
-int audit_nl__status(struct audit_status *ret, const char **ret_what)
+int audit_nl__request(const char **ret_what)
 {
 	struct nlmsghdr req = { .nlmsg_len = NLMSG_LENGTH(0), .nlmsg_type = AUDIT_GET,
 				.nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = 1 };
-	const char *what = "NETLINK_AUDIT socket";
 	int fd, err;
 
-	memset(ret, 0, sizeof(*ret));
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
 	if (fd < 0) {
-		err = -errno;
-	} else {
-		what = "AUDIT_GET";
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&kernel,
-			   sizeof(kernel)) < 0)
-			err = -errno;
-		else
-			err = audit_nl_answer(fd, req.nlmsg_seq, ret);
-		close(fd);
+		if (ret_what)
+			*ret_what = "NETLINK_AUDIT socket";
+		return -errno;
 	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		err = -errno;
+		close(fd);
+		if (ret_what)
+			*ret_what = "AUDIT_GET";
+		return err;
+	}
+	return fd;
+}
+
+int audit_nl__answer(int fd, struct audit_status *ret, const char **ret_what)
+{
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	if (fd < 0)
+		return fd;
+	err = audit_nl_answer(fd, 1, ret);
+	close(fd);
 	if (err && ret_what)
-		*ret_what = what;
+		*ret_what = "AUDIT_GET";
 	return err;
+}
+
+int audit_nl__status(struct audit_status *ret, const char **ret_what)
+{
+	return audit_nl__answer(audit_nl__request(ret_what), ret, ret_what);
 }

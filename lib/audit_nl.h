@@ -10,4 +10,11 @@
  * with *ret_what naming the step that failed (may be NULL). */
 int audit_nl__status(struct audit_status *ret, const char **ret_what);
 
+/* The same in two halves, so the kernel's answer (it starts a kernel
+ * thread to send it) can be awaited while other work goes on: request
+ * returns the socket or -errno; answer takes it (or that -errno), closes
+ * it, and returns what audit_nl__status would. */
+int audit_nl__request(const char **ret_what);
+int audit_nl__answer(int fd, struct audit_status *ret, const char **ret_what);
+
 #endif

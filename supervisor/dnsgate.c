@@ -130,10 +130,14 @@ static int gate_fds(struct rf_dnsgate *g)
 int dnsgate__open(const struct rf_dnsgate_opts *o, struct rf_dnsgate **ret_gate,
 		  struct rf_error *err)
 {
-	struct rf_dnsgate *g = calloc(1, sizeof(*g));
+	struct rf_dnsgate *g;
 	size_t i;
 	int r;
 
+	r = lazylib__ldns(err);
+	if (r)
+		return r;
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		return rf_error_set(err, -ENOMEM, "dns gate", "%s", strerror(ENOMEM));
 	g->o = *o;

@@ -25,6 +25,7 @@
 #include <ldns/ldns.h>
 
 #include "dnsgate.h"
+#include "lazy_ldns.h" /* every ldns_* call goes through it (lazylib.h) */
 
 #define GATE_TCP_MAX 64
 #define GATE_MSG_MAX 65535

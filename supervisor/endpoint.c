@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <libpsl.h>
 
+#include "lazy_psl.h"
 #include "policy.h"
 
 /* Longest HOST we look at: a bracketed IPv6 CIDR or a DNS name + dot. */
@@ -314,10 +315,15 @@ static const psl_ctx_t *ep_psl(void)
 
 static int ep_check_wildcard(struct rf_endpoint *ep, struct rf_error *err)
 {
-	const psl_ctx_t *psl = ep_psl();
+	const psl_ctx_t *psl;
+	int r;
 
 	if (ep->kind != RF_HOST_NAME)
 		return ep_fail(err, "a wildcard must name a domain, not an IP address");
+	r = lazylib__psl(err);
+	if (r)
+		return r;
+	psl = ep_psl();
 	if (!psl || psl_is_public_suffix(psl, ep->name))
 		return ep_fail(err, "wildcard over a public suffix (\"%s\"): name a domain "
 			       "below it", ep->name);

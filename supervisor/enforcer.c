@@ -25,6 +25,7 @@
 #include "bpfutil.h"
 #include "runlock.h"
 #include "enforcer.h"
+#include "namecache.h"
 #include "gen/build_id.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
@@ -426,6 +427,12 @@ static const struct prog_names *obj_prog_names(const struct extra_obj *o)
 			return &cache[i];
 	if (i == 4)
 		return NULL;
+	/* Kept across runs too (namecache.h): opening the object is the
+	 * costly part of a pin check. */
+	if (!namecache__read(o->link_prefix, &cache[i].v, &cache[i].n)) {
+		cache[i].o = o;
+		return &cache[i];
+	}
 	if (obj_each_prog(o, collect_name, &cache[i])) {
 		while (cache[i].n)
 			free(cache[i].v[--cache[i].n]);
@@ -434,6 +441,7 @@ static const struct prog_names *obj_prog_names(const struct extra_obj *o)
 		return NULL;
 	}
 	cache[i].o = o;
+	namecache__write(o->link_prefix, cache[i].v, cache[i].n);
 	return &cache[i];
 }
 

@@ -316,16 +316,32 @@ static int take_listener(int sock)
 	return fd;
 }
 
-/* clone3 into the cgroup; the child never returns. The pid, or -errno.
+struct child_args {
+	const struct launch_opts *opts;
+	const struct launch_plan *plan;
+	char *const *envp;
+	const int *pipefd;
+};
+
+static void child_entry(void *p)
+{
+	const struct child_args *a = p;
+
+	launch_child__main(a->opts, a->plan, a->envp, a->pipefd[0], a->pipefd[1]);
+}
+
+/* clone3 into the cgroup, sharing memory until the child's execve
+ * (launch_vfork.c); the child never returns. The pid, or -errno.
  * No fallback to fork + move: the child must never run outside the
  * cgroup, so ENOSYS/EINVAL here is a failure. */
 static long launch_clone(const struct launch_opts *opts, const struct launch_plan *plan,
 			 char *const *envp, const int pipefd[2], int *ret_pidfd)
 {
+	struct child_args ca = { opts, plan, envp, pipefd };
 	struct clone_args args = { 0 };
 	sigset_t all, old;
 	long pid;
-	int r, e;
+	int r;
 
 	/* Blocked across the clone: no supervisor handler may run in the
 	 * child before it has reset the dispositions. */
@@ -340,12 +356,9 @@ static long launch_clone(const struct launch_opts *opts, const struct launch_pla
 	args.pidfd = (uint64_t)(uintptr_t)ret_pidfd;
 	args.exit_signal = SIGCHLD;
 	args.cgroup = (uint64_t)opts->cgroup_fd;
-	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0)
-		launch_child__main(opts, plan, envp, pipefd[0], pipefd[1]);
-	e = errno;
+	pid = launch_vfork__clone(&args, child_entry, &ca);
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return pid < 0 ? -e : pid;
+	return pid;
 }
 
 /* The child's report from the error pipe: false on EOF (execve closed the

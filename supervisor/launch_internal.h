@@ -42,6 +42,13 @@ struct launch_plan {
 _Noreturn void launch_child__main(const struct launch_opts *o, const struct launch_plan *p,
 				  char *const *envp, int err_r, int err_w);
 
+struct clone_args;
+
+/* clone3(args) with CLONE_VM | CLONE_VFORK added, the child on a stack of
+ * its own running fn(arg), which never returns (launch_vfork.c). The
+ * pid once the child has exec'd or exited, or -errno. */
+long launch_vfork__clone(struct clone_args *args, void (*fn)(void *), void *arg);
+
 /* Copy src into dst (len bytes, NUL-terminated, truncated): safe in the child. */
 void launch_child__copy_what(char *dst, size_t len, const char *src);
 

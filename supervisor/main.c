@@ -9,6 +9,7 @@
 #include "learn.h"
 #include "log.h"
 #include "privs.h"
+#include "reaper.h"
 #include "run.h"
 
 #define RF_VERSION "0.1.0"
@@ -427,6 +428,9 @@ int main(int argc, char **argv)
 		printf("ringfence %s\n", RF_VERSION);
 		return 0;
 	}
+	/* internal: a reaper's clean-up after its supervisor died (reaper.h) */
+	if (!strcmp(cmd, RF_REAPER_CMD))
+		return reaper__main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run") || !strcmp(cmd, "check")) {
 		rc = parse_policy_command(argc - 1, argv + 1, cmd, &o);
 		if (rc)

@@ -13,6 +13,7 @@
 #include "launch.h"
 #include "log.h"
 #include "sandbox.h"
+#include "seccomp_cache.h"
 
 /* Every invalid entry, one a line: a person fixes them all in one go. */
 static void print_policy_errors(const char *path, const struct rf_policy_errors *all)
@@ -127,8 +128,8 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 				     (in->seccomp_net_opts ? RF_SECCOMP_HOLE_NET_OPTS : 0) |
 				     (in->seccomp_task_targets ? RF_SECCOMP_HOLE_TASKS : 0);
 
-		err = sandbox_seccomp__build_notify(p, in->seccomp_boundary, holes,
-						    in->seccomp_notify, sc, &be);
+		err = seccomp_cache__build_notify(p, in->seccomp_boundary, holes,
+						  in->seccomp_notify, sc, &be);
 		if (err == -EINVAL) {
 			*e = be;
 			return rf_error_wrap(e, "policy");

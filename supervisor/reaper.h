@@ -7,6 +7,15 @@
  * every process, whatever it forked) and removes its map entries and
  * registry file; with keep_running it first waits until the cgroup is
  * empty. See docs/design.md, "Supervisor death".
+ *
+ * It shares the supervisor's memory (clone_vm.h) while it waits, so
+ * starting and ending it copies and frees no page tables; it makes raw
+ * syscalls only, and on the supervisor's death re-executes this binary
+ * (RF_REAPER_CMD) to clean up in memory of its own: the dead process's
+ * heap may have been anywhere in a malloc. One death it does not outlive:
+ * the kernel's OOM killer kills every process sharing the victim's memory,
+ * so the sandbox then stays confined (its map entries, Landlock and
+ * seccomp stay) but running until `ringfence gc` (or the next run's) ends it.
  */
 #ifndef RF_REAPER_H
 #define RF_REAPER_H
@@ -14,17 +23,26 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* `ringfence __reap NAME CGROUP KEEP PID START`: internal, the reaper's
+ * clean-up after supervisor PID (started at START, registry.h) died. */
+#define RF_REAPER_CMD "__reap"
+
 struct rf_reaper {
 	int done_fd;    /* write end: one byte = "cleaned up, exit"; -1: none */
 	pid_t pid;
+	void *block;    /* its stack and arguments (NULL: none) */
 };
 
-/* Fork the reaper of sandbox name (cgroup cgroup_path, which may not exist
- * yet). 0 or -errno. */
+/* Start the reaper of sandbox name (cgroup cgroup_path, which may not
+ * exist yet). 0 or -errno. */
 int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
 		  struct rf_reaper *ret);
 
 /* Tell it the supervisor cleaned up itself; it exits. NULL/-1 is fine. */
 void reaper__stop(struct rf_reaper *r);
+
+/* RF_REAPER_CMD's argv (after the command name): 0 when the sandbox was
+ * cleaned up, 1 otherwise, 2 for a usage error or a live supervisor. */
+int reaper__main(int argc, char **argv);
 
 #endif

@@ -399,10 +399,11 @@ static void registry_note_limit(struct sandbox *sb, json_t *ex)
 }
 
 /* What a run needs beyond what it has mapped at start (libbpf's objects,
- * the probe, the maps; about 12 MiB measured, doubled): refusing here,
- * before anything exists, beats an allocation failing half-way, which
- * some libraries report as another errno. */
-#define RUN_HEADROOM (24ul << 20)
+ * the probe, the maps; about 12 MiB measured, doubled), plus the policy
+ * reader's buffer (the size cap): refusing here, before anything exists,
+ * beats an allocation failing half-way, which some libraries report as
+ * another errno. */
+#define RUN_HEADROOM ((24ul << 20) + RF_POLICY_MAX_BYTES)
 
 static int check_headroom(struct rf_error *e)
 {

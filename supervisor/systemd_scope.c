@@ -9,17 +9,21 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <systemd/sd-bus.h>
-#include <systemd/sd-daemon.h>
+#include <sys/stat.h>
 
+#include "lazy_systemd.h"
 #include "log.h"
 #include "systemd_scope.h"
 
 #define SCOPE_JOB_TIMEOUT_US (10ull * 1000 * 1000)
 
+/* sd_booted(3)'s own test, without loading libsystemd for it: every run
+ * asks, only a scope needs the library. */
 bool systemd_scope__booted(void)
 {
-	return sd_booted() > 0;
+	struct stat st;
+
+	return lstat("/run/systemd/system/", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Root talks to PID 1 directly (no dbus-daemon needed), as systemctl does. */
@@ -117,6 +121,9 @@ int systemd_scope__start(const char *unit, const char *description, struct rf_er
 	const char *job = NULL;
 	int r;
 
+	r = lazylib__systemd(e);
+	if (r)
+		return r;
 	r = bus_open(&bus);
 	if (r < 0)
 		return rf_error_set(e, r, NULL, "connecting to systemd's bus: %s", strerror(-r));

@@ -147,6 +147,12 @@ copy_bin() { # SRC DEST (DEST inside the guest); pulls in its libraries
 }
 
 copy_bin "$BUILD/ringfence" /rf/ringfence
+# What ringfence loads with dlopen when a run needs it (supervisor/lazylib.h):
+# not in its ldd output, so by soname, with the libraries each links.
+for so in $(sed -n 's/^#define RF_LAZY_[A-Z]*_SONAME "\(.*\)"$/\1/p' "$ROOT"/supervisor/lazy_*.h); do
+	p=$(ldconfig -p | awk -v s="$so" '$1 == s && /x86-64/ { print $NF; exit }')
+	[ -n "$p" ] && copy_bin "$p" "$p"
+done
 [ -x "$BUILD/ringfence-monitor" ] && copy_bin "$BUILD/ringfence-monitor" /rf/ringfence-monitor
 ln -s /rf/ringfence "$R/usr/bin/ringfence"
 for f in "$BUILD"/tests/tools/*; do
