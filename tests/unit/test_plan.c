@@ -726,6 +726,7 @@ static void planner_says_how_each_class_is_observed(void **state)
 	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_NONE);
 	assert_int_equal(plan.c[RF_CLASS_PROCESS].observed, RF_OBSV_NONE);
 	assert_string_equal(plan__observed_text(RF_OBSV_AUDIT_INFERRED), "inferred-audit");
+	assert_string_equal(plan__observed_text(RF_OBSV_KERNEL_AUDIT), "kernel-audit");
 	policy__free(p);
 }
 
