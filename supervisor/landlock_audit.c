@@ -216,6 +216,25 @@ int landlock_audit__open(struct rf_ll_audit *a)
 	return 0;
 }
 
+void landlock_audit__discard(struct rf_ll_audit *a)
+{
+	char buf[16384];
+	int64_t lost;
+
+	if (a->fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = recv(a->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		/* ENOBUFS (an overrun) is reported once, then the queue reads on */
+		if (n <= 0 && !(n < 0 && (errno == ENOBUFS || errno == EINTR)))
+			break;
+	}
+	lost = audit_lost();
+	a->lost_at_open = lost >= 0 ? (uint32_t)lost : 0;
+	a->lost_during = lost >= 0 ? 0 : -1;
+}
+
 void landlock_audit__close(struct rf_ll_audit *a)
 {
 	if (!a)

@@ -65,6 +65,11 @@ struct rf_ll_audit {
 int landlock_audit__open(struct rf_ll_audit *a);
 void landlock_audit__close(struct rf_ll_audit *a);
 
+/* Before the launch: drop what the socket queued (no record can be the
+ * sandbox's before its child exists), a burst that overran it meanwhile
+ * included, and count audit's lost records from here. */
+void landlock_audit__discard(struct rf_ll_audit *a);
+
 /* Read what is queued (wait_ms > 0: wait that long for more) and call
  * fn for each ACCESS record of the sandbox's domain, in order. Records of
  * other domains are dropped once their DOMAIN record shows they are not

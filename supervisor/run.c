@@ -836,9 +836,11 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	    observe__open_verdicts(&sb->obs))
 		rf_info("observe: the verdict program is not pinned: inferred or audit-logged "
 			"denials will not reach ringfence-monitor");
-	if (!err)
+	if (!err) {
+		landlock_audit__discard(&sb->la);  /* open since the plan */
 		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
 				      sb->policy, &map);
+	}
 	if (err)
 		observe__free(&sb->obs);
 	if (err == -ENOSPC && map)

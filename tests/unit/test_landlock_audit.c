@@ -146,6 +146,36 @@ static void only_the_sandbox_domain_is_taken(void **state)
 	close(p[1]);
 }
 
+/* What queued before the launch is dropped, and only that: records
+ * after it are read as they come. */
+static void discard_drops_what_queued_before(void **state)
+{
+	struct rf_ll_audit a;
+	int p[2];
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p), 0);
+	a.fd = p[0];
+	a.child = 286;
+	n_taken = 0;
+	feed(p[1], RF_AUDIT_LANDLOCK_ACCESS, "audit(1.2:1): domain=b blockers=fs.read_file path=\"/old\"");
+	feed(p[1], RF_AUDIT_LANDLOCK_DOMAIN, "audit(1.2:1): domain=b status=allocated mode=enforcing "
+	     "pid=286 uid=0 exe=\"/rf/ringfence\" comm=\"x\"");
+	landlock_audit__discard(&a);
+	landlock_audit__read(&a, 0, take, NULL);
+	assert_int_equal(n_taken, 0);
+	assert_int_equal(a.domain, 0);
+	feed(p[1], RF_AUDIT_LANDLOCK_ACCESS, "audit(1.2:2): domain=c blockers=fs.read_file path=\"/new\"");
+	feed(p[1], RF_AUDIT_LANDLOCK_DOMAIN, "audit(1.2:2): domain=c status=allocated mode=enforcing "
+	     "pid=286 uid=0 exe=\"/rf/ringfence\" comm=\"x\"");
+	landlock_audit__read(&a, 0, take, NULL);
+	assert_int_equal(n_taken, 1);
+	assert_string_equal(taken[0], "/new");
+	close(p[0]);
+	close(p[1]);
+}
+
 /* What the kernel counted and no record brought: known only once the
  * domain's count arrived. */
 static void missing_is_the_count_not_read(void **state)
@@ -172,6 +202,7 @@ int main(void)
 		cmocka_unit_test(domain_records),
 		cmocka_unit_test(only_the_sandbox_domain_is_taken),
 		cmocka_unit_test(missing_is_the_count_not_read),
+		cmocka_unit_test(discard_drops_what_queued_before),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
