@@ -13,7 +13,9 @@
 # process per sandbox and round. It prints per-round ratios as
 # min/median/max and PASS/MISS (on the median) of the targets: each hook at
 # 100,000 rules <= x1.10 its cost at 10 rules, and open+close in a 10-rule
-# sandbox <= x1.10 unconfined. With BENCH_PROGSTATS=1 it then prints each
+# sandbox <= x1.10 unconfined; and, outside every sandbox, the same calls
+# with the programs attached over nothing of ringfence loaded (`ringfence
+# unload` each round) against x1.02. With BENCH_PROGSTATS=1 it then prints each
 # BPF program's mean run time per config (kernel.bpf_stats_enabled, in the
 # guest). It asserts nothing. Under TCG every number is slow; the ratios
 # are what to read.
@@ -100,7 +102,7 @@ one() {
 	set -- "$B" open /bench/d7/f7 "$N_OPEN" connect "$PORT" "$N_CONN" exec "$N_EXEC" \
 		/usr/bin/busybox true
 	case $CONFIG in
-		unconfined) "$@" ;;
+		unconfined | bare) "$@" ;;
 		*) sandboxed "$W/$CONFIG.json" "$@" ;;
 	esac
 }
@@ -123,7 +125,10 @@ note "backends: $("$RINGFENCE" check --policy "$W/p10.json" 2> /dev/null |
 sandboxed "$W/p10.json" /bin/true > /dev/null 2>&1 # warm: programs loaded and pinned
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	for CONFIG in unconfined p10 pbig; do
+	# bare: nothing of ringfence loaded (unloaded; the next sandbox
+	# loads it again), what unconfined tasks are compared with
+	for CONFIG in p10 pbig unconfined bare; do
+		[ $CONFIG = bare ] && "$RINGFENCE" unload > /dev/null 2>&1
 		one > "$W/$CONFIG.$r" 2> "$W/$CONFIG.$r.err" || note "round $r $CONFIG: $(cat "$W/$CONFIG.$r.err")"
 		# What a run left to the kernel (freeing a 100,000-key map on
 		# 7.3 is deferred work) runs while the guest idles, not inside
@@ -133,6 +138,7 @@ while [ $r -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 
+OUTSIDE=
 printf '# %-30s %10s %10s %12s %16s %16s %s\n' "per call (median of rounds)" "unconfined" "10 rules" \
 	"$BIG rules" "x10 min/med/max" "big/10 min/med/max" "big/10<=1.10"
 for op in open exec connect; do
@@ -153,12 +159,24 @@ for op in open exec connect; do
 	printf '# %-30s %10s %10s %12s %16s %16s %s\n' "$label" "$(med unconfined)" "$(med p10)" \
 		"$(med pbig)" "$(printf '%s\n' $x10 | mmm)" "$(printf '%s\n' $big | mmm)" "$(verdict "$bm")"
 	[ $op = open ] && OPEN_X10=$(printf '%s\n' $x10 | median) && OPEN_X10_MMM=$(printf '%s\n' $x10 | mmm)
+	r=1 out=
+	while [ $r -le "$ROUNDS" ]; do
+		out="$out $(ratio "$(value "$W/unconfined.$r" $op)" "$(value "$W/bare.$r" $op)")"
+		r=$((r + 1))
+	done
+	OUTSIDE="$OUTSIDE
+$op $(med bare) $(printf '%s\n' $out | mmm) $(awk -v r="$(printf '%s\n' $out | median)" \
+		'BEGIN { print (r != "" && r <= 1.02) ? "PASS" : "MISS" }')"
 done
 note "target open+close in a 10-rule sandbox <= x1.10 unconfined: $OPEN_X10_MMM $(verdict "$OPEN_X10")"
+note "outside every sandbox, the programs attached (unconfined) vs nothing loaded (bare), target <= x1.02:"
+printf '%s\n' "$OUTSIDE" | while read -r op b m v; do
+	[ -n "$op" ] && note "  $op: bare $b, attached/bare $m $v"
+done
 
 # Which program costs what: mean ns per run of each, per config.
 if [ "$PROGSTATS" = 1 ] && echo 1 > /proc/sys/kernel/bpf_stats_enabled; then
-	for CONFIG in unconfined p10 pbig; do
+	for CONFIG in p10 pbig unconfined; do
 		sleep 2
 		"$VMTOOLS/rf-progstats" > "$W/ps0" 2> /dev/null
 		one > /dev/null 2>&1
