@@ -176,6 +176,7 @@ done
 
 # Which program costs what: mean ns per run of each, per config.
 if [ "$PROGSTATS" = 1 ] && echo 1 > /proc/sys/kernel/bpf_stats_enabled; then
+	sandboxed "$W/p10.json" /bin/true > /dev/null 2>&1 # loaded again after the last unload
 	for CONFIG in p10 pbig unconfined; do
 		sleep 2
 		"$VMTOOLS/rf-progstats" > "$W/ps0" 2> /dev/null
