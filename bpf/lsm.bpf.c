@@ -213,10 +213,24 @@ static __always_inline __u32 walk_path(struct rf_lsm_scratch *s, void *vfsmnt,
 	return walk_path_ns(s, vfsmnt, dentry, existing, true);
 }
 
+/* mount_reachable and dentry_unlinked for a hook's own file (a trusted
+ * BTF pointer): direct loads instead of a probe-read helper call each,
+ * on every open of a sandboxed task. */
+static __always_inline bool file_reachable(struct file *file)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dentry *d = file->f_path.dentry;
+	struct mount *m = real_mount(file->f_path.mnt);
+	struct mnt_namespace *ns = BPF_CORE_READ(m, mnt_ns);
+
+	if (!ns || ns != t->nsproxy->mnt_ns)
+		return false;
+	return d->d_hash.pprev || d->d_parent == d;
+}
+
 /* The same through bpf_d_path(), where the kernel allows it. */
 static __always_inline __u32 dpath_file(struct rf_lsm_scratch *s, struct file *file)
 {
-	struct dentry *dentry = BPF_CORE_READ(file, f_path.dentry);
 	long r;
 
 	s->plen = 0;
@@ -228,7 +242,7 @@ static __always_inline __u32 dpath_file(struct rf_lsm_scratch *s, struct file *f
 	s->plen = r - 1;
 	if (s->key.path[0] != '/')
 		return RF_REASON_BAD_PATH;  /* "pipe:[..]", "anon_inode:..." */
-	if (!mount_reachable(BPF_CORE_READ(file, f_path.mnt)) || dentry_unlinked(dentry))
+	if (!file_reachable(file))
 		return RF_REASON_BAD_PATH;  /* memfd, deleted, detached tree */
 	return 0;
 }
@@ -414,9 +428,10 @@ int BPF_PROG(rf_file_open, struct file *file, int ret)
 	sb = sandbox_for(RF_SB_LSM_FILES | RF_SB_LSM_EXEC | RF_SB_LSM_PROCESS, &cgid);
 	if (!sb)
 		return 0;
-	fmode = BPF_CORE_READ(file, f_mode);
-	fflags = BPF_CORE_READ(file, f_flags);
-	magic = BPF_CORE_READ(file, f_inode, i_sb, s_magic);
+	/* direct loads: the hook's file is a trusted pointer */
+	fmode = file->f_mode;
+	fflags = file->f_flags;
+	magic = file->f_inode->i_sb->s_magic;
 
 	/* No moving to another cgroup, no cgroup knobs: the boundary. */
 	if ((magic == CGROUP2_SUPER_MAGIC || magic == CGROUP_SUPER_MAGIC) &&
@@ -1168,11 +1183,13 @@ static __always_inline __u64 fown_file(struct fown_struct *fown)
 	return (__u64)((void *)fown - bpf_core_field_offset(struct file___v61, f_owner));
 }
 
+/* Direct loads (file is the hook's trusted argument): this runs for every
+ * file freed on the host, sandboxed or not. */
 static __always_inline bool file_has_owner(struct file *file)
 {
 	if (bpf_core_field_exists(((struct fown_struct___v612 *)0)->file))
-		return BPF_CORE_READ((struct file___v612 *)file, f_owner) != NULL;
-	return BPF_CORE_READ((struct file___v61 *)file, f_owner.pid) != NULL;
+		return ((struct file___v612 *)file)->f_owner != NULL;
+	return ((struct file___v61 *)file)->f_owner.pid != NULL;
 }
 
 SEC("lsm/file_set_fowner")

@@ -55,8 +55,18 @@ static __always_inline void stat_inc(__u32 idx)
 /* The sandbox this task belongs to, or NULL when it is in none. */
 static __always_inline struct rf_sandbox *current_sandbox(__u64 *ret_cgid)
 {
+	__u64 own = bpf_get_current_cgroup_id();
 	struct rf_sandbox *sb;
 
+	/* A sandboxed task is in its sandbox's cgroup itself (the boundary
+	 * keeps it from making or entering others): one lookup. A sandbox
+	 * cgroup is never under another one, so this is the ancestor the
+	 * walk below would find. */
+	sb = bpf_map_lookup_elem(&rf_sandboxes, &own);
+	if (sb) {
+		*ret_cgid = own;
+		return sb;
+	}
 	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
 		__u64 cgid = bpf_get_current_ancestor_cgroup_id(lvl);
 

@@ -207,11 +207,6 @@ int landlock_audit__open(struct rf_ll_audit *a)
 		close(fd);
 		return err;
 	}
-	a->pending = calloc(RF_LL_AUDIT_PENDING_MAX, sizeof(*a->pending));
-	if (!a->pending) {
-		close(fd);
-		return -ENOMEM;
-	}
 	n = readlink("/proc/self/exe", a->self_exe, sizeof(a->self_exe) - 1);
 	a->self_exe[n > 0 ? n : 0] = 0;
 	lost = audit_lost();
@@ -221,6 +216,25 @@ int landlock_audit__open(struct rf_ll_audit *a)
 	return 0;
 }
 
+void landlock_audit__discard(struct rf_ll_audit *a)
+{
+	char buf[16384];
+	int64_t lost;
+
+	if (a->fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = recv(a->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		/* ENOBUFS (an overrun) is reported once, then the queue reads on */
+		if (n <= 0 && !(n < 0 && (errno == ENOBUFS || errno == EINTR)))
+			break;
+	}
+	lost = audit_lost();
+	a->lost_at_open = lost >= 0 ? (uint32_t)lost : 0;
+	a->lost_during = lost >= 0 ? 0 : -1;
+}
+
 void landlock_audit__close(struct rf_ll_audit *a)
 {
 	if (!a)
@@ -228,9 +242,6 @@ void landlock_audit__close(struct rf_ll_audit *a)
 	if (a->fd >= 0)
 		close(a->fd);
 	a->fd = -1;
-	free(a->pending);
-	a->pending = NULL;
-	a->n_pending = 0;
 }
 
 /* Ours: restricted by the launched child, which was still ringfence. */
@@ -345,77 +356,13 @@ void landlock_audit__finish(struct rf_ll_audit *a, int wait_ms,
 		a->lost_during = (uint32_t)lost - a->lost_at_open;
 }
 
-/* The access as a key: class and the path with symlinks resolved. */
-static uint64_t key_hash(const struct rf_event *ev)
-{
-	char real[PATH_MAX];
-	const char *p = ev->path;
-	uint64_t h = 1469598103934665603ull;
-
-	if (p[0] == '/' && realpath(p, real))
-		p = real;
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return h ^ ev->class;
-}
-
-bool landlock_audit__kernel_seen(struct rf_ll_audit *a, const struct rf_event *ev)
-{
-	uint64_t h = key_hash(ev);
-	size_t i;
-
-	for (i = 0; i < a->n_pending; i++) {
-		if (a->pending[i].class == ev->class && key_hash(&a->pending[i]) == h) {
-			memmove(a->pending + i, a->pending + i + 1,
-				sizeof(a->pending[0]) * (a->n_pending - i - 1));
-			a->n_pending--;
-			a->dropped_inferred++;
-			return true;
-		}
-	}
-	for (i = 0; i < a->n_keys; i++) {
-		if (a->keys[i].class == ev->class && a->keys[i].hash == h) {
-			a->keys[i].kernel++;
-			return false;
-		}
-	}
-	if (a->n_keys < RF_LL_AUDIT_KEYS_MAX)
-		a->keys[a->n_keys++] = (struct rf_ll_key){ ev->class, h, 1 };
-	return false;
-}
-
-bool landlock_audit__inferred_seen(struct rf_ll_audit *a, const struct rf_event *ev,
-				   bool *ret_dropped)
-{
-	uint64_t h = key_hash(ev);
-	size_t i;
-
-	*ret_dropped = false;
-	for (i = 0; i < a->n_keys; i++) {
-		if (a->keys[i].class == ev->class && a->keys[i].hash == h && a->keys[i].kernel) {
-			a->keys[i].kernel--;
-			a->dropped_inferred++;
-			*ret_dropped = true;
-			return true;
-		}
-	}
-	if (!a->pending || a->n_pending == RF_LL_AUDIT_PENDING_MAX)
-		return false;
-	a->pending[a->n_pending++] = *ev;
-	return true;
-}
-
-int landlock_audit__take_pending(struct rf_ll_audit *a, struct rf_event *ret)
-{
-	if (!a->n_pending)
-		return -ENOENT;
-	*ret = a->pending[0];
-	memmove(a->pending, a->pending + 1, sizeof(a->pending[0]) * (a->n_pending - 1));
-	a->n_pending--;
-	return 0;
-}
-
 bool landlock_audit__complete(const struct rf_ll_audit *a)
 {
 	return a->domain_freed && a->kernel_denials == a->records && !a->overruns;
+}
+
+uint64_t landlock_audit__missing(const struct rf_ll_audit *a)
+{
+	return a->domain_freed && a->kernel_denials > a->records ?
+	       a->kernel_denials - a->records : 0;
 }

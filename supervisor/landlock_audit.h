@@ -18,8 +18,6 @@
 #define RF_AUDIT_LANDLOCK_ACCESS 1423
 #define RF_AUDIT_LANDLOCK_DOMAIN 1424
 #define RF_LL_AUDIT_HELD_MAX 32     /* ACCESS records before their DOMAIN record */
-#define RF_LL_AUDIT_KEYS_MAX 1024   /* accesses matched between kernel and inferred */
-#define RF_LL_AUDIT_PENDING_MAX 256 /* inferred lines held back */
 
 /* One parsed record. */
 struct rf_ll_record {
@@ -46,12 +44,6 @@ int landlock_audit__parse(int type, const char *text, size_t len, struct rf_ll_r
  * (the rest zeroed); false for a blocker with no class here. */
 bool landlock_audit__to_event(const struct rf_ll_record *r, struct rf_event *ev);
 
-struct rf_ll_key {
-	uint32_t class;
-	uint64_t hash;
-	uint32_t kernel;            /* kernel records not matched by an inferred one */
-};
-
 struct rf_ll_audit {
 	int fd;                     /* -1: not reading (audit off, or not Landlock) */
 	pid_t child;                /* the launched child, 0 before the launch */
@@ -61,22 +53,22 @@ struct rf_ll_audit {
 	uint64_t kernel_denials;    /* from that record (all denials, logged or not) */
 	uint64_t records;           /* ACCESS records of the domain, all */
 	uint64_t logged[RF_CLASS_KERNEL_MAX]; /* those traced, by class */
-	uint64_t dropped_inferred;  /* inferred lines dropped: the kernel logged them */
 	uint64_t overruns;          /* ENOBUFS on the socket: records lost to us */
 	uint32_t lost_at_open;      /* audit_status.lost when opened */
 	int64_t lost_during;        /* its growth until the end; -1 unknown */
 	struct rf_ll_record held[RF_LL_AUDIT_HELD_MAX];
 	size_t n_held;
-	struct rf_ll_key keys[RF_LL_AUDIT_KEYS_MAX];
-	size_t n_keys;
-	struct rf_event *pending;   /* inferred lines held back, RF_LL_AUDIT_PENDING_MAX */
-	size_t n_pending;
 };
 
 /* Open and bind the read-log group. 0, or -errno (-EPERM without
  * CAP_AUDIT_READ); a->fd stays -1 on failure. */
 int landlock_audit__open(struct rf_ll_audit *a);
 void landlock_audit__close(struct rf_ll_audit *a);
+
+/* Before the launch: drop what the socket queued (no record can be the
+ * sandbox's before its child exists), a burst that overran it meanwhile
+ * included, and count audit's lost records from here. */
+void landlock_audit__discard(struct rf_ll_audit *a);
 
 /* Read what is queued (wait_ms > 0: wait that long for more) and call
  * fn for each ACCESS record of the sandbox's domain, in order. Records of
@@ -90,22 +82,11 @@ void landlock_audit__read(struct rf_ll_audit *a, int wait_ms,
 void landlock_audit__finish(struct rf_ll_audit *a, int wait_ms,
 			    void (*fn)(void *ctx, const struct rf_ll_record *r), void *ctx);
 
-/*
- * No double counting between the kernel's record and the inferred one of
- * the same access (class and path, symlinks resolved). kernel_seen: the
- * kernel logged ev; true when it matched a held inferred line, which is
- * then gone. inferred_seen: true when ev is accounted for (the kernel
- * already logged it: drop; or held back until the kernel's record or the
- * end); false: emit it now (the hold is full).
- */
-bool landlock_audit__kernel_seen(struct rf_ll_audit *a, const struct rf_event *ev);
-bool landlock_audit__inferred_seen(struct rf_ll_audit *a, const struct rf_event *ev,
-				   bool *ret_dropped);
-/* The next held inferred line (the kernel never logged it): 0, or -ENOENT. */
-int landlock_audit__take_pending(struct rf_ll_audit *a, struct rf_event *ret);
-
 /* true when every denial of the domain is in the trace: the kernel's
  * count arrived and equals what was logged, nothing was overrun. */
 bool landlock_audit__complete(const struct rf_ll_audit *a);
+/* Denials the kernel counted for the domain and no record of which was
+ * read (its count arrived): lost to the trace, nothing else saw them. */
+uint64_t landlock_audit__missing(const struct rf_ll_audit *a);
 
 #endif

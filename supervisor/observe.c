@@ -134,11 +134,18 @@ static bool observed_class(const struct rf_plan *plan, enum rf_class c)
 	       (cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP);
 }
 
+/* Its denials are inferred from failed syscalls: not when Landlock logs
+ * them itself (read from the kernel's audit), which needs no tracepoint. */
+static bool inferred_paths(const struct rf_plan *plan, enum rf_class c)
+{
+	return observed_class(plan, c) && plan->c[c].observed != RF_OBSV_KERNEL_AUDIT;
+}
+
 uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *p)
 {
 	uint32_t f = 0;
 
-	if (observed_class(plan, RF_CLASS_FILE) || observed_class(plan, RF_CLASS_EXEC)) {
+	if (inferred_paths(plan, RF_CLASS_FILE) || inferred_paths(plan, RF_CLASS_EXEC)) {
 		f |= RF_SB_OBSERVE_PATHS;
 		if (p->mode == RF_MODE_AUDIT)
 			f |= RF_SB_OBSERVE_ACCESS;

@@ -201,7 +201,10 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 		return;
 	}
 	use(cp, RF_BE_LANDLOCK, c == RF_CLASS_EXEC ? RF_NOTE_LANDLOCK_EXEC : RF_NOTE_LANDLOCK_FILE);
-	cp->observed = caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
+	/* Landlock's own log, read from the audit socket, needs no syscall
+	 * tracepoint (which slows every task on the host). */
+	cp->observed = caps->landlock_audit_log ? RF_OBSV_KERNEL_AUDIT :
+		       caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
 	plan->install.landlock = plan->install.landlock_fs = true;
 	landlock_holes(plan, c, p, caps);
 }
@@ -486,6 +489,15 @@ static void plan_net_layers(struct rf_plan *plan, const struct rf_policy *policy
 		plan->install.landlock = plan->install.landlock_scope_unix = true;
 		plan->c[RF_CLASS_UNIX].layers = RF_LAYER_LANDLOCK_SCOPE_UNIX;
 	}
+}
+
+void plan__landlock_unlogged(struct rf_plan *plan, const struct rf_caps *caps)
+{
+	enum rf_class c;
+
+	for (c = RF_CLASS_FILE; c <= RF_CLASS_EXEC; c++)
+		if (plan->c[c].observed == RF_OBSV_KERNEL_AUDIT)
+			plan->c[c].observed = caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
 }
 
 void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,

@@ -85,6 +85,7 @@ enum rf_plan_observed {
 	RF_OBSV_KERNEL,           /* the deciding BPF programs record each one: exact */
 	RF_OBSV_INFERRED,         /* observe.bpf.c: syscalls that failed, matched in user space */
 	RF_OBSV_AUDIT_INFERRED,   /* audit: accesses that succeeded, matched in user space */
+	RF_OBSV_KERNEL_AUDIT,     /* Landlock logs each one to the kernel's audit (ABI 7+) */
 	RF_OBSV_MAX,
 };
 
@@ -222,6 +223,10 @@ struct rf_plan_opts {
 void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 		   const struct rf_plan_opts *opts, struct rf_plan *ret_plan);
 
+/* Landlock's audit log could not be read after all (the socket refused):
+ * its file and exec classes fall back to the inferred observation. */
+void plan__landlock_unlogged(struct rf_plan *plan, const struct rf_caps *caps);
+
 /* A refusal found after planning (e.g. a Landlock entry that cannot be
  * expressed): the class loses its backend, the plan is no longer ok.
  * detail may be NULL. */
@@ -239,7 +244,7 @@ enum rf_backend plan__limit_backend(enum rf_limit l);
 /* plan_text.c: the plan as text, only here. */
 /* The backend as printed, "landlock-abi7"; "" for none. */
 void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
-/* "kernel", "inferred", "inferred-audit"; "" for RF_OBSV_NONE. */
+/* "kernel", "inferred", "inferred-audit", "kernel-audit"; "" for RF_OBSV_NONE. */
 const char *plan__observed_text(enum rf_plan_observed o);
 /* "capabilities; landlock-abi7 (...)"; "" for none. */
 void plan__layers_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);

@@ -67,6 +67,11 @@ static const char *const landlock_seen =
 	"infers them from watched syscalls that failed with EACCES or EPERM "
 	"(attribution inferred), so a refusal through a syscall it does not watch is "
 	"not traced";
+static const char *const landlock_logged =
+	"denials: Landlock logs each one to the kernel's audit (audit is on) and "
+	"ringfence reads them (attribution kernel); no syscall is watched for them, so "
+	"records the audit stream loses are missing (sandbox.exit landlock_audit.complete "
+	"false)";
 static const char *const landlock_unseen =
 	"denials: not traced (Landlock records none and the observe programs do not "
 	"load here)";
@@ -119,6 +124,7 @@ static const char *const observed_names[] = {
 	[RF_OBSV_KERNEL] = "kernel",
 	[RF_OBSV_INFERRED] = "inferred",
 	[RF_OBSV_AUDIT_INFERRED] = "inferred-audit",
+	[RF_OBSV_KERNEL_AUDIT] = "kernel-audit",
 };
 _Static_assert(N_OF(observed_names) == RF_OBSV_MAX, "observed_names covers its enum");
 
@@ -285,6 +291,7 @@ void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, siz
 	if (off < len && (cp->note == RF_NOTE_LANDLOCK_FILE || cp->note == RF_NOTE_LANDLOCK_EXEC))
 		off += (size_t)snprintf(buf + off, len - off, "; %s",
 					cp->observed == RF_OBSV_INFERRED ? landlock_seen :
+					cp->observed == RF_OBSV_KERNEL_AUDIT ? landlock_logged :
 									   landlock_unseen);
 	else if (off < len && cp->note == RF_NOTE_SYSCALLS_SECCOMP)
 		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_allowlist_unseen);

@@ -225,18 +225,6 @@ static void trace_record(struct sandbox *sb, struct rf_event *ev, bool published
 			observe__publish(&sb->obs, ev);
 		return;
 	}
-	/* Landlock logs its own file/exec denials: the inferred twin waits
-	 * for (or is dropped by) the kernel's record. */
-	if (sb->la.fd >= 0 && ev->verdict == RF_VERDICT_DENIED && ev->reason != RF_REASON_BOUNDARY &&
-	    (ev->class == RF_CLASS_FILE || ev->class == RF_CLASS_EXEC)) {
-		bool dropped;
-
-		if (landlock_audit__inferred_seen(&sb->la, ev, &dropped)) {
-			if (dropped)
-				sb->obs.inferred[ev->class]--;
-			return;
-		}
-	}
 	trace_inferred(sb, ev, published);
 }
 
@@ -366,14 +354,10 @@ static void on_landlock_record(void *ctx, const struct rf_ll_record *r)
 	trace__emit(sb->trace, "kernel.deny", trace__deny_json(&ev, backend));
 	report__deny_human(sb, &ev);
 	sb->la.logged[ev.class]++;
-	if (landlock_audit__kernel_seen(&sb->la, &ev))
-		sb->obs.inferred[ev.class]--;
 }
 
 void report__drain_landlock_audit(struct sandbox *sb, bool final)
 {
-	struct rf_event ev;
-
 	if (sb->la.fd < 0)
 		return;
 	if (!final) {
@@ -381,11 +365,8 @@ void report__drain_landlock_audit(struct sandbox *sb, bool final)
 		return;
 	}
 	/* Delivery is asynchronous (kauditd): a short wait for the last
-	 * records and the domain's count; what the kernel never logged stays
-	 * inferred. */
+	 * records and the domain's count. */
 	landlock_audit__finish(&sb->la, 500, on_landlock_record, sb);
-	while (!landlock_audit__take_pending(&sb->la, &ev))
-		trace_inferred(sb, &ev, false);
 }
 
 /* Which classes' denials are inferred from failed syscalls (their
@@ -413,7 +394,8 @@ static bool class_inferred(const struct sandbox *sb, enum rf_class k)
 	}
 }
 
-/* File and exec denials come from Landlock's own log (audit on). */
+/* File and exec denials come from Landlock's own log (audit on), and
+ * from nothing else: no syscall is observed for them then. */
 static bool ll_logged(const struct sandbox *sb, enum rf_class k)
 {
 	return sb->la.fd >= 0 && (k == RF_CLASS_FILE || k == RF_CLASS_EXEC);
@@ -427,7 +409,7 @@ static json_t *landlock_audit_json(const struct sandbox *sb)
 	char dom[24];
 
 	snprintf(dom, sizeof(dom), "%llx", (unsigned long long)a->domain);
-	return json_pack("{s:s?, s:{s:I, s:I}, s:I, s:o, s:b, s:o, s:I, s:I}",
+	return json_pack("{s:s?, s:{s:I, s:I}, s:I, s:o, s:b, s:I, s:o, s:I}",
 			 "domain", a->domain ? dom : NULL,
 			 "logged", "file", (json_int_t)a->logged[RF_CLASS_FILE],
 			 "exec", (json_int_t)a->logged[RF_CLASS_EXEC],
@@ -435,10 +417,10 @@ static json_t *landlock_audit_json(const struct sandbox *sb)
 			 "kernel_denials", a->domain_freed ? json_integer((json_int_t)a->kernel_denials) :
 			 json_null(),
 			 "complete", landlock_audit__complete(a),
+			 "missing", (json_int_t)landlock_audit__missing(a),
 			 "audit_lost_during_run", a->lost_during >= 0 ?
 			 json_integer(a->lost_during) : json_null(),
-			 "socket_overruns", (json_int_t)a->overruns,
-			 "inferred_dropped", (json_int_t)a->dropped_inferred);
+			 "socket_overruns", (json_int_t)a->overruns);
 }
 
 /* Every rf_stats counter by name: host-wide, since the programs were
@@ -469,8 +451,7 @@ json_t *report__exit_counts(const struct sandbox *sb)
 		/* bpf-lsm's process boundary counts exactly; the seccomp layer
 		 * under it refuses first, and that is inferred. */
 		json_object_set_new(att, names__class(k), json_string(
-			ll_logged(sb, k) ? (sb->obs.inferred[k] ? "kernel-audit+inferred" :
-					    "kernel-audit") :
+			ll_logged(sb, k) ? "kernel-audit" :
 			!inferred ? "exact" :
 			sb->plan.c[k].be == RF_BE_BPF_LSM ? "exact+inferred" : "inferred"));
 		if (inferred)

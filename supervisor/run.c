@@ -451,10 +451,33 @@ static int step_user(void *ctx, struct rf_step_error *e)
 	return launch__resolve_user(r->o->user, &r->uid, &r->gid, &e->e);
 }
 
+/* Landlock logs this sandbox's file/exec denials itself when the kernel's
+ * audit is on (ABI 7+; the child asks for logging after its exec): the
+ * plan says so (kernel-audit); read them from the audit socket, opened
+ * before the sandbox.plan line and the enforcer (no observe programs are
+ * attached for them) and before the child exists. If it cannot be opened
+ * (no CAP_AUDIT_READ), the inferred observation takes over. */
+static void open_landlock_audit(struct sandbox *sb)
+{
+	int err;
+
+	if (sb->plan.c[RF_CLASS_FILE].observed != RF_OBSV_KERNEL_AUDIT &&
+	    sb->plan.c[RF_CLASS_EXEC].observed != RF_OBSV_KERNEL_AUDIT)
+		return;
+	err = sb->ll.ruleset_fd >= 0 && sb->ll.handled_fs ? landlock_audit__open(&sb->la) :
+							     -EBADF;
+	if (!err)
+		return;
+	plan__landlock_unlogged(&sb->plan, &sb->caps);
+	rf_info("sandbox %s: Landlock's audit log cannot be read (%s): its denials "
+		"are inferred from failed syscalls", sb->name, strerror(-err));
+}
+
 static void undo_plan(void *ctx)
 {
 	struct run *r = ctx;
 
+	landlock_audit__close(&r->sb.la);
 	sandbox_landlock__free(&r->sb.ll);
 	sandbox_seccomp__free(&r->sb.sc);
 }
@@ -483,6 +506,8 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	if (err)
 		undo_plan(r);
+	else
+		open_landlock_audit(sb);
 	return err;
 }
 
@@ -788,26 +813,6 @@ static void undo_limits(void *ctx)
 	sandbox_limits__watch_close(&r->sb.lw);
 }
 
-/* Landlock logs this sandbox's file/exec denials itself when the kernel's
- * audit is on (ABI 7+; the child asks for logging after its exec): read
- * them from the audit socket, opened before the child exists. Audit off,
- * or no CAP_AUDIT_READ: the inferred observation stays. Enforce mode
- * only: in audit mode Landlock applies no file/exec rules. */
-static void open_landlock_audit(struct sandbox *sb)
-{
-	int err;
-
-	if (!sb->caps.landlock_audit_log || sb->ll.ruleset_fd < 0 || !sb->ll.handled_fs ||
-	    sb->policy->mode == RF_MODE_AUDIT ||
-	    (sb->plan.c[RF_CLASS_FILE].be != RF_BE_LANDLOCK &&
-	     sb->plan.c[RF_CLASS_EXEC].be != RF_BE_LANDLOCK))
-		return;
-	err = landlock_audit__open(&sb->la);
-	if (err)
-		rf_info("sandbox %s: Landlock's audit log cannot be read (%s): its denials "
-			"are inferred from failed syscalls", sb->name, strerror(-err));
-}
-
 static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -828,18 +833,17 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
 	/* Without it the trace is whole; the monitor misses the verdicts
 	 * (counted in sandbox.exit). */
-	if (!err && (flags & RF_OBSERVE_FLAGS) && observe__open_verdicts(&sb->obs))
-		rf_info("observe: the verdict program is not pinned: inferred denials will not "
-			"reach ringfence-monitor");
-	if (!err)
-		open_landlock_audit(sb);
-	if (!err)
+	if (!err && ((flags & RF_OBSERVE_FLAGS) || sb->la.fd >= 0) &&
+	    observe__open_verdicts(&sb->obs))
+		rf_info("observe: the verdict program is not pinned: inferred or audit-logged "
+			"denials will not reach ringfence-monitor");
+	if (!err) {
+		landlock_audit__discard(&sb->la);  /* open since the plan */
 		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
 				      sb->policy, &map);
-	if (err) {
-		observe__free(&sb->obs);
-		landlock_audit__close(&sb->la);
 	}
+	if (err)
+		observe__free(&sb->obs);
 	if (err == -ENOSPC && map)
 		/* each sandbox's keys are in maps of its own: only the number
 		 * of sandboxes is host-wide */
@@ -862,7 +866,6 @@ static void undo_maps(void *ctx)
 	if (!sb->keep_policy)
 		sbmaps__remove(sb->enf, sb->cgid);
 	observe__free(&sb->obs);
-	landlock_audit__close(&sb->la);
 }
 
 /* Does the policy need the DNS gate: a confined network.connect naming

@@ -146,49 +146,53 @@ static void only_the_sandbox_domain_is_taken(void **state)
 	close(p[1]);
 }
 
-static struct rf_event ev_of(enum rf_class c, const char *path)
-{
-	struct rf_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.class = c;
-	strcpy(ev.path, path);
-	return ev;
-}
-
-static void inferred_twin_is_dropped_either_order(void **state)
+/* What queued before the launch is dropped, and only that: records
+ * after it are read as they come. */
+static void discard_drops_what_queued_before(void **state)
 {
 	struct rf_ll_audit a;
-	struct rf_event ev, out;
-	bool dropped;
+	int p[2];
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	a.pending = calloc(RF_LL_AUDIT_PENDING_MAX, sizeof(*a.pending));
-	assert_non_null(a.pending);
-	/* inferred first: held, then the kernel's record removes it */
-	ev = ev_of(RF_CLASS_FILE, "/nonexistent/secret");
-	assert_true(landlock_audit__inferred_seen(&a, &ev, &dropped));
-	assert_false(dropped);
-	assert_true(landlock_audit__kernel_seen(&a, &ev));
-	assert_int_equal(landlock_audit__take_pending(&a, &out), -ENOENT);
-	/* kernel first: the inferred one is dropped on arrival, once */
-	ev = ev_of(RF_CLASS_EXEC, "/nonexistent/bin");
-	assert_false(landlock_audit__kernel_seen(&a, &ev));
-	assert_true(landlock_audit__inferred_seen(&a, &ev, &dropped));
-	assert_true(dropped);
-	assert_true(landlock_audit__inferred_seen(&a, &ev, &dropped));
-	assert_false(dropped);  /* a second failure the kernel did not log */
-	/* same path, other class: not a twin */
-	ev = ev_of(RF_CLASS_FILE, "/nonexistent/bin");
-	assert_false(landlock_audit__kernel_seen(&a, &ev));
-	/* what the kernel never logged comes out at the end */
-	assert_int_equal(landlock_audit__take_pending(&a, &out), 0);
-	assert_string_equal(out.path, "/nonexistent/bin");
-	assert_int_equal(out.class, RF_CLASS_EXEC);
-	assert_int_equal(landlock_audit__take_pending(&a, &out), -ENOENT);
-	assert_int_equal(a.dropped_inferred, 2);
-	free(a.pending);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p), 0);
+	a.fd = p[0];
+	a.child = 286;
+	n_taken = 0;
+	feed(p[1], RF_AUDIT_LANDLOCK_ACCESS, "audit(1.2:1): domain=b blockers=fs.read_file path=\"/old\"");
+	feed(p[1], RF_AUDIT_LANDLOCK_DOMAIN, "audit(1.2:1): domain=b status=allocated mode=enforcing "
+	     "pid=286 uid=0 exe=\"/rf/ringfence\" comm=\"x\"");
+	landlock_audit__discard(&a);
+	landlock_audit__read(&a, 0, take, NULL);
+	assert_int_equal(n_taken, 0);
+	assert_int_equal(a.domain, 0);
+	feed(p[1], RF_AUDIT_LANDLOCK_ACCESS, "audit(1.2:2): domain=c blockers=fs.read_file path=\"/new\"");
+	feed(p[1], RF_AUDIT_LANDLOCK_DOMAIN, "audit(1.2:2): domain=c status=allocated mode=enforcing "
+	     "pid=286 uid=0 exe=\"/rf/ringfence\" comm=\"x\"");
+	landlock_audit__read(&a, 0, take, NULL);
+	assert_int_equal(n_taken, 1);
+	assert_string_equal(taken[0], "/new");
+	close(p[0]);
+	close(p[1]);
+}
+
+/* What the kernel counted and no record brought: known only once the
+ * domain's count arrived. */
+static void missing_is_the_count_not_read(void **state)
+{
+	struct rf_ll_audit a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.records = 2;
+	a.kernel_denials = 5;
+	assert_int_equal(landlock_audit__missing(&a), 0);  /* count not arrived */
+	a.domain_freed = true;
+	assert_int_equal(landlock_audit__missing(&a), 3);
+	assert_false(landlock_audit__complete(&a));
+	a.kernel_denials = 2;
+	assert_int_equal(landlock_audit__missing(&a), 0);
+	assert_true(landlock_audit__complete(&a));
 }
 
 int main(void)
@@ -197,7 +201,8 @@ int main(void)
 		cmocka_unit_test(access_record_quoted_and_hex_paths),
 		cmocka_unit_test(domain_records),
 		cmocka_unit_test(only_the_sandbox_domain_is_taken),
-		cmocka_unit_test(inferred_twin_is_dropped_either_order),
+		cmocka_unit_test(missing_is_the_count_not_read),
+		cmocka_unit_test(discard_drops_what_queued_before),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -141,6 +141,40 @@ static void sandbox_flags_follow_the_plan(void **state)
 	fx_free(&u);
 }
 
+/* Landlock logs its own denials (audit on, ABI 7+): enforce mode attaches
+ * no syscall tracepoint for file and exec; audit mode still observes. */
+static void no_path_observation_when_landlock_logs(void **state)
+{
+	struct rf_caps c = caps_host();
+	struct fx f, a;
+
+	(void)state;
+	c.landlock_abi = 7;
+	c.landlock_audit_log = true;
+	f.p = load(POLICY_FS);
+	plan__compile(f.p, &c, NULL, &f.plan);
+	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
+	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_KERNEL_AUDIT);
+	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), 0);
+	/* a boundary refusing with ERRNO itself still needs sys_exit */
+	f.plan.install.seccomp_notify = false;
+	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), RF_SB_OBSERVE_BOUNDARY);
+	f.plan.install.seccomp_notify = true;
+	/* the audit socket refused: inferred again */
+	plan__landlock_unlogged(&f.plan, &c);
+	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_INFERRED);
+	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_INFERRED);
+	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), RF_SB_OBSERVE_PATHS);
+	a.p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"
+		   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
+	plan__compile(a.p, &c, NULL, &a.plan);
+	assert_int_equal(a.plan.c[RF_CLASS_FILE].observed, RF_OBSV_AUDIT_INFERRED);
+	assert_int_equal(observe__sandbox_flags(&a.plan, a.p),
+			 RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS);
+	policy__free(f.p);
+	policy__free(a.p);
+}
+
 /* The bench's switch needs both variables, each exactly "1". */
 static void test_no_observe_is_gated_on_test_hooks(void **state)
 {
@@ -360,6 +394,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_names_this_architectures_numbers),
 		cmocka_unit_test(sandbox_flags_follow_the_plan),
+		cmocka_unit_test(no_path_observation_when_landlock_logs),
 		cmocka_unit_test(test_no_observe_is_gated_on_test_hooks),
 		cmocka_unit_test(failed_open_outside_the_policy_is_a_denial),
 		cmocka_unit_test(failure_the_policy_allows_is_not_a_denial),

@@ -726,6 +726,20 @@ static void planner_says_how_each_class_is_observed(void **state)
 	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_NONE);
 	assert_int_equal(plan.c[RF_CLASS_PROCESS].observed, RF_OBSV_NONE);
 	assert_string_equal(plan__observed_text(RF_OBSV_AUDIT_INFERRED), "inferred-audit");
+	assert_string_equal(plan__observed_text(RF_OBSV_KERNEL_AUDIT), "kernel-audit");
+	/* Landlock logs its own denials (audit on, ABI 7+): the note says so */
+	c.observe.ok = true;
+	c.landlock_audit_log = true;
+	plan__compile(p, &c, NULL, &plan);
+	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
+	assert_int_equal(plan.c[RF_CLASS_EXEC].observed, RF_OBSV_KERNEL_AUDIT);
+	assert_int_equal(plan.c[RF_CLASS_PROCESS].observed, RF_OBSV_INFERRED);
+	{
+		char note[RF_PLAN_NOTE_LEN];
+
+		plan__note_text(&plan, RF_CLASS_FILE, note, sizeof(note));
+		assert_non_null(strstr(note, "Landlock logs each one to the kernel's audit"));
+	}
 	policy__free(p);
 }
 

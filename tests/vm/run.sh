@@ -25,6 +25,8 @@
 #   VM_MODULES  kernel modules to pack (default "veth", none for 7.3; "" for none)
 #   VM_APPEND   extra kernel command line arguments (7.3's default:
 #               lsm=lockdown,capability,landlock,yama, a host without BPF-LSM)
+#   VM_QEMU_OPTS  extra qemu options, split on spaces (the benchmark's
+#               "-icount shift=0,sleep=off": guest time from instructions run)
 #   VM_SYSTEMD  1: boot the host's systemd as PID 1 (rdinit=), which runs /init's
 #               suites as rf-suites.service; with no SUITE named, the suites
 #               whose vm-kernels line says "systemd" (tests/vm/guest/systemd.sh)
@@ -264,7 +266,7 @@ mkfifo "$STAGE/console"
 # TCG only: /dev/kvm exists on the CI host but a nested KVM guest hangs.
 # -nic none: the guest has loopback only. timeout passes a TERM on to qemu.
 timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
-	-nographic -no-reboot -nic none \
+	-nographic -no-reboot -nic none ${VM_QEMU_OPTS:-} \
 	-kernel "$VM_CACHE/vmlinuz" -initrd "$STAGE.img" \
 	-append "console=ttyS0 quiet panic=-1 $VM_APPEND${ATTACK_SET:+ rf.attack=$ATTACK_SET}" < /dev/null > "$STAGE/console" 2>&1 &
 QEMU_PID=$!

@@ -6,9 +6,12 @@
  *   rf-lsmbench connect PORT N       loopback TCP connect()+close() to a
  *                                    closed port (ECONNREFUSED), ns
  *   rf-lsmbench exec N CMD [ARGS..]  fork+execve+wait of CMD, us
+ * Several in one run, one line each, in order (exec last: CMD takes the
+ * rest): rf-lsmbench open FILE N connect PORT N exec N CMD...
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -82,40 +85,59 @@ static int one_exec(char **argv)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -ECHILD;
 }
 
-int main(int argc, char **argv)
+/* One op's median per call; argv at its first argument. */
+static int bench(const char *op, char **args, int n, double *ret)
 {
-	double t[BATCHES], unit;
-	int n, per, b, i, r = 0;
-	const char *op;
+	double t[BATCHES], unit = !strcmp(op, "exec") ? 1e3 : 1.0;
+	int per = n / BATCHES > 0 ? n / BATCHES : 1, b, i, r = 0;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: rf-lsmbench open FILE N | connect PORT N | exec N CMD...\n");
-		return 2;
-	}
-	op = argv[1];
-	n = atoi(!strcmp(op, "exec") ? argv[2] : argv[3]);
-	per = n / BATCHES > 0 ? n / BATCHES : 1;
-	unit = !strcmp(op, "exec") ? 1e3 : 1.0;
 	for (b = 0; b < BATCHES; b++) {
 		double t0 = now_ns();
 
 		for (i = 0; i < per && !r; i++) {
 			if (!strcmp(op, "open"))
-				r = one_open(argv[2]);
+				r = one_open(args[0]);
 			else if (!strcmp(op, "connect"))
-				r = one_connect(atoi(argv[2]));
-			else if (!strcmp(op, "exec"))
-				r = one_exec(&argv[3]);
+				r = one_connect(atoi(args[0]));
 			else
-				r = -EINVAL;
+				r = one_exec(&args[1]);
 		}
+		if (r)
+			return r;
+		t[b] = (now_ns() - t0) / per / unit;
+	}
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	*ret = t[BATCHES / 2];
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1, r;
+	double med;
+
+	while (i + 2 < argc) {
+		const char *op = argv[i];
+		bool exec = !strcmp(op, "exec");
+
+		if (!exec && strcmp(op, "open") && strcmp(op, "connect"))
+			break;
+		if (exec && i + 2 >= argc)
+			break;
+		r = bench(op, &argv[i + 1], atoi(exec ? argv[i + 1] : argv[i + 2]), &med);
 		if (r) {
 			fprintf(stderr, "rf-lsmbench: %s failed: %s\n", op, strerror(-r));
 			return 1;
 		}
-		t[b] = (now_ns() - t0) / per / unit;
+		printf("%s %.0f\n", op, med);
+		fflush(stdout);
+		if (exec)
+			return 0;
+		i += 3;
 	}
-	qsort(t, BATCHES, sizeof(t[0]), cmp);
-	printf("%s %.0f\n", op, t[BATCHES / 2]);
+	if (i == 1 || i < argc) {
+		fprintf(stderr, "usage: rf-lsmbench [open FILE N] [connect PORT N] [exec N CMD...]\n");
+		return 2;
+	}
 	return 0;
 }
