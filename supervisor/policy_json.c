@@ -225,10 +225,10 @@ bool policy_json__is_unrestricted(json_t *v)
 }
 /*
  * An array of strings, each parsed by entry() into the i-th of n elements
- * of size elem (*ret_v, calloc'd). The element count is raised before
- * entry() runs, so a half-filled element is freed with the rest (entry()
- * leaves a failed element freeable). expected: the message for a value
- * that is no array.
+ * of size elem (*ret_v; each zeroed before entry() sees it). The element
+ * count is raised before entry() runs, so a half-filled element is freed
+ * with the rest (entry() leaves a failed element freeable). expected: the
+ * message for a value that is no array.
  */
 int policy_json__parse_strings(json_t *v, const char *where, const char *expected,
 			       void **ret_v, size_t elem, size_t *ret_n,
@@ -243,13 +243,16 @@ int policy_json__parse_strings(json_t *v, const char *where, const char *expecte
 	n = json_array_size(v);
 	if (n == 0)
 		return 0;
-	*ret_v = calloc(n, elem);
+	/* Each element is cleared as it is counted: one pass over the
+	 * array, not a calloc pass and then another. */
+	*ret_v = malloc(n * elem);
 	if (!*ret_v)
 		return policy_json__nomem(err);
 	for (i = 0; i < n; i++) {
 		const char *s;
 
 		policy_json__where_idx(w, where, i);
+		memset((char *)*ret_v + i * elem, 0, elem);
 		(*ret_n)++;
 		r = policy_json__get_string(json_array_get(v, i), w, &s, err);
 		if (r == 0)
