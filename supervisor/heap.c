@@ -50,3 +50,12 @@ void heap__prepare(size_t bytes)
 		free(chunk[i]);
 	done = bytes;
 }
+
+void *heap__alloc(size_t bytes)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	if (p && bytes >= HEAP_MIN)
+		populate(p, bytes);
+	return p;
+}

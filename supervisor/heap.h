@@ -16,4 +16,8 @@
  */
 void heap__prepare(size_t bytes);
 
+/* malloc(bytes) (uninitialised), its pages present: a large array to be
+ * written once, without a page fault per page. */
+void *heap__alloc(size_t bytes);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "array.h"
 #include "cleanup.h"
+#include "heap.h"
 #include "netrules.h"
 
 static int addr_len(int family)
@@ -228,7 +229,7 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 	if (groups && cidrs && ranges)
 		r = group_rules(rules, n, groups, ranges, &ng, cidrs, &nc);
 	if (!r) {
-		out = malloc((ng ? ng : 1) * sizeof(*out));   /* build_entry clears */
+		out = heap__alloc(ng * sizeof(*out));   /* build_entry clears */
 		r = out ? 0 : -ENOMEM;
 	}
 	if (r)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "heap.h"
 #include "pathrules.h"
 
 /*
@@ -127,7 +128,7 @@ static void sort_merge(struct builder *b)
  * Only subtree keys (no terminator, ending in '/') can cover one. */
 static int emit(const struct builder *b, struct rf_path_entry **ret_entries)
 {
-	struct rf_path_entry *out = calloc(b->n ? b->n : 1, sizeof(*out));
+	struct rf_path_entry *out = heap__alloc(b->n * sizeof(*out));
 	struct ref *subs = malloc((b->n ? b->n : 1) * sizeof(*subs));
 	size_t ns = 0, i;
 	uint32_t j;
@@ -147,7 +148,9 @@ static int emit(const struct builder *b, struct rf_path_entry **ret_entries)
 		for (j = 0; ns && j + 1 < r->klen; j++)
 			if (key_byte(r, j) == '/')
 				access |= subtree_bits(subs, ns, r->path, j + 1);
-		memcpy(out[i].key, r->path, r->plen);   /* calloc: the rest is 0 */
+		/* each entry written once, zeros after the key included */
+		memcpy(out[i].key, r->path, r->plen);
+		memset(out[i].key + r->plen, 0, sizeof(out[i].key) - r->plen);
 		out[i].len = r->klen;
 		out[i].access = access;
 	}
