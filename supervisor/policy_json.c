@@ -232,7 +232,8 @@ bool policy_json__is_unrestricted(json_t *v)
  */
 int policy_json__parse_strings(json_t *v, const char *where, const char *expected,
 			       void **ret_v, size_t elem, size_t *ret_n,
-			       policy_json_entry_fn *entry, struct rf_error *err)
+			       policy_json_entry_fn *entry, struct rf_policy *p,
+			       struct rf_error *err)
 {
 	char w[POL_WHERE_MAX];
 	size_t i, n;
@@ -256,7 +257,7 @@ int policy_json__parse_strings(json_t *v, const char *where, const char *expecte
 		(*ret_n)++;
 		r = policy_json__get_string(json_array_get(v, i), w, &s, err);
 		if (r == 0)
-			r = entry(s, w, (char *)*ret_v + i * elem, err);
+			r = entry(p, s, w, (char *)*ret_v + i * elem, err);
 		r = policy_json__collect(err, r);
 		if (r < 0)
 			return r;
@@ -267,7 +268,8 @@ int policy_json__parse_strings(json_t *v, const char *where, const char *expecte
 /* A class that is "unrestricted" or an allowlist of what. */
 int policy_json__parse_class_list(json_t *v, const char *where, const char *what,
 				  enum rf_confine *ret_confine, void **ret_v, size_t elem,
-				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_error *err)
+				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_policy *p,
+				  struct rf_error *err)
 {
 	char expected[96];
 
@@ -278,7 +280,46 @@ int policy_json__parse_class_list(json_t *v, const char *where, const char *what
 	snprintf(expected, sizeof(expected), "expected \"unrestricted\" or an array of %s", what);
 	if (json_is_array(v))
 		*ret_confine = RF_CONFINE_ALLOWLIST;
-	return policy_json__parse_strings(v, where, expected, ret_v, elem, ret_n, entry, err);
+	return policy_json__parse_strings(v, where, expected, ret_v, elem, ret_n, entry, p, err);
+}
+
+/* A block of entry texts; the newest first. */
+struct rf_text_block {
+	struct rf_text_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define TEXT_BLOCK (64 * 1024)
+
+char *policy_json__text(struct rf_policy *p, size_t len)
+{
+	struct rf_text_block *b = p->texts;
+
+	if (!b || b->cap - b->used < len) {
+		size_t cap = len > TEXT_BLOCK ? len : TEXT_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = p->texts;
+		p->texts = b;
+	}
+	b->used += len;
+	return b->data + b->used - len;
+}
+
+void policy_json__texts_free(struct rf_policy *p)
+{
+	struct rf_text_block *b = p->texts, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	p->texts = NULL;
 }
 
 /* A class written as "unrestricted" (1) or as an object of keys (0). */
