@@ -23,6 +23,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -461,72 +463,167 @@ static bool ll_hidden(const struct rf_path_rule *rule, const char *scratch)
 	       (rule->path[n] == '\0' || rule->path[n] == '/');
 }
 
-/* One rule per entry: open (O_PATH, below its directory's fd),
- * landlock_add_rule, close (a run of fds at a time); the error texts are
- * made only for an entry that fails. Entries under the scratch path get
- * none (the one on the path itself is added in the child, on the tmpfs:
- * ll_scratch_access). */
-static int ll_add_entries(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
-			  const struct rf_path_list *list, const char *where_base,
-			  uint64_t file_access, uint64_t dir_access, const char *scratch,
-			  struct ll_dirs *dirs, struct ll_fd_run *run, struct rf_error *err)
+/*
+ * A part [lo, hi) of a list, added by one thread: each entry opened (O_PATH,
+ * below its directory's fd), its rule added, its fd closed (a run at a
+ * time). What an entry could not be is left in res[i] (an enum ll_inexact,
+ * 0 otherwise) for the caller to report in order; the part stops at its
+ * first hard error (err_i, err, err_add: at landlock_add_rule, else at
+ * the open). The kernel serialises landlock_add_rule on the ruleset.
+ */
+struct ll_part {
+	const struct rf_landlock *ll;
+	const struct rf_path_list *list;
+	const char *scratch;
+	uint64_t file_access, dir_access;
+	size_t lo, hi;
+	int8_t *res;
+	size_t err_i, n_rules;
+	int err;
+	bool err_add;
+};
+
+static int ll_add_rule(const struct rf_landlock *ll, int fd, uint64_t access)
 {
-	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
+	struct ll_path_beneath_attr attr = {
+		.allowed_access = access & ll->handled_fs,
+		.parent_fd = fd,
+	};
+
+	return syscall(__NR_landlock_add_rule, ll->ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0 ?
+	       -errno : 0;
+}
+
+static void *ll_part_run(void *arg)
+{
+	struct ll_part *pt = arg;
+	struct ll_fd_run run = { 0, 0 };
+	struct ll_dirs *dirs = malloc(sizeof(*dirs));
 	size_t i;
 	int fd = -1, r;
 
-	for (i = 0; i < list->n; i++) {
-		const struct rf_path_rule *rule = &list->v[i];
+	pt->err_i = pt->hi;
+	if (!dirs) {
+		pt->err_i = pt->lo;
+		pt->err = -ENOMEM;
+		return NULL;
+	}
+	ll_dirs_init(dirs);
+	for (i = pt->lo; i < pt->hi; i++) {
+		const struct rf_path_rule *rule = &pt->list->v[i];
 
-		if (ll_hidden(rule, scratch))
+		pt->res[i] = 0;
+		if (ll_hidden(rule, pt->scratch))
 			continue;
 		r = ll_open_entry(rule, dirs, &fd);
 		if (r > 0) {
-			ll_entry_name(where_base, i, rule->path, entry, sizeof(entry));
-			if (!opts->approximate) {
-				r = ll_refuse(ll, rule, entry, r, err);
-				if (r < 0)
-					return r;
-				continue;
-			}
-			snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
-			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
-			if (r < 0)
-				return rf_error_set(err, r, where, "out of memory");
+			pt->res[i] = (int8_t)r;
 			continue;
 		}
-		if (r < 0)
-			return rf_error_set(err, r, ll_entry_name(where_base, i, rule->path, entry,
-								  sizeof(entry)),
-					    "cannot open: %s", strerror(-r));
-		r = ll_add_path_fd(ll, fd, rule->subtree ? dir_access : file_access);
-		ll_fd_run_add(run, fd);
-		if (r < 0)
-			return rf_error_set(err, r, ll_entry_name(where_base, i, rule->path, entry,
-								  sizeof(entry)),
-					    "landlock_add_rule: %s", strerror(-r));
+		if (r == 0) {
+			r = ll_add_rule(pt->ll, fd, rule->subtree ? pt->dir_access : pt->file_access);
+			ll_fd_run_add(&run, fd);
+			pt->err_add = r < 0;
+			pt->n_rules += !r;
+		}
+		if (r < 0) {
+			pt->err_i = i;
+			pt->err = r;
+			break;
+		}
 	}
-	return 0;
+	ll_fd_run_flush(&run);
+	ll_dirs_close(dirs);
+	free(dirs);
+	return NULL;
 }
 
+/* Lists this long are added by two threads (each opens, fstats and adds
+ * half of the entries), shorter ones by this thread alone. */
+#define LL_PARALLEL_MIN 4096
+
+/* The parts of a list run, the second in a thread of its own when there
+ * are two (or here, when no thread can be made). */
+static void ll_parts_run(struct ll_part *pt, size_t n_parts)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int err = -1;
+
+	if (n_parts == 2) {
+		/* signals stay the main thread's */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		err = pthread_create(&t, NULL, ll_part_run, &pt[1]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	ll_part_run(&pt[0]);
+	if (n_parts == 2 && !err)
+		pthread_join(t, NULL);
+	else if (n_parts == 2)
+		ll_part_run(&pt[1]);
+}
+
+/* The entries of list, in order: the inexact ones refused or (with
+ * "approximate") dropped, up to the first hard error, which fails the
+ * list. The error texts are made only for an entry that fails. Entries
+ * under the scratch path get none (the one on the path itself is added in
+ * the child, on the tmpfs: ll_scratch_access). */
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
 		       uint64_t file_access, uint64_t dir_access, const char *scratch,
 		       struct rf_error *err)
 {
-	struct ll_fd_run run = { 0, 0 };
-	struct ll_dirs *dirs = malloc(sizeof(*dirs));
+	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
+	struct ll_part pt[2];
+	size_t n_parts = list->n >= LL_PARALLEL_MIN ? 2 : 1, k, i, stop;
+	const struct ll_part *bad = NULL;
+	int8_t *res;
 	int r;
 
-	if (!dirs)
+	if (!list->n)
+		return 0;
+	res = malloc(list->n);
+	if (!res)
 		return rf_error_set(err, -ENOMEM, where_base, "out of memory");
-	ll_dirs_init(dirs);
-	r = ll_add_entries(ll, opts, list, where_base, file_access, dir_access, scratch, dirs,
-			   &run, err);
-	ll_fd_run_flush(&run);
-	ll_dirs_close(dirs);
-	free(dirs);
-	return r;
+	for (k = 0; k < n_parts; k++)
+		pt[k] = (struct ll_part){
+			.ll = ll, .list = list, .scratch = scratch, .file_access = file_access,
+			.dir_access = dir_access, .lo = list->n * k / n_parts,
+			.hi = list->n * (k + 1) / n_parts, .res = res,
+		};
+	ll_parts_run(pt, n_parts);
+	for (k = 0; k < n_parts; k++) {
+		ll->n_fs_rules += pt[k].n_rules;
+		if (!bad && pt[k].err)
+			bad = &pt[k];
+	}
+	stop = bad ? bad->err_i : list->n;
+	for (i = 0, r = 0; i < stop && r >= 0; i++) {
+		const struct rf_path_rule *rule = &list->v[i];
+
+		if (res[i] <= 0)
+			continue;
+		ll_entry_name(where_base, i, rule->path, entry, sizeof(entry));
+		if (!opts->approximate) {
+			r = ll_refuse(ll, rule, entry, res[i], err);
+			continue;
+		}
+		snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
+		r = ll_add_approx(ll, where, ll_inexact_text[res[i]].what);
+		if (r < 0)
+			rf_error_set(err, r, where, "out of memory");
+	}
+	free(res);
+	if (r < 0 || !bad)
+		return r;
+	if (bad->err_i >= list->n)   /* no entry: out of memory */
+		return rf_error_set(err, bad->err, where_base, "out of memory");
+	ll_entry_name(where_base, bad->err_i, list->v[bad->err_i].path, entry, sizeof(entry));
+	if (bad->err_add)
+		return rf_error_set(err, bad->err, entry, "landlock_add_rule: %s",
+				    strerror(-bad->err));
+	return rf_error_set(err, bad->err, entry, "cannot open: %s", strerror(-bad->err));
 }
 
 /*
