@@ -341,10 +341,11 @@ static int ll_open_entry(const struct rf_path_rule *rule, struct ll_dirs *dirs, 
 		dfd = AT_FDCWD;
 		base = "/";
 	} else {
+		/* the policy's paths are absolute: there is a slash */
 		const char *slash = memrchr(rule->path, '/', len);
+		size_t dir_len = slash == rule->path ? 1 : (size_t)(slash - rule->path);
 
-		/* the policy's paths are absolute: there is one */
-		dfd = ll_dir_fd(dirs, rule->path, slash == rule->path ? 1 : (size_t)(slash - rule->path));
+		dfd = ll_dir_fd(dirs, rule->path, dir_len);
 		if (dfd < 0)
 			return dfd == -ENOENT || dfd == -ENOTDIR ? LL_MISSING : dfd;
 		base = strndupa(slash + 1, len - (size_t)(slash + 1 - rule->path));
