@@ -412,8 +412,21 @@ static int ep_parse(const char *text, struct rf_endpoint *ep,
 	return ep_parse_ports(ports, ep, err);
 }
 
+static char *ep_malloc(void *ctx, size_t bytes)
+{
+	(void)ctx;
+	return malloc(bytes);
+}
+
 int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 		    struct rf_error *err)
+{
+	return endpoint__parse_in(text, ret_ep, ep_malloc, NULL, err);
+}
+
+int endpoint__parse_in(const char *text, struct rf_endpoint *ret_ep,
+		       char *(*alloc)(void *ctx, size_t bytes), void *ctx,
+		       struct rf_error *err)
 {
 	char name[RF_DNS_NAME_MAX + 1] = "";
 	struct rf_endpoint ep = { .name = name };
@@ -432,7 +445,7 @@ int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 	/* One allocation: the text, then the name. */
 	tlen = strlen(text) + 1;
 	nlen = strlen(name) + 1;
-	ep.text = malloc(tlen + nlen);
+	ep.text = alloc(ctx, tlen + nlen);
 	if (!ep.text) {
 		return rf_error_set(err, -ENOMEM, NULL, "out of memory");
 	}

@@ -9,6 +9,7 @@
 
 #include "array.h"
 #include "cleanup.h"
+#include "heap.h"
 #include "netrules.h"
 
 static int addr_len(int family)
@@ -43,7 +44,8 @@ static int merge(struct rf_port_range *r, size_t n, struct rf_ports *out)
 {
 	size_t i;
 
-	qsort(r, n, sizeof(*r), range_cmp);
+	if (n > 1)
+		qsort(r, n, sizeof(*r), range_cmp);
 	out->n = 0;
 	for (i = 0; i < n; i++) {
 		if (out->n && (uint32_t)r[i].lo <= (uint32_t)out->r[out->n - 1].hi + 1) {
@@ -91,6 +93,8 @@ static int group_rules(const struct rf_addr_rule *rules, size_t n, struct group 
 		if (!*ret_ng || rule_cmp(&sorted[i - 1], r)) {
 			struct group *g = &groups[(*ret_ng)++];
 
+			memset(g->addr, 0, sizeof(g->addr));
+			g->n = 0;
 			g->family = r->family;
 			g->prefix_len = r->prefix_len;
 			memcpy(g->addr, r->addr, addr_len(r->family));
@@ -195,6 +199,8 @@ static int build_entry(const struct group *groups, size_t ng, const struct cidr_
 		r = push_ranges(tmp, tmp_cap, &cnt, g);
 	if (r)
 		return rf_error_set(err, -ENOMEM, "network.connect", "%s", strerror(ENOMEM));
+	/* cleared here, while it is written anyway: not a pass of its own */
+	memset(out, 0, sizeof(*out));
 	out->family = g->family;
 	out->prefix_len = g->prefix_len;
 	memcpy(out->addr, g->addr, 16);
@@ -210,8 +216,9 @@ static int build_entry(const struct group *groups, size_t ng, const struct cidr_
 int netrules__build(const struct rf_addr_rule *rules, size_t n,
 		    struct rf_net_entry **ret_entries, size_t *ret_n, struct rf_error *err)
 {
-	_cleanup_free_ struct group *groups = calloc(n ? n : 1, sizeof(*groups));
-	_cleanup_free_ size_t *cidrs = calloc(n ? n : 1, sizeof(*cidrs));
+	/* malloc, not calloc: each element is written before it is read */
+	_cleanup_free_ struct group *groups = malloc((n ? n : 1) * sizeof(*groups));
+	_cleanup_free_ size_t *cidrs = malloc((n ? n : 1) * sizeof(*cidrs));
 	_cleanup_free_ struct rf_port_range *ranges = malloc((n ? n : 1) * sizeof(*ranges));
 	_cleanup_free_ struct rf_net_entry *out = NULL;
 	_cleanup_free_ struct rf_port_range *tmp = NULL;
@@ -222,7 +229,7 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 	if (groups && cidrs && ranges)
 		r = group_rules(rules, n, groups, ranges, &ng, cidrs, &nc);
 	if (!r) {
-		out = calloc(ng ? ng : 1, sizeof(*out));
+		out = heap__alloc(ng * sizeof(*out));   /* build_entry clears */
 		r = out ? 0 : -ENOMEM;
 	}
 	if (r)
@@ -350,6 +357,10 @@ int netrules__resolve(const struct rf_policy *policy,
 	size_t i;
 	int r = 0;
 
+	/* one allocation for the literal entries (names may add more) */
+	if (policy->n_connect &&
+	    array__reserve((void **)&o.rules, &o.cr, policy->n_connect, sizeof(*o.rules)))
+		r = -ENOMEM;
 	for (i = 0; !r && i < policy->n_connect; i++) {
 		const struct rf_endpoint *ep = &policy->connect[i];
 		struct rf_addr_rule rule = {

@@ -5,18 +5,30 @@
 #include <string.h>
 
 #include "array.h"
+#include "heap.h"
 #include "pathrules.h"
 
+/*
+ * An entry while it is built: its key bytes are path[0..plen) followed
+ * by a 0 byte when the key is longer (klen = plen + 1: an exact entry);
+ * no 256-byte key is written until the output, and sorting moves 24 bytes.
+ */
+struct ref {
+	const char *path;
+	uint32_t plen, klen;
+	uint32_t access;
+};
+
 struct builder {
-	struct rf_path_entry *v;
+	struct ref *v;
 	size_t n, cap;
 	size_t dropped;
 };
 
-static int add(struct builder *b, const char *bytes, size_t len, bool terminate, uint32_t access)
+static int add(struct builder *b, const char *path, size_t plen, bool terminate,
+	       uint32_t access)
 {
-	size_t klen = len + (terminate ? 1 : 0);
-	struct rf_path_entry *e;
+	size_t klen = plen + (terminate ? 1 : 0);
 
 	if (klen > RF_PATH_KEY_LEN || klen == 0) {
 		b->dropped++;
@@ -24,11 +36,7 @@ static int add(struct builder *b, const char *bytes, size_t len, bool terminate,
 	}
 	if (array__reserve((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v)))
 		return -ENOMEM;
-	e = &b->v[b->n++];
-	memset(e, 0, sizeof(*e));
-	memcpy(e->key, bytes, len);
-	e->len = (uint32_t)klen;   /* the terminator is the 0 already there */
-	e->access = access;
+	b->v[b->n++] = (struct ref){ path, (uint32_t)plen, (uint32_t)klen, access };
 	return 0;
 }
 
@@ -37,6 +45,9 @@ static int add_list(struct builder *b, const struct rf_path_list *list, uint32_t
 	size_t i;
 	int err;
 
+	/* one growth for the whole list (a subtree may add a second key) */
+	if (array__reserve((void **)&b->v, &b->cap, b->n + list->n, sizeof(*b->v)))
+		return -ENOMEM;
 	for (i = 0; i < list->n; i++) {
 		const char *p = list->v[i].path;
 		size_t len = strlen(p);
@@ -58,35 +69,100 @@ static int add_list(struct builder *b, const struct rf_path_list *list, uint32_t
 	return 0;
 }
 
-static int entry_cmp(const void *x, const void *y)
+/* Key byte i of r (i < r->klen). */
+static uint8_t key_byte(const struct ref *r, uint32_t i)
 {
-	const struct rf_path_entry *a = x, *b = y;
-	uint32_t n = a->len < b->len ? a->len : b->len;
-	int c = memcmp(a->key, b->key, n);
-
-	if (c)
-		return c;
-	return a->len < b->len ? -1 : a->len > b->len;
+	return i < r->plen ? (uint8_t)r->path[i] : 0;
 }
 
-/* Exact (key, len) in the sorted array, or NULL. */
-static const struct rf_path_entry *find(const struct rf_path_entry *v, size_t n,
-					const uint8_t *key, uint32_t len)
+/* The order of the keys as bytes, a shorter key before its extensions
+ * (memcmp of the common length, then the length). */
+static int ref_cmp(const void *x, const void *y)
 {
-	struct rf_path_entry probe;
+	const struct ref *a = x, *b = y;
+	uint32_t n = a->klen < b->klen ? a->klen : b->klen;
+	uint32_t m = a->plen < b->plen ? a->plen : b->plen;
+	uint32_t i;
+	int c;
 
-	memset(&probe, 0, sizeof(probe));
-	memcpy(probe.key, key, len);
-	probe.len = len;
-	return bsearch(&probe, v, n, sizeof(*v), entry_cmp);
+	if (m > n)
+		m = n;
+	c = memcmp(a->path, b->path, m);
+	if (c)
+		return c;
+	for (i = m; i < n; i++)
+		if (key_byte(a, i) != key_byte(b, i))
+			return key_byte(a, i) < key_byte(b, i) ? -1 : 1;
+	return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+/* The access bits as written of the subtree key path[0..len) (len: up
+ * to and with a '/'), 0 when there is none. subs: the subtree keys, sorted. */
+static uint32_t subtree_bits(const struct ref *subs, size_t ns, const char *path, uint32_t len)
+{
+	struct ref probe = { path, len, len, 0 };
+	const struct ref *c = bsearch(&probe, subs, ns, sizeof(*subs), ref_cmp);
+
+	return c ? c->access : 0;
+}
+
+/* Sort, merge duplicates (their bits or'ed). */
+static void sort_merge(struct builder *b)
+{
+	size_t i, m;
+
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), ref_cmp);
+	for (i = 0, m = 0; i < b->n; i++) {
+		if (m && !ref_cmp(&b->v[m - 1], &b->v[i]))
+			b->v[m - 1].access |= b->v[i].access;
+		else
+			b->v[m++] = b->v[i];
+	}
+	b->n = m;
+}
+
+/* The output: every entry with the union of the subtree entries covering
+ * it (the prefixes that end at a '/' of its key), looked up in the bits
+ * as written, which is the same answer since covering is transitive.
+ * Only subtree keys (no terminator, ending in '/') can cover one. */
+static int emit(const struct builder *b, struct rf_path_entry **ret_entries)
+{
+	struct rf_path_entry *out = heap__alloc(b->n * sizeof(*out));
+	struct ref *subs = malloc((b->n ? b->n : 1) * sizeof(*subs));
+	size_t ns = 0, i;
+	uint32_t j;
+
+	if (!out || !subs) {
+		free(out);
+		free(subs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < b->n; i++)
+		if (b->v[i].klen == b->v[i].plen)
+			subs[ns++] = b->v[i];   /* still sorted */
+	for (i = 0; i < b->n; i++) {
+		const struct ref *r = &b->v[i];
+		uint32_t access = r->access;
+
+		for (j = 0; ns && j + 1 < r->klen; j++)
+			if (key_byte(r, j) == '/')
+				access |= subtree_bits(subs, ns, r->path, j + 1);
+		/* each entry written once, zeros after the key included */
+		memcpy(out[i].key, r->path, r->plen);
+		memset(out[i].key + r->plen, 0, sizeof(out[i].key) - r->plen);
+		out[i].len = r->klen;
+		out[i].access = access;
+	}
+	free(subs);
+	*ret_entries = out;
+	return 0;
 }
 
 int pathrules__build(const struct rf_policy *policy, struct rf_path_entry **ret_entries,
 		     size_t *ret_n, size_t *ret_dropped)
 {
 	struct builder b = { 0 };
-	uint32_t *own = NULL;
-	size_t i, j, m;
 	int err = 0;
 
 	if (policy->files == RF_CONFINE_ALLOWLIST) {
@@ -96,50 +172,15 @@ int pathrules__build(const struct rf_policy *policy, struct rf_path_entry **ret_
 	}
 	if (!err && policy->exec == RF_CONFINE_ALLOWLIST)
 		err = add_list(&b, &policy->exec_paths, RF_ACC_EXEC);
-	if (err)
-		goto fail;
-
-	/* Sort, merge duplicates. */
-	if (b.n)
-		qsort(b.v, b.n, sizeof(*b.v), entry_cmp);
-	for (i = 0, m = 0; i < b.n; i++) {
-		if (m && !entry_cmp(&b.v[m - 1], &b.v[i]))
-			b.v[m - 1].access |= b.v[i].access;
-		else
-			b.v[m++] = b.v[i];
+	if (!err) {
+		sort_merge(&b);
+		err = emit(&b, ret_entries);
 	}
-	b.n = m;
-
-	/* Union with every covering subtree entry: the prefixes that end
-	 * at a '/' of the key. Looked up in the bits as written (own[]),
-	 * which is the same answer since covering is transitive. */
-	own = calloc(b.n ? b.n : 1, sizeof(*own));
-	if (!own) {
-		err = -ENOMEM;
-		goto fail;
+	if (!err) {
+		*ret_n = b.n;
+		if (ret_dropped)
+			*ret_dropped = b.dropped;
 	}
-	for (i = 0; i < b.n; i++)
-		own[i] = b.v[i].access;
-	for (i = 0; i < b.n; i++) {
-		struct rf_path_entry *e = &b.v[i];
-
-		for (j = 0; j + 1 < e->len; j++) {
-			const struct rf_path_entry *c;
-
-			if (e->key[j] != '/')
-				continue;
-			c = find(b.v, b.n, e->key, (uint32_t)(j + 1));
-			if (c)
-				e->access |= own[c - b.v];
-		}
-	}
-	free(own);
-	*ret_entries = b.v;
-	*ret_n = b.n;
-	if (ret_dropped)
-		*ret_dropped = b.dropped;
-	return 0;
-fail:
 	free(b.v);
 	return err;
 }

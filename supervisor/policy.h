@@ -181,6 +181,10 @@ struct rf_policy {
 	struct rf_env_var *vars;     /* the ${NAME}s the policy used, resolved */
 	size_t n_vars;
 
+	/* The text of every files, exec, connect and unix entry, in blocks
+	 * freed whole (NULL: the entries' texts are their own allocations). */
+	struct rf_text_block *texts;
+
 	char *canonical;             /* canonical JSON text (sorted, compact) */
 	char digest[65];             /* sha256 hex of canonical */
 };
@@ -223,6 +227,11 @@ int policy__check_path(const char *path, struct rf_error *err);
  * parse leaves *ret_ep empty. */
 int endpoint__parse(const char *text, struct rf_endpoint *ret_ep,
 		    struct rf_error *err);
+/* The same, the text and name stored in alloc(ctx, bytes) (NULL: out of
+ * memory), which the caller frees, not endpoint__clear(). */
+int endpoint__parse_in(const char *text, struct rf_endpoint *ret_ep,
+		       char *(*alloc)(void *ctx, size_t bytes), void *ctx,
+		       struct rf_error *err);
 void endpoint__clear(struct rf_endpoint *ep);
 
 /* Does the DNS name qname (lower-case, no trailing dot) match entry ep

@@ -15,7 +15,17 @@
 #define POL_ENV_VALUE_MAX (32 * 1024)
 #define POL_SYSCALL_NAME_MAX 63
 
-static int pol_parse_path(const char *s, const char *where, void *elem, struct rf_error *err)
+/* s copied into p->texts. */
+static char *pol_text(struct rf_policy *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *t = policy_json__text(p, n);
+
+	return t ? memcpy(t, s, n) : NULL;
+}
+
+static int pol_parse_path(struct rf_policy *p, const char *s, const char *where, void *elem,
+			  struct rf_error *err)
 {
 	struct rf_path_rule *rule = elem;
 	int r;
@@ -23,19 +33,19 @@ static int pol_parse_path(const char *s, const char *where, void *elem, struct r
 	r = policy__check_path(s, err);
 	if (r < 0)
 		return rf_error_wrap(err, where);
-	rule->path = strdup(s);
+	rule->path = pol_text(p, s);
 	if (!rule->path)
 		return policy_json__nomem(err);
 	rule->subtree = s[strlen(s) - 1] == '/';
 	return 0;
 }
 
-static int pol_parse_path_list(json_t *arr, const char *where,
+static int pol_parse_path_list(struct rf_policy *p, json_t *arr, const char *where,
 			       struct rf_path_list *list, struct rf_error *err)
 {
 	return policy_json__parse_strings(arr, where, "expected an array of paths",
 					  (void **)&list->v, sizeof(*list->v), &list->n,
-					  pol_parse_path, err);
+					  pol_parse_path, p, err);
 }
 
 static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
@@ -51,11 +61,11 @@ static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
 		return 0;
 	read = json_object_get(v, "read");
 	if (read)
-		r = policy_json__collect(err, pol_parse_path_list(read, "$.files.read",
+		r = policy_json__collect(err, pol_parse_path_list(p, read, "$.files.read",
 								  &p->files_read, err));
 	write = json_object_get(v, "write");
 	if (!r && write)
-		r = pol_parse_path_list(write, "$.files.write", &p->files_write, err);
+		r = pol_parse_path_list(p, write, "$.files.write", &p->files_write, err);
 	return r;
 }
 
@@ -64,13 +74,18 @@ static int pol_parse_exec(json_t *v, struct rf_policy *p, struct rf_error *err)
 	return policy_json__parse_class_list(v, "$.exec", "paths", &p->exec,
 					     (void **)&p->exec_paths.v,
 					     sizeof(*p->exec_paths.v), &p->exec_paths.n,
-					     pol_parse_path, err);
+					     pol_parse_path, p, err);
 }
 
-static int pol_parse_connect_entry(const char *s, const char *where, void *ep,
-				   struct rf_error *err)
+static char *pol_alloc_text(void *p, size_t bytes)
 {
-	int r = endpoint__parse(s, ep, err);
+	return policy_json__text(p, bytes);
+}
+
+static int pol_parse_connect_entry(struct rf_policy *p, const char *s, const char *where,
+				   void *ep, struct rf_error *err)
+{
+	int r = endpoint__parse_in(s, ep, pol_alloc_text, p, err);
 
 	if (r == -ENOMEM)
 		return policy_json__nomem(err);
@@ -79,8 +94,8 @@ static int pol_parse_connect_entry(const char *s, const char *where, void *ep,
 	return 0;
 }
 
-static int pol_parse_unix_entry(const char *s, const char *where, void *elem,
-				struct rf_error *err)
+static int pol_parse_unix_entry(struct rf_policy *p, const char *s, const char *where,
+				void *elem, struct rf_error *err)
 {
 	struct rf_unix_rule *rule = elem;
 	size_t len = strlen(s);
@@ -113,22 +128,24 @@ static int pol_parse_unix_entry(const char *s, const char *where, void *elem,
 			return rf_error_wrap(err, where);
 		rule->subtree = s[len - 1] == '/';
 	}
-	rule->text = strdup(s);
-	rule->name = strdup(rule->abstract ? s + 1 : s);
+	rule->text = pol_text(p, s);
+	rule->name = rule->text ? rule->text + (rule->abstract ? 1 : 0) : NULL;
 	if (!rule->text || !rule->name)
 		return policy_json__nomem(err);
 	return 0;
 }
 
-static int pol_parse_upstream(const char *s, const char *where, void *elem,
-			      struct rf_error *err)
+static int pol_parse_upstream(struct rf_policy *p, const char *s, const char *where,
+			      void *elem, struct rf_error *err)
 {
+	(void)p;
 	return endpoint__parse_upstream(s, elem, err) < 0 ? rf_error_wrap(err, where) : 0;
 }
 
-static int pol_parse_rebind_allow(const char *s, const char *where, void *elem,
-				  struct rf_error *err)
+static int pol_parse_rebind_allow(struct rf_policy *p, const char *s, const char *where,
+				  void *elem, struct rf_error *err)
 {
+	(void)p;
 	return endpoint__parse_prefix(s, elem, err) < 0 ? rf_error_wrap(err, where) : 0;
 }
 
@@ -163,13 +180,13 @@ static int pol_parse_dns(json_t *v, struct rf_policy *p, struct rf_error *err)
 		r = policy_json__parse_strings(u, "$.network.dns.upstream",
 					       "expected an array of resolver addresses",
 					       (void **)&d->upstream, sizeof(*d->upstream),
-					       &d->n_upstream, pol_parse_upstream, err);
+					       &d->n_upstream, pol_parse_upstream, p, err);
 	ra = json_object_get(v, "rebind_allow");
 	if (!r && ra)
 		r = policy_json__parse_strings(ra, "$.network.dns.rebind_allow",
 					       "expected an array of addresses or CIDRs",
 					       (void **)&d->rebind_allow, sizeof(*d->rebind_allow),
-					       &d->n_rebind_allow, pol_parse_rebind_allow, err);
+					       &d->n_rebind_allow, pol_parse_rebind_allow, p, err);
 	json_decref(wrap);
 	return r;
 }
@@ -207,13 +224,13 @@ static int pol_parse_network(json_t *v, struct rf_policy *p, struct rf_error *er
 		r = policy_json__parse_class_list(c, "$.network.connect", "endpoints",
 						  &p->net_connect,
 						  (void **)&p->connect, sizeof(*p->connect),
-						  &p->n_connect, pol_parse_connect_entry, err);
+						  &p->n_connect, pol_parse_connect_entry, p, err);
 	r = policy_json__collect(err, r);
 	u = json_object_get(v, "unix");
 	if (!r && u)
 		r = policy_json__parse_class_list(u, "$.network.unix", "socket names", &p->net_unix,
 						  (void **)&p->unix_rules, sizeof(*p->unix_rules),
-						  &p->n_unix, pol_parse_unix_entry, err);
+						  &p->n_unix, pol_parse_unix_entry, p, err);
 	if (!r && json_object_get(v, "dns"))
 		r = pol_parse_dns(json_object_get(v, "dns"), p, err);
 	if (!r)

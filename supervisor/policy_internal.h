@@ -54,15 +54,25 @@ int policy_json__get_uint(json_t *v, const char *where, uint64_t min,
 			  uint64_t max, struct rf_opt_u64 *ret_v, struct rf_error *err);
 bool policy_json__is_unrestricted(json_t *v);
 
-typedef int policy_json_entry_fn(const char *s, const char *where, void *elem,
-				 struct rf_error *err);
+/* One entry of a list: s parsed into elem (p: the policy it goes to). */
+typedef int policy_json_entry_fn(struct rf_policy *p, const char *s, const char *where,
+				 void *elem, struct rf_error *err);
 
 int policy_json__parse_strings(json_t *v, const char *where, const char *expected,
 			       void **ret_v, size_t elem, size_t *ret_n,
-			       policy_json_entry_fn *entry, struct rf_error *err);
+			       policy_json_entry_fn *entry, struct rf_policy *p,
+			       struct rf_error *err);
 int policy_json__parse_class_list(json_t *v, const char *where, const char *what,
 				  enum rf_confine *ret_confine, void **ret_v, size_t elem,
-				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_error *err);
+				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_policy *p,
+				  struct rf_error *err);
+
+/* len bytes for an entry's text in p->texts (freed with the policy), or
+ * NULL when out of memory: one allocation per block of entries, not one
+ * per entry, and a policy of 100,000 entries freed at once. */
+char *policy_json__text(struct rf_policy *p, size_t len);
+/* The blocks of p->texts freed. */
+void policy_json__texts_free(struct rf_policy *p);
 int policy_json__class_object(json_t *v, const char *where, const char *const *keys,
 			      struct rf_error *err);
 

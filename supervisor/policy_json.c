@@ -225,14 +225,15 @@ bool policy_json__is_unrestricted(json_t *v)
 }
 /*
  * An array of strings, each parsed by entry() into the i-th of n elements
- * of size elem (*ret_v, calloc'd). The element count is raised before
- * entry() runs, so a half-filled element is freed with the rest (entry()
- * leaves a failed element freeable). expected: the message for a value
- * that is no array.
+ * of size elem (*ret_v; each zeroed before entry() sees it). The element
+ * count is raised before entry() runs, so a half-filled element is freed
+ * with the rest (entry() leaves a failed element freeable). expected: the
+ * message for a value that is no array.
  */
 int policy_json__parse_strings(json_t *v, const char *where, const char *expected,
 			       void **ret_v, size_t elem, size_t *ret_n,
-			       policy_json_entry_fn *entry, struct rf_error *err)
+			       policy_json_entry_fn *entry, struct rf_policy *p,
+			       struct rf_error *err)
 {
 	char w[POL_WHERE_MAX];
 	size_t i, n;
@@ -243,17 +244,20 @@ int policy_json__parse_strings(json_t *v, const char *where, const char *expecte
 	n = json_array_size(v);
 	if (n == 0)
 		return 0;
-	*ret_v = calloc(n, elem);
+	/* Each element is cleared as it is counted: one pass over the
+	 * array, not a calloc pass and then another. */
+	*ret_v = malloc(n * elem);
 	if (!*ret_v)
 		return policy_json__nomem(err);
 	for (i = 0; i < n; i++) {
 		const char *s;
 
 		policy_json__where_idx(w, where, i);
+		memset((char *)*ret_v + i * elem, 0, elem);
 		(*ret_n)++;
 		r = policy_json__get_string(json_array_get(v, i), w, &s, err);
 		if (r == 0)
-			r = entry(s, w, (char *)*ret_v + i * elem, err);
+			r = entry(p, s, w, (char *)*ret_v + i * elem, err);
 		r = policy_json__collect(err, r);
 		if (r < 0)
 			return r;
@@ -264,7 +268,8 @@ int policy_json__parse_strings(json_t *v, const char *where, const char *expecte
 /* A class that is "unrestricted" or an allowlist of what. */
 int policy_json__parse_class_list(json_t *v, const char *where, const char *what,
 				  enum rf_confine *ret_confine, void **ret_v, size_t elem,
-				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_error *err)
+				  size_t *ret_n, policy_json_entry_fn *entry, struct rf_policy *p,
+				  struct rf_error *err)
 {
 	char expected[96];
 
@@ -275,7 +280,46 @@ int policy_json__parse_class_list(json_t *v, const char *where, const char *what
 	snprintf(expected, sizeof(expected), "expected \"unrestricted\" or an array of %s", what);
 	if (json_is_array(v))
 		*ret_confine = RF_CONFINE_ALLOWLIST;
-	return policy_json__parse_strings(v, where, expected, ret_v, elem, ret_n, entry, err);
+	return policy_json__parse_strings(v, where, expected, ret_v, elem, ret_n, entry, p, err);
+}
+
+/* A block of entry texts; the newest first. */
+struct rf_text_block {
+	struct rf_text_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define TEXT_BLOCK (64 * 1024)
+
+char *policy_json__text(struct rf_policy *p, size_t len)
+{
+	struct rf_text_block *b = p->texts;
+
+	if (!b || b->cap - b->used < len) {
+		size_t cap = len > TEXT_BLOCK ? len : TEXT_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = p->texts;
+		p->texts = b;
+	}
+	b->used += len;
+	return b->data + b->used - len;
+}
+
+void policy_json__texts_free(struct rf_policy *p)
+{
+	struct rf_text_block *b = p->texts, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	p->texts = NULL;
 }
 
 /* A class written as "unrestricted" (1) or as an object of keys (0). */

@@ -23,6 +23,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,37 +254,114 @@ static int ll_refuse(struct rf_landlock *ll, const struct rf_path_rule *rule, co
 }
 
 /*
+ * The directories entries were opened from, by name (a pointer into an
+ * entry and a length): a list of 100,000 files in some hundred
+ * directories walks each directory's path once, then one component per
+ * entry. LL_WAYS slots per hash, the oldest reopened on a miss.
+ */
+#define LL_SETS 64
+#define LL_WAYS 4
+
+struct ll_dirs {
+	struct {
+		const char *name;
+		size_t len;
+		int fd;
+	} slot[LL_SETS][LL_WAYS];
+	unsigned int next[LL_SETS];   /* the way a miss replaces */
+};
+
+static void ll_dirs_init(struct ll_dirs *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < LL_SETS; i++)
+		for (size_t w = 0; w < LL_WAYS; w++)
+			d->slot[i][w].fd = -1;
+}
+
+static void ll_dirs_close(struct ll_dirs *d)
+{
+	for (size_t i = 0; i < LL_SETS; i++)
+		for (size_t w = 0; w < LL_WAYS; w++)
+			if (d->slot[i][w].fd >= 0)
+				close(d->slot[i][w].fd);
+}
+
+/* An O_PATH fd of directory name[0..len) (symlinks followed, as in any
+ * open's earlier components), or -errno. */
+static int ll_dir_fd(struct ll_dirs *d, const char *name, size_t len)
+{
+	char buf[RF_POLICY_PATH_MAX + 1];
+	uint32_t h = 2166136261u;
+	size_t i, w;
+	int fd;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	i = h % LL_SETS;
+	for (w = 0; w < LL_WAYS; w++)
+		if (d->slot[i][w].fd >= 0 && d->slot[i][w].len == len &&
+		    !memcmp(d->slot[i][w].name, name, len))
+			return d->slot[i][w].fd;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	w = d->next[i]++ % LL_WAYS;
+	if (d->slot[i][w].fd >= 0)
+		close(d->slot[i][w].fd);
+	d->slot[i][w].name = name;
+	d->slot[i][w].len = len;
+	d->slot[i][w].fd = fd;
+	return fd;
+}
+
+/*
  * Open one entry for a path_beneath rule. Returns 0 with *ret_fd, a positive
  * enum ll_inexact, or -errno. O_NOFOLLOW on the name without its trailing
  * '/' gives the symlink itself when the entry is one: checked on the fd,
  * so no lstat/open race. (A trailing '/' would make the kernel follow it.)
- * Symlinks in earlier components are resolved, as for any open.
+ * Symlinks in earlier components are resolved, as for any open: the last
+ * component is opened below its directory's fd (dirs).
  */
-static int ll_open_entry(const struct rf_path_rule *rule, int *ret_fd)
+static int ll_open_entry(const struct rf_path_rule *rule, struct ll_dirs *dirs, int *ret_fd)
 {
-	char buf[RF_POLICY_PATH_MAX + 1];
+	const char *base;
 	struct stat st;
 	size_t len;
-	int fd, r;
+	int dfd, fd, r;
 
 	len = strlen(rule->path);
-	if (len == 0 || len >= sizeof(buf))
+	if (len == 0 || len > RF_POLICY_PATH_MAX)
 		return -ENAMETOOLONG;
-	memcpy(buf, rule->path, len + 1);
-	while (len > 1 && buf[len - 1] == '/')
-		buf[--len] = '\0';
+	while (len > 1 && rule->path[len - 1] == '/')
+		len--;
+	if (len == 1) {   /* "/": no directory above it */
+		dfd = AT_FDCWD;
+		base = "/";
+	} else {
+		/* the policy's paths are absolute: there is a slash */
+		const char *slash = memrchr(rule->path, '/', len);
+		size_t dir_len = slash == rule->path ? 1 : (size_t)(slash - rule->path);
+
+		dfd = ll_dir_fd(dirs, rule->path, dir_len);
+		if (dfd < 0)
+			return dfd == -ENOENT || dfd == -ENOTDIR ? LL_MISSING : dfd;
+		base = strndupa(slash + 1, len - (size_t)(slash + 1 - rule->path));
+	}
 
 	/* A subtree: O_DIRECTORY without following says "a directory, not a
 	 * symlink" with no fstat; anything else takes the long way below,
 	 * which says what it is. */
 	if (rule->subtree) {
-		fd = open(buf, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		fd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0) {
 			*ret_fd = fd;
 			return 0;
 		}
 	}
-	fd = open(buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		return r == -ENOENT || r == -ENOTDIR ? LL_MISSING : r;
@@ -304,6 +383,36 @@ static int ll_open_entry(const struct rf_path_rule *rule, int *ret_fd)
 fail:
 	close(fd);
 	return r;
+}
+
+/*
+ * The entries' fds once their rule is added, closed a run at a time: fds
+ * come lowest-free first, so consecutive entries mostly get consecutive
+ * fds, and a run [first, next) of fds this loop opened itself is closed by
+ * one close_range(). An fd that does not extend the run starts a new one.
+ */
+#define LL_FD_RUN 256
+
+struct ll_fd_run {
+	int first, next;
+};
+
+static void ll_fd_run_flush(struct ll_fd_run *run)
+{
+	if (run->next > run->first &&
+	    close_range((unsigned int)run->first, (unsigned int)run->next - 1, 0) < 0)
+		for (int fd = run->first; fd < run->next; fd++)
+			close(fd);
+	run->first = run->next = 0;
+}
+
+static void ll_fd_run_add(struct ll_fd_run *run, int fd)
+{
+	if (run->next > run->first && (fd != run->next || run->next - run->first >= LL_FD_RUN))
+		ll_fd_run_flush(run);
+	if (run->next == run->first)
+		run->first = fd;
+	run->next = fd + 1;
 }
 
 static int ll_add_path_fd(struct rf_landlock *ll, int fd, uint64_t access)
@@ -355,51 +464,167 @@ static bool ll_hidden(const struct rf_path_rule *rule, const char *scratch)
 	       (rule->path[n] == '\0' || rule->path[n] == '/');
 }
 
-/* One rule per entry: open (O_PATH), landlock_add_rule, close; the
- * error texts are made only for an entry that fails. Entries under the
- * scratch path get none (the one on the path itself is added in the
- * child, on the tmpfs: ll_scratch_access). */
+/*
+ * A part [lo, hi) of a list, added by one thread: each entry opened (O_PATH,
+ * below its directory's fd), its rule added, its fd closed (a run at a
+ * time). What an entry could not be is left in res[i] (an enum ll_inexact,
+ * 0 otherwise) for the caller to report in order; the part stops at its
+ * first hard error (err_i, err, err_add: at landlock_add_rule, else at
+ * the open). The kernel serialises landlock_add_rule on the ruleset.
+ */
+struct ll_part {
+	const struct rf_landlock *ll;
+	const struct rf_path_list *list;
+	const char *scratch;
+	uint64_t file_access, dir_access;
+	size_t lo, hi;
+	int8_t *res;
+	size_t err_i, n_rules;
+	int err;
+	bool err_add;
+};
+
+static int ll_add_rule(const struct rf_landlock *ll, int fd, uint64_t access)
+{
+	struct ll_path_beneath_attr attr = {
+		.allowed_access = access & ll->handled_fs,
+		.parent_fd = fd,
+	};
+
+	return syscall(__NR_landlock_add_rule, ll->ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0 ?
+	       -errno : 0;
+}
+
+static void *ll_part_run(void *arg)
+{
+	struct ll_part *pt = arg;
+	struct ll_fd_run run = { 0, 0 };
+	struct ll_dirs *dirs = malloc(sizeof(*dirs));
+	size_t i;
+	int fd = -1, r;
+
+	pt->err_i = pt->hi;
+	if (!dirs) {
+		pt->err_i = pt->lo;
+		pt->err = -ENOMEM;
+		return NULL;
+	}
+	ll_dirs_init(dirs);
+	for (i = pt->lo; i < pt->hi; i++) {
+		const struct rf_path_rule *rule = &pt->list->v[i];
+
+		pt->res[i] = 0;
+		if (ll_hidden(rule, pt->scratch))
+			continue;
+		r = ll_open_entry(rule, dirs, &fd);
+		if (r > 0) {
+			pt->res[i] = (int8_t)r;
+			continue;
+		}
+		if (r == 0) {
+			r = ll_add_rule(pt->ll, fd, rule->subtree ? pt->dir_access : pt->file_access);
+			ll_fd_run_add(&run, fd);
+			pt->err_add = r < 0;
+			pt->n_rules += !r;
+		}
+		if (r < 0) {
+			pt->err_i = i;
+			pt->err = r;
+			break;
+		}
+	}
+	ll_fd_run_flush(&run);
+	ll_dirs_close(dirs);
+	free(dirs);
+	return NULL;
+}
+
+/* Lists this long are added by two threads (each opens, fstats and adds
+ * half of the entries), shorter ones by this thread alone. */
+#define LL_PARALLEL_MIN 4096
+
+/* The parts of a list run, the second in a thread of its own when there
+ * are two (or here, when no thread can be made). */
+static void ll_parts_run(struct ll_part *pt, size_t n_parts)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int err = -1;
+
+	if (n_parts == 2) {
+		/* signals stay the main thread's */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		err = pthread_create(&t, NULL, ll_part_run, &pt[1]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	ll_part_run(&pt[0]);
+	if (n_parts == 2 && !err)
+		pthread_join(t, NULL);
+	else if (n_parts == 2)
+		ll_part_run(&pt[1]);
+}
+
+/* The entries of list, in order: the inexact ones refused or (with
+ * "approximate") dropped, up to the first hard error, which fails the
+ * list. The error texts are made only for an entry that fails. Entries
+ * under the scratch path get none (the one on the path itself is added in
+ * the child, on the tmpfs: ll_scratch_access). */
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
 		       uint64_t file_access, uint64_t dir_access, const char *scratch,
 		       struct rf_error *err)
 {
 	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
-	size_t i;
-	int fd = -1, r;
+	struct ll_part pt[2];
+	size_t n_parts = list->n >= LL_PARALLEL_MIN ? 2 : 1, k, i, stop;
+	const struct ll_part *bad = NULL;
+	int8_t *res;
+	int r;
 
-	for (i = 0; i < list->n; i++) {
+	if (!list->n)
+		return 0;
+	res = malloc(list->n);
+	if (!res)
+		return rf_error_set(err, -ENOMEM, where_base, "out of memory");
+	for (k = 0; k < n_parts; k++)
+		pt[k] = (struct ll_part){
+			.ll = ll, .list = list, .scratch = scratch, .file_access = file_access,
+			.dir_access = dir_access, .lo = list->n * k / n_parts,
+			.hi = list->n * (k + 1) / n_parts, .res = res,
+		};
+	ll_parts_run(pt, n_parts);
+	for (k = 0; k < n_parts; k++) {
+		ll->n_fs_rules += pt[k].n_rules;
+		if (!bad && pt[k].err)
+			bad = &pt[k];
+	}
+	stop = bad ? bad->err_i : list->n;
+	for (i = 0, r = 0; i < stop && r >= 0; i++) {
 		const struct rf_path_rule *rule = &list->v[i];
 
-		if (ll_hidden(rule, scratch))
+		if (res[i] <= 0)
 			continue;
-		r = ll_open_entry(rule, &fd);
-		if (r > 0) {
-			ll_entry_name(where_base, i, rule->path, entry, sizeof(entry));
-			if (!opts->approximate) {
-				r = ll_refuse(ll, rule, entry, r, err);
-				if (r < 0)
-					return r;
-				continue;
-			}
-			snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
-			r = ll_add_approx(ll, where, ll_inexact_text[r].what);
-			if (r < 0)
-				return rf_error_set(err, r, where, "out of memory");
+		ll_entry_name(where_base, i, rule->path, entry, sizeof(entry));
+		if (!opts->approximate) {
+			r = ll_refuse(ll, rule, entry, res[i], err);
 			continue;
 		}
+		snprintf(where, sizeof(where), "%s[%zu]", where_base, i);
+		r = ll_add_approx(ll, where, ll_inexact_text[res[i]].what);
 		if (r < 0)
-			return rf_error_set(err, r, ll_entry_name(where_base, i, rule->path, entry,
-								  sizeof(entry)),
-					    "cannot open: %s", strerror(-r));
-		r = ll_add_path_fd(ll, fd, rule->subtree ? dir_access : file_access);
-		close(fd);
-		if (r < 0)
-			return rf_error_set(err, r, ll_entry_name(where_base, i, rule->path, entry,
-								  sizeof(entry)),
-					    "landlock_add_rule: %s", strerror(-r));
+			rf_error_set(err, r, where, "out of memory");
 	}
-	return 0;
+	free(res);
+	if (r < 0 || !bad)
+		return r;
+	if (bad->err_i >= list->n)   /* no entry: out of memory */
+		return rf_error_set(err, bad->err, where_base, "out of memory");
+	ll_entry_name(where_base, bad->err_i, list->v[bad->err_i].path, entry, sizeof(entry));
+	if (bad->err_add)
+		return rf_error_set(err, bad->err, entry, "landlock_add_rule: %s",
+				    strerror(-bad->err));
+	return rf_error_set(err, bad->err, entry, "cannot open: %s", strerror(-bad->err));
 }
 
 /*

@@ -4,11 +4,16 @@
  * rules, timed one by one in this process with the supervisor's own code
  * (make bench, tests/bench/rules.sh). Prints one line of medians over REPS
  * repetitions, in microseconds:
- *   parse_us compile_us load_us remove_us
+ *   parse_us compile_us load_us remove_us landlock_us
  * parse: policy__load_file; compile: names resolved, map entries built and
- * their fit checked (run's network-rules step); load: sbmaps__install into
- * the pinned maps under a cgroup id no cgroup has (the programs never
- * match it); remove: sbmaps__remove. Needs root and the pinned set.
+ * their fit checked (run's network-rules step), and the file rules' path
+ * entries built (the BPF-LSM's keys, observe's model); load: sbmaps__install
+ * into the pinned maps under a cgroup id no cgroup has (the programs never
+ * match it); remove: sbmaps__remove; landlock: the Landlock ruleset of the
+ * files and exec rules built (run's plan step on a host without BPF-LSM;
+ * 0 when the kernel has no Landlock). Needs root and the pinned set. The
+ * first repetition is the start-up's cost: rules.sh runs REPS=1 in fresh
+ * processes, so no repetition finds the heap of an earlier one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,10 +21,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/landlock.h>
+#include <sys/syscall.h>
 
 #include "enforcer.h"
 #include "netrules.h"
+#include "pathrules.h"
 #include "policy.h"
+#include "sandbox_landlock.h"
 #include "sbmaps.h"
 
 static double now_us(void)
@@ -52,10 +61,14 @@ struct compiled {
 
 static int compile(const struct rf_policy *p, struct compiled *c, struct rf_error *e)
 {
+	struct rf_path_entry *paths = NULL;
+	size_t n_paths = 0;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (p->net_connect == RF_CONFINE_ALLOWLIST)
+	err = pathrules__build(p, &paths, &n_paths, NULL);
+	free(paths);
+	if (!err && p->net_connect == RF_CONFINE_ALLOWLIST)
 		err = netrules__resolve(p, &c->rules, &c->n_rules, &c->res, &c->n_res, e);
 	if (!err && p->net_connect == RF_CONFINE_ALLOWLIST)
 		err = netrules__build(c->rules, c->n_rules, &c->entries, &c->n_entries, e);
@@ -71,8 +84,30 @@ static void compiled_free(struct compiled *c)
 	free(c->entries);
 }
 
-/* One repetition: the four phases into t[0..3]. */
-static int rep(const char *path, const struct rf_enforcer *enf, uint64_t cgid, double t[4])
+/* The Landlock ruleset of p's files and exec rules, built and closed. */
+static int landlock(const struct rf_policy *p, int abi)
+{
+	struct rf_landlock_opts lo = {
+		.abi = abi,
+		.fs = p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED,
+		.approximate = p->approximate,
+	};
+	struct rf_landlock ll = { .ruleset_fd = -1 };
+	struct rf_error e = { 0 };
+	int err;
+
+	if (abi < 1 || !lo.fs)
+		return 0;
+	err = sandbox_landlock__build(p, &lo, &ll, &e);
+	if (err)
+		rf_error_print(&e, NULL);
+	sandbox_landlock__free(&ll);
+	return err;
+}
+
+/* One repetition: the five phases into t[0..4]. */
+static int rep(const char *path, const struct rf_enforcer *enf, uint64_t cgid, int abi,
+	       double t[5])
 {
 	struct rf_policy *p = NULL;
 	struct rf_error e = { 0 };
@@ -99,6 +134,10 @@ static int rep(const char *path, const struct rf_enforcer *enf, uint64_t cgid, d
 		t0 = now_us();
 		sbmaps__remove(enf, cgid);
 		t[3] = now_us() - t0;
+		t0 = now_us();
+		if (!err)
+			err = landlock(p, abi);
+		t[4] = now_us() - t0;
 	} else {
 		rf_error_print(&e, NULL);
 	}
@@ -112,8 +151,8 @@ int main(int argc, char **argv)
 	struct rf_enforcer *enf = NULL;
 	/* high bit set: no cgroup has this id (kernfs ids count up from 1) */
 	uint64_t cgid = (1ULL << 63) | (uint64_t)getpid();
-	double *t[4];
-	int reps, i, k, err;
+	double *t[5];
+	int reps, i, k, err, abi;
 
 	if (argc != 3 || (reps = atoi(argv[2])) < 1) {
 		fprintf(stderr, "usage: rf-rules POLICY REPS\n");
@@ -124,18 +163,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rf-rules: the pinned set: %s (run ringfence once)\n", strerror(-err));
 		return 1;
 	}
-	for (k = 0; k < 4; k++)
+	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	for (k = 0; k < 5; k++)
 		t[k] = calloc((size_t)reps, sizeof(double));
 	for (i = 0; i < reps; i++) {
-		double one[4];
+		double one[5];
 
-		if (rep(argv[1], enf, cgid, one))
+		if (rep(argv[1], enf, cgid, abi, one))
 			return 1;
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			t[k][i] = one[k];
 	}
-	printf("%.0f %.0f %.0f %.0f\n", median(t[0], reps), median(t[1], reps),
-	       median(t[2], reps), median(t[3], reps));
+	printf("%.0f %.0f %.0f %.0f %.0f\n", median(t[0], reps), median(t[1], reps),
+	       median(t[2], reps), median(t[3], reps), median(t[4], reps));
 	enforcer__close(enf);
 	return 0;
 }

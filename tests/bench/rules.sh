@@ -1,9 +1,12 @@
 #!/bin/bash
 # make bench (rules part): what each rule costs, at 10, 1,000, 10,000 and
 # 100,000 rules, side by side in interleaved rounds; asserts nothing.
-#   - start-up phases, timed by rf-rules with the supervisor's own code:
+#   - start-up phases, timed by rf-rules with the supervisor's own code,
+#     each repetition a fresh process (a start-up's first-time costs):
 #     parse (the policy file), compile (map entries built, their fit
-#     checked), load (the sandbox's inner maps created and filled), remove;
+#     checked; file rules: their path entries), load (the sandbox's inner
+#     maps created and filled), remove; for the file rules also landlock
+#     (the Landlock ruleset built: open + fstat + landlock_add_rule each);
 #   - the whole `ringfence run -- /bin/true` (wall time), network rules
 #     (10.x.y.z:443 hosts) and file rules (read-only files under Landlock);
 #   - per rule: (t(N) - t(10)) / (N - 10), target <= 1 us;
@@ -17,7 +20,7 @@ RF=$(realpath "$BUILD/ringfence")
 B=$(realpath "$BUILD/tests/bench/rf-bench")
 R=$(realpath "$BUILD/tests/bench/rf-rules")
 ROUNDS=${BENCH_ROUNDS:-5}
-REPS=${BENCH_REPS:-3}             # rf-rules repetitions per round (their median)
+REPS=${BENCH_REPS:-3}             # rf-rules processes per round (their median)
 N_CONN=${BENCH_CONN:-20000}       # connect+close per hook measurement
 SIZES="10 1000 10000 100000"
 PORT=18399                        # closed: connect() gets ECONNREFUSED
@@ -60,17 +63,28 @@ run_us() { # policy -> wall time of ringfence run -- /bin/true
 	echo $((t1 - t0))
 }
 rec() { echo "$2" >> "$tmp/$1"; }
+phases() { # policy -> the median of each rf-rules column over REPS fresh processes
+	local k i out
+	out=$(for ((k = 0; k < REPS; k++)); do "$R" "$1" 1; done)
+	for ((i = 1; i <= $(head -1 <<< "$out" | wc -w); i++)); do
+		awk -v i="$i" '{print $i}' <<< "$out" | sort -g |
+			awk '{v[NR] = $1} END {printf "%.0f ", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+	done
+	echo
+}
 stats() { # file -> "min median max"
 	sort -g "$1" | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2;
 		printf "%.2f %.2f %.2f\n", v[1], m, v[NR]}'
 }
 
 round() { # one round: every size once, the order reversed every other round
-	local sizes=$SIZES n p c l rm
+	local sizes=$SIZES n p c l rm ll
 	[ $(($1 % 2)) = 0 ] && sizes=$(echo $SIZES | tr ' ' '\n' | tac | tr '\n' ' ')
 	for n in $sizes; do
-		read -r p c l rm < <("$R" "$tmp/net$n.json" "$REPS")
+		read -r p c l rm ll < <(phases "$tmp/net$n.json")
 		rec "parse.$n" "$p"; rec "compile.$n" "$c"; rec "load.$n" "$l"; rec "remove.$n" "$rm"
+		read -r p c l rm ll < <(phases "$tmp/files$n.json")
+		rec "files.parse.$n" "$p"; rec "files.compile.$n" "$c"; rec "files.landlock.$n" "$ll"
 		rec "run.net.$n" "$(run_us "$tmp/net$n.json")"
 		rec "run.files.$n" "$(run_us "$tmp/files$n.json")"
 	done
@@ -96,14 +110,14 @@ t0=$(date +%s)
 for r in $(seq "$ROUNDS"); do round "$r"; done
 echo
 printf '%-30s' "phase medians (us)"; for n in $SIZES; do printf '%12s' "$n"; done; echo
-for k in parse compile load remove run.net run.files; do
+for k in parse compile load remove run.net files.parse files.compile files.landlock run.files; do
 	printf '%-30s' "  $k"
 	for n in $SIZES; do printf '%12s' "$(stats "$tmp/$k.$n" | awk '{printf "%.0f", $2}')"; done
 	echo
 done
 echo
 printf '%-42s %8s %8s %8s  %-8s\n' "per rule over 10 rules (us)" min median max target
-for k in parse compile load remove run.net run.files; do
+for k in parse compile load remove run.net files.parse files.compile files.landlock run.files; do
 	for n in 1000 10000 100000; do
 		read -r lo m hi < <(per_rule "$k" "$n")
 		case $k in
@@ -119,5 +133,6 @@ printf '%-42s x%-7s x%-7s x%-7s  <= x1.10 %s\n' "connect+close, 100,000 vs 10 ru
 	"$(verdict "$m" 1.10)"
 printf '%-42s %s ns vs %s ns (medians)\n' "" "$(stats "$tmp/conn.100000" | awk '{print $2}')" \
 	"$(stats "$tmp/conn.10" | awk '{print $2}')"
-echo "(parse/compile/load/remove: rf-rules in one process, the median of $REPS each round;"
+echo "(parse/compile/load/remove: network rules, files.*: file rules; rf-rules, the median of"
+echo " $REPS processes each round;"
 echo " run.*: wall time of \`ringfence run -q -- /bin/true\`; $(($(date +%s) - t0)) s)"

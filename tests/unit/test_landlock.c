@@ -727,6 +727,58 @@ static void test_build_every_inexact_entry_reported(void **state)
 	assert_int_equal(ll.ruleset_fd, -1);
 }
 
+/* A list long enough to be added by two threads (LL_PARALLEL_MIN) reports
+ * its inexact entries in order, wherever they fall, and grants the rest. */
+#define LONG_N 5000
+
+static char *long_list(void)
+{
+	size_t len = 64 + LONG_N * 16, o;
+	char *t = malloc(len);
+
+	assert_non_null(t);
+	o = (size_t)snprintf(t, len, HDR "'files':{'read':[");
+	for (size_t i = 0; i < LONG_N; i++) {
+		const char *e = i == 7 ? "@/nope" : i == 3000 ? "@/data" :
+				i == LONG_N - 1 ? "@/data/link" : "@/data/a";
+
+		o += (size_t)snprintf(t + o, len - o, "%s'%s'", i ? "," : "", e);
+	}
+	snprintf(t + o, len - o, "]}}");
+	return t;
+}
+
+static void test_build_long_list_in_order(void **state)
+{
+	struct rf_landlock_opts o = fs_opts();
+	struct rf_landlock ll;
+	char why[512], *tmpl = long_list();
+
+	(void)state;
+	NEED_ABI(3);
+	assert_int_equal(build(tmpl, &o, &ll, why, sizeof(why)), -EINVAL);
+	assert_int_equal(ll.n_refusals, 3);
+	assert_non_null(strstr(ll.refusals[0].text, "$.files.read[7] \""));
+	assert_non_null(strstr(ll.refusals[0].text, "does not exist"));
+	assert_non_null(strstr(ll.refusals[1].text, "$.files.read[3000] \""));
+	assert_non_null(strstr(ll.refusals[1].text, "is a directory"));
+	assert_non_null(strstr(ll.refusals[2].text, "$.files.read[4999] \""));
+	assert_non_null(strstr(ll.refusals[2].text, "is a symlink to"));
+	assert_non_null(strstr(why, "$.files.read[7] \""));
+
+	o.approximate = true;
+	build_ok(tmpl, &o, &ll);
+	assert_int_equal(ll.n_approx, 3);
+	assert_string_equal(ll.approx[0].where, "$.files.read[7]");
+	assert_string_equal(ll.approx[1].where, "$.files.read[3000]");
+	assert_string_equal(ll.approx[2].where, "$.files.read[4999]");
+	assert_int_equal(ll.n_fs_rules, LONG_N - 3);
+	assert_int_equal(RUN(&ll, OP_READ, at("data/a")), 0);
+	assert_int_equal(RUN(&ll, OP_READ, at("dataset/b")), EACCES);
+	sandbox_landlock__free(&ll);
+	free(tmpl);
+}
+
 static void test_build_wrong_type_entries_refused_or_dropped(void **state)
 {
 	struct rf_landlock_opts o = fs_opts();
@@ -932,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_build_approximate_drops_nonexistent_entry),
 		cmocka_unit_test(test_build_symlink_entry_refused_or_dropped),
 		cmocka_unit_test(test_build_every_inexact_entry_reported),
+		cmocka_unit_test(test_build_long_list_in_order),
 		cmocka_unit_test(test_build_wrong_type_entries_refused_or_dropped),
 		cmocka_unit_test(test_build_abi2_refuses_files_truncate_always),
 		cmocka_unit_test(test_build_abi1_refer_needs_approximate),
