@@ -54,7 +54,10 @@ static int load_with_entry(const char *list, const char *text)
 	r = policy__load_string(s, &p, &err);
 	FUZZ_ASSERT(r == 0 || r == -EINVAL);
 	if (r == 0 && !strcmp(list, "unix")) {
-		FUZZ_ASSERT(p->n_unix == 1 && !strcmp(p->unix_rules[0].text, text));
+		/* "${NAME}" is expanded and "$${" unescaped (policy_vars.c):
+		 * only a text without "${" stays as written */
+		FUZZ_ASSERT(p->n_unix == 1);
+		FUZZ_ASSERT(strstr(text, "${") || !strcmp(p->unix_rules[0].text, text));
 		FUZZ_ASSERT(p->unix_rules[0].name);
 	}
 	policy__free(p);
