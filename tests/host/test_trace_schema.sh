@@ -61,7 +61,7 @@ fi
 # per file (anything else); DEF validates against #/$defs/DEF instead.
 VALIDATE=$(mktemp /tmp/rf-schema-XXXXXX.py)
 WORK=$(mktemp -d /tmp/rf-trace-test-XXXXXX)
-trap 'rm -rf "$WORK" "$VALIDATE"' EXIT
+trap 'cp "$WORK/gen/deny.jsonl" /tmp/deny.jsonl 2>/dev/null; rm -rf "$WORK" "$VALIDATE"' EXIT
 cat > "$VALIDATE" <<'EOF'
 import json, sys
 from jsonschema import Draft202012Validator
@@ -301,6 +301,11 @@ int main(int argc, char **argv)
 		 file, &(struct fileargs){ "/data/old", W, 0 });
 	emit_inf(RF_CLASS_EXEC, RF_OP_EXEC, RF_REASON_NO_RULE, D, "execve", "landlock-abi7",
 		 file, &(struct fileargs){ "/usr/lib64/ld-linux-x86-64.so.2", X, 0 });
+	/* a seccomp hole rule's refusal, answered by the listener */
+	emit_inf(RF_CLASS_EXEC, RF_OP_MEMFD_CREATE, RF_REASON_BOUNDARY, D, "memfd_create", "seccomp",
+		 file, &(struct fileargs){ "", X, 0 });
+	emit_inf(RF_CLASS_FILE, RF_OP_CHMOD, RF_REASON_BOUNDARY, D, "fchmod", "seccomp",
+		 file, &(struct fileargs){ "", W, 0 });
 	emit_inf(RF_CLASS_PROCESS, RF_OP_PTRACE, RF_REASON_BOUNDARY, D, "ptrace", "seccomp", proc,
 		 &(struct procargs){ 1, 16, NULL });
 	emit_inf(RF_CLASS_PROCESS, RF_OP_BPF, RF_REASON_BOUNDARY, D, "bpf", "seccomp", proc,
