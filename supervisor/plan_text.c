@@ -73,6 +73,10 @@ static const char *const landlock_unseen =
 static const char *const seccomp_allowlist_unseen =
 	"refused calls are not in the trace (seccomp records none); ringfence-monitor "
 	"reports them (when it runs)";
+/* With the listener: sandbox_seccomp.c's profile rules, notify.c. */
+static const char *const seccomp_profile_listened =
+	"the supervisor's seccomp listener answers calls outside the profile and traces "
+	"and publishes the first of each syscall for ringfence-monitor";
 
 /* Refusals that are one fixed sentence; the others are formatted below. */
 static const char *const fixed_whys[RF_WHY_MAX] = {
@@ -286,6 +290,9 @@ void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, siz
 		off += (size_t)snprintf(buf + off, len - off, "; %s",
 					cp->observed == RF_OBSV_INFERRED ? landlock_seen :
 									   landlock_unseen);
+	else if (off < len && plan->install.seccomp_notify && plan->install.seccomp_allowlist &&
+		 (cp->note == RF_NOTE_SYSCALLS_SECCOMP || cp->note == RF_NOTE_SYSCALLS_ALERT))
+		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_profile_listened);
 	else if (off < len && cp->note == RF_NOTE_SYSCALLS_SECCOMP)
 		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_allowlist_unseen);
 	/* Landlock took the class although --prefer asked for bpf-lsm. */
