@@ -586,6 +586,17 @@ static int launch_fd(int nr)
 	return -1;
 }
 
+/* The first argument with which the launcher's call nr is never handed to
+ * the listener (launch_fd; "deny": also prctl(PR_SET_SECCOMP), which
+ * installs build_launch_close and can only narrow what a task may do),
+ * -1: none. */
+static long launch_exempt(int nr, bool deny)
+{
+	if (deny && nr == SCMP_SYS(prctl))
+		return PR_SET_SECCOMP;
+	return launch_fd(nr);
+}
+
 /*
  * The profile in the listener's filter (default allow): every number below
  * RF_SECCOMP_NR_MAX it does not list (execve, exit and exit_group always
@@ -621,9 +632,9 @@ static int add_profile_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc, 
 		if (nr == clone3 || (!deny && sandbox_seccomp__nr_in(bc->nrs, nr)))
 			continue;
 		snprintf(name, sizeof(name), "syscall %d", nr);
-		r = add_rule(ctx, c, SCMP_ACT_NOTIFY, nr, name, launch_fd(nr) >= 0,
-			     (struct scmp_arg_cmp[]){ SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)launch_fd(nr)) },
-			     err);
+		r = add_rule(ctx, c, SCMP_ACT_NOTIFY, nr, name, launch_exempt(nr, deny) >= 0,
+			     (struct scmp_arg_cmp[]){ SCMP_A0(SCMP_CMP_NE,
+					(scmp_datum_t)launch_exempt(nr, deny)) }, err);
 		if (r < 0)
 			return r;
 		nr_set(ret->prof_notify, nr);
