@@ -6,7 +6,11 @@
  * it (observe.bpf.c's rf_obs_verdict, run with BPF_PROG_TEST_RUN, the
  * record marked RF_EVF_LISTENER): same record, same sample slot, same
  * counters, same ring buffer for ringfence-monitor. So
- * no syscall tracepoint is needed for the boundary's refusals.
+ * no syscall tracepoint is needed for the boundary's refusals. With a
+ * syscalls profile in the listener's filter (notify__profile), calls
+ * outside it come here too, and the first of each becomes a record of its
+ * own (class syscalls, op syscall) for ringfence-monitor's
+ * rf-unexpected-syscall.
  */
 #ifndef RF_NOTIFY_H
 #define RF_NOTIFY_H

@@ -77,6 +77,9 @@ static const char *const seccomp_allowlist_unseen =
 static const char *const seccomp_profile_listened =
 	"the supervisor's seccomp listener answers calls outside the profile and traces "
 	"and publishes the first of each syscall for ringfence-monitor";
+static const char *const seccomp_profile_unheard =
+	"not reported here: the supervisor's seccomp listener needs the observe programs "
+	"(only ringfence-monitor --record sees the calls)";
 
 /* Refusals that are one fixed sentence; the others are formatted below. */
 static const char *const fixed_whys[RF_WHY_MAX] = {
@@ -295,6 +298,8 @@ void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, siz
 		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_profile_listened);
 	else if (off < len && cp->note == RF_NOTE_SYSCALLS_SECCOMP)
 		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_allowlist_unseen);
+	else if (off < len && cp->note == RF_NOTE_SYSCALLS_ALERT)
+		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_profile_unheard);
 	/* Landlock took the class although --prefer asked for bpf-lsm. */
 	if ((cp->note == RF_NOTE_LANDLOCK_FILE || cp->note == RF_NOTE_LANDLOCK_EXEC) &&
 	    (plan->prefer & (1u << RF_BE_BPF_LSM)) && off < len)

@@ -947,7 +947,9 @@ static void planner_text_bpf_lsm_and_bare_kernels(void **state)
 		    "resolved it");
 	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD PROC_LSM PROC_SECCOMP PROC_LANDLOCK);
 	assert_note(&plan, RF_CLASS_SYSCALLS, "alert: calls outside the profile are reported by "
-		    "ringfence-monitor (when it runs), never denied");
+		    "ringfence-monitor (when it runs), never denied; not reported here: the "
+		    "supervisor's seccomp listener needs the observe programs (only "
+		    "ringfence-monitor --record sees the calls)");
 	assert_backend(&plan, RF_CLASS_SYSCALLS, "ringfence-monitor");
 	assert_layers(&plan, RF_CLASS_PROCESS, "capabilities; seccomp; landlock-abi7 (signal "
 		      "scoping, ptrace confinement)");
