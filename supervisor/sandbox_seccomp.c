@@ -633,8 +633,8 @@ static int add_profile_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc, 
 			continue;
 		snprintf(name, sizeof(name), "syscall %d", nr);
 		r = add_rule(ctx, c, SCMP_ACT_NOTIFY, nr, name, launch_exempt(nr, deny) >= 0,
-			     (struct scmp_arg_cmp[]){ SCMP_A0(SCMP_CMP_NE,
-					(scmp_datum_t)launch_exempt(nr, deny)) }, err);
+			     (const struct scmp_arg_cmp[]){ SCMP_A0_64(SCMP_CMP_NE,
+					(scmp_datum_t)launch_exempt(nr, deny), 0) }, err);
 		if (r < 0)
 			return r;
 		nr_set(ret->prof_notify, nr);
@@ -764,8 +764,8 @@ static int build_launch_close(const struct rf_seccomp *sc, struct rf_seccomp_fil
 		if (!sandbox_seccomp__nr_in(sc->prof_notify, nrs[i]))
 			continue;
 		r = add_rule(ctx, &c, SCMP_ACT_ERRNO(EPERM), nrs[i], "launcher fd", 1,
-			     (struct scmp_arg_cmp[]){ SCMP_A0(SCMP_CMP_EQ,
-					(scmp_datum_t)launch_fd(nrs[i])) }, err);
+			     (const struct scmp_arg_cmp[]){ SCMP_A0_64(SCMP_CMP_EQ,
+					(scmp_datum_t)launch_fd(nrs[i]), 0) }, err);
 		c.rules++;
 	}
 	if (r >= 0 && c.rules)
