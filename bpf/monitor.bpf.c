@@ -3,7 +3,10 @@
  * ringfence-monitor's own sensors: BTF tracepoints filtered in the kernel
  * to sandbox cgroups. Nothing here denies anything.
  *
- *   sys_exit             first call of each syscall number per sandbox, with
+ *   sys_exit             (attached with --record only: every syscall of the
+ *                        host pays for it; profiles get their reports from
+ *                        the supervisor's seccomp listener)
+ *                        first call of each syscall number per sandbox, with
  *                        its return value (a per-sandbox bitmap; later calls
  *                        cost a bit test); calls a seccomp filter refused
  *                        included, as they skip sys_enter but not sys_exit

@@ -424,10 +424,10 @@ struct {
 	__type(value, struct rf_event);
 } rf_obs_pub SEC(".maps");
 
-/* A refusal the supervisor's seccomp listener answered (notify.c): made
- * the decision record a hook would have made (stamped, numbered in the
- * sandbox's sequence) and published like one: sample slot, counters,
- * ring buffer. */
+/* A refusal the supervisor's seccomp listener answered (notify.c), or a
+ * call it let through (an alert-mode syscalls profile): made the decision
+ * record a hook would have made (stamped, numbered in the sandbox's
+ * sequence) and published like one: sample slot, counters, ring buffer. */
 static __always_inline int listener_refusal(struct rf_event *ev)
 {
 	__u64 cgid = ev->cgroup_id;
@@ -437,7 +437,9 @@ static __always_inline int listener_refusal(struct rf_event *ev)
 		return 3;
 	ev->ts_boot_ns = bpf_ktime_get_boot_ns();
 	ev->kind = RF_EV_DECISION;
-	ev->verdict = RF_VERDICT_DENIED;
+	/* audited: an alert-mode syscalls profile's call, let through */
+	if (ev->verdict != RF_VERDICT_AUDITED)
+		ev->verdict = RF_VERDICT_DENIED;
 	ev->seq = __sync_fetch_and_add(&sb->deny_seq, 1);
 	publish(sb, cgid, ev);
 	return 0;

@@ -134,12 +134,15 @@ enum rf_class {
 	X(SETXATTR, 58, "setxattr")             /* POSIX ACLs included */               \
 	X(REMOVEXATTR, 59, "removexattr")       /* POSIX ACLs included */               \
 	X(INODE_IOCTL, 60, "inode_ioctl")       /* FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR.. */ \
-	X(MEMFD_CREATE, 61, "memfd_create")     /* seccomp: without MFD_NOEXEC_SEAL */
+	X(MEMFD_CREATE, 61, "memfd_create")     /* seccomp: without MFD_NOEXEC_SEAL */ \
+	/* A call outside the policy's syscalls profile, answered by the          \
+	 * supervisor's seccomp listener (notify.c); syscall: its number */        \
+	X(SYSCALL, 62, "syscall")
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 62,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 63,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {

@@ -132,16 +132,29 @@ static const char *errno_name(int32_t err, char *buf, size_t len)
 	return buf;
 }
 
-/* ", refused with EPERM" / ", failed with ENOENT" / "" (it succeeded). */
+/* ", refused with EPERM" / ", failed with ENOENT" / "" (it succeeded) /
+ * ", let through (outcome unknown)" (alert mode, the seccomp listener). */
 static void syscall_outcome(const struct rf_alert *a, char *buf, size_t len)
 {
 	char tmp[24];
 
-	if (!a->syscall_err)
+	if (a->syscall_unknown)
+		snprintf(buf, len, ", let through by the seccomp listener (outcome unknown)");
+	else if (!a->syscall_err)
 		buf[0] = 0;
 	else
 		snprintf(buf, len, ", %s with %s", a->refused ? "refused" : "failed",
 			 errno_name(a->syscall_err, tmp, sizeof(tmp)));
+}
+
+/* unmapped.outcome: how the first call ended, as far as it was seen. */
+static const char *syscall_outcome_name(const struct rf_alert *a)
+{
+	if (a->syscall_unknown)
+		return "unknown";
+	if (!a->syscall_err)
+		return "succeeded";
+	return a->refused ? "refused" : "failed";
 }
 
 /* A measurement as people read it: "200 MiB", "12 processes", "120 percent". */
@@ -178,7 +191,7 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
 			 a->n_dests ? a->dests[0].key : "");
 		break;
 	case RF_RULE_SYSCALL: {
-		char outcome[48];
+		char outcome[80];
 
 		syscall_outcome(a, outcome, sizeof(outcome));
 		snprintf(buf, len, "sandbox %s: syscall %s (%d) outside the policy's profile%s, "
@@ -461,6 +474,9 @@ static void unmapped_rule(json_t *um, const struct rf_alert *a)
 		json_object_set_new(um, "syscall", json_string(a->syscall));
 		json_object_set_new(um, "syscall_nr", json_integer(a->syscall_nr));
 		json_object_set_new(um, "refused", json_boolean(a->refused));
+		json_object_set_new(um, "outcome", json_string(syscall_outcome_name(a)));
+		json_object_set_new(um, "source", json_string(a->syscall_listener ?
+						"seccomp-listener" : "syscall-sensor"));
 		if (a->syscall_err) {
 			char tmp[24];
 

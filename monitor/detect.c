@@ -19,6 +19,7 @@
 
 #include "detect.h"
 #include "names.h"
+#include "sysnames.h"
 #include "table.h"
 
 #define MS 1000000ULL
@@ -837,6 +838,8 @@ static void syscall_judge(struct rf_detect *d, struct sandbox *s, const struct r
 		e->a.syscall_nr = p->nr;
 		e->a.syscall_err = p->err;
 		e->a.refused = rf_syscall_refused(p->err);
+		e->a.syscall_listener = p->listener;
+		e->a.syscall_unknown = p->unknown;
 		e->a.unit = "syscalls";
 	}
 	e->a.count++;
@@ -1186,6 +1189,38 @@ static void proc_note(struct rf_detect *d, uint64_t cgid, uint32_t pid, const ch
 	}
 }
 
+/* The supervisor's record of the first call of a syscall outside the
+ * sandbox's profile (notify.c, op "syscall"): judged as the sensor's
+ * would be. Refused: EPERM (deny, or the boundary); let through (alert):
+ * it ran after the listener's answer, so how it ended is unknown. */
+static void syscall_decision(struct rf_detect *d, const struct rf_input *in)
+{
+	const struct rf_event *ev = &in->u.decision;
+	struct rf_in_proc p;
+	struct sandbox *s;
+
+	if (ev->op != RF_OP_SYSCALL || !(ev->flags & RF_EVF_SYSCALL))
+		return;
+	memset(&p, 0, sizeof(p));
+	p.pid = ev->pid;
+	p.tid = ev->tid;
+	p.uid = ev->uid;
+	memcpy(p.comm, ev->comm, RF_COMM_LEN);
+	p.nr = ev->syscall;
+	snprintf(p.name, sizeof(p.name), "%s", sysnames__name(ev->syscall));
+	p.listener = true;
+	p.unknown = ev->verdict != RF_VERDICT_DENIED;
+	p.err = p.unknown ? 0 : (ev->flags & RF_EVF_ERRNO_EPERM) ? EPERM : EACCES;
+	s = sb_touch(d, in->cgroup_id, in->t_ns);
+	if (!s)
+		return;
+	proc_note(d, in->cgroup_id, p.pid, p.comm);
+	if (s->registered)
+		syscall_judge(d, s, &p, in->t_ns);
+	else
+		pending_add(d, in->cgroup_id, &p, in->t_ns);
+}
+
 void detect__input(struct rf_detect *d, const struct rf_input *in)
 {
 	struct sandbox *s = NULL;
@@ -1200,6 +1235,10 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		sb_end(d, in->cgroup_id);
 		break;
 	case RF_IN_DECISION:
+		if (in->u.decision.class == RF_CLASS_SYSCALLS) {
+			syscall_decision(d, in);
+			return;
+		}
 		if (in->u.decision.class >= RF_CLASS_KERNEL_MAX)
 			return;
 		s = sb_touch(d, in->cgroup_id, in->t_ns);

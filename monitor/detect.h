@@ -84,6 +84,8 @@ struct rf_alert {
 	int32_t syscall_nr;
 	int32_t syscall_err;        /* errno of its first call, 0: it succeeded */
 	bool refused;               /* that errno was EPERM/EACCES (rf_syscall_refused) */
+	bool syscall_listener;      /* seen by the supervisor's seccomp listener */
+	bool syscall_unknown;       /* ...which let it through: its outcome unknown */
 	uint64_t window_ms;         /* bursts */
 	uint64_t threshold;         /* count (bursts), percent, bytes or processes */
 	uint64_t value;             /* resources: the measured value (peak) */

@@ -61,7 +61,6 @@ struct sb_live {
 	char cgroup_path[512];
 	uint32_t src;               /* rf_sample_src: cgroup v2 files present */
 	uint64_t mem_acc;
-	bool profiled;              /* its policy has a syscalls profile */
 };
 
 struct unknown {
@@ -220,21 +219,16 @@ static void seed_running(struct engine *e, const struct rf_sandbox_info *si,
 
 /*
  * The syscall sensor (sys_exit) slows every syscall of every task on the
- * host, so it is attached only while a registered sandbox has a syscalls
- * profile, or always with --record (profiles are learnt from recordings).
- * The registry entry is written before the command starts; a sandbox
- * whose command had already run its first execve when the sensor came up
- * may have made syscalls no one saw: said on stderr.
+ * host (x1.08-1.18), so it is attached only with --record: profiles are
+ * learnt from recordings. Calls outside a sandbox's profile come from its
+ * supervisor's seccomp listener instead (decisions of op "syscall"),
+ * which costs nothing outside sandboxes.
  */
-static void syscalls_update(struct engine *e, const struct sb_live *added)
+static void syscalls_update(struct engine *e)
 {
 	bool want = e->o->record != NULL;
-	struct rf_mon_acct a;
-	size_t i;
 	int err;
 
-	for (i = 0; i < SB_MAX && !want; i++)
-		want = e->sbs[i].used && e->sbs[i].profiled;
 	if (want == sensors__syscalls_on(e->sens))
 		return;
 	err = sensors__syscalls(e->sens, want);
@@ -243,10 +237,6 @@ static void syscalls_update(struct engine *e, const struct sb_live *added)
 		return;
 	}
 	rf_debug("syscall sensor %s", want ? "attached" : "detached");
-	if (want && added && !e->initial_scan && !sensors__acct(e->sens, added->cgid, &a) &&
-	    (a.flags & RF_MON_ACCT_ARMED))
-		rf_info("sandbox %s: the syscall sensor attached after its command started; "
-			"syscalls it made before may be missing", added->name);
 }
 
 /* The sensors count only the children of the ringfence cgroup while
@@ -307,8 +297,7 @@ static void reg_add(const struct rf_sandbox_info *si, const struct rf_reg_extra 
 	}
 	snprintf(s->name, sizeof(s->name), "%s", si->sandbox);
 	snprintf(s->cgroup_path, sizeof(s->cgroup_path), "%s", si->cgroup_path);
-	s->profiled = si->has_profile;
-	syscalls_update(e, s);
+	syscalls_update(e);
 	s->src = resources__probe(si->cgroup_path);
 	watch_parent(e, si->cgroup_path);
 	in.u.sb = si;
@@ -333,7 +322,7 @@ static void reg_remove(const char *sandbox, uint64_t cgid, void *ctx)
 	if (s) {
 		rf_index_del(&e->sb_ix, cgid);
 		memset(s, 0, sizeof(*s));
-		syscalls_update(e, NULL);
+		syscalls_update(e);
 	}
 	rf_debug("sandbox %s ended", sandbox);
 }
@@ -432,7 +421,7 @@ static void sweep_gone(struct engine *e)
 		memset(s, 0, sizeof(*s));
 		end_gone(e, cgid);
 	}
-	syscalls_update(e, NULL);
+	syscalls_update(e);
 	detect__table_stats(e->det, &ts);
 	g.ids = calloc(ts.capacity, sizeof(*g.ids));
 	if (!g.ids)

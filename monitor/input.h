@@ -81,6 +81,10 @@ struct rf_in_proc {
 	char comm[RF_COMM_LEN + 1];
 	char path[RF_MON_PATH_LEN + 1];     /* EXEC, PROC */
 	char name[RF_SYSCALL_NAME_LEN];     /* SYSCALL: its name ("" unknown) */
+	/* SYSCALL made from the supervisor's record (its seccomp listener
+	 * answered the call, op "syscall"), not the sys_exit sensor's */
+	bool listener;
+	bool unknown;           /* ...and let through: how it ended is not known */
 };
 
 /* The errno a syscall's return value ret (sys_exit) says it failed with,

@@ -98,7 +98,9 @@ static const struct int_field decision_fields[] = {
 	INT_FIELD(struct rf_event, class), INT_FIELD(struct rf_event, op),
 	INT_FIELD(struct rf_event, verdict), INT_FIELD(struct rf_event, reason),
 	INT_FIELD(struct rf_event, family), INT_FIELD(struct rf_event, port),
-	INT_FIELD(struct rf_event, protocol), { 0 },
+	INT_FIELD(struct rf_event, protocol),
+	/* absent (0) in older records: the seccomp listener's syscall records */
+	INT_FIELD(struct rf_event, flags), INT_FIELD(struct rf_event, syscall), { 0 },
 };
 
 static const struct int_field sample_fields[] = {

@@ -21,9 +21,9 @@
 
 /* Where the child keeps the error pipe's write end once every other fd
  * above stderr is closed. */
-#define CHILD_ERR_FD 3
+#define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
 #define CHILD_LL_FD 4
-#define CHILD_NOTIFY_FD 5
+#define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -257,9 +257,9 @@ static void child_verify(const struct launch_opts *o, const struct launch_plan *
 		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
 }
 
-/* Send the boundary's listener to the supervisor, and keep no copy: the
- * command could answer its own refusals with it. Before the allowlist,
- * which may refuse sendmsg. */
+/* Send the boundary's listener to the supervisor, and keep no copy past
+ * execve: the command could answer its own refusals with it. Before the
+ * allowlist, which may refuse sendmsg. */
 static void child_hand_listener(int listener, int efd)
 {
 	union {
@@ -279,8 +279,9 @@ static void child_hand_listener(int listener, int efd)
 	__builtin_memcpy(CMSG_DATA(cm), &listener, sizeof(listener));
 	if (sendmsg(CHILD_NOTIFY_FD, &m, MSG_NOSIGNAL) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "hand over the seccomp listener");
-	(void)close(listener);
-	(void)close(CHILD_NOTIFY_FD);
+	/* Both close at execve (O_CLOEXEC): no close() here, which a syscalls
+	 * profile in the listener's filter would hand to a supervisor that
+	 * does not hold the listener yet. */
 }
 
 /* The kernel-side confinement of this task, last: Landlock, then the

@@ -22,6 +22,11 @@ void notify__init(struct rf_notify *n, int fd)
 	n->verdict_fd = -1;
 }
 
+void notify__profile(struct rf_notify *n, const struct rf_seccomp *sc)
+{
+	n->sc = sc && sc->profile ? sc : NULL;
+}
+
 void notify__drop(struct rf_notify *n)
 {
 	if (n->fd >= 0)
@@ -122,25 +127,61 @@ static int publish(struct rf_notify *n, struct rf_event *ev)
 	return o.retval ? -EIO : 0;
 }
 
+/* The profile's record of the first call of nr outside it: the
+ * listener's exact decision (not inferred). Let through: audited, and
+ * how the call ended is not known here (it runs after the answer). */
+static bool profile_record(struct rf_notify *n, const struct seccomp_notif *req, uint64_t cgid,
+			   bool refused, struct rf_event *ev)
+{
+	int nr = req->data.nr;
+
+	if (!n->sc || !sandbox_seccomp__nr_in(n->sc->prof_out, nr) ||
+	    sandbox_seccomp__nr_in(n->reported, nr))
+		return false;
+	n->reported[nr / 64] |= 1ULL << (nr % 64);
+	memset(ev, 0, sizeof(*ev));
+	ev->cgroup_id = cgid;
+	ev->class = RF_CLASS_SYSCALLS;
+	ev->op = RF_OP_SYSCALL;
+	ev->reason = RF_REASON_NO_RULE;
+	ev->verdict = refused ? RF_VERDICT_DENIED : RF_VERDICT_AUDITED;
+	ev->syscall = (uint16_t)nr;
+	ev->flags = RF_EVF_SYSCALL | RF_EVF_LISTENER | (refused ? RF_EVF_ERRNO_EPERM : 0);
+	task_fields((pid_t)req->pid, ev);
+	return true;
+}
+
 int notify__handle(struct rf_notify *n, uint64_t cgid, bool pub)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
 	struct rf_event ev;
+	bool pass;
 
 	memset(&req, 0, sizeof(req));
 	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == ENOENT ? -ENOENT : errno == EINTR ? 0 : -errno;
+	/* The filter, not this answer, is the boundary: only what it handed
+	 * over for an alert-mode profile alone is let through, so CONTINUE's
+	 * caveat (the arguments may change before the call runs) grants
+	 * nothing the filter would not. */
+	pass = n->sc && n->sc->prof_alert && sandbox_seccomp__nr_in(n->sc->prof_notify, req.data.nr);
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
-	resp.error = -EPERM;
+	resp.error = pass ? 0 : -EPERM;
+	resp.flags = pass ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
 	/* Answered first: the task waits for it. ENOENT: it is gone. */
 	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
 		return errno == ENOENT ? -ENOENT : -errno;
 	n->answered++;
-	if (!pub || !boundary_record(n, &req, cgid, &ev))
+	if (!pub)
 		return 0;
-	if (publish(n, &ev))
+	/* a number the filter hands over for the profile alone is not a
+	 * boundary refusal, whatever the boundary's tables say of it */
+	if (!(n->sc && sandbox_seccomp__nr_in(n->sc->prof_notify, req.data.nr)) &&
+	    boundary_record(n, &req, cgid, &ev) && publish(n, &ev))
+		n->unpublished++;
+	if (profile_record(n, &req, cgid, !pass, &ev) && publish(n, &ev))
 		n->unpublished++;
 	return 0;
 }

@@ -289,10 +289,14 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 	cp->required = true;
 	if (p->syscalls.on_violation == RF_VIOLATION_ALERT) {
 		/* Detection, not enforcement: the profile is published in the
-		 * registry and ringfence-monitor reports calls outside it. */
+		 * registry and ringfence-monitor reports calls outside it, which
+		 * the supervisor's seccomp listener lets through and publishes
+		 * (sandbox_seccomp.c, notify.c) where the observe programs load. */
 		cp->required = false;
 		cp->be = RF_BE_MONITOR;
 		cp->note = RF_NOTE_SYSCALLS_ALERT;
+		plan->install.seccomp_allowlist = caps->seccomp.ok && caps->observe.ok;
+		plan->install.seccomp_notify |= plan->install.seccomp_allowlist;
 		return;
 	}
 	if (p->mode == RF_MODE_AUDIT) {
@@ -305,6 +309,8 @@ static void plan_syscalls(struct rf_plan *plan, const struct rf_policy *p,
 	}
 	use(cp, RF_BE_SECCOMP, RF_NOTE_SYSCALLS_SECCOMP);
 	plan->install.seccomp_allowlist = true;
+	/* refusals answered and published by the listener, as the boundary's */
+	plan->install.seccomp_notify |= caps->observe.ok;
 }
 
 /* Each limit has its own backend; the class is enforced when all are, and

@@ -169,7 +169,8 @@ struct rf_plan_install {
 	bool seccomp_boundary;    /* the process-boundary filter */
 	bool seccomp_notify;      /* its refusals answered by the supervisor's listener
 				   * and published by it, not seen at sys_exit */
-	bool seccomp_allowlist;   /* the syscalls policy */
+	bool seccomp_allowlist;   /* the syscalls policy in a filter ("alert": only with
+				   * the listener, which lets its calls through) */
 	/* What the boundary filter closes where no BPF-LSM program does:
 	 * routing-header socket options while the network is confined, and
 	 * other processes' scheduling and limits. */

@@ -78,6 +78,13 @@ static const char *const landlock_unseen =
 static const char *const seccomp_allowlist_unseen =
 	"refused calls are not in the trace (seccomp records none); ringfence-monitor "
 	"reports them (when it runs)";
+/* With the listener: sandbox_seccomp.c's profile rules, notify.c. */
+static const char *const seccomp_profile_listened =
+	"the supervisor's seccomp listener answers calls outside the profile and traces "
+	"and publishes the first of each syscall for ringfence-monitor";
+static const char *const seccomp_profile_unheard =
+	"not reported here: the supervisor's seccomp listener needs the observe programs "
+	"(only ringfence-monitor --record sees the calls)";
 
 /* Refusals that are one fixed sentence; the others are formatted below. */
 static const char *const fixed_whys[RF_WHY_MAX] = {
@@ -293,8 +300,13 @@ void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, siz
 					cp->observed == RF_OBSV_INFERRED ? landlock_seen :
 					cp->observed == RF_OBSV_KERNEL_AUDIT ? landlock_logged :
 									   landlock_unseen);
+	else if (off < len && plan->install.seccomp_notify && plan->install.seccomp_allowlist &&
+		 (cp->note == RF_NOTE_SYSCALLS_SECCOMP || cp->note == RF_NOTE_SYSCALLS_ALERT))
+		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_profile_listened);
 	else if (off < len && cp->note == RF_NOTE_SYSCALLS_SECCOMP)
 		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_allowlist_unseen);
+	else if (off < len && cp->note == RF_NOTE_SYSCALLS_ALERT)
+		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_profile_unheard);
 	/* Landlock took the class although --prefer asked for bpf-lsm. */
 	if ((cp->note == RF_NOTE_LANDLOCK_FILE || cp->note == RF_NOTE_LANDLOCK_EXEC) &&
 	    (plan->prefer & (1u << RF_BE_BPF_LSM)) && off < len)

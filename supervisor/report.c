@@ -184,7 +184,8 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 			"approximations", report__approximations(&sb->ll)));
 	if (o && (sb->sc.boundary.len || sb->sc.allowlist.len))
 		json_object_set_new(o, "seccomp", json_pack("{s:b, s:b, s:s}",
-			"boundary", sb->sc.boundary.len > 0, "allowlist", sb->sc.allowlist.len > 0,
+			"boundary", sb->sc.boundary_rules,
+			"allowlist", sb->sc.allowlist.len > 0 || sb->sc.profile,
 			"summary", sb->sc.summary));
 	if (o && sb->plan.install.keep_caps)
 		json_object_set_new(o, "keep_caps_note", json_string(

@@ -1056,6 +1056,7 @@ static int start_child(struct run *r)
 
 	err = launch__start(&lo, &r->lr);
 	notify__init(&sb->notify, r->lr.notify_fd);
+	notify__profile(&sb->notify, &sb->sc);
 	r->lr.notify_fd = -1;
 	/* The process that restricts itself: its domain is this sandbox's. */
 	sb->la.child = r->lr.pid;

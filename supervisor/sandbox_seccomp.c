@@ -53,6 +53,7 @@ static const char *const boundary_eperm[] = {
 };
 
 struct rule_count {
+	uint64_t nrs[RF_SECCOMP_NR_WORDS]; /* the numbers with a rule */
 	unsigned syscalls;  /* distinct syscalls with a rule */
 	unsigned rules;     /* seccomp_rule_add calls */
 	bool added_execve;  /* allowlist: execve was not listed */
@@ -72,11 +73,24 @@ int sandbox_seccomp__resolve(const char *name)
 	return nr < 0 ? -ENOENT : nr;
 }
 
-static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, const char *name,
-		    unsigned n_cmp, const struct scmp_arg_cmp *cmp, struct rf_error *err)
+static void nr_set(uint64_t *set, int nr)
+{
+	if (nr >= 0 && nr < RF_SECCOMP_NR_MAX)
+		set[nr / 64] |= 1ULL << (nr % 64);
+}
+
+bool sandbox_seccomp__nr_in(const uint64_t *set, int nr)
+{
+	return nr >= 0 && nr < RF_SECCOMP_NR_MAX && (set[nr / 64] >> (nr % 64)) & 1;
+}
+
+static int add_rule(scmp_filter_ctx ctx, struct rule_count *c, uint32_t action, int nr,
+		    const char *name, unsigned n_cmp, const struct scmp_arg_cmp *cmp,
+		    struct rf_error *err)
 {
 	int r;
 
+	nr_set(c->nrs, nr);
 	r = seccomp_rule_add_exact_array(ctx, action, nr, n_cmp, cmp);
 	if (r < 0)
 		rf_error_set(err, r, "seccomp", "adding the rule for %s: %s", name, strerror(-r));
@@ -96,7 +110,7 @@ static int add_cmp_rules(scmp_filter_ctx ctx, const char *name,
 	if (nr < 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		r = add_rule(ctx, c->refuse, nr, name, 1, &cmp[i], err);
+		r = add_rule(ctx, c, c->refuse, nr, name, 1, &cmp[i], err);
 		if (r < 0)
 			return r;
 		c->rules++;
@@ -205,7 +219,7 @@ static int add_meta_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_e
 		nr = meta_nr(i);
 		if (nr < 0)
 			continue;  /* not on this architecture */
-		r = add_rule(ctx, c->refuse, nr, meta_eperm[i].name, 0, NULL, err);
+		r = add_rule(ctx, c, c->refuse, nr, meta_eperm[i].name, 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -251,7 +265,7 @@ static int add_and_rule(scmp_filter_ctx ctx, const char *name, const struct scmp
 
 	if (nr < 0)
 		return 0;
-	r = add_rule(ctx, c->refuse, nr, name, n, cmp, err);
+	r = add_rule(ctx, c, c->refuse, nr, name, n, cmp, err);
 	if (r < 0)
 		return r;
 	c->rules++;
@@ -425,7 +439,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 		nr = seccomp_syscall_resolve_name(boundary_eperm[i]);
 		if (nr < 0)
 			continue;  /* not on this architecture */
-		r = add_rule(ctx, c->refuse, nr, boundary_eperm[i], 0, NULL, err);
+		r = add_rule(ctx, c, c->refuse, nr, boundary_eperm[i], 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -434,7 +448,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 #ifdef RF_NR_OPEN_TREE_ATTR
 	/* open_tree + mount_setattr in one call: the same mount family */
 	nr = seccomp_syscall_resolve_name("open_tree_attr");
-	r = add_rule(ctx, c->refuse, nr >= 0 ? nr : RF_NR_OPEN_TREE_ATTR,
+	r = add_rule(ctx, c, c->refuse, nr >= 0 ? nr : RF_NR_OPEN_TREE_ATTR,
 		     "open_tree_attr", 0, NULL, err);
 	if (r < 0)
 		return r;
@@ -445,7 +459,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	 * fall back to clone, whose flags are checked below. */
 	nr = seccomp_syscall_resolve_name("clone3");
 	if (nr >= 0) {
-		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, err);
+		r = add_rule(ctx, c, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -468,7 +482,7 @@ static int add_boundary_rules(scmp_filter_ctx ctx, struct rule_count *c,
 	 * listener of its own would be notified first and could let the call
 	 * run: so no new listener, refused with ERRNO, which outranks NOTIFY
 	 * whatever the listeners do. */
-	r = add_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), "seccomp", 2,
+	r = add_rule(ctx, c, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), "seccomp", 2,
 		     (const struct scmp_arg_cmp[]){
 			     SCMP_A0_64(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER, 0),
 			     SCMP_A1_64(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
@@ -512,7 +526,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 				break;
 		if (j < i)
 			continue;  /* listed twice: one rule */
-		r = add_rule(ctx, SCMP_ACT_ALLOW, nr, sc->allow[i], 0, NULL, err);
+		r = add_rule(ctx, c, SCMP_ACT_ALLOW, nr, sc->allow[i], 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->syscalls++;
@@ -520,7 +534,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 	}
 	/* the launcher execs the command after installing the filter */
 	if (!execve_listed) {
-		r = add_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(execve), "execve", 0, NULL,
+		r = add_rule(ctx, c, SCMP_ACT_ALLOW, SCMP_SYS(execve), "execve", 0, NULL,
 			     err);
 		if (r < 0)
 			return r;
@@ -539,7 +553,7 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 				break;
 		if (j < sc->n_allow)
 			continue;
-		r = add_rule(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(name), name, 0,
+		r = add_rule(ctx, c, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(name), name, 0,
 			     NULL, err);
 		if (r < 0)
 			return r;
@@ -552,12 +566,93 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 	 * the newest filter's answer among equal actions. */
 	nr = seccomp_syscall_resolve_name("clone3");
 	if (!clone3_listed && nr >= 0) {
-		r = add_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, err);
+		r = add_rule(ctx, c, SCMP_ACT_ERRNO(ENOSYS), nr, "clone3", 0, NULL, err);
 		if (r < 0)
 			return r;
 		c->rules++;
 		c->clone3_enosys = true;
 	}
+	return 0;
+}
+
+/* The fd the launcher's call nr uses before the listener is handed over
+ * (RF_SECCOMP_LAUNCH_*), -1 for any other syscall. */
+static int launch_fd(int nr)
+{
+	if (nr == SCMP_SYS(write))
+		return RF_SECCOMP_LAUNCH_ERR_FD;
+	if (nr == SCMP_SYS(sendmsg))
+		return RF_SECCOMP_LAUNCH_NOTIFY_FD;
+	return -1;
+}
+
+/* The first argument with which the launcher's call nr is never handed to
+ * the listener (launch_fd; "deny": also prctl(PR_SET_SECCOMP), which
+ * installs build_launch_close and can only narrow what a task may do),
+ * -1: none. */
+static long launch_exempt(int nr, bool deny)
+{
+	if (deny && nr == SCMP_SYS(prctl))
+		return PR_SET_SECCOMP;
+	return launch_fd(nr);
+}
+
+/*
+ * The profile in the listener's filter (default allow): every number below
+ * RF_SECCOMP_NR_MAX it does not list (execve, exit and exit_group always
+ * listed) goes to the supervisor, which answers EPERM ("deny") or lets
+ * the call through ("alert") and reports the first of each number. In
+ * alert mode a number the boundary has rules for keeps them alone (an
+ * unconditional rule would replace its conditional ones): it reaches the
+ * supervisor when the boundary refuses it. clone3 keeps its ENOSYS, so
+ * libc falls back to clone.
+ */
+static int add_profile_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc, bool deny,
+			     const struct rule_count *bc, struct rf_seccomp *ret,
+			     struct rule_count *c, struct rf_error *err)
+{
+	static const char *const always[] = { "execve", "exit", "exit_group" };
+	uint64_t listed[RF_SECCOMP_NR_WORDS] = { 0 };
+	int clone3 = seccomp_syscall_resolve_name("clone3"), nr, r;
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < sc->n_allow; i++) {
+		nr = resolve_listed(sc, i, err);
+		if (nr < 0)
+			return nr;
+		nr_set(listed, nr);
+	}
+	for (i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		nr_set(listed, seccomp_syscall_resolve_name(always[i]));
+	for (nr = 0; nr < RF_SECCOMP_NR_MAX; nr++) {
+		if (sandbox_seccomp__nr_in(listed, nr))
+			continue;
+		nr_set(ret->prof_out, nr);
+		if (nr == clone3 || (!deny && sandbox_seccomp__nr_in(bc->nrs, nr)))
+			continue;
+		snprintf(name, sizeof(name), "syscall %d", nr);
+		r = add_rule(ctx, c, SCMP_ACT_NOTIFY, nr, name, launch_exempt(nr, deny) >= 0,
+			     (const struct scmp_arg_cmp[]){ SCMP_A0_64(SCMP_CMP_NE,
+					(scmp_datum_t)launch_exempt(nr, deny), 0) }, err);
+		if (r < 0)
+			return r;
+		nr_set(ret->prof_notify, nr);
+		c->syscalls++;
+		c->rules++;
+	}
+	if (clone3 >= 0 && !sandbox_seccomp__nr_in(listed, clone3) &&
+	    !sandbox_seccomp__nr_in(bc->nrs, clone3)) {
+		r = add_rule(ctx, c, SCMP_ACT_ERRNO(ENOSYS), clone3, "clone3", 0, NULL, err);
+		if (r < 0)
+			return r;
+		c->rules++;
+		c->clone3_enosys = true;
+	}
+	/* some 460 rules: a binary tree on the number, not a linear scan */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (r < 0)
+		return rf_error_set(err, r, "seccomp", "binary-tree filter: %s", strerror(-r));
 	return 0;
 }
 
@@ -654,49 +749,100 @@ int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsign
 	return sandbox_seccomp__build_notify(policy, boundary, holes, false, ret, err);
 }
 
+/* "deny", after the hand-over: refuse the launcher's two exceptions
+ * (launch_fd) the profile does not list; no listener, so never reported. */
+static int build_launch_close(const struct rf_seccomp *sc, struct rf_seccomp_filter *ret,
+			      struct rf_error *err)
+{
+	static const int nrs[] = { SCMP_SYS(write), SCMP_SYS(sendmsg) };
+	struct rule_count c = { 0 };
+	scmp_filter_ctx ctx = NULL;
+	size_t i;
+	int r = new_ctx(SCMP_ACT_ALLOW, &ctx, err);
+
+	for (i = 0; r >= 0 && i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+		if (!sandbox_seccomp__nr_in(sc->prof_notify, nrs[i]))
+			continue;
+		r = add_rule(ctx, &c, SCMP_ACT_ERRNO(EPERM), nrs[i], "launcher fd", 1,
+			     (const struct scmp_arg_cmp[]){ SCMP_A0_64(SCMP_CMP_EQ,
+					(scmp_datum_t)launch_fd(nrs[i]), 0) }, err);
+		c.rules++;
+	}
+	if (r >= 0 && c.rules)
+		r = export_filter(ctx, ret, err);
+	if (ctx)
+		seccomp_release(ctx);
+	return r;
+}
+
+/* The filter with the listener (or the boundary's without one): the
+ * boundary's rules (boundary), then the profile's (merged). */
+static int build_listened(const struct rf_policy *policy, bool boundary, unsigned int holes,
+			  bool merged, bool deny, struct rule_count *bc, struct rule_count *pc,
+			  struct rf_seccomp *ret, struct rf_error *err)
+{
+	scmp_filter_ctx ctx = NULL;
+	int r = new_ctx(SCMP_ACT_ALLOW, &ctx, err);
+
+	if (r < 0)
+		return r;
+	if (boundary) {
+		r = add_boundary_rules(ctx, bc, err);
+		if (r >= 0)
+			r = add_hole_rules(ctx, holes, bc, err);
+		if (r >= 0)
+			r = add_net_task_rules(ctx, holes, bc, err);
+	}
+	if (r >= 0 && merged) {
+		r = add_profile_rules(ctx, &policy->syscalls, deny, bc, ret, pc, err);
+		ret->profile = r >= 0;
+		ret->prof_alert = !deny;
+	}
+	if (r >= 0)
+		r = export_filter(ctx, &ret->boundary, err);
+	seccomp_release(ctx);
+	return r;
+}
+
 int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary,
 				  unsigned int holes, bool notify, struct rf_seccomp *ret,
 				  struct rf_error *err)
 {
 	struct rule_count bc = { .refuse = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM) };
-	struct rule_count ac = { 0 };
+	struct rule_count ac = { 0 }, pc = { 0 };
 	scmp_filter_ctx ctx = NULL;
-	bool allowlist = policy && policy->syscalls.present;
+	bool profile = policy && policy->syscalls.present;
+	bool deny = profile && policy->syscalls.on_violation == RF_VIOLATION_DENY;
+	/* With a listener the profile is its filter's: the supervisor answers
+	 * and reports calls outside it (no syscall tracepoint). Without one,
+	 * "deny" is a filter of its own and "alert" has none. */
+	bool merged = profile && notify;
+	bool allowlist = deny && !merged;
 	size_t off = 0;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 
-	/* "alert" profiles are detection (ringfence-monitor): no filter here,
-	 * but their names are still checked, since they are resolved at plan
-	 * time either way. */
-	if (allowlist && policy->syscalls.on_violation != RF_VIOLATION_DENY) {
+	/* Names are resolved at plan time whatever becomes of them. */
+	if (profile && !allowlist && !merged) {
 		for (size_t i = 0; i < policy->syscalls.n_allow; i++)
 			if (resolve_listed(&policy->syscalls, i, err) < 0)
 				return -EINVAL;
-		allowlist = false;
 	}
 
-	if (boundary) {
-		r = new_ctx(SCMP_ACT_ALLOW, &ctx, err);
+	if (boundary || merged) {
+		r = build_listened(policy, boundary, holes, merged, deny, &bc, &pc, ret, err);
 		if (r < 0)
 			goto out;
-		r = add_boundary_rules(ctx, &bc, err);
-		if (r < 0)
-			goto out;
-		r = add_hole_rules(ctx, holes, &bc, err);
-		if (r >= 0)
-			r = add_net_task_rules(ctx, holes, &bc, err);
-		if (r < 0)
-			goto out;
-		r = export_filter(ctx, &ret->boundary, err);
-		if (r < 0)
-			goto out;
-		seccomp_release(ctx);
-		ctx = NULL;
 		ret->notify = notify;
+		ret->boundary_rules = boundary;
 	}
 
+	if (merged && deny) {
+		r = build_launch_close(ret, &ret->allowlist, err);
+		if (r < 0)
+			goto out;
+	}
 	if (allowlist) {
 		r = new_ctx(SCMP_ACT_ERRNO(EPERM), &ctx, err);
 		if (r < 0)
@@ -715,6 +861,15 @@ int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary,
 			"(EPERM%s; clone3 ENOSYS), %u insns", bc.rules, bc.syscalls,
 			notify ? " answered by the supervisor's listener, ENOSYS without it; "
 				 "no new listener" : "", ret->boundary.len);
+	if (merged && off < sizeof(ret->summary))
+		off += (size_t)snprintf(ret->summary + off, sizeof(ret->summary) - off,
+			"%sprofile (%s): %zu syscalls listed, exit, exit_group and execve "
+			"always; %u other numbers go to the supervisor's listener (%s; each "
+			"reported once)%s%s, %u insns",
+			off ? "; " : "", deny ? "deny" : "alert", policy->syscalls.n_allow,
+			pc.syscalls, deny ? "EPERM" : "let through, ENOSYS without it",
+			deny || !boundary ? "" : ", the boundary's own syscalls when it refuses them",
+			pc.clone3_enosys ? ", clone3 ENOSYS" : "", ret->boundary.len);
 	if (allowlist && off < sizeof(ret->summary))
 		off += (size_t)snprintf(ret->summary + off, sizeof(ret->summary) - off,
 			"%sallowlist: default EPERM, %u syscalls allowed%s, exit and exit_group "

@@ -15,12 +15,40 @@ struct rf_seccomp_filter {
 	unsigned short len;
 };
 
+/* Syscall numbers the listener's profile rules cover (as the monitor's
+ * per-sandbox bitmaps): above, none exists on the supported architectures. */
+#define RF_SECCOMP_NR_MAX RF_MON_SYSCALL_MAX
+#define RF_SECCOMP_NR_WORDS (RF_SECCOMP_NR_MAX / 64)
+
 struct rf_seccomp {
-	struct rf_seccomp_filter boundary;   /* len 0: none */
-	struct rf_seccomp_filter allowlist;  /* len 0: none (no "syscalls") */
+	/* len 0: none. With a listener (notify), the one filter the
+	 * supervisor hears: the boundary's rules, the profile's, or both. */
+	struct rf_seccomp_filter boundary;
+	struct rf_seccomp_filter allowlist;  /* len 0: none (no "syscalls", or in the above) */
 	bool notify;                         /* the boundary refuses through a listener */
+	bool boundary_rules;                 /* the process boundary is installed */
+	/* The syscalls profile in the listener's filter (notify and "syscalls"):
+	 * calls outside it (prof_out) are reported once each by the supervisor;
+	 * those the filter hands it for the profile alone (prof_notify) are
+	 * let through in alert mode (prof_alert), else answered EPERM. */
+	bool profile;
+	bool prof_alert;
+	uint64_t prof_notify[RF_SECCOMP_NR_WORDS];
+	uint64_t prof_out[RF_SECCOMP_NR_WORDS];
 	char summary[512];                   /* what the filters do, for the trace */
 };
+
+/* The launcher's own calls between installing the listener's filter and
+ * its execve (launch_child.c): an error report on this fd and the listener
+ * handed over on that one, before the supervisor holds the listener, so
+ * they must never wait for its answer. A profile without write or sendmsg
+ * lets these two through ("deny": the listener-less second filter refuses
+ * them once the listener is handed over). */
+#define RF_SECCOMP_LAUNCH_ERR_FD 3
+#define RF_SECCOMP_LAUNCH_NOTIFY_FD 5
+
+/* nr is in the bitmap set (RF_SECCOMP_NR_WORDS words). */
+bool sandbox_seccomp__nr_in(const uint64_t *set, int nr);
 
 /*
  * Build in the supervisor, before the clone. boundary: the process-boundary

@@ -251,6 +251,8 @@ static const char *record_backend(const struct rf_event *ev)
 {
 	if (ev->flags & RF_EVF_INFERRED)
 		return ev->class == RF_CLASS_PROCESS ? "seccomp" : "landlock";
+	if (ev->class == RF_CLASS_SYSCALLS)
+		return names__backend(RF_BE_SECCOMP);   /* its listener's answer */
 	if (ev->op >= RF_OP_CONNECT4 && ev->op <= RF_OP_SOCK_CREATE)
 		return names__backend(RF_BE_CGROUP_SOCK_ADDR);
 	return names__backend(RF_BE_BPF_LSM);

@@ -4,7 +4,8 @@ rule fire with every kind of evidence, for `--replay`:
   - deny-burst: IPv4 and IPv6 connects, a UDP send, socket creations with
     no address (SCTP), unix connects, and an audit-mode burst;
   - failed-ops: file opens, a directory created (mkdir), exec, a kill;
-  - syscall: one refused (EPERM) and one that succeeded, outside the profile;
+  - syscall: one refused (EPERM) and one that succeeded, outside the profile
+    (the sensor's), one let through and one refused (the seccomp listener's);
   - resource: memory and pids over their thresholds, a cpu rise;
   - lost events; sandboxes shed from a full table;
   - correlation labels and a W3C traceparent on one sandbox.
@@ -29,10 +30,10 @@ def sandbox(t, cg, name, **extra):
 
 
 def decision(t, cg, cls, op, verdict=1, reason=1, family=0, port=0, protocol=0,
-             addr="0" * 32, path="", comm="tool", pid=900):
+             addr="0" * 32, path="", comm="tool", pid=900, **more):
     d = dict(t=t, type="decision", cgroup_id=cg, seq=len(out), pid=pid, tid=pid, uid=1000,
              **{"class": cls}, op=op, verdict=verdict, reason=reason, family=family,
-             port=port, protocol=protocol, addr=addr, comm=comm)
+             port=port, protocol=protocol, addr=addr, comm=comm, **more)
     if path:
         d["path"] = path
     rec(**d)
@@ -71,6 +72,12 @@ rec(t=T0 + 400 * MS, type="syscall", cgroup_id=13, pid=901, uid=1000, comm="make
     err=1, name="ptrace")
 rec(t=T0 + 401 * MS, type="syscall", cgroup_id=13, pid=901, uid=1000, comm="make", nr=165,
     name="mount")
+# the supervisor's seccomp listener (class syscalls, op syscall, flags
+# SYSCALL|LISTENER): getcpu let through (alert: outcome unknown), then
+# keyctl refused (ERRNO_EPERM too)
+decision(T0 + 402 * MS, 13, 6, 62, verdict=2, comm="make", pid=901, flags=4 | 64, syscall=309)
+decision(T0 + 403 * MS, 13, 6, 62, verdict=1, comm="make", pid=901, flags=4 | 16 | 64,
+         syscall=250)
 for i in range(1, 6):
     rec(t=T0 + i * 1000 * MS, type="sample", cgroup_id=11, cpu_ns=i * i * 400 * MS,
         mem_bytes=(200 << 20) if i == 3 else (10 << 20), procs=12 if i == 4 else 2,

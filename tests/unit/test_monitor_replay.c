@@ -230,7 +230,8 @@ static void test_replay_deterministic(void **state)
 	assert_int_equal(lines, 8);
 	assert_non_null(strstr(a, "\"analytic\":{\"uid\":\"rf-deny-burst\""));
 	assert_non_null(strstr(a, "\"syscall\":\"ptrace\""));
-	assert_non_null(strstr(a, "\"syscall_nr\":101,\"refused\":true,\"errno\":\"EPERM\""));
+	assert_non_null(strstr(a, "\"syscall_nr\":101,\"refused\":true,\"outcome\":\"refused\","
+				  "\"source\":\"syscall-sensor\",\"errno\":\"EPERM\""));
 	assert_null(strstr(a, "\"syscall\":\"read\""));
 	assert_non_null(strstr(a, "\"resource\":\"memory\""));
 	assert_non_null(strstr(a, "\"lost_total\":42"));

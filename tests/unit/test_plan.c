@@ -301,6 +301,8 @@ static void planner_process_boundary_by_capability(void **state)
 	policy__free(p);
 }
 
+static void assert_note(const struct rf_plan *plan, enum rf_class c, const char *want);
+
 static void planner_syscalls_go_to_seccomp_alert_to_monitor_audit_refused(void **state)
 {
 	struct rf_policy *deny = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
@@ -325,6 +327,22 @@ static void planner_syscalls_go_to_seccomp_alert_to_monitor_audit_refused(void *
 	assert_false(plan.c[RF_CLASS_SYSCALLS].enforced);
 	assert_int_equal(plan.c[RF_CLASS_SYSCALLS].be, RF_BE_MONITOR);
 	assert_int_equal(plan.c[RF_CLASS_SYSCALLS].note, RF_NOTE_SYSCALLS_ALERT);
+	/* with the observe programs: the profile goes into the listener's
+	 * filter in both modes (alert: let through, reported) */
+	c.observe.ok = true;
+	plan__compile(alert, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_true(plan.install.seccomp_allowlist);
+	assert_true(plan.install.seccomp_notify);
+	assert_false(plan.c[RF_CLASS_SYSCALLS].enforced);
+	assert_note(&plan, RF_CLASS_SYSCALLS, "alert: calls outside the profile are reported by "
+		    "ringfence-monitor (when it runs), never denied; the supervisor's seccomp "
+		    "listener answers calls outside the profile and traces and publishes the "
+		    "first of each syscall for ringfence-monitor");
+	plan__compile(deny, &c, NULL, &plan);
+	assert_true(plan.install.seccomp_allowlist);
+	assert_true(plan.install.seccomp_notify);
+	c.observe.ok = false;
 	plan__compile(audit, &c, NULL, &plan);
 	assert_false(plan.ok);
 	assert_true(has_reason(&plan, RF_CLASS_SYSCALLS, RF_WHY_SYSCALLS_AUDIT));
@@ -961,7 +979,9 @@ static void planner_text_bpf_lsm_and_bare_kernels(void **state)
 		    "resolved it");
 	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD PROC_LSM PROC_SECCOMP PROC_LANDLOCK);
 	assert_note(&plan, RF_CLASS_SYSCALLS, "alert: calls outside the profile are reported by "
-		    "ringfence-monitor (when it runs), never denied");
+		    "ringfence-monitor (when it runs), never denied; not reported here: the "
+		    "supervisor's seccomp listener needs the observe programs (only "
+		    "ringfence-monitor --record sees the calls)");
 	assert_backend(&plan, RF_CLASS_SYSCALLS, "ringfence-monitor");
 	assert_layers(&plan, RF_CLASS_PROCESS, "capabilities; seccomp; landlock-abi7 (signal "
 		      "scoping, ptrace confinement)");

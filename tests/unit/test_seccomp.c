@@ -1063,6 +1063,65 @@ static void allowlist_on_violation_alert_builds_no_allowlist(void **state)
 	policy__free(bad);
 }
 
+/*
+ * A profile in the listener's filter, as the supervisor builds it where
+ * the observe programs load: alert mode hands the listener every unlisted
+ * number the boundary has no rules for (ptrace stays the boundary's),
+ * deny mode every unlisted one (clone3 keeps ENOSYS in both). With the
+ * listener closed (the supervisor gone, as sandbox_seccomp__install does)
+ * every call outside the profile fails ENOSYS, in alert mode too: it fails
+ * closed. Without a listener: "alert" installs nothing, "deny" is the
+ * default-EPERM allowlist.
+ */
+static void profile_in_the_listeners_filter(void **state)
+{
+#define PROFILE_ALLOW "\"syscalls\":{\"allow\":[\"read\",\"write\",\"close\",\"getpid\"],"
+	struct rf_policy *alert = load(POLICY_HEAD PROFILE_ALLOW "\"on_violation\":\"alert\"}}");
+	struct rf_policy *deny = load(POLICY_HEAD PROFILE_ALLOW "\"on_violation\":\"deny\"}}");
+#undef PROFILE_ALLOW
+	struct rf_error err = { 0 };
+	struct rf_seccomp f;
+
+	(void)state;
+	assert_int_equal(sandbox_seccomp__build_notify(alert, true, 0, true, &f, &err), 0);
+	assert_true(f.notify && f.profile && f.prof_alert && f.boundary_rules);
+	assert_int_equal(f.allowlist.len, 0);
+	assert_true(sandbox_seccomp__nr_in(f.prof_notify, SYS_getppid));
+	assert_true(sandbox_seccomp__nr_in(f.prof_out, SYS_getppid));
+	assert_false(sandbox_seccomp__nr_in(f.prof_out, SYS_getpid));
+	assert_false(sandbox_seccomp__nr_in(f.prof_out, SYS_execve));
+	assert_false(sandbox_seccomp__nr_in(f.prof_out, SYS_exit_group));
+	assert_true(sandbox_seccomp__nr_in(f.prof_out, SYS_ptrace));
+	assert_false(sandbox_seccomp__nr_in(f.prof_notify, SYS_ptrace));
+	assert_false(sandbox_seccomp__nr_in(f.prof_notify, SYS_clone3));
+	expect_result(&f, "getpid (listed)", p_getpid, 0, 0);
+	expect_result(&f, "getppid (alert, no listener)", p_getppid, 0, ENOSYS);
+	expect_result(&f, "ptrace (the boundary's)", p_ptrace, 0, ENOSYS);
+	expect_result(&f, "clone3", p_clone3, 0, ENOSYS);
+	sandbox_seccomp__free(&f);
+
+	assert_int_equal(sandbox_seccomp__build_notify(deny, false, 0, true, &f, &err), 0);
+	assert_true(f.notify && f.profile && !f.prof_alert && !f.boundary_rules);
+	assert_true(f.allowlist.len > 0);       /* the launcher's write and sendmsg, closed */
+	assert_true(sandbox_seccomp__nr_in(f.prof_notify, SYS_ptrace));
+	expect_result(&f, "getpid (listed)", p_getpid, 0, 0);
+	expect_result(&f, "getppid (deny, no listener)", p_getppid, 0, ENOSYS);
+	expect_result(&f, "clone3", p_clone3, 0, ENOSYS);
+	sandbox_seccomp__free(&f);
+
+	assert_int_equal(sandbox_seccomp__build_notify(alert, true, 0, false, &f, &err), 0);
+	assert_false(f.profile);
+	assert_int_equal(f.allowlist.len, 0);
+	expect_result(&f, "getppid (alert, no listener at all)", p_getppid, 0, 0);
+	sandbox_seccomp__free(&f);
+	assert_int_equal(sandbox_seccomp__build_notify(deny, true, 0, false, &f, &err), 0);
+	assert_false(f.profile);
+	expect_result(&f, "getppid (deny allowlist)", p_getppid, 0, EPERM);
+	sandbox_seccomp__free(&f);
+	policy__free(alert);
+	policy__free(deny);
+}
+
 /* policy.c refuses duplicates; a hand-built policy may still have them */
 static void allowlist_duplicate_names_are_one_rule(void **state)
 {
@@ -1170,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(allowlist_unknown_name_is_einval_naming_the_entry),
 		cmocka_unit_test(allowlist_name_of_another_architecture_is_einval),
 		cmocka_unit_test(allowlist_on_violation_alert_builds_no_allowlist),
+		cmocka_unit_test(profile_in_the_listeners_filter),
 		cmocka_unit_test(allowlist_duplicate_names_are_one_rule),
 		cmocka_unit_test(resolve_read_and_unknown_name),
 		cmocka_unit_test(summary_is_one_line_describing_both_filters),
