@@ -185,6 +185,12 @@ static void proc(struct rf_event *ev, const void *a)
 		memcpy(ev->path, p->path, ev->path_len);
 	}
 }
+/* the syscalls profile's record: the listener's first call of a number */
+static void sysc(struct rf_event *ev, const void *a)
+{
+	ev->syscall = (unsigned short)sysnames__nr(a);
+	ev->flags = RF_EVF_SYSCALL | RF_EVF_LISTENER;
+}
 struct netargs { unsigned family, port, protocol; unsigned char addr[16]; const char *path; unsigned n; };
 static void net(struct rf_event *ev, const void *a)
 {
@@ -301,6 +307,9 @@ int main(int argc, char **argv)
 		 file, &(struct fileargs){ "/data/old", W, 0 });
 	emit_inf(RF_CLASS_EXEC, RF_OP_EXEC, RF_REASON_NO_RULE, D, "execve", "landlock-abi7",
 		 file, &(struct fileargs){ "/usr/lib64/ld-linux-x86-64.so.2", X, 0 });
+	/* outside a syscalls profile: refused (deny) or let through (alert) */
+	emit(RF_CLASS_SYSCALLS, RF_OP_SYSCALL, RF_REASON_NO_RULE, D, sysc, "getcpu");
+	emit(RF_CLASS_SYSCALLS, RF_OP_SYSCALL, RF_REASON_NO_RULE, A, sysc, "uname");
 	/* a seccomp hole rule's refusal, answered by the listener */
 	emit_inf(RF_CLASS_EXEC, RF_OP_MEMFD_CREATE, RF_REASON_BOUNDARY, D, "memfd_create", "seccomp",
 		 file, &(struct fileargs){ "", X, 0 });
@@ -736,7 +745,10 @@ for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "sign
     check(all(x in ("kernel.deny", "dns.query", "dns.deny") for x in ev[3:-1]), f"{n}: {ev[3:-1]}")
     x, every = t[-1], [e for e in t if e["event"] == "kernel.deny"]
     # The kernel's own records (exact counts) apart from the inferred ones.
-    deny = [d for d in every if d["attribution"] == "kernel"]
+    # (the syscalls profile's lines are the listener's, not among them)
+    deny = [d for d in every if d["attribution"] == "kernel" and d["class"] != "syscalls"]
+    check(all(d["backend"] == "seccomp" for d in every if d["class"] == "syscalls"),
+          f"{n}: syscalls lines from seccomp")
     inferred = [d for d in every if d["attribution"] == "inferred"]
     if "denials_total" in x:
         check(x["denials_in_trace"] == len(deny), f"{n}: denials_in_trace")
