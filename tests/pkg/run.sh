@@ -127,8 +127,16 @@ done
 for o in $("$R/usr/sbin/ringfence-monitor" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	complete_words ringfence-monitor "$o" | grep -qx -- "$o" || gap+=" monitor:$o"
 done
-[ -z "$gap" ] && ok "bash completion offers every long option --help lists" ||
+[ -z "$gap" ] && ok "bash completion offers every long option --help lists" || {
 	not_ok "bash completion lacks:$gap"
+	# what was offered instead, and where --help names it
+	for g in $gap; do
+		o=${g#*:}
+		echo "# $g: offered: $(case $g in monitor:*) complete_words ringfence-monitor "$o" ;;
+			*) complete_words ringfence "${g%%:*}" "$o" ;; esac | tr '\n' ' ')"
+	done
+	"$R/usr/sbin/ringfence-monitor" --help 2>&1 | grep -n -- "--metrics" | sed 's/^/#   /'
+}
 
 UNIT=$R/lib/systemd/system/ringfence-monitor.service
 # The unit file on its own: what it starts is not installed on this host,
