@@ -9,7 +9,7 @@ ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 # Debian 12 packages the build, the tests and the demo need.
 DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
-        libcmocka-dev libjansson-dev libssl-dev libmd-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
+        libcmocka-dev libjansson-dev libssl-dev nettle-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
         scdoc debhelper dpkg-dev fakeroot lintian bash-completion bubblewrap bc
@@ -25,14 +25,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
               -MMD -MP -I$(BUILD) -Ibpf
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
-LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lmd
+LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lnettle
 # libldns, libsystemd and libpsl are loaded when used (supervisor/lazylib.h).
 SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lpthread
 # Linked into the ringfence binary statically (as libbpf's upstream
 # advises): the dynamic loader's work for them is paid by every run's
 # start (tests/bench/startup.sh). Empty links them dynamically, as a
 # distribution's package does so that their security updates reach it.
-SUP_STATIC_LIBS ?= -lbpf -lelf -lz -ljansson -lmd -lcap -lseccomp
+SUP_STATIC_LIBS ?= -lbpf -lelf -lz -ljansson -lnettle -lcap -lseccomp
 LD_STATIC := -Wl,-Bstatic
 LD_DYNAMIC := -Wl,-Bdynamic
 SUP_LINK = $(if $(strip $(SUP_STATIC_LIBS)),$(LD_STATIC) $(SUP_STATIC_LIBS) $(LD_DYNAMIC)) \

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 
 #include "boundary_consts.h"
+#include "log.h"
 #include "observe.h"
 #include "pins.h"
 
@@ -171,7 +172,27 @@ int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct
 	o->policy = p;
 	o->plan = plan;
 	o->verdict_fd = -1;
-	return pathrules__build(p, &o->paths, &o->n_paths, NULL);
+	return 0;  /* the path model is built when a record first needs it */
+}
+
+uint32_t observe__have(struct rf_observer *o, const char *path)
+{
+	int err;
+
+	if (path[0] != '/' || !o->policy)
+		return 0;
+	/* Most runs judge nothing: building the model up front cost every
+	 * start ~1 us per file rule. */
+	if (!o->paths_built) {
+		err = pathrules__build(o->policy, &o->paths, &o->n_paths, NULL);
+		if (err) {
+			rf_err("observe: building the path model: %s (judged as no rule)",
+			       strerror(-err));
+			return 0;
+		}
+		o->paths_built = true;
+	}
+	return pathrules__lookup(o->paths, o->n_paths, path);
 }
 
 void observe__free(struct rf_observer *o)
@@ -186,6 +207,8 @@ void observe__free(struct rf_observer *o)
 	o->paths = NULL;
 	o->seen = NULL;
 	o->n_paths = o->n_seen = 0;
+	o->paths_built = false;
+	o->policy = NULL;  /* freed: nothing more to build the model from */
 }
 
 int observe__open_verdicts(struct rf_observer *o)
@@ -394,7 +417,7 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 		return false;
 	resolve_path(ev, path, sizeof(path));
 	need = path_need(ev, path);
-	have = path[0] == '/' ? pathrules__lookup(o->paths, o->n_paths, path) : 0;
+	have = observe__have(o, path);
 	/* An allowed binary that failed to exec: its loader or #! interpreter
 	 * is what was refused (execve opens it under the same rules). */
 	if (c == RF_CLASS_EXEC && (have & need) == need && !(ev->flags & RF_EVF_ACCESS) &&
@@ -402,7 +425,7 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 		/* as the kernel opens it: symlinks resolved */
 		if (!realpath(interp, path))
 			snprintf(path, sizeof(path), "%s", interp);
-		have = pathrules__lookup(o->paths, o->n_paths, path);
+		have = observe__have(o, path);
 	}
 	/* Landlock has no rules for these: only an audit can say. */
 	if (!(ev->flags & RF_EVF_ACCESS) &&

@@ -34,8 +34,9 @@ bool observe__test_disabled(void);
 struct rf_observer {
 	const struct rf_policy *policy;
 	const struct rf_plan *plan;
-	struct rf_path_entry *paths;    /* files + exec as pathrules builds them */
-	size_t n_paths;
+	struct rf_path_entry *paths;    /* files + exec as pathrules builds them, */
+	size_t n_paths;                 /* built on first use (observe__have) */
+	bool paths_built;
 	uint64_t inferred[RF_CLASS_KERNEL_MAX]; /* policy denials traced, by class */
 	uint64_t audited[RF_CLASS_KERNEL_MAX];  /* audit: accesses it would refuse */
 	uint64_t not_policy;            /* failed, but the policy allows it */
@@ -57,6 +58,12 @@ struct rf_observer {
 
 int observe__init(struct rf_observer *o, const struct rf_policy *p, const struct rf_plan *plan);
 void observe__free(struct rf_observer *o);
+
+/* The access bits the policy's files and exec rules give path (absolute,
+ * resolved; 0 for anything else), as the BPF-LSM would answer. The model
+ * is built on the first call (a sandbox that is never judged never pays
+ * for it); a failure to build it answers 0 (no rule) and is logged. */
+uint32_t observe__have(struct rf_observer *o, const char *path);
 
 /* Open the pinned rf_obs_verdict program (the sandbox is observed): 0, or
  * -errno, and then every verdict counts as unpublished. */

@@ -193,22 +193,50 @@ void pathrules__key(const struct rf_path_entry *entry, uint64_t cgid, struct rf_
 	memcpy(key->path, entry->key, entry->len);
 }
 
+/* The entry whose key is exactly key[0..len), or NULL: a binary search
+ * in build order (key bytes, a shorter key before its extensions). */
+static const struct rf_path_entry *find(const struct rf_path_entry *v, size_t n,
+					const uint8_t *key, uint32_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t m = v[mid].len < len ? v[mid].len : len;
+		int c = memcmp(v[mid].key, key, m);
+
+		if (!c)
+			c = v[mid].len < len ? -1 : v[mid].len > len;
+		if (!c)
+			return &v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Only two kinds of key can be a prefix of path + terminator: the exact
+ * key of path itself, and the subtree keys path[0..j] at each '/' j (a
+ * subtree key ends at its '/', an exact one at its 0 byte, and a path has
+ * no 0 byte). So the longest match is the first of those, longest first,
+ * that is an entry: a binary search each, O(depth * log n) per lookup.
+ */
 uint32_t pathrules__lookup(const struct rf_path_entry *v, size_t n, const char *path)
 {
 	uint8_t key[RF_PATH_KEY_LEN];
-	size_t len = strlen(path), i;
-	const struct rf_path_entry *best = NULL;
+	size_t len = strlen(path), j;
+	const struct rf_path_entry *hit;
 
 	if (len > RF_PATH_MAX)
 		return 0;  /* the kernel denies: too long */
-	memset(key, 0, sizeof(key));
 	memcpy(key, path, len);
-	/* The longest entry that is a prefix of path + terminator. */
-	for (i = 0; i < n; i++) {
-		if (v[i].len > len + 1 || memcmp(v[i].key, key, v[i].len))
-			continue;
-		if (!best || v[i].len > best->len)
-			best = &v[i];
-	}
-	return best ? best->access : 0;
+	key[len] = 0;
+	hit = find(v, n, key, (uint32_t)len + 1);
+	for (j = len; !hit && j-- > 0;)
+		if (key[j] == '/')
+			hit = find(v, n, key, (uint32_t)j + 1);
+	return hit ? hit->access : 0;
 }

@@ -37,7 +37,9 @@ void pathrules__key(const struct rf_path_entry *entry, uint64_t cgid,
 
 /* What the kernel answers for path (resolved, no terminator) against
  * entries: the access bits of the longest match, 0 when none matches.
- * The user-space model of the BPF lookup, for tests and `check`. */
+ * The user-space model of the BPF lookup, for tests and `check`; entries
+ * as pathrules__build gives them (sorted, keys end at a '/' or a 0 byte):
+ * O(depth * log n). */
 uint32_t pathrules__lookup(const struct rf_path_entry *entries, size_t n, const char *path);
 
 #endif

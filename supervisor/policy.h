@@ -185,8 +185,7 @@ struct rf_policy {
 	 * freed whole (NULL: the entries' texts are their own allocations). */
 	struct rf_text_block *texts;
 
-	char *canonical;             /* canonical JSON text (sorted, compact) */
-	char digest[65];             /* sha256 hex of canonical */
+	char digest[65];             /* sha256 hex of the canonical text */
 };
 
 #define RF_POLICY_ERRORS_MAX 20      /* invalid entries reported by one load */
@@ -210,6 +209,12 @@ int policy__load_file(const char *file, struct rf_policy **ret_policy,
 /* policy__load_file, and every invalid entry in *ret_all (may be NULL). */
 int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 			  struct rf_error *err, struct rf_policy_errors *ret_all);
+/* The canonical text of a policy given as a string (the validated
+ * document, defaults explicit, keys sorted, compact, ASCII only): what
+ * the digest is the sha256 of (a loaded policy keeps only the digest). The
+ * text in *ret_text (free it), or -errno and err as policy__load_string. */
+int policy__canonical_text(const char *json, char **ret_text, struct rf_error *err);
+
 int policy__load_string(const char *json, struct rf_policy **ret_policy,
 			struct rf_error *err);
 void policy__free(struct rf_policy *policy);

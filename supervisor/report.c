@@ -349,7 +349,7 @@ static void on_landlock_record(void *ctx, const struct rf_ll_record *r)
 	ev.ts_boot_ns = (uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec -
 			(uint64_t)(age > 0 ? age : 0);
 	ev.cgroup_id = sb->cgid;
-	ev.have = ev.path[0] == '/' ? pathrules__lookup(sb->obs.paths, sb->obs.n_paths, ev.path) : 0;
+	ev.have = observe__have(&sb->obs, ev.path);
 	ev.reason = ev.path[0] != '/' ? RF_REASON_BAD_PATH :
 		    ev.have ? RF_REASON_ACCESS : RF_REASON_NO_RULE;
 	snprintf(backend, sizeof(backend), "landlock-abi%d", sb->caps.landlock_abi);

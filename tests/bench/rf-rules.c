@@ -7,7 +7,8 @@
  *   parse_us compile_us load_us remove_us landlock_us
  * parse: policy__load_file; compile: names resolved, map entries built and
  * their fit checked (run's network-rules step), and the file rules' path
- * entries built (the BPF-LSM's keys, observe's model); load: sbmaps__install
+ * entries built (the BPF-LSM's keys; a run under Landlock builds them only
+ * when it judges a denial, observe.c); load: sbmaps__install
  * into the pinned maps under a cgroup id no cgroup has (the programs never
  * match it); remove: sbmaps__remove; landlock: the Landlock ruleset of the
  * files and exec rules built (run's plan step on a host without BPF-LSM;

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rf_policy *from_file = NULL, *from_str = NULL, *again = NULL;
 	struct rf_error err_file, err_str, err_again;
-	char *text = fuzz_cstr(data, size);
+	char *text = fuzz_cstr(data, size), *canon = NULL, *canon2 = NULL;
 	int r_file, r_str, r;
 
 	r_str = policy__load_string(text, &from_str, &err_str);
@@ -58,15 +58,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 round_trip:
 	if (r_str == 0) {
-		FUZZ_ASSERT(from_str->canonical && strlen(from_str->digest) == 64);
-		r = policy__load_string(from_str->canonical, &again, &err_again);
+		FUZZ_ASSERT(!policy__canonical_text(text, &canon, &err_again) && canon);
+		FUZZ_ASSERT(strlen(from_str->digest) == 64);
+		r = policy__load_string(canon, &again, &err_again);
 		FUZZ_ASSERT(r == 0);
-		FUZZ_ASSERT(!strcmp(again->canonical, from_str->canonical));
+		FUZZ_ASSERT(!policy__canonical_text(canon, &canon2, &err_again) && canon2);
+		FUZZ_ASSERT(!strcmp(canon2, canon));
 		FUZZ_ASSERT(!strcmp(again->digest, from_str->digest));
 	}
 	policy__free(again);
 	policy__free(from_str);
 	policy__free(from_file);
+	free(canon);
+	free(canon2);
 	free(text);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +221,105 @@ static void pathrules_many_entries(void **state)
 	policy__free(p);
 }
 
+/* The reference: the longest entry that is a prefix of path + terminator,
+ * found by looking at every entry (the kernel's LPM, literally). */
+static uint32_t linear_lookup(const struct rf_path_entry *v, size_t n, const char *path)
+{
+	uint8_t key[RF_PATH_KEY_LEN] = { 0 };
+	size_t len = strlen(path), i;
+	const struct rf_path_entry *best = NULL;
+
+	if (len > RF_PATH_MAX)
+		return 0;
+	memcpy(key, path, len);
+	for (i = 0; i < n; i++) {
+		if (v[i].len > len + 1 || memcmp(v[i].key, key, v[i].len))
+			continue;
+		if (!best || v[i].len > best->len)
+			best = &v[i];
+	}
+	return best ? best->access : 0;
+}
+
+/* A random clean path of 1..4 components whose names are string prefixes
+ * of one another ("a", "ab"), a subtree (trailing '/') when sub. */
+static void random_path(char *buf, size_t cap, bool sub)
+{
+	static const char *const names[] = { "a", "ab", "b", "a.b", "c" };
+	int depth = 1 + rand() % 4;
+	size_t len = 0;
+
+	for (int d = 0; d < depth; d++)
+		len += snprintf(buf + len, cap - len, "/%s", names[rand() % 5]);
+	if (sub)
+		snprintf(buf + len, cap - len, "/");
+}
+
+/* A JSON list of up to max distinct random paths, subtrees and files. */
+static void random_list(char *out, size_t cap, int max)
+{
+	char seen[64][64], path[64];
+	int n = 0, want = rand() % (max + 1);
+	size_t len = snprintf(out, cap, "[");
+
+	for (int k = 0; k < want; k++) {
+		bool dup = false;
+
+		random_path(path, sizeof(path), rand() % 2);
+		for (int i = 0; i < n; i++)
+			dup |= !strcmp(seen[i], path);
+		if (dup)
+			continue;
+		snprintf(seen[n++], sizeof(seen[0]), "%s", path);
+		len += snprintf(out + len, cap - len, "%s\"%s\"", n > 1 ? ", " : "", path);
+	}
+	if (rand() % 8 == 0 && n < 64)  /* sometimes the root subtree */
+		len += snprintf(out + len, cap - len, "%s\"/\"", n++ ? ", " : "");
+	snprintf(out + len, cap - len, "]");
+}
+
+/* The binary searches answer what a scan of every entry answers, for
+ * nested subtrees, exact entries beside subtrees of the same name, string
+ * prefixes that are not path prefixes, and queries with a trailing '/'. */
+static void pathrules_lookup_equals_linear_scan(void **state)
+{
+	char rd[4096], wr[4096], ex[4096], files[9000], query[80];
+	unsigned int seed = 15;
+
+	(void)state;
+	srand(seed);
+	for (int round = 0; round < 200; round++) {
+		struct rf_path_entry *e = NULL;
+		struct rf_policy *p;
+		size_t n = 0;
+
+		random_list(rd, sizeof(rd), 24);
+		random_list(wr, sizeof(wr), 8);
+		random_list(ex, sizeof(ex), 8);
+		snprintf(files, sizeof(files), "{\"read\": %s, \"write\": %s}", rd, wr);
+		p = policy(files, rand() % 4 ? ex : "\"unrestricted\"");
+		build(p, &e, &n, NULL);
+		for (int q = 0; q < 400; q++) {
+			random_path(query, sizeof(query), rand() % 4 == 0);
+			if (rand() % 16 == 0)
+				snprintf(query, sizeof(query), "/");
+			if (pathrules__lookup(e, n, query) != linear_lookup(e, n, query))
+				fail_msg("seed %u round %d: %s: %u, a scan says %u (read %s write %s "
+					 "exec %s)", seed, round, query, pathrules__lookup(e, n, query),
+					 linear_lookup(e, n, query), rd, wr, ex);
+		}
+		/* every entry's own key finds itself */
+		for (size_t i = 0; i < n; i++) {
+			char own[RF_PATH_KEY_LEN + 1] = { 0 };
+
+			memcpy(own, e[i].key, e[i].len);
+			assert_int_equal(pathrules__lookup(e, n, own), linear_lookup(e, n, own));
+		}
+		free(e);
+		policy__free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +330,7 @@ int main(void)
 		cmocka_unit_test(pathrules_only_allowlists_give_entries),
 		cmocka_unit_test(pathrules_too_long_entries_are_left_out),
 		cmocka_unit_test(pathrules_many_entries),
+		cmocka_unit_test(pathrules_lookup_equals_linear_scan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
