@@ -102,16 +102,23 @@ static void feed(int fd, int type, const char *text)
 	assert_int_equal(send(fd, buf, NLMSG_ALIGN(nh->nlmsg_len), 0), NLMSG_ALIGN(nh->nlmsg_len));
 }
 
+/* A reader of sandbox pid 286 on one end of a datagram pair; the test
+ * feeds records into p[1]. */
+static void reader_on_pair(struct rf_ll_audit *a, int p[2])
+{
+	memset(a, 0, sizeof(*a));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p), 0);
+	a->fd = p[0];
+	a->child = 286;
+}
+
 static void only_the_sandbox_domain_is_taken(void **state)
 {
 	struct rf_ll_audit a;
 	int p[2];
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p), 0);
-	a.fd = p[0];
-	a.child = 286;
+	reader_on_pair(&a, p);
 	strcpy(a.self_exe, "/rf/ringfence");
 	n_taken = 0;
 	/* another sandbox's domain first: held, then dropped */
@@ -154,10 +161,7 @@ static void discard_drops_what_queued_before(void **state)
 	int p[2];
 
 	(void)state;
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, p), 0);
-	a.fd = p[0];
-	a.child = 286;
+	reader_on_pair(&a, p);
 	n_taken = 0;
 	feed(p[1], RF_AUDIT_LANDLOCK_ACCESS, "audit(1.2:1): domain=b blockers=fs.read_file path=\"/old\"");
 	feed(p[1], RF_AUDIT_LANDLOCK_DOMAIN, "audit(1.2:1): domain=b status=allocated mode=enforcing "
