@@ -61,7 +61,7 @@ fi
 # per file (anything else); DEF validates against #/$defs/DEF instead.
 VALIDATE=$(mktemp /tmp/rf-schema-XXXXXX.py)
 WORK=$(mktemp -d /tmp/rf-trace-test-XXXXXX)
-trap 'cp "$WORK/gen/deny.jsonl" /tmp/deny.jsonl 2>/dev/null; rm -rf "$WORK" "$VALIDATE"' EXIT
+trap 'rm -rf "$WORK" "$VALIDATE"' EXIT
 cat > "$VALIDATE" <<'EOF'
 import json, sys
 from jsonschema import Draft202012Validator
