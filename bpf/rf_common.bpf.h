@@ -70,8 +70,9 @@ static __always_inline struct rf_sandbox *current_sandbox(__u64 *ret_cgid)
 	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
 		__u64 cgid = bpf_get_current_ancestor_cgroup_id(lvl);
 
-		if (!cgid)
-			break;  /* deeper than the task's own cgroup */
+		/* the task's own level was looked up above; deeper is 0 */
+		if (!cgid || cgid == own)
+			break;
 		sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
 		if (sb) {
 			*ret_cgid = cgid;
