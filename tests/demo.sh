@@ -85,7 +85,7 @@ read -r PORT_A PORT_B < "$WORK/ports"
 # Linux 6.7+. Without them the demo leaves unix sockets unrestricted,
 # because ringfence would (rightly) refuse to confine them.
 UNIX_HOOKS=1
-"$RF" probe 2>/dev/null | grep -A1 '"cgroup-sock-addr-unix"' | grep -q '"ok": true' || UNIX_HOOKS=0
+"$RF" probe 2>/dev/null | grep -A1 '"cgroup-sock-addr-unix"' | grep '"ok": true' >/dev/null || UNIX_HOOKS=0
 if [ "$UNIX_HOOKS" = 1 ]; then UNIX_RULE='[]'; else UNIX_RULE='"unrestricted"'; fi
 POLICY=$WORK/demo-policy.json
 cat > "$POLICY" <<EOF

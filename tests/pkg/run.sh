@@ -99,6 +99,8 @@ done
 [ $manwarn = 0 ] && ok "man pages render without groff warnings" || not_ok "man pages render without groff warnings"
 
 # complete WORDS...: the completion of the last word, one a line.
+# Its readers use grep without -q: under pipefail a grep -q that stops at the
+# first match makes the writer die of SIGPIPE now and then, failing the pipe.
 complete_words() {
 	bash -c '. /usr/share/bash-completion/bash_completion
 		. "$1/usr/share/bash-completion/completions/ringfence"
@@ -108,9 +110,9 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$R" "$@"
 }
 if [ "$(complete_words ringfence ch)" = check ] &&
-   complete_words ringfence run --req | grep -qx -- --require &&
-   complete_words ringfence run --require bpf | grep -qx bpf-lsm &&
-   complete_words ringfence-monitor --met | grep -qx -- --metrics-file; then
+   complete_words ringfence run --req | grep -x -- --require >/dev/null &&
+   complete_words ringfence run --require bpf | grep -x bpf-lsm >/dev/null &&
+   complete_words ringfence-monitor --met | grep -x -- --metrics-file >/dev/null; then
 	ok "bash completion: commands, options, backends"
 else
 	not_ok "bash completion: commands, options, backends"
@@ -121,11 +123,11 @@ help_opts() { sed -n '/^Options:/,/^$/p; /^  -o, --output/,/^$/p' | grep -oE -- 
 gap=""
 for cmd in run check learn probe status gc unload; do
 	for o in $("$R/usr/bin/ringfence" "$cmd" --help 2>&1 | help_opts); do
-		complete_words ringfence "$cmd" "$o" | grep -qx -- "$o" || gap+=" $cmd:$o"
+		complete_words ringfence "$cmd" "$o" | grep -x -- "$o" >/dev/null || gap+=" $cmd:$o"
 	done
 done
 for o in $("$R/usr/sbin/ringfence-monitor" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-	complete_words ringfence-monitor "$o" | grep -qx -- "$o" || gap+=" monitor:$o"
+	complete_words ringfence-monitor "$o" | grep -x -- "$o" >/dev/null || gap+=" monitor:$o"
 done
 [ -z "$gap" ] && ok "bash completion offers every long option --help lists" || {
 	not_ok "bash completion lacks:$gap"
@@ -143,7 +145,7 @@ UNIT=$R/lib/systemd/system/ringfence-monitor.service
 # and man: links are looked up there too.
 systemd-analyze verify "$UNIT" > "$W/verify.log" 2>&1
 if ! grep -v -e "Command /usr/sbin/ringfence-monitor is not executable" -e "Command 'man " \
-	"$W/verify.log" | grep -q .; then
+	"$W/verify.log" | grep . >/dev/null; then
 	ok "systemd-analyze verify accepts the unit"
 else
 	not_ok "systemd-analyze verify"; show "$W/verify.log"
