@@ -156,7 +156,7 @@ int notify__handle(struct rf_notify *n, uint64_t cgid, bool pub)
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
 	struct rf_event ev;
-	bool pass;
+	bool prof, pass;
 
 	memset(&req, 0, sizeof(req));
 	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
@@ -165,7 +165,8 @@ int notify__handle(struct rf_notify *n, uint64_t cgid, bool pub)
 	 * over for an alert-mode profile alone is let through, so CONTINUE's
 	 * caveat (the arguments may change before the call runs) grants
 	 * nothing the filter would not. */
-	pass = n->sc && n->sc->prof_alert && sandbox_seccomp__nr_in(n->sc->prof_notify, req.data.nr);
+	prof = n->sc && sandbox_seccomp__nr_in(n->sc->prof_notify, req.data.nr);
+	pass = prof && n->sc->prof_alert;
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
 	resp.error = pass ? 0 : -EPERM;
@@ -178,8 +179,7 @@ int notify__handle(struct rf_notify *n, uint64_t cgid, bool pub)
 		return 0;
 	/* a number the filter hands over for the profile alone is not a
 	 * boundary refusal, whatever the boundary's tables say of it */
-	if (!(n->sc && sandbox_seccomp__nr_in(n->sc->prof_notify, req.data.nr)) &&
-	    boundary_record(n, &req, cgid, &ev) && publish(n, &ev))
+	if (!prof && boundary_record(n, &req, cgid, &ev) && publish(n, &ev))
 		n->unpublished++;
 	if (profile_record(n, &req, cgid, !pass, &ev) && publish(n, &ev))
 		n->unpublished++;
