@@ -176,6 +176,7 @@ static int update_many(int fd, const void *keys, const void *vals, size_t ksz, s
 struct writer {
 	int fd;                 /* the inner map; -1: none */
 	size_t n;               /* keys buffered */
+	size_t cap;             /* keys the buffers hold */
 	unsigned char *keys, *vals;
 };
 
@@ -183,10 +184,12 @@ static int writer_open(struct writer *w, enum sb_kind k, size_t n)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	const struct inner_def *d = &inner_defs[k];
+	size_t buf = n < CHUNK ? (n ? n : 1) : CHUNK;  /* a small policy: small buffers */
 
 	w->n = 0;
-	w->keys = malloc(CHUNK * d->key_size);
-	w->vals = malloc(CHUNK * d->value_size);
+	w->cap = buf;
+	w->keys = malloc(buf * d->key_size);
+	w->vals = malloc(buf * d->value_size);
 	if (!w->keys || !w->vals)
 		return -ENOMEM;
 	w->fd = bpf_map_create(d->type, d->name, d->key_size, d->value_size,
@@ -216,7 +219,7 @@ static void *writer_val(struct writer *w, enum sb_kind k)
 
 static int writer_commit(struct writer *w, enum sb_kind k)
 {
-	return ++w->n == CHUNK ? writer_flush(w, k) : 0;
+	return ++w->n == w->cap ? writer_flush(w, k) : 0;
 }
 
 static void writers_close(struct writer w[SB_KINDS])
