@@ -286,14 +286,11 @@ static void reg_event(const struct inotify_event *ev, void *ctx)
 	}
 	if (!ev->len || !entry_name(ev->name, name, sizeof(name)))
 		return;
-	if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
-		struct known *k = find(b->w, name);
-
-		if (k)
-			forget(b->w, k, b->ops);
-	} else {
-		load(b->w, name, b->ops);
-	}
+	/* Whatever happened to the name, what is there now decides: a
+	 * removal forgets it, but the supervisor's update exchanges the new
+	 * file in (RENAME_EXCHANGE: the entry's name moves away as the new
+	 * one arrives), which is a reload. */
+	load(b->w, name, b->ops);
 }
 
 int regwatch__process(struct rf_regwatch *w, const struct rf_reg_ops *ops)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,7 +361,7 @@ static void on_remove(const char *sandbox, uint64_t cgid, void *ctx)
 }
 
 /* The watch: files renamed into place are added, unlinked ones removed,
- * temp files ignored; a rescan finds what is there. */
+ * exchanged ones reloaded, temp files ignored; a rescan finds what is there. */
 static void test_registry_watch(void **state)
 {
 	char dir[] = "/tmp/rf-mon-reg-XXXXXX", path[256], tmp[256];
@@ -391,6 +392,16 @@ static void test_registry_watch(void **state)
 	assert_int_equal(regwatch__process(w, &ops), 0);
 	assert_int_equal(s.adds, 2);
 	assert_string_equal(s.last, "new-2");
+	assert_int_equal(regwatch__count(w), 2);
+	/* the supervisor's update (lib/registry.c): the new file exchanged
+	 * in, the old one removed under the temp name: a reload, no removal */
+	f = fopen(tmp, "w");
+	fputs("{\"sandbox\":\"new-2\",\"cgroup_id\":6,\"pid\":77}", f);
+	fclose(f);
+	assert_int_equal(renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE), 0);
+	assert_int_equal(unlink(tmp), 0);
+	assert_int_equal(regwatch__process(w, &ops), 0);
+	assert_int_equal(s.removes, 0);
 	assert_int_equal(regwatch__count(w), 2);
 	unlink(path);
 	assert_int_equal(regwatch__process(w, &ops), 0);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,6 +146,50 @@ static void test_round_trip(void **state)
 	assert_int_equal(registry__list_in(dir, &v, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(v);
+}
+
+/* An update (the child's pid after the launch) replaces the entry in one
+ * step: the new content under the name, a new file (readers reload by
+ * inode), no temporary file left, in a directory on the host's /run
+ * filesystem and on a tmpfs alike. */
+static void update_in(const char *base)
+{
+	char dir[256], path[512];
+	struct rf_registry_entry e, back;
+	struct stat st1, st2;
+	struct dirent *de;
+	DIR *d;
+	int files = 0;
+
+	snprintf(dir, sizeof(dir), "%s/rf-reg-test-XXXXXX", base);
+	assert_non_null(mkdtemp(dir));
+	full_entry(&e);
+	e.child_pid = 0;
+	assert_int_equal(registry__add_in(dir, &e), 0);
+	snprintf(path, sizeof(path), "%s/t-reg-0123abcd.json", dir);
+	assert_int_equal(stat(path, &st1), 0);
+	e.child_pid = 4321;
+	assert_int_equal(registry__add_in(dir, &e), 0);
+	assert_int_equal(stat(path, &st2), 0);
+	assert_true(st1.st_ino != st2.st_ino);
+	assert_int_equal(registry__read_file(path, &back), 0);
+	assert_int_equal(back.child_pid, 4321);
+	registry__entry_clear(&back);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			files++;
+	closedir(d);
+	assert_int_equal(files, 1);
+	rm_dir(dir);
+}
+
+static void test_update_replaces(void **state)
+{
+	(void)state;
+	update_in("/tmp");
+	update_in("/dev/shm");
 }
 
 /* The file format is a contract with ringfence-monitor and the schema:
@@ -437,6 +482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_exact_bytes),
+		cmocka_unit_test(test_update_replaces),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_limit_and_placement),
 		cmocka_unit_test(test_bad_files),
