@@ -32,6 +32,7 @@
 #include "enforcer.h"
 #include "sandbox_limits.h"
 #include "audit_nl.h"
+#include "bpfutil.h"
 #include "probe.h"
 #include "privs.h"
 #include "registry.h"
@@ -84,15 +85,14 @@ static int lsm_type_refused(void)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_LSM_MAC,
-		    .attach_btf_id = 1);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_LSM, "rf_lsm_quick", "GPL", insns, 2, &opts);
+	/* not libbpf's bpf_prog_load: no probe programs per run (bpfutil.h) */
+	int fd = bpfutil__prog_load(BPF_PROG_TYPE_LSM, BPF_LSM_MAC, 1, insns, 2);
 
 	if (fd >= 0) {
 		close(fd);
 		return 0;
 	}
-	return errno == EPERM ? -EPERM : 0;
+	return fd == -EPERM ? -EPERM : 0;
 }
 
 static void probe_lsm(struct rf_caps *caps)

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "pathrules.h"
+#include "bpfutil.h"
 #include "sbmaps.h"
 
 /* The sandbox judges files or exec with the BPF-LSM: it has rf_paths entries. */
@@ -182,7 +183,6 @@ struct writer {
 
 static int writer_open(struct writer *w, enum sb_kind k, size_t n)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	const struct inner_def *d = &inner_defs[k];
 	size_t buf = n < CHUNK ? (n ? n : 1) : CHUNK;  /* a small policy: small buffers */
 
@@ -192,9 +192,10 @@ static int writer_open(struct writer *w, enum sb_kind k, size_t n)
 	w->vals = malloc(buf * d->value_size);
 	if (!w->keys || !w->vals)
 		return -ENOMEM;
-	w->fd = bpf_map_create(d->type, d->name, d->key_size, d->value_size,
-			       (__u32)inner_size(k, n), &opts);
-	return w->fd < 0 ? -errno : 0;
+	/* not libbpf's bpf_map_create: no probe programs per run (bpfutil.h) */
+	w->fd = bpfutil__map_create(d->type, d->name, d->key_size, d->value_size,
+				    (__u32)inner_size(k, n), BPF_F_NO_PREALLOC);
+	return w->fd < 0 ? w->fd : 0;
 }
 
 static int writer_flush(struct writer *w, enum sb_kind k)
