@@ -51,57 +51,86 @@ static bool type_in(const char *type, const char *fstypes)
 	}
 }
 
-int mounts__list(const char *fstype, char ***ret_paths)
+/* One mount point more at the end of *v (n so far, cap slots). */
+static int push(char ***v, size_t *n, size_t *cap, const char *mnt)
 {
-	char **v = NULL, *line = NULL;
-	size_t n = 0, cap = 0, lcap = 0;
+	if (*n + 2 > *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		void *p = realloc(*v, c * sizeof(**v));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[*n] = strdup(mnt);
+	if (!(*v)[*n])
+		return -ENOMEM;
+	(*v)[++*n] = NULL;
+	return 0;
+}
+
+/* NULL-terminated, and allocated even when empty. */
+static int finish(char ***v, size_t n, int err)
+{
+	if (!err && !*v) {
+		*v = calloc(1, sizeof(**v));
+		if (!*v)
+			err = -ENOMEM;
+	}
+	if (err && *v) {
+		(*v)[n] = NULL;
+		mounts__free(*v);
+		*v = NULL;
+	}
+	return err;
+}
+
+int mounts__list2(const char *types_a, char ***ret_a, const char *types_b, char ***ret_b)
+{
+	char **v[2] = { NULL, NULL }, *line = NULL;
+	size_t n[2] = { 0, 0 }, cap[2] = { 0, 0 }, lcap = 0;
+	const char *types[2] = { types_a, types_b };
 	FILE *f;
-	int err = 0;
+	int err = 0, i;
 
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
-	while (getline(&line, &lcap, f) > 0) {
+	/* one read(): /proc says 1 KiB blocks, and each further read walks
+	 * the mount list from its start again */
+	setvbuf(f, NULL, _IOFBF, 64 << 10);
+	while (!err && getline(&line, &lcap, f) > 0) {
 		char mnt[4096], type[256], *sep;
 
 		/* id parent maj:min root MOUNTPOINT opts [tags...] - TYPE src sopts */
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
 			continue;
 		sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%255s", type) != 1 || !type_in(type, fstype))
+		if (!sep || sscanf(sep + 3, "%255s", type) != 1)
 			continue;
 		unescape(mnt);
-		if (n + 2 > cap) {
-			size_t c = cap ? cap * 2 : 8;
-			void *p = realloc(v, c * sizeof(*v));
-
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			v = p;
-			cap = c;
-		}
-		v[n] = strdup(mnt);
-		if (!v[n]) {
-			err = -ENOMEM;
-			break;
-		}
-		v[++n] = NULL;
+		for (i = 0; i < 2 && !err; i++)
+			if (types[i] && type_in(type, types[i]))
+				err = push(&v[i], &n[i], &cap[i], mnt);
 	}
 	free(line);
 	fclose(f);
-	if (!err && !v) {
-		v = calloc(1, sizeof(*v));
-		if (!v)
-			err = -ENOMEM;
-	}
+	for (i = 0; i < 2; i++)
+		if (types[i])
+			err = finish(&v[i], n[i], err);
 	if (err) {
-		if (v)
-			v[n] = NULL;
-		mounts__free(v);
+		mounts__free(v[0]);
+		mounts__free(v[1]);
 		return err;
 	}
-	*ret_paths = v;
+	*ret_a = v[0];
+	if (types_b)
+		*ret_b = v[1];
 	return 0;
+}
+
+int mounts__list(const char *fstype, char ***ret_paths)
+{
+	return mounts__list2(fstype, ret_paths, NULL, NULL);
 }

@@ -1084,9 +1084,7 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
 	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
 	 * mqueue mounts too: each names the host's IPC namespace's queues. */
-	err = mounts__list("cgroup2", &r->ro_mounts);
-	if (!err)
-		err = mounts__list("bpf,mqueue", &r->bpf_mounts);
+	err = mounts__list2("cgroup2", &r->ro_mounts, "bpf,mqueue", &r->bpf_mounts);
 	if (err) {
 		rf_error_set(&e->e, err, "refused", "reading the mount table: %s", strerror(-err));
 	} else if ((err = start_child(r))) {
