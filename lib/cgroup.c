@@ -241,6 +241,36 @@ int cgroup__create_at(const char *dir, const char *name, struct rf_cgroup *ret_c
 	return r;
 }
 
+int cgroup__create_under(int parent_fd, const char *dir, const char *name,
+			 struct rf_cgroup *ret_cg)
+{
+	if (!ret_cg)
+		return -EINVAL;
+	memset(ret_cg, 0, sizeof(*ret_cg));
+	ret_cg->dir_fd = -1;
+	if (parent_fd < 0 || !dir || dir[0] != '/' || !name_ok(name))
+		return -EINVAL;
+	return create_in(parent_fd, dir, name, ret_cg);
+}
+
+int cgroup__remove_unused(int parent_fd, struct rf_cgroup *cg)
+{
+	const char *slash;
+
+	if (!cg || !cg->path[0])
+		return 0;
+	slash = strrchr(cg->path, '/');
+	/* EBUSY: something went in after all; the whole destroy then */
+	if (!slash || unlinkat(parent_fd, slash + 1, AT_REMOVEDIR) < 0)
+		return cgroup__destroy(cg);
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
+	cg->dir_fd = -1;
+	cg->path[0] = '\0';
+	cg->id = 0;
+	return 0;
+}
+
 /* Lines in an open cgroup.procs (one pid each). */
 static int count_lines_fd(int fd)
 {

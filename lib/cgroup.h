@@ -25,6 +25,14 @@ struct rf_cgroup {
 	char path[4096];     /* PARENT/NAME (PARENT: MOUNT/ringfence or a delegated one) */
 };
 
+/* Create DIR/NAME through DIR's open parent_fd (must not exist: -EEXIST). */
+int cgroup__create_under(int parent_fd, const char *dir, const char *name,
+			 struct rf_cgroup *ret_cg);
+/* Remove a cgroup this process made under parent_fd and no process ever
+ * entered (a probe's): one rmdir, not cgroup__destroy's kill, wait and
+ * walk, which it falls back to when the rmdir is refused. */
+int cgroup__remove_unused(int parent_fd, struct rf_cgroup *cg);
+
 /* Create MOUNT/ringfence/NAME (must not exist: -EEXIST). */
 int cgroup__create(const char *mount, const char *name, struct rf_cgroup *ret_cg);
 

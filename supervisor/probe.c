@@ -5,6 +5,7 @@
  * distributions backport and disable features at will.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -302,18 +303,22 @@ static double now_ms(void)
  * another start time), the random part keeps a dead process's leftover
  * from ever being taken for ours. mkdir is the O_EXCL: EEXIST, next name.
  */
-static int create_scratch(const char *mount, char *name, size_t len, struct rf_cgroup *cg)
+static int create_scratch(int parent_fd, const char *mount, char *name, size_t len,
+			  struct rf_cgroup *cg)
 {
 	uint64_t start = registry__proc_start(getpid());
+	char dir[PATH_MAX];
 	uint32_t r;
 	int i, err = -EEXIST;
+
+	snprintf(dir, sizeof(dir), "%s/%s", mount, RF_CGROUP_PARENT);
 
 	for (i = 0; i < SCRATCH_TRIES && err == -EEXIST; i++) {
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 			return -errno;
 		snprintf(name, len, SCRATCH_PREFIX "%d-%llu-%08x", (int)getpid(),
 			 (unsigned long long)start, r);
-		err = cgroup__create(mount, name, cg);
+		err = cgroup__create_under(parent_fd, dir, name, cg);
 	}
 	return err;
 }
@@ -398,7 +403,7 @@ static void probe_all_but_audit(struct rf_caps *caps, unsigned int flags)
 		set_fail(&caps->cgroup_v2, parent_fd, "%s: %s", "create the ringfence parent cgroup");
 		goto no_cgroup;
 	}
-	err = create_scratch(caps->cgroup_mount, name, sizeof(name), &cg);
+	err = create_scratch(parent_fd, caps->cgroup_mount, name, sizeof(name), &cg);
 	if (err) {
 		/* mkdir's EAGAIN is the kernel's cgroup.max.descendants/max.depth */
 		set_fail(&caps->cgroup_v2, err, "%s: %s",
@@ -420,14 +425,14 @@ static void probe_all_but_audit(struct rf_caps *caps, unsigned int flags)
 	if (!(flags & RF_PROBE_FRESH) &&
 	    !enforcer__probe_pinned(parent_fd, &caps->sock_addr, &caps->unix_sock_addr)) {
 		caps->sock_addr.ms = now_ms() - t;
-		cgroup__destroy(&cg);
+		cgroup__remove_unused(parent_fd, &cg);
 		close(parent_fd);
 		return;
 	}
 	enforcer__probe(cg.dir_fd, &caps->sock_addr, &caps->unix_sock_addr);
 	caps->sock_addr.ms = now_ms() - t;
 	t = now_ms();
-	cgroup__destroy(&cg);
+	cgroup__remove_unused(parent_fd, &cg);
 	caps->cgroup_v2.ms += now_ms() - t;
 	close(parent_fd);
 	return;
