@@ -632,6 +632,45 @@ static void test_destroy_kills(void **state)
 	assert_true(cgroup__count_procs(&c->cg) < 0);
 }
 
+/* cgroup__remove_unused: a cgroup made under an open parent and never
+ * entered goes with one rmdir; one a process went into after all falls
+ * back to the whole destroy (the process killed, the directory gone). */
+static void test_remove_unused(void **state)
+{
+	struct ctx *c = *state;
+	char *const argv[] = { "/bin/sleep", "100", NULL };
+	char name[64], path[sizeof(c->cg.path)];
+	struct launch_opts o = { .argv = argv, .uid = NOBODY, .gid = NOBODY };
+	struct launch_result res;
+	struct rf_cgroup cg;
+	siginfo_t si;
+	int pfd;
+
+	pfd = open(c->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(pfd >= 0);
+	snprintf(name, sizeof(name), "unused-%d", (int)getpid());
+	assert_int_equal(cgroup__create_under(pfd, c->cg.path, name, &cg), 0);
+	assert_true(cg.dir_fd >= 0);
+	strcpy(path, cg.path);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(cgroup__remove_unused(pfd, &cg), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(cg.dir_fd, -1);
+	assert_int_equal(cgroup__remove_unused(pfd, &cg), 0);   /* done: nothing */
+	assert_int_equal(cgroup__create_under(pfd, "relative", name, &cg), -EINVAL);
+
+	assert_int_equal(cgroup__create_under(pfd, c->cg.path, name, &cg), 0);
+	o.cgroup_fd = cg.dir_fd;
+	assert_int_equal(launch__start(&o, &res), 0);
+	assert_int_equal(res.failed_stage, LAUNCH_STAGE_NONE);
+	assert_int_equal(cgroup__remove_unused(pfd, &cg), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(waitid(P_PIDFD, (id_t)res.pidfd, &si, WEXITED), 0);
+	assert_int_equal(si.si_code, CLD_KILLED);
+	close(res.pidfd);
+	close(pfd);
+}
+
 /* Nested cgroups below a sandbox (a uid-0 sandbox could make them) are
  * killed and removed too. */
 static void test_destroy_nested(void **state)
@@ -730,6 +769,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cgroup_basics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_unused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inspect_nobody, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inspect_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_groups, setup, teardown),
