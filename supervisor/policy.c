@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <nettle/sha2.h>
@@ -333,6 +334,58 @@ int policy__load_file(const char *file, struct rf_policy **ret_policy,
 	return policy__load_file_all(file, ret_policy, err, NULL);
 }
 
+/*
+ * All of fd, up to one byte past the size cap (which tells "too large"
+ * from "exactly the limit"), in a buffer the size of the file when it is
+ * a regular one, grown as it fills otherwise (a pipe, /dev/stdin): not a
+ * 32 MiB mapping per run.
+ */
+static int pol_read_all(int fd, char **ret_buf, size_t *ret_len)
+{
+	const size_t max = (size_t)POL_MAX_BYTES + 1;
+	size_t cap = 64 << 10, len = 0;
+	struct stat st;
+	char *buf;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap && cap < max) {
+			size_t c = cap * 2 < max ? cap * 2 : max;
+			char *b = realloc(buf, c);
+
+			if (!b) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = b;
+			cap = c;
+		}
+		if (len == cap)
+			break;
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*ret_buf = buf;
+	*ret_len = len;
+	return 0;
+}
+
 int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 			  struct rf_error *err, struct rf_policy_errors *ret_all)
 {
@@ -354,25 +407,13 @@ int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 		r = -errno;
 		goto io_error;
 	}
-	/* One byte past the limit tells "too large" from "exactly the limit". */
-	buf = malloc(POL_MAX_BYTES + 1);
-	if (!buf) {
+	r = pol_read_all(fd, &buf, &len);
+	if (r == -ENOMEM) {
 		r = policy_json__nomem(err);
 		goto cleanup;
 	}
-	while (len < POL_MAX_BYTES + 1) {
-		ssize_t n = read(fd, buf + len, POL_MAX_BYTES + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			goto io_error;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	if (r < 0)
+		goto io_error;
 	if (len > POL_MAX_BYTES) {
 		snprintf(err->where, sizeof(err->where), "%s", file);
 		snprintf(err->why, sizeof(err->why),

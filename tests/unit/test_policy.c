@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -868,6 +869,61 @@ static void test_file_over_1mib_is_efbig(void **state)
 	unlink(tmpl);
 }
 
+/* A policy that is no regular file (a pipe: /dev/fd/N, as from a shell's
+ * <(...)) is read whole into a buffer that grows: one of 200 KiB (past the
+ * first 64 KiB) loads; one past the cap is still refused (-EFBIG). */
+static int pipe_policy(size_t pad, struct rf_policy **p, struct rf_error *err)
+{
+	const char *doc = "{\"version\":1,\"id\":\"piped\",\"files\":\"unrestricted\"}";
+	char path[64];
+	int fds[2], r, status;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static char spaces[1 << 16];
+		size_t left = pad;
+
+		close(fds[0]);
+		memset(spaces, ' ', sizeof(spaces));
+		while (left > 0) {
+			size_t n = left < sizeof(spaces) ? left : sizeof(spaces);
+			ssize_t w = write(fds[1], spaces, n);
+
+			if (w <= 0)
+				_exit(0);   /* the reader stopped at the cap */
+			left -= (size_t)w;
+		}
+		if (write(fds[1], doc, strlen(doc)) < 0)
+			_exit(0);
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+	r = policy__load_file(path, p, err);
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return r;
+}
+
+static void test_policy_from_a_pipe(void **state)
+{
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+
+	(void)state;
+	assert_int_equal(pipe_policy(200 << 10, &p, &err), 0);
+	assert_non_null(p);
+	assert_string_equal(p->id, "piped");
+	policy__free(p);
+	p = NULL;
+	assert_int_equal(pipe_policy((size_t)RF_POLICY_MAX_BYTES + 1, &p, &err), -EFBIG);
+	assert_null(p);
+	assert_non_null(strstr(err.why, "larger than 32 MiB"));
+}
+
 /* A raw NUL byte anywhere in the file is refused with its position, even
  * where jansson would stop a token at it (after a number, true or false). */
 static void assert_file_refuses_nul(const char *data, size_t len, const char *at)
@@ -1028,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_file_directory_is_eisdir),
 		cmocka_unit_test(test_file_valid_and_invalid_contents),
 		cmocka_unit_test(test_file_over_1mib_is_efbig),
+		cmocka_unit_test(test_policy_from_a_pipe),
 		cmocka_unit_test(test_file_nul_after_number_is_refused),
 		cmocka_unit_test(test_file_nul_after_true_or_false_is_refused),
 		cmocka_unit_test(test_file_nul_in_string_or_at_end_is_refused),
