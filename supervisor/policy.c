@@ -212,19 +212,27 @@ static int pol_refuse_nul(const char *buf, size_t len, struct rf_error *err)
 static int pol_parse_document(json_t *root, struct rf_policy *p, struct rf_error *err,
 			      struct rf_policy_errors *all)
 {
-	struct pol_errors *pe = calloc(1, sizeof(*pe));
+	/* 20 KiB of room for errors a valid policy never writes: only what
+	 * is read is set (the entries up to all.n), no page zeroed for it */
+	struct pol_errors *pe = malloc(sizeof(*pe));
 	int r;
 
 	if (!pe)
 		return policy_json__nomem(err);
+	memset(&pe->cur, 0, sizeof(pe->cur));
+	pe->all.n = 0;
+	pe->all.truncated = pe->full = false;
 	r = policy_json__collect(&pe->cur, policy_vars__apply(root, p, &pe->cur));
 	if (r == 0)
 		r = policy_json__collect(&pe->cur, pol_parse_root(root, p, &pe->cur));
 	if (r == 0)
 		r = policy_json__collected(&pe->cur);
 	*err = pe->cur;
-	if (all)
-		*all = pe->all;
+	if (all) {
+		all->n = pe->all.n;
+		all->truncated = pe->all.truncated;
+		memcpy(all->v, pe->all.v, pe->all.n * sizeof(pe->all.v[0]));
+	}
 	free(pe);
 	return r;
 }
@@ -396,8 +404,10 @@ int policy__load_file_all(const char *file, struct rf_policy **ret_policy,
 
 	if (!err)
 		err = &dummy;
-	if (ret_all)
-		memset(ret_all, 0, sizeof(*ret_all));
+	if (ret_all) {
+		ret_all->n = 0;         /* v[] is read up to n */
+		ret_all->truncated = false;
+	}
 	r = pol_load_begin(err, ret_policy, file, "no policy file");
 	if (r < 0)
 		return r;

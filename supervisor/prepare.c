@@ -33,7 +33,7 @@ static void print_policy_errors(const char *path, const struct rf_policy_errors 
 
 int prepare__load_policy(const char *path, struct rf_policy **ret, struct rf_error *e)
 {
-	struct rf_policy_errors *all = calloc(1, sizeof(*all));
+	struct rf_policy_errors *all = malloc(sizeof(*all));   /* set by the load */
 	char outer[sizeof(e->where)];
 	int err;
 
