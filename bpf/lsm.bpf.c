@@ -500,16 +500,30 @@ int BPF_PROG(rf_mmap_file, struct file *file, unsigned long reqprot, unsigned lo
 	return judge_file(sb, cgid, file, RF_ACC_EXEC, RF_CLASS_EXEC, RF_OP_MMAP_EXEC);
 }
 
+/* A hook judging an open file where bpf_d_path may not be called: its
+ * path by the walk, for the tasks of a sandbox that judges want. */
+static __always_inline int judge_walked(struct file *file, __u32 want, __u32 need,
+					__u32 class, __u32 op)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	__u32 reason;
+	__u64 cgid;
+	int v;
+
+	s = hook_scratch(want, class, &sb, &cgid, &v);
+	if (!s)
+		return v;
+	reason = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry),
+			   true);
+	return verdict(judge(sb, cgid, s, reason, need, class, op));
+}
+
 SEC("lsm/file_mprotect")
 int BPF_PROG(rf_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
 	     unsigned long prot, int ret)
 {
-	struct rf_lsm_scratch *s;
-	struct rf_sandbox *sb;
 	struct file *file;
-	__u64 cgid;
-	__u32 reason;
-	int v;
 
 	if (ret)
 		return ret;
@@ -518,13 +532,7 @@ int BPF_PROG(rf_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot
 	file = BPF_CORE_READ(vma, vm_file);
 	if (!file)
 		return 0;
-	s = hook_scratch(RF_SB_LSM_EXEC, RF_CLASS_EXEC, &sb, &cgid, &v);
-	if (!s)
-		return v;
-	reason = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry),
-			   true);
-	return verdict(judge(sb, cgid, s, reason, RF_ACC_EXEC, RF_CLASS_EXEC,
-			     RF_OP_MPROTECT_EXEC));
+	return judge_walked(file, RF_SB_LSM_EXEC, RF_ACC_EXEC, RF_CLASS_EXEC, RF_OP_MPROTECT_EXEC);
 }
 
 /*
@@ -871,21 +879,9 @@ static __always_inline bool inode_ioctl(unsigned int cmd)
 SEC("lsm/file_ioctl")
 int BPF_PROG(rf_file_ioctl, struct file *file, unsigned int cmd, unsigned long arg, int ret)
 {
-	struct rf_lsm_scratch *s;
-	struct rf_sandbox *sb;
-	__u32 reason;
-	__u64 cgid;
-	int hv;
-
 	if (ret || !inode_ioctl(cmd))
 		return ret;
-	s = hook_scratch(RF_SB_LSM_FILES, RF_CLASS_FILE, &sb, &cgid, &hv);
-	if (!s)
-		return hv;
-	reason = walk_path(s, BPF_CORE_READ(file, f_path.mnt), BPF_CORE_READ(file, f_path.dentry),
-			   true);
-	return verdict(judge(sb, cgid, s, reason, RF_ACC_WRITE, RF_CLASS_FILE,
-			     RF_OP_INODE_IOCTL));
+	return judge_walked(file, RF_SB_LSM_FILES, RF_ACC_WRITE, RF_CLASS_FILE, RF_OP_INODE_IOCTL);
 }
 
 /* ---- end of metadata writes ---- */
