@@ -250,7 +250,7 @@ EOF
 title "Fail closed"
 # memory_mb and pids need those cgroup v2 controllers in the cgroup2
 # hierarchy; a hybrid host's cgroup2 mount often has neither.
-CG2=$(findmnt -n -o TARGET -t cgroup2 | head -n1)
+CG2=$(findmnt -n -o TARGET -t cgroup2 | sed -n 1p)
 HAVE_CTRL=0
 grep -qw memory "$CG2/cgroup.controllers" 2> /dev/null &&
 	grep -qw pids "$CG2/cgroup.controllers" 2> /dev/null && HAVE_CTRL=1

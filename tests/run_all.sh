@@ -14,9 +14,9 @@ passed=0 failed=0 broken=()
 progs() { local t; for t in "$@"; do [ -f "$t" ] && [ -x "$t" ] && [ "${t%.d}" = "$t" ] && echo "$t"; done; }
 
 run() { # label command...
-	local log rc p f
+	local log rc p f label=$1
 	log=$(mktemp)
-	echo "== $1"
+	echo "== $label"
 	shift
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
@@ -25,7 +25,7 @@ run() { # label command...
 	p=$((p + $(grep -c '^ok - ' "$log"))) f=$((f + $(grep -c '^not ok - ' "$log")))
 	rm -f "$log"
 	passed=$((passed + p)) failed=$((failed + f))
-	if [ "$rc" != 0 ] || [ $((p + f)) = 0 ]; then broken+=("$1 (exit $rc)"); fi
+	if [ "$rc" != 0 ] || [ $((p + f)) = 0 ]; then broken+=("$label (exit $rc)"); fi
 }
 
 [ "$(id -u)" = 0 ] || echo "note: not root: host tests will be skipped with a reason"

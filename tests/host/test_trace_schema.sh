@@ -646,7 +646,7 @@ run burst 0 enforce "$NET" burst 300 127.0.0.1 1
 run monitor 0 monitor /bin/sh -c 'exit 0'
 run wall 137 wall /bin/sh -c 'sleep 30 & sleep 30'
 run output 137 output yes
-if grep -qw memory "$(findmnt -n -o TARGET -t cgroup2 | head -1)/cgroup.controllers" 2> /dev/null; then
+if grep -qw memory "$(findmnt -n -o TARGET -t cgroup2 | sed -n 1p)/cgroup.controllers" 2> /dev/null; then
 	echo "# skipped: memory_mb refusal run (this host's cgroup2 has the memory controller)"
 else
 	run cgmem 126 cgmem /bin/true

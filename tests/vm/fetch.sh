@@ -29,7 +29,7 @@ APT=()
 case $VM_KERNEL in
 	'' | 6.1) VM_KERNEL= ;;
 	7.3)
-		mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2> /dev/null | head -n1)
+		mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2> /dev/null | sed -n 1p)
 		mirror=${mirror:-http://deb.debian.org/debian}
 		mkdir -p "$CACHE/apt/lists/partial"
 		echo "deb [trusted=yes] $mirror trixie-backports main" > "$CACHE/apt/sources.list"
@@ -66,11 +66,11 @@ cache_complete() { # PKG VERSION
 resolve() { # prints "PACKAGE VERSION", or nothing
 	local pkg ver
 	pkg=$(apt-cache "${APT[@]}" depends "$META" 2> /dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-cloud-amd64\)$/\1/p' | head -n1)
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-cloud-amd64\)$/\1/p' | sed -n 1p)
 	[ -n "$pkg" ] || return 0
 	# 7.3's linux-image-* is a meta package too: the kernel is linux-binary-*.
 	[ -z "$VM_KERNEL" ] || pkg=linux-binary-${pkg#linux-image-}
-	ver=$(apt-cache "${APT[@]}" policy "$pkg" 2> /dev/null | sed -n 's/^ *Candidate: //p' | head -n1)
+	ver=$(apt-cache "${APT[@]}" policy "$pkg" 2> /dev/null | sed -n 's/^ *Candidate: //p' | sed -n 1p)
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || return 0
 	echo "$pkg $ver"
 }
@@ -117,12 +117,12 @@ if ! (cd "$WORK" && apt-get "${APT[@]}" download -q=2 "$PKG=$VER"); then
 	fi
 	die "apt-get download $PKG=$VER failed"
 fi
-deb=$(ls "$WORK"/*.deb 2> /dev/null | head -n1)
+deb=$(ls "$WORK"/*.deb 2> /dev/null | sed -n 1p)
 [ -n "$deb" ] || die "apt-get download left no .deb"
 dpkg-deb -x "$deb" "$WORK/root" || die "dpkg-deb -x $deb failed"
 
 if [ -n "$VM_KERNEL" ]; then
-	vmlinuz=$(ls "$WORK"/root/usr/lib/modules/*/vmlinuz 2> /dev/null | head -n1)
+	vmlinuz=$(ls "$WORK"/root/usr/lib/modules/*/vmlinuz 2> /dev/null | sed -n 1p)
 	[ -n "$vmlinuz" ] || die "$PKG has no usr/lib/modules/*/vmlinuz"
 	KVER=$(basename "$(dirname "$vmlinuz")")
 	rm -f "$STAMP"
@@ -132,7 +132,7 @@ if [ -n "$VM_KERNEL" ]; then
 	cat "$STAMP"
 	exit 0
 fi
-vmlinuz=$(ls "$WORK"/root/boot/vmlinuz-* 2> /dev/null | head -n1)
+vmlinuz=$(ls "$WORK"/root/boot/vmlinuz-* 2> /dev/null | sed -n 1p)
 [ -n "$vmlinuz" ] || die "$PKG has no boot/vmlinuz-*"
 KVER=${vmlinuz##*/vmlinuz-}
 moddir=$WORK/root/lib/modules/$KVER

@@ -36,6 +36,8 @@
 #               copied next to tests/vm/guest/ in the guest (the benchmark,
 #               tests/bench/vm-lsm.sh, runs this way)
 set -euo pipefail
+# set -e ends the script at a failed command without a word: say which
+trap 'echo "vm: $0: line $LINENO: a command failed (exit $?)" >&2' ERR
 
 usage() { echo "usage: $0 BUILD_DIR [SUITE...]   (e.g. tests/vm/run.sh build smoke)" >&2; exit 2; }
 die() { echo "vm: $*" >&2; exit 1; }
@@ -80,7 +82,7 @@ ls "$BUILD"/tests/tools/* > /dev/null 2>&1 ||
 # ---- suites ----
 # A suite names the kernels it is for in a "# vm-kernels: 7.3" line
 # (none: the default kernel only); with no SUITE named, those of VM_KERNEL.
-suite_kernels() { sed -n 's/^# vm-kernels: *//p' "$1" | head -n1; }
+suite_kernels() { sed -n 's/^# vm-kernels: *//p' "$1" | sed -n 1p; }
 SUITES=()
 if [ $# -eq 0 ]; then
 	for f in "$VM_SUITE_DIR"/*.sh; do
@@ -152,7 +154,10 @@ copy_bin "$BUILD/ringfence" /rf/ringfence
 # What ringfence loads with dlopen when a run needs it (supervisor/lazylib.h):
 # not in its ldd output, so by soname, with the libraries each links.
 for so in $(sed -n 's/^#define RF_LAZY_[A-Z]*_SONAME "\(.*\)"$/\1/p' "$ROOT"/supervisor/lazy_*.h); do
-	p=$(ldconfig -p | awk -v s="$so" '$1 == s && /x86-64/ { print $NF; exit }')
+	# awk reads to the end: one that exits at the match lets ldconfig die of
+	# SIGPIPE now and then, and pipefail with set -e then ends this script
+	# without a word (seen: a 7.3 run that printed nothing)
+	p=$(ldconfig -p | awk -v s="$so" '$1 == s && /x86-64/ && !p { p = $NF } END { print p }')
 	[ -n "$p" ] && copy_bin "$p" "$p"
 done
 [ -x "$BUILD/ringfence-monitor" ] && copy_bin "$BUILD/ringfence-monitor" /rf/ringfence-monitor
