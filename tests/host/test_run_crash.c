@@ -462,6 +462,33 @@ static void gc_removes_dead_probe_scratch_cgroups(void **state)
 	assert_int_equal(rmdir(mine), 0);
 }
 
+/* A registry writer killed between its temp file and the exchange leaves
+ * NAME.json.tmp: `ringfence gc` removes it, and so does a run's start
+ * (which reads the directory again only when its listing met one). */
+static void gc_removes_stale_registry_temp_files(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	char tmp[700], *out = NULL;
+	int fd;
+
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "%s/crash-stale-0badf00d.json.tmp", RF_REGISTRY_DIR);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(run_gc(false, &out), 0);
+	if (!strstr(out, "crash-stale-0badf00d.json.tmp"))
+		fail_msg("gc output:\n%s", out);
+	free(out);
+	assert_false(exists(tmp));
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(h_run(CRASH_POLICY, NULL, argv, NULL, NULL), 0);
+	assert_false(exists(tmp));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +497,7 @@ int main(void)
 		cmocka_unit_test_teardown(keep_running_outlives_the_supervisor, teardown_test),
 		cmocka_unit_test_teardown(gc_removes_what_a_dead_supervisor_and_reaper_left, teardown_test),
 		cmocka_unit_test_teardown(gc_removes_dead_probe_scratch_cgroups, teardown_test),
+		cmocka_unit_test_teardown(gc_removes_stale_registry_temp_files, teardown_test),
 	};
 
 	if (harness_require_root())
