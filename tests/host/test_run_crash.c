@@ -489,6 +489,21 @@ static void gc_removes_stale_registry_temp_files(void **state)
 	assert_false(exists(tmp));
 }
 
+/* A sandbox cgroup no registry file names (its supervisor and reaper died
+ * between the mkdir and the file): a run's start sees the kernel count one
+ * cgroup more than there are files, lists them and removes it. */
+static void start_removes_a_cgroup_no_file_names(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	char orphan[700];
+
+	(void)state;
+	snprintf(orphan, sizeof(orphan), "%s/crash-orphan-0badf00d", h_cg_parent());
+	assert_int_equal(mkdir(orphan, 0755), 0);
+	assert_int_equal(h_run(CRASH_POLICY, NULL, argv, NULL, NULL), 0);
+	assert_false(exists(orphan));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +513,7 @@ int main(void)
 		cmocka_unit_test_teardown(gc_removes_what_a_dead_supervisor_and_reaper_left, teardown_test),
 		cmocka_unit_test_teardown(gc_removes_dead_probe_scratch_cgroups, teardown_test),
 		cmocka_unit_test_teardown(gc_removes_stale_registry_temp_files, teardown_test),
+		cmocka_unit_test_teardown(start_removes_a_cgroup_no_file_names, teardown_test),
 	};
 
 	if (harness_require_root())
