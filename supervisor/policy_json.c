@@ -95,9 +95,19 @@ void policy_json__quote(char *buf, size_t len, const char *s)
 	buf[o] = '\0';
 }
 
+/* where.key for a key of plain characters; where["key"] quoted (no
+ * control character, no newline, reaches a message) for any other. */
 void policy_json__where_key(char *buf, const char *where, const char *key)
 {
-	snprintf(buf, POL_WHERE_MAX, "%s.%s", where, key);
+	char q[POL_QUOTE_MAX + 8];
+
+	if (key[0] && strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_$-") == strlen(key)) {
+		snprintf(buf, POL_WHERE_MAX, "%s.%s", where, key);
+		return;
+	}
+	policy_json__quote(q, sizeof(q), key);
+	snprintf(buf, POL_WHERE_MAX, "%s[%s]", where, q);
 }
 
 void policy_json__where_idx(char *buf, const char *where, size_t i)
@@ -142,11 +152,7 @@ int policy_json__check_keys(json_t *obj, const char *where,
 
 			/* The member's own path, so each unknown key is reported. */
 			policy_json__quote(q, sizeof(q), key);
-			if (strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_$-") == strlen(key))
-				policy_json__where_key(w, where, key);
-			else
-				snprintf(w, sizeof(w), "%s[%s]", where, q);
+			policy_json__where_key(w, where, key);
 			r = policy_json__collect(err, policy_json__fail(err, w,
 									"unknown key %s", q));
 			if (r < 0)

@@ -208,6 +208,10 @@ static const struct invalid_case invalid_cases[] = {
 	  "variable name must be at most 255 bytes" },
 	{ "env_set_array", HDR "'env':{'set':[]}}", "$.env.set", "expected an object" },
 	{ "env_set_bad_name", HDR "'env':{'set':{'A-B':'x'}}}", "$.env.set.A-B", "invalid variable name \"A-B\"" },
+	/* a key with a newline, refused for its value: the path quotes it (one
+	 * line; found by fuzz_policy) */
+	{ "env_set_key_quoted_in_path", HDR "'env':{'set':{'A\\nB':'${HOME'}}}",
+	  "$.env.set[\"A\\x0aB\"]", "unterminated" },
 	{ "env_set_value_number", HDR "'env':{'set':{'LANG':1}}}", "$.env.set.LANG", "expected a string" },
 	{ "env_set_value_nul", HDR "'env':{'set':{'LANG':'C\\u0000'}}}", "$.env.set.LANG",
 	  "string must not contain NUL bytes" },
