@@ -4,10 +4,16 @@
 #define RF_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Read path (relative to dfd, or AT_FDCWD) into buf, NUL-terminated: the
  * number of bytes read (at most len - 1) or -errno. */
 ssize_t fileio__read_small(int dfd, const char *path, char *buf, size_t len);
+
+/* "KEY N" in a flat-keyed kernel file (cgroup.stat, memory.events,
+ * cpu.stat): 0 and *ret = N, -ENOENT when no line names KEY, or the read's
+ * -errno. */
+int fileio__read_key(const char *path, const char *key, uint64_t *ret);
 
 #endif

@@ -42,17 +42,11 @@ uint32_t resources__probe(const char *cg)
 /* "KEY N" in a flat-keyed cgroup file (memory.events, cpu.stat): N, or 0. */
 static uint64_t read_key(const char *cg, const char *file, const char *key)
 {
-	char path[600], buf[4096], *p;
-	unsigned long long v;
-	size_t kl = strlen(key);
+	char path[600];
+	uint64_t v;
 
 	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	if (read_small(path, buf, sizeof(buf)))
-		return 0;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, kl) && p[kl] == ' ' && sscanf(p + kl + 1, "%llu", &v) == 1)
-			return v;
-	return 0;
+	return fileio__read_key(path, key, &v) ? 0 : v;
 }
 
 /* A cap file's number ("max": no cap, 0). */

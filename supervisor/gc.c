@@ -336,8 +336,8 @@ static void walk_noted_parents(struct gc *g)
  */
 static bool start_lists(const struct gc *g, const char *dir)
 {
-	char path[PATH_MAX], buf[512], *p;
-	unsigned long long n;
+	char path[PATH_MAX];
+	uint64_t n;
 	uint32_t r;
 
 	if (!(g->flags & RF_GC_SAMPLE))
@@ -347,12 +347,7 @@ static bool start_lists(const struct gc *g, const char *dir)
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r) || r % START_WALK_EVERY == 0)
 		return true;
 	snprintf(path, sizeof(path), "%s/cgroup.stat", dir);
-	if (fileio__read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
-		return true;
-	p = strstr(buf, "nr_descendants ");
-	if (!p || sscanf(p, "nr_descendants %llu", &n) != 1)
-		return true;
-	return n > g->n_names;
+	return fileio__read_key(path, "nr_descendants", &n) || n > g->n_names;
 }
 
 static void walk_cgroups(struct gc *g, const char *mount)

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <seccomp.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "error.h"
 #include "sysnames.h"
 #include "timefmt.h"
@@ -149,6 +151,30 @@ static void test_inotify_each_drains(void **state)
 	close(fd);
 }
 
+/* A flat-keyed kernel file: the key at a line's start, whole (cgroup.stat
+ * has nr_descendants and nr_dying_descendants). */
+static void test_fileio_read_key(void **state)
+{
+	char path[] = "/tmp/rf-key-XXXXXX";
+	const char *text = "nr_dying_descendants 2\nnr_descendants 5\nbad x\n";
+	uint64_t v = 0;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	assert_int_equal(fileio__read_key(path, "nr_descendants", &v), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(fileio__read_key(path, "nr_dying_descendants", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(fileio__read_key(path, "descendants", &v), -ENOENT);
+	assert_int_equal(fileio__read_key(path, "bad", &v), -ENOENT);
+	unlink(path);
+	assert_int_equal(fileio__read_key(path, "nr_descendants", &v), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_cleanup_take),
 		cmocka_unit_test(test_timefmt_rfc3339),
 		cmocka_unit_test(test_inotify_each_drains),
+		cmocka_unit_test(test_fileio_read_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
