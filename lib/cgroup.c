@@ -253,24 +253,6 @@ int cgroup__create_under(int parent_fd, const char *dir, const char *name,
 	return create_in(parent_fd, dir, name, ret_cg);
 }
 
-int cgroup__remove_unused(int parent_fd, struct rf_cgroup *cg)
-{
-	const char *slash;
-
-	if (!cg || !cg->path[0])
-		return 0;
-	slash = strrchr(cg->path, '/');
-	/* EBUSY: something went in after all; the whole destroy then */
-	if (!slash || unlinkat(parent_fd, slash + 1, AT_REMOVEDIR) < 0)
-		return cgroup__destroy(cg);
-	if (cg->dir_fd >= 0)
-		close(cg->dir_fd);
-	cg->dir_fd = -1;
-	cg->path[0] = '\0';
-	cg->id = 0;
-	return 0;
-}
-
 /* Lines in an open cgroup.procs (one pid each). */
 static int count_lines_fd(int fd)
 {

@@ -76,7 +76,7 @@ static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, siz
 	if (answer_filter(g, p, r, granted, dropped, &changed)) {
 		g->st.servfail++;
 		ldns_pkt_set_id(r, p->client_id);
-		dnsgate_wire__reply_rcode(g, &p->c, r, LDNS_RCODE_SERVFAIL);
+		dnsgate_send__rcode(g, &p->c, r, LDNS_RCODE_SERVFAIL);
 		json_decref(granted);
 		json_decref(dropped);
 		goto out;
@@ -92,12 +92,12 @@ static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, siz
 	dnsgate_trace__query(g, p, r, granted);
 	ldns_pkt_set_id(r, p->client_id);
 	if (changed) {
-		dnsgate_wire__reply(g, &p->c, r);
+		dnsgate_send__pkt(g, &p->c, r);
 	} else {
 		/* unchanged: the upstream's own bytes, with the client's id */
 		msg[0] = (uint8_t)(p->client_id >> 8);
 		msg[1] = (uint8_t)p->client_id;
-		dnsgate_serve__send(g, &p->c, msg, len);
+		dnsgate_send__msg(g, &p->c, msg, len);
 	}
 out:
 	ldns_pkt_free(r);

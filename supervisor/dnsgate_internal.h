@@ -5,7 +5,8 @@
  *   dnsgate_serve.c   the thread: one epoll loop, UDP and TCP clients, timer
  *   dnsgate_query.c   a client's query: checked, forwarded, retried, failed
  *   dnsgate_answer.c  an upstream's answer: filtered, granted, relayed
- *   dnsgate_wire.c    DNS messages through ldns: questions, replies, chains
+ *   dnsgate_send.c    replies on their way out (UDP, TCP with a length)
+ *   dnsgate_wire.c    DNS messages through ldns: questions, replies, chains (sends nothing)
  *   dnsgate_grants.c  the addresses an answer opens, and their expiry
  *   dnsgate_policy.c  what the policy says of a name or an address
  *   dnsgate_trace.c   dns.query / dns.deny lines, and the monitor's note
@@ -151,10 +152,9 @@ void dnsgate_trace__query(struct rf_dnsgate *g, const struct pending *p, const l
 /* The one question of a query: its name (lower case, no trailing dot)
  * and type. False for anything else (no question, several). */
 bool dnsgate_wire__question(const ldns_pkt *p, char *name, size_t len, uint16_t *ret_type);
-void dnsgate_wire__reply(struct rf_dnsgate *g, const struct client *c, const ldns_pkt *p);
-/* An answer of our own: the question echoed, rcode, nothing else. */
-void dnsgate_wire__reply_rcode(struct rf_dnsgate *g, const struct client *c, const ldns_pkt *q,
-			       uint8_t rcode);
+/* An answer of our own: the question echoed, rcode, nothing else (NULL:
+ * out of memory). */
+ldns_pkt *dnsgate_wire__rcode_pkt(const ldns_pkt *q, uint8_t rcode);
 /* The names the answer's CNAMEs lead to from the question's (in order;
  * DNSGATE_CHAIN_MAX at most, a loop ends it). Borrowed rdfs. */
 size_t dnsgate_wire__chain(const ldns_pkt *r, ldns_rdf **chain);
@@ -173,10 +173,19 @@ void dnsgate_query__expire(struct rf_dnsgate *g, uint64_t now);
 /* Read the upstream socket fd: each answer to a query in flight. */
 void dnsgate_answer__on_upstream(struct rf_dnsgate *g, int fd);
 
-/* dnsgate_serve.c */
+/* dnsgate_send.c */
 /* Send a reply to its client (UDP, or TCP with its length). */
-void dnsgate_serve__send(struct rf_dnsgate *g, const struct client *c, const uint8_t *msg,
-			 size_t len);
+void dnsgate_send__msg(struct rf_dnsgate *g, const struct client *c, const uint8_t *msg,
+		       size_t len);
+/* p encoded and sent to its client. */
+void dnsgate_send__pkt(struct rf_dnsgate *g, const struct client *c, const ldns_pkt *p);
+/* The question of q echoed with rcode and nothing else, sent to c. */
+void dnsgate_send__rcode(struct rf_dnsgate *g, const struct client *c, const ldns_pkt *q,
+			 uint8_t rcode);
+/* Close TCP client i (its generation moves on: replies in flight drop). */
+void dnsgate_send__conn_close(struct rf_dnsgate *g, size_t i);
+
+/* dnsgate_serve.c */
 /* Put the gate's open descriptors into its epoll set. */
 int dnsgate_serve__watch(struct rf_dnsgate *g);
 

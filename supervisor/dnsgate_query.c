@@ -72,7 +72,7 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 	if (len < 12 || ldns_wire2pkt(&q, msg, len) != LDNS_STATUS_OK)
 		return;  /* not DNS: no answer */
 	if (ldns_pkt_qr(q) || !dnsgate_wire__question(q, qname, sizeof(qname), &qtype)) {
-		dnsgate_wire__reply_rcode(g, c, q, LDNS_RCODE_FORMERR);
+		dnsgate_send__rcode(g, c, q, LDNS_RCODE_FORMERR);
 		goto out;
 	}
 	entry = dnsgate_policy__match_entry(pol, qname, 0);
@@ -80,7 +80,7 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 		g->st.denied++;
 		dnsgate_trace__deny(g, qname, qtype, RF_REASON_DNS_NAME, entry, NULL);
 		if (!g->o.audit) {
-			dnsgate_wire__reply_rcode(g, c, q, LDNS_RCODE_REFUSED);
+			dnsgate_send__rcode(g, c, q, LDNS_RCODE_REFUSED);
 			goto out;
 		}
 	}
@@ -90,7 +90,7 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 		g->st.servfail++;
 		if (p)
 			dnsgate_query__free(p);
-		dnsgate_wire__reply_rcode(g, c, q, LDNS_RCODE_SERVFAIL);
+		dnsgate_send__rcode(g, c, q, LDNS_RCODE_SERVFAIL);
 		goto out;
 	}
 	memcpy(p->query, msg, len);
@@ -127,7 +127,7 @@ void dnsgate_query__expire(struct rf_dnsgate *g, uint64_t now)
 		p->query[0] = (uint8_t)(p->client_id >> 8);
 		p->query[1] = (uint8_t)p->client_id;
 		if (ldns_wire2pkt(&q, p->query, p->query_len) == LDNS_STATUS_OK)
-			dnsgate_wire__reply_rcode(g, &p->c, q, LDNS_RCODE_SERVFAIL);
+			dnsgate_send__rcode(g, &p->c, q, LDNS_RCODE_SERVFAIL);
 		ldns_pkt_free(q);
 		dnsgate_query__free(p);
 	}

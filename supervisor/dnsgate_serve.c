@@ -49,41 +49,6 @@ int dnsgate_serve__watch(struct rf_dnsgate *g)
 	return err;
 }
 
-static void conn_close(struct rf_dnsgate *g, size_t i)
-{
-	struct conn *k = &g->conns[i];
-
-	if (k->fd >= 0) {
-		epoll_ctl(g->ep, EPOLL_CTL_DEL, k->fd, NULL);
-		close(k->fd);
-	}
-	k->fd = -1;
-	k->gen++;
-	k->have = 0;
-}
-
-void dnsgate_serve__send(struct rf_dnsgate *g, const struct client *c, const uint8_t *msg,
-			 size_t len)
-{
-	uint8_t hdr[2] = { (uint8_t)(len >> 8), (uint8_t)len };
-	struct iovec iov[2] = { { hdr, 2 }, { (void *)msg, len } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	struct conn *k;
-
-	if (c->udp_fd >= 0) {
-		sendto(c->udp_fd, msg, len, MSG_DONTWAIT, (const struct sockaddr *)&c->peer,
-		       c->peer_len);
-		return;
-	}
-	k = &g->conns[c->conn];
-	if (k->fd < 0 || k->gen != c->gen)
-		return;
-	/* Answers are small; a client that does not read them loses its
-	 * connection rather than stalling the gate. */
-	if (sendmsg(k->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)(len + 2))
-		conn_close(g, (size_t)c->conn);
-}
-
 static void on_udp(struct rf_dnsgate *g, int fd)
 {
 	struct client c = { .udp_fd = fd, .conn = -1 };
@@ -128,7 +93,7 @@ static void on_conn(struct rf_dnsgate *g, size_t i)
 	n = read(k->fd, k->buf + k->have, GATE_MSG_MAX + 2 - k->have);
 	if (n <= 0) {
 		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			conn_close(g, i);
+			dnsgate_send__conn_close(g, i);
 		return;
 	}
 	k->have += (size_t)n;

@@ -28,23 +28,12 @@ static void section_clear(ldns_pkt *p, ldns_pkt_section s)
 	}
 }
 
-void dnsgate_wire__reply(struct rf_dnsgate *g, const struct client *c, const ldns_pkt *p)
-{
-	uint8_t *wire = NULL;
-	size_t len = 0;
-
-	if (ldns_pkt2wire(&wire, p, &len) == LDNS_STATUS_OK)
-		dnsgate_serve__send(g, c, wire, len);
-	free(wire);
-}
-
-void dnsgate_wire__reply_rcode(struct rf_dnsgate *g, const struct client *c, const ldns_pkt *q,
-			       uint8_t rcode)
+ldns_pkt *dnsgate_wire__rcode_pkt(const ldns_pkt *q, uint8_t rcode)
 {
 	ldns_pkt *r = ldns_pkt_clone(q);
 
 	if (!r)
-		return;
+		return NULL;
 	ldns_pkt_set_qr(r, true);
 	ldns_pkt_set_aa(r, false);
 	ldns_pkt_set_ra(r, true);
@@ -52,8 +41,7 @@ void dnsgate_wire__reply_rcode(struct rf_dnsgate *g, const struct client *c, con
 	section_clear(r, LDNS_SECTION_ANSWER);
 	section_clear(r, LDNS_SECTION_AUTHORITY);
 	section_clear(r, LDNS_SECTION_ADDITIONAL);
-	dnsgate_wire__reply(g, c, r);
-	ldns_pkt_free(r);
+	return r;
 }
 
 bool dnsgate_wire__question(const ldns_pkt *p, char *name, size_t len, uint16_t *ret_type)

@@ -17,40 +17,6 @@
 
 #define POL_MAX_BYTES RF_POLICY_MAX_BYTES
 
-int policy__check_path(const char *path, struct rf_error *err)
-{
-	const char *p, *fmt = NULL;
-	size_t len;
-
-	if (!path || !*path)
-		fmt = "path must not be empty";
-	else if (path[0] != '/')
-		fmt = "path must be absolute";
-	else if ((len = strlen(path)) > RF_POLICY_PATH_MAX)
-		fmt = "path must be at most 255 bytes";
-	else if (strpbrk(path, "*?"))
-		fmt = "path must not contain wildcards ('*', '?')";
-	else if (strstr(path, "//"))
-		fmt = "path must not contain \"//\"";
-
-	/* Components between slashes: "." and ".." would let one entry
-	 * name a different file than it appears to. */
-	for (p = path; !fmt && p && *p; ) {
-		const char *end = strchr(p + 1, '/');
-		size_t n = end ? (size_t)(end - p - 1) : strlen(p + 1);
-
-		if (n == 1 && p[1] == '.')
-			fmt = "path must not contain \".\" components";
-		else if (n == 2 && p[1] == '.' && p[2] == '.')
-			fmt = "path must not contain \"..\" components";
-		p = end;
-	}
-	/* The caller knows the JSON path and puts it in err->where. */
-	if (fmt)
-		return rf_error_set(err, -EINVAL, NULL, "%s", fmt);
-	return 0;
-}
-
 static bool pol_is_id(const char *s)
 {
 	size_t i, len = strlen(s);
