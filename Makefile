@@ -26,7 +26,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-fun
 # What each binary links: librf.a needs libbpf, jansson and openssl only;
 # libseccomp and libcap are the supervisor's.
 LIB_LDLIBS := -lbpf -lelf -lz -ljansson -lnettle
-# libldns, libsystemd and libpsl are loaded when used (supervisor/lazylib.h).
+# libldns, libsystemd and libpsl are loaded when used (supervisor/util/lazylib.h).
 SUP_LDLIBS := $(LIB_LDLIBS) -lcap -lseccomp -lpthread
 # Linked into the ringfence binary statically (as libbpf's upstream
 # advises): the dynamic loader's work for them is paid by every run's
@@ -47,12 +47,14 @@ SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS  := $(wildcard lib/*.c)
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 LIBRF     := $(BUILD)/librf.a
-SUP_SRCS  := $(wildcard supervisor/*.c)
+# supervisor/: one folder a room (cli, policy, plan, rules, backends, run,
+# launch, cgroups, dnsgate, learn, observe, util); see ARCHITECTURE.md.
+SUP_SRCS  := $(wildcard supervisor/*/*.c)
 SUP_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(SUP_SRCS))
 MON_SRCS  := $(wildcard monitor/*.c)
 MON_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(MON_SRCS))
 # Everything but the two main()s: what the tests link against.
-ALL_OBJS  := $(LIB_OBJS) $(filter-out $(BUILD)/supervisor/main.o,$(SUP_OBJS)) \
+ALL_OBJS  := $(LIB_OBJS) $(filter-out $(BUILD)/supervisor/cli/main.o,$(SUP_OBJS)) \
              $(filter-out $(BUILD)/monitor/main.o,$(MON_OBJS))
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(ALL_OBJS))
 TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka -lcrypto
@@ -97,7 +99,7 @@ TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(V
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all build install uninstall deps test unit unit-san fuzz bpftest hosttest vmtest demo bench clean
+.PHONY: all build testbins install uninstall deps test unit unit-san fuzz bpftest hosttest vmtest demo bench clean
 .DEFAULT_GOAL := all
 
 all: build
@@ -310,6 +312,9 @@ vmtest: deps
 	@VM_KERNEL=7.3 VM_CACHE=$(BUILD)/vm73 tests/vm/run.sh $(BUILD) $(VM_SUITES)
 	@VM_KERNEL=7.3 VM_CACHE=$(BUILD)/vm73 VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf \
 		tests/vm/run.sh $(BUILD) $(or $(VM_SUITES),attack)
+
+# Every test program, built but not run.
+testbins: build $(TEST_BINS)
 
 test: deps
 	@$(MAKE) --no-print-directory build $(TEST_BINS)

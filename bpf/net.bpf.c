@@ -181,7 +181,7 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 
 
 /* ====================================================================
- * DNS gate steering (supervisor/dnsgate.c). A sandbox with an
+ * DNS gate steering (supervisor/dnsgate/dnsgate.c). A sandbox with an
  * rf_dns_gates entry has its DNS, UDP and TCP to port 53 at any address,
  * sent to its gate instead: connect4/6 and sendmsg4/6 rewrite the
  * destination (and the allowlist does not judge it), recvmsg4/6 give the

@@ -270,7 +270,7 @@ static __always_inline void absolute_path(struct rf_obs_task *t, __s32 dirfd)
 /*
  * Queue one candidate for the supervisor: a failed syscall, or (access)
  * a successful one of an audit sandbox. It judges them against the policy
- * (supervisor/observe.c); nothing here is a decision yet.
+ * (supervisor/observe/observe.c); nothing here is a decision yet.
  */
 static __always_inline void record(__u64 cgid, struct rf_event *ev, bool access)
 {

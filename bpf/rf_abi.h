@@ -127,7 +127,7 @@ enum rf_class {
 	X(ROUTE_PACKET, 56, "route_packet")     /* cgroup_skb/egress (net.bpf.c): arg   \
 						 * 43 (IPv6 routing header) or          \
 						 * 0x10800 (IPv4 options) */ \
-	/* The DNS gate (supervisor/dnsgate.c) through rf_dns_note: a query it  \
+	/* The DNS gate (supervisor/dnsgate/dnsgate.c) through rf_dns_note: a query it  \
 	 * refused, or an answer it dropped; path: the name */                  \
 	X(DNS_QUERY, 57, "dns_query") \
 	/* Metadata writes judged as writes of the file's path (h13b). */               \
@@ -344,7 +344,7 @@ enum rf_event_flags {
 };
 
 /* ====================================================================
- * The DNS gate (supervisor/dnsgate.c, net.bpf.c's steering block). A
+ * The DNS gate (supervisor/dnsgate/dnsgate.c, net.bpf.c's steering block). A
  * sandbox with an rf_dns_gates entry has its DNS (UDP and TCP to port 53,
  * any address) steered to the gate's listeners by connect4/6 and
  * sendmsg4/6; recvmsg4/6 give replies the source the client wrote.

@@ -31,6 +31,7 @@ run() { # label command...
 [ "$(id -u)" = 0 ] || echo "note: not root: host tests will be skipped with a reason"
 run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link.sh "$BUILD"
 run "build: doc links" tests/build/check_doc_links.sh
+run "build: no import circles among files or rooms" tests/build/check_circles.py "$BUILD"
 for t in $(progs "$BUILD"/tests/unit/test_*); do run "unit: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/san/tests/unit/test_*); do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
 run "ocsf: alerts against the official OCSF 1.3.0 schema" tests/ocsf/run.sh "$BUILD"

@@ -25,12 +25,12 @@
 #include <linux/landlock.h>
 #include <sys/syscall.h>
 
-#include "enforcer.h"
-#include "netrules.h"
-#include "pathrules.h"
-#include "policy.h"
-#include "sandbox_landlock.h"
-#include "sbmaps.h"
+#include "backends/enforcer.h"
+#include "rules/netrules.h"
+#include "rules/pathrules.h"
+#include "policy/policy.h"
+#include "backends/sandbox_landlock.h"
+#include "backends/sbmaps.h"
 
 static double now_us(void)
 {

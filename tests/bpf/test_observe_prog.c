@@ -18,7 +18,8 @@
 
 #include "bpftest.h"
 #include "rf_abi.h"
-#include "observe.h"
+#include "backends/obs_syscalls.h"
+#include "observe/observe.h"
 #include "observe.skel.h"
 
 static struct {
@@ -224,7 +225,7 @@ static int group_setup(void **state)
 	assert_non_null(T.skel);
 	table = calloc(RF_OBS_SYSCALL_MAX, sizeof(*table));
 	assert_non_null(table);
-	observe__syscall_table(table);
+	obs_syscalls__table(table);
 	for (nr = 0; nr < RF_OBS_SYSCALL_MAX; nr++)
 		if (table[nr].op)
 			assert_int_equal(bpf_map_update_elem(fd_of(T.skel->maps.rf_obs_syscalls),

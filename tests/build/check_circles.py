@@ -15,6 +15,8 @@ objs = []
 for top in ('lib', 'supervisor', 'monitor'):
     for d, _, fs in os.walk(os.path.join(build, top)):
         objs += [os.path.join(d, f) for f in fs if f.endswith('.o')]
+# Only objects of sources in the tree (a build folder may hold old ones).
+objs = [o for o in objs if os.path.exists(os.path.relpath(o, build)[:-2] + '.c')]
 if not objs:
     print(f'not ok - no objects under {build}: build first')
     sys.exit(1)

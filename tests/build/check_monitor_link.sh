@@ -23,7 +23,7 @@ libs=$(ldd "$MON")
 for lib in libseccomp libcap; do
 	check "ringfence-monitor does not link $lib" bash -c '! grep -q "$1" <<< "$2"' _ "$lib" "$libs"
 done
-# The supervisor loads these when a run needs them (supervisor/lazylib.h):
+# The supervisor loads these when a run needs them (supervisor/util/lazylib.h):
 # linked, every process would pay for loading them (libldns brings libcrypto).
 for lib in libldns libsystemd libpsl libcrypto; do
 	check "ringfence does not link $lib (loaded on use)" \

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <jansson.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 #include "fuzz.h"
 
 static void check_endpoint(const struct rf_endpoint *ep, const char *text)

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 #include "fuzz.h"
 
 /*

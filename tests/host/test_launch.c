@@ -25,7 +25,7 @@
 #include <linux/capability.h>
 
 #include "cgroup.h"
-#include "launch.h"
+#include "launch/launch.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

@@ -8,7 +8,7 @@
 
 #include <dirent.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 #define P1 18411
 #define P2 18412

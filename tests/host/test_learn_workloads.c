@@ -13,7 +13,7 @@
 
 #include <signal.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 #define SRV_PORT 18431
 #define OTHER_PORT 18432

@@ -9,7 +9,7 @@
 #include <poll.h>
 #include <time.h>
 #include "harness.h"
-#include "enforcer.h"
+#include "backends/enforcer.h"
 #include "rf_abi.h"
 
 #define WAIT_MS 15000

@@ -1,5 +1,5 @@
 /*
- * Where sandbox cgroups live (supervisor/cgplace.h), on the real kernel:
+ * Where sandbox cgroups live (supervisor/cgroups/cgplace.h), on the real kernel:
  * --cgroup-parent puts the sandbox below the named cgroup, a caller whose
  * cgroup carries systemd's delegate xattr gets it below its own cgroup,
  * and either way the network programs hold there (an allowed port

@@ -10,8 +10,8 @@
 #include <sys/mount.h>
 #include <bpf/bpf.h>
 
-#include "enforcer.h"
-#include "sbmaps.h"
+#include "backends/enforcer.h"
+#include "backends/sbmaps.h"
 
 #define P_ALLOW 18180   /* allowed TCP port */
 #define P_DENY 18181    /* denied TCP port */

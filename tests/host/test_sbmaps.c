@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
-#include "enforcer.h"
+#include "backends/enforcer.h"
 #include "leaks.h"
 #include "paths.h"
 #include "rf_abi.h"
-#include "sbmaps.h"
+#include "backends/sbmaps.h"
 
 #define ISO_POLICY(id, p1, host2, p2, p3, uname)                                       \
 	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                   \

@@ -19,7 +19,7 @@
 #     root) and copied from live runs with and without the policy's monitor
 #     and syscalls sections, plus mutated entries the schema must refuse;
 #   - kernel.deny lines for every op of bpf/rf_abi.h (network, unix, file,
-#     exec, process), formatted by supervisor/trace.c from synthetic events,
+#     exec, process), formatted by supervisor/observe/trace.c from synthetic events,
 #     and wrongly paired class/op/reason/destination lines the schema must
 #     refuse (no root, no BPF-LSM needed);
 #   - optionally (RF_TRACE_SCHEMA_VM=1), traces of real BPF-LSM runs made in
@@ -27,7 +27,7 @@
 #
 # Usage: tests/host/test_trace_schema.sh BUILD_DIR     (e.g. build)
 # Needs: BUILD_DIR/ringfence and BUILD_DIR/tests/tools/{rf-net,rf-fs,rf-sys}
-#        built, BUILD_DIR/supervisor/trace.o, BUILD_DIR/librf.a and a C compiler (CC, default cc),
+#        built, BUILD_DIR/supervisor/observe/trace.o, BUILD_DIR/librf.a and a C compiler (CC, default cc),
 #        Debian's python3-jsonschema (PYTHON, default /usr/bin/python3); for
 #        the VM part BUILD_DIR/tests/vm/{rf-lsm,rf-lsmctl} and what
 #        tests/vm/run.sh needs (VM_CACHE as there). The VM part writes
@@ -101,7 +101,7 @@ done
 # BPF programs put there) with the supervisor's own trace.c (trace__emit,
 # trace__event_json): every line must match the schema, and lines that break
 # the class/op/reason/destination pairing must not.
-TRACE_O=$BUILD/supervisor/trace.o
+TRACE_O=$BUILD/supervisor/observe/trace.o
 CC=${CC:-cc}
 if [ ! -f "$TRACE_O" ]; then
 	not_ok "kernel.deny shapes: $TRACE_O missing (make build)"
@@ -112,7 +112,7 @@ else
 #include <string.h>
 #include <sys/socket.h>
 #include "sysnames.h"
-#include "trace.h"
+#include "observe/trace.h"
 
 static struct rf_trace *t;
 static unsigned long long seq;

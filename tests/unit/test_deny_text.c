@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "deny_text.h"
+#include "observe/deny_text.h"
 #include "log.h"
 
 static struct rf_event event(uint32_t class, uint32_t op, uint32_t verdict, uint32_t reason)

@@ -15,7 +15,7 @@
 
 #include <openssl/evp.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 static const char *base =
 	"{\"version\":1,\"id\":\"digest\",\"mode\":\"enforce\","

@@ -8,8 +8,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "dnsgate.h"
-#include "netrules.h"
+#include "dnsgate/dnsgate.h"
+#include "rules/netrules.h"
 
 static bool private_text(const char *s)
 {

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 struct valid_case {
 	const char *text;

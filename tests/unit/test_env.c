@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "env.h"
-#include "launch.h"
-#include "policy.h"
+#include "launch/env.h"
+#include "launch/launch.h"
+#include "policy/policy.h"
 
 /* A policy with only the environment fields filled, as policy.c would. */
 struct env_policy {

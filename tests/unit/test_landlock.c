@@ -28,8 +28,8 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
-#include "policy.h"
-#include "sandbox_landlock.h"
+#include "policy/policy.h"
+#include "backends/sandbox_landlock.h"
 
 #define HDR "{'version':1,'id':'t',"
 

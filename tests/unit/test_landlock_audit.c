@@ -1,4 +1,4 @@
-/* Landlock's audit records (supervisor/landlock_audit.c): parsing the
+/* Landlock's audit records (supervisor/observe/landlock_audit.c): parsing the
  * kernel's text, mapping blockers to classes, attributing records to the
  * sandbox's domain, and dropping the inferred twin of a logged denial
  * (no kernel, no socket: the records are fed in as the kernel writes them). */
@@ -14,7 +14,7 @@
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
-#include "landlock_audit.h"
+#include "observe/landlock_audit.h"
 
 static struct rf_ll_record parse(int type, const char *text)
 {

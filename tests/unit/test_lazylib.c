@@ -1,5 +1,5 @@
 /*
- * Unit tests of the libraries loaded on first use (supervisor/lazylib.c):
+ * Unit tests of the libraries loaded on first use (supervisor/util/lazylib.c):
  * each loads by its soname and fills every pointer its header lists, a
  * second call keeps them, and the calls go through to the library.
  */
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lazy_ldns.h"
-#include "lazy_psl.h"
-#include "lazy_systemd.h"
+#include "util/lazy_ldns.h"
+#include "util/lazy_psl.h"
+#include "util/lazy_systemd.h"
 
 #define NONNULL(s) assert_non_null(rf_lazy_##s);
 

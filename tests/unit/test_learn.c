@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "learn.h"
-#include "policy.h"
+#include "learn/learn.h"
+#include "policy/policy.h"
 
 /* ---- helpers ---- */
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "plan.h"
-#include "sandbox_limits.h"
+#include "plan/plan.h"
+#include "backends/sandbox_limits.h"
 
 static void plan_with(struct rf_plan *plan, enum rf_limit l, uint64_t value)
 {

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the per-build, per-boot name cache (supervisor/namecache.c
+ * Unit tests of the per-build, per-boot name cache (supervisor/backends/namecache.c
  * on runcache.c): a list written is read back whole; a file cut short,
  * with a name that is not one, or writable by others is not taken. Keyed
  * by this test binary's own build id under RF_RUN_DIR/cache; the file is
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "namecache.h"
+#include "backends/namecache.h"
 #include "paths.h"
 
 /* The file namecache__write made for kind "unittest_". */

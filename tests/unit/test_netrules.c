@@ -10,7 +10,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "netrules.h"
+#include "rules/netrules.h"
 
 static struct rf_addr_rule rule(const char *addr, int prefix, int lo, int hi)
 {

@@ -1,4 +1,4 @@
-/* The user-space half of observe.bpf.c (supervisor/observe.c): the syscall
+/* The user-space half of observe.bpf.c (supervisor/observe/observe.c): the syscall
  * table, which sandboxes ask for observation, and the matching of inferred
  * records against the policy (no kernel, no privileges). */
 #include <errno.h>
@@ -19,10 +19,11 @@
 #include <cmocka.h>
 #include <seccomp.h>
 
-#include "observe.h"
-#include "plan.h"
-#include "policy.h"
-#include "sandbox_seccomp.h"
+#include "backends/obs_syscalls.h"
+#include "observe/observe.h"
+#include "plan/plan.h"
+#include "policy/policy.h"
+#include "backends/sandbox_seccomp.h"
 
 static struct rf_policy *load(const char *json)
 {
@@ -97,7 +98,7 @@ static void table_names_this_architectures_numbers(void **state)
 	int nr;
 
 	(void)state;
-	observe__syscall_table(t);
+	obs_syscalls__table(t);
 	nr = seccomp_syscall_resolve_name("openat");
 	assert_int_equal(t[nr].op, RF_OP_FILE_OPEN);
 	assert_int_equal(t[nr].class, RF_CLASS_FILE);

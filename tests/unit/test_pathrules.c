@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pathrules.h"
+#include "rules/pathrules.h"
 
 #define R RF_ACC_READ
 #define W RF_ACC_WRITE

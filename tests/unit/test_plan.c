@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plan.h"
-#include "policy.h"
+#include "plan/plan.h"
+#include "policy/policy.h"
 #include "rf_abi.h"
 
 /* This development host: everything but bpf-lsm. */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 #define S16 "aaaaaaaaaaaaaaaa"
 #define S64 S16 S16 S16 S16

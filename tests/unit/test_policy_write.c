@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* Load text from a file, with every error. */
 static int load_all(const char *text, struct rf_policy **ret, struct rf_error *err,

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the reaper's re-executed clean-up (supervisor/reaper.c,
+ * Unit tests of the reaper's re-executed clean-up (supervisor/run/reaper.c,
  * RF_REAPER_CMD): it acts only for a supervisor that is gone, so a stray
  * `ringfence __reap` never tears down a live sandbox.
  */
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "reaper.h"
+#include "run/reaper.h"
 #include "registry.h"
 
 static void usage_errors(void **state)

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 #include "registry.h"
-#include "registry_fill.h"
+#include "run/registry_fill.h"
 
 static char *allow_names[] = { "read", "write", "exit_group" };
 

@@ -26,9 +26,9 @@
 #include <asm/unistd.h>
 #include <cmocka.h>
 
-#include "policy.h"
-#include "boundary_consts.h"
-#include "sandbox_seccomp.h"
+#include "policy/policy.h"
+#include "backends/boundary_consts.h"
+#include "backends/sandbox_seccomp.h"
 
 #ifndef SYS_open_tree_attr
 #define SYS_open_tree_attr 467

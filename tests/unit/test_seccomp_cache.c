@@ -1,5 +1,5 @@
 /*
- * Unit tests of the kept boundary filter (supervisor/seccomp_cache.c): a
+ * Unit tests of the kept boundary filter (supervisor/backends/seccomp_cache.c): a
  * filter read back from the cache is the one compiled, instruction for
  * instruction, for each notify/holes combination; a policy with a
  * "syscalls" section is never served from it; a damaged file is compiled
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "paths.h"
-#include "policy.h"
-#include "seccomp_cache.h"
+#include "policy/policy.h"
+#include "backends/seccomp_cache.h"
 
 /* The cache's seccomp-* files before the tests: the ones to keep. */
 static char *before[256];

@@ -1,6 +1,6 @@
 /*
- * Unit tests of the step engine (supervisor/steps.c) and of the trace's
- * write errors (supervisor/trace.c): undos run last first for the steps
+ * Unit tests of the step engine (supervisor/run/steps.c) and of the trace's
+ * write errors (supervisor/observe/trace.c): undos run last first for the steps
  * that succeeded, and also for a failed step whose undo is owed before it
  * runs; a trace that cannot be written says so instead of dropping lines.
  */
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "steps.h"
-#include "trace.h"
+#include "run/steps.h"
+#include "observe/trace.h"
 
 struct log {
 	char s[64];

@@ -151,9 +151,9 @@ copy_bin() { # SRC DEST (DEST inside the guest); pulls in its libraries
 }
 
 copy_bin "$BUILD/ringfence" /rf/ringfence
-# What ringfence loads with dlopen when a run needs it (supervisor/lazylib.h):
+# What ringfence loads with dlopen when a run needs it (supervisor/util/lazylib.h):
 # not in its ldd output, so by soname, with the libraries each links.
-for so in $(sed -n 's/^#define RF_LAZY_[A-Z]*_SONAME "\(.*\)"$/\1/p' "$ROOT"/supervisor/lazy_*.h); do
+for so in $(sed -n 's/^#define RF_LAZY_[A-Z]*_SONAME "\(.*\)"$/\1/p' "$ROOT"/supervisor/util/lazy_*.h); do
 	# awk reads to the end: one that exits at the match lets ldconfig die of
 	# SIGPIPE now and then, and pipefail with set -e then ends this script
 	# without a word (seen: a 7.3 run that printed nothing)

@@ -2,7 +2,7 @@
 # vm-kernels: systemd
 # Guest suite "systemd" (VM_SYSTEMD=1 tests/vm/run.sh BUILD): PID 1 is the
 # host's systemd (252) and this suite runs as its rf-suites.service, a unit
-# without delegation. Where the sandbox cgroups go (supervisor/cgplace.h):
+# without delegation. Where the sandbox cgroups go (supervisor/cgroups/cgplace.h):
 #  - from a unit without Delegate=: a transient scope with Delegate=yes made
 #    through systemd's D-Bus API (sd-bus), the sandbox below it, not at the
 #    cgroup2 root; the scope is gone after the run;

@@ -24,10 +24,10 @@
 #include <sys/wait.h>
 
 #include "cgroup.h"
-#include "enforcer.h"
-#include "policy.h"
-#include "sbmaps.h"
-#include "trace.h"
+#include "backends/enforcer.h"
+#include "policy/policy.h"
+#include "backends/sbmaps.h"
+#include "observe/trace.h"
 
 static int usage(void)
 {

@@ -1,0 +1,1242 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One set of programs and maps serves every sandbox on the host: loaded
+ * once, pinned under RF_PIN_DIR, reused by later runs. The pinned meta
+ * map names the build that loaded them, so a newer build never writes
+ * its map layout into programs compiled for another.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <bpf/btf.h>
+
+#include "rf_abi.h"
+#include "bpfutil.h"
+#include "runlock.h"
+#include "enforcer.h"
+#include "namecache.h"
+#include "gen/build_id.h"
+#include "net.skel.h"
+#include "lsm.skel.h"
+#include "obs_syscalls.h"
+#include "observe.skel.h"
+
+/* A map of an object by the pin table's name of it. */
+static struct bpf_map *obj_map(struct bpf_object *obj, enum rf_pin_map m)
+{
+	return bpf_object__find_map_by_name(obj, rf_pin_maps[m].bpf_name);
+}
+
+/* The network program a pinned link attaches. */
+static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
+{
+	return bpf_object__find_program_by_name(skel->obj, rf_pin_links[l].prog);
+}
+
+/* sha256 of the embedded BPF objects: the build identity. */
+/* sha256 of the three objects, computed by the Makefile (build_id.h). */
+static void build_id(uint8_t out[32])
+{
+	static const uint8_t id[32] = RF_BUILD_ID;
+
+	memcpy(out, id, 32);
+}
+
+/* ---- the BPF-LSM object ---- */
+
+/*
+ * Hooks whose arguments changed across kernel releases have one program
+ * per signature; load the one whose argument count (BPF_PROG's, without
+ * the trailing verdict) matches the running kernel's bpf_lsm_HOOK.
+ */
+struct lsm_variant {
+	const char *hook;
+	const char *prog;
+	unsigned int nargs;
+	bool optional;          /* a kernel without the hook loads none */
+};
+
+static const struct lsm_variant lsm_variants[] = {
+	{ "bpf", "rf_bpf", 3, false },
+	{ "bpf", "rf_bpf_v69", 4, false },
+	{ "inode_setattr", "rf_inode_setattr", 2, false },
+	{ "inode_setattr", "rf_inode_setattr_v63", 3, false },
+	/* 6.2+; before, ACLs pass inode_setxattr */
+	{ "inode_set_acl", "rf_inode_set_acl", 4, true },
+	{ "inode_remove_acl", "rf_inode_remove_acl", 3, true },
+};
+#define N_VARIANTS (sizeof(lsm_variants) / sizeof(lsm_variants[0]))
+
+/* Arguments of the kernel's bpf_lsm_HOOK, or -errno. */
+static int hook_nargs(const struct btf *vmlinux, const char *hook)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "bpf_lsm_%s", hook);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+	return t ? (int)btf_vlen(t) : -ENOENT;
+}
+
+/* Turn autoload off for the variants this kernel does not match; an error
+ * (e filled) when a hook has no matching variant. */
+static int lsm_select(struct bpf_object *obj, struct rf_error *e)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	size_t i, j;
+	int err = 0;
+
+	if (!vmlinux) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "read the kernel's BTF: %s", strerror(-err));
+	}
+	for (i = 0; i < N_VARIANTS && !err; i++) {
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(obj, lsm_variants[i].prog);
+		int n = hook_nargs(vmlinux, lsm_variants[i].hook);
+		bool any = false;
+
+		if (!prog)
+			continue;
+		bpf_program__set_autoload(prog, n >= 0 && (unsigned int)n == lsm_variants[i].nargs);
+		for (j = 0; j < N_VARIANTS; j++)
+			if (!strcmp(lsm_variants[j].hook, lsm_variants[i].hook) && n >= 0 &&
+			    (unsigned int)n == lsm_variants[j].nargs)
+				any = true;
+		if (!any && !(n == -ENOENT && lsm_variants[i].optional))
+			err = rf_error_set(e, -EOPNOTSUPP, NULL,
+					   "lsm hook %s has %d arguments on this kernel; this "
+					   "build knows other signatures", lsm_variants[i].hook, n);
+	}
+	btf__free(vmlinux);
+	return err;
+}
+
+/* ---- the objects added to the network object's set ---- */
+
+/*
+ * The BPF-LSM object and the observe object (sys_enter/sys_exit of
+ * sandboxed tasks) go through one sequence: open, load reusing the
+ * network object's shared maps, attach every program, pin its link under
+ * link_prefix and the maps the object owns (pin_owner). This is what
+ * differs between them.
+ */
+struct extra_obj {
+	const char *label;        /* in messages: "the %s object", "the %s programs" */
+	const char *attach_what;  /* in messages: "%s PROG: why" */
+	const char *link_prefix;  /* RF_PIN_*_LINK_PREFIX */
+	/* RF_PIN_*_PROG_PREFIX, or NULL. Set: the programs are pinned, not
+	 * attached, by the pinned set, and attached only while sandboxes
+	 * are live (obs_links_up, enforcer__observe_idle). */
+	const char *prog_prefix;
+	unsigned int pin_owner;   /* RF_PINF_* of the maps it pins */
+	uint32_t feature;         /* RF_FEAT_* */
+	const char *parent_map;   /* array[1] of the ringfence cgroup fd: the fast path */
+	enum bpf_link_type link_type;
+	struct bpf_link *(*attach)(const struct bpf_program *prog);
+	/* the skeleton's: open (NULL, errno set), load, destroy (NULL allowed) */
+	void *(*open)(struct bpf_object **ret_obj);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	/* after open (NULL e allowed) and after load; either may be NULL */
+	int (*prepare)(struct bpf_object *obj, struct rf_error *e);
+	int (*loaded)(struct bpf_object *obj, struct rf_error *e);
+};
+
+/* The skeleton functions of an object, for struct extra_obj. */
+#define SKEL_OPS(name)								\
+	static void *name##_open(struct bpf_object **ret_obj)			\
+	{									\
+		struct name##_bpf *skel = name##_bpf__open();			\
+										\
+		if (skel)							\
+			*ret_obj = skel->obj;					\
+		return skel;							\
+	}									\
+	static int name##_load(void *skel)					\
+	{									\
+		return name##_bpf__load(skel);					\
+	}									\
+	static void name##_destroy(void *skel)					\
+	{									\
+		name##_bpf__destroy(skel);					\
+	}
+SKEL_OPS(lsm)
+SKEL_OPS(observe)
+
+/* Fill the observe object's syscall table: right after the load, before
+ * anything is attached. */
+static int obs_fill(struct bpf_object *obj, struct rf_error *e)
+{
+	struct rf_obs_syscall *table = calloc(RF_OBS_SYSCALL_MAX, sizeof(*table));
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "rf_obs_syscalls"));
+	int err = 0;
+	__u32 nr;
+
+	if (!table)
+		return rf_error_set(e, -ENOMEM, NULL, "%s", strerror(ENOMEM));
+	obs_syscalls__table(table);
+	for (nr = 0; nr < RF_OBS_SYSCALL_MAX && !err; nr++)
+		if (table[nr].op && bpf_map_update_elem(fd, &nr, &table[nr], BPF_ANY))
+			err = rf_error_set(e, -errno, NULL, "fill rf_obs_syscalls: %s",
+					   strerror(errno));
+	free(table);
+	return err;
+}
+
+/* In the order of struct extra_obj's fields. tp_btf programs attach by raw
+ * tracepoint links. */
+static const struct extra_obj lsm_obj = {
+	"BPF-LSM", "attach lsm program", RF_PIN_LSM_LINK_PREFIX, NULL, RF_PINF_LSM, RF_FEAT_LSM,
+	"rf_parent", BPF_LINK_TYPE_TRACING, bpf_program__attach_lsm,
+	lsm_open, lsm_load, lsm_destroy, lsm_select, NULL,
+};
+static const struct extra_obj obs_obj = {
+	"observe", "attach", RF_PIN_OBS_LINK_PREFIX, RF_PIN_OBS_PROG_PREFIX, RF_PINF_OBSERVE,
+	RF_FEAT_OBSERVE,
+	"rf_obs_parent", BPF_LINK_TYPE_RAW_TRACEPOINT, bpf_program__attach_trace,
+	observe_open, observe_load, observe_destroy, NULL, obs_fill,
+};
+
+/* RF_PIN_DIR/PREFIXPROG: the pinned link of one program. */
+static const char *link_path(const struct extra_obj *o, const struct bpf_program *prog,
+			     char *buf, size_t len)
+{
+	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->link_prefix, bpf_program__name(prog));
+	return buf;
+}
+
+/* RF_PIN_DIR/PREFIXPROG: the pinned program (objects with prog_prefix). */
+static const char *prog_path(const struct extra_obj *o, const struct bpf_program *prog,
+			     char *buf, size_t len)
+{
+	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->prog_prefix, bpf_program__name(prog));
+	return buf;
+}
+
+/* The pin owner of a map: the object that creates and pins it (0: the
+ * network object). */
+#define PIN_OWNERS (RF_PINF_LSM | RF_PINF_OBSERVE | RF_PINF_META)
+
+/* Pin the maps of obj that owner pins. */
+static int pin_maps(struct bpf_object *obj, unsigned int owner, struct rf_error *e)
+{
+	char path[256];
+	size_t i;
+	int err;
+
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		if ((rf_pin_maps[i].flags & PIN_OWNERS) != owner)
+			continue;
+		rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path));
+		err = bpf_map__pin(obj_map(obj, (enum rf_pin_map)i), path);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	return 0;
+}
+
+/* Open and load one object. shared_fds (by enum rf_pin_map): the network
+ * object's maps it reuses (RF_PINF_SHARED); NULL lets it create its own
+ * (the probe). */
+static int obj_load(const struct extra_obj *o, const int *shared_fds, void **ret_skel,
+		    struct bpf_object **ret_obj, struct rf_error *e)
+{
+	struct bpf_object *obj = NULL;
+	void *skel;
+	size_t i;
+	int err;
+
+	skel = o->open(&obj);
+	if (!skel) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "open the %s object: %s", o->label,
+				    strerror(-err));
+	}
+	err = o->prepare ? o->prepare(obj, e) : 0;
+	for (i = 0; !err && shared_fds && i < RF_PIN_MAP_MAX; i++) {
+		if (!(rf_pin_maps[i].flags & RF_PINF_SHARED))
+			continue;
+		err = bpf_map__reuse_fd(obj_map(obj, (enum rf_pin_map)i), shared_fds[i]);
+		if (err)
+			rf_error_set(e, err, NULL, "reuse map %s for the %s object: %s",
+				     rf_pin_maps[i].pin, o->label, strerror(-err));
+	}
+	if (!err) {
+		err = o->load(skel);
+		if (err)
+			rf_error_set(e, err, NULL, "loading the %s programs failed: %s", o->label,
+				     strerror(-err));
+	}
+	if (!err && o->loaded)
+		err = o->loaded(obj, e);
+	if (err) {
+		o->destroy(skel);
+		return err;
+	}
+	*ret_skel = skel;
+	*ret_obj = obj;
+	return 0;
+}
+
+/* A program run on demand (BPF_PROG_TEST_RUN: observe.bpf.c's
+ * rf_obs_verdict), never attached: it is pinned with the others, no link. */
+static bool prog_on_demand(const struct bpf_program *prog)
+{
+	return bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL;
+}
+
+/* Attach every program of a loaded object; pin its link when pin (and the
+ * maps the object owns). Unpinned, each is detached again at once (the
+ * probe). With o->prog_prefix and pin, the programs are pinned instead of
+ * attached (obs_links_up attaches them). parent_fd (>= 0): the ringfence
+ * cgroup, the programs' fast path. */
+static int obj_attach(const struct extra_obj *o, struct bpf_object *obj, bool pin,
+		      int parent_fd, struct rf_error *e)
+{
+	struct bpf_program *prog;
+	char path[256];
+	__u32 zero = 0;
+	int err;
+
+	if (parent_fd >= 0 &&
+	    bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, o->parent_map)),
+				&zero, &parent_fd, BPF_ANY)) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "set the ringfence cgroup for the %s programs: %s",
+				    o->label, strerror(-err));
+	}
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;  /* another kernel's signature */
+		if (pin && o->prog_prefix) {
+			err = bpf_program__pin(prog, prog_path(o, prog, path, sizeof(path)));
+			if (err)
+				return rf_error_set(e, err, NULL, "pin %s: %s", path,
+						    strerror(-err));
+			continue;
+		}
+		if (prog_on_demand(prog))
+			continue;
+		link = o->attach(prog);
+		if (!link) {
+			err = -errno;
+			return rf_error_set(e, err, NULL, "%s %s: %s", o->attach_what,
+					    bpf_program__name(prog), strerror(-err));
+		}
+		/* A pinned link stays attached after its fd closes. */
+		err = pin ? bpf_link__pin(link, link_path(o, prog, path, sizeof(path))) : 0;
+		bpf_link__destroy(link);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	return pin ? pin_maps(obj, o->pin_owner, e) : 0;
+}
+
+/* Load and attach one object, pinned when pin (see obj_attach). */
+static int obj_install(const struct extra_obj *o, const int *shared_fds, bool pin,
+		       int parent_fd, struct rf_error *e)
+{
+	struct bpf_object *obj = NULL;
+	void *skel = NULL;
+	int err;
+
+	err = obj_load(o, shared_fds, &skel, &obj, e);
+	if (!err)
+		err = obj_attach(o, obj, pin, parent_fd, e);
+	o->destroy(skel);
+	return err;
+}
+
+/* Call fn for every program of this build's object this kernel loads
+ * (without loading it): 0, or the first nonzero fn returned. */
+static int obj_each_prog(const struct extra_obj *o,
+			 int (*fn)(const struct extra_obj *o, const struct bpf_program *prog,
+				   void *ctx),
+			 void *ctx)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_program *prog;
+	void *skel = o->open(&obj);
+	int ret = 0;
+
+	if (!skel)
+		return errno ? -errno : -ENOMEM;
+	if (o->prepare)
+		ret = o->prepare(obj, NULL);
+	bpf_object__for_each_program(prog, obj) {
+		if (ret)
+			break;
+		if (bpf_program__autoload(prog))
+			ret = fn(o, prog, ctx);
+	}
+	o->destroy(skel);
+	return ret;
+}
+
+/* The names of an object's programs that load on this kernel (after its
+ * prepare: the LSM object picks variants from the kernel's BTF), found
+ * once per process: the pin checks below ask several times per run. */
+struct prog_names {
+	const struct extra_obj *o;
+	char **v;
+	size_t n;
+};
+
+static int collect_name(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	struct prog_names *pn = ctx;
+	char **v;
+
+	(void)o;
+	/* run on demand, never attached: no link to look for */
+	if (prog_on_demand(prog))
+		return 0;
+	v = realloc(pn->v, (pn->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	pn->v = v;
+	v[pn->n] = strdup(bpf_program__name(prog));
+	return v[pn->n++] ? 0 : -ENOMEM;
+}
+
+static const struct prog_names *obj_prog_names(const struct extra_obj *o)
+{
+	static struct prog_names cache[4];
+	size_t i;
+
+	for (i = 0; i < 4 && cache[i].o; i++)
+		if (cache[i].o == o)
+			return &cache[i];
+	if (i == 4)
+		return NULL;
+	/* Kept across runs too (namecache.h): opening the object is the
+	 * costly part of a pin check. */
+	if (!namecache__read(o->link_prefix, &cache[i].v, &cache[i].n)) {
+		cache[i].o = o;
+		return &cache[i];
+	}
+	if (obj_each_prog(o, collect_name, &cache[i])) {
+		while (cache[i].n)
+			free(cache[i].v[--cache[i].n]);
+		free(cache[i].v);
+		cache[i].v = NULL;
+		return NULL;
+	}
+	cache[i].o = o;
+	namecache__write(o->link_prefix, cache[i].v, cache[i].n);
+	return &cache[i];
+}
+
+/* The pinned link of program name is there and of the object's link type. */
+static int link_pinned_name(const struct extra_obj *o, const char *name)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->link_prefix, name);
+	fd = bpf_obj_get(path);
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
+		ret = -ENOENT;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int link_pinned(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	(void)ctx;
+	if (prog_on_demand(prog))
+		return 0;
+	return link_pinned_name(o, bpf_program__name(prog));
+}
+
+/* The program is pinned. */
+static int prog_pinned_name(const struct extra_obj *o, const char *name)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->prog_prefix, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -ENOENT;
+	close(fd);
+	return 0;
+}
+
+/* Every program of this build's object has its pinned link (the programs
+ * are attached as long as the pins hold them). */
+static bool obj_links_pinned(const struct extra_obj *o)
+{
+	const struct prog_names *pn = obj_prog_names(o);
+	size_t i;
+
+	for (i = 0; pn && i < pn->n; i++)
+		if (link_pinned_name(o, pn->v[i]))
+			return false;
+	return pn != NULL;
+}
+
+/* Every program of this build's object is pinned (objects with
+ * prog_prefix), attached or not. */
+static bool obj_progs_pinned(const struct extra_obj *o)
+{
+	const struct prog_names *pn = obj_prog_names(o);
+	size_t i;
+
+	for (i = 0; pn && i < pn->n; i++)
+		if (prog_pinned_name(o, pn->v[i]))
+			return false;
+	return pn != NULL;
+}
+
+/* Attach one pinned program (a tp_btf one: a raw tracepoint link) and pin
+ * the link, unless it is pinned already. */
+static int link_up(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
+{
+	struct rf_error *e = ctx;
+	char path[256];
+	int prog_fd, link_fd, err = 0;
+
+	if (!link_pinned(o, prog, NULL))
+		return 0;
+	unlink(link_path(o, prog, path, sizeof(path)));  /* of another type: replaced */
+	prog_fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
+	if (prog_fd < 0) {
+		err = -errno;
+		return rf_error_set(e, err, NULL, "open pinned %s: %s", path, strerror(-err));
+	}
+	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	if (link_fd < 0) {
+		err = -errno;
+		rf_error_set(e, err, NULL, "%s %s: %s", o->attach_what, bpf_program__name(prog),
+			     strerror(-err));
+	} else if (bpf_obj_pin(link_fd, link_path(o, prog, path, sizeof(path)))) {
+		err = -errno;
+		rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+	}
+	if (link_fd >= 0)
+		close(link_fd);
+	close(prog_fd);
+	return err;
+}
+
+/* Load and attach one object, detached again at once. */
+static void probe_obj(const struct extra_obj *o, struct rf_backend_probe *p, const char *ok)
+{
+	struct rf_error e = { 0 };
+	int err;
+
+	err = obj_install(o, NULL, false, -1, &e);
+	p->err = err;
+	p->ok = !err;
+	snprintf(p->detail, sizeof(p->detail), "%s", err ? e.why : ok);
+}
+
+/* The pinned set is this build's and holds feature's object. */
+static bool pinned_by_this_build(uint32_t feature)
+{
+	struct rf_meta meta;
+	uint8_t id[32];
+
+	build_id(id);
+	return !rf_pins__read_meta(&meta) && !memcmp(meta.build_id, id, 32) &&
+	       (meta.features & feature);
+}
+
+bool enforcer__lsm_pinned(void)
+{
+	return pinned_by_this_build(RF_FEAT_LSM) && obj_links_pinned(&lsm_obj);
+}
+
+void enforcer__probe_lsm(struct rf_backend_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* This build's programs attached by their pinned links: the verifier
+	 * took every one of them on this kernel already. */
+	if (enforcer__lsm_pinned()) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's lsm.bpf.c programs are "
+			 "loaded and attached (pinned in %s)", RF_PIN_DIR);
+		return;
+	}
+	probe_obj(&lsm_obj, p, "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
+}
+
+void enforcer__probe_observe(struct rf_backend_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* Pinned by this build: loaded after a probe that attached them. */
+	if (pinned_by_this_build(RF_FEAT_OBSERVE) && obj_progs_pinned(&obs_obj)) {
+		p->ok = true;
+		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
+			 "observe programs are loaded (pinned in %s), attached while a sandbox "
+			 "is live", RF_PIN_DIR);
+		return;
+	}
+	probe_obj(&obs_obj, p, "observe.bpf.c (tp_btf/sys_enter, sys_exit) loaded and attached");
+}
+
+/* open -> configure -> load: each program with its link's attach type
+ * (the unix ones have types this libbpf cannot name), the unix programs
+ * only when wanted. */
+static int skel_load(bool want_unix, struct net_bpf **ret_skel)
+{
+	struct net_bpf *skel;
+	size_t i;
+	int err = 0;
+
+	skel = net_bpf__open();
+	if (!skel)
+		return -errno;
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		struct bpf_program *prog = link_prog(skel, (enum rf_pin_link)i);
+
+		if (!prog) {
+			err = -ENOENT;
+			break;
+		}
+		bpf_program__set_expected_attach_type(prog, rf_pin_links[i].attach_type);
+		bpf_program__set_autoload(prog, rf_pin_links[i].feature != RF_FEAT_UNIX || want_unix);
+	}
+	if (!err)
+		err = net_bpf__load(skel);
+	if (err) {
+		net_bpf__destroy(skel);
+		return err;
+	}
+	*ret_skel = skel;
+	return 0;
+}
+
+/* Attach the programs of one feature to cgroup_fd and detach them again. */
+static int probe_attach(struct net_bpf *skel, int cgroup_fd, uint32_t feature,
+			struct rf_backend_probe *p)
+{
+	int fds[RF_PIN_LINK_MAX], err = 0;
+	size_t i;
+
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		fds[i] = -1;
+		if (rf_pin_links[i].feature != feature || err)
+			continue;
+		fds[i] = bpf_link_create(bpf_program__fd(link_prog(skel, (enum rf_pin_link)i)), cgroup_fd,
+					 rf_pin_links[i].attach_type, NULL);
+		if (fds[i] < 0) {
+			err = -errno;
+			p->err = err;
+			snprintf(p->detail, sizeof(p->detail), "attach %s: %s",
+				 bpf_program__name(link_prog(skel, (enum rf_pin_link)i)), strerror(errno));
+		}
+	}
+	for (i = 0; i < RF_PIN_LINK_MAX; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
+}
+
+static void probe_load_failed(struct rf_backend_probe *p, int err, const char *progs)
+{
+	p->err = err;
+	snprintf(p->detail, sizeof(p->detail), "load %s: %s", progs, strerror(-err));
+}
+
+void enforcer__probe(int cgroup_fd, struct rf_backend_probe *inet,
+		     struct rf_backend_probe *unx)
+{
+	struct net_bpf *skel = NULL;
+	bool with_unix = true;
+	int err;
+
+	memset(inet, 0, sizeof(*inet));
+	memset(unx, 0, sizeof(*unx));
+
+	/* One load with every program; only if that fails, find out whether
+	 * the unix hooks alone are the problem. */
+	err = skel_load(true, &skel);
+	if (err) {
+		probe_load_failed(unx, err, "cgroup/connect_unix,sendmsg_unix (attach types 49, 50)");
+		with_unix = false;
+		err = skel_load(false, &skel);
+	}
+	if (err) {
+		probe_load_failed(inet, err, "cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create");
+		return;
+	}
+	if (!probe_attach(skel, cgroup_fd, RF_FEAT_INET, inet)) {
+		inet->ok = true;
+		snprintf(inet->detail, sizeof(inet->detail),
+			 "cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create loaded and attached");
+	}
+	if (with_unix && !probe_attach(skel, cgroup_fd, RF_FEAT_UNIX, unx)) {
+		unx->ok = true;
+		snprintf(unx->detail, sizeof(unx->detail),
+			 "cgroup/connect_unix,sendmsg_unix loaded and attached");
+	}
+	net_bpf__destroy(skel);
+}
+
+/* A pinned link still attached reports the id of its cgroup: it must be
+ * the ringfence parent this run uses, or sandboxes below it would run
+ * without any program attached. */
+static bool link_attached(const char *pin, uint64_t parent_id)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	bool ok;
+	int fd;
+
+	fd = rf_pins__get(pin);
+	if (fd < 0)
+		return false;
+	memset(&info, 0, sizeof(info));
+	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_CGROUP &&
+	     info.cgroup.cgroup_id == parent_id;
+	close(fd);
+	return ok;
+}
+
+/* Every link of the features the pinned set claims is attached to parent. */
+static bool links_attached(uint32_t features, uint64_t parent_id)
+{
+	size_t i;
+
+	for (i = 0; i < RF_PIN_LINK_MAX; i++)
+		if ((features & rf_pin_links[i].feature) &&
+		    !link_attached(rf_pin_links[i].pin, parent_id))
+			return false;
+	return (features & RF_FEAT_INET) != 0;
+}
+
+static uint64_t fd_ino(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *inet,
+			   struct rf_backend_probe *unx)
+{
+	struct rf_meta meta;
+	uint8_t id[32];
+
+	if (rf_pins__read_meta(&meta))
+		return -ENOENT;
+	build_id(id);
+	if (memcmp(meta.build_id, id, 32) ||
+	    !(meta.features & RF_FEAT_UNIX) || !links_attached(meta.features, fd_ino(parent_fd)))
+		return -ENOENT;  /* only a fresh load can tell */
+	memset(inet, 0, sizeof(*inet));
+	memset(unx, 0, sizeof(*unx));
+	inet->ok = true;
+	snprintf(inet->detail, sizeof(inet->detail),
+		 "this build's cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create are "
+		 "attached to the ringfence cgroup now (pinned in %s)", RF_PIN_DIR);
+	unx->ok = true;
+	snprintf(unx->detail, sizeof(unx->detail),
+		 "this build's cgroup/connect_unix,sendmsg_unix are attached to the ringfence "
+		 "cgroup now (pinned in %s)", RF_PIN_DIR);
+	return 0;
+}
+
+static int ensure_bpffs(void)
+{
+	struct statfs st;
+
+	if (mkdir("/sys/fs/bpf", 0700) && errno != EEXIST)
+		return -errno;
+	if (statfs("/sys/fs/bpf", &st))
+		return -errno;
+	if (st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+		return -errno;
+	return 0;
+}
+
+/* Every pin under RF_PIN_DIR whose name starts with prefix. Unlinking a
+ * pinned link drops its last reference: it detaches. */
+static void unpin_prefix(const char *prefix)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/* Every pinned link and program of an object, whatever build pinned
+ * them, and the maps it owns. */
+static void unpin_obj(const struct extra_obj *o)
+{
+	char path[256];
+	size_t i;
+
+	unpin_prefix(o->link_prefix);
+	if (o->prog_prefix)
+		unpin_prefix(o->prog_prefix);
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		if (rf_pin_maps[i].flags & o->pin_owner)
+			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
+}
+
+static void unpin_all(void)
+{
+	char path[256];
+	size_t i;
+
+	/* Unlinking a pinned link drops its last reference: it detaches. */
+	for (i = 0; i < RF_PIN_LINK_MAX; i++)
+		unlink(rf_pins__path(rf_pin_links[i].pin, path, sizeof(path)));
+	unlink(rf_pins__path(RF_PIN_DNS_NOTE, path, sizeof(path)));
+	unpin_obj(&lsm_obj);
+	unpin_obj(&obs_obj);
+	/* meta last: the table ends with it */
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
+	rmdir(RF_PIN_DIR);
+}
+
+/* Some pin under RF_PIN_DIR starts with prefix. */
+static bool prefix_pinned(const char *prefix)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)))
+		found = !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return found;
+}
+
+int enforcer__observe_idle(void)
+{
+	int load_fd, live_fd;
+
+	/* Links are pinned only by a supervisor that then holds live.lock
+	 * shared (both under load.lock), so none pinned needs no lock. */
+	if (!prefix_pinned(RF_PIN_OBS_LINK_PREFIX))
+		return 1;
+	load_fd = runlock__take("load.lock", LOCK_EX);
+	if (load_fd < 0)
+		return load_fd;
+	live_fd = runlock__take("live.lock", LOCK_EX | LOCK_NB);
+	if (live_fd >= 0) {
+		unpin_prefix(RF_PIN_OBS_LINK_PREFIX);
+		close(live_fd);
+	}
+	close(load_fd);
+	return live_fd >= 0 ? 1 : live_fd == -EWOULDBLOCK ? 0 : live_fd;
+}
+
+static struct rf_enforcer *enforcer_new(void)
+{
+	struct rf_enforcer *enf = calloc(1, sizeof(*enf));
+	size_t i;
+
+	if (!enf)
+		return NULL;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		enf->map_fd[i] = -1;
+	enf->live_lock_fd = -1;
+	return enf;
+}
+
+void enforcer__close(struct rf_enforcer *enf)
+{
+	if (!enf)
+		return;
+	rf_pins__close_maps(enf->map_fd);
+	if (enf->live_lock_fd >= 0) {
+		/* Our shared hold first: the last live supervisor detaches the
+		 * observe programs (and none waits on load.lock holding it). */
+		close(enf->live_lock_fd);
+		enforcer__observe_idle();
+	}
+	free(enf);
+}
+
+/* Write meta of the pinned set (it exists). */
+static int write_meta(const struct rf_meta *meta, struct rf_error *e)
+{
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	fd = rf_pins__open_map(RF_PIN_META);
+	if (fd < 0)
+		err = fd;
+	else if (bpf_map_update_elem(fd, &zero, meta, BPF_ANY))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	return err ? rf_error_set(e, err, NULL, "write meta: %s", strerror(-err)) : 0;
+}
+
+/* Add an object to this build's pinned set (loaded without it): its
+ * programs reuse the pinned maps, then meta says it is there. Live
+ * sandboxes keep running: their entries have no flags of its feature. */
+static int obj_add(const struct extra_obj *o, int parent_fd, const uint8_t id[32],
+		   struct rf_error *e)
+{
+	int fds[RF_PIN_MAP_MAX];
+	struct rf_meta meta;
+	int err;
+
+	err = rf_pins__read_meta(&meta);
+	if (!err)
+		err = rf_pins__open_maps(0, fds);  /* features 0: the network maps */
+	if (err)
+		return rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR,
+				    strerror(-err));
+	unpin_obj(o);
+	err = obj_install(o, fds, true, parent_fd, e);
+	if (err) {
+		unpin_obj(o);
+		goto cleanup;
+	}
+	meta.features |= o->feature;
+	memcpy(meta.build_id, id, 32);
+	err = write_meta(&meta, e);
+cleanup:
+	rf_pins__close_maps(fds);
+	return err;
+}
+
+/* Add o to the reused set when wanted and missing; meta read again. */
+static int add_missing(const struct extra_obj *o, bool want, int parent_fd, const uint8_t id[32],
+		       struct rf_meta *meta, struct rf_error *e)
+{
+	int err;
+
+	if (!want || (meta->features & o->feature))
+		return 0;
+	err = obj_add(o, parent_fd, id, e);
+	if (err)
+		return err;
+	err = rf_pins__read_meta(meta);
+	return err ? rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err)) : 0;
+}
+
+int enforcer__open_pinned(struct rf_enforcer **ret_enf)
+{
+	struct rf_enforcer *enf = enforcer_new();
+	struct rf_meta meta;
+	int err;
+
+	if (!enf)
+		return -ENOMEM;
+	err = rf_pins__read_meta(&meta);
+	if (err)
+		goto cleanup;
+	enf->features = meta.features;
+	err = rf_pins__open_maps(enf->features, enf->map_fd);
+	if (err)
+		goto cleanup;
+	*ret_enf = enf;
+	return 0;
+cleanup:
+	enforcer__close(enf);
+	return err;
+}
+
+/* Pin the network object's maps (all but meta) and attach its programs
+ * to parent_fd by pinned links; ret_features: what was attached. */
+static int net_pin(struct net_bpf *skel, int parent_fd, bool want_unix, uint32_t *ret_features,
+		   struct rf_error *e)
+{
+	char path[256];
+	size_t i;
+	int err, fd;
+
+	err = pin_maps(skel->obj, 0, e);
+	if (err)
+		return err;
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		struct bpf_program *prog = link_prog(skel, (enum rf_pin_link)i);
+
+		if (rf_pin_links[i].feature == RF_FEAT_UNIX && !want_unix)
+			continue;
+		fd = bpf_link_create(bpf_program__fd(prog), parent_fd, rf_pin_links[i].attach_type,
+				     NULL);
+		if (fd < 0) {
+			err = -errno;
+			return rf_error_set(e, err, NULL, "attach %s: %s", bpf_program__name(prog),
+					    strerror(-err));
+		}
+		rf_pins__path(rf_pin_links[i].pin, path, sizeof(path));
+		err = bpf_obj_pin(fd, path) ? -errno : 0;
+		close(fd);
+		if (err)
+			return rf_error_set(e, err, NULL, "pin %s: %s", path, strerror(-err));
+		*ret_features |= rf_pin_links[i].feature;
+	}
+	/* The DNS gate's records for the monitor: a program it runs. */
+	rf_pins__path(RF_PIN_DNS_NOTE, path, sizeof(path));
+	if (bpf_obj_pin(bpf_program__fd(skel->progs.rf_dns_note), path))
+		return rf_error_set(e, -errno, NULL, "pin %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Load, attach to the ringfence parent cgroup, pin; meta last, so a
+ * half-pinned set is never taken for a complete one. */
+static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
+			const uint8_t id[32], struct rf_error *e)
+{
+	/* in this order: observe, then LSM */
+	static const struct extra_obj *const extras[] = { &obs_obj, &lsm_obj };
+	uint32_t want = (want_lsm ? RF_FEAT_LSM : 0) | (want_observe ? RF_FEAT_OBSERVE : 0);
+	struct net_bpf *skel = NULL;
+	int shared[RF_PIN_MAP_MAX];
+	struct rf_meta meta = { .abi_version = RF_ABI_VERSION };
+	struct bpf_map *meta_map;
+	char path[256];
+	__u32 zero = 0;
+	size_t i;
+	int err;
+
+	err = skel_load(want_unix, &skel);
+	if (err)
+		return rf_error_set(e, err, NULL, "loading the network programs failed: %s",
+				    strerror(-err));
+	if (mkdir(RF_PIN_DIR, 0700) && errno != EEXIST) {
+		err = -errno;
+		rf_error_set(e, err, NULL, "mkdir %s: %s", RF_PIN_DIR, strerror(-err));
+		goto cleanup;
+	}
+	err = net_pin(skel, parent_fd, want_unix, &meta.features, e);
+	if (err)
+		goto cleanup;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++)
+		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
+			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
+	if (want_observe)
+		unpin_obj(&obs_obj);  /* left behind by a build that did not know them */
+	for (i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
+		if (!(want & extras[i]->feature))
+			continue;
+		err = obj_install(extras[i], shared, true, parent_fd, e);
+		if (err)
+			goto cleanup;
+		meta.features |= extras[i]->feature;
+	}
+	memcpy(meta.build_id, id, 32);
+	meta_map = obj_map(skel->obj, RF_PIN_META);
+	if (bpf_map_update_elem(bpf_map__fd(meta_map), &zero, &meta, BPF_ANY)) {
+		err = -errno;
+		rf_error_set(e, err, NULL, "write meta: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = bpf_map__pin(meta_map, rf_pins__path(rf_pin_maps[RF_PIN_META].pin, path, sizeof(path)));
+	if (err)
+		rf_error_set(e, err, NULL, "pin meta: %s", strerror(-err));
+cleanup:
+	if (err)
+		unpin_all();
+	net_bpf__destroy(skel);
+	return err;
+}
+
+/* This build's pinned set, attached to parent_fd, with what is wanted. */
+static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], int parent_fd,
+		     bool want_unix)
+{
+	return !err && !memcmp(meta->build_id, id, 32) &&
+	       (!want_unix || (meta->features & RF_FEAT_UNIX)) &&
+	       links_attached(meta->features, fd_ino(parent_fd)) &&
+	       (!(meta->features & RF_FEAT_LSM) || obj_links_pinned(&lsm_obj)) &&
+	       (!(meta->features & RF_FEAT_OBSERVE) || obj_progs_pinned(&obs_obj));
+}
+
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
+		   bool attach_observe, struct rf_enforcer **ret_enf, struct rf_error *e)
+{
+	struct rf_enforcer *enf = NULL;
+	struct rf_meta meta;
+	uint8_t id[32];
+	int load_fd = -1, live_fd, err;
+	bool reuse;
+
+	if (e)
+		memset(e, 0, sizeof(*e));
+	err = ensure_bpffs();
+	if (err)
+		return rf_error_set(e, err, NULL, "mount bpffs at /sys/fs/bpf: %s", strerror(-err));
+	enf = enforcer_new();
+	if (!enf)
+		return rf_error_set(e, -ENOMEM, NULL, "%s", strerror(ENOMEM));
+	/* Serialise first runs: exactly one of them loads and pins. */
+	load_fd = runlock__take("load.lock", LOCK_EX);
+	if (load_fd < 0) {
+		err = rf_error_set(e, load_fd, NULL, "lock %s/load.lock: %s", RF_RUN_DIR,
+				   strerror(-load_fd));
+		goto cleanup;
+	}
+	build_id(id);
+	err = rf_pins__read_meta(&meta);  /* -ESTALE: another ABI, replaced below */
+	reuse = reusable(err, &meta, id, parent_fd, want_unix);
+	if (reuse) {
+		/* This build's set without an object now wanted: add it. */
+		err = add_missing(&lsm_obj, want_lsm, parent_fd, id, &meta, e);
+		if (!err)
+			err = add_missing(&obs_obj, want_observe, parent_fd, id, &meta, e);
+		if (err)
+			goto cleanup;
+	}
+	if (!reuse && err != -ENOENT) {
+		/* Pinned by another build (or incomplete): replace it, but
+		 * only when no supervisor is using it. */
+		live_fd = runlock__take("live.lock", LOCK_EX | LOCK_NB);
+		if (live_fd < 0) {
+			err = rf_error_set(e, -ESTALE, NULL,
+					   "the pinned enforcement programs in %s come from another "
+					   "ringfence build, or are attached to another cgroup than "
+					   "this run's, and sandboxes are live", RF_PIN_DIR);
+			rf_error_hint(e, "retry when they end, or run `ringfence unload --force`");
+			goto cleanup;
+		}
+		unpin_all();
+		close(live_fd);
+	}
+	if (!reuse) {
+		err = load_and_pin(parent_fd, want_unix, want_lsm, want_observe, id, e);
+		if (err)
+			goto cleanup;
+		enf->loaded_now = true;
+		err = rf_pins__read_meta(&meta);
+		if (err) {
+			rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err));
+			goto cleanup;
+		}
+	}
+	enf->features = meta.features;
+	/* Attached while a sandbox that wants them is live: a syscall
+	 * tracepoint slows every task on the host. */
+	if (want_observe && attach_observe && (meta.features & RF_FEAT_OBSERVE)) {
+		err = obj_each_prog(&obs_obj, link_up, e);
+		if (err)
+			goto cleanup;
+	}
+	err = rf_pins__open_maps(enf->features, enf->map_fd);
+	if (err) {
+		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
+		goto cleanup;
+	}
+	enf->live_lock_fd = runlock__take("live.lock", LOCK_SH);
+	if (enf->live_lock_fd < 0) {
+		err = rf_error_set(e, enf->live_lock_fd, NULL, "lock %s/live.lock: %s", RF_RUN_DIR,
+				   strerror(-enf->live_lock_fd));
+		goto cleanup;
+	}
+	*ret_enf = enf;
+	enf = NULL;
+cleanup:
+	if (load_fd >= 0)
+		close(load_fd);  /* before enforcer__close, which may take it */
+	if (err && load_fd >= 0)
+		enforcer__observe_idle();  /* links this call attached, if no one is live */
+	enforcer__close(enf);
+	return err;
+}
+
+int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val)
+{
+	return bpfutil__percpu_sum(enf->map_fd[RF_PIN_STATS], idx, ret_val);
+}
+
+int enforcer__unload(bool force)
+{
+	int load_fd, live_fd = -1, err = 0;
+
+	load_fd = runlock__take("load.lock", LOCK_EX);
+	if (load_fd < 0)
+		return load_fd;
+	live_fd = runlock__take("live.lock", LOCK_EX | (force ? 0 : LOCK_NB));
+	if (live_fd < 0) {
+		err = live_fd == -EWOULDBLOCK ? -EBUSY : live_fd;
+		goto cleanup;
+	}
+	unpin_all();
+cleanup:
+	if (live_fd >= 0)
+		close(live_fd);
+	close(load_fd);
+	return err;
+}
+
+/* The program behind a pinned cgroup link. */
+static int link_prog_fd(const char *pin)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd, pfd;
+
+	fd = rf_pins__get(pin);
+	if (fd < 0)
+		return fd;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		pfd = -errno;
+	} else {
+		pfd = bpf_prog_get_fd_by_id(info.prog_id);
+		if (pfd < 0)
+			pfd = -errno;
+	}
+	close(fd);
+	return pfd;
+}
+
+int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct rf_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		int pfd, err = 0;
+
+		if (!(enf->features & rf_pin_links[i].feature))
+			continue;
+		pfd = link_prog_fd(rf_pin_links[i].pin);
+		if (pfd < 0)
+			return rf_error_set(e, pfd, NULL, "the program of %s/%s: %s", RF_PIN_DIR,
+					    rf_pin_links[i].pin, strerror(-pfd));
+		/* No link: the attachment lives exactly as long as the cgroup,
+		 * also when this process dies. */
+		if (bpf_prog_attach(pfd, cgroup_fd, rf_pin_links[i].attach_type,
+				    BPF_F_ALLOW_MULTI))
+			err = -errno;
+		close(pfd);
+		if (err)
+			return rf_error_set(e, err, NULL, "attaching the program of %s/%s to the "
+					    "sandbox cgroup: %s", RF_PIN_DIR, rf_pin_links[i].pin,
+					    strerror(-err));
+	}
+	return 0;
+}

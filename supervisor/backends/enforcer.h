@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The one pinned set of enforcement programs and maps every sandbox shares. */
+#ifndef RF_ENFORCER_H
+#define RF_ENFORCER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "error.h"
+#include "pins.h"
+#include "plan/probe.h"
+
+struct rf_enforcer {
+	int map_fd[RF_PIN_MAP_MAX]; /* by enum rf_pin_map; -1: meta, and the LSM
+				     * object's maps unless it is loaded */
+	uint32_t features;   /* RF_FEAT_* attached by the pinned set */
+	bool loaded_now;     /* this call loaded and pinned them */
+	int live_lock_fd;    /* shared lock held while a sandbox is live */
+};
+
+/*
+ * Load, attach and pin the programs once (to MOUNT/ringfence, parent_fd),
+ * or reuse the pinned set when it comes from this very build. Guarded by
+ * RF_RUN_DIR/load.lock; holds RF_RUN_DIR/live.lock shared until
+ * enforcer__close so `unload` cannot pull the programs from under a live
+ * sandbox. want_unix: also attach connect_unix/sendmsg_unix. want_lsm:
+ * also load, attach and pin the BPF-LSM object (lsm.bpf.c; it shares the
+ * network object's maps); added to a pinned set of this build that lacks
+ * it without disturbing live sandboxes. want_observe: also load and pin
+ * the observe object (observe.bpf.c) and attach its programs by pinned
+ * links (attach_observe: this sandbox wants them) until the last live
+ * supervisor ends (enforcer__observe_idle); pinned but not attached, the
+ * next runs' probes find them without loading them again. A failure is -errno with e
+ * filled (its why is the whole message: no where).
+ * -ESTALE: pinned objects of another build are in use by live sandboxes.
+ */
+int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
+		   bool attach_observe,
+		   struct rf_enforcer **ret_enf, struct rf_error *e);
+void enforcer__close(struct rf_enforcer *enf);
+
+/* A sandbox cgroup outside MOUNT/ringfence (cgplace.h) gets the pinned
+ * cgroup programs attached to itself (BPF_F_ALLOW_MULTI, no link: gone
+ * with the cgroup). 0 or -errno with e filled. */
+int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct rf_error *e);
+
+/* Load the real programs into a throwaway object and attach them to
+ * cgroup_fd: the probe for the two cgroup-sock-addr backends. */
+void enforcer__probe(int cgroup_fd, struct rf_backend_probe *ret_inet,
+		     struct rf_backend_probe *ret_unix);
+
+/* The pinned set is this build's and its links are attached to the
+ * cgroup parent_fd right now: 0 with both probes filled, or -ENOENT
+ * (then probe afresh). */
+int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
+			   struct rf_backend_probe *ret_unix);
+
+/* Load the real BPF-LSM object (with throwaway maps) and attach it for a
+ * moment: 0 when this kernel takes every program, else -errno with the
+ * reason in ret->detail. Its programs only act on sandboxes that ask. */
+void enforcer__probe_lsm(struct rf_backend_probe *ret);
+/* This build's lsm.bpf.c programs are pinned and attached (the probe
+ * needs no verifier pass then). */
+bool enforcer__lsm_pinned(void);
+
+/* This build's observe programs are pinned and attached, or load and
+ * attach here (then detached again at once). */
+void enforcer__probe_observe(struct rf_backend_probe *ret);
+
+/* Sum of one rf_stats counter over all CPUs. */
+int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val);
+
+/*
+ * The observe programs' links (attached by enforcer__open for a sandbox
+ * that wants observation) are unpinned, detaching them, when no
+ * supervisor holds live.lock: 1 when none is live (unpinned, or nothing
+ * was pinned), 0 when one is, or -errno. Takes load.lock: never call it
+ * holding load.lock or live.lock. enforcer__close does it after
+ * dropping its live.lock; gc and the reaper do it for dead supervisors.
+ */
+int enforcer__observe_idle(void);
+
+/* Detach and unpin everything. Fails with -EBUSY while a supervisor holds
+ * live.lock, unless force (the caller kills the sandboxes first). */
+int enforcer__unload(bool force);
+
+/* Open the pinned maps without loading anything (status, monitor).
+ * -ENOENT when nothing is pinned. */
+int enforcer__open_pinned(struct rf_enforcer **ret_enf);
+
+#endif

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The policy's limits. memory_mb, pids and cpu_percent are cgroup v2
+ * controllers on the sandbox cgroup, usable only where the controller is
+ * in the cgroup2 hierarchy (a hybrid host's cgroup2 mount often has none
+ * of them: the plan refuses then). wall_seconds and output_bytes are the
+ * supervisor's: a deadline and a relay of the command's stdout/stderr
+ * through pipes (ptys where ringfence's own are terminals) that stops at
+ * the budget. Reaching memory_mb (an OOM kill
+ * of the whole group), pids (a refused fork), wall_seconds or
+ * output_bytes ends the run: the caller kills the sandbox and records it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <termios.h>
+#include <sys/ioctl.h>
+#include <sys/sysinfo.h>
+#include <sys/timerfd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "sandbox_limits.h"
+#include "plan/plan.h"
+#include "plan/probe.h"
+
+#define LIMITS_CPU_PERIOD_US 100000ULL
+#define LIMITS_RELAY_CHUNK 65536
+
+/* The controller each cgroup limit needs, by enum rf_limit. */
+static const char *const controllers[RF_LIMIT_CPU + 1] = {
+	[RF_LIMIT_MEMORY] = "memory", [RF_LIMIT_PIDS] = "pids", [RF_LIMIT_CPU] = "cpu",
+};
+
+/* A small file's text, NUL-terminated, newline stripped. */
+static int read_text_at(int dfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n = fileio__read_small(dfd, name, buf, len);
+
+	if (n < 0)
+		return (int)n;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int write_text_at(int dfd, const char *name, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word))) {
+		if ((p == list || p[-1] == ' ') && (p[wl] == ' ' || !p[wl]))
+			return true;
+		p += wl;
+	}
+	return false;
+}
+
+void sandbox_limits__probe(struct rf_caps *caps)
+{
+	sandbox_limits__probe_at(caps, caps->cgroup_mount);
+}
+
+void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir)
+{
+	char have[512] = "";
+	int i, dfd, err;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = dfd < 0 ? -errno : read_text_at(dfd, "cgroup.controllers", have, sizeof(have));
+	if (dfd >= 0)
+		close(dfd);
+	for (i = 0; i <= RF_LIMIT_CPU; i++) {
+		struct rf_backend_probe *p = &caps->cgroup_ctrl[i];
+
+		p->ok = !err && has_word(have, controllers[i]);
+		p->err = err ? err : p->ok ? 0 : -EOPNOTSUPP;
+		if (err)
+			snprintf(p->detail, sizeof(p->detail), "reading %s/cgroup.controllers: %s",
+				 dir, strerror(-err));
+		else if (p->ok)
+			snprintf(p->detail, sizeof(p->detail), "%s controller in the cgroup2 "
+				 "hierarchy at %s", controllers[i], dir);
+		else
+			snprintf(p->detail, sizeof(p->detail), "the %s controller is not in the "
+				 "cgroup2 hierarchy at %s (its cgroup.controllers: %s)",
+				 controllers[i], dir, have[0] ? have : "none");
+	}
+}
+
+void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu %llu", (unsigned long long)(percent * LIMITS_CPU_PERIOD_US / 100),
+		 (unsigned long long)LIMITS_CPU_PERIOD_US);
+}
+
+/* "+ctrl" in BASE/cgroup.subtree_control and BASE/ringfence/'s (BASE: the
+ * cgroup2 root or the delegated place, cgplace.h): the sandbox cgroup gets
+ * the controller's files. */
+static int enable_controller(const char *mount, const char *ctrl, struct rf_error *e)
+{
+	static const char *const levels[] = { ".", RF_CGROUP_PARENT };
+	char plus[32];
+	size_t i;
+	int mfd, dfd, err = 0;
+
+	snprintf(plus, sizeof(plus), "+%s", ctrl);
+	mfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return rf_error_set(e, -errno, "refused", "opening %s: %s", mount,
+				    strerror(errno));
+	for (i = 0; i < sizeof(levels) / sizeof(levels[0]) && !err; i++) {
+		dfd = openat(mfd, levels[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = dfd < 0 ? -errno : write_text_at(dfd, "cgroup.subtree_control", plus);
+		if (dfd >= 0)
+			close(dfd);
+		if (err)
+			rf_error_set(e, err, "refused", "enabling the %s controller in %s/%s/"
+				     "cgroup.subtree_control: %s", ctrl, mount, levels[i],
+				     strerror(-err));
+	}
+	close(mfd);
+	return err;
+}
+
+/* memory.swap.max missing: no swap accounting. Only fine without swap. */
+static int cap_swap(int dfd, struct rf_error *e)
+{
+	struct sysinfo si;
+	int err = write_text_at(dfd, "memory.swap.max", "0");
+
+	if (err == -ENOENT && sysinfo(&si) == 0 && si.totalswap == 0)
+		return 0;
+	return err ? rf_error_set(e, err, "refused", "memory.swap.max: %s (swap must be "
+				  "capped with memory_mb)", strerror(-err)) : 0;
+}
+
+int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
+			 const struct rf_cgroup *cg, struct rf_error *e)
+{
+	const struct rf_limit_plan *l = plan->limits;
+	char v[64];
+	int i, err;
+
+	for (i = 0; i <= RF_LIMIT_CPU; i++) {
+		if (!l[i].set)
+			continue;
+		err = enable_controller(mount, controllers[i], e);
+		if (err)
+			return err;
+	}
+	if (l[RF_LIMIT_MEMORY].set) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)l[RF_LIMIT_MEMORY].value << 20);
+		err = write_text_at(cg->dir_fd, "memory.max", v);
+		if (!err)
+			err = cap_swap(cg->dir_fd, e);
+		else
+			rf_error_set(e, err, "refused", "memory.max: %s", strerror(-err));
+		if (!err && (err = write_text_at(cg->dir_fd, "memory.oom.group", "1")))
+			rf_error_set(e, err, "refused", "memory.oom.group: %s", strerror(-err));
+		if (err)
+			return err;
+	}
+	if (l[RF_LIMIT_PIDS].set) {
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)l[RF_LIMIT_PIDS].value);
+		if ((err = write_text_at(cg->dir_fd, "pids.max", v)))
+			return rf_error_set(e, err, "refused", "pids.max: %s", strerror(-err));
+	}
+	if (l[RF_LIMIT_CPU].set) {
+		sandbox_limits__cpu_max(l[RF_LIMIT_CPU].value, v, sizeof(v));
+		if ((err = write_text_at(cg->dir_fd, "cpu.max", v)))
+			return rf_error_set(e, err, "refused", "cpu.max: %s", strerror(-err));
+	}
+	return 0;
+}
+
+static void watch_reset(struct rf_limits_watch *w)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->timer_fd = w->events_fd[0] = w->events_fd[1] = -1;
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
+		w->out_r[i] = w->child_w[i] = -1;
+		w->dest[i] = i + 1;
+	}
+	w->hit = RF_LIMIT_MAX;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void sandbox_limits__watch_close(struct rf_limits_watch *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	close_fd(&w->timer_fd);
+	close_fd(&w->events_fd[0]);
+	close_fd(&w->events_fd[1]);
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
+		close_fd(&w->out_r[i]);
+		close_fd(&w->child_w[i]);
+	}
+}
+
+/* Where ringfence's own stream is a terminal the command gets one too: a
+ * pty of its own, raw (bytes pass unchanged, the real terminal does its
+ * own output processing), the terminal's size copied. Opened O_NOCTTY: it
+ * never becomes the command's controlling terminal. p[0] ours, p[1] its. */
+static int relay_pty(int dest, int p[2])
+{
+	struct termios t;
+	struct winsize ws;
+	char name[128];
+	int m, s;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return -errno;
+	if (grantpt(m) || unlockpt(m) || ptsname_r(m, name, sizeof(name)) ||
+	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		int e = -errno;
+
+		close(m);
+		return e;
+	}
+	if (tcgetattr(s, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(s, TCSANOW, &t);
+	}
+	if (ioctl(dest, TIOCGWINSZ, &ws) == 0)
+		ioctl(s, TIOCSWINSZ, &ws);
+	p[0] = m;
+	p[1] = s;
+	return 0;
+}
+
+/* One relay channel, a pipe (or a pty for a terminal): the command's end
+ * moved to >= 10 (out of the launcher child's way, like the Landlock
+ * ruleset), ours non-blocking. */
+static int relay_pipe(struct rf_limits_watch *w, int i)
+{
+	int p[2], r;
+
+	if (isatty(w->dest[i]))
+		r = relay_pty(w->dest[i], p);
+	else
+		r = pipe2(p, O_CLOEXEC) < 0 ? -errno : 0;
+	if (r < 0)
+		return r;
+	w->out_r[i] = p[0];
+	w->child_w[i] = fcntl(p[1], F_DUPFD_CLOEXEC, 10);
+	close(p[1]);
+	if (w->child_w[i] < 0)
+		return -errno;
+	return fcntl(p[0], F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+}
+
+int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
+		       struct rf_error *e)
+{
+	const struct rf_limit_plan *l = plan->limits;
+	int i, err;
+
+	watch_reset(w);
+	w->wall_seconds = l[RF_LIMIT_WALL].set ? l[RF_LIMIT_WALL].value : 0;
+	w->output_bytes = l[RF_LIMIT_OUTPUT].set ? l[RF_LIMIT_OUTPUT].value : 0;
+	w->memory_mb = l[RF_LIMIT_MEMORY].set ? l[RF_LIMIT_MEMORY].value : 0;
+	w->pids = l[RF_LIMIT_PIDS].set ? l[RF_LIMIT_PIDS].value : 0;
+	for (i = 0; w->output_bytes && i < RF_LIMITS_OUT_MAX; i++) {
+		err = relay_pipe(w, i);
+		if (err) {
+			sandbox_limits__watch_close(w);
+			return rf_error_set(e, err, "refused", "output relay pipe: %s",
+					    strerror(-err));
+		}
+	}
+	return 0;
+}
+
+int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = (time_t)w->wall_seconds } };
+	int i;
+
+	/* Ours closed: the pipes see EOF once every writer in the sandbox is gone. */
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+		close_fd(&w->child_w[i]);
+	w->cg = cg;
+	clock_gettime(CLOCK_MONOTONIC, &w->start);
+	/* A reader that goes away must not kill the supervisor (relay_once). */
+	if (w->output_bytes)
+		signal(SIGPIPE, SIG_IGN);
+	/* The kernel flags these files on every change (an OOM kill, a
+	 * refused fork): no polling of the counters while the command runs. */
+	if (w->memory_mb && cg && cg->dir_fd >= 0)
+		w->events_fd[0] = openat(cg->dir_fd, "memory.events", O_RDONLY | O_CLOEXEC);
+	if (w->pids && cg && cg->dir_fd >= 0)
+		w->events_fd[1] = openat(cg->dir_fd, "pids.events", O_RDONLY | O_CLOEXEC);
+	if (!w->wall_seconds)
+		return 0;
+	w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (w->timer_fd < 0 || timerfd_settime(w->timer_fd, 0, &its, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds)
+{
+	int i, n = 0;
+
+	if (w->timer_fd >= 0)
+		fds[n++] = w->timer_fd;
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+		if (w->out_r[i] >= 0)
+			fds[n++] = w->out_r[i];
+	return n;
+}
+
+int sandbox_limits__event_fds(const struct rf_limits_watch *w, int *fds)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 2; i++)
+		if (w->events_fd[i] >= 0)
+			fds[n++] = w->events_fd[i];
+	return n;
+}
+
+static bool set_hit(struct rf_limits_watch *w, enum rf_limit l, uint64_t value,
+		    uint64_t threshold)
+{
+	if (w->hit != RF_LIMIT_MAX)
+		return false;
+	w->hit = l;
+	w->hit_value = value;
+	w->hit_threshold = threshold;
+	return true;
+}
+
+/* All of buf to fd, waiting when it is non-blocking; false once it is gone. */
+static bool write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (n < 0 && errno == EAGAIN)
+			(void)poll(&p, 1, -1);
+		else if (n < 0 && errno != EINTR)
+			return false;
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		}
+	}
+	return true;
+}
+
+/* One read from pipe i: what fits in the budget goes on, the rest is
+ * dropped and ends the run. -1 at EOF (closed), 0 nothing, 1 data. */
+static int relay_once(struct rf_limits_watch *w, int i, bool *hit_now)
+{
+	char buf[LIMITS_RELAY_CHUNK];
+	uint64_t room = w->output_bytes - w->out_delivered, give;
+	ssize_t n = read(w->out_r[i], buf, sizeof(buf));
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close_fd(&w->out_r[i]);
+		return -1;
+	}
+	if (n < 0)
+		return 0;
+	give = (uint64_t)n < room ? (uint64_t)n : room;
+	if (give && !write_all(w->dest[i], buf, give)) {
+		/* Our reader is gone: so is the command's (its next write gets
+		 * EPIPE or SIGPIPE, as without the relay). */
+		w->out_read += (uint64_t)n;
+		close_fd(&w->out_r[i]);
+		return -1;
+	}
+	w->out_delivered += give;
+	w->out_read += (uint64_t)n;
+	if ((uint64_t)n > give)
+		*hit_now |= set_hit(w, RF_LIMIT_OUTPUT, w->out_read, w->output_bytes);
+	return 1;
+}
+
+static uint64_t elapsed_ms(const struct rf_limits_watch *w)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)((now.tv_sec - w->start.tv_sec) * 1000 +
+			  (now.tv_nsec - w->start.tv_nsec) / 1000000);
+}
+
+bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd)
+{
+	bool hit_now = false;
+	uint64_t ticks;
+	int i;
+
+	if (fd >= 0 && fd == w->timer_fd) {
+		if (read(fd, &ticks, sizeof(ticks)) > 0)
+			hit_now = set_hit(w, RF_LIMIT_WALL, elapsed_ms(w) / 1000, w->wall_seconds);
+		close_fd(&w->timer_fd);
+		return hit_now;
+	}
+	for (i = 0; i < 2; i++)
+		if (fd >= 0 && fd == w->events_fd[i]) {
+			char buf[512];
+
+			/* Reading it from the start acknowledges the change;
+			 * what it says is read again by the check. */
+			if (pread(fd, buf, sizeof(buf), 0) < 0)
+				rf_debug("re-arm %s: %s", i ? "pids.events" : "memory.events",
+					 strerror(errno));
+			return sandbox_limits__check_cgroup(w);
+		}
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+		if (fd >= 0 && fd == w->out_r[i])
+			relay_once(w, i, &hit_now);
+	return hit_now;
+}
+
+void sandbox_limits__drain(struct rf_limits_watch *w)
+{
+	bool hit_now = false;
+	int i;
+
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+		while (w->out_r[i] >= 0 && relay_once(w, i, &hit_now) > 0)
+			;
+}
+
+/* "KEY N" from a cgroup's *.events file; 0 when missing. */
+static uint64_t events_count(int dfd, const char *file, const char *key)
+{
+	char buf[1024], *p;
+	size_t kl = strlen(key);
+
+	if (fileio__read_small(dfd, file, buf, sizeof(buf)) <= 0)
+		return 0;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoull(p + kl + 1, NULL, 10);
+	return 0;
+}
+
+uint64_t sandbox_limits__cpu_usec(const struct rf_cgroup *cg)
+{
+	return cg && cg->dir_fd >= 0 ? events_count(cg->dir_fd, "cpu.stat", "usage_usec") : 0;
+}
+
+static uint64_t read_u64_at(int dfd, const char *file)
+{
+	char buf[64];
+
+	return read_text_at(dfd, file, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 10);
+}
+
+bool sandbox_limits__check_cgroup(struct rf_limits_watch *w)
+{
+	int dfd = w->cg ? w->cg->dir_fd : -1;
+	uint64_t peak;
+
+	if (dfd < 0 || w->hit != RF_LIMIT_MAX)
+		return false;
+	if (w->memory_mb && (w->hit_events = events_count(dfd, "memory.events", "oom_kill"))) {
+		/* memory.peak (5.19+), in MiB rounded up; else the cap itself. */
+		peak = read_u64_at(dfd, "memory.peak");
+		return set_hit(w, RF_LIMIT_MEMORY, peak ? (peak + (1 << 20) - 1) >> 20 :
+			       w->memory_mb, w->memory_mb);
+	}
+	if (w->pids && (w->hit_events = events_count(dfd, "pids.events", "max")))
+		return set_hit(w, RF_LIMIT_PIDS, read_u64_at(dfd, "pids.current"), w->pids);
+	return false;
+}
+
+static const char *unit_of(enum rf_limit l)
+{
+	static const char *const units[RF_LIMIT_MAX] = {
+		[RF_LIMIT_MEMORY] = "MiB", [RF_LIMIT_PIDS] = "processes",
+		[RF_LIMIT_CPU] = "percent", [RF_LIMIT_WALL] = "seconds",
+		[RF_LIMIT_OUTPUT] = "bytes", [RF_LIMIT_SCRATCH] = "MiB",
+	};
+
+	return (unsigned int)l < RF_LIMIT_MAX ? units[l] : "";
+}
+
+json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w)
+{
+	json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s}", "limit", names__limit(w->hit),
+			      "value", (json_int_t)w->hit_value,
+			      "threshold", (json_int_t)w->hit_threshold,
+			      "unit", unit_of(w->hit), "action", "killed");
+
+	if (o && w->hit == RF_LIMIT_MEMORY)
+		json_object_set_new(o, "oom_kills", json_integer((json_int_t)w->hit_events));
+	if (o && w->hit == RF_LIMIT_PIDS)
+		json_object_set_new(o, "forks_refused", json_integer((json_int_t)w->hit_events));
+	if (o && w->hit == RF_LIMIT_OUTPUT)
+		json_object_set_new(o, "delivered", json_integer((json_int_t)w->out_delivered));
+	return o;
+}
+
+void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len)
+{
+	snprintf(buf, len, "limit %s=%llu reached", names__limit(w->hit),
+		 (unsigned long long)w->hit_threshold);
+}

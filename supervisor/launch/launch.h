@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Start the sandboxed command: clone3(CLONE_INTO_CGROUP), scrub, drop, exec. */
+#ifndef RF_LAUNCH_H
+#define RF_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "error.h"
+#include "backends/sandbox_seccomp.h"
+
+struct launch_opts {
+	int cgroup_fd;           /* sandbox cgroup dir fd (CLONE_INTO_CGROUP) */
+	char *const *argv;       /* argv[0]: a path, or a name looked up in the
+				  * PATH of envp (default /usr/local/bin:/usr/bin:/bin) */
+	char *const *envp;       /* the built environment */
+	uid_t uid;               /* the user to run as */
+	gid_t gid;
+	bool keep_groups;        /* false: supplementary groups become {gid} */
+	/* When either list is non-empty the child gets a private mount
+	 * namespace: ro_mounts (every cgroup2 mount) become read-only there,
+	 * so it cannot move itself out of its cgroup or make sub-cgroups
+	 * even as uid 0; detach_mounts (bpffs) are unmounted there. */
+	const char *const *ro_mounts;
+	const char *const *detach_mounts;
+	/* Applied last, in this order, after no_new_privs and the checks:
+	 * a Landlock ruleset (-1: none; 0 is never a ruleset here) and the
+	 * seccomp filters (NULL: none). Failing either is a SETUP failure:
+	 * the command never runs with less than the plan says. */
+	int landlock_fd;
+	const struct rf_seccomp *seccomp;
+	/* Above 2: the command's stdout / stderr (the supervisor's relay
+	 * pipes, limits.output_bytes); otherwise the ones inherited. */
+	int stdout_fd;
+	int stderr_fd;
+	/* Non-NULL: an empty tmpfs of scratch_mb MiB is mounted there in the
+	 * child's (private) mount namespace (limits.scratch). */
+	const char *scratch_path;
+	uint64_t scratch_mb;
+	/* Non-zero: the Landlock rights of the scratch directory, added on the
+	 * tmpfs's root before the ruleset is applied. */
+	uint64_t scratch_landlock_access;
+	/* Test-only: keep every capability (uid stays as given). Only for
+	 * proving a kernel-side (BPF-LSM) boundary against a root process
+	 * that holds its capabilities; the CLI gates it. */
+	bool keep_caps;
+};
+
+/* Why a launch failed before the command ran. */
+enum launch_stage {
+	LAUNCH_STAGE_NONE = 0,
+	LAUNCH_STAGE_SETUP = 1,  /* fds, mounts, groups, ids, no_new_privs, caps: 126 */
+	LAUNCH_STAGE_EXEC = 2,   /* execve failed: ENOENT -> 127, else 126 */
+};
+
+struct launch_result {
+	pid_t pid;               /* > 0 when the command was started */
+	int pidfd;               /* CLOEXEC pidfd of the child, -1 if none */
+	enum launch_stage failed_stage;
+	int err;                 /* positive errno of the failure */
+	char what[128];          /* which step failed, e.g. "setresuid" */
+	int notify_fd;           /* CLOEXEC listener of a notifying seccomp boundary
+				  * (opts->seccomp->notify), -1 if none */
+};
+
+/*
+ * Start argv inside the cgroup: clone3 with CLONE_INTO_CGROUP|CLONE_PIDFD
+ * so the child never runs outside it. In the child, in this order: reset
+ * signal dispositions and mask, close every fd but 0-2, setgroups,
+ * setresgid, setresuid, PR_SET_NO_NEW_PRIVS, drop every capability
+ * (effective, permitted, inheritable, ambient and bounding; securebits
+ * locked), then execve. Setup and exec errors travel back over a CLOEXEC
+ * pipe, so this returns only once the command is executing (0, res->pid
+ * set) or has failed (0, res->failed_stage set, child reaped).
+ * Negative errno only when the clone itself failed.
+ */
+int launch__start(const struct launch_opts *opts, struct launch_result *res);
+
+/* Resolve --user (name or numeric uid, optionally ":group"); NULL means
+ * the invoking user: SUDO_UID/SUDO_GID when set by sudo, else getuid().
+ * 0, or -EINVAL (unknown user) or another -errno with err filled (where
+ * "--user"); the outputs are untouched on failure. */
+int launch__resolve_user(const char *spec, uid_t *ret_uid, gid_t *ret_gid,
+			 struct rf_error *err);
+
+/* Where this process's working directory lies against dir (a scratch
+ * path), both canonical: 0 outside it, 1 dir itself, 2 below it, or
+ * -errno (getcwd or realpath failed, e.g. a deleted cwd: callers refuse).
+ * The cwd goes to ret_cwd (len bytes, "" on failure) when not NULL. */
+int launch__cwd_within(const char *dir, char *ret_cwd, size_t len);
+
+#endif

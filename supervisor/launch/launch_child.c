@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The launched child, from clone3 to exec: syscalls and async-signal-safe calls only. */
+#include <errno.h>
+#include <sys/mount.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+
+#include "launch.h"
+#include "launch_internal.h"
+#include "backends/sandbox_landlock.h"
+
+/* Where the child keeps the error pipe's write end once every other fd
+ * above stderr is closed. */
+#define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
+#define CHILD_LL_FD 4
+#define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
+
+/* Locked so the command can neither regain capabilities through uid 0
+ * (exec, setuid) nor keep them across a uid change. */
+#define CHILD_SECUREBITS                                                    \
+	(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |     \
+	 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED)
+
+void launch_child__copy_what(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < len; i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+static _Noreturn void child_fail(int fd, enum launch_stage stage, int err, const char *what)
+{
+	struct child_err ce = { .stage = stage, .err = err };
+
+	launch_child__copy_what(ce.what, sizeof(ce.what), what);
+	if (write(fd, &ce, sizeof(ce)) < 0) {
+		/* nothing left to tell (a syscalls allowlist without write):
+		 * the status alone still says not found or not runnable */
+	}
+	_exit(stage == LAUNCH_STAGE_EXEC && err == ENOENT ? 127 : 126);
+}
+
+static int close_above(int fd)
+{
+	struct rlimit rl;
+
+	if (close_range((unsigned)fd + 1, ~0U, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	/* pre-5.9 kernel: walk the descriptor table */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1U << 20))
+		rl.rlim_cur = 1U << 20;
+	for (rlim_t i = (rlim_t)fd + 1; i < rl.rlim_cur; i++)
+		(void)close((int)i);
+	return 0;
+}
+
+/* Drop the bounding set; caps above the kernel's last give EINVAL. */
+static int drop_bounding(int last_cap)
+{
+	for (int c = 0; c <= last_cap; c++) {
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL && c > 0)
+			return 0;
+		return -errno;
+	}
+	return 0;
+}
+
+static bool caps_all_clear(int last_cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, d) < 0)
+		return false;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (d[i].effective || d[i].permitted || d[i].inheritable)
+			return false;
+	for (int c = 0; c <= last_cap; c++) {
+		int b = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+		int a = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0);
+
+		if (b < 0 && errno == EINVAL)
+			break;
+		if (b != 0 || a != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool groups_match(const struct launch_plan *p)
+{
+	gid_t g[64];
+	int n = getgroups(0, NULL);
+
+	if (n < 0 || (size_t)n != p->n_groups)
+		return false;
+	if ((size_t)n > sizeof(g) / sizeof(g[0]))
+		return true; /* too many to copy here; the count matched */
+	if (getgroups(n, g) != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (g[i] != p->groups[i])
+			return false;
+	return true;
+}
+
+/* The supervisor's handlers and ignores, then its mask (it blocks the
+ * signals it reads through a signalfd; blocked everything for the
+ * clone). The raw syscall also resets the signals glibc keeps for
+ * itself (32, 33), which an ignoring ancestor would otherwise pass
+ * through exec. Failing for SIGKILL/SIGSTOP is expected. */
+static void child_reset_signals(int err_w)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct { void *handler; unsigned long flags; void *restorer; uint64_t mask; }
+			ksa = { .handler = SIG_DFL };
+
+		(void)syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask));
+	}
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "sigprocmask");
+}
+
+/* The error pipe at CHILD_ERR_FD, the Landlock ruleset right above it (it
+ * sits at >= 10, so the first dup never clobbered it), nothing else above
+ * stderr. */
+static void child_fds(const struct launch_opts *o, const struct launch_plan *p, int err_r,
+		      int err_w)
+{
+	const int efd = CHILD_ERR_FD;
+	int r;
+
+	if (err_w != efd) {
+		if (dup3(err_w, efd, O_CLOEXEC) < 0)
+			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
+		if (err_w < efd)
+			(void)close(err_w);
+	}
+	if (err_r < efd)
+		(void)close(err_r);
+	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
+	if (p->notify_w >= 0) {
+		if (dup3(p->notify_w, CHILD_NOTIFY_FD, O_CLOEXEC) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 notify");
+		if (p->ll_fd < 0)
+			(void)close(CHILD_LL_FD);  /* nothing may sit below it */
+	}
+	/* The relay pipes sit at >= 10 too; dup2 leaves 1 and 2 inheritable. */
+	if (o->stdout_fd > 2 && dup2(o->stdout_fd, STDOUT_FILENO) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
+	if (o->stderr_fd > 2 && dup2(o->stderr_fd, STDERR_FILENO) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stderr");
+	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
+	if (r < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+}
+
+/* Private mounts first: an unmount below must not propagate to the
+ * host's namespace through shared peer groups. */
+static void child_mounts(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	size_t i;
+
+	if (!p->new_ns)
+		return;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount private");
+	for (i = 0; i < p->n_ro; i++)
+		if (mount(NULL, o->ro_mounts[i], NULL,
+			  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
+	for (i = 0; o->detach_mounts && o->detach_mounts[i]; i++)
+		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
+		    errno != ENOENT)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+	/* Over the host's directory, seen only in this namespace. */
+	if (o->scratch_path && mount("ringfence-scratch", o->scratch_path, "tmpfs",
+				     MS_NOSUID | MS_NODEV, p->scratch_opts) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount scratch tmpfs");
+	/* Off the host's hidden directory, onto the tmpfs now over it. */
+	if (p->chdir_scratch && chdir(o->scratch_path) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir into the scratch tmpfs");
+}
+
+static void child_drop_privs(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	int r;
+
+	/* Needs CAP_SETPCAP, like the bounding-set drop: while still root.
+	 * (--keep-caps, a test-only mode, keeps them all: the caller made
+	 * sure a kernel-side boundary is in force without them.) */
+	if (!o->keep_caps && prctl(PR_SET_SECUREBITS, CHILD_SECUREBITS, 0, 0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "securebits");
+	r = o->keep_caps ? 0 : drop_bounding(p->last_cap);
+	if (r < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "capbset_drop");
+	if (!o->keep_caps && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "ambient_clear");
+
+	/* Raw syscalls, not the libc wrappers: glibc broadcasts set*id to
+	 * every thread it believes exists, and after a raw clone3 its thread
+	 * list still describes the parent. Only this task must change. */
+	if (syscall(SYS_setgroups, p->n_groups, p->groups) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setgroups");
+	if (syscall(SYS_setresgid, o->gid, o->gid, o->gid) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setresgid");
+	if (syscall(SYS_setresuid, o->uid, o->uid, o->uid) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setresuid");
+	/* SECBIT_NO_SETUID_FIXUP kept the sets across setresuid: clear now */
+	if (!o->keep_caps && syscall(SYS_capset, &hdr, caps) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "capset");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "no_new_privs");
+}
+
+/* Trust but verify: a silently ignored step must not exec. */
+static void child_verify(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
+	if (getresuid(&ru, &eu, &su) < 0 || ru != o->uid || eu != o->uid || su != o->uid)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify uid");
+	if (getresgid(&rg, &eg, &sg) < 0 || rg != o->gid || eg != o->gid || sg != o->gid)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify gid");
+	if (!groups_match(p))
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify groups");
+	if (!o->keep_caps && !caps_all_clear(p->last_cap))
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify caps");
+	if (!o->keep_caps && prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != CHILD_SECUREBITS)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify securebits");
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EPERM, "verify no_new_privs");
+}
+
+/* Send the boundary's listener to the supervisor, and keep no copy past
+ * execve: the command could answer its own refusals with it. Before the
+ * allowlist, which may refuse sendmsg. */
+static void child_hand_listener(int listener, int efd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c = 'L';
+	struct iovec io = { &c, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	__builtin_memset(u.buf, 0, sizeof(u.buf));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	__builtin_memcpy(CMSG_DATA(cm), &listener, sizeof(listener));
+	if (sendmsg(CHILD_NOTIFY_FD, &m, MSG_NOSIGNAL) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "hand over the seccomp listener");
+	/* Both close at execve (O_CLOEXEC): no close() here, which a syscalls
+	 * profile in the listener's filter would hand to a supervisor that
+	 * does not hold the listener yet. */
+}
+
+/* The kernel-side confinement of this task, last: Landlock, then the
+ * seccomp filters (which must still allow execve). */
+static void child_confine(const struct launch_opts *o, const struct launch_plan *p, int efd)
+{
+	int r;
+
+	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
+		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
+					       o->scratch_landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on scratch");
+	}
+	if (p->ll_fd >= 0) {
+		r = sandbox_landlock__restrict(CHILD_LL_FD);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock_restrict_self");
+		(void)close(CHILD_LL_FD);
+	}
+	if (o->seccomp) {
+		int listener;
+
+		r = sandbox_seccomp__install_boundary(o->seccomp, &listener);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
+		if (listener >= 0)
+			child_hand_listener(listener, efd);
+		r = sandbox_seccomp__install_allowlist(o->seccomp);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "seccomp");
+	}
+}
+
+/* execvp's rules: a missing candidate moves on, EACCES is remembered,
+ * anything else stops the search. */
+static _Noreturn void child_exec(const struct launch_opts *o, const struct launch_plan *p,
+				 char *const *envp, int efd)
+{
+	bool eacces = false;
+
+	for (size_t i = 0; i < p->n_cands; i++) {
+		int e;
+
+		execve(p->cands[i], o->argv, envp);
+		e = errno;
+		if (!p->searched)
+			child_fail(efd, LAUNCH_STAGE_EXEC, e, "execve");
+		switch (e) {
+		case EACCES:
+			eacces = true;
+			break;
+		case ENOENT:
+		case ENOTDIR:
+		case ESTALE:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			child_fail(efd, LAUNCH_STAGE_EXEC, e, "execve");
+		}
+	}
+	child_fail(efd, LAUNCH_STAGE_EXEC, eacces ? EACCES : ENOENT, "execve");
+}
+
+_Noreturn void launch_child__main(const struct launch_opts *o, const struct launch_plan *p,
+				  char *const *envp, int err_r, int err_w)
+{
+	child_reset_signals(err_w);
+	child_fds(o, p, err_r, err_w);
+	/* A session of its own: no controlling terminal, so it cannot push
+	 * input into the invoking shell's terminal (TIOCSTI) or signal its
+	 * process group. The supervisor forwards terminal signals. */
+	if (setsid() < 0)
+		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_mounts(o, p, CHILD_ERR_FD);
+	child_drop_privs(o, p, CHILD_ERR_FD);
+	child_verify(o, p, CHILD_ERR_FD);
+	child_confine(o, p, CHILD_ERR_FD);
+	child_exec(o, p, envp, CHILD_ERR_FD);
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `ringfence learn`: run a command in audit mode and write the smallest
+ * reasonable policy that would have allowed what it did, from the run's
+ * own trace (kernel.deny events with verdict "audited", whichever backend
+ * recorded them). The pure part (trace events -> policy) is separate from
+ * the runs so the unit tests can drive it.
+ */
+#ifndef RF_LEARN_H
+#define RF_LEARN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "error.h"
+
+/* A directory with this many used entries is allowed as a whole ("dir/"). */
+#define RF_LEARN_COLLAPSE_MIN 4
+
+#define RF_LEARN_DENIALS_KEPT 1000
+
+/* The lists learn fills; each a set of policy entries. */
+enum rf_learn_list {
+	RF_LEARN_READ = 0,        /* files.read */
+	RF_LEARN_WRITE,           /* files.write */
+	RF_LEARN_EXEC,            /* exec */
+	RF_LEARN_CONNECT,         /* network.connect */
+	RF_LEARN_UNIX,            /* network.unix */
+	RF_LEARN_LIST_MAX,
+};
+
+/* What a path is after the run (the directory rule asks). */
+enum rf_learn_kind {
+	RF_LEARN_MISSING = 0,
+	RF_LEARN_FILE,            /* anything but a directory */
+	RF_LEARN_DIR,
+};
+
+/* Answers the directory rule's questions; NULL: every path is a file. */
+typedef enum rf_learn_kind (*rf_learn_kind_fn)(const char *path);
+
+struct rf_learn {
+	json_t *set[RF_LEARN_LIST_MAX];  /* objects used as sets: key = entry */
+	json_t *notes;            /* set of strings: what was not learned */
+	json_t *denials;          /* array of strings: decisions denied, in order */
+	uint64_t learned;         /* audited decisions turned into entries */
+	uint64_t denied;          /* decisions denied even in audit mode */
+	/* From the trace's sandbox.exit; ran false: the command never ran. */
+	bool ran;
+	int exit_code;
+	uint64_t not_in_trace;    /* decisions counted but not kept */
+};
+
+int learn__init(struct rf_learn *l);
+void learn__fini(struct rf_learn *l);
+
+/*
+ * One trace event (a parsed JSON line). kernel.deny with verdict
+ * "audited" becomes an entry (or a note when no policy entry can allow
+ * it); sandbox.exit fills ran/exit_code/not_in_trace; the rest is ignored.
+ * Returns 0 or -ENOMEM.
+ */
+int learn__add_event(struct rf_learn *l, const json_t *ev);
+
+/* Every line of a JSON-lines trace; a line that is not JSON is -EBADMSG. */
+int learn__add_trace(struct rf_learn *l, FILE *f);
+
+/*
+ * The directory rule on one list of exact paths (a set, as in
+ * rf_learn.set): a directory used itself becomes "dir/"; a path gone after
+ * the run (a temporary file) becomes its directory; RF_LEARN_COLLAPSE_MIN
+ * or more entries directly inside one directory at least two levels deep
+ * become that directory; entries inside a "dir/" entry go; "/" is never
+ * produced. Returns a new set (NULL: -ENOMEM).
+ */
+json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind);
+
+/*
+ * The learned policy: base (a policy object: kept, with every key it
+ * has) plus the entries learned for the lists in learnable (bit 1u <<
+ * enum rf_learn_list); a list not learnable keeps base's value, or is
+ * "unrestricted" when base has none. "mode" is dropped (enforce).
+ * 0 or -errno with e filled.
+ */
+int learn__build(const struct rf_learn *l, const json_t *base, unsigned int learnable,
+		 rf_learn_kind_fn kind, json_t **ret, struct rf_error *e);
+
+/* The policy of the learning run: base in audit mode, the lists not
+ * learnable "unrestricted", a "deny" syscalls allowlist left out (audit
+ * mode refuses it). NULL: -ENOMEM. */
+json_t *learn__audit_policy(const json_t *base, unsigned int learnable);
+
+/* A policy object as learn writes it: sorted keys, 2-space indent, one
+ * trailing newline. NULL: -ENOMEM. */
+char *learn__dump(const json_t *policy);
+
+#endif

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Policy -> least-privilege plan, fail closed against what the kernel can
+ * do. The plan is data (enums, bits, numbers); plan_text.c renders it as
+ * the trace, `check`, `probe` and the refusal lines print it.
+ */
+#ifndef RF_PLAN_H
+#define RF_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "names.h"
+#include "policy/policy.h"
+#include "probe.h"
+#include "rf_abi.h"
+
+/* Independent extra layers under a class's backend (rf_class_plan.layers). */
+enum rf_plan_layer {
+	RF_LAYER_CAPABILITIES = 1u << 0,        /* every capability set emptied */
+	RF_LAYER_CAPABILITIES_KEPT = 1u << 1,   /* --keep-caps test mode */
+	RF_LAYER_SECCOMP = 1u << 2,             /* the boundary filter under bpf-lsm */
+	RF_LAYER_LANDLOCK_TCP = 1u << 3,        /* TCP connect ports (ABI 4+) */
+	RF_LAYER_LANDLOCK_SCOPE_UNIX = 1u << 4, /* abstract unix scoping (ABI 6+) */
+	RF_LAYER_LANDLOCK_SCOPE_SIGNAL = 1u << 5, /* signal scoping (ABI 6+) */
+};
+
+/* What a class's note says. */
+enum rf_plan_note {
+	RF_NOTE_NONE = 0,
+	RF_NOTE_UNRESTRICTED,     /* the policy opted out */
+	RF_NOTE_LSM_FILE,         /* what the bpf-lsm programs judge, per class */
+	RF_NOTE_LSM_EXEC,
+	RF_NOTE_LSM_UNIX,
+	RF_NOTE_LANDLOCK_FILE,    /* what Landlock does not cover, per class */
+	RF_NOTE_LANDLOCK_EXEC,
+	RF_NOTE_LANDLOCK_AUDIT,   /* audit: Landlock's rules not applied, accesses observed */
+	RF_NOTE_PROCESS,          /* the boundary, from the plan's install flags */
+	RF_NOTE_SYSCALLS_SECCOMP,
+	RF_NOTE_SYSCALLS_ALERT,
+	RF_NOTE_MONITOR,
+	RF_NOTE_LIMITS,           /* what reaching each limit does */
+	RF_NOTE_REFUSED,          /* the class's refusal: rf_class_plan.reason */
+	RF_NOTE_NET_DNS_GATE,     /* network: names through the DNS gate (dnsgate.c) */
+	RF_NOTE_NET_DNS_ONCE,     /* network: names resolved once before the start */
+	RF_NOTE_MAX,
+};
+
+/* Why a class (or a --require) is refused. */
+enum rf_plan_why {
+	RF_WHY_LSM_PATH_TOO_LONG = 0, /* detail: the path; param: what the matcher holds */
+	RF_WHY_NO_FS_BACKEND,         /* detail: landlock's probe; plan.lsm_state */
+	RF_WHY_AUDIT_LANDLOCK,        /* plan.lsm_state; detail: the observe programs' probe */
+	RF_WHY_LANDLOCK_TRUNCATE,     /* param: the Landlock ABI */
+	RF_WHY_SOCK_ADDR,             /* detail: the probe */
+	RF_WHY_NO_CGROUP2,            /* detail: the probe */
+	RF_WHY_KEEP_CAPS,
+	RF_WHY_SYSCALLS_AUDIT,
+	RF_WHY_NO_SECCOMP,            /* detail: the probe */
+	RF_WHY_REQUIRE_LSM,           /* --require bpf-lsm; detail: the probe */
+	RF_WHY_REQUIRE_UNUSED,        /* --require; param: enum rf_backend */
+	RF_WHY_SECCOMP_BUILD,         /* detail: the builder's words; param: -errno */
+	RF_WHY_LANDLOCK_ENTRY,        /* detail: the entry Landlock cannot express */
+	RF_WHY_LANDLOCK_BUILD,        /* detail: the builder's words; param: -errno */
+	RF_WHY_NO_CONTROLLER,         /* param: enum rf_limit; detail: the probe */
+	RF_WHY_LIMIT_NO_CGROUP2,      /* param: enum rf_limit; detail: the probe */
+	RF_WHY_SCRATCH_PATH,          /* param: -errno (0: not a directory); detail: the path */
+	RF_WHY_STRICT_GAPS,           /* --strict; detail: the class's gap ids */
+	RF_WHY_SCRATCH_CWD,           /* param: -errno (0: below it); detail: the cwd */
+	RF_WHY_MAX,
+};
+
+/* What the probe says of this build's bpf-lsm programs. */
+enum rf_lsm_state {
+	RF_LSM_AVAILABLE = 0,
+	RF_LSM_NOT_LOADED,        /* the kernel has BPF-LSM, our programs did not load */
+	RF_LSM_REFUSED,
+	RF_LSM_NOT_PROBED,
+	RF_LSM_STATE_MAX,
+};
+
+/* How a class's decisions reach the trace and the monitor. */
+enum rf_plan_observed {
+	RF_OBSV_NONE = 0,         /* not at all (no backend, or nothing records) */
+	RF_OBSV_KERNEL,           /* the deciding BPF programs record each one: exact */
+	RF_OBSV_INFERRED,         /* observe.bpf.c: syscalls that failed, matched in user space */
+	RF_OBSV_AUDIT_INFERRED,   /* audit: accesses that succeeded, matched in user space */
+	RF_OBSV_KERNEL_AUDIT,     /* Landlock logs each one to the kernel's audit (ABI 7+) */
+	RF_OBSV_MAX,
+};
+
+/*
+ * Known gaps: operations a backend does not confine although the policy
+ * confines their class. Each has a stable id (shown in `check`, `probe` and
+ * `sandbox.plan` as "gaps", and used by the attack suite tests/attack/ to
+ * prove that each listed gap escapes and nothing unlisted does).
+ * X(NAME, id, class, what); the planner sets plan.gaps bit RF_GAP_NAME.
+ */
+#define RF_GAPS(X)                                                                      \
+	X(FILE_XATTR, "file.xattr", RF_CLASS_FILE,                                       \
+	  "setxattr/removexattr (POSIX ACLs included, which change the mode) on files "   \
+	  "outside the write rules: Landlock has no right for them; seccomp refuses "    \
+	  "them only when the policy has no write rule")                                 \
+	X(FILE_ATTR, "file.attr", RF_CLASS_FILE,                                         \
+	  "chmod, chown and utimes of files outside the write rules, by path or through " \
+	  "a read-only fd: Landlock has no right for them; seccomp refuses them only "   \
+	  "when the policy has no write rule")                                           \
+	X(EXEC_MMAP, "exec.mmap", RF_CLASS_EXEC,                                         \
+	  "a readable file mapped executable (mmap or mprotect with PROT_EXEC, or "      \
+	  "`ld.so FILE`): Landlock judges execve only")                                  \
+	X(EXEC_MEMFD, "exec.memfd", RF_CLASS_EXEC,                                       \
+	  "a memfd executed or mapped executable: Landlock does not judge memfds and "   \
+	  "this kernel has no MFD_NOEXEC_SEAL for seccomp to insist on")                 \
+	X(EXEC_ANON_CODE, "exec.anon-code", RF_CLASS_EXEC,                               \
+	  "code copied into anonymous executable memory and called (a JIT, or a loader " \
+	  "copying a readable file): exec judges files, never memory")                   \
+	/* issue 13 (h13a): where no BPF-LSM program judges them */                      \
+	X(NET_RTHDR_CMSG, "net.rthdr-cmsg", RF_CLASS_NET,                                \
+	  "a routing header in sendmsg's ancillary data (IPV6_RTHDR type 2, on kernels " \
+	  "with mobile IPv6) sends the datagram past the address judged: seccomp cannot " \
+	  "read ancillary data, and the egress program did not stop it on 7.3 "        \
+	  "(BPF-LSM's socket_sendmsg refuses it)")                                       \
+	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
+	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
+	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")
+
+enum rf_gap {
+#define RF_GAP_ENUM_(n, id, c, what) RF_GAP_##n,
+	RF_GAPS(RF_GAP_ENUM_)
+#undef RF_GAP_ENUM_
+	RF_GAP_MAX,
+};
+_Static_assert(RF_GAP_MAX <= 64, "plan.gaps is a 64-bit mask");
+
+const char *plan__gap_id(enum rf_gap g);
+enum rf_class plan__gap_class(enum rf_gap g);
+const char *plan__gap_what(enum rf_gap g);
+
+#define RF_PLAN_DETAIL_LEN 700    /* text from outside: a probe, a builder */
+#define RF_PLAN_REASON_LEN 700    /* a rendered "class: why" */
+#define RF_PLAN_NOTE_LEN 600      /* a rendered note */
+
+struct rf_plan_reason {
+	enum rf_class cls;        /* the class refused; unused for --require */
+	enum rf_plan_why code;
+	int param;
+	char detail[RF_PLAN_DETAIL_LEN];
+};
+
+struct rf_class_plan {
+	enum rf_request request;
+	bool required;            /* must be enforced for the run to start */
+	enum rf_backend be;       /* RF_BE_NONE: none */
+	bool enforced;            /* the backend enforces it on this kernel */
+	unsigned int layers;      /* RF_LAYER_* */
+	enum rf_plan_note note;   /* why not, or what it does not cover */
+	enum rf_plan_observed observed;
+	int reason;               /* RF_NOTE_REFUSED: index in rf_plan.reasons */
+};
+
+/* What the plan asks of the launcher beyond the BPF maps. */
+struct rf_plan_install {
+	bool landlock;            /* build and apply a Landlock ruleset */
+	bool landlock_fs;         /* it handles files + exec */
+	bool landlock_net;        /* TCP connect ports (ABI 4+) */
+	bool landlock_scope_unix; /* abstract unix scoping (ABI 6+) */
+	bool landlock_scope_signal;
+	int landlock_abi;
+	bool seccomp_boundary;    /* the process-boundary filter */
+	bool seccomp_notify;      /* its refusals answered by the supervisor's listener
+				   * and published by it, not seen at sys_exit */
+	bool seccomp_allowlist;   /* the syscalls policy in a filter ("alert": only with
+				   * the listener, which lets its calls through) */
+	/* What the boundary filter closes where no BPF-LSM program does:
+	 * routing-header socket options while the network is confined, and
+	 * other processes' scheduling and limits. */
+	bool seccomp_net_opts;
+	bool seccomp_task_targets;
+	/* Landlock's holes the boundary filter closes (files, exec on landlock):
+	 * chmod/chown/utimes and the xattr writes (only with no write rule),
+	 * inode-flag ioctls, memfds that are not MFD_NOEXEC_SEAL. */
+	bool seccomp_fs_meta;
+	bool seccomp_fs_ioctl;
+	bool seccomp_memfd_noexec;
+	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
+	bool keep_caps;           /* test-only --keep-caps */
+};
+
+/* One limit of the policy and the backend that holds it. */
+struct rf_limit_plan {
+	bool set;                 /* the policy gives it */
+	uint64_t value;           /* as written (scratch: size_mb) */
+	enum rf_backend be;
+	bool enforced;
+	int reason;               /* refused: index in rf_plan.reasons, else -1 */
+};
+
+/* A class is refused at most once (limits once per limit), --require
+ * adds one per backend. */
+#define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_LIMIT_MAX + RF_BE_MAX)
+
+struct rf_plan {
+	struct rf_class_plan c[RF_CLASS_MAX];
+	struct rf_plan_install install;
+	struct rf_limit_plan limits[RF_LIMIT_MAX];  /* the limits class, per limit */
+	unsigned int prefer;      /* the --prefer mask it was compiled with */
+	enum rf_lsm_state lsm_state;
+	bool ok;                  /* every required class has a backend */
+	uint64_t gaps;            /* 1 << enum rf_gap: what the chosen backends leave open */
+	struct rf_plan_reason reasons[RF_PLAN_MAX_REASONS];
+	int n_reasons;
+};
+
+/* --require / --prefer: bit masks of 1u << enum rf_backend. */
+struct rf_plan_opts {
+	unsigned int require;
+	unsigned int prefer;
+	bool keep_caps;           /* test-only: the child keeps its capabilities */
+	bool strict;              /* --strict: a plan with known gaps is refused */
+};
+
+/* Pure: no I/O. Fills plan from the policy, the probed capabilities and
+ * the user's --require/--prefer (opts may be NULL). */
+void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
+		   const struct rf_plan_opts *opts, struct rf_plan *ret_plan);
+
+/* Landlock's audit log could not be read after all (the socket refused):
+ * its file and exec classes fall back to the inferred observation. */
+void plan__landlock_unlogged(struct rf_plan *plan, const struct rf_caps *caps);
+
+/* A refusal found after planning (e.g. a Landlock entry that cannot be
+ * expressed): the class loses its backend, the plan is no longer ok.
+ * detail may be NULL. */
+void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, int param,
+		  const char *detail);
+
+/* A limit refused after planning (the scratch directory is missing): the
+ * limit and its class are no longer enforced, the plan no longer ok. */
+void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why code,
+			int param, const char *detail);
+
+/* The backend that holds limit l (one per limit, whatever the kernel). */
+enum rf_backend plan__limit_backend(enum rf_limit l);
+
+/* plan_text.c: the plan as text, only here. */
+/* The backend as printed, "landlock-abi7"; "" for none. */
+void plan__backend_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+/* "kernel", "inferred", "inferred-audit", "kernel-audit"; "" for RF_OBSV_NONE. */
+const char *plan__observed_text(enum rf_plan_observed o);
+/* "capabilities; landlock-abi7 (...)"; "" for none. */
+void plan__layers_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, size_t len);
+/* Refusal i as "class: why" (or "--require: why"). */
+void plan__reason_text(const struct rf_plan *plan, int i, char *buf, size_t len);
+/* {"ok":..,"classes":{..},"reasons":[..]}; NULL on allocation failure. */
+json_t *plan__to_json(const struct rf_plan *plan);
+
+#endif
