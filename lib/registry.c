@@ -29,7 +29,10 @@ uint64_t registry__proc_start(pid_t pid)
 	p = strrchr(buf, ')');
 	if (!p)
 		return 0;
-	/* field 3 is state; starttime is field 22 */
+	/* field 3 is state: a zombie (Z) or a dying task (X) has exited,
+	 * however long its parent takes to reap it; starttime is field 22 */
+	if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+		return 0;
 	for (i = 3; i <= 22 && p; i++)
 		p = strchr(p + 1, ' ');
 	if (p)

@@ -140,7 +140,8 @@ void registry__syscalls_clear(struct rf_reg_syscalls *s);
 
 /* Its supervisor still runs (same pid and start time). */
 bool registry__supervisor_alive(const struct rf_registry_entry *e);
-/* Start time of a process, from /proc/PID/stat; 0 when unknown. */
+/* Start time of a process, from /proc/PID/stat; 0 when unknown or when it
+ * has exited (a zombie its parent has not reaped yet counts as exited). */
 uint64_t registry__proc_start(pid_t pid);
 
 /* "limit_exceeded" to and from JSON (also for the monitor's records). */

@@ -30,9 +30,10 @@
 struct reaper_block {
 	int pidfd;
 	int done_fd;
+	char *kill_file;          /* <cgroup>/cgroup.kill; NULL: keep running */
 	char *argv[REAPER_ARGS];
 	char *envp[1];
-	char strs[2 * PATH_MAX + 128];
+	char strs[3 * PATH_MAX + 128];
 };
 
 #define RSYS(nr, a, b, c, d) clone_vm__syscall((nr), (long)(a), (long)(b), (long)(c), (long)(d))
@@ -70,6 +71,30 @@ static void reset_signals(void)
 	RSYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none));
 }
 
+/* Until the supervisor has exited: its pidfd readable (a zombie counts). */
+static void wait_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	long r;
+
+	while ((r = RSYS(SYS_ppoll, &p, 1, NULL, NULL)) < 0 || !(p.revents & POLLIN))
+		if (r < 0 && r != -EINTR)
+			RSYS(SYS_exit_group, 1, 0, 0, 0);
+}
+
+/* The sandbox killed here, by the kernel, before anything else: no file
+ * on disk (the binary may be gone or replaced by an upgrade), no memory
+ * of the dead supervisor's is needed for it. */
+static void kill_cgroup(const char *kill_file)
+{
+	long fd = RSYS(SYS_openat, AT_FDCWD, kill_file, O_WRONLY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;   /* not made yet, or a kernel before cgroup.kill: __reap's loop */
+	RSYS(SYS_write, fd, "1", 1, 0);
+	RSYS(SYS_close, fd, 0, 0, 0);
+}
+
 /* The reaper itself: raw syscalls only (clone_vm.h). */
 static void __attribute__((noreturn)) reaper_child(void *arg)
 {
@@ -91,7 +116,13 @@ static void __attribute__((noreturn)) reaper_child(void *arg)
 	 * end of the pipe closed with it). */
 	if ((p[1].revents & POLLIN) && RSYS(SYS_read, b->done_fd, &c, 1, 0) == 1)
 		RSYS(SYS_exit_group, 0, 0, 0, 0);
-	/* The binary the supervisor ran, whatever is at its path now. */
+	/* Only the pidfd says it has exited: a copy of the pipe's write end
+	 * may close first (a launch child before its exec). */
+	wait_exited(b->pidfd);
+	if (b->kill_file)
+		kill_cgroup(b->kill_file);
+	/* The rest (maps, registry, the cgroup's removal) in memory of its
+	 * own: the binary the supervisor ran, whatever is at its path now. */
 	RSYS(SYS_execve, "/proc/self/exe", b->argv, b->envp, 0);
 	RSYS(SYS_exit_group, 1, 0, 0, 0);
 	__builtin_unreachable();
@@ -166,6 +197,13 @@ static int fill_block(struct reaper_block *b, const char *name, const char *cgro
 	}
 	b->argv[i] = NULL;
 	b->envp[0] = NULL;
+	b->kill_file = NULL;
+	if (keep_running)
+		return 0;
+	n = snprintf(s, (size_t)(end - s), "%s/cgroup.kill", cgroup_path);
+	if (n < 0 || n >= end - s)
+		return -ENAMETOOLONG;
+	b->kill_file = s;
 	return 0;
 }
 

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -375,6 +377,42 @@ static void test_supervisor_alive(void **state)
 	assert_false(registry__supervisor_alive(&e));
 }
 
+/* A supervisor killed but not yet reaped by its parent (a zombie) has
+ * exited: the reaper and gc must not take it for a live one. */
+static void test_zombie_is_not_alive(void **state)
+{
+	struct rf_registry_entry e = { 0 };
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	e.supervisor_pid = pid;
+	e.supervisor_start = registry__proc_start(pid);
+	assert_true(e.supervisor_start > 0);
+	assert_true(registry__supervisor_alive(&e));
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	/* a zombie until waited for: poll until the kernel says Z */
+	for (int i = 0; i < 500 && registry__proc_start(pid); i++)
+		usleep(2000);
+	assert_int_equal(registry__proc_start(pid), 0);
+	assert_false(registry__supervisor_alive(&e));
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
 /* What the supervisor copies from its policy: thresholds as given, the
  * profile when there is one, "monitor" always. */
 static void test_fill_from_policy(void **state)
@@ -487,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_limit_and_placement),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_supervisor_alive),
+		cmocka_unit_test(test_zombie_is_not_alive),
 		cmocka_unit_test(test_fill_from_policy),
 		cmocka_unit_test(test_labels),
 	};

@@ -1,0 +1,183 @@
+/*
+ * Host tests: a sandbox dies with its supervisor, every time (issue 24).
+ * `ringfence run -- sleep` is SIGKILLed at random instants while its
+ * command runs, hundreds of times: with the binary it ran from left in
+ * place or replaced on disk first (a package upgrade, a rebuild), and with
+ * the dead supervisor reaped by its parent at once or left a zombie for a
+ * while (a shell busy with something else). Each time the command must be
+ * gone within a few seconds, its cgroup removed, nothing left for gc.
+ * RF_DEATH_KILLS sets the number of kills (default 200).
+ */
+#include "harness.h"
+#include "leaks.h"
+
+#include <sys/prctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "paths.h"
+
+#define DEATH_POLICY                                                           \
+	"{\"version\":1,\"id\":\"death\",\"files\":\"unrestricted\","          \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18191\"]}}"
+
+#define GONE_WITHIN_MS 5000
+
+/* Gone, or a zombie nobody reaped yet (its parent is this process). */
+static bool dead(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	bool z = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		z = p[2] == 'Z' || p[2] == 'X';
+	fclose(f);
+	return z;
+}
+
+static bool cgroup_gone(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) != 0;
+}
+
+static void reap_orphans(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* src copied to dst as a new file (a new inode: what an upgrade leaves). */
+static void copy_binary(const char *src, const char *dst)
+{
+	struct stat st;
+	int in, out;
+	off_t off = 0;
+
+	unlink(dst);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	assert_true(in >= 0);
+	assert_int_equal(fstat(in, &st), 0);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	assert_true(out >= 0);
+	while (off < st.st_size)
+		assert_true(sendfile(out, in, &off, (size_t)(st.st_size - off)) > 0);
+	close(in);
+	close(out);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (harness_require_root())
+		return -1;
+	/* Orphans (reapers of killed supervisors) come back here. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	return 0;
+}
+
+struct tally {
+	int kills, survived, zombie_kept, replaced;
+};
+
+/* One run of `sleep` killed once its command runs: whether it died. */
+static bool one_kill(const char *policy, bool replace, bool keep_zombie, const char *bin,
+		     const char *orig)
+{
+	const char *argv[] = { "/bin/sleep", "300", NULL };
+	char cgpath[4096];
+	struct h_proc p;
+	json_t *reg;
+	pid_t child;
+	uint64_t t0;
+	bool ok;
+
+	setenv("RINGFENCE", bin, 1);
+	p = h_spawn(policy, NULL, NULL, argv);
+	setenv("RINGFENCE", orig, 1);
+	reg = h_wait_registered("death-");
+	child = (pid_t)json_integer_value(json_object_get(reg, "pid"));
+	snprintf(cgpath, sizeof(cgpath), "%s",
+		 json_string_value(json_object_get(reg, "cgroup_path")));
+	json_decref(reg);
+	/* a random instant of the command's life, from its first steps */
+	usleep((useconds_t)(rand() % 40000));
+	if (replace)
+		copy_binary(orig, bin);
+	assert_int_equal(kill(p.pid, SIGKILL), 0);
+	if (!keep_zombie)
+		assert_int_equal(waitpid(p.pid, NULL, 0), p.pid);
+	for (t0 = h_now_ms(); h_now_ms() - t0 < GONE_WITHIN_MS; h_sleep_ms(10))
+		if (dead(child) && cgroup_gone(cgpath))
+			break;
+	ok = dead(child) && cgroup_gone(cgpath);
+	if (!ok)
+		print_message("kill %s%s: command %d %s, cgroup %s after %d ms\n",
+			      replace ? "(binary replaced) " : "",
+			      keep_zombie ? "(supervisor left a zombie)" : "(reaped at once)",
+			      (int)child, dead(child) ? "dead" : "RUNNING",
+			      cgroup_gone(cgpath) ? "gone" : "LEFT", GONE_WITHIN_MS);
+	if (keep_zombie)
+		assert_int_equal(waitpid(p.pid, NULL, 0), p.pid);
+	close(p.out_fd);
+	close(p.err_fd);
+	reap_orphans();
+	return ok;
+}
+
+static void supervisor_kills_end_the_sandbox_every_time(void **state)
+{
+	char *policy = h_tempfile("policy", DEATH_POLICY);
+	char dir[] = "/tmp/rf-death-XXXXXX", bin[600], orig[600], *out = NULL;
+	int n = atoi(h_env("RF_DEATH_KILLS", "200")), i;
+	struct tally t = { 0 };
+	FILE *f;
+
+	(void)state;
+	srand((unsigned)time(NULL) ^ (unsigned)getpid());
+	snprintf(orig, sizeof(orig), "%s", h_ringfence());
+	assert_non_null(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/ringfence", dir);
+	copy_binary(orig, bin);
+	for (i = 0; i < n; i++) {
+		bool replace = i & 1, zombie = i & 2;
+
+		t.kills++;
+		t.replaced += replace;
+		t.zombie_kept += zombie;
+		t.survived += !one_kill(policy, replace, zombie, bin, orig);
+	}
+	print_message("%d kills (%d with the binary replaced, %d leaving a zombie): %d "
+		      "sandboxes outlived their supervisor by %d ms\n", t.kills, t.replaced,
+		      t.zombie_kept, t.survived, GONE_WITHIN_MS);
+	/* whatever a failure left, gone before the next test */
+	snprintf(bin, sizeof(bin), "%s gc -q >/dev/null 2>&1", orig);
+	f = popen(bin, "r");
+	if (f)
+		pclose(f);
+	free(out);
+	assert_int_equal(t.survived, 0);
+	assert_int_equal(h_count_cgroups("death-"), 0);
+	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "death-"), 0);
+	snprintf(bin, sizeof(bin), "%s/ringfence", dir);
+	unlink(bin);
+	rmdir(dir);
+	unlink(policy);
+	free(policy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(supervisor_kills_end_the_sandbox_every_time),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
