@@ -71,4 +71,12 @@ void dnsgate__close(struct rf_dnsgate *g, struct rf_dnsgate_stats *ret_stats);
  * unique-local, multicast? (family AF_INET or AF_INET6, network order) */
 bool dnsgate__is_private(int family, const uint8_t *addr);
 
+/* A domain name from its wire labels (size bytes of [len][label]...,
+ * uncompressed): lower case, joined by '.', no trailing dot ("." for the
+ * root). -EILSEQ when a label holds a byte a host name cannot (a '.', NUL,
+ * '*', '\\', space, 8-bit): such a name is never matched against the
+ * policy, since its printed form would name other labels. -ENAMETOOLONG,
+ * -EINVAL (malformed). */
+int dnsgate_wire__name(const uint8_t *wire, size_t size, char *name, size_t len);
+
 #endif

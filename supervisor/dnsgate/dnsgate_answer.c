@@ -66,7 +66,7 @@ static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, siz
 	uint16_t qtype;
 
 	if (ldns_wire2pkt(&r, msg, len) != LDNS_STATUS_OK ||
-	    !dnsgate_wire__question(r, qname, sizeof(qname), &qtype) || qtype != p->qtype ||
+	    dnsgate_wire__question(r, qname, sizeof(qname), &qtype) || qtype != p->qtype ||
 	    strcmp(qname, p->qname)) {
 		ldns_pkt_free(r);  /* not the answer to this question: keep waiting */
 		json_decref(granted);

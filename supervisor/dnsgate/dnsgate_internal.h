@@ -149,9 +149,10 @@ void dnsgate_trace__query(struct rf_dnsgate *g, const struct pending *p, const l
 			  json_t *granted);
 
 /* dnsgate_wire.c */
-/* The one question of a query: its name (lower case, no trailing dot)
- * and type. False for anything else (no question, several). */
-bool dnsgate_wire__question(const ldns_pkt *p, char *name, size_t len, uint16_t *ret_type);
+/* The one question of a query: its name (dnsgate_wire__name) and type.
+ * -EINVAL for anything but one question; -EILSEQ: not a host name (name
+ * then holds ldns's escaped form, for the trace). */
+int dnsgate_wire__question(const ldns_pkt *p, char *name, size_t len, uint16_t *ret_type);
 /* An answer of our own: the question echoed, rcode, nothing else (NULL:
  * out of memory). */
 ldns_pkt *dnsgate_wire__rcode_pkt(const ldns_pkt *q, uint8_t rcode);

@@ -67,15 +67,19 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 	struct pending *p;
 	uint16_t qtype;
 	size_t entry;
+	int r;
 
 	g->st.queries++;
 	if (len < 12 || ldns_wire2pkt(&q, msg, len) != LDNS_STATUS_OK)
 		return;  /* not DNS: no answer */
-	if (ldns_pkt_qr(q) || !dnsgate_wire__question(q, qname, sizeof(qname), &qtype)) {
+	r = ldns_pkt_qr(q) ? -EINVAL : dnsgate_wire__question(q, qname, sizeof(qname), &qtype);
+	if (r && r != -EILSEQ) {
 		dnsgate_send__rcode(g, c, q, LDNS_RCODE_FORMERR);
 		goto out;
 	}
-	entry = dnsgate_policy__match_entry(pol, qname, 0);
+	/* Not a host name: no entry can allow it, whatever it prints as. */
+	entry = r ? pol->n_connect : dnsgate_policy__match_entry(pol, qname, 0);
+
 	if (entry == pol->n_connect) {
 		g->st.denied++;
 		dnsgate_trace__deny(g, qname, qtype, RF_REASON_DNS_NAME, entry, NULL);

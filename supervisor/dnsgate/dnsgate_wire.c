@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The DNS gate's messages, parsed and built with ldns: a query's one
  * question, replies of its own, an answer's CNAME chain and addresses. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,29 +45,65 @@ ldns_pkt *dnsgate_wire__rcode_pkt(const ldns_pkt *q, uint8_t rcode)
 	return r;
 }
 
-bool dnsgate_wire__question(const ldns_pkt *p, char *name, size_t len, uint16_t *ret_type)
+/* A byte a host name's label may hold: letters, digits, '-' and '_'
+ * (service labels). Anything else (a '.', NUL, '*', '\\', space, 8-bit)
+ * would make the printed name say something the labels do not. */
+static bool host_byte(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_';
+}
+
+int dnsgate_wire__name(const uint8_t *d, size_t size, char *name, size_t len)
+{
+	size_t i = 0, n = 0;
+
+	if (len < 2)
+		return -ENAMETOOLONG;
+	/* wire form: [len][bytes]... ending with the root's 0 */
+	while (i < size && d[i]) {
+		size_t l = d[i++], k;
+
+		if (l > 63 || i + l > size)
+			return -EINVAL;
+		if (n && n + 1 < len)
+			name[n++] = '.';
+		for (k = 0; k < l; k++, i++) {
+			uint8_t c = d[i];
+
+			if (!host_byte(c))
+				return -EILSEQ;
+			if (n + 1 >= len)
+				return -ENAMETOOLONG;
+			name[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+		}
+	}
+	if (!n)
+		name[n++] = '.';  /* the root */
+	name[n] = '\0';
+	return 0;
+}
+
+int dnsgate_wire__question(const ldns_pkt *p, char *name, size_t len, uint16_t *ret_type)
 {
 	ldns_rr_list *q = ldns_pkt_question(p);
 	ldns_rr *rr;
-	char *s;
-	size_t n, i;
+	int r;
 
 	if (!q || ldns_rr_list_rr_count(q) != 1 || ldns_pkt_qdcount(p) != 1)
-		return false;
+		return -EINVAL;
 	rr = ldns_rr_list_rr(q, 0);
-	s = ldns_rdf2str(ldns_rr_owner(rr));
-	if (!s)
-		return false;
-	n = strlen(s);
-	if (n > 1 && s[n - 1] == '.')
-		s[--n] = '\0';
-	for (i = 0; i < n; i++)
-		if (s[i] >= 'A' && s[i] <= 'Z')
-			s[i] = (char)(s[i] - 'A' + 'a');
-	snprintf(name, len, "%s", s);
-	free(s);
 	*ret_type = (uint16_t)ldns_rr_get_type(rr);
-	return n < len;
+	r = dnsgate_wire__name(ldns_rdf_data(ldns_rr_owner(rr)), ldns_rdf_size(ldns_rr_owner(rr)),
+			       name, len);
+	if (r == -EILSEQ) {
+		/* for the trace: ldns's escaped form (\DDD, \.) */
+		char *s = ldns_rdf2str(ldns_rr_owner(rr));
+
+		snprintf(name, len, "%s", s ? s : "?");
+		free(s);
+	}
+	return r;
 }
 
 /* Is owner one of the chain's names? */

@@ -222,9 +222,17 @@ static const struct dns_case wild = {
 	  "udp", "192.0.2.53", "53", "b.c.example.test",
 	  "udp", "192.0.2.53", "53", "example.test",
 	  "udp", "192.0.2.53", "53", "badexample.test",
+	  /* one label "x.example" under "test" (a sibling of the zone), and
+	   * labels with bytes no host name has: refused on their labels,
+	   * whatever their printed form ends with */
+	  "udp", "192.0.2.53", "53", "x\\.example.test",
+	  "tcp", "192.0.2.53", "53", "a\\000.example.test",
+	  "udp", "192.0.2.53", "53", "*.example.test",
 	  "connect", "127.77.0.5", "18300", "connect", "127.77.0.6", "18300", NULL },
 	{ "udp a.example.test NOERROR 127.77.0.3\n", "udp b.c.example.test NOERROR 127.77.0.4\n" },
 	{ { "udp example.test", "REFUSED" }, { "udp badexample.test", "REFUSED" },
+	  { "udp x\\.example.test", "REFUSED" }, { "tcp a\\000.example.test", "REFUSED" },
+	  { "udp *.example.test", "REFUSED" },
 	  { "connect 127.77.0.5:18300", "EPERM" }, { "connect 127.77.0.6:18300", "EPERM" } },
 };
 

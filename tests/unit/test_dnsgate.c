@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -43,6 +44,52 @@ static void test_private_ranges(void **state)
 	for (i = 0; i < sizeof(pub) / sizeof(pub[0]); i++)
 		if (private_text(pub[i]))
 			fail_msg("%s should not be private", pub[i]);
+}
+
+/* Names from their wire labels: a label holding a '.', NUL or any byte a
+ * host name cannot is not a host name, however it prints (issue 21:
+ * "x\\.wild.example.test" printed like a child of wild.example.test). */
+static void test_wire_labels(void **state)
+{
+	static const struct {
+		const char *wire;   /* labels as [len]bytes, the root's 0 added */
+		size_t size;
+		int ret;
+		const char *name;
+	} cases[] = {
+		{ "\003www\007Example\004test", 18, 0, "www.example.test" },
+		{ "\001x\004wild\007example\004test", 21, 0, "x.wild.example.test" },
+		{ "\006x.wild\007example\004test", 20, -EILSEQ, NULL },
+		{ "\003a\000b\004test", 10, -EILSEQ, NULL },
+		{ "\001*\004test", 7, -EILSEQ, NULL },
+		{ "\003a b\004test", 9, -EILSEQ, NULL },
+		{ "\003\303\251a\004test", 9, -EILSEQ, NULL },
+		{ "\004_dns\004test", 10, 0, "_dns.test" },
+		{ "\003xn-\004test", 9, 0, "xn-.test" },
+		{ "", 0, 0, "." },
+		{ "\077", 1, -EINVAL, NULL },         /* a label past the end */
+	};
+	char name[300];
+	uint8_t wire[300];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r;
+
+		memcpy(wire, cases[i].wire, cases[i].size);
+		wire[cases[i].size] = 0;
+		r = dnsgate_wire__name(wire, cases[i].size + (cases[i].ret == -EINVAL ? 0 : 1),
+				       name, sizeof(name));
+		if (r != cases[i].ret)
+			fail_msg("case %zu: %d, expected %d", i, r, cases[i].ret);
+		if (!r && strcmp(name, cases[i].name))
+			fail_msg("case %zu: \"%s\", expected \"%s\"", i, name, cases[i].name);
+	}
+	/* a name longer than the buffer */
+	memcpy(wire, "\003www\007example\004test", 18);
+	wire[18] = 0;
+	assert_int_equal(dnsgate_wire__name(wire, 19, name, 8), -ENAMETOOLONG);
 }
 
 static struct rf_addr_rule rule(const char *addr, int prefix, int lo, int hi)
@@ -105,6 +152,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_private_ranges),
+		cmocka_unit_test(test_wire_labels),
 		cmocka_unit_test(test_host_entry_merges_grants_with_static_rules),
 	};
 
