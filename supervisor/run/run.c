@@ -60,6 +60,7 @@
 #include "sandbox.h"
 #include "util/memtrim.h"
 #include "steps.h"
+#include "stdio_vet.h"
 
 extern char **environ;
 
@@ -86,8 +87,10 @@ static int check_stdio(const struct rf_policy *p, const struct rf_plan *plan,
 		       struct rf_error *e)
 {
 	bool unix_lsm = plan->c[RF_CLASS_UNIX].be == RF_BE_BPF_LSM;
-	int fd;
+	int fd, err = stdio_vet__types(e);
 
+	if (err)
+		return err;
 	for (fd = 0; fd <= 2; fd++) {
 		int dom = 0, type = 0;
 		socklen_t sl = sizeof(int);
