@@ -32,6 +32,7 @@ run() { # label command...
 run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link.sh "$BUILD"
 run "build: doc links" tests/build/check_doc_links.sh
 run "build: no import circles among files or rooms" tests/build/check_circles.py "$BUILD"
+run "build: ARCHITECTURE.md's file map names every source; private headers stay private" tests/build/check_file_map.sh
 for t in $(progs "$BUILD"/tests/unit/test_*); do run "unit: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/san/tests/unit/test_*); do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
 run "ocsf: alerts against the official OCSF 1.3.0 schema" tests/ocsf/run.sh "$BUILD"
