@@ -12,10 +12,6 @@
 #include "table.h"
 #include "timefmt.h"
 
-static const char *const severities[] = {
-	"Unknown", "Informational", "Low", "Medium", "High", "Critical", "Fatal",
-};
-
 void alert__format_ms(int64_t ms, char *buf, size_t len)
 {
 	int64_t sec = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
@@ -178,58 +174,57 @@ static void amount(uint64_t v, const char *unit, char *buf, size_t len)
 		memmove(strstr(buf, ".0 "), strstr(buf, ".0 ") + 2, strlen(strstr(buf, ".0 ") + 2) + 1);
 }
 
-static void message(const struct rf_alert *a, char *buf, size_t len)
+static void message_burst(const struct rf_alert *a, const char *sb, char *buf, size_t len)
 {
-	const char *sb = a->sandbox[0] ? a->sandbox : "host";
+	snprintf(buf, len, "sandbox %s: %" PRIu64 " %s %s operations (threshold %" PRIu64
+		 " within %" PRIu64 " ms)%s%s", sb, a->count, a->verdict, a->key,
+		 a->threshold, a->window_ms, a->n_dests ? ", most to " : "",
+		 a->n_dests ? a->dests[0].key : "");
+}
 
-	switch (a->rule) {
-	case RF_RULE_DENY_BURST:
-	case RF_RULE_FAILED_OPS:
-		snprintf(buf, len, "sandbox %s: %" PRIu64 " %s %s operations (threshold %" PRIu64
-			 " within %" PRIu64 " ms)%s%s", sb, a->count, a->verdict, a->key,
-			 a->threshold, a->window_ms, a->n_dests ? ", most to " : "",
-			 a->n_dests ? a->dests[0].key : "");
-		break;
-	case RF_RULE_SYSCALL: {
-		char outcome[80];
+static void message_syscall(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	char outcome[80];
 
-		syscall_outcome(a, outcome, sizeof(outcome));
-		snprintf(buf, len, "sandbox %s: syscall %s (%d) outside the policy's profile%s, "
-			 "by %s (pid %u)", sb, a->syscall, a->syscall_nr, outcome, a->proc.name,
-			 a->proc.pid);
-		break;
-	}
-	case RF_RULE_RESOURCE: {
-		char v[32], other[32];
+	syscall_outcome(a, outcome, sizeof(outcome));
+	snprintf(buf, len, "sandbox %s: syscall %s (%d) outside the policy's profile%s, "
+		 "by %s (pid %u)", sb, a->syscall, a->syscall_nr, outcome, a->proc.name,
+		 a->proc.pid);
+}
 
-		amount(a->value, a->unit, v, sizeof(v));
-		amount(a->rise ? a->baseline : a->threshold, a->unit, other, sizeof(other));
-		if (a->cap)
-			snprintf(buf, len, "sandbox %s: cap %.*s held: %s against the cap %s%s", sb,
-				 (int)(strlen(a->key) - 4), a->key, v, other,
-				 a->cap_events ? " (the kernel counted hits)" : "");
-		else if (a->rise)
-			snprintf(buf, len, "sandbox %s: %s rose to %s from about %s", sb, a->key,
-				 v, other);
-		else
-			snprintf(buf, len, "sandbox %s: %s at %s, above the threshold %s", sb,
-				 a->key, v, other);
-		break;
-	}
-	case RF_RULE_LOST:
-		snprintf(buf, len, "%" PRIu64 " events lost at %s%s (%" PRIu64 " since start)",
-			 a->count, a->key, a->before_start ? ", some while no monitor ran" : "",
-			 a->lost_total);
-		break;
-	case RF_RULE_SHED:
-		snprintf(buf, len, "%" PRIu64 " live sandboxes shed from the monitor's full table "
-			 "(capacity %" PRIu64 "), the oldest idle first, latest %s; their "
-			 "alerts closed, later events start them afresh (%" PRIu64 " since start)",
-			 a->count, a->capacity, a->last_shed, a->shed_total);
-		break;
-	default:
-		snprintf(buf, len, "%s", rf_rule_name(a->rule));
-	}
+static void message_resource(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	char v[32], other[32];
+
+	amount(a->value, a->unit, v, sizeof(v));
+	amount(a->rise ? a->baseline : a->threshold, a->unit, other, sizeof(other));
+	if (a->cap)
+		snprintf(buf, len, "sandbox %s: cap %.*s held: %s against the cap %s%s", sb,
+			 (int)(strlen(a->key) - 4), a->key, v, other,
+			 a->cap_events ? " (the kernel counted hits)" : "");
+	else if (a->rise)
+		snprintf(buf, len, "sandbox %s: %s rose to %s from about %s", sb, a->key,
+			 v, other);
+	else
+		snprintf(buf, len, "sandbox %s: %s at %s, above the threshold %s", sb,
+			 a->key, v, other);
+}
+
+static void message_lost(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	(void)sb;
+	snprintf(buf, len, "%" PRIu64 " events lost at %s%s (%" PRIu64 " since start)",
+		 a->count, a->key, a->before_start ? ", some while no monitor ran" : "",
+		 a->lost_total);
+}
+
+static void message_shed(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	(void)sb;
+	snprintf(buf, len, "%" PRIu64 " live sandboxes shed from the monitor's full table "
+		 "(capacity %" PRIu64 "), the oldest idle first, latest %s; their "
+		 "alerts closed, later events start them afresh (%" PRIu64 " since start)",
+		 a->count, a->capacity, a->last_shed, a->shed_total);
 }
 
 /* OCSF security_control: what the control did (action) and the outcome
@@ -238,19 +233,20 @@ static void message(const struct rf_alert *a, char *buf, size_t len)
  * detect; lost events and table sheds are the monitor's own health. */
 static void control_outcome(const struct rf_alert *a, int *ret_action, int *ret_disposition)
 {
+	const struct rf_rule_info *r = rf_rule_info(a->rule);
 	bool blocked;
 
-	switch (a->rule) {
-	case RF_RULE_DENY_BURST:
-	case RF_RULE_FAILED_OPS:
+	switch (r ? r->control : RF_CONTROL_HEALTH) {
+	case RF_CONTROL_VERDICT:
 		blocked = !strcmp(a->verdict, "denied");
 		break;
-	case RF_RULE_SYSCALL:
+	case RF_CONTROL_REFUSED:
 		blocked = a->refused;
 		break;
-	case RF_RULE_RESOURCE:
+	case RF_CONTROL_DETECT:
 		blocked = false;
 		break;
+	case RF_CONTROL_HEALTH:
 	default:
 		*ret_action = 0;        /* Unknown */
 		*ret_disposition = 17;  /* Logged */
@@ -336,24 +332,25 @@ static json_t *metadata_json(const struct rf_alert *a, const char *fuid, uint64_
 static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64_t off,
 			const char *msg, const char *fuid)
 {
-	static const char *const activity[] = { "Create", "Update", "Close" };
 	int sev = rf_alert_severity(a), action, disp;
 	char type_name[64];
 
 	json_object_set_new(o, "metadata", metadata_json(a, fuid, seq, off));
-	json_object_set_new(o, "class_uid", json_integer(2004));
-	json_object_set_new(o, "class_name", json_string("Detection Finding"));
-	json_object_set_new(o, "category_uid", json_integer(2));
-	json_object_set_new(o, "category_name", json_string("Findings"));
+	json_object_set_new(o, "class_uid", json_integer(RF_OCSF_CLASS_UID));
+	json_object_set_new(o, "class_name", json_string(RF_OCSF_CLASS_NAME));
+	json_object_set_new(o, "category_uid", json_integer(RF_OCSF_CATEGORY_UID));
+	json_object_set_new(o, "category_name", json_string(RF_OCSF_CATEGORY_NAME));
 	json_object_set_new(o, "activity_id", json_integer(a->phase + 1));
-	json_object_set_new(o, "activity_name", json_string(activity[a->phase]));
-	json_object_set_new(o, "type_uid", json_integer(200400 + a->phase + 1));
-	snprintf(type_name, sizeof(type_name), "Detection Finding: %s", activity[a->phase]);
+	json_object_set_new(o, "activity_name", json_string(rf_phase_activity(a->phase)));
+	/* OCSF: type_uid = class_uid * 100 + activity_id */
+	json_object_set_new(o, "type_uid", json_integer(RF_OCSF_CLASS_UID * 100 + a->phase + 1));
+	snprintf(type_name, sizeof(type_name), "%s: %s", RF_OCSF_CLASS_NAME,
+		 rf_phase_activity(a->phase));
 	json_object_set_new(o, "type_name", json_string(type_name));
 	set_time(o, "time", wall_ms(a->time_ns, off));
 	json_object_set_new(o, "timezone_offset", json_integer(0));     /* times are UTC */
 	json_object_set_new(o, "severity_id", json_integer(sev));
-	json_object_set_new(o, "severity", json_string(severities[sev]));
+	json_object_set_new(o, "severity", json_string(rf_severity_caption(sev)));
 	control_outcome(a, &action, &disp);
 	json_object_set_new(o, "action_id", json_integer(action));
 	json_object_set_new(o, "action", json_string(action_names[action]));
@@ -395,122 +392,171 @@ static json_t *finding_info(const struct rf_alert *a, int64_t off, const char *m
 	return fi;
 }
 
-/* One evidence per destination of a burst, else one for the rule's subject. */
-static json_t *evidences(const struct rf_alert *a, json_t *container)
+/* One evidence per destination of a burst (else one for its process). */
+static void evidences_burst(const struct rf_alert *a, json_t *container, json_t *evs)
 {
-	json_t *evs = json_array();
 	uint32_t i;
 
-	if ((a->rule == RF_RULE_DENY_BURST || a->rule == RF_RULE_FAILED_OPS) && a->n_dests) {
-		for (i = 0; i < a->n_dests; i++)
-			json_array_append_new(evs, dest_evidence(a, &a->dests[i], container));
-	} else if (a->rule == RF_RULE_SYSCALL) {
-		json_t *ev = evidence(a, container);
-
-		json_t *api = json_pack("{s:s, s:{s:s}}", "operation", a->syscall,
-					"service", "name", "linux-syscall");
-		char tmp[24];
-
-		/* OCSF API Response: the errno of a call that failed. */
-		if (a->syscall_err)
-			json_object_set_new(api, "response", json_pack("{s:i, s:s}",
-				"code", a->syscall_err,
-				"error", errno_name(a->syscall_err, tmp, sizeof(tmp))));
-		json_object_set_new(ev, "api", api);
-		json_array_append_new(evs, ev);
-	} else if (a->rule == RF_RULE_LOST) {
-		json_t *ev = json_object();
-
-		json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I}", "hop", a->key,
-				    "lost", (json_int_t)a->count,
-				    "lost_total", (json_int_t)a->lost_total));
-		json_array_append_new(evs, ev);
-	} else if (a->rule == RF_RULE_SHED) {
-		json_t *ev = json_object();
-
-		json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:I, s:s}",
-				    "table", a->key, "shed", (json_int_t)a->count,
-				    "shed_total", (json_int_t)a->shed_total,
-				    "capacity", (json_int_t)a->capacity, "last_shed", a->last_shed));
-		json_array_append_new(evs, ev);
-	} else if (a->rule == RF_RULE_RESOURCE) {
-		/* the measurement is the evidence (OCSF evidences need more
-		 * than the container) */
-		json_t *ev = evidence(a, container);
-
-		json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:s}",
-				    "resource", a->key, "value", (json_int_t)a->value,
-				    "threshold", (json_int_t)(a->rise ? a->baseline : a->threshold),
-				    "unit", a->unit));
-		json_array_append_new(evs, ev);
-	} else {
+	if (!a->n_dests) {
 		json_array_append_new(evs, evidence(a, container));
+		return;
 	}
-	return evs;
+	for (i = 0; i < a->n_dests; i++)
+		json_array_append_new(evs, dest_evidence(a, &a->dests[i], container));
+}
+
+static void evidences_syscall(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_t *ev = evidence(a, container);
+	json_t *api = json_pack("{s:s, s:{s:s}}", "operation", a->syscall,
+				"service", "name", "linux-syscall");
+	char tmp[24];
+
+	/* OCSF API Response: the errno of a call that failed. */
+	if (a->syscall_err)
+		json_object_set_new(api, "response", json_pack("{s:i, s:s}",
+			"code", a->syscall_err,
+			"error", errno_name(a->syscall_err, tmp, sizeof(tmp))));
+	json_object_set_new(ev, "api", api);
+	json_array_append_new(evs, ev);
+}
+
+static void evidences_lost(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_t *ev = json_object();
+
+	(void)container;
+	json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I}", "hop", a->key,
+			    "lost", (json_int_t)a->count,
+			    "lost_total", (json_int_t)a->lost_total));
+	json_array_append_new(evs, ev);
+}
+
+static void evidences_shed(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_t *ev = json_object();
+
+	(void)container;
+	json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:I, s:s}",
+			    "table", a->key, "shed", (json_int_t)a->count,
+			    "shed_total", (json_int_t)a->shed_total,
+			    "capacity", (json_int_t)a->capacity, "last_shed", a->last_shed));
+	json_array_append_new(evs, ev);
+}
+
+/* The measurement is the evidence (OCSF evidences need more than the
+ * container). */
+static void evidences_resource(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_t *ev = evidence(a, container);
+
+	json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:s}",
+			    "resource", a->key, "value", (json_int_t)a->value,
+			    "threshold", (json_int_t)(a->rise ? a->baseline : a->threshold),
+			    "unit", a->unit));
+	json_array_append_new(evs, ev);
 }
 
 /* The rule's own fields, which OCSF has no place for. */
-static void unmapped_rule(json_t *um, const struct rf_alert *a)
+static void unmapped_burst(json_t *um, const struct rf_alert *a)
 {
+	json_t *dl = json_array();
 	uint32_t i;
 
-	switch (a->rule) {
-	case RF_RULE_DENY_BURST:
-	case RF_RULE_FAILED_OPS: {
-		json_t *dl = json_array();
+	json_object_set_new(um, "window_ms", json_integer((json_int_t)a->window_ms));
+	json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
+	json_object_set_new(um, "verdict", json_string(a->verdict));
+	for (i = 0; i < a->n_dests; i++)
+		json_array_append_new(dl, json_pack("{s:s, s:I}", "destination",
+			a->dests[i].key, "count", (json_int_t)a->dests[i].count));
+	json_object_set_new(um, "destinations", dl);
+	json_object_set_new(um, "other_destinations", json_integer((json_int_t)a->other_dests));
+}
 
-		json_object_set_new(um, "window_ms", json_integer((json_int_t)a->window_ms));
-		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
-		json_object_set_new(um, "verdict", json_string(a->verdict));
-		for (i = 0; i < a->n_dests; i++)
-			json_array_append_new(dl, json_pack("{s:s, s:I}", "destination",
-				a->dests[i].key, "count", (json_int_t)a->dests[i].count));
-		json_object_set_new(um, "destinations", dl);
-		json_object_set_new(um, "other_destinations",
-				    json_integer((json_int_t)a->other_dests));
-		break;
-	}
-	case RF_RULE_SYSCALL:
-		json_object_set_new(um, "syscall", json_string(a->syscall));
-		json_object_set_new(um, "syscall_nr", json_integer(a->syscall_nr));
-		json_object_set_new(um, "refused", json_boolean(a->refused));
-		json_object_set_new(um, "outcome", json_string(syscall_outcome_name(a)));
-		json_object_set_new(um, "source", json_string(a->syscall_listener ?
-						"seccomp-listener" : "syscall-sensor"));
-		if (a->syscall_err) {
-			char tmp[24];
+static void unmapped_syscall(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "syscall", json_string(a->syscall));
+	json_object_set_new(um, "syscall_nr", json_integer(a->syscall_nr));
+	json_object_set_new(um, "refused", json_boolean(a->refused));
+	json_object_set_new(um, "outcome", json_string(syscall_outcome_name(a)));
+	json_object_set_new(um, "source", json_string(a->syscall_listener ?
+					"seccomp-listener" : "syscall-sensor"));
+	if (a->syscall_err) {
+		char tmp[24];
 
-			json_object_set_new(um, "errno", json_string(errno_name(a->syscall_err, tmp,
-										  sizeof(tmp))));
-		}
-		break;
-	case RF_RULE_RESOURCE:
-		json_object_set_new(um, "resource", json_string(a->key));
-		json_object_set_new(um, "value", json_integer((json_int_t)a->value));
-		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
-		json_object_set_new(um, "unit", json_string(a->unit));
-		json_object_set_new(um, "rise", json_boolean(a->rise));
-		if (a->cap) {
-			json_object_set_new(um, "cap", json_true());
-			json_object_set_new(um, "cap_events", json_integer((json_int_t)a->cap_events));
-		}
-		if (a->rise)
-			json_object_set_new(um, "baseline", json_integer((json_int_t)a->baseline));
-		break;
-	case RF_RULE_LOST:
-		json_object_set_new(um, "hop", json_string(a->key));
-		json_object_set_new(um, "lost_total", json_integer((json_int_t)a->lost_total));
-		json_object_set_new(um, "before_start", json_boolean(a->before_start));
-		break;
-	case RF_RULE_SHED:
-		json_object_set_new(um, "table", json_string(a->key));
-		json_object_set_new(um, "capacity", json_integer((json_int_t)a->capacity));
-		json_object_set_new(um, "shed_total", json_integer((json_int_t)a->shed_total));
-		json_object_set_new(um, "last_shed", json_string(a->last_shed));
-		break;
-	default:
-		break;
+		json_object_set_new(um, "errno", json_string(errno_name(a->syscall_err, tmp,
+									  sizeof(tmp))));
 	}
+}
+
+static void unmapped_resource(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "resource", json_string(a->key));
+	json_object_set_new(um, "value", json_integer((json_int_t)a->value));
+	json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
+	json_object_set_new(um, "unit", json_string(a->unit));
+	json_object_set_new(um, "rise", json_boolean(a->rise));
+	if (a->cap) {
+		json_object_set_new(um, "cap", json_true());
+		json_object_set_new(um, "cap_events", json_integer((json_int_t)a->cap_events));
+	}
+	if (a->rise)
+		json_object_set_new(um, "baseline", json_integer((json_int_t)a->baseline));
+}
+
+static void unmapped_lost(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "hop", json_string(a->key));
+	json_object_set_new(um, "lost_total", json_integer((json_int_t)a->lost_total));
+	json_object_set_new(um, "before_start", json_boolean(a->before_start));
+}
+
+static void unmapped_shed(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "table", json_string(a->key));
+	json_object_set_new(um, "capacity", json_integer((json_int_t)a->capacity));
+	json_object_set_new(um, "shed_total", json_integer((json_int_t)a->shed_total));
+	json_object_set_new(um, "last_shed", json_string(a->last_shed));
+}
+
+/* Each rule's formatters, by the shape column of RF_RULES. */
+static const struct shape {
+	void (*message)(const struct rf_alert *a, const char *sb, char *buf, size_t len);
+	void (*evidences)(const struct rf_alert *a, json_t *container, json_t *evs);
+	void (*unmapped)(json_t *um, const struct rf_alert *a);
+} shapes[] = {
+#define SHAPE_ROW(e, id, name, sev, alt, sev_alt, control, shape) \
+	[RF_RULE_##e] = { message_##shape, evidences_##shape, unmapped_##shape },
+	RF_RULES(SHAPE_ROW)
+#undef SHAPE_ROW
+};
+_Static_assert(sizeof(shapes) / sizeof(shapes[0]) == RF_RULE_MAX, "formatters for every rule");
+
+static const struct shape *shape_of(const struct rf_alert *a)
+{
+	return (unsigned int)a->rule < RF_RULE_MAX ? &shapes[a->rule] : NULL;
+}
+
+static void message(const struct rf_alert *a, char *buf, size_t len)
+{
+	const struct shape *sh = shape_of(a);
+
+	if (sh)
+		sh->message(a, a->sandbox[0] ? a->sandbox : "host", buf, len);
+	else
+		snprintf(buf, len, "%s", rf_rule_name(a->rule));
+}
+
+static json_t *evidences(const struct rf_alert *a, json_t *container)
+{
+	const struct shape *sh = shape_of(a);
+	json_t *evs = json_array();
+
+	if (sh)
+		sh->evidences(a, container, evs);
+	else
+		json_array_append_new(evs, evidence(a, container));
+	return evs;
 }
 
 static json_t *unmapped(const struct rf_alert *a)
@@ -526,7 +572,8 @@ static json_t *unmapped(const struct rf_alert *a)
 		json_object_set_new(um, "policy_id", json_string(a->policy_id));
 		json_object_set_new(um, "cgroup_id", json_integer((json_int_t)a->cgroup_id));
 	}
-	unmapped_rule(um, a);
+	if (shape_of(a))
+		shape_of(a)->unmapped(um, a);
 	if (a->phase == RF_PHASE_CLOSE && a->close_reason)
 		json_object_set_new(um, "close_reason", json_string(a->close_reason));
 	return um;

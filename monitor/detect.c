@@ -34,56 +34,6 @@
  * for the table-shed alert, so a full table can still say so. */
 #define EP_OWN (RF_HOP_MAX + 1)
 
-static const char *const rule_ids[RF_RULE_MAX] = {
-	"deny-burst", "failed-ops", "unexpected-syscall", "resource-spike", "lost-events",
-	"table-shed",
-};
-static const char *const rule_names[RF_RULE_MAX] = {
-	"Denied-connection burst", "Repeated failed operations", "Unexpected syscall",
-	"Resource spike", "Lost events", "Sandbox table full",
-};
-
-const char *rf_rule_id(enum rf_rule r)
-{
-	return r < RF_RULE_MAX ? rule_ids[r] : "unknown";
-}
-
-const char *rf_rule_name(enum rf_rule r)
-{
-	return r < RF_RULE_MAX ? rule_names[r] : "unknown";
-}
-
-/*
- * An unexpected syscall is High; one the sandbox refused (its boundary or
- * allowlist filter, an LSM) is Critical: the workload tried what its
- * policy forbids outright (ptrace, bpf, unshare, mount...), the strongest
- * sign of a hostile or compromised command, even though it was stopped.
- */
-int rf_alert_severity(const struct rf_alert *a)
-{
-	switch (a->rule) {
-	case RF_RULE_DENY_BURST: return 3;      /* Medium */
-	case RF_RULE_FAILED_OPS: return 3;
-	case RF_RULE_SYSCALL: return a->refused ? 5 : 4;  /* Critical : High */
-	case RF_RULE_RESOURCE: return strstr(a->key, "rise") ? 2 : 3;
-	case RF_RULE_LOST: return 3;
-	/* High: a sandbox no longer watched is a blind spot someone who can
-	 * start sandboxes may have made on purpose. */
-	case RF_RULE_SHED: return 4;
-	default: return 1;
-	}
-}
-
-const char *rf_phase_name(enum rf_phase p)
-{
-	switch (p) {
-	case RF_PHASE_OPEN: return "open";
-	case RF_PHASE_UPDATE: return "update";
-	case RF_PHASE_CLOSE: return "close";
-	}
-	return "unknown";
-}
-
 /* ---- state ------------------------------------------------------------ */
 
 struct slot {

@@ -11,26 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "input.h"
-
-enum rf_rule {
-	RF_RULE_DENY_BURST = 0,     /* denied connections (network, unix) */
-	RF_RULE_FAILED_OPS = 1,     /* denied file, exec, process operations */
-	RF_RULE_SYSCALL = 2,        /* syscall outside the profile */
-	RF_RULE_RESOURCE = 3,       /* cpu, memory, pids over threshold or a sudden rise */
-	RF_RULE_LOST = 4,           /* events lost on some hop */
-	RF_RULE_SHED = 5,           /* live sandboxes shed from a full table */
-	RF_RULE_MAX = 6,
-};
-
-enum rf_phase {
-	RF_PHASE_OPEN = 0,          /* first record of an alert, at once */
-	RF_PHASE_UPDATE = 1,        /* periodic, while it goes on */
-	RF_PHASE_CLOSE = 2,         /* last record */
-};
-
-const char *rf_rule_id(enum rf_rule r);     /* "deny-burst", ... */
-const char *rf_rule_name(enum rf_rule r);   /* "Denied-connection burst", ... */
-const char *rf_phase_name(enum rf_phase p);
+#include "rules.h"
 
 #define RF_ALERT_DESTS 8
 #define RF_KEY_LEN 64
@@ -104,7 +85,7 @@ struct rf_alert {
 	const char *close_reason;   /* CLOSE: "quiet", "sandbox-ended", "shed", "shutdown" */
 };
 
-/* OCSF severity_id of an alert record. */
+/* OCSF severity_id of an alert record (its rule's row, rules.c). */
 int rf_alert_severity(const struct rf_alert *a);
 
 typedef void (*rf_alert_fn)(const struct rf_alert *a, void *ctx);

@@ -82,7 +82,7 @@ void metrics__count_alert(struct rf_metrics *m, const struct rf_alert *a)
 {
 	if (a->phase == RF_PHASE_OPEN && a->rule < RF_RULE_MAX)
 		m->alerts[a->rule]++;
-	if (a->phase <= RF_PHASE_CLOSE)
+	if (a->phase < RF_PHASE_MAX)
 		m->records[a->phase]++;
 }
 
@@ -194,7 +194,7 @@ char *metrics__render(const struct rf_metrics *m)
 			rf_rule_id((enum rf_rule)i), (unsigned long long)m->alerts[i]);
 	bprintf(&b, "# HELP ringfence_monitor_alert_records_total Alert records written, by phase.\n"
 		"# TYPE ringfence_monitor_alert_records_total counter\n");
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < RF_PHASE_MAX; i++)
 		bprintf(&b, "ringfence_monitor_alert_records_total{phase=\"%s\"} %llu\n",
 			rf_phase_name((enum rf_phase)i), (unsigned long long)m->records[i]);
 	bprintf(&b, "# HELP ringfence_monitor_lost_events_total Events lost, by hop.\n"

@@ -27,7 +27,7 @@ enum rf_evsrc {
 struct rf_metrics {
 	uint64_t events[RF_EVSRC_MAX];
 	uint64_t alerts[RF_RULE_MAX];       /* alerts opened, by rule */
-	uint64_t records[3];                /* records written, by phase */
+	uint64_t records[RF_PHASE_MAX];     /* records written, by phase */
 	uint64_t lost[RF_HOP_MAX];          /* events lost, by hop */
 	uint64_t sandboxes;                 /* watched now */
 	struct rf_table_stats table;        /* the detectors' sandbox table */

@@ -57,13 +57,11 @@ json_t *top__status(const struct rf_detect *d, const struct rf_metrics *m, json_
 
 json_t *top__alert_summary(const struct rf_alert *a, int64_t wall_ms)
 {
-	static const char *const sev[] = { "unknown", "info", "low", "medium", "high",
-					   "critical", "fatal" };
 	char dt[48];
 
 	alert__format_ms(wall_ms, dt, sizeof(dt));
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "time_dt", dt,
-			 "severity", sev[rf_alert_severity(a)],
+			 "severity", rf_severity_short(rf_alert_severity(a)),
 			 "rule", rf_rule_id(a->rule), "phase", rf_phase_name(a->phase),
 			 "sandbox", a->sandbox[0] ? a->sandbox : "-", "key", a->key,
 			 "count", (json_int_t)a->count, "uid", a->uid);
