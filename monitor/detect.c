@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Detectors over virtual time, and the roll-up of their alerts.
- *
- * An alert is identified by (rule, sandbox, key). Its first occurrence is
- * emitted at once (OPEN); later occurrences only add to its count, and an
- * UPDATE carries the count every update_ms while it changes; once the
- * condition has been over for linger_ms, a CLOSE ends it. Bursts and
- * resource thresholds have hysteresis: a burst starts at N denials within
+ * Detectors over virtual time; their alerts are rolled up by rollup.c.
+ * Bursts and resource thresholds have hysteresis: a burst starts at N denials within
  * W ms and ends when fewer than ceil(N/2) remain in the window; a resource
  * alert starts above its threshold and ends at or below 90 % of it.
  */
@@ -27,13 +22,8 @@
 #define DEST_OTHER 0xffff
 #define PENDING_MAX 256         /* syscalls seen before their sandbox's profile */
 #define PENDING_MAX_AGE (10000 * MS)
-#define END_GRACE_MS 1000       /* late events of an ended sandbox */
 #define RISE_FACTOR 4
 #define RISE_MIN_SAMPLES 3
-/* Alert slots of their own past max_alerts: one per lost-event hop and one
- * for the table-shed alert, so a full table can still say so. */
-#define EP_OWN (RF_HOP_MAX + 1)
-
 /* ---- state ------------------------------------------------------------ */
 
 struct slot {
@@ -85,10 +75,8 @@ struct sandbox {
 	uint64_t cgid;
 	struct rf_sandbox_info info;
 	bool registered;
-	bool ended;
-	uint64_t ended_ns;
 	uint64_t last_ns;               /* last activity: created, registered, decision, syscall */
-	uint32_t n_eps;                 /* alerts that name it */
+	struct rf_rollup_subject subj;  /* ended, and the alerts that name it */
 	struct burst burst[RF_CLASS_KERNEL_MAX];
 	struct res_state res[RES_MAX];
 	bool have_prev;
@@ -104,18 +92,6 @@ struct sandbox {
 	 * limit_exceeded reported */
 	uint64_t cap_mem, cap_pids, cap_cpu;
 	bool cap_registry;
-};
-
-struct episode {
-	bool used;
-	uint64_t hkey;
-	int32_t sb;                     /* sandbox slot, -1 host-wide */
-	int32_t *owner;                 /* reset to -1 when it closes */
-	bool opened;
-	bool active;
-	uint64_t quiet_since;
-	uint64_t last_emit_ns, count_at_emit, count_at_open;
-	struct rf_alert a;
 };
 
 struct proc {
@@ -135,14 +111,11 @@ struct pending {
 
 struct rf_detect {
 	struct rf_detect_opts o;
-	rf_alert_fn fn;
-	void *ctx;
 	uint64_t now;
 
 	struct sandbox *sbs;
 	struct rf_index sb_ix;
-	struct episode *eps;
-	struct rf_index ep_ix;
+	struct rf_rollup r;             /* the alerts */
 	struct proc *procs;
 	struct rf_index proc_ix;
 	size_t proc_hand;
@@ -155,16 +128,6 @@ struct rf_detect {
 };
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static uint64_t ep_hash(enum rf_rule rule, uint64_t cgid, const char *key)
-{
-	uint64_t h = RF_HASH_SEED;
-	uint32_t r = rule;
-
-	h = rf_hash64(&r, sizeof(r), h);
-	h = rf_hash64(&cgid, sizeof(cgid), h);
-	return rf_hash64(key, strlen(key), h);
-}
 
 static struct sandbox *sb_get(struct rf_detect *d, uint64_t cgid)
 {
@@ -194,10 +157,25 @@ static void burst_setup(struct burst *b, uint64_t n, uint64_t window_ms)
 /* The alert of a detector that went below its threshold lingers from t. */
 static void ep_quiet(struct rf_detect *d, int32_t ep, uint64_t t)
 {
-	if (ep < 0)
-		return;
-	d->eps[ep].active = false;
-	d->eps[ep].quiet_since = t;
+	rollup__quiet(&d->r, ep, t);
+}
+
+/* The alert (rule, sandbox or host-wide, key), see rollup__get. */
+static struct rf_episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct sandbox *s,
+				 const char *key)
+{
+	return rollup__get(&d->r, rule, key, s ? &s->subj : NULL, s ? &s->info : NULL);
+}
+
+static void ep_commit(struct rf_detect *d, struct rf_episode *e, uint64_t t, bool active)
+{
+	rollup__commit(&d->r, e, d->now, t, active);
+}
+
+/* Everything shed so far: the detectors' tables and the alerts'. */
+static uint64_t shed_total(const struct rf_detect *d)
+{
+	return d->shed + d->r.shed;
 }
 
 static uint64_t thr_of(uint64_t policy, uint64_t def)
@@ -220,7 +198,7 @@ static void sb_thresholds(struct rf_detect *d, struct sandbox *s)
 		 * in progress stays open and closes by itself. */
 		if (b->ep >= 0) {
 			ep_quiet(d, b->ep, d->now);
-			d->eps[b->ep].owner = NULL;
+			rollup__at(&d->r, b->ep)->owner = NULL;
 		}
 		burst_setup(b, n, w);
 	}
@@ -359,109 +337,6 @@ static void fill_proc(struct rf_detect *d, uint32_t pid, const char *comm,
 	}
 }
 
-/* ---- alerts ------------------------------------------------------------ */
-
-static void emit(struct rf_detect *d, struct episode *e, enum rf_phase phase)
-{
-	e->a.phase = phase;
-	e->a.time_ns = d->now;
-	e->a.suppressed = e->a.count - e->count_at_open;
-	e->last_emit_ns = d->now;
-	e->count_at_emit = e->a.count;
-	d->fn(&e->a, d->ctx);
-}
-
-/* The alert (rule, sandbox, key): an open or lingering one, or a new one
- * (a.count 0, to be filled and then opened by ep_commit). NULL if full. */
-static struct episode *ep_get(struct rf_detect *d, enum rf_rule rule, struct sandbox *s,
-			      const char *key)
-{
-	uint64_t cgid = s ? s->cgid : 0, h = ep_hash(rule, cgid, key);
-	int32_t i = rf_index_get(&d->ep_ix, h);
-	struct episode *e;
-	size_t k, lo, hi;
-
-	if (i >= 0) {
-		e = &d->eps[i];
-		if (e->a.rule == rule && e->a.cgroup_id == cgid && !strcmp(e->a.key, key))
-			return e;
-		d->shed++;  /* 64-bit hash collision: not worth a chain */
-		return NULL;
-	}
-	/* Lost-event alerts have slots of their own: a full table must still
-	 * be able to say that it is full. */
-	lo = rule == RF_RULE_LOST ? d->o.max_alerts : 0;
-	hi = rule == RF_RULE_LOST ? d->o.max_alerts + RF_HOP_MAX : d->o.max_alerts;
-	if (rule == RF_RULE_SHED) {
-		lo = d->o.max_alerts + RF_HOP_MAX;
-		hi = lo + 1;
-	}
-	for (k = lo; k < hi; k++)
-		if (!d->eps[k].used)
-			break;
-	if (k == hi) {
-		d->shed++;
-		return NULL;
-	}
-	if (!slot_index(d, &d->ep_ix, h, k))
-		return NULL;
-	e = &d->eps[k];
-	memset(e, 0, sizeof(*e));
-	e->used = true;
-	e->hkey = h;
-	e->sb = s ? (int32_t)(s - d->sbs) : -1;
-	e->a.rule = rule;
-	snprintf(e->a.key, sizeof(e->a.key), "%s", key);
-	e->a.cgroup_id = cgid;
-	e->a.unit = "events";
-	if (s) {
-		snprintf(e->a.sandbox, sizeof(e->a.sandbox), "%s", s->info.sandbox);
-		snprintf(e->a.policy_id, sizeof(e->a.policy_id), "%s", s->info.policy_id);
-		e->a.n_labels = s->info.n_labels;
-		memcpy(e->a.labels, s->info.labels, sizeof(e->a.labels));
-		memcpy(e->a.traceparent, s->info.traceparent, sizeof(e->a.traceparent));
-		s->n_eps++;
-	}
-	return e;
-}
-
-/* Record an occurrence at t (count already added by the caller). */
-static void ep_commit(struct rf_detect *d, struct episode *e, uint64_t t, bool active)
-{
-	if (!e->a.first_ns)
-		e->a.first_ns = t ? t : 1;
-	if (t > e->a.last_ns)
-		e->a.last_ns = t;
-	e->active = active;
-	if (!active)
-		e->quiet_since = d->now;
-	if (!e->opened) {
-		uint64_t h = RF_HASH_SEED;
-
-		h = rf_hash64(rf_rule_id(e->a.rule), strlen(rf_rule_id(e->a.rule)), h);
-		h = rf_hash64(e->a.sandbox, strlen(e->a.sandbox), h);
-		h = rf_hash64(&e->a.cgroup_id, sizeof(e->a.cgroup_id), h);
-		h = rf_hash64(e->a.key, strlen(e->a.key), h);
-		h = rf_hash64(&e->a.first_ns, sizeof(e->a.first_ns), h);
-		snprintf(e->a.uid, sizeof(e->a.uid), "rf-%016llx", (unsigned long long)h);
-		e->count_at_open = e->a.count;
-		e->opened = true;
-		emit(d, e, RF_PHASE_OPEN);
-	}
-}
-
-static void ep_close(struct rf_detect *d, struct episode *e, const char *reason)
-{
-	e->a.close_reason = reason;
-	emit(d, e, RF_PHASE_CLOSE);
-	if (e->owner)
-		*e->owner = -1;
-	if (e->sb >= 0 && d->sbs[e->sb].used && d->sbs[e->sb].n_eps)
-		d->sbs[e->sb].n_eps--;
-	rf_index_del(&d->ep_ix, e->hkey);
-	memset(e, 0, sizeof(*e));
-}
-
 /* ---- the sandbox table ------------------------------------------------------ */
 
 /* Which of two entries goes first when the table is full: an ended one
@@ -469,10 +344,10 @@ static void ep_close(struct rf_detect *d, struct episode *e, const char *reason)
  * (most likely a cgroup already gone), then the one idle longest. */
 static bool sb_goes_before(const struct sandbox *a, const struct sandbox *b)
 {
-	if (a->ended != b->ended)
-		return a->ended;
-	if (a->ended)
-		return a->ended_ns < b->ended_ns;
+	if (a->subj.ended != b->subj.ended)
+		return a->subj.ended;
+	if (a->subj.ended)
+		return a->subj.ended_ns < b->subj.ended_ns;
 	if (a->registered != b->registered)
 		return !a->registered;
 	return a->last_ns < b->last_ns;
@@ -481,12 +356,7 @@ static bool sb_goes_before(const struct sandbox *a, const struct sandbox *b)
 /* Close the alerts that name the entry, then free it. */
 static void sb_drop(struct rf_detect *d, struct sandbox *s, const char *reason)
 {
-	int32_t idx = (int32_t)(s - d->sbs);
-	size_t i;
-
-	for (i = 0; i < d->o.max_alerts && s->n_eps; i++)
-		if (d->eps[i].used && d->eps[i].sb == idx)
-			ep_close(d, &d->eps[i], reason);
+	rollup__close_subject(&d->r, &s->subj, d->now, reason);
 	sb_free(d, s);
 }
 
@@ -494,7 +364,7 @@ static void sb_drop(struct rf_detect *d, struct sandbox *s, const char *reason)
  * (it closes once no sandbox has been shed for linger_ms). */
 static void shed_alert(struct rf_detect *d, const struct sandbox *s)
 {
-	struct episode *e = ep_get(d, RF_RULE_SHED, NULL, "sandboxes");
+	struct rf_episode *e = ep_get(d, RF_RULE_SHED, NULL, "sandboxes");
 
 	if (!e)
 		return;
@@ -515,7 +385,7 @@ static size_t sb_make_room(struct rf_detect *d)
 		if (sb_goes_before(&d->sbs[i], &d->sbs[victim]))
 			victim = i;
 	s = &d->sbs[victim];
-	if (s->ended) {
+	if (s->subj.ended) {
 		d->sb_ended_freed++;
 		sb_drop(d, s, "sandbox-ended");
 	} else {
@@ -533,7 +403,7 @@ static bool sb_idle_unregistered(const struct rf_detect *d, const struct sandbox
 {
 	int c;
 
-	if (s->registered || s->ended || s->n_eps ||
+	if (s->registered || s->subj.ended || s->subj.n_eps ||
 	    d->now < s->last_ns + RF_UNREG_IDLE_MS * MS)
 		return false;
 	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
@@ -656,7 +526,7 @@ static void burst_add(struct rf_detect *d, struct sandbox *s, const struct rf_ev
 	struct burst *b = &s->burst[ev->class];
 	const struct rf_alert_dest *dst;
 	const char *verdict;
-	struct episode *e;
+	struct rf_episode *e;
 	uint16_t di;
 
 	if (!b->ring) {
@@ -697,7 +567,7 @@ added:
 		snprintf(b->verdict, sizeof(b->verdict), "%s", verdict);
 
 	if (b->active) {
-		e = &d->eps[b->ep];
+		e = rollup__at(&d->r, b->ep);
 		e->a.count++;
 		alert_dest_add(&e->a, dst, 1);
 		ep_commit(d, e, t, true);
@@ -711,7 +581,7 @@ added:
 	if (!e)
 		return;
 	b->active = true;
-	b->ep = (int32_t)(e - d->eps);
+	b->ep = rollup__index(&d->r, e);
 	e->owner = &b->ep;
 	if (!e->a.count) {
 		fill_proc(d, ev->pid, ev->comm, &e->a);
@@ -758,7 +628,7 @@ static void syscall_judge(struct rf_detect *d, struct sandbox *s, const struct r
 			  uint64_t t)
 {
 	char name[RF_SYSCALL_NAME_LEN];
-	struct episode *e;
+	struct rf_episode *e;
 
 	if (!s->info.has_profile)
 		return;
@@ -839,10 +709,10 @@ static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t va
 {
 	struct res_state *rs = &s->res[r];
 	static const uint64_t rise_min[RES_MAX] = { 0, 256ULL << 20, 64 };
-	struct episode *e;
+	struct rf_episode *e;
 
 	if (thr && value > thr) {
-		e = rs->ep >= 0 ? &d->eps[rs->ep] : ep_get(d, RF_RULE_RESOURCE, s, res_keys[r]);
+		e = rs->ep >= 0 ? rollup__at(&d->r, rs->ep) : ep_get(d, RF_RULE_RESOURCE, s, res_keys[r]);
 		if (e) {
 			if (!e->a.count) {
 				e->a.threshold = thr;
@@ -851,7 +721,7 @@ static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t va
 			e->a.count++;
 			if (value > e->a.value)
 				e->a.value = value;
-			rs->ep = (int32_t)(e - d->eps);
+			rs->ep = rollup__index(&d->r, e);
 			e->owner = &rs->ep;
 			rs->over = true;
 			ep_commit(d, e, t, true);
@@ -900,7 +770,7 @@ static void cap_hit(struct rf_detect *d, struct sandbox *s, const char *limit, u
 		    uint64_t cap, const char *unit, uint64_t events, uint64_t t)
 {
 	char key[RF_KEY_LEN];
-	struct episode *e;
+	struct rf_episode *e;
 
 	snprintf(key, sizeof(key), "%s-cap", limit);
 	e = ep_get(d, RF_RULE_RESOURCE, s, key);
@@ -970,7 +840,7 @@ static void sample(struct rf_detect *d, struct sandbox *s, const struct rf_input
 
 static void lost(struct rf_detect *d, uint32_t hop, uint64_t n, bool before_start, uint64_t t)
 {
-	struct episode *e;
+	struct rf_episode *e;
 
 	if (hop >= RF_HOP_MAX || !n)
 		return;
@@ -992,10 +862,10 @@ static void tick(struct rf_detect *d)
 	size_t i;
 	int c;
 
-	if (d->shed > d->shed_reported) {
-		uint64_t n = d->shed - d->shed_reported;
+	if (shed_total(d) > d->shed_reported) {
+		uint64_t n = shed_total(d) - d->shed_reported;
 
-		d->shed_reported = d->shed;
+		d->shed_reported = shed_total(d);
 		lost(d, RF_HOP_MONITOR_TABLES, n, false, d->now);
 	}
 	for (i = 0; i < d->o.max_sandboxes; i++) {
@@ -1007,30 +877,12 @@ static void tick(struct rf_detect *d)
 			if (s->burst[c].len || s->burst[c].active)
 				burst_tick(d, &s->burst[c], d->now);
 	}
-	for (i = 0; i < d->o.max_alerts + EP_OWN; i++) {
-		struct episode *e = &d->eps[i];
-		struct sandbox *s;
-
-		if (!e->used)
-			continue;
-		s = e->sb >= 0 ? &d->sbs[e->sb] : NULL;
-		if (!e->active && d->now >= e->quiet_since + d->o.linger_ms * MS) {
-			ep_close(d, e, s && s->ended ? "sandbox-ended" : "quiet");
-			continue;
-		}
-		if (s && s->ended && d->now >= s->ended_ns + END_GRACE_MS * MS) {
-			ep_close(d, e, "sandbox-ended");
-			continue;
-		}
-		if (d->now >= e->last_emit_ns + d->o.update_ms * MS &&
-		    e->a.count != e->count_at_emit)
-			emit(d, e, RF_PHASE_UPDATE);
-	}
+	rollup__tick(&d->r, d->now);
 	for (i = 0; i < d->o.max_sandboxes; i++) {
 		struct sandbox *s = &d->sbs[i];
 
-		if (s->used && s->ended && !s->n_eps &&
-		    d->now >= s->ended_ns + END_GRACE_MS * MS) {
+		if (s->used && s->subj.ended && !s->subj.n_eps &&
+		    d->now >= s->subj.ended_ns + RF_END_GRACE_MS * MS) {
 			d->sb_ended_freed++;
 			sb_free(d, s);
 		} else if (s->used && sb_idle_unregistered(d, s)) {
@@ -1097,7 +949,7 @@ static void sb_register(struct rf_detect *d, const struct rf_input *in)
 	}
 	s->info.cgroup_id = in->cgroup_id;
 	s->registered = true;
-	s->ended = false;
+	s->subj.ended = false;
 	sb_thresholds(d, s);
 	pending_flush(d, s);
 	/* The supervisor wrote the cap that ended the run (also wall_seconds
@@ -1115,10 +967,10 @@ static void sb_end(struct rf_detect *d, uint64_t cgid)
 	struct sandbox *s = sb_get(d, cgid);
 	int c;
 
-	if (!s || s->ended)
+	if (!s || s->subj.ended)
 		return;
-	s->ended = true;
-	s->ended_ns = d->now;
+	s->subj.ended = true;
+	s->subj.ended_ns = d->now;
 	for (c = 0; c < RF_CLASS_KERNEL_MAX; c++)
 		ep_quiet(d, s->burst[c].ep, d->now);
 	for (c = 0; c < RES_MAX; c++)
@@ -1217,7 +1069,7 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		break;
 	case RF_IN_SAMPLE:
 		s = sb_get(d, in->cgroup_id);
-		if (s && !s->ended)
+		if (s && !s->subj.ended)
 			sample(d, s, in);
 		break;
 	case RF_IN_LOST:
@@ -1231,14 +1083,10 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 
 void detect__finish(struct rf_detect *d, uint64_t t_ns)
 {
-	size_t i;
-
 	if (t_ns > d->now)
 		d->now = t_ns;
 	tick(d);
-	for (i = 0; i < d->o.max_alerts + EP_OWN; i++)
-		if (d->eps[i].used)
-			ep_close(d, &d->eps[i], "shutdown");
+	rollup__close_all(&d->r, d->now, "shutdown");
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
@@ -1260,14 +1108,11 @@ int detect__new(const struct rf_detect_opts *opts, rf_alert_fn fn, void *ctx,
 	d->o.max_sandboxes = (size_t)thr_of(d->o.max_sandboxes, 1024);
 	d->o.max_procs = (size_t)thr_of(d->o.max_procs, 8192);
 	d->o.max_alerts = (size_t)thr_of(d->o.max_alerts, 1024);
-	d->fn = fn;
-	d->ctx = ctx;
 	d->sbs = calloc(d->o.max_sandboxes, sizeof(*d->sbs));
-	d->eps = calloc(d->o.max_alerts + EP_OWN, sizeof(*d->eps));
 	d->procs = calloc(d->o.max_procs, sizeof(*d->procs));
-	if (!d->sbs || !d->eps || !d->procs ||
+	if (!d->sbs || !d->procs ||
+	    rollup__init(&d->r, d->o.max_alerts, d->o.update_ms, d->o.linger_ms, fn, ctx) ||
 	    rf_index_init(&d->sb_ix, d->o.max_sandboxes) ||
-	    rf_index_init(&d->ep_ix, d->o.max_alerts + EP_OWN) ||
 	    rf_index_init(&d->proc_ix, d->o.max_procs)) {
 		detect__free(d);
 		return -ENOMEM;
@@ -1286,10 +1131,9 @@ void detect__free(struct rf_detect *d)
 		if (d->sbs[i].used)
 			sb_free(d, &d->sbs[i]);
 	rf_index_free(&d->sb_ix);
-	rf_index_free(&d->ep_ix);
+	rollup__free(&d->r);
 	rf_index_free(&d->proc_ix);
 	free(d->sbs);
-	free(d->eps);
 	free(d->procs);
 	free(d);
 }
@@ -1313,14 +1157,14 @@ void detect__foreach_sandbox(const struct rf_detect *d, rf_status_fn fn, void *c
 		snprintf(st.sandbox, sizeof(st.sandbox), "%s", s->info.sandbox);
 		snprintf(st.policy_id, sizeof(st.policy_id), "%s", s->info.policy_id);
 		st.cgroup_id = s->cgid;
-		st.ended = s->ended;
+		st.ended = s->subj.ended;
 		st.sampled = s->sampled;
 		st.cpu_percent = s->cpu_pct;
 		st.mem_bytes = s->mem;
 		st.procs = s->procs;
 		st.denials = s->denials;
 		st.syscalls_seen = s->syscalls_seen;
-		st.open_alerts = s->n_eps;
+		st.open_alerts = s->subj.n_eps;
 		st.thr_cpu_percent = thr_of(s->info.cpu_percent, d->o.cpu_percent);
 		st.thr_memory_mb = thr_of(s->info.memory_mb, d->o.memory_mb);
 		st.thr_pids = thr_of(s->info.pids, d->o.pids);
@@ -1333,13 +1177,13 @@ size_t detect__n_sandboxes(const struct rf_detect *d)
 	size_t i, n = 0;
 
 	for (i = 0; i < d->o.max_sandboxes; i++)
-		n += d->sbs[i].used && !d->sbs[i].ended;
+		n += d->sbs[i].used && !d->sbs[i].subj.ended;
 	return n;
 }
 
 uint64_t detect__shed(const struct rf_detect *d)
 {
-	return d->shed;
+	return shed_total(d);
 }
 
 void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret)

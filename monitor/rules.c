@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "detect.h"
+#include "rollup.h"
 #include "rules.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

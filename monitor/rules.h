@@ -125,4 +125,9 @@ const char *rf_phase_activity(enum rf_phase p);
 const char *rf_severity_caption(int sev);
 const char *rf_severity_short(int sev);
 
+struct rf_alert;
+/* OCSF severity_id of an alert record: its rule's severity, or the
+ * other one when the rule's alt condition holds. */
+int rf_alert_severity(const struct rf_alert *a);
+
 #endif
