@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The live monitor: sources -> (record) -> detectors -> alerts, one loop. */
+/*
+ * The live monitor's event loop: sources -> (record) -> detectors ->
+ * alerts. setup.c makes what the loop works with (struct rf_engine) as
+ * do/undo steps and runs the loop; the sandboxes it follows are
+ * sandboxes.c's. Only those two files touch the fields.
+ */
 #ifndef RF_MON_ENGINE_H
 #define RF_MON_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
+#include "alert.h"
 #include "detect.h"
+#include "metrics.h"
+#include "sandboxes.h"
 
 #define RF_MON_LOCK "/run/ringfence/monitor.lock"
 #define RF_MON_STATE_DEFAULT "/run/ringfence/monitor.state.json"
@@ -29,12 +38,49 @@ struct rf_engine_opts {
 	struct rf_detect_opts detect;
 };
 
-/* Runs until SIGINT/SIGTERM. Returns the exit status (0, or 1 when it
- * could not start). */
-int engine__run(const struct rf_engine_opts *o);
+struct rf_engine {
+	const struct rf_engine_opts *o;
+	struct rf_detect *det;
+	struct rf_output *out;
+	struct rf_recorder *rec;
+	struct rf_metrics m;
+	struct rf_regwatch *reg;
+	struct rf_sensors *sens;
+	struct rf_decisions *dec;
+	struct rf_http *http;
+	int ep, tfd, sfd, lock_fd;
+	int dec_fd_in_ep;
+	int64_t boot_to_real;
+	struct rf_alert_origin origin;
+	uint64_t seq;
+	bool stop;
 
-/* The boot -> wall clock offset now (CLOCK_REALTIME - CLOCK_BOOTTIME). */
-int64_t engine__boot_to_real(void);
-uint64_t engine__boottime_ns(void);
+	struct rf_sandboxes sbx;
+
+	uint64_t next_sample_ns;
+	bool dec_baseline_set;
+	uint64_t dec_lost_last;
+	uint32_t dec_stats_id;
+	uint64_t mon_lost_last, maps_lost_last, out_lost_last;
+	json_t *recent;
+};
+
+/* The sources' callbacks, for setup.c to hand to what it opens. */
+void engine__on_alert(const struct rf_alert *a, void *ctx);
+int engine__on_decision(void *ctx, void *data, size_t size);
+int engine__on_sensor(void *ctx, void *data, size_t size);
+void engine__feed(void *ctx, const struct rf_input *in);
+void engine__drain(void *ctx);
+
+/* (Re-)attach the supervisor's decisions ring buffer when it appears or
+ * its pinned set is replaced. */
+void engine__decisions_check(struct rf_engine *e);
+/* Before stopping: the records so far, lost events reported, and their
+ * baseline saved for the next monitor. */
+void engine__final_drain(struct rf_engine *e);
+
+/* Until SIGINT/SIGTERM (e->stop). Returns the exit status: 0, or 1 when
+ * waiting failed. */
+int engine__loop(struct rf_engine *e);
 
 #endif

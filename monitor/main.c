@@ -20,6 +20,7 @@
 #include "paths.h"
 #include "privs.h"
 #include "replay.h"
+#include "setup.h"
 #include "top.h"
 
 #define EXIT_USAGE 125
@@ -330,7 +331,7 @@ static int run_live(struct cli *c)
 	c->o.ringbuf_bytes = (size_t)c->ringbuf_kb << 10;
 	c->o.queue_bytes = (size_t)c->queue_kb << 10;
 	c->o.top = c->top;
-	return engine__run(&c->o);
+	return setup__run(&c->o);
 }
 
 int main(int argc, char **argv)

@@ -342,20 +342,21 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int http__open(const char *spec, struct rf_http **ret, char *why, size_t why_len)
+int http__open(const char *spec, struct rf_http **ret, struct rf_error *e)
 {
+	char why[512];
 	struct sockaddr_in6 sa;
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct rf_http *h;
 	unsigned int len;
 	int one = 1, err, i;
 
-	err = metrics__parse_addr(spec, &sa, &len, why, why_len);
+	err = metrics__parse_addr(spec, &sa, &len, why, sizeof(why));
 	if (err)
-		return err;
+		return rf_error_set(e, err, NULL, "%s", why);
 	h = calloc(1, sizeof(*h));
 	if (!h)
-		return -ENOMEM;
+		return rf_error_set(e, -ENOMEM, NULL, "--metrics %s: %s", spec, strerror(ENOMEM));
 	for (i = 0; i < HTTP_CONNS; i++)
 		h->c[i].fd = -1;
 	h->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -372,8 +373,7 @@ int http__open(const char *spec, struct rf_http **ret, char *why, size_t why_len
 	*ret = h;
 	return 0;
 fail:
-	err = -errno;
-	snprintf(why, why_len, "--metrics %s: %s", spec, strerror(errno));
+	err = rf_error_set(e, -errno, NULL, "--metrics %s: %s", spec, strerror(errno));
 	http__close(h);
 	return err;
 }

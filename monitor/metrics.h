@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "detect.h"
+#include "error.h"
 #include "input.h"
 #include "names.h"
 
@@ -60,7 +61,7 @@ int metrics__parse_addr(const char *spec, void *ret_sockaddr, unsigned int *ret_
 
 struct rf_http;
 
-int http__open(const char *spec, struct rf_http **ret, char *why, size_t why_len);
+int http__open(const char *spec, struct rf_http **ret, struct rf_error *e);
 void http__close(struct rf_http *h);
 /* Pollable (an epoll fd of its own sockets). */
 int http__fd(const struct rf_http *h);

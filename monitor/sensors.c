@@ -20,7 +20,7 @@ struct rf_sensors {
 };
 
 int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
-		  struct rf_sensors **ret, char *why, size_t why_len)
+		  struct rf_sensors **ret, struct rf_error *e)
 {
 	struct rf_sensors *s = calloc(1, sizeof(*s));
 	long page = sysconf(_SC_PAGESIZE);
@@ -32,19 +32,19 @@ int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
 	s->ncpu = libbpf_num_possible_cpus();
 	if (s->ncpu <= 0) {
 		err = s->ncpu ? s->ncpu : -EINVAL;
-		snprintf(why, why_len, "number of CPUs: %s", strerror(-err));
+		rf_error_set(e, err, NULL, "number of CPUs: %s", strerror(-err));
 		free(s);
 		return err;
 	}
 	s->oncpu = calloc((size_t)s->ncpu, sizeof(*s->oncpu));
 	if (!s->oncpu) {
-		err = -ENOMEM;
+		err = rf_error_set(e, -ENOMEM, NULL, "the monitor's sensors: %s", strerror(ENOMEM));
 		goto fail;
 	}
 	s->skel = monitor_bpf__open();
 	if (!s->skel) {
-		err = -errno;
-		snprintf(why, why_len, "open the monitor's BPF object: %s", strerror(errno));
+		err = rf_error_set(e, -errno, NULL, "open the monitor's BPF object: %s",
+				   strerror(errno));
 		goto fail;
 	}
 	while ((1L << shift) < page)
@@ -55,14 +55,13 @@ int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
 	bpf_map__set_max_entries(s->skel->maps.rf_mon_events, (uint32_t)rb);
 	err = monitor_bpf__load(s->skel);
 	if (err) {
-		snprintf(why, why_len, "load the monitor's BPF programs (tp_btf sys_exit, "
-			 "sched_*, rss_stat): %s", strerror(-err));
+		rf_error_set(e, err, NULL, "load the monitor's BPF programs (tp_btf sys_exit, "
+			     "sched_*, rss_stat): %s", strerror(-err));
 		goto fail;
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.rf_mon_events), fn, ctx, NULL);
 	if (!s->rb) {
-		err = -errno;
-		snprintf(why, why_len, "ring buffer: %s", strerror(errno));
+		err = rf_error_set(e, -errno, NULL, "ring buffer: %s", strerror(errno));
 		goto fail;
 	}
 	*ret = s;
@@ -72,7 +71,7 @@ fail:
 	return err;
 }
 
-int sensors__attach(struct rf_sensors *s, bool cpu_switch, char *why, size_t why_len)
+int sensors__attach(struct rf_sensors *s, bool cpu_switch, struct rf_error *e)
 {
 	int err;
 
@@ -84,8 +83,9 @@ int sensors__attach(struct rf_sensors *s, bool cpu_switch, char *why, size_t why
 	err = monitor_bpf__attach(s->skel);
 
 	if (err)
-		snprintf(why, why_len, "attach the monitor's BPF programs: %s", strerror(-err));
-	return err;
+		return rf_error_set(e, err, NULL, "attach the monitor's BPF programs: %s",
+				    strerror(-err));
+	return 0;
 }
 
 void sensors__close(struct rf_sensors *s)

@@ -7,16 +7,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <bpf/libbpf.h>
+#include "error.h"
 #include "rf_abi.h"
 
 struct rf_sensors;
 
-/* Open and load (not attached yet); records go to fn. 0 or -errno with why. */
+/* Open and load (not attached yet); records go to fn. 0 or -errno with e. */
 int sensors__open(size_t ringbuf_bytes, ring_buffer_sample_fn fn, void *ctx,
-		  struct rf_sensors **ret, char *why, size_t why_len);
+		  struct rf_sensors **ret, struct rf_error *e);
 /* cpu_switch: attach the sched_switch CPU accounting too. The syscall
  * sensor (sys_exit) is not attached here: see sensors__syscalls. */
-int sensors__attach(struct rf_sensors *s, bool cpu_switch, char *why, size_t why_len);
+int sensors__attach(struct rf_sensors *s, bool cpu_switch, struct rf_error *e);
 /* Attach (on) or detach the syscall sensor, tp_btf/sys_exit. Any program
  * there sends every syscall of every task on the host down the slow path,
  * so it is attached only while something needs it. 0 or -errno. */

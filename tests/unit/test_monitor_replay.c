@@ -563,14 +563,15 @@ static void test_metrics_http(void **state)
 {
 	struct rf_metrics m = { 0 };
 	struct rf_http *h = NULL;
-	char spec[32], why[256], *r, *cl;
+	struct rf_error err;
+	char spec[32], *r, *cl;
 	int port = 0, i;
 
 	(void)state;
 	for (i = 0; i < 20 && !h; i++) {
 		port = 20000 + (int)((getpid() * 7 + i * 131) % 30000);
 		snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
-		if (http__open(spec, &h, why, sizeof(why)))
+		if (http__open(spec, &h, &err))
 			h = NULL;
 	}
 	assert_non_null(h);

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the step engine (supervisor/run/steps.c) and of the trace's
+ * Unit tests of the step engine (lib/steps.c) and of the trace's
  * write errors (supervisor/observe/trace.c): undos run last first for the steps
  * that succeeded, and also for a failed step whose undo is owed before it
  * runs; a trace that cannot be written says so instead of dropping lines.
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "run/steps.h"
+#include "steps.h"
 #include "observe/trace.h"
 
 struct log {
