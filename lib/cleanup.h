@@ -2,7 +2,8 @@
 /*
  * Scope-bound cleanup (systemd's _cleanup_ idiom): a variable declared
  * `_cleanup_free_ char *s = NULL;` is freed when it goes out of scope, an
- * fd declared `_cleanup_close_ int fd = -1;` is closed. TAKE_PTR/TAKE_FD
+ * fd declared `_cleanup_close_ int fd = -1;` is closed, a JSON value
+ * declared `_cleanup_json_ json_t *o = NULL;` is released. TAKE_PTR/TAKE_FD
  * hand ownership to the caller and leave the variable empty, so nothing
  * is released twice.
  */
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 
@@ -32,9 +34,16 @@ static inline void rf_fclosep(FILE **f)
 		fclose(*f);
 }
 
+/* json_decref accepts NULL. */
+static inline void rf_json_decrefp(json_t **j)
+{
+	json_decref(*j);
+}
+
 #define _cleanup_free_ _cleanup_(rf_freep)
 #define _cleanup_close_ _cleanup_(rf_closep)
 #define _cleanup_fclose_ _cleanup_(rf_fclosep)
+#define _cleanup_json_ _cleanup_(rf_json_decrefp)
 
 /* Declare a cleanup function for a type whose destructor takes T * and
  * accepts NULL: RF_DEFINE_CLEANUP(struct net_bpf, net_bpf__destroy) gives

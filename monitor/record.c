@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include <sys/types.h>
 
+#include "cleanup.h"
 #include "record.h"
 #include "registry.h"
 #include "registry_watch.h"
@@ -483,9 +485,22 @@ struct replay {
 	rf_replay_fn fn;
 	void *ctx;
 	uint64_t lineno, next_tick, last_t;
-	char *why;
-	size_t why_len;
+	struct rf_error *e;
 };
+
+/* An error of the current line, at "path:line". */
+__attribute__((format(printf, 3, 4)))
+static int line_error(struct replay *r, int err, const char *fmt, ...)
+{
+	char where[300], why[sizeof(r->e->why)];
+	va_list ap;
+
+	snprintf(where, sizeof(where), "%s:%llu", r->path, (unsigned long long)r->lineno);
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return rf_error_set(r->e, err, where, "%s", why);
+}
 
 static int header_from_json(struct replay *r, json_t *o)
 {
@@ -493,9 +508,7 @@ static int header_from_json(struct replay *r, json_t *o)
 	struct rf_record_header *h = &r->h;
 
 	if (!json_is_integer(json_object_get(o, "ringfence_monitor_record"))) {
-		snprintf(r->why, r->why_len, "%s:1: not a ringfence-monitor record (no header)",
-			 r->path);
-		return -EINVAL;
+		return line_error(r, -EINVAL, "not a ringfence-monitor record (no header)");
 	}
 	h->boot_to_real_ns = (int64_t)get_u64(o, "boot_to_real_ns");
 	h->ticks = json_is_true(json_object_get(o, "ticks"));
@@ -503,9 +516,8 @@ static int header_from_json(struct replay *r, json_t *o)
 	if (!h->tick_ms)
 		h->tick_ms = 250;
 	if (h->tick_ms > RF_RECORD_TICK_MS_MAX) {
-		snprintf(r->why, r->why_len, "%s:1: tick_ms %llu is over %u", r->path,
-			 (unsigned long long)h->tick_ms, RF_RECORD_TICK_MS_MAX);
-		return -EINVAL;
+		return line_error(r, -EINVAL, "tick_ms %llu is over %u",
+				  (unsigned long long)h->tick_ms, RF_RECORD_TICK_MS_MAX);
 	}
 	if (json_is_object(dflt))
 		fields_from_json(dflt, &h->defaults, defaults_fields);
@@ -525,9 +537,7 @@ static int input_from_json(struct replay *r, json_t *o)
 	err = record__from_json(o, &in, &si);
 	if (err) {
 		rf_sandbox_info_clear(&si);
-		snprintf(r->why, r->why_len, "%s:%llu: not an input record", r->path,
-			 (unsigned long long)r->lineno);
-		return err;
+		return line_error(r, err, "not an input record");
 	}
 	if (!r->h.ticks) {
 		if (!r->next_tick)
@@ -546,63 +556,46 @@ static int input_from_json(struct replay *r, json_t *o)
 /* 0, 1 (a partial last line: the file is still being written) or -EINVAL. */
 static int replay_line(struct replay *r, const char *line, size_t len)
 {
+	_cleanup_json_ json_t *o = NULL;
 	json_error_t je;
-	json_t *o;
-	int err;
 
 	o = json_loads(line, 0, &je);
 	if (!o && line[len - 1] != '\n')
 		return 1;
-	if (!o) {
-		snprintf(r->why, r->why_len, "%s:%llu: not JSON: %s", r->path,
-			 (unsigned long long)r->lineno, je.text);
-		return -EINVAL;
-	}
-	err = r->lineno == 1 ? header_from_json(r, o) : input_from_json(r, o);
-	json_decref(o);
-	return err;
+	if (!o)
+		return line_error(r, -EINVAL, "not JSON: %s", je.text);
+	return r->lineno == 1 ? header_from_json(r, o) : input_from_json(r, o);
 }
 
 int replay__file(const char *path, uint64_t tail_ms,
 		 void (*on_header)(const struct rf_record_header *h, void *ctx),
-		 rf_replay_fn fn, void *ctx, char *why, size_t why_len)
+		 rf_replay_fn fn, void *ctx, struct rf_error *e)
 {
-	struct replay r = { .path = path, .on_header = on_header, .fn = fn, .ctx = ctx,
-			    .why = why, .why_len = why_len };
+	struct replay r = { .path = path, .on_header = on_header, .fn = fn, .ctx = ctx, .e = e };
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	_cleanup_free_ char *line = NULL;
 	uint64_t tick_ns;
-	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int err = 0;
-	FILE *f;
 
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		snprintf(why, why_len, "%s: %s", path, strerror(errno));
-		return err;
-	}
+	if (!f)
+		return rf_error_set(e, -errno, path, "%s", strerror(errno));
 	while (!err && (len = getline(&line, &cap, f)) > 0) {
 		r.lineno++;
 		if (line[0] != '\n')
 			err = replay_line(&r, line, (size_t)len);
 	}
 	err = err > 0 ? 0 : err;
-	if (!err && ferror(f)) {
-		err = -EIO;
-		snprintf(why, why_len, "%s: read error", path);
-	}
-	if (!err && r.lineno == 0) {
-		err = -EINVAL;
-		snprintf(why, why_len, "%s: empty", path);
-	}
+	if (!err && ferror(f))
+		err = rf_error_set(e, -EIO, path, "read error");
+	if (!err && r.lineno == 0)
+		err = rf_error_set(e, -EINVAL, path, "empty");
 	if (!err && r.h.tick_ms) {
 		/* Let time pass after the last record: alerts close by themselves. */
 		tick_ns = r.h.tick_ms * 1000000ULL;
 		r.next_tick = (r.last_t / tick_ns + 1) * tick_ns;
 		ticks_until(r.last_t + tail_ms * 1000000ULL, tick_ns, &r.next_tick, fn, ctx);
 	}
-	free(line);
-	fclose(f);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "detect.h"
+#include "error.h"
 #include "input.h"
 
 #define RF_RECORD_FORMAT 1
@@ -45,10 +46,10 @@ typedef void (*rf_replay_fn)(const struct rf_input *in, void *ctx);
  * through on_header), then every input in order. Ticks missing from the
  * file are synthesized every tick_ms; after the last record, ticks go on
  * for tail_ms of virtual time so alerts can close by themselves.
- * 0, or -errno / -EINVAL with why (file:line: reason).
+ * 0, or -errno / -EINVAL with e (where: "file:line").
  */
 int replay__file(const char *path, uint64_t tail_ms,
 		 void (*on_header)(const struct rf_record_header *h, void *ctx),
-		 rf_replay_fn fn, void *ctx, char *why, size_t why_len);
+		 rf_replay_fn fn, void *ctx, struct rf_error *e);
 
 #endif

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "alert.h"
+#include "cleanup.h"
 #include "log.h"
 #include "metrics.h"
 #include "output.h"
@@ -28,15 +29,13 @@ struct rctx {
 static void on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct rctx *r = ctx;
-	char *line = alert__line(a, ++r->seq, r->off, &r->origin);
+	_cleanup_free_ char *line = alert__line(a, ++r->seq, r->off, &r->origin);
 
 	metrics__count_alert(&r->m, a);
-
 	if (line) {
 		output__push(r->out, line);
 		output__flush(r->out, 5000);
 	}
-	free(line);
 }
 
 static uint64_t pick(uint64_t cli, uint64_t file)
@@ -75,14 +74,13 @@ static void on_input(const struct rf_input *in, void *ctx)
 /* The replay's metrics, as a live monitor would have shown them at its end. */
 static int write_metrics(struct rctx *r, const char *path)
 {
-	char *text;
+	_cleanup_free_ char *text = NULL;
 	int err;
 
 	if (r->det)
 		detect__table_stats(r->det, &r->m.table);
 	text = metrics__render(&r->m);
 	err = text ? metrics__write_file(path, text) : -ENOMEM;
-	free(text);
 	if (err)
 		rf_err("--metrics-file %s: %s", path, strerror(-err));
 	return err;
@@ -92,7 +90,7 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 		const char *metrics_file)
 {
 	struct rctx r = { .over = over, .m.replay = true };
-	char why[600];
+	struct rf_error e = { 0 };
 	int err;
 
 	alert__origin_local(&r.origin);
@@ -104,14 +102,17 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 		return 1;
 	}
 	/* Time goes on after the last record until every alert closed. */
-	err = replay__file(file, 60000, on_header, on_input, &r, why, sizeof(why));
+	err = replay__file(file, 60000, on_header, on_input, &r, &e);
 	if (!err && r.err)
 		err = r.err;
 	if (r.det)
 		detect__finish(r.det, r.last_t);
-	if (err)
-		rf_err("--replay: %s", err == r.err ? strerror(-err) : why);
-	else if (metrics_file && write_metrics(&r, metrics_file))
+	if (err && err == r.err)
+		rf_error_set(&e, err, NULL, "%s", strerror(-err));
+	if (err) {
+		rf_error_wrap(&e, "--replay");
+		rf_error_print(&e, NULL);
+	} else if (metrics_file && write_metrics(&r, metrics_file))
 		err = -EIO;     /* said by write_metrics */
 	detect__free(r.det);
 	output__close(r.out);
@@ -149,43 +150,36 @@ static int cmp_str(const void *a, const void *b)
 
 int replay__profile(const char *file, const char *who)
 {
-	struct pctx p = { .who = who, .names = json_object() };
-	const char **v, *k;
-	char why[600], *s;
-	json_t *val, *allow;
+	_cleanup_json_ json_t *names = json_object(), *val = NULL;
+	struct pctx p = { .who = who, .names = names };
+	_cleanup_free_ const char **v = NULL;
+	_cleanup_free_ char *s = NULL;
+	struct rf_error e = { 0 };
+	json_t *allow, *one;
+	const char *k;
 	size_t n = 0, i;
-	int err;
 
-	err = replay__file(file, 0, NULL, on_profile_input, &p, why, sizeof(why));
-	if (err) {
-		rf_err("--replay: %s", why);
-		json_decref(p.names);
+	if (replay__file(file, 0, NULL, on_profile_input, &p, &e)) {
+		rf_error_wrap(&e, "--replay");
+		rf_error_print(&e, NULL);
 		return 1;
 	}
 	if (!p.n_cgids) {
 		rf_err("--profile %s: no sandbox or policy of that name in %s", who, file);
-		json_decref(p.names);
 		return 1;
 	}
-	v = calloc(json_object_size(p.names) + 1, sizeof(*v));
+	v = calloc(json_object_size(names) + 1, sizeof(*v));
 	allow = json_array();
-	if (!v || !allow) {
-		free(v);
-		json_decref(allow);
-		json_decref(p.names);
+	/* "o" takes allow: released with val, also when the pack fails */
+	val = json_pack("{s:o, s:s}", "allow", allow, "on_violation", "alert");
+	if (!v || !val)
 		return 1;
-	}
-	json_object_foreach(p.names, k, val)
+	json_object_foreach(names, k, one)
 		v[n++] = k;
 	qsort(v, n, sizeof(*v), cmp_str);
 	for (i = 0; i < n; i++)
 		json_array_append_new(allow, json_string(v[i]));
-	free(v);
-	val = json_pack("{s:o, s:s}", "allow", allow, "on_violation", "alert");
-	s = val ? json_dumps(val, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(val);
+	s = json_dumps(val, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	printf("%s\n", s ? s : "{}");
-	free(s);
-	json_decref(p.names);
 	return 0;
 }
