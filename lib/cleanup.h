@@ -10,6 +10,7 @@
 #ifndef RF_CLEANUP_H
 #define RF_CLEANUP_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -34,6 +35,12 @@ static inline void rf_fclosep(FILE **f)
 		fclose(*f);
 }
 
+static inline void rf_closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 /* json_decref accepts NULL. */
 static inline void rf_json_decrefp(json_t **j)
 {
@@ -44,6 +51,7 @@ static inline void rf_json_decrefp(json_t **j)
 #define _cleanup_close_ _cleanup_(rf_closep)
 #define _cleanup_fclose_ _cleanup_(rf_fclosep)
 #define _cleanup_json_ _cleanup_(rf_json_decrefp)
+#define _cleanup_closedir_ _cleanup_(rf_closedirp)
 
 /* Declare a cleanup function for a type whose destructor takes T * and
  * accepts NULL: RF_DEFINE_CLEANUP(struct net_bpf, net_bpf__destroy) gives

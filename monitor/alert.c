@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "cleanup.h"
 #include "alert.h"
 #include "table.h"
 #include "timefmt.h"
@@ -582,7 +583,8 @@ static json_t *unmapped(const struct rf_alert *a)
 json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off,
 		    const struct rf_alert_origin *og)
 {
-	json_t *o, *container = NULL;
+	_cleanup_json_ json_t *container = NULL;
+	json_t *o;
 	char msg[512], fuid[128];
 
 	o = json_object();
@@ -597,29 +599,24 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off,
 		container = json_pack("{s:s, s:s}", "uid", a->sandbox, "name", a->sandbox);
 	json_object_set_new(o, "evidences", evidences(a, container));
 	json_object_set_new(o, "unmapped", unmapped(a));
-	json_decref(container);
 	return o;
 }
 
 char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
 		  const struct rf_alert_origin *og)
 {
-	json_t *o = alert__ocsf(a, seq, off, og);
-	char *s, *line;
+	_cleanup_json_ json_t *o = alert__ocsf(a, seq, off, og);
+	_cleanup_free_ char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *line;
 	size_t n;
 
-	if (!o)
-		return NULL;
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
 	if (!s)
 		return NULL;
 	n = strlen(s);
 	line = realloc(s, n + 2);
-	if (!line) {
-		free(s);
+	if (!line)
 		return NULL;
-	}
+	s = NULL;   /* moved into line */
 	line[n] = '\n';
 	line[n + 1] = 0;
 	return line;
@@ -627,7 +624,7 @@ char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
 
 void alert__origin_local(struct rf_alert_origin *ret)
 {
-	FILE *f;
+	_cleanup_fclose_ FILE *f = NULL;
 
 	memset(ret, 0, sizeof(*ret));
 	if (gethostname(ret->hostname, sizeof(ret->hostname) - 1))
@@ -638,5 +635,4 @@ void alert__origin_local(struct rf_alert_origin *ret)
 	if (!fgets(ret->machine_id, sizeof(ret->machine_id), f))
 		ret->machine_id[0] = 0;
 	ret->machine_id[strcspn(ret->machine_id, "\n")] = 0;
-	fclose(f);
 }

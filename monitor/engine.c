@@ -31,6 +31,7 @@
 #include <sys/timerfd.h>
 #include <jansson.h>
 
+#include "cleanup.h"
 #include "clock.h"
 #include "engine.h"
 #include "events.h"
@@ -50,7 +51,7 @@
 void engine__on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct rf_engine *e = ctx;
-	char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
+	_cleanup_free_ char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
 	int64_t wall = ((int64_t)a->time_ns + e->boot_to_real) / 1000000;
 
 	metrics__count_alert(&e->m, a);
@@ -59,7 +60,6 @@ void engine__on_alert(const struct rf_alert *a, void *ctx)
 			rf_debug("output queue full: record %llu dropped",
 				  (unsigned long long)e->seq);
 	}
-	free(line);
 	if (e->recent) {
 		json_array_insert_new(e->recent, 0, top__alert_summary(a, wall));
 		while (json_array_size(e->recent) > RF_TOP_RECENT)
@@ -182,7 +182,7 @@ static void lost_input(struct rf_engine *e, uint32_t hop, uint64_t n, bool befor
 /* The saved kernel-decisions counter of the last monitor on this set. */
 static bool state_load(struct rf_engine *e, uint32_t stats_id, uint64_t *ret)
 {
-	json_t *o;
+	_cleanup_json_ json_t *o = NULL;
 	bool ok;
 
 	if (!e->o->state_path || !e->o->state_path[0])
@@ -194,13 +194,12 @@ static bool state_load(struct rf_engine *e, uint32_t stats_id, uint64_t *ret)
 	     json_is_integer(json_object_get(o, "ringbuf_lost"));
 	if (ok)
 		*ret = (uint64_t)json_integer_value(json_object_get(o, "ringbuf_lost"));
-	json_decref(o);
 	return ok;
 }
 
 static void state_save(struct rf_engine *e)
 {
-	json_t *o;
+	_cleanup_json_ json_t *o = NULL;
 	char tmp[4200];
 
 	if (!e->o->state_path || !e->o->state_path[0] || !e->dec_baseline_set)
@@ -211,7 +210,6 @@ static void state_save(struct rf_engine *e)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", e->o->state_path);
 	if (o && !json_dump_file(o, tmp, JSON_COMPACT))
 		rename(tmp, e->o->state_path);
-	json_decref(o);
 }
 
 static void poll_lost(struct rf_engine *e, uint64_t now)
@@ -301,10 +299,29 @@ static char *metrics_body(void *ctx)
 	return metrics__render(&e->m);
 }
 
+/* The textfile metrics and the status snapshot (--top), every interval. */
+static void write_views(struct rf_engine *e, uint64_t now)
+{
+	const char *status = e->o->status_path && e->o->status_path[0] ? e->o->status_path : NULL;
+	_cleanup_json_ json_t *st = NULL;
+
+	if (e->o->metrics_file) {
+		_cleanup_free_ char *text = metrics__render(&e->m);
+
+		if (text && metrics__write_file(e->o->metrics_file, text))
+			rf_debug("--metrics-file: write failed");
+	}
+	if (!status && !e->o->top)
+		return;
+	st = top__status(e->det, &e->m, e->recent, ((int64_t)now + e->boot_to_real) / 1000000);
+	if (st && status)
+		top__write(status, st);
+	if (st && e->o->top)
+		top__render(stdout, st, true);
+}
+
 static void periodic(struct rf_engine *e, uint64_t now)
 {
-	json_t *st;
-
 	engine__decisions_check(e);
 	sandboxes__find_parent(&e->sbx);
 	engine__drain(e);
@@ -313,21 +330,7 @@ static void periodic(struct rf_engine *e, uint64_t now)
 	sandboxes__gc(&e->sbx, now);
 	record__flush(e->rec);
 	metrics_refresh(e);
-	if (e->o->metrics_file) {
-		char *text = metrics__render(&e->m);
-
-		if (text && metrics__write_file(e->o->metrics_file, text))
-			rf_debug("--metrics-file: write failed");
-		free(text);
-	}
-	if ((e->o->status_path && e->o->status_path[0]) || e->o->top) {
-		st = top__status(e->det, &e->m, e->recent, ((int64_t)now + e->boot_to_real) / 1000000);
-		if (st && e->o->status_path && e->o->status_path[0])
-			top__write(e->o->status_path, st);
-		if (st && e->o->top)
-			top__render(stdout, st, true);
-		json_decref(st);
-	}
+	write_views(e, now);
 }
 
 void engine__final_drain(struct rf_engine *e)

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "cleanup.h"
 #include "metrics.h"
 
 static const char *const src_names[RF_EVSRC_MAX] = {
@@ -120,14 +121,13 @@ static void render_process(struct buf *b)
 	unsigned long long ut = 0, st = 0, start = 0, vsize = 0, btime = 0;
 	long long rss = 0;
 	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-	int fds = 0, fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
 	struct rlimit rl = { 0 };
-	FILE *f;
-	DIR *d;
+	int fds = 0;
 
-	if (fd >= 0)
-		close(fd);
 	stat[n > 0 ? n : 0] = 0;
 	p = strrchr(stat, ')');
 	/* after "pid (comm)": state is field 3; utime 14, stime 15, starttime 22,
@@ -139,13 +139,9 @@ static void render_process(struct buf *b)
 	while (f && fgets(stat, sizeof(stat), f))
 		if (sscanf(stat, "btime %llu", &btime) == 1)
 			break;
-	if (f)
-		fclose(f);
 	d = opendir("/proc/self/fd");
 	while (d && readdir(d))
 		fds++;
-	if (d)
-		closedir(d);
 	fds = fds > 3 ? fds - 3 : 0;    /* ".", ".." and the directory's own fd */
 	getrlimit(RLIMIT_NOFILE, &rl);
 	bprintf(b, "# HELP process_cpu_seconds_total Total user and system CPU time spent in "
@@ -454,11 +450,10 @@ static void conn_read(struct rf_http *h, struct conn *c, char *(*body)(void *), 
 		return;
 	}
 	if (is_metrics_path(c->req, "GET ") || is_metrics_path(c->req, "HEAD ")) {
-		char *text = body(ctx);
+		_cleanup_free_ char *text = body(ctx);
 
 		respond(c, 200, "text/plain; version=0.0.4; charset=utf-8", text ? text : "",
 			c->req[0] == 'H');
-		free(text);
 	} else {
 		respond(c, 404, "text/plain", "GET or HEAD /metrics\n", c->req[0] == 'H');
 	}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cleanup.h"
 #include "output.h"
 
 #define CHUNK 4096      /* <= PIPE_BUF: a pipe that polls writable takes it whole */
@@ -33,34 +34,42 @@ static int open_path(const char *path, int *ret_fd, bool *ret_regular)
 	return 0;
 }
 
+/* Release without flushing (a queue that never opened, or after the flush). */
+static void output_free(struct rf_output *o)
+{
+	if (!o)
+		return;
+	if (o->path && o->fd >= 0)
+		close(o->fd);
+	free(o->path);
+	free(o->buf);
+	free(o);
+}
+RF_DEFINE_CLEANUP(struct rf_output, output_free)
+
 int output__open(const char *path, size_t max_bytes, struct rf_output **ret)
 {
-	struct rf_output *o = calloc(1, sizeof(*o));
+	_cleanup_(output_freep) struct rf_output *o = calloc(1, sizeof(*o));
 	struct stat st;
 	int err;
 
 	if (!o)
 		return -ENOMEM;
+	o->fd = -1;
 	o->cap = max_bytes ? max_bytes : 8u << 20;
 	o->buf = malloc(o->cap);
-	if (!o->buf) {
-		free(o);
+	if (!o->buf)
 		return -ENOMEM;
-	}
 	if (path) {
 		o->path = strdup(path);
 		err = o->path ? open_path(path, &o->fd, &o->regular) : -ENOMEM;
-		if (err) {
-			free(o->path);
-			free(o->buf);
-			free(o);
+		if (err)
 			return err;
-		}
 	} else {
 		o->fd = STDOUT_FILENO;
 		o->regular = !fstat(o->fd, &st) && S_ISREG(st.st_mode);
 	}
-	*ret = o;
+	*ret = TAKE_PTR(o);
 	return 0;
 }
 
@@ -86,11 +95,7 @@ void output__close(struct rf_output *o)
 	if (!o)
 		return;
 	output__flush(o, 2000);
-	if (o->path)
-		close(o->fd);
-	free(o->path);
-	free(o->buf);
-	free(o);
+	output_free(o);
 }
 
 bool output__push(struct rf_output *o, const char *line)

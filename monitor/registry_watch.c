@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include "cleanup.h"
 #include "inotify_each.h"
 #include "registry_watch.h"
 
@@ -104,50 +105,37 @@ int regwatch__parse_file(const char *path, struct rf_sandbox_info *si, struct rf
 	return info_of(registry__read_file(path, &e), &e, si, x);
 }
 
+RF_DEFINE_CLEANUP(struct rf_regwatch, regwatch__close)
+
 int regwatch__open(const char *dir, struct rf_regwatch **ret)
 {
-	struct rf_regwatch *w = calloc(1, sizeof(*w));
+	_cleanup_(regwatch__closep) struct rf_regwatch *w = calloc(1, sizeof(*w));
 	char parent[256], *slash;
-	int err;
 
 	if (!w)
 		return -ENOMEM;
+	w->fd = -1;
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	snprintf(parent, sizeof(parent), "%s", dir);
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent) {
 		*slash = 0;
-		if (mkdir(parent, 0755) && errno != EEXIST) {
-			err = -errno;
-			goto fail;
-		}
+		if (mkdir(parent, 0755) && errno != EEXIST)
+			return -errno;
 	}
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		err = -errno;
-		goto fail;
-	}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
 	w->v = calloc(REG_MAX, sizeof(*w->v));
-	if (!w->v) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!w->v)
+		return -ENOMEM;
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->fd < 0) {
-		err = -errno;
-		goto fail;
-	}
+	if (w->fd < 0)
+		return -errno;
 	if (inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |
-			      IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
-		err = -errno;
-		close(w->fd);
-		goto fail;
-	}
-	*ret = w;
+			      IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF) < 0)
+		return -errno;
+	*ret = TAKE_PTR(w);
 	return 0;
-fail:
-	free(w->v);
-	free(w);
-	return err;
 }
 
 void regwatch__close(struct rf_regwatch *w)

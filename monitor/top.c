@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "alert.h"
+#include "cleanup.h"
 #include "log.h"
 #include "top.h"
 
@@ -69,15 +70,12 @@ json_t *top__alert_summary(const struct rf_alert *a, int64_t wall_ms)
 
 int top__write(const char *path, json_t *status)
 {
-	char *text = json_dumps(status, JSON_COMPACT | RF_JSON_REALS);
-	int err;
+	_cleanup_free_ char *text = json_dumps(status, JSON_COMPACT | RF_JSON_REALS);
 
 	if (!text)
 		return -ENOMEM;
 	/* Readers never see half a snapshot: a temp file, then rename. */
-	err = metrics__write_file(path, text);
-	free(text);
-	return err;
+	return metrics__write_file(path, text);
 }
 
 static const char *str(json_t *o, const char *k)
