@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdbool.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -128,13 +129,28 @@ NAMES_FN(backend, enum rf_backend, backend_names, "?")
 NAMES_FN(request, enum rf_request, request_names, "?")
 NAMES_FN(limit, enum rf_limit, limit_names, "unknown")
 
+/* The monitor only reports: it is no backend one can require. */
+static bool backend_choosable(int b)
+{
+	return b != RF_BE_NONE && b != RF_BE_MONITOR;
+}
+
+const char *names__backend_choice(unsigned int i)
+{
+	int b;
+
+	for (b = 0; b < RF_BE_MAX; b++)
+		if (backend_choosable(b) && !i--)
+			return backend_names[b];
+	return NULL;
+}
+
 enum rf_backend names__backend_by_name(const char *name)
 {
 	int b;
 
-	/* The monitor only reports: it is no backend one can require. */
-	for (b = 1; b < RF_BE_MAX; b++)
-		if (b != RF_BE_MONITOR && !strcmp(name, backend_names[b]))
+	for (b = 0; b < RF_BE_MAX; b++)
+		if (backend_choosable(b) && !strcmp(name, backend_names[b]))
 			return b;
 	return RF_BE_NONE;
 }

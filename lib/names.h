@@ -69,6 +69,9 @@ const char *names__sock_type(uint32_t type);
 const char *names__backend(enum rf_backend b);  /* "" for RF_BE_NONE */
 /* The backend of a --require/--prefer name, or RF_BE_NONE. */
 enum rf_backend names__backend_by_name(const char *name);
+/* The i-th of those names (the help and the completions list them from
+ * here), NULL past the last. */
+const char *names__backend_choice(unsigned int i);
 const char *names__request(enum rf_request r);  /* "deny-all", ... */
 const char *names__limit(enum rf_limit l);      /* "memory_mb", ...; "unknown" */
 

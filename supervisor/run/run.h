@@ -7,16 +7,21 @@
 #include "plan/plan.h"
 #include "registry.h"
 
-/* Exit statuses of the CLI. */
-enum {
-	RF_EXIT_NOMEM = 123,     /* ringfence itself is out of memory (ENOMEM,
-				  * RLIMIT_AS): the run stopped, all undone */
-	RF_EXIT_TRACE = 124,     /* the command ran but its --trace could not be
-				  * written whole (disk full, reader gone) */
-	RF_EXIT_USAGE = 125,     /* invalid usage or policy: nothing started */
-	RF_EXIT_REFUSED = 126,   /* cannot be enforced here / not executable */
-	RF_EXIT_NOTFOUND = 127,  /* command not found */
-};
+/*
+ * Exit statuses of the CLI besides the command's own: name, value, what
+ * --help says (the man page lists each: tests/build/check_cli_docs.sh).
+ */
+#define RF_EXITS(X)                                                             \
+	/* ENOMEM, RLIMIT_AS: the run stopped, all undone */                    \
+	X(NOMEM, 123, "ringfence itself ran out of memory (nothing started or all undone)") \
+	/* disk full, reader gone */                                            \
+	X(TRACE, 124, "the command ran but its --trace could not be written whole") \
+	X(USAGE, 125, "invalid usage or policy (also an unwritable --trace): nothing started") \
+	X(REFUSED, 126, "refused: cannot be enforced here, not executable, or not root") \
+	X(NOTFOUND, 127, "command not found")
+
+#define RF_EXIT_ENUM_(name, value, text) RF_EXIT_##name = value,
+enum { RF_EXITS(RF_EXIT_ENUM_) };
 
 struct run_opts {
 	const char *policy_path;
