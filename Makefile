@@ -67,6 +67,8 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(BPFT_SRCS))
 HOST_SRCS := $(wildcard tests/host/test_*.c)
 HOST_BINS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_SRCS))
 VM_TOOL_BINS := $(patsubst tests/vm/tools/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/tools/*.c))
+# Programs of the build checks (tests/build/): they link the project's objects.
+BUILDCHECK_BINS := $(patsubst tests/build/%.c,$(BUILD)/tests/build/%,$(wildcard tests/build/*.c))
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 # libFuzzer harnesses (tests/fuzz/): the same sources built by clang with
@@ -95,7 +97,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # Debian keeps units in /lib/systemd/system; a /usr/local install under its prefix.
 UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS) \
-             $(FUZZ_BINS)
+             $(FUZZ_BINS) $(BUILDCHECK_BINS)
 
 .SECONDARY:
 .DELETE_ON_ERROR:
@@ -248,6 +250,11 @@ $(BUILD)/tests/bpf/%: tests/bpf/%.c $(ALL_OBJS)
 $(BUILD)/tests/host/%: tests/host/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) -Itests/host $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
+
+# cli_dump prints the command-line tables for tests/build/check_cli_docs.sh.
+$(BUILD)/tests/build/%: tests/build/%.c $(ALL_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
 
 # Programs for the VM suites (they link the project's modules).
 $(BUILD)/tests/vm/%: tests/vm/tools/%.c $(ALL_OBJS)

@@ -290,6 +290,17 @@ static bool values_shown_before(const struct rf_cli *cli, int verb, size_t i)
 	return false;
 }
 
+/* Every command (hidden ones aside) takes option i. */
+static bool every_verb(const struct rf_cli *cli, int i)
+{
+	size_t v;
+
+	for (v = 0; v < cli->n_verbs; v++)
+		if (!cli->verbs[v].hidden && !cli__takes(cli, (int)v, i))
+			return false;
+	return true;
+}
+
 void cli__options_help(FILE *f, const struct rf_cli *cli, int verb)
 {
 	size_t i;
@@ -302,7 +313,7 @@ void cli__options_help(FILE *f, const struct rf_cli *cli, int verb)
 			continue;
 		cli__flag_text(o, flag, sizeof(flag));
 		/* every command's help: which commands take it */
-		if (verb < 0 && cli->n_verbs && o->verbs != RF_CLI_ALL_VERBS) {
+		if (verb < 0 && cli->n_verbs && !every_verb(cli, (int)i)) {
 			size_t n;
 
 			snprintf(tail, sizeof(tail), " [");
@@ -325,17 +336,20 @@ static void dump_list(FILE *f, const struct rf_cli *cli, const struct rf_cli_opt
 		{ RF_CLI_HIDDEN, "hidden" }, { RF_CLI_REPEAT, "repeat" }, { RF_CLI_ALT, "alt" },
 		{ RF_CLI_NO_SYNOPSIS, "no-synopsis" }, { RF_CLI_STORE, "store" },
 	};
+	int i = (int)(o - cli->opts);
 	const char *sep = "";
 	size_t v, k;
 
 	for (v = 0; v < cli->n_verbs; v++)
-		if (o->verbs & (1u << v))
+		if ((o->verbs & (1u << v)) && !cli->verbs[v].hidden)
 			fprintf(f, "%s%s", sep, cli->verbs[v].name), sep = ",";
 	fputs(*sep ? "\t" : "-\t", f);
 	sep = "";
 	for (k = 0; k < N_OF(flag_names); k++)
 		if (o->flags & flag_names[k].bit)
 			fprintf(f, "%s%s", sep, flag_names[k].name), sep = ",";
+	if (cli__takes(cli, -1, i))
+		fprintf(f, "%sglobal", sep), sep = ",";
 	fputs(*sep ? "\n" : "-\n", f);
 }
 

@@ -61,8 +61,8 @@ struct rf_cli_option {
 	 * parser's own list, so help and completions cannot drift from it. */
 	const char *(*value)(unsigned int i);
 	/* Bit (1u << verb index) per command that takes it; 0: only before
-	 * any command (--version); RF_CLI_ALL_VERBS: every one. A program
-	 * without commands uses RF_CLI_ALL_VERBS. */
+	 * any command (--version); RF_CLI_ALL_VERBS: every one and before
+	 * any (--help). A program without commands uses RF_CLI_ALL_VERBS. */
 	unsigned int verbs;
 	unsigned int flags;
 	uint64_t lo, hi;            /* RF_CLI_NUMBER: the range */
@@ -139,6 +139,8 @@ void cli__verbs_text(const struct rf_cli *cli, int i, char *buf, size_t len);
  *   prog NAME
  *   verb NAME MIN MAX ROOT_EXIT hidden|- ARGS|-
  *   option --LONG -S|- ARG_KIND METAVAR|- VERBS(comma)|- FLAGS(comma)|-
+ *     (FLAGS: hidden, repeat, alt, no-synopsis, store, and global: it is
+ *     taken before any command, or by a program without commands)
  *   value --LONG VALUE
  *   exit CODE TEXT
  * Hidden verbs and options are included and marked so.

@@ -23,6 +23,7 @@ enum verb {
 	V_MAX,
 };
 #define V(x) (1u << V_##x)
+#define V_VISIBLE (V(HELP) - 1)       /* every command but the hidden ones */
 
 enum opt {
 	O_POLICY, O_TRACE, O_USER, O_KEEP_RUNNING, O_CGROUP_PARENT, O_LABEL, O_REQUIRE,
@@ -115,10 +116,11 @@ static const struct rf_cli_option opts[] = {
 		     .help = "JSON instead of a table" },
 	[O_FORCE] = { "force", 0, RF_CLI_FLAG, NULL, .verbs = V(UNLOAD),
 		      .help = "unpin also while sandboxes are live" },
-	[O_VERBOSE] = { "verbose", 'v', RF_CLI_FLAG, NULL, .verbs = ALL,
+	[O_VERBOSE] = { "verbose", 'v', RF_CLI_FLAG, NULL, .verbs = V_VISIBLE,
 			.help = "debug messages (run: every denial as it happens)" },
-	[O_QUIET] = { "quiet", 'q', RF_CLI_FLAG, NULL, .verbs = ALL, .flags = RF_CLI_ALT,
+	[O_QUIET] = { "quiet", 'q', RF_CLI_FLAG, NULL, .verbs = V_VISIBLE, .flags = RF_CLI_ALT,
 		      .help = "errors only (gc: no line per thing removed)" },
+	/* every command's, and before any command */
 	[O_HELP] = { "help", 'h', RF_CLI_FLAG, NULL, .verbs = ALL, .flags = RF_CLI_NO_SYNOPSIS,
 		     .help = "this text (after a command: that command's part)" },
 	[O_VERSION] = { "version", 0, RF_CLI_FLAG, NULL, .verbs = 0, .flags = RF_CLI_NO_SYNOPSIS,
@@ -127,6 +129,7 @@ static const struct rf_cli_option opts[] = {
 _Static_assert(N_OF(opts) == O_MAX, "opts covers enum opt");
 _Static_assert(O_MAX <= RF_CLI_OPTS_MAX && O_MAX <= 64, "options fit the parser and .required");
 _Static_assert(V_MAX <= 32, "verbs fit rf_cli_option.verbs");
+_Static_assert(V_HELP == V_UNLOAD + 1 && V_REAP == V_MAX - 1, "the hidden verbs come last");
 
 #define EXIT_ROW_(name, value, text) { value, text },
 static const struct rf_cli_exit exits[] = { RF_EXITS(EXIT_ROW_) };
