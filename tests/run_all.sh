@@ -33,6 +33,8 @@ run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link
 run "build: doc links" tests/build/check_doc_links.sh
 run "build: no import circles among files or rooms" tests/build/check_circles.py "$BUILD"
 run "build: ARCHITECTURE.md's file map names every source; private headers stay private" tests/build/check_file_map.sh
+run "build: the CLI table vs man pages, README and bash/zsh/fish completions" \
+	tests/build/check_cli_docs.py "$BUILD"
 for t in $(progs "$BUILD"/tests/unit/test_*); do run "unit: $(basename "$t")" "$t"; done
 for t in $(progs "$BUILD"/san/tests/unit/test_*); do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
 run "ocsf: alerts against the official OCSF 1.3.0 schema" tests/ocsf/run.sh "$BUILD"
