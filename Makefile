@@ -94,6 +94,10 @@ SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 DATADIR   ?= $(PREFIX)/share/ringfence
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# zsh looks in site-functions under /usr/local, Debian's packages use
+# vendor-completions; fish reads vendor_completions.d under both.
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # Debian keeps units in /lib/systemd/system; a /usr/local install under its prefix.
 UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS) \
@@ -207,7 +211,8 @@ $(BUILD)/man/%: man/%.scd
 # install for them. Schemas and example policies go to DATADIR.
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
+		$(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples \
 		$(addprefix $(DESTDIR)$(MANDIR)/man,1 5 8)
 	install -m 0755 $(BUILD)/ringfence $(DESTDIR)$(BINDIR)/ringfence
 	install -m 0755 $(BUILD)/ringfence-monitor $(DESTDIR)$(SBINDIR)/ringfence-monitor
@@ -216,6 +221,10 @@ install: build
 	install -m 0644 $(BUILD)/man/ringfence-monitor.8 $(DESTDIR)$(MANDIR)/man8/ringfence-monitor.8
 	install -m 0644 dist/bash-completion/ringfence dist/bash-completion/ringfence-monitor \
 		$(DESTDIR)$(BASHCOMPDIR)/
+	install -m 0644 dist/zsh-completion/_ringfence dist/zsh-completion/_ringfence-monitor \
+		$(DESTDIR)$(ZSHCOMPDIR)/
+	install -m 0644 dist/fish-completion/ringfence.fish dist/fish-completion/ringfence-monitor.fish \
+		$(DESTDIR)$(FISHCOMPDIR)/
 	sed 's|/usr/sbin/ringfence-monitor|$(SBINDIR)/ringfence-monitor|' \
 		dist/systemd/ringfence-monitor.service > $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
@@ -227,6 +236,8 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/ringfence.1 $(DESTDIR)$(MANDIR)/man5/ringfence.policy.5 \
 		$(DESTDIR)$(MANDIR)/man8/ringfence-monitor.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/ringfence $(DESTDIR)$(BASHCOMPDIR)/ringfence-monitor \
+		$(DESTDIR)$(ZSHCOMPDIR)/_ringfence $(DESTDIR)$(ZSHCOMPDIR)/_ringfence-monitor \
+		$(DESTDIR)$(FISHCOMPDIR)/ringfence.fish $(DESTDIR)$(FISHCOMPDIR)/ringfence-monitor.fish \
 		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service
 	rm -rf $(DESTDIR)$(DATADIR)
 

@@ -7,7 +7,9 @@
 #     reports no error and no warning, it holds the expected files;
 #   - installed into a scratch root (dpkg-deb -x): the man pages render
 #     without warnings, the bash completion completes commands, options and
-#     backends and offers every long option --help lists, the unit passes
+#     backends and offers every long option --help lists, the zsh and fish
+#     completions are there (tests/build/check_cli_docs.py checks what they
+#     offer), the unit passes
 #     `systemd-analyze verify` and its exposure is at most 3.0;
 #   - from the installed paths (needs root; hold the host lock, e.g.
 #     RF_HOST_LOCK=/tmp/rf-host.lock, for these steps only): `ringfence
@@ -38,6 +40,8 @@ t0=$(date +%s)
 EXPECT="usr/bin/ringfence usr/sbin/ringfence-monitor lib/systemd/system/ringfence-monitor.service
 usr/share/man/man1/ringfence.1 usr/share/man/man5/ringfence.policy.5 usr/share/man/man8/ringfence-monitor.8
 usr/share/bash-completion/completions/ringfence usr/share/bash-completion/completions/ringfence-monitor
+usr/share/zsh/vendor-completions/_ringfence usr/share/zsh/vendor-completions/_ringfence-monitor
+usr/share/fish/vendor_completions.d/ringfence.fish usr/share/fish/vendor_completions.d/ringfence-monitor.fish
 usr/share/ringfence/schemas/policy.schema.json usr/share/ringfence/schemas/trace.schema.json
 usr/share/ringfence/schemas/alert.schema.json usr/share/ringfence/schemas/registry.schema.json
 usr/share/ringfence/examples/README.md"
@@ -85,7 +89,7 @@ fi
 R=$W/root
 dpkg-deb -x "$DEB" "$R"
 if [ -z "$(missing "$R" .gz)" ] && [ -f "$R/usr/share/doc/ringfence/copyright" ]; then
-	ok "the package holds the binaries, man pages, completion, unit, schemas and examples"
+	ok "the package holds the binaries, man pages, bash/zsh/fish completions, unit, schemas and examples"
 else
 	not_ok "the package lacks: $(missing "$R" .gz | tr '\n' ' ')"
 fi
