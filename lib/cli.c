@@ -45,6 +45,7 @@ void cli__parser_init(struct rf_cli_parser *p, const struct rf_cli *cli, int ver
 		}
 	}
 	*s = '\0';
+	optind = 0;     /* glibc: start over, optstring's "+" read anew */
 }
 
 static int short_index(const struct rf_cli *cli, int c)

@@ -101,8 +101,8 @@ struct rf_cli_parser {
 void cli__parser_init(struct rf_cli_parser *p, const struct rf_cli *cli, int verb);
 
 /*
- * The next option of argv (getopt_long: optind, optarg; reset optind
- * first): 1 and *ret_index, 0 at the end of the options, -ENOENT for an
+ * The next option of argv (getopt_long: optind, optarg; argv[0] is not
+ * an option, cli__parser_init started over): 1 and *ret_index, 0 at the end of the options, -ENOENT for an
  * unknown option, -EINVAL for one whose value is missing (the word is
  * argv[optind - 1]).
  */

@@ -315,7 +315,6 @@ static int parse(int argc, char **argv, int verb, struct cli_args *a)
 	int i, rc, n;
 
 	cli__parser_init(&p, &verbs__cli, verb);
-	optind = 1;
 	while ((rc = cli__next(&p, argc, argv, &i)) > 0) {
 		rc = set_option(a, (enum opt)i, optarg, verb);
 		if (rc)
