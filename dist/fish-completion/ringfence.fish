@@ -1,7 +1,7 @@
 # fish completion for ringfence(1): the commands, each command's options,
 # policy and trace files, users and backends; after "--", the command to run.
 # tests/build/check_cli_docs.py holds it to the command-line table
-# (supervisor/verbs.c): each option line names the commands that take it.
+# (supervisor/cli/verbs.c): each option line names the commands that take it.
 
 # names__backend_choice (lib/names.c): what --require/--prefer accept
 set -l backends cgroup-sock-addr bpf-lsm landlock seccomp capabilities cgroup-v2-memory cgroup-v2-pids cgroup-v2-cpu supervisor tmpfs

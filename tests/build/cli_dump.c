@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "options.h"
-#include "verbs.h"
+#include "cli/verbs.h"
 
 int main(int argc, char **argv)
 {

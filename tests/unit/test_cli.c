@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "names.h"
 #include "options.h"
-#include "verbs.h"
+#include "cli/verbs.h"
 
 /* A small program: two commands, options of each kind. */
 enum { T_GO, T_STOP, T_MAX };
