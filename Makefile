@@ -262,7 +262,7 @@ $(BUILD)/tests/host/%: tests/host/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) -Itests/host $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
 
-# cli_dump prints the command-line tables for tests/build/check_cli_docs.sh.
+# cli_dump prints the command-line tables for tests/build/check_cli_docs.py.
 $(BUILD)/tests/build/%: tests/build/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SUP_INC) $(MON_INC) $(filter %.c %.o %.a,$^) -o $@ $(TEST_LDLIBS)
