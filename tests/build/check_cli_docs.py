@@ -9,6 +9,7 @@ person reads and what the shells offer:
     exit code the code defines in EXIT STATUS;
   - man/ringfence-monitor.8.scd: every option, every exit code;
   - README.md's "Command line": every option and backend;
+    docs/trace-and-alerts.md's table of the monitor's options: every one;
   - dist/bash-completion/*: run with bash-completion, each command offers
     exactly its options, the commands and the backends;
   - dist/zsh-completion/_ringfence*, dist/fish-completion/*.fish: the same,
@@ -137,6 +138,13 @@ def check_man_monitor(t):
     ex = section(man, "EXIT STATUS")
     check("ringfence-monitor.8: EXIT STATUS lists every exit code",
           [c for c in t.exits if not re.search(r"\*" + c + r"\*", ex)])
+
+
+def check_monitor_doc(t):
+    m = re.search(r"^## ringfence-monitor\n(.*?)(?=^### )", read("docs/trace-and-alerts.md"), re.M | re.S)
+    rows = "\n".join(l for l in (m.group(1) if m else "").splitlines() if l.startswith("| `"))
+    check("docs/trace-and-alerts.md: the monitor's option table names every option",
+          sorted(set(t.opts) - longs(rows)))
 
 
 def check_readme(t):
@@ -315,6 +323,7 @@ def main():
     check_man_ringfence(rf)
     check_man_monitor(mon)
     check_readme(rf)
+    check_monitor_doc(mon)
     check_bash(rf, mon)
     check_zsh(rf, mon)
     check_fish(rf, mon)
