@@ -747,7 +747,7 @@ static void check_refuses_what_run_refuses(void **state)
 
 		snprintf(errpath, sizeof(errpath), "%s.err", path);
 		snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>%s",
-			 h_ringfence(), path, errpath);
+			 h_sh(h_ringfence()), path, errpath);
 		rc = system(cmd);
 		assert_true(WIFEXITED(rc));
 		assert_int_equal(WEXITSTATUS(rc), c[i].want);

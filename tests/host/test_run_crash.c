@@ -34,7 +34,7 @@ static int run_gc(bool quiet, char **ret_out)
 	FILE *f;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s gc%s", h_ringfence(), quiet ? " -q" : "");
+	snprintf(cmd, sizeof(cmd), "%s gc%s", h_sh(h_ringfence()), quiet ? " -q" : "");
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while ((n = fread(buf + len, 1, sizeof(buf) - 1 - len, f)) > 0 && len < sizeof(buf) - 1)
@@ -333,7 +333,7 @@ static bool status_says(uint64_t cgid, const char *state)
 	size_t i;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "%s status --json", h_ringfence());
+	snprintf(cmd, sizeof(cmd), "%s status --json", h_sh(h_ringfence()));
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	arr = json_loadf(f, 0, NULL);
