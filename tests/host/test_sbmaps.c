@@ -291,13 +291,14 @@ static void grant_and_revoke_while_running(void **state)
 		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.1.0.0/16:18441\"]}}";
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	char *pp = h_tempfile("policy", policy), *tp = h_tempfile("trace", NULL), *out, *two;
-	char ready[600], go1[600], done1[600], go2[600], *net = h_tool("rf-net");
+	char ready[600], go1[600], done1[600], go2[600], net[1100];
 	struct rf_net_entry e = host4("127.1.0.5", 18442);
 	struct rf_enforcer *enf = NULL;
 	struct h_proc p;
 	uint64_t cgid;
 
 	(void)state;
+	snprintf(net, sizeof(net), "%s", h_sh(h_tool("rf-net")));
 	snprintf(ready, sizeof(ready), "%s/g-ready", dir);
 	snprintf(go1, sizeof(go1), "%s/g-go1", dir);
 	snprintf(done1, sizeof(done1), "%s/g-done1", dir);
