@@ -11,6 +11,9 @@
         a few seconds to end by itself (a reaper cleaning up), then is
         killed (processes: SIGKILL; sandboxes: cgroup.kill). Then
         `BUILD_DIR/ringfence gc` removes whatever dead sandboxes left.
+    tests/leftovers.py selftest BUILD_DIR
+        leaks a sandbox with a live supervisor and one kept running without
+        it, then checks that clean finds, kills, removes and names them.
     tests/leftovers.py clean BUILD_DIR
         before the first suite: every process of this build and its
         sandboxes are leftovers of an earlier run; sandboxes of other
@@ -166,7 +169,68 @@ def clean(build, before):
     return 1 if procs or sbs or foreign else 0
 
 
+def selftest(build):
+    """Leak on purpose, then clean: a live supervisor and a sandbox kept
+    running without one are found, killed, removed and reported; a second
+    clean finds nothing. ok/not ok lines; 0 when all hold."""
+    import contextlib
+    import io
+    import tempfile
+
+    rf = os.path.join(build, "ringfence")
+    fails = 0
+
+    def check(cond, what):
+        nonlocal fails
+        print(("ok - " if cond else "not ok - ") + "leftovers: " + what)
+        fails += not cond
+
+    def mine():
+        return {n: e for n, e in sandboxes().items() if n.startswith("leftover-selftest-")}
+
+    def until(cond, s=10.0):
+        end = time.monotonic() + s
+        while not cond() and time.monotonic() < end:
+            time.sleep(0.05)
+        return cond()
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write('{"version":1,"id":"leftover-selftest","files":"unrestricted",'
+                '"exec":"unrestricted","network":"unrestricted"}')
+    before = io.StringIO()
+    with contextlib.redirect_stdout(before):
+        snapshot(build)
+    before = json.loads(before.getvalue())
+    argv = [rf, "run", "-q", "--policy", f.name, "--", "/bin/sleep", "300"]
+    live_sup = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    until(lambda: len(mine()) == 1)
+    kept_sup = subprocess.Popen(argv[:2] + ["--keep-running"] + argv[2:],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    until(lambda: len(mine()) == 2)
+    kept_sup.kill()
+    kept_sup.wait()
+    check(len(mine()) == 2 and all(live(e) for e in mine().values()),
+          "a live supervisor's sandbox and one kept without its supervisor are set up")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = clean(build, before)
+    live_sup.wait()
+    text = out.getvalue()
+    check(rc == 1, f"clean after the leak exits 1 (got {rc})")
+    check(f"left: process {live_sup.pid} " in text, "the live supervisor is named")
+    check(text.count("left: sandbox leftover-selftest-") == 2, "both sandboxes are named")
+    check(until(lambda: not mine()), "nothing of them is left in the registry")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = clean(build, before)
+    check(rc == 0 and "left:" not in out.getvalue(), "a second clean finds nothing")
+    os.unlink(f.name)
+    return 1 if fails else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "selftest":
+        return selftest(os.path.realpath(sys.argv[2]))
     if len(sys.argv) < 3 or sys.argv[1] not in ("snapshot", "clean"):
         print(__doc__.strip().split("\n\n")[0], file=sys.stderr)
         return 2

@@ -67,6 +67,8 @@ else
 	echo "not ok - host: clean before the first suite: see the lines above"
 	failed=$((failed + 1)) broken+=("host: clean before the first suite")
 fi
+run "host: a suite's leftovers are found, killed and blamed (self-test)" \
+	python3 "$HERE/leftovers.py" selftest "$BUILD"
 run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link.sh "$BUILD"
 run "build: doc links" tests/build/check_doc_links.sh
 run "build: no import circles among files or rooms" tests/build/check_circles.py "$BUILD"

@@ -28,7 +28,7 @@ static char g_named[600], g_deleg[600];
 static char *sandbox_script(const char *id)
 {
 	char *s = NULL;
-	const char *net = h_tool("rf-net");
+	const char *net = h_sh(h_tool("rf-net"));
 
 	assert_true(asprintf(&s, "cat /proc/self/cgroup; cat %s/%s-*.json; echo; "
 			     "%s tcp 127.0.0.1 %d tcp 127.0.0.1 %d", RF_REGISTRY_DIR, id, net,
