@@ -466,16 +466,21 @@ static void status_lists_live_and_unload_refuses(void **state)
 	free(policy);
 }
 
-/* unload detaches everything; the next run loads it again. */
+/* unload detaches everything, a pin this build does not name (another
+ * build's) included; the next run loads it again. */
 static void unload_then_run_reloads(void **state)
 {
 	const char *un_args[] = { h_ringfence(), "unload", NULL };
 	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
 	char *out = NULL;
 	struct stat st;
-	int rc;
+	int rc, map;
 
 	(void)state;
+	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	assert_true(map >= 0);
+	assert_int_equal(bpf_obj_pin(map, "/sys/fs/bpf/ringfence/zz_another_build"), 0);
+	close(map);
 	free(capture(un_args, &rc));
 	assert_int_equal(rc, 0);
 	assert_true(stat("/sys/fs/bpf/ringfence", &st) < 0);
