@@ -310,13 +310,13 @@ unit-san: $(SAN_BINS)
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
+# Absolute paths by the shell: make's abspath splits a path with spaces.
 bpftest: $(BPFT_BINS)
-	@set -e; for t in $(BPFT_BINS); do echo "== $$t"; BUILD=$(abspath $(BUILD)) $$t; done
+	@set -e; b=$$(cd "$(BUILD)" && pwd); for t in $(BPFT_BINS); do echo "== $$t"; BUILD=$$b $$t; done
 
 hosttest: build $(HOST_BINS) $(TOOL_BINS)
-	@set -e; for t in $(HOST_BINS); do echo "== $$t"; \
-		RINGFENCE=$(abspath $(BUILD))/ringfence TOOLS=$(abspath $(BUILD))/tests/tools \
-		EXAMPLES=$(CURDIR)/schemas/examples $$t; done
+	@set -e; b=$$(cd "$(BUILD)" && pwd); for t in $(HOST_BINS); do echo "== $$t"; \
+		RINGFENCE="$$b/ringfence" TOOLS="$$b/tests/tools" EXAMPLES="$$PWD/schemas/examples" $$t; done
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
 	@echo "== tests/host/test_examples.sh"; tests/host/test_examples.sh $(BUILD)
 
@@ -334,7 +334,10 @@ vmtest: deps
 # Every test program, built but not run.
 testbins: build $(TEST_BINS)
 
-test: deps
+# Says at once when it cannot pass (not root), before building.
+test:
+	@tests/run_all.sh --can-run
+	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory build $(TEST_BINS)
 	@tests/run_all.sh $(BUILD)
 

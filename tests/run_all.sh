@@ -3,23 +3,54 @@
 # (test cases, counted from each suite's own report). Exit non-zero if any
 # suite failed or a suite did not report.
 set -uo pipefail
-BUILD=${1:-build}
-BUILD_ABS=$(cd "$BUILD" && pwd)
+# Root only: the host suites load BPF programs and make cgroups, the VM
+# suites mknod and apt-get download their kernels; skipped they would pass
+# without testing anything. --can-run: only this check (make test, first).
+if [ "$(id -u)" != 0 ]; then
+	echo "make test: needs root (the host suites load BPF programs and make cgroups, the VM suites mknod and download kernels); as a user: make unit unit-san fuzz" >&2
+	exit 2
+fi
+[ "${1:-}" != --can-run ] || exit 0
+# BUILD_DIR from the caller's directory; the suites run from the top of
+# the tree, wherever it is (a path with spaces included).
+BUILD_ABS=$(cd "${1:-build}" && pwd) || exit 2
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/.." || exit 2
 export BUILD=$BUILD_ABS RINGFENCE=$BUILD_ABS/ringfence TOOLS=$BUILD_ABS/tests/tools
-export EXAMPLES=$(pwd)/schemas/examples
+export EXAMPLES=$PWD/schemas/examples
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 
 passed=0 failed=0 broken=()
-# Test programs in a build folder (not the compilers' .d dependency files).
-progs() { local t; for t in "$@"; do [ -f "$t" ] && [ -x "$t" ] && [ "${t%.d}" = "$t" ] && echo "$t"; done; }
+# A test program (not a compiler's .d dependency file).
+prog() { [ -f "$1" ] && [ -x "$1" ] && [ "${1%.d}" = "$1" ]; }
+
+# What a suite left running (this build's supervisors, reapers, monitors
+# and their sandboxes) is killed and cleaned up after it, and counted as a
+# failure of that suite: never of the next one, whose runs a live leftover
+# would refuse. tests/leftovers.py says how.
+SNAP=$(mktemp)
+trap 'rm -f "$SNAP"' EXIT
+leftovers() { # label [snapshot]: 0 when the suite left nothing live
+	local out rc
+	out=$(python3 "$HERE/leftovers.py" clean "$BUILD" "$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^left: /# left: /'
+	return $rc
+}
 
 run() { # label command...
 	local log rc p f label=$1
 	log=$(mktemp)
 	echo "== $label"
 	shift
+	python3 "$HERE/leftovers.py" snapshot "$BUILD" > "$SNAP"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	if ! leftovers "$SNAP"; then
+		echo "not ok - $label: left processes or sandboxes running (killed and removed above)" |
+			tee -a "$log"
+		rc="$rc, left sandboxes"
+	fi
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 	p=$((p + $(grep -c '^ok - ' "$log"))) f=$((f + $(grep -c '^not ok - ' "$log")))
@@ -28,20 +59,29 @@ run() { # label command...
 	if [ "$rc" != 0 ] || [ $((p + f)) = 0 ]; then broken+=("$label (exit $rc)"); fi
 }
 
-[ "$(id -u)" = 0 ] || echo "note: not root: host tests will be skipped with a reason"
+echo "== host: clean before the first suite"
+if leftovers; then
+	echo "ok - host: no sandbox or process of ringfence runs"
+	passed=$((passed + 1))
+else
+	echo "not ok - host: clean before the first suite: see the lines above"
+	failed=$((failed + 1)) broken+=("host: clean before the first suite")
+fi
+run "host: a suite's leftovers are found, killed and blamed (self-test)" \
+	python3 "$HERE/leftovers.py" selftest "$BUILD"
 run "build: ringfence-monitor links librf.a only" tests/build/check_monitor_link.sh "$BUILD"
 run "build: doc links" tests/build/check_doc_links.sh
 run "build: no import circles among files or rooms" tests/build/check_circles.py "$BUILD"
 run "build: ARCHITECTURE.md's file map names every source; private headers stay private" tests/build/check_file_map.sh
 run "build: the CLI table vs man pages, README and bash/zsh/fish completions" \
 	tests/build/check_cli_docs.py "$BUILD"
-for t in $(progs "$BUILD"/tests/unit/test_*); do run "unit: $(basename "$t")" "$t"; done
-for t in $(progs "$BUILD"/san/tests/unit/test_*); do run "unit under ASan+UBSan: $(basename "$t")" "$t"; done
+for t in "$BUILD"/tests/unit/test_*; do prog "$t" && run "unit: ${t##*/}" "$t"; done
+for t in "$BUILD"/san/tests/unit/test_*; do prog "$t" && run "unit under ASan+UBSan: ${t##*/}" "$t"; done
 run "ocsf: alerts against the official OCSF 1.3.0 schema" tests/ocsf/run.sh "$BUILD"
 run "cli: messages (needs root, --help, --label, numbers, names)" tests/cli/messages.sh "$BUILD"
 run "fuzz: parsers (libFuzzer, short)" tests/fuzz/run.sh "$BUILD"
-for t in $(progs "$BUILD"/tests/bpf/test_*); do run "bpf: $(basename "$t")" "$t"; done
-for t in $(progs "$BUILD"/tests/host/test_*); do run "host: $(basename "$t")" "$t"; done
+for t in "$BUILD"/tests/bpf/test_*; do prog "$t" && run "bpf: ${t##*/}" "$t"; done
+for t in "$BUILD"/tests/host/test_*; do prog "$t" && run "host: ${t##*/}" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
 run "host: every example policy, check/run parity" tests/host/test_examples.sh "$BUILD"
 run "pkg: make install, the Debian package, installed binaries" tests/pkg/run.sh "$BUILD"

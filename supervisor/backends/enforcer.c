@@ -806,7 +806,27 @@ static void unpin_obj(const struct extra_obj *o)
 			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
 }
 
-static void unpin_all(void)
+/* What another build pinned and this one does not name (a map it added
+ * or dropped): RF_PIN_DIR is ringfence's alone, and left behind it would
+ * keep the directory, so an unload that said "removed" had not. Unlinking
+ * while listing may skip an entry: again until a pass removes nothing. */
+static void unpin_unknown(void)
+{
+	struct dirent *de;
+	bool more = true;
+	DIR *d;
+
+	while (more && (d = opendir(RF_PIN_DIR))) {
+		more = false;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.' && !unlinkat(dirfd(d), de->d_name, 0))
+				more = true;
+		closedir(d);
+	}
+}
+
+/* 0 when RF_PIN_DIR is gone, or why it is not. */
+static int unpin_all(void)
 {
 	char path[256];
 	size_t i;
@@ -820,7 +840,8 @@ static void unpin_all(void)
 	/* meta last: the table ends with it */
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
-	rmdir(RF_PIN_DIR);
+	unpin_unknown();
+	return rmdir(RF_PIN_DIR) && errno != ENOENT ? -errno : 0;
 }
 
 /* Some pin under RF_PIN_DIR starts with prefix. */
@@ -1184,7 +1205,7 @@ int enforcer__unload(bool force)
 		err = live_fd == -EWOULDBLOCK ? -EBUSY : live_fd;
 		goto cleanup;
 	}
-	unpin_all();
+	err = unpin_all();
 cleanup:
 	if (live_fd >= 0)
 		close(live_fd);

@@ -36,7 +36,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 WORK=$(mktemp -d /tmp/rf-attack.XXXXXX) || exit 1
 W=$WORK/world
-mkdir -p "$W" "$WORK/policies"
+mkdir -p "$W" "$WORK/policies" "$WORK/tools"
+# The attempts' arguments are split at spaces (the lists' words): a copy of
+# the tools at a path without any, wherever the build is.
+cp "$TOOLS"/rf-* "$WORK/tools/" || exit 1
+TOOLS=$WORK/tools
 cleanup() {
 	[ -f "$W/pids" ] && for p in $(cat "$W/pids"); do kill "$p" 2> /dev/null; done
 	rm -rf "$WORK"

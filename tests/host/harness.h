@@ -60,6 +60,29 @@ static inline char *h_tool(const char *name)
 	return b;
 }
 
+/* s single-quoted for a shell command line (popen, system, sh -c): the
+ * checkout, and so the binary and the tools, may be at a path with spaces.
+ * A static buffer per call, eight in turn. */
+static inline const char *h_sh(const char *s)
+{
+	static char buf[8][1100];
+	static int k;
+	char *b = buf[k++ % 8], *o = b;
+
+	*o++ = '\'';
+	for (; *s && o < b + sizeof(buf[0]) - 6; s++) {
+		if (*s == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o++ = '\'';
+	*o = 0;
+	return b;
+}
+
 /* Write text to a fresh temp file; returns its malloc'd path. */
 static inline char *h_tempfile(const char *tag, const char *text)
 {

@@ -134,7 +134,7 @@ if [ -z "$mirror" ]; then
 else
 	# The job looks the mirror up first: through its DNS gate, which opens
 	# the addresses it answers with (a connect by address alone is denied).
-	run ci "$EX/ci-job.json" sh -c "echo built > artifact && getent ahostsv4 deb.debian.org > lookup.txt && $NET udpconn $mirror 443 udpconn $mirror 22 tcp 127.0.0.1 9; echo x > /etc/rf-ci-job-test"
+	run ci "$EX/ci-job.json" sh -c 'echo built > artifact && getent ahostsv4 deb.debian.org > lookup.txt && "$1" udpconn "$2" 443 udpconn "$2" 22 tcp 127.0.0.1 9; echo x > /etc/rf-ci-job-test' _ "$NET" "$mirror"
 	if grep -q "^udpconn $mirror:443 ok" "$W/ci.out" && grep -q "^udpconn $mirror:22 EPERM" "$W/ci.out" &&
 	   grep -q "^tcp 127.0.0.1:9 EPERM" "$W/ci.out" && [ "$(cat "$W/job/artifact")" = built ] &&
 	   [ ! -e /etc/rf-ci-job-test ] && grep -q "Permission denied" "$W/ci.err"; then

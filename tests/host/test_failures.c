@@ -69,7 +69,7 @@ static char *gc_output(void)
 	size_t len = 0, n;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "%s gc", h_ringfence());
+	snprintf(cmd, sizeof(cmd), "%s gc", h_sh(h_ringfence()));
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while (len < sizeof(buf) - 1 && (n = fread(buf + len, 1, sizeof(buf) - 1 - len, f)) > 0)
@@ -286,7 +286,7 @@ static void cgroup_creation_refused(void **state)
 
 	/* check predicts the refusal with the same exit */
 	p = h_tempfile("policy", FAIL_POLICY("fail-cg"));
-	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_ringfence(), p);
+	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_sh(h_ringfence()), p);
 	assert_int_equal(WEXITSTATUS(system(cmd)), 126);
 	unlink(p);
 	free(p);

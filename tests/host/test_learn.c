@@ -242,7 +242,7 @@ static void verify_reports_denials(void **state)
 	snprintf(flag, sizeof(flag), "%s/second", dir);
 	snprintf(script, sizeof(script),
 		 "if [ -e %s ]; then exec %s tcp 127.0.0.1 %d; fi; : > %s; exec %s tcp 127.0.0.1 %d",
-		 flag, h_tool("rf-net"), P2, flag, h_tool("rf-net"), P1);
+		 flag, h_sh(h_tool("rf-net")), P2, flag, h_sh(h_tool("rf-net")), P1);
 	assert_int_equal(learn(args, &out, &err), 1);
 	assert_non_null(strstr(err, "learn --verify: denied: network connect4 127.0.0.1:18412"));
 	assert_non_null(strstr(err, "learn --verify: 1 denial under the learned policy"));

@@ -48,7 +48,7 @@ static char *run_cmd(const char *sub, int *ret_status)
 	int st;
 
 	assert_non_null(buf);
-	snprintf(cmd, sizeof(cmd), "%s %s", h_ringfence(), sub);
+	snprintf(cmd, sizeof(cmd), "%s %s", h_sh(h_ringfence()), sub);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while ((n = fread(buf + len, 1, cap - 1 - len, f)) > 0) {

@@ -28,7 +28,7 @@ static char g_named[600], g_deleg[600];
 static char *sandbox_script(const char *id)
 {
 	char *s = NULL;
-	const char *net = h_tool("rf-net");
+	const char *net = h_sh(h_tool("rf-net"));
 
 	assert_true(asprintf(&s, "cat /proc/self/cgroup; cat %s/%s-*.json; echo; "
 			     "%s tcp 127.0.0.1 %d tcp 127.0.0.1 %d", RF_REGISTRY_DIR, id, net,
@@ -202,7 +202,7 @@ static void gc_walks_named_parent(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/ringfence/cgp-named-deadbeef", g_named);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	snprintf(cmd, sizeof(cmd), "%s gc", h_ringfence());
+	snprintf(cmd, sizeof(cmd), "%s gc", h_sh(h_ringfence()));
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -266,7 +266,7 @@ static void monitor_follows_named_parent(void **state)
 	assert_int_equal(access(status, R_OK), 0);
 
 	snprintf(script, sizeof(script), "sleep 3 & sleep 3 & i=0; while [ $i -lt 30 ]; do "
-		 "%s tcp 127.0.0.1 %d >/dev/null; i=$((i + 1)); done; wait", h_tool("rf-net"),
+		 "%s tcp 127.0.0.1 %d >/dev/null; i=$((i + 1)); done; wait", h_sh(h_tool("rf-net")),
 		 PORT_NO);
 	policy = h_tempfile("policy", POLICY("cgp-mon"));
 	p = h_spawn(policy, NULL, (const char *const[]){ "--cgroup-parent", g_named, NULL },

@@ -466,16 +466,21 @@ static void status_lists_live_and_unload_refuses(void **state)
 	free(policy);
 }
 
-/* unload detaches everything; the next run loads it again. */
+/* unload detaches everything, a pin this build does not name (another
+ * build's) included; the next run loads it again. */
 static void unload_then_run_reloads(void **state)
 {
 	const char *un_args[] = { h_ringfence(), "unload", NULL };
 	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
 	char *out = NULL;
 	struct stat st;
-	int rc;
+	int rc, map;
 
 	(void)state;
+	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	assert_true(map >= 0);
+	assert_int_equal(bpf_obj_pin(map, "/sys/fs/bpf/ringfence/zz_another_build"), 0);
+	close(map);
 	free(capture(un_args, &rc));
 	assert_int_equal(rc, 0);
 	assert_true(stat("/sys/fs/bpf/ringfence", &st) < 0);
@@ -747,7 +752,7 @@ static void check_refuses_what_run_refuses(void **state)
 
 		snprintf(errpath, sizeof(errpath), "%s.err", path);
 		snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>%s",
-			 h_ringfence(), path, errpath);
+			 h_sh(h_ringfence()), path, errpath);
 		rc = system(cmd);
 		assert_true(WIFEXITED(rc));
 		assert_int_equal(WEXITSTATUS(rc), c[i].want);

@@ -158,7 +158,7 @@ static void supervisor_kills_end_the_sandbox_every_time(void **state)
 		      "sandboxes outlived their supervisor by %d ms\n", t.kills, t.replaced,
 		      t.zombie_kept, t.survived, GONE_WITHIN_MS);
 	/* whatever a failure left, gone before the next test */
-	snprintf(bin, sizeof(bin), "%s gc -q >/dev/null 2>&1", orig);
+	snprintf(bin, sizeof(bin), "%s gc -q >/dev/null 2>&1", h_sh(orig));
 	f = popen(bin, "r");
 	if (f)
 		pclose(f);

@@ -262,6 +262,33 @@ static void output_bytes_keeps_a_terminal_a_terminal(void **state)
 	free(pol);
 }
 
+/* Runs and checks whose scratch is /tmp start from "/": the tree, and so
+ * this test's cwd, may be below /tmp, where they are refused on purpose
+ * (see scratch_refuses_a_cwd_below_it). cd_root returns where to go back. */
+static int cd_root(void)
+{
+	int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	assert_true(here >= 0);
+	assert_int_equal(chdir("/"), 0);
+	return here;
+}
+
+static void cd_back(int here)
+{
+	assert_int_equal(fchdir(here), 0);
+	close(here);
+}
+
+static int run_from_root(const char *policy_json, const char *const *argv, char **ret_out,
+			 char **ret_err)
+{
+	int here = cd_root(), rc = h_run(policy_json, NULL, argv, ret_out, ret_err);
+
+	cd_back(here);
+	return rc;
+}
+
 /* An empty private tmpfs at /tmp: the host's files are not there, writes
  * past size_mb fail with ENOSPC, and nothing reaches the host's /tmp. */
 static void scratch_is_private_and_sized(void **state)
@@ -278,7 +305,7 @@ static void scratch_is_private_and_sized(void **state)
 			     "head -c 2000000 /dev/zero > /tmp/rf-scratch-big; echo big=$?; "
 			     "stat -c %%s /tmp/rf-scratch-big", marker) > 0);
 	argv[2] = cmd;
-	assert_int_equal(h_run(pol, NULL, argv, &out, &err), 0);
+	assert_int_equal(run_from_root(pol, argv, &out, &err), 0);
 	assert_null(strstr(out, "marker-seen"));
 	assert_non_null(strstr(out, "small\n"));
 	assert_non_null(strstr(out, "big=1\n"));
@@ -362,7 +389,7 @@ static void scratch_follows_the_files_class(void **state)
 
 	(void)state;
 	assert_true(asprintf(&pol, fmt, "\"/tmp/\"") > 0);
-	rc = h_run(pol, NULL, argv, &out, &err);
+	rc = run_from_root(pol, argv, &out, &err);
 	if (rc == 126 && strstr(err, "refused")) {
 		fprintf(stderr, "SKIP: files/exec cannot be confined here: %s", err);
 		free(out);
@@ -376,7 +403,7 @@ static void scratch_follows_the_files_class(void **state)
 	free(err);
 	free(pol);
 	assert_true(asprintf(&pol, fmt, "") > 0);
-	assert_int_not_equal(h_run(pol, NULL, argv, &out, &err), 0);
+	assert_int_not_equal(run_from_root(pol, argv, &out, &err), 0);
 	assert_null(strstr(out, "wrote"));
 	assert_non_null(strstr(err, "Permission denied"));
 	free(out);
@@ -579,9 +606,12 @@ static void check_names_each_limits_backend(void **state)
 	char *pol = policy_text("{\"wall_seconds\":9,\"output_bytes\":100,"
 				"\"scratch\":{\"path\":\"/tmp/\",\"size_mb\":2}}"), *out = NULL;
 	json_t *doc, *c, *l;
+	int here;
 
 	(void)state;
+	here = cd_root();
 	assert_int_equal(check_policy(pol, &out), 0);
+	cd_back(here);
 	doc = json_loads(out, 0, NULL);
 	assert_non_null(doc);
 	c = json_object_get(json_object_get(doc, "classes"), "limits");

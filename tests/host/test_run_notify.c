@@ -37,7 +37,7 @@ static int run_counting(const char *policy, const char *calls, char **ret_out, j
 	size_t got = 0;
 	int links;
 
-	snprintf(script, sizeof(script), "%s %s; echo ready; sleep 1", h_tool("rf-sys"), calls);
+	snprintf(script, sizeof(script), "%s %s; echo ready; sleep 1", h_sh(h_tool("rf-sys")), calls);
 	p = h_spawn(pol, trace, NULL, argv);
 	while (!strstr(head, "ready\n") && got < sizeof(head) - 1) {
 		ssize_t k = read(p.out_fd, head + got, sizeof(head) - 1 - got);

@@ -481,7 +481,7 @@ static void audit_mode_file_and_port_both_audited(void **state)
 
 	(void)state;
 	snprintf(cmd, sizeof(cmd), "%s read %s && %s tcp 127.0.0.1 %d tcp 127.0.0.1 %d",
-		 h_tool("rf-fs"), sub("secret/s"), h_tool("rf-net"), PORT_NO, PORT_OK);
+		 h_sh(h_tool("rf-fs")), sub("secret/s"), h_sh(h_tool("rf-net")), PORT_NO, PORT_OK);
 	snprintf(pol, sizeof(pol),
 		 "{\"version\":1,\"id\":\"obs-audit2\",\"mode\":\"audit\","
 		 "\"files\":{\"read\":[\"/usr/lib/\",\"/etc/\",\"%s/data/\"]},"

@@ -101,7 +101,7 @@ static int run_check(const char *policy)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_ringfence(), policy);
+	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>&1", h_sh(h_ringfence()), policy);
 	st = system(cmd);
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);

@@ -54,7 +54,7 @@ static struct h_proc spawn_iso(const char *policy, const char *me, const char *o
 	len = (size_t)snprintf(script, sizeof(script),
 			       "touch %s/%s; i=0; while [ ! -e %s/%s ] && [ $i -lt 1000 ]; do "
 			       "sleep 0.01; i=$((i+1)); done; exec %s", dir, me, dir, other,
-			       h_tool("rf-net"));
+			       h_sh(h_tool("rf-net")));
 	for (size_t i = 0; i < N_PROBES; i++)
 		len += (size_t)snprintf(script + len, sizeof(script) - len, " %s %s %s",
 					probes[i][0], probes[i][1],
@@ -146,7 +146,7 @@ static int check_exit(const char *policy_path, char **ret_err)
 	int st;
 
 	snprintf(cmd, sizeof(cmd), "%s check --policy %s >/dev/null 2>%s/check.err",
-		 h_ringfence(), policy_path, dir);
+		 h_sh(h_ringfence()), policy_path, dir);
 	st = system(cmd);
 	snprintf(cmd, sizeof(cmd), "%s/check.err", dir);
 	*ret_err = h_read_all(open(cmd, O_RDONLY));
@@ -175,7 +175,7 @@ static void too_large_refused_neighbours_unaffected(void **state)
 	snprintf(script, sizeof(script),
 		 "touch %s/n; i=0; while [ ! -e %s ] && [ $i -lt 3000 ]; do sleep 0.01; "
 		 "i=$((i+1)); done; exec %s tcp 127.0.0.1 18401 tcp 127.0.0.1 18411 unix @rf-iso-a",
-		 dir, go, h_tool("rf-net"));
+		 dir, go, h_sh(h_tool("rf-net")));
 	pa = h_tempfile("policy", POLICY_A);
 	n = h_spawn(pa, NULL, NULL, argv);
 
@@ -291,13 +291,14 @@ static void grant_and_revoke_while_running(void **state)
 		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.1.0.0/16:18441\"]}}";
 	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	char *pp = h_tempfile("policy", policy), *tp = h_tempfile("trace", NULL), *out, *two;
-	char ready[600], go1[600], done1[600], go2[600], *net = h_tool("rf-net");
+	char ready[600], go1[600], done1[600], go2[600], net[1100];
 	struct rf_net_entry e = host4("127.1.0.5", 18442);
 	struct rf_enforcer *enf = NULL;
 	struct h_proc p;
 	uint64_t cgid;
 
 	(void)state;
+	snprintf(net, sizeof(net), "%s", h_sh(h_tool("rf-net")));
 	snprintf(ready, sizeof(ready), "%s/g-ready", dir);
 	snprintf(go1, sizeof(go1), "%s/g-go1", dir);
 	snprintf(done1, sizeof(done1), "%s/g-done1", dir);

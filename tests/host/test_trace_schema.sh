@@ -644,7 +644,9 @@ fi
 run burst 0 enforce "$NET" burst 300 127.0.0.1 1
 # monitor thresholds are detection only: accepted, never enforced.
 run monitor 0 monitor /bin/sh -c 'exit 0'
-run wall 137 wall /bin/sh -c 'sleep 30 & sleep 30'
+# Its scratch is /tmp: started from "/", since the tree (this script's
+# directory) may lie below /tmp, where such a run is refused on purpose.
+RUN_PREFIX=(env -C /); run wall 137 wall /bin/sh -c 'sleep 30 & sleep 30'
 run output 137 output yes
 if grep -qw memory "$(findmnt -n -o TARGET -t cgroup2 | sed -n 1p)/cgroup.controllers" 2> /dev/null; then
 	echo "# skipped: memory_mb refusal run (this host's cgroup2 has the memory controller)"
@@ -899,7 +901,7 @@ plans=("$WORK/check-ok.plan" "$WORK/check-refused.plan")
 # refused limit with its reason.
 for l in wall cgmem; do
 	[ -f "$WORK/$l.jsonl" ] || continue
-	rc=0; "$RF" check --policy "$WORK/$l.json" > "$WORK/check-$l.plan" 2>/dev/null || rc=$?
+	rc=0; (cd / && "$RF" check --policy "$WORK/$l.json") > "$WORK/check-$l.plan" 2>/dev/null || rc=$?
 	want=$([ "$l" = wall ] && echo 0 || echo 126)
 	if [ "$rc" = "$want" ] && grep -q '"limits": {' "$WORK/check-$l.plan"; then
 		ok "check of limits ($l) exits $rc and lists each limit's backend"

@@ -24,6 +24,9 @@ cd "$(dirname "$0")/../.."
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 BUILD=$(cd "$1" && pwd)
 SRC=$(pwd)
+# make's variables split at spaces: it gets BUILD_DIR relative to the tree
+# (whose path may have spaces), e.g. "build".
+MKBUILD=$(realpath --relative-to="$SRC" "$BUILD")
 fail=0
 ok()     { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; fail=1; }
@@ -52,17 +55,17 @@ missing() { # ROOT SUFFIX: expected files absent under ROOT (SUFFIX: .gz for man
 		case $f in usr/share/man/*) [ -f "$1/$f$2" ] || echo "$f$2" ;; *) [ -f "$1/$f" ] || echo "$f" ;; esac
 	done
 }
-if make -s install BUILD="$BUILD" DESTDIR="$W/staged" PREFIX=/usr > "$W/install.log" 2>&1 &&
+if make -s install BUILD="$MKBUILD" DESTDIR="$W/staged" PREFIX=/usr > "$W/install.log" 2>&1 &&
    [ -z "$(missing "$W/staged" "")" ] && [ "$(find "$W/staged" -type f | wc -l)" = "$(echo $EXPECT | wc -w)" ]; then
 	ok "make install DESTDIR PREFIX=/usr: $(echo $EXPECT | wc -w) files, each where it belongs"
 else
 	not_ok "make install DESTDIR PREFIX=/usr (missing: $(missing "$W/staged" "" | tr '\n' ' '))"; show "$W/install.log"
 fi
-make -s uninstall BUILD="$BUILD" DESTDIR="$W/staged" PREFIX=/usr > /dev/null 2>&1
+make -s uninstall BUILD="$MKBUILD" DESTDIR="$W/staged" PREFIX=/usr > /dev/null 2>&1
 left=$(find "$W/staged" -type f | wc -l)
 if [ "$left" = 0 ]; then ok "make uninstall removes every installed file"
 else not_ok "make uninstall left $left files"; find "$W/staged" -type f | head -5; fi
-if make -s install BUILD="$BUILD" DESTDIR="$W/local" > /dev/null 2>&1 &&
+if make -s install BUILD="$MKBUILD" DESTDIR="$W/local" > /dev/null 2>&1 &&
    [ -x "$W/local/usr/local/bin/ringfence" ] &&
    grep -q '^ExecStart=/usr/local/sbin/ringfence-monitor$' "$W/local/usr/local/lib/systemd/system/ringfence-monitor.service"; then
 	ok "make install (default PREFIX=/usr/local): the unit starts /usr/local/sbin/ringfence-monitor"
