@@ -755,6 +755,34 @@ static json_t *merged_list(const json_t *base_list, const json_t *learned)
 _Static_assert(RF_LEARN_READ == 0 && RF_LEARN_WRITE == 1 && RF_LEARN_EXEC == 2,
 	       "the path lists come first");
 
+/*
+ * An executable the command wrote itself (cc -o prog && ./prog): its
+ * directory. Landlock ties a rule to the file's inode when the rules are
+ * loaded, and the next build replaces the file with a new inode that the
+ * exact entry no longer reaches.
+ */
+static int exec_written(const struct rf_learn *l, json_t *exec)
+{
+	json_auto_t *copy = json_copy(exec);
+	char dir[RF_POLICY_PATH_MAX + 2];
+	const char *p;
+	json_t *v;
+
+	if (!copy)
+		return -ENOMEM;
+	json_object_foreach(copy, p, v) {
+		if (!json_object_get(l->set[RF_LEARN_WRITE], p) || !parent_dir(p, dir, sizeof(dir)))
+			continue;
+		json_object_del(exec, p);
+		if (set_add(exec, dir))
+			return -ENOMEM;
+	}
+	json_object_foreach(copy, p, v)
+		if (json_object_get(exec, p) && covered(exec, p))
+			json_object_del(exec, p);
+	return 0;
+}
+
 /* The learned files and exec lists after the directory rule; read
  * entries that a write entry covers go (write implies read). */
 static int learned_paths(const struct rf_learn *l, rf_learn_kind_fn kind, json_t *ret[3])
@@ -776,7 +804,8 @@ static int learned_paths(const struct rf_learn *l, rf_learn_kind_fn kind, json_t
 	json_object_foreach_safe(ret[RF_LEARN_READ], tmp, p, v)
 		if (json_object_get(ret[RF_LEARN_WRITE], p) || covered(ret[RF_LEARN_WRITE], p))
 			json_object_del(ret[RF_LEARN_READ], p);
-	return 0;
+	return exec_written(l, ret[RF_LEARN_EXEC]) || set_add(ret[RF_LEARN_WRITE], RF_LEARN_TTY) ?
+	       -ENOMEM : 0;
 }
 
 /* "name:port" for each name the gate answered addr for; false when

@@ -21,6 +21,12 @@
 
 #define RF_LEARN_DENIALS_KEPT 1000
 
+/* In every learned files.write: the sandbox never has a controlling
+ * terminal, so opening it fails (ENXIO) whatever the policy says; audit
+ * mode under Landlock cannot see that failed open, and leaving it out
+ * would only turn ENXIO into a denial (EACCES) under the learned policy. */
+#define RF_LEARN_TTY "/dev/tty"
+
 /* The lists learn fills; each a set of policy entries. */
 enum rf_learn_list {
 	RF_LEARN_READ = 0,        /* files.read */
@@ -122,8 +128,9 @@ bool learn__env_secret(const char *name);
  * "unrestricted" when base has none. "mode" is dropped (enforce). A
  * connect to an address the DNS gate answered for a name is "name:port"
  * (each such name), an address found private is added to
- * network.dns.rebind_allow; other addresses are "address:port".
- * "env": {"pass": l->env_pass} when base has no "env".
+ * network.dns.rebind_allow; other addresses are "address:port". An
+ * executable the command wrote is its directory; files.write has
+ * RF_LEARN_TTY. "env": {"pass": l->env_pass} when base has no "env".
  * 0 or -errno with e filled.
  */
 int learn__build(const struct rf_learn *l, const json_t *base, unsigned int learnable,

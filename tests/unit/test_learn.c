@@ -390,7 +390,8 @@ static void test_build_from_deny_all(void **state)
 	assert_string_equal(list_str(p, "network", "connect"), "127.0.0.1:18301,127.0.0.1:18302");
 	assert_string_equal(list_str(p, "network", "unix"), "@x");
 	assert_string_equal(list_str(p, "files", "read"), "/srv/in/");
-	assert_string_equal(list_str(p, "files", "write"), "/srv/in/f0,/srv/out/r");
+	/* /dev/tty: always (no controlling terminal in a sandbox; see learn.h) */
+	assert_string_equal(list_str(p, "files", "write"), "/dev/tty,/srv/in/f0,/srv/out/r");
 	assert_string_equal(list_str(p, "exec", NULL), "/opt/rf-unit/bin/dash");
 	assert_null(json_object_get(p, "mode"));
 	json_decref(p);
@@ -873,10 +874,49 @@ static void test_build_library_dirs(void **state)
 	assert_valid(p);
 	assert_string_equal(list_str(p, "files", "read"), "/usr/lib/x86_64-linux-gnu/");
 	assert_string_equal(list_str(p, "exec", NULL), "/opt/rf-unit/lib/");
-	assert_string_equal(list_str(p, "files", "write"), "/srv/build/out/libmine.so.1");
+	assert_string_equal(list_str(p, "files", "write"), "/dev/tty,/srv/build/out/libmine.so.1");
 	json_decref(p);
 	json_decref(base);
 	learn__fini(&l);
+}
+
+/* An executable the command wrote (and ran) is its directory: the next
+ * build replaces the inode a Landlock rule for the file would hold. */
+static void test_build_exec_of_written_file(void **state)
+{
+	static const struct {
+		const char *written, *exec[4];
+		const char *want;
+	} cases[] = {
+		{ "/srv/w/hello", { "/srv/w/hello", "/opt/rf-unit/bin/cc", NULL },
+		  "/opt/rf-unit/bin/cc,/srv/w/" },
+		/* written elsewhere: the exec entry stays exact */
+		{ "/srv/w/other", { "/srv/w/hello", NULL }, "/srv/w/hello" },
+		/* what the new directory entry covers goes */
+		{ "/srv/w/a", { "/srv/w/a", "/srv/w/b", NULL }, "/srv/w/" },
+		/* never "/" */
+		{ "/top", { "/top", NULL }, "/top" },
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *base = policy_json("{\"version\":1,\"id\":\"x\"}"), *p = NULL;
+		struct rf_error e = { 0 };
+		struct rf_learn l;
+
+		assert_int_equal(learn__init(&l), 0);
+		file(&l, "file", cases[i].written, "[\"write\"]");
+		for (j = 0; cases[i].exec[j]; j++)
+			file(&l, "exec", cases[i].exec[j], "[\"exec\"]");
+		assert_int_equal(learn__build(&l, base, ALL, NULL, &p, &e), 0);
+		assert_valid(p);
+		if (strcmp(list_str(p, "exec", NULL), cases[i].want))
+			fail_msg("case %zu: %s", i, list_str(p, "exec", NULL));
+		json_decref(p);
+		json_decref(base);
+		learn__fini(&l);
+	}
 }
 
 int main(void)
@@ -908,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_shared_lib_names),
 		cmocka_unit_test(test_collapse_library_dirs),
 		cmocka_unit_test(test_build_library_dirs),
+		cmocka_unit_test(test_build_exec_of_written_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
