@@ -289,7 +289,7 @@ static void failed_learning_run_fails_loudly(void **state)
 	assert_int_equal(rf_in_work(plain, missing, &out, &err), 1);
 	assert_non_null(strstr(err, "ringfence: error: learn: the command exited 1 while "
 				    "learning"));
-	assert_null(strstr(err, "BASE's"));
+	assert_null(strstr(err, "ran with BASE's"));
 	free(out);
 	free(err);
 }
