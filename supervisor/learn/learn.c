@@ -804,8 +804,12 @@ static int learned_paths(const struct rf_learn *l, rf_learn_kind_fn kind, json_t
 	json_object_foreach_safe(ret[RF_LEARN_READ], tmp, p, v)
 		if (json_object_get(ret[RF_LEARN_WRITE], p) || covered(ret[RF_LEARN_WRITE], p))
 			json_object_del(ret[RF_LEARN_READ], p);
-	return exec_written(l, ret[RF_LEARN_EXEC]) || set_add(ret[RF_LEARN_WRITE], RF_LEARN_TTY) ?
-	       -ENOMEM : 0;
+	if (exec_written(l, ret[RF_LEARN_EXEC]) || set_add(ret[RF_LEARN_WRITE], RF_LEARN_TTY)) {
+		for (i = 0; i < 3; i++)
+			json_decref(TAKE_PTR(ret[i]));
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* "name:port" for each name the gate answered addr for; false when
