@@ -37,8 +37,13 @@ static int answer_filter(struct rf_dnsgate *g, const struct pending *p, ldns_pkt
 				*ret_changed = true;
 				continue;
 			}
-		} else if (named && is_addr) {
-			err = dnsgate_grants__for_name(g, p->qname, family, addr, ldns_rr_ttl(rr));
+		} else if (is_addr && (named || g->o.audit)) {
+			/* audit mode, a name no entry allows: nothing to open (every
+			 * connect is allowed and recorded), but the trace says which
+			 * addresses the name gave (learn turns them back into it) */
+			if (named)
+				err = dnsgate_grants__for_name(g, p->qname, family, addr,
+							       ldns_rr_ttl(rr));
 			json_array_append_new(granted, json_pack("{s:o, s:I}", "address",
 						dnsgate_trace__addr_json(family, addr), "ttl",
 						(json_int_t)ldns_rr_ttl(rr)));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <arpa/inet.h>
 #include <sys/stat.h>
 
@@ -30,7 +31,9 @@ int learn__init(struct rf_learn *l)
 	memset(l, 0, sizeof(*l));
 	l->notes = json_object();
 	l->denials = json_array();
-	ok = l->notes && l->denials;
+	l->names = json_object();
+	l->private_addrs = json_object();
+	ok = l->notes && l->denials && l->names && l->private_addrs;
 	for (i = 0; i < RF_LEARN_LIST_MAX; i++) {
 		l->set[i] = json_object();
 		ok = ok && l->set[i];
@@ -50,6 +53,9 @@ void learn__fini(struct rf_learn *l)
 		json_decref(TAKE_PTR(l->set[i]));
 	json_decref(TAKE_PTR(l->notes));
 	json_decref(TAKE_PTR(l->denials));
+	json_decref(TAKE_PTR(l->names));
+	json_decref(TAKE_PTR(l->private_addrs));
+	json_decref(TAKE_PTR(l->env_pass));
 }
 
 static int set_add(json_t *set, const char *entry)
@@ -100,7 +106,10 @@ static int learn_net(struct rf_learn *l, const char *op, const json_t *dst)
 		return note(l, "network: %s to %s: no network.connect entry can name it", op, entry);
 	endpoint__clear(&ep);
 	l->learned++;
-	return set_add(l->set[RF_LEARN_CONNECT], entry);
+	/* the destination, for the names the gate answered (learn__build) */
+	return json_object_set_new(l->set[RF_LEARN_CONNECT], entry,
+				   json_pack("{s:s, s:O}", "address", addr, "port", port)) ?
+	       -ENOMEM : 0;
 }
 
 static bool abstract_name_ok(const char *name)
@@ -273,7 +282,67 @@ static void exit_event(struct rf_learn *l, const json_t *ev)
 		return;  /* the command never ran */
 	l->ran = true;
 	l->exit_code = (int)json_integer_value(json_object_get(ev, "exit_code"));
+	l->signal = (int)json_integer_value(json_object_get(ev, "signal"));  /* null: 0 */
+	l->limit = json_object_get(ev, "limit") != NULL;
 	l->not_in_trace = (uint64_t)json_integer_value(json_object_get(ev, "denials_not_in_trace"));
+}
+
+bool learn__succeeded(const struct rf_learn *l)
+{
+	return l->ran && l->exit_code == 0 && !l->signal && !l->limit;
+}
+
+void learn__outcome(const struct rf_learn *l, char *buf, size_t len)
+{
+	if (!l->ran)
+		snprintf(buf, len, "did not start");
+	else if (l->limit)
+		snprintf(buf, len, "was ended by a limit (exit %d)", l->exit_code);
+	else if (l->signal)
+		snprintf(buf, len, "was killed by signal %d (%s)", l->signal, strsignal(l->signal));
+	else
+		snprintf(buf, len, "exited %d", l->exit_code);
+}
+
+/* One name the gate answered with these addresses (strings, or objects
+ * with "address"); private: addresses it found private (rebinding). */
+static int dns_answer(struct rf_learn *l, const char *name, const json_t *addrs, bool private)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!name || !name[0])
+		return 0;
+	json_array_foreach(addrs, i, v) {
+		const char *a = json_is_string(v) ? json_string_value(v) : str_at(v, "address");
+		json_t *names;
+
+		if (!a)
+			continue;
+		names = json_object_get(l->names, a);
+		if (!names) {
+			names = json_object();
+			if (json_object_set_new(l->names, a, names))
+				return -ENOMEM;
+		}
+		if (set_add(names, name) || (private && set_add(l->private_addrs, a)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* dns.query: the gate answered (allowed or audited); dns.deny of private
+ * addresses in audit mode: answered all the same. */
+static int dns_event(struct rf_learn *l, const char *event, const json_t *ev)
+{
+	const char *verdict = str_at(ev, "verdict"), *reason = str_at(ev, "reason");
+
+	if (!strcmp(event, "dns.query"))
+		return dns_answer(l, str_at(ev, "name"), json_object_get(ev, "granted"), false);
+	if (verdict && !strcmp(verdict, names__verdict(RF_VERDICT_AUDITED)) && reason &&
+	    !strcmp(reason, names__reason(RF_REASON_DNS_REBIND)))
+		return dns_answer(l, str_at(ev, "name"), json_object_get(ev, "addresses"), true);
+	return 0;
 }
 
 int learn__add_event(struct rf_learn *l, const json_t *ev)
@@ -287,6 +356,8 @@ int learn__add_event(struct rf_learn *l, const json_t *ev)
 		exit_event(l, ev);
 		return 0;
 	}
+	if (!strcmp(event, "dns.query") || !strcmp(event, "dns.deny"))
+		return dns_event(l, event, ev);
 	if (strcmp(event, "kernel.deny"))
 		return 0;
 	verdict = str_at(ev, "verdict");
@@ -379,9 +450,26 @@ static bool covered(const json_t *set, const char *entry)
 	return false;
 }
 
+bool learn__is_shared_lib(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+
+	base = base ? base + 1 : path;
+	so = strstr(base, ".so");
+	while (so && so[3] && so[3] != '.')
+		so = strstr(so + 1, ".so");  /* ".so" inside a name: "x.sock" */
+	if (!so || so == base)
+		return false;
+	for (so += 3; *so; so++)
+		if (*so != '.' && (*so < '0' || *so > '9'))
+			return false;
+	return true;
+}
+
 /* First pass: each exact path as the entry that allows it (buf holds
  * RF_POLICY_PATH_MAX + 1 bytes). */
-static void entry_for(const char *path, rf_learn_kind_fn kind, char *buf, size_t len)
+static void entry_for(const char *path, rf_learn_kind_fn kind, bool libdirs, char *buf,
+		      size_t len)
 {
 	enum rf_learn_kind k = kind ? kind(path) : RF_LEARN_FILE;
 
@@ -395,10 +483,17 @@ static void entry_for(const char *path, rf_learn_kind_fn kind, char *buf, size_t
 	 * next names the command chooses anew. */
 	if (k == RF_LEARN_MISSING && parent_dir(path, buf, len))
 		return;
+	/* A library: its directory, which the next version of the package
+	 * fills again (libpcre2-8.so.0.11.2 becomes .0.11.3; the soname link
+	 * would do for Landlock, which follows it at load, but BPF-LSM judges
+	 * the file the kernel resolved, whose name changes). */
+	if (k != RF_LEARN_DIR && libdirs && learn__is_shared_lib(path) &&
+	    parent_dir(path, buf, len) && depth(buf) >= 2)
+		return;
 	snprintf(buf, len, "%s", path);
 }
 
-json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind)
+json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind, bool libdirs)
 {
 	json_auto_t *first = json_object(), *count = json_object();
 	json_t *out = json_object(), *v;
@@ -408,7 +503,7 @@ json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind)
 	if (!first || !count || !out)
 		goto oom;
 	json_object_foreach((json_t *)set, p, v) {
-		entry_for(p, kind, buf, sizeof(buf));
+		entry_for(p, kind, libdirs, buf, sizeof(buf));
 		if (set_add(first, buf))
 			goto oom;
 	}
@@ -444,6 +539,93 @@ json_t *learn__collapse(const json_t *set, rf_learn_kind_fn kind)
 oom:
 	json_decref(out);
 	return NULL;
+}
+
+/* ---- the environment ---- */
+
+static json_t *sorted_array(const json_t *set);
+
+/* Names that hold a secret, or reach an agent that holds one: never
+ * passed by a learned policy (a command that needs one gets it through
+ * BASE's env). Matched case-insensitively. */
+static const struct {
+	enum { SECRET_EXACT, SECRET_PART, SECRET_SUFFIX } how;
+	const char *text;
+} env_secrets[] = {
+	{ SECRET_PART, "TOKEN" },        /* GITHUB_TOKEN, VAULT_TOKEN, ... */
+	{ SECRET_PART, "SECRET" },       /* AWS_SECRET_ACCESS_KEY, CLIENT_SECRET */
+	{ SECRET_PART, "PASSWORD" },
+	{ SECRET_PART, "PASSWD" },
+	{ SECRET_PART, "PASSPHRASE" },
+	{ SECRET_PART, "CREDENTIAL" },   /* GOOGLE_APPLICATION_CREDENTIALS */
+	{ SECRET_PART, "COOKIE" },
+	{ SECRET_PART, "PRIVATE_KEY" },
+	{ SECRET_PART, "API_KEY" },
+	{ SECRET_PART, "APIKEY" },
+	{ SECRET_PART, "ACCESS_KEY" },
+	{ SECRET_SUFFIX, "_KEY" },       /* OPENAI_KEY, SIGNING_KEY */
+	{ SECRET_SUFFIX, "_AUTH" },      /* NPM_CONFIG__AUTH */
+	{ SECRET_SUFFIX, "_PAT" },       /* personal access tokens */
+	{ SECRET_EXACT, "SSH_AUTH_SOCK" },   /* the ssh agent's socket */
+	{ SECRET_EXACT, "SSH_AGENT_PID" },
+	{ SECRET_EXACT, "GPG_AGENT_INFO" },
+	{ SECRET_EXACT, "XAUTHORITY" },  /* the X server's cookie file */
+	{ SECRET_EXACT, "KRB5CCNAME" },  /* Kerberos tickets */
+	{ SECRET_EXACT, "DBUS_SESSION_BUS_ADDRESS" },  /* the keyring's bus */
+};
+
+bool learn__env_secret(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < sizeof(env_secrets) / sizeof(env_secrets[0]); i++) {
+		const char *t = env_secrets[i].text;
+		size_t m = strlen(t);
+
+		if (env_secrets[i].how == SECRET_EXACT ? !strcasecmp(name, t) :
+		    env_secrets[i].how == SECRET_PART ? strcasestr(name, t) != NULL :
+		    n >= m && !strcasecmp(name + n - m, t))
+			return true;
+	}
+	return false;
+}
+
+/* [A-Za-z_][A-Za-z0-9_]*, at most RF_LEARN_ENV_NAME_MAX bytes: what
+ * env.pass accepts (policy_classes.c). */
+#define RF_LEARN_ENV_NAME_MAX 255
+
+static bool env_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n > RF_LEARN_ENV_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+json_t *learn__env_names(char *const *envp)
+{
+	json_auto_t *set = json_object();
+	char name[RF_LEARN_ENV_NAME_MAX + 1];
+
+	if (!set)
+		return NULL;
+	for (; envp && *envp; envp++) {
+		const char *eq = strchr(*envp, '=');
+		size_t n = eq ? (size_t)(eq - *envp) : 0;
+
+		if (!env_name_ok(*envp, n))
+			continue;
+		memcpy(name, *envp, n);
+		name[n] = 0;
+		if (!learn__env_secret(name) && set_add(set, name))
+			return NULL;
+	}
+	return sorted_array(set);
 }
 
 /* ---- the policies ---- */
@@ -518,14 +700,23 @@ static int list_set(json_t *p, enum rf_learn_list k, json_t *value)
 	return json_object_set_new(c, list_at[k].sub, value) ? -ENOMEM : 0;
 }
 
-json_t *learn__audit_policy(const json_t *base, unsigned int learnable)
+/* "env": {"pass": names} where base says nothing of env: BASE's wins. */
+static int env_default(json_t *p, const json_t *base, const json_t *names)
+{
+	if (!names || json_object_get(base, "env"))
+		return 0;
+	return json_object_set_new(p, "env", json_pack("{s:O}", "pass", names)) ? -ENOMEM : 0;
+}
+
+json_t *learn__audit_policy(const json_t *base, unsigned int learnable, const json_t *env_pass)
 {
 	json_t *p = json_deep_copy(base), *sc;
 	int k;
 
 	if (!p)
 		return NULL;
-	json_object_set_new(p, "mode", json_string("audit"));
+	if (json_object_set_new(p, "mode", json_string("audit")) || env_default(p, base, env_pass))
+		goto oom;
 	sc = json_object_get(p, "syscalls");
 	if (sc && strcmp(str_at(sc, "on_violation") ? str_at(sc, "on_violation") : "deny", "alert"))
 		json_object_del(p, "syscalls");
@@ -564,6 +755,34 @@ static json_t *merged_list(const json_t *base_list, const json_t *learned)
 _Static_assert(RF_LEARN_READ == 0 && RF_LEARN_WRITE == 1 && RF_LEARN_EXEC == 2,
 	       "the path lists come first");
 
+/*
+ * An executable the command wrote itself (cc -o prog && ./prog): its
+ * directory. Landlock ties a rule to the file's inode when the rules are
+ * loaded, and the next build replaces the file with a new inode that the
+ * exact entry no longer reaches.
+ */
+static int exec_written(const struct rf_learn *l, json_t *exec)
+{
+	json_auto_t *copy = json_copy(exec);
+	char dir[RF_POLICY_PATH_MAX + 2];
+	const char *p;
+	json_t *v;
+
+	if (!copy)
+		return -ENOMEM;
+	json_object_foreach(copy, p, v) {
+		if (!json_object_get(l->set[RF_LEARN_WRITE], p) || !parent_dir(p, dir, sizeof(dir)))
+			continue;
+		json_object_del(exec, p);
+		if (set_add(exec, dir))
+			return -ENOMEM;
+	}
+	json_object_foreach(copy, p, v)
+		if (json_object_get(exec, p) && covered(exec, p))
+			json_object_del(exec, p);
+	return 0;
+}
+
 /* The learned files and exec lists after the directory rule; read
  * entries that a write entry covers go (write implies read). */
 static int learned_paths(const struct rf_learn *l, rf_learn_kind_fn kind, json_t *ret[3])
@@ -574,7 +793,8 @@ static int learned_paths(const struct rf_learn *l, rf_learn_kind_fn kind, json_t
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		ret[i] = learn__collapse(l->set[i], kind);
+		/* libraries are read and mapped, never written by name */
+		ret[i] = learn__collapse(l->set[i], kind, i != RF_LEARN_WRITE);
 		if (!ret[i]) {
 			while (i-- > 0)
 				json_decref(ret[i]);
@@ -584,22 +804,104 @@ static int learned_paths(const struct rf_learn *l, rf_learn_kind_fn kind, json_t
 	json_object_foreach_safe(ret[RF_LEARN_READ], tmp, p, v)
 		if (json_object_get(ret[RF_LEARN_WRITE], p) || covered(ret[RF_LEARN_WRITE], p))
 			json_object_del(ret[RF_LEARN_READ], p);
+	if (exec_written(l, ret[RF_LEARN_EXEC]) || set_add(ret[RF_LEARN_WRITE], RF_LEARN_TTY)) {
+		for (i = 0; i < 3; i++)
+			json_decref(TAKE_PTR(ret[i]));
+		return -ENOMEM;
+	}
 	return 0;
+}
+
+/* "name:port" for each name the gate answered addr for; false when
+ * none can be a network.connect entry. */
+static bool connect_names(const struct rf_learn *l, const char *addr, json_int_t port,
+			  json_t *out)
+{
+	const json_t *names = json_object_get(l->names, addr), *v;
+	const char *name;
+	bool any = false;
+
+	json_object_foreach((json_t *)names, name, v) {
+		char entry[RF_DNS_NAME_MAX + 16];
+		struct rf_endpoint ep;
+
+		snprintf(entry, sizeof(entry), "%s:%lld", name, (long long)port);
+		if (endpoint__parse(entry, &ep, NULL))
+			continue;
+		endpoint__clear(&ep);
+		any = !set_add(out, entry) || any;
+	}
+	return any;
+}
+
+/* The learned network.connect set: an address the DNS gate answered for
+ * a name is reached through that name ("name:port"), never as an IP
+ * entry, which would outlive the name's next answer; a private one joins
+ * rebind (the gate drops it from answers otherwise). */
+static int learned_connect(const struct rf_learn *l, json_t **ret, json_t **ret_rebind)
+{
+	json_t *out = json_object(), *rebind = json_object(), *dst;
+	const char *entry;
+
+	if (!out || !rebind)
+		goto oom;
+	json_object_foreach(l->set[RF_LEARN_CONNECT], entry, dst) {
+		const char *addr = str_at(dst, "address");
+		json_int_t port = json_integer_value(json_object_get(dst, "port"));
+
+		if (addr && connect_names(l, addr, port, out)) {
+			if (json_object_get(l->private_addrs, addr) && set_add(rebind, addr))
+				goto oom;
+			continue;
+		}
+		if (set_add(out, entry))
+			goto oom;
+	}
+	*ret = out;
+	*ret_rebind = rebind;
+	return 0;
+oom:
+	json_decref(out);
+	json_decref(rebind);
+	return -ENOMEM;
+}
+
+/* network.dns.rebind_allow of p gets the addresses of rebind: "dns" as
+ * an object, its mode kept. */
+static int add_rebind(json_t *p, const json_t *rebind)
+{
+	json_t *net = json_object_get(p, "network"), *dns;
+
+	if (!json_object_size(rebind) || !json_is_object(net))
+		return 0;
+	dns = json_object_get(net, "dns");
+	if (json_is_string(dns))
+		dns = json_pack("{s:O}", "mode", dns);
+	else
+		dns = dns ? json_incref(dns) : json_object();
+	if (!dns || json_object_set_new(net, "dns", dns))
+		return -ENOMEM;
+	return json_object_set_new(dns, "rebind_allow",
+				   merged_list(json_object_get(dns, "rebind_allow"), rebind)) ?
+	       -ENOMEM : 0;
 }
 
 int learn__build(const struct rf_learn *l, const json_t *base, unsigned int learnable,
 		 rf_learn_kind_fn kind, json_t **ret, struct rf_error *e)
 {
-	json_auto_t *p = json_deep_copy(base);
+	json_auto_t *p = json_deep_copy(base), *connect = NULL, *rebind = NULL;
 	json_t *paths[3] = { NULL, NULL, NULL };
 	int k, err;
 
 	if (!p || learned_paths(l, kind, paths))
 		return rf_error_set(e, -ENOMEM, "learn", "out of memory");
+	err = learned_connect(l, &connect, &rebind);
+	if (!err)
+		err = env_default(p, base, l->env_pass);
 	json_object_del(p, "mode");
-	for (k = 0, err = 0; k < RF_LEARN_LIST_MAX && !err; k++) {
+	for (k = 0; k < RF_LEARN_LIST_MAX && !err; k++) {
 		json_t *cur = list_value(p, k);
-		const json_t *got = k < 3 ? paths[k] : l->set[k];
+		const json_t *got = k < 3 ? paths[k] : k == RF_LEARN_CONNECT ? connect : l->set[k];
 
 		if (json_is_string(cur))
 			continue;  /* "unrestricted": nothing to add */
@@ -615,6 +917,8 @@ int learn__build(const struct rf_learn *l, const json_t *base, unsigned int lear
 			continue;
 		}
 		err = list_set(p, k, merged_list(cur, got));
+		if (!err && k == RF_LEARN_CONNECT)
+			err = add_rebind(p, rebind);
 	}
 	for (k = 0; k < 3; k++)
 		json_decref(paths[k]);

@@ -26,6 +26,8 @@
 #include "run/prepare.h"
 #include "run/sandbox.h"
 
+extern char **environ;
+
 #define LEARN_ROUNDS 3            /* runs while the kernel drops decisions */
 #define ALL_LISTS ((1u << RF_LEARN_LIST_MAX) - 1)
 
@@ -162,7 +164,7 @@ static int learnable_here(const json_t *base, const struct rf_plan_opts *opts,
 		{ RF_CLASS_NET, 1u << RF_LEARN_CONNECT },
 		{ RF_CLASS_UNIX, 1u << RF_LEARN_UNIX },
 	};
-	json_auto_t *audit = learn__audit_policy(base, ALL_LISTS);
+	json_auto_t *audit = learn__audit_policy(base, ALL_LISTS, NULL);
 	_cleanup_free_ char *text = audit ? learn__dump(audit) : NULL;
 	struct rf_policy *p = NULL;
 	struct rf_caps caps;
@@ -244,7 +246,7 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 	int round, rc = 0, err;
 
 	for (round = 1; round <= LEARN_ROUNDS; round++) {
-		json_auto_t *audit = cur ? learn__audit_policy(cur, learnable) : NULL;
+		json_auto_t *audit = cur ? learn__audit_policy(cur, learnable, l->env_pass) : NULL;
 		json_t *next = NULL;
 
 		if (!audit)
@@ -252,7 +254,8 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 		l->ran = false;
 		l->not_in_trace = 0;
 		rc = run_once(o, audit, l, e);
-		if (rc < 0 || !l->ran || !l->not_in_trace || round == LEARN_ROUNDS)
+		/* a failed run is not run again: learn fails (cmd_learn) */
+		if (rc < 0 || !learn__succeeded(l) || !l->not_in_trace || round == LEARN_ROUNDS)
 			break;
 		rf_info("learn: %llu decisions were not kept in the trace (the kernel keeps %d "
 			"per run): running the command again under what was learned so far "
@@ -264,7 +267,7 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 		json_decref(cur);
 		cur = next;
 	}
-	if (rc >= 0 && l->ran && l->not_in_trace)
+	if (rc >= 0 && learn__succeeded(l) && l->not_in_trace)
 		rf_err("learn: warning: %llu decisions were still not kept after %d runs: the "
 		       "learned policy may miss some (--verify shows what)",
 		       (unsigned long long)l->not_in_trace, LEARN_ROUNDS);
@@ -272,13 +275,14 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 }
 
 #define VERIFY_SHOWN 20
-
-/* The command again, under the learned policy, enforced: any denial, or
- * another exit status than while learning, fails. */
-static int verify(const struct learn_opts *o, const json_t *learned, int learn_exit)
+/* The command again, under the learned policy, enforced: it must start,
+ * exit 0 as it did while learning (learn fails before --verify
+ * otherwise), and meet no denial. */
+static int verify(const struct learn_opts *o, const json_t *learned)
 {
 	struct rf_learn v;
 	struct rf_error e = { 0 };
+	char how[96];
 	size_t i;
 	int rc;
 
@@ -289,7 +293,9 @@ static int verify(const struct learn_opts *o, const json_t *learned, int learn_e
 		rf_error_print(&e, NULL);
 		rc = 1;
 	} else if (!v.ran) {
-		rf_err("learn --verify: the command did not run under the learned policy");
+		rf_err("learn --verify: the command did not start under the learned policy "
+		       "(ringfence exited %d; see above)", rc);
+		rc = 1;
 	} else {
 		for (i = 0; i < json_array_size(v.denials) && i < VERIFY_SHOWN; i++)
 			rf_err("learn --verify: denied: %s",
@@ -297,13 +303,14 @@ static int verify(const struct learn_opts *o, const json_t *learned, int learn_e
 		if (v.denied > VERIFY_SHOWN)
 			rf_err("learn --verify: ... and %llu more",
 			       (unsigned long long)(v.denied - VERIFY_SHOWN));
-		if (v.exit_code != learn_exit)
-			rf_err("learn --verify: the command exited %d under the learned policy, %d "
-			       "while learning", v.exit_code, learn_exit);
-		rc = v.denied || v.exit_code != learn_exit ? 1 : 0;
-		rf_info("learn --verify: %llu denial%s under the learned policy%s",
-			(unsigned long long)v.denied, v.denied == 1 ? "" : "s",
-			rc ? "" : ": it allows what the command did");
+		learn__outcome(&v, how, sizeof(how));
+		if (!learn__succeeded(&v))
+			rf_err("learn --verify: the command %s under the learned policy, exited 0 "
+			       "while learning: the policy does not allow what it did", how);
+		rc = v.denied || !learn__succeeded(&v) ? 1 : 0;
+		rf_info("learn --verify: %llu denial%s under the learned policy, and the command "
+			"%s%s", (unsigned long long)v.denied, v.denied == 1 ? "" : "s", how,
+			rc ? "" : " as while learning: it allows what the command did");
 	}
 	learn__fini(&v);
 	return rc;
@@ -319,6 +326,7 @@ static size_t list_len(const json_t *p, const char *key, const char *sub)
 /* What could not be learned, and what was written. */
 static void say_result(const struct rf_learn *l, const json_t *learned, const char *out)
 {
+	char how[96];
 	const char *n;
 	json_t *v;
 	size_t i;
@@ -331,12 +339,14 @@ static void say_result(const struct rf_learn *l, const json_t *learned, const ch
 	rf_info("learn: syscalls: not learned: this build cannot observe the set of syscalls a "
 		"command makes (ringfence-monitor's data is not available to learn); BASE's "
 		"\"syscalls\" is kept as given");
+	learn__outcome(l, how, sizeof(how));
+	rf_info("learn: the command %s while learning", how);
 	rf_info("learn: %llu audited decisions; the policy has files.read %zu, files.write %zu, "
-		"exec %zu, network.connect %zu, network.unix %zu entries; written to %s",
-		(unsigned long long)l->learned, list_len(learned, "files", "read"),
+		"exec %zu, network.connect %zu, network.unix %zu, env.pass %zu entries; written "
+		"to %s", (unsigned long long)l->learned, list_len(learned, "files", "read"),
 		list_len(learned, "files", "write"), list_len(learned, "exec", NULL),
 		list_len(learned, "network", "connect"), list_len(learned, "network", "unix"),
-		out ? out : "stdout");
+		list_len(learned, "env", "pass"), out ? out : "stdout");
 }
 
 /* The learned policy: built, checked like `check` would, written. */
@@ -363,6 +373,55 @@ static int write_policy(const struct learn_opts *o, const struct rf_learn *l, co
 	return err ? rf_error_set(e, err, "learn", "writing the policy: %s", strerror(-err)) : 0;
 }
 
+/* The environment of the learning run, said once: which names pass, and
+ * which were left out as secrets (names only, never values). */
+static void say_env(const json_t *base, const struct rf_learn *l)
+{
+	_cleanup_free_ char *secrets = NULL;
+	size_t len = 0;
+	char **e;
+	FILE *f;
+
+	if (json_object_get(base, "env")) {
+		rf_info("learn: the command runs with BASE's \"env\" (kept in the learned policy)");
+		return;
+	}
+	f = open_memstream(&secrets, &len);
+	for (e = environ; f && *e; e++) {
+		int n = (int)strcspn(*e, "=");
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", n, *e);
+		if (learn__env_secret(name))
+			fprintf(f, "%s%s", ftell(f) ? " " : "", name);
+	}
+	if (f)
+		fclose(f);
+	rf_info("learn: the command runs with %zu variables of the caller's environment, the "
+		"learned policy's env.pass%s%s", json_array_size(l->env_pass),
+		secrets && *secrets ? "; left out as secrets: " : "",
+		secrets && *secrets ? secrets : "");
+}
+
+/* The learning run failed: said loudly, learn fails. The policy was
+ * written all the same (what the command did until it failed), for a
+ * look or as BASE of another try, but never verified. */
+static int learn_failed(const struct rf_learn *l, const json_t *base, const char *out,
+			bool verify)
+{
+	char how[96];
+
+	learn__outcome(l, how, sizeof(how));
+	rf_err("learn: the command %s while learning: the learning run failed, so the "
+	       "policy written to %s only allows what it did until it failed%s", how,
+	       out ? out : "stdout", verify ? "; it was not verified" : "");
+	if (json_object_get(base, "env"))
+		rf_err("learn: the command ran with BASE's \"env\" only: if it needs more of the "
+		       "environment, name it in BASE's env.pass (or leave \"env\" out of BASE to "
+		       "pass the caller's)");
+	return 1;
+}
+
 int cmd_learn(const struct learn_opts *o)
 {
 	struct rf_error e = { 0 };
@@ -379,6 +438,11 @@ int cmd_learn(const struct learn_opts *o)
 	}
 	if (learn__init(&l))
 		return 1;
+	l.env_pass = learn__env_names(environ);
+	if (!l.env_pass) {
+		learn__fini(&l);
+		return 1;
+	}
 	if (!o->out) {
 		/* stdout is the policy's: the command's output goes to stderr. */
 		out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -388,17 +452,20 @@ int cmd_learn(const struct learn_opts *o)
 			return 1;
 		}
 	}
+	say_env(base, &l);
 	rc = learn_rounds(o, base, learnable, &l, &e);
 	if (rc >= 0 && l.ran) {
-		if (rc)
-			rf_info("learn: warning: the command exited %d while learning: the policy "
-				"allows what it did until then", l.exit_code);
 		rc = write_policy(o, &l, base, learnable, out_fd, &learned, &e);
 		if (!rc) {
 			say_result(&l, learned, o->out);
-			if (o->verify)
-				rc = verify(o, learned, l.exit_code);
+			if (!learn__succeeded(&l))
+				rc = learn_failed(&l, base, o->out, o->verify);
+			else if (o->verify)
+				rc = verify(o, learned);
 		}
+	} else if (rc == 0) {
+		rf_err("learn: the learning run's trace has no end (sandbox.exit): nothing learned");
+		rc = 1;
 	}
 	/* else: the run refused or failed to start, and said why */
 	if (rc < 0) {

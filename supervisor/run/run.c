@@ -873,18 +873,26 @@ static void undo_maps(void *ctx)
 	observe__free(&sb->obs);
 }
 
+enum gate_need {
+	GATE_NONE = 0,
+	GATE_OBSERVE,   /* audit mode, no name: only to record the names looked up */
+	GATE_NEEDED,
+};
+
 /* Does the policy need the DNS gate: a confined network.connect naming
- * hosts, with network.dns "gate" (the default)? */
-static bool wants_gate(const struct rf_policy *p)
+ * hosts, with network.dns "gate" (the default)? In audit mode with no
+ * name it records which names gave the addresses the command reached
+ * (learn writes "name:port" from them), where a resolver is known. */
+static enum gate_need wants_gate(const struct rf_policy *p)
 {
 	size_t i;
 
 	if (p->net_connect != RF_CONFINE_ALLOWLIST || p->dns.mode != RF_DNS_GATE)
-		return false;
+		return GATE_NONE;
 	for (i = 0; i < p->n_connect; i++)
 		if (p->connect[i].kind == RF_HOST_NAME)
-			return true;
-	return false;
+			return GATE_NEEDED;
+	return p->mode == RF_MODE_AUDIT ? GATE_OBSERVE : GATE_NONE;
 }
 
 /* The gate's sockets and the steering entry exist before the command
@@ -898,12 +906,20 @@ static int step_dns_gate(void *ctx, struct rf_step_error *e)
 		.enf = sb->enf, .cgid = sb->cgid, .trace = sb->trace,
 		.audit = sb->policy->mode == RF_MODE_AUDIT,
 	};
+	enum gate_need need = wants_gate(sb->policy);
 	struct rf_dns_gate where;
 	int err;
 
-	if (!wants_gate(sb->policy))
+	if (need == GATE_NONE)
 		return 0;
 	err = dnsgate__open(&o, &r->gate, &e->e);
+	if (err && need == GATE_OBSERVE) {
+		/* only an observer: the run goes on, its lookups unrecorded */
+		rf_info("sandbox %s: audit mode without the DNS gate (%s): the names the "
+			"command looks up are not recorded", sb->name, e->e.why);
+		memset(&e->e, 0, sizeof(e->e));
+		return 0;
+	}
 	if (err)
 		return err;
 	dnsgate__address(r->gate, &where);
