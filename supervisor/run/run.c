@@ -504,7 +504,8 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 			     /* pinned whenever they work (the next probes find them),
 			      * attached only for a sandbox that is observed */
 			     sb->caps.observe.ok,
-			     observe__sandbox_flags(&sb->plan, sb->policy) != 0,
+			     (plan__sandbox_flags(&sb->plan, sb->policy, true) &
+			      RF_OBSERVE_FLAGS) != 0,
 			     &sb->enf, &e->e);
 	if (err) {
 		rf_error_wrap(&e->e, "refused");
@@ -630,18 +631,14 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
-	uint32_t flags = sb->plan.install.lsm_flags;
+	/* the planner decides; whether the observe programs are there is
+	 * known only now (the pinned set's features) */
+	uint32_t flags = plan__sandbox_flags(&sb->plan, sb->policy,
+					     (sb->enf->features & RF_FEAT_OBSERVE) &&
+					     !observe__test_disabled());
 	const char *map = NULL;
 	int err;
 
-	if (sb->policy->mode == RF_MODE_AUDIT)
-		flags |= RF_SB_AUDIT;
-	if (sb->policy->net_connect == RF_CONFINE_UNRESTRICTED)
-		flags |= RF_SB_NET_UNRESTRICTED;
-	if (sb->policy->net_unix == RF_CONFINE_UNRESTRICTED)
-		flags |= RF_SB_UNIX_UNRESTRICTED;
-	if ((sb->enf->features & RF_FEAT_OBSERVE) && !observe__test_disabled())
-		flags |= observe__sandbox_flags(&sb->plan, sb->policy);
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
 	/* Without it the trace is whole; the monitor misses the verdicts

@@ -534,6 +534,74 @@ static void planner_bpf_lsm_takes_file_exec_unix_process(void **state)
 	policy__free(p);
 }
 
+/* The sandbox's flags in the kernel's map come from the planner: the
+ * classes the BPF-LSM judges, audit mode, unconfined network or unix, and
+ * what the observe programs watch (none when they are not there). */
+static void planner_sandbox_flags(void **state)
+{
+	enum caps_kind { HOST, HOST_OBSERVE, HOST_LL_LOG, LSM };
+	static const struct {
+		const char *name;
+		enum caps_kind caps;
+		const char *policy;      /* after {"version":1,"id":"a", */
+		uint32_t want, want_unobserved;
+	} cases[] = {
+		{ "deny-all on landlock", HOST, "}",
+		  RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY, 0 },
+		/* audit on landlock needs the observe programs: the listener too */
+		{ "audit on landlock", HOST_OBSERVE, "\"mode\":\"audit\"}",
+		  RF_SB_AUDIT | RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, RF_SB_AUDIT },
+		{ "nothing confined", HOST, UNRESTRICTED_FX ",\"network\":\"unrestricted\"}",
+		  RF_SB_NET_UNRESTRICTED | RF_SB_UNIX_UNRESTRICTED | RF_SB_OBSERVE_BOUNDARY,
+		  RF_SB_NET_UNRESTRICTED | RF_SB_UNIX_UNRESTRICTED },
+		{ "connect unrestricted, unix confined", HOST,
+		  UNRESTRICTED_FX ",\"network\":{\"connect\":\"unrestricted\",\"unix\":[]}}",
+		  RF_SB_NET_UNRESTRICTED | RF_SB_OBSERVE_BOUNDARY, RF_SB_NET_UNRESTRICTED },
+		{ "unix unrestricted, connect confined", HOST,
+		  UNRESTRICTED_FX ",\"network\":{\"connect\":[],\"unix\":\"unrestricted\"}}",
+		  RF_SB_UNIX_UNRESTRICTED | RF_SB_OBSERVE_BOUNDARY, RF_SB_UNIX_UNRESTRICTED },
+		{ "the listener answers the boundary", HOST_OBSERVE, "}", RF_SB_OBSERVE_PATHS, 0 },
+		{ "landlock logs its own denials", HOST_LL_LOG, "}", 0, 0 },
+		{ "audit, landlock logging", HOST_LL_LOG, "\"mode\":\"audit\"}",
+		  RF_SB_AUDIT | RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, RF_SB_AUDIT },
+		{ "bpf-lsm judges", LSM, "\"network\":{\"unix\":[\"/run/x\"]}}",
+		  RF_SB_LSM_FILES | RF_SB_LSM_EXEC | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS |
+			  RF_SB_OBSERVE_BOUNDARY,
+		  RF_SB_LSM_FILES | RF_SB_LSM_EXEC | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS },
+		{ "bpf-lsm, audit", LSM, "\"mode\":\"audit\"}",
+		  RF_SB_AUDIT | RF_SB_LSM_FILES | RF_SB_LSM_EXEC | RF_SB_LSM_UNIX |
+			  RF_SB_LSM_PROCESS | RF_SB_OBSERVE_BOUNDARY,
+		  RF_SB_AUDIT | RF_SB_LSM_FILES | RF_SB_LSM_EXEC | RF_SB_LSM_UNIX |
+			  RF_SB_LSM_PROCESS },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rf_caps c = cases[i].caps == LSM ? caps_lsm() : caps_host();
+		char json[512];
+		struct rf_policy *p;
+		struct rf_plan plan;
+		uint32_t got, got_unobserved;
+
+		c.observe.ok = cases[i].caps == HOST_OBSERVE || cases[i].caps == HOST_LL_LOG;
+		c.landlock_audit_log = cases[i].caps == HOST_LL_LOG;
+		snprintf(json, sizeof(json), "{\"version\":1,\"id\":\"a\"%s%s",
+			 cases[i].policy[0] == '}' ? "" : ",", cases[i].policy);
+		p = load(json);
+		plan__compile(p, &c, NULL, &plan);
+		if (!plan.ok)
+			fail_msg("%s: the plan is refused", cases[i].name);
+		got = plan__sandbox_flags(&plan, p, true);
+		got_unobserved = plan__sandbox_flags(&plan, p, false);
+		policy__free(p);
+		if (got != cases[i].want || got_unobserved != cases[i].want_unobserved)
+			fail_msg("%s: flags 0x%x (unobserved 0x%x), want 0x%x (0x%x)",
+				 cases[i].name, got, got_unobserved, cases[i].want,
+				 cases[i].want_unobserved);
+	}
+}
+
 /* Issue 13: other processes' scheduling and routing options go to the
  * seccomp layer only where no BPF-LSM program judges them, and what
  * neither can close there is a gap of the plan. */
@@ -1088,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(planner_require_refuses_an_unavailable_backend),
 		cmocka_unit_test(planner_bpf_lsm_takes_file_exec_unix_process),
 		cmocka_unit_test(planner_net_task_holes_and_gaps_by_backend),
+		cmocka_unit_test(planner_sandbox_flags),
 		cmocka_unit_test(planner_bpf_lsm_allows_audit_mode),
 		cmocka_unit_test(planner_bpf_lsm_refuses_paths_longer_than_its_matcher),
 		cmocka_unit_test(planner_prefer_landlock_over_bpf_lsm_for_files),
