@@ -548,45 +548,26 @@ static int ensure_dir(void)
 	return 0;
 }
 
-/*
- * tmp in place of path, atomically for readers. An update exchanges the
- * two names and removes the old file: a rename over it would make ext4
- * allocate the new file's blocks at once (auto_da_alloc), and removing
- * the entry at teardown then waits for their discard (0.2-1.6 ms a run
- * where /run is not a tmpfs, measured on the development host).
- */
-static int replace(const char *tmp, const char *path)
-{
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
-		unlink(tmp);    /* the old entry now */
-		return 0;
-	}
-	/* ENOENT: a first entry; EINVAL: no exchange on this filesystem */
-	if (errno != ENOENT && errno != EINVAL)
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
-}
-
+/* An update exchanges the names (FILEIO_EXCHANGE: no ext4 discard wait
+ * when the entry is removed at teardown); the temp file's fixed name
+ * NAME.json.tmp lets gc match a killed writer's leftover to its sandbox. */
 int registry__add_in(const char *dir, const struct rf_registry_entry *e)
 {
-	char path[512], tmp[600];
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_FIXED,
+						  .flags = FILEIO_EXCHANGE };
+	_cleanup_free_ char *text = NULL;
+	char path[512];
 	json_t *o;
-	int err;
 
 	o = registry__to_json(e);
 	if (!o)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s.json", dir, e->sandbox);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	errno = 0;
-	/* keep the cause (EROFS, ENOSPC, EACCES), not a bare EIO */
-	err = json_dump_file(o, tmp, JSON_COMPACT) ? (errno ? -errno : -EIO) : 0;
+	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
-	if (!err)
-		err = replace(tmp, path);
-	if (err)
-		unlink(tmp);
-	return err;
+	if (!text)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s.json", dir, e->sandbox);
+	return fileio__write_atomic(path, text, strlen(text), &how);
 }
 
 int registry__add(const struct rf_registry_entry *e)

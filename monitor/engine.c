@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "events.h"
+#include "fileio.h"
 #include "log.h"
 #include "output.h"
 #include "pins.h"
@@ -199,17 +200,18 @@ static bool state_load(struct rf_engine *e, uint32_t stats_id, uint64_t *ret)
 
 static void state_save(struct rf_engine *e)
 {
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_FIXED };
 	_cleanup_json_ json_t *o = NULL;
-	char tmp[4200];
+	_cleanup_free_ char *text = NULL;
 
 	if (!e->o->state_path || !e->o->state_path[0] || !e->dec_baseline_set)
 		return;
 	o = json_pack("{s:I, s:I, s:I}", "stats_map_id", (json_int_t)e->dec_stats_id,
 		      "ringbuf_lost", (json_int_t)e->dec_lost_last,
 		      "time", (json_int_t)time(NULL));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", e->o->state_path);
-	if (o && !json_dump_file(o, tmp, JSON_COMPACT))
-		rename(tmp, e->o->state_path);
+	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	if (text)
+		fileio__write_atomic(e->o->state_path, text, strlen(text), &how);
 }
 
 static void poll_lost(struct rf_engine *e, uint64_t now)

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "metrics.h"
 
 static const char *const src_names[RF_EVSRC_MAX] = {
@@ -233,23 +234,9 @@ char *metrics__render(const struct rf_metrics *m)
 
 int metrics__write_file(const char *path, const char *text)
 {
-	char tmp[4200];
-	FILE *f;
-	int err = 0;
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_PID };
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fputs(text, f) < 0)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return fileio__write_atomic(path, text, strlen(text), &how);
 }
 
 int metrics__parse_addr(const char *spec, void *ret_sa, unsigned int *ret_len,

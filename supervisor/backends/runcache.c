@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "paths.h"
 #include "runcache.h"
 
@@ -121,9 +122,9 @@ static void prune(const char *kind, const char *keep)
 
 void runcache__write(const char *kind, const void *buf, size_t len)
 {
-	char path[256], tmp[272];
-	_cleanup_close_ int fd = -1;
-	bool ok;
+	/* the reader takes only a file no one else may write */
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_PID, .mode = 0600 };
+	char path[256];
 
 	if (cache_path(kind, path, sizeof(path)))
 		return;
@@ -131,13 +132,6 @@ void runcache__write(const char *kind, const void *buf, size_t len)
 		return;
 	if (mkdir(CACHE_DIR, 0700) && errno != EEXIST)
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return;
-	ok = write(fd, buf, len) == (ssize_t)len;
-	if (!ok || rename(tmp, path))
-		unlink(tmp);
-	else
+	if (!fileio__write_atomic(path, buf, len, &how))
 		prune(kind, strrchr(path, '/') + 1);
 }

@@ -34,6 +34,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "cleanup.h"
+#include "rules/netrules.h"
 #include "sandbox_landlock.h"
 
 #ifndef __NR_landlock_create_ruleset
@@ -759,49 +761,48 @@ int sandbox_landlock__add_path(int ruleset_fd, const char *path, uint64_t access
 	return r;
 }
 
+/* A failed port rule, named by the first connect entry that lists port. */
+static int ll_port_error(const struct rf_policy *policy, unsigned int port, int r,
+			 struct rf_error *err)
+{
+	char where[64 + RF_DNS_NAME_MAX];
+	size_t i = 0;
+
+	while (i + 1 < policy->n_connect &&
+	       (port < policy->connect[i].port_lo || port > policy->connect[i].port_hi))
+		i++;
+	snprintf(where, sizeof(where), "$.network.connect[%zu] \"%s\"", i,
+		 policy->connect[i].text);
+	return rf_error_set(err, r, where, "landlock_add_rule port %u: %s", port, strerror(-r));
+}
+
 /* Landlock knows ports, not addresses: this is a second, port-only layer
- * under the cgroup programs. One rule per distinct port. */
+ * under the cgroup programs. One rule per distinct port: the entries'
+ * ranges merged first. */
 static int ll_add_net_rules(const struct rf_policy *policy, struct rf_landlock *ll,
 			    struct rf_error *err)
 {
-	uint64_t *seen;
-	size_t i;
-	int r = 0;
+	_cleanup_free_ struct rf_port_range *r = NULL;
+	struct ll_net_port_attr attr = { .allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP };
+	size_t i, n = policy->n_connect;
+	unsigned int port;
 
-	seen = calloc(65536 / 64, sizeof(*seen));
-	if (!seen) {
+	r = malloc((n ? n : 1) * sizeof(*r));
+	if (!r)
 		return rf_error_set(err, -ENOMEM, "$.network.connect", "out of memory");
-	}
-	for (i = 0; i < policy->n_connect; i++) {
-		const struct rf_endpoint *ep = &policy->connect[i];
-		unsigned int port;
-
-		for (port = ep->port_lo; port <= ep->port_hi; port++) {
-			struct ll_net_port_attr attr = {
-				.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
-				.port = port,
-			};
-
-			if (seen[port / 64] & (1ULL << (port % 64)))
-				continue;
-			seen[port / 64] |= 1ULL << (port % 64);
+	for (i = 0; i < n; i++)
+		r[i] = (struct rf_port_range){ policy->connect[i].port_lo,
+					       policy->connect[i].port_hi };
+	n = netrules__merge_ports(r, n);
+	for (i = 0; i < n; i++)
+		for (port = r[i].lo; port <= r[i].hi; port++) {
+			attr.port = port;
 			if (syscall(__NR_landlock_add_rule, ll->ruleset_fd, LL_RULE_NET_PORT,
-				    &attr, 0) < 0) {
-				char where[64 + RF_DNS_NAME_MAX];
-
-				r = -errno;
-				snprintf(where, sizeof(where), "$.network.connect[%zu] \"%s\"",
-					 i, ep->text);
-				rf_error_set(err, r, where, "landlock_add_rule port %u: %s", port,
-					     strerror(-r));
-				goto out;
-			}
+				    &attr, 0) < 0)
+				return ll_port_error(policy, port, -errno, err);
 			ll->n_net_rules++;
 		}
-	}
-out:
-	free(seen);
-	return r;
+	return 0;
 }
 
 void sandbox_landlock__free(struct rf_landlock *ll)

@@ -411,27 +411,16 @@ static int grant_key(uint64_t cgid, const struct rf_net_entry *e, enum sb_kind *
 	return 0;
 }
 
-/* a and b (sorted, disjoint ranges) merged into out: -E2BIG past
- * RF_MAX_PORT_RANGES. */
+/* a and b merged into out: -E2BIG past RF_MAX_PORT_RANGES. */
 static int ports_union(const struct rf_ports *a, const struct rf_ports *b, struct rf_ports *out)
 {
 	struct rf_port_range all[2 * RF_MAX_PORT_RANGES];
-	__u32 i = 0, j = 0, n = 0;
 
-	while (i < a->n || j < b->n)
-		all[n++] = j >= b->n || (i < a->n && a->r[i].lo <= b->r[j].lo) ? a->r[i++] : b->r[j++];
-	out->n = 0;
-	for (i = 0; i < n; i++) {
-		if (out->n && (__u32)all[i].lo <= (__u32)out->r[out->n - 1].hi + 1) {
-			if (all[i].hi > out->r[out->n - 1].hi)
-				out->r[out->n - 1].hi = all[i].hi;
-			continue;
-		}
-		if (out->n == RF_MAX_PORT_RANGES)
-			return -E2BIG;
-		out->r[out->n++] = all[i];
-	}
-	return 0;
+	if (a->n > RF_MAX_PORT_RANGES || b->n > RF_MAX_PORT_RANGES)
+		return -EINVAL;
+	memcpy(all, a->r, a->n * sizeof(*all));
+	memcpy(all + a->n, b->r, b->n * sizeof(*all));
+	return netrules__ports_of(all, a->n + b->n, out);
 }
 
 /* A host's entry answers alone (bpf/net.bpf.c): give a granted host the

@@ -25,28 +25,6 @@
 #define TMP_SUFFIX ".json.tmp"
 #define RF_PARENTS_DIR RF_RUN_DIR "/parents"
 
-/* path gets text through a temp file and a rename: never half written. */
-static int write_file_atomic(const char *path, const char *text)
-{
-	char tmp[PATH_MAX];
-	FILE *f;
-	int err = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fprintf(f, "%s\n", text) < 0)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 static int lock_start(int op)
 {
 	return runlock__take("start.lock", op);
@@ -282,6 +260,8 @@ static void walk_parent(struct gc *g, const char *dir)
 
 int gc__note_parent(const char *dir)
 {
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_PID };
+	_cleanup_free_ char *text = NULL;
 	char file[PATH_MAX];
 	uint64_t id;
 	int err;
@@ -292,7 +272,10 @@ int gc__note_parent(const char *dir)
 	if (mkdir(RF_PARENTS_DIR, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	snprintf(file, sizeof(file), "%s/%llu", RF_PARENTS_DIR, (unsigned long long)id);
-	return write_file_atomic(file, dir);
+	if (asprintf(&text, "%s\n", dir) < 0)
+		return -ENOMEM;
+	/* never half written: a temp file and a rename */
+	return fileio__write_atomic(file, text, strlen(text), &how);
 }
 
 /* The recorded parents: walked while their cgroup is the one recorded. */

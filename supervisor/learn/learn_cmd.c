@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "learn.h"
 #include "learn_cmd.h"
 #include "log.h"
@@ -56,21 +57,6 @@ static int anon_file(char *ret_name, size_t len)
 	return fd;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* --out names a file in a directory that exists and that we can write. */
 static int check_out(const char *out, struct rf_error *e)
 {
@@ -94,31 +80,15 @@ static int check_out(const char *out, struct rf_error *e)
 	return 0;
 }
 
-/* Temporary file in the same directory, then rename: readers see the old
- * file or the whole new one, never a part. */
+/* Readers see the old file or the whole new one, never a part; the file
+ * a user keeps is on disk before it has the name. */
 static int write_atomic(const char *out, const char *text, struct rf_error *e)
 {
-	_cleanup_free_ char *copy = strdup(out), *copy2 = strdup(out), *tmp = NULL;
-	_cleanup_close_ int fd = -1;
-	int err;
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_UNIQUE, .mode = 0644,
+						  .flags = FILEIO_FSYNC };
+	int err = fileio__write_atomic(out, text, strlen(text), &how);
 
-	if (!copy || !copy2 || asprintf(&tmp, "%s/.%s.XXXXXX", dirname(copy), basename(copy2)) < 0)
-		return rf_error_set(e, -ENOMEM, "--out", "out of memory");
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return rf_error_set(e, -errno, "--out", "%s: %s", tmp, strerror(errno));
-	err = fchmod(fd, 0644) ? -errno : 0;
-	if (!err)
-		err = write_all(fd, text, strlen(text));
-	if (!err && fsync(fd))
-		err = -errno;
-	if (!err && rename(tmp, out))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return rf_error_set(e, err, "--out", "%s: %s", out, strerror(-err));
-	}
-	return 0;
+	return err ? rf_error_set(e, err, "--out", "%s: %s", out, strerror(-err)) : 0;
 }
 
 /* BASE as a JSON object, validated by the policy parser first (its
@@ -218,7 +188,7 @@ static int run_once(const struct learn_opts *o, const json_t *policy, struct rf_
 	if (pfd < 0 || tfd < 0)
 		return rf_error_set(e, pfd < 0 ? pfd : tfd, "learn", "temporary file: %s",
 				    strerror(-(pfd < 0 ? pfd : tfd)));
-	err = write_all(pfd, text, strlen(text));
+	err = fileio__write_all(pfd, text, strlen(text));
 	if (err)
 		return rf_error_set(e, err, "learn", "temporary file: %s", strerror(-err));
 	ro.policy_path = pname;
@@ -369,7 +339,7 @@ static int write_policy(const struct learn_opts *o, const struct rf_learn *l, co
 		return err;
 	if (o->out)
 		return write_atomic(o->out, text, e);
-	err = write_all(out_fd, text, strlen(text));
+	err = fileio__write_all(out_fd, text, strlen(text));
 	return err ? rf_error_set(e, err, "learn", "writing the policy: %s", strerror(-err)) : 0;
 }
 

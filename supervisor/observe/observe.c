@@ -27,39 +27,6 @@
 
 #define ACC_RW (RF_ACC_READ | RF_ACC_WRITE)
 
-/* A class whose backend records nothing itself, and which the policy
- * confines: observe it. */
-static bool observed_class(const struct rf_plan *plan, enum rf_class c)
-{
-	const struct rf_class_plan *cp = &plan->c[c];
-
-	return cp->request != RF_REQ_UNRESTRICTED && cp->request != RF_REQ_ABSENT &&
-	       (cp->be == RF_BE_LANDLOCK || cp->be == RF_BE_SECCOMP);
-}
-
-/* Its denials are inferred from failed syscalls: not when Landlock logs
- * them itself (read from the kernel's audit), which needs no tracepoint. */
-static bool inferred_paths(const struct rf_plan *plan, enum rf_class c)
-{
-	return observed_class(plan, c) && plan->c[c].observed != RF_OBSV_KERNEL_AUDIT;
-}
-
-uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *p)
-{
-	uint32_t f = 0;
-
-	if (inferred_paths(plan, RF_CLASS_FILE) || inferred_paths(plan, RF_CLASS_EXEC)) {
-		f |= RF_SB_OBSERVE_PATHS;
-		if (p->mode == RF_MODE_AUDIT)
-			f |= RF_SB_OBSERVE_ACCESS;
-	}
-	/* The filter refuses before any LSM runs: under bpf-lsm too. A
-	 * notifying boundary's refusals come from its listener instead. */
-	if (plan->install.seccomp_boundary && !plan->install.seccomp_notify)
-		f |= RF_SB_OBSERVE_BOUNDARY;
-	return f;
-}
-
 bool observe__test_disabled(void)
 {
 	const char *gate = getenv("RINGFENCE_TEST_HOOKS");
@@ -315,7 +282,7 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 	enum rf_class c = ev->class;
 	uint32_t need, have;
 
-	if (!observed_class(o->plan, c) || !ev->path_len)
+	if (!plan__observed_class(o->plan, c) || !ev->path_len)
 		return false;
 	resolve_path(ev, path, sizeof(path));
 	need = path_need(ev, path);

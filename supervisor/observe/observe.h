@@ -15,10 +15,7 @@
 #include "policy/policy.h"
 #include "rf_abi.h"
 
-#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
-
-/* RF_SB_OBSERVE_* for a sandbox of this plan (0: nothing to observe). */
-uint32_t observe__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *p);
+/* Which RF_SB_OBSERVE_* flags a sandbox gets: plan__sandbox_flags. */
 
 /* Test-only, for make bench: true with RINGFENCE_TEST_HOOKS=1 and
  * RINGFENCE_TEST_NO_OBSERVE=1, and then the run sets no RF_SB_OBSERVE_*

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/socket.h>
 
+#include "fileio.h"
 #include "names.h"
 #include "sysnames.h"
 #include "timefmt.h"
@@ -70,22 +71,6 @@ int trace__error(const struct rf_trace *t, uint64_t *ret_written)
 	return t ? t->err : 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = write(fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * One line, whole or (on a regular file) not at all: a failed write is
  * cut off again so the trace stays JSON lines up to where it stopped. A
@@ -103,7 +88,7 @@ static int write_line(struct rf_trace *t, const char *line)
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe_set, &old);
-	err = write_all(t->fd, line, len);
+	err = fileio__write_all(t->fd, line, len);
 	if (err == -EPIPE && !sigismember(&old, SIGPIPE))
 		sigtimedwait(&pipe_set, NULL, &zero);
 	sigprocmask(SIG_SETMASK, &old, NULL);

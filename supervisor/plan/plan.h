@@ -239,6 +239,23 @@ void plan__refuse(struct rf_plan *plan, enum rf_class c, enum rf_plan_why code, 
 void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why code,
 			int param, const char *detail);
 
+/* plan_flags.c: the sandbox's flags in the kernel's map. */
+#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
+
+/* A class whose backend records nothing itself (Landlock, seccomp) and
+ * which the policy confines: its failed syscalls are observed. */
+bool plan__observed_class(const struct rf_plan *plan, enum rf_class c);
+
+/* rf_sandbox.flags (RF_SB_*) for a sandbox of this plan: the classes the
+ * BPF-LSM judges, audit mode, an unconfined network.connect or unix, and
+ * what the observe programs watch (RF_OBSERVE_FLAGS: failed path syscalls
+ * where Landlock records nothing, the boundary's refusals where no
+ * listener answers them). observing false (the observe programs are not
+ * pinned, or a test turned them off): none of RF_OBSERVE_FLAGS. Pure; asked
+ * again after plan__landlock_unlogged. */
+uint32_t plan__sandbox_flags(const struct rf_plan *plan, const struct rf_policy *policy,
+			     bool observing);
+
 /* The backend that holds limit l (one per limit, whatever the kernel). */
 enum rf_backend plan__limit_backend(enum rf_limit l);
 

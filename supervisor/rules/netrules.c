@@ -39,24 +39,31 @@ static bool is_host(const struct group *g)
 	return g->prefix_len == addr_len(g->family) * 8;
 }
 
-/* Sort and merge overlapping or adjacent ranges into out. */
-static int merge(struct rf_port_range *r, size_t n, struct rf_ports *out)
+size_t netrules__merge_ports(struct rf_port_range *r, size_t n)
 {
-	size_t i;
+	size_t i, out = 0;
 
 	if (n > 1)
 		qsort(r, n, sizeof(*r), range_cmp);
-	out->n = 0;
 	for (i = 0; i < n; i++) {
-		if (out->n && (uint32_t)r[i].lo <= (uint32_t)out->r[out->n - 1].hi + 1) {
-			if (r[i].hi > out->r[out->n - 1].hi)
-				out->r[out->n - 1].hi = r[i].hi;
+		/* 32 bits: hi 65535 + 1 does not wrap to 0 */
+		if (out && (uint32_t)r[i].lo <= (uint32_t)r[out - 1].hi + 1) {
+			if (r[i].hi > r[out - 1].hi)
+				r[out - 1].hi = r[i].hi;
 			continue;
 		}
-		if (out->n == RF_MAX_PORT_RANGES)
-			return -E2BIG;
-		out->r[out->n++] = r[i];
+		r[out++] = r[i];
 	}
+	return out;
+}
+
+int netrules__ports_of(struct rf_port_range *r, size_t n, struct rf_ports *out)
+{
+	n = netrules__merge_ports(r, n);
+	if (n > RF_MAX_PORT_RANGES)
+		return -E2BIG;
+	memcpy(out->r, r, n * sizeof(*r));
+	out->n = (uint32_t)n;
 	return 0;
 }
 
@@ -205,7 +212,7 @@ static int build_entry(const struct group *groups, size_t ng, const struct cidr_
 	out->prefix_len = g->prefix_len;
 	memcpy(out->addr, g->addr, 16);
 	out->ports.flags = host ? RF_PORTS_EXACT_HOST : 0;
-	if (merge(*tmp, cnt, &out->ports) == 0)
+	if (netrules__ports_of(*tmp, cnt, &out->ports) == 0)
 		return 0;
 	inet_ntop(g->family, g->addr, a, sizeof(a));
 	return rf_error_set(err, -E2BIG, "network.connect",

@@ -38,6 +38,15 @@ int netrules__build(const struct rf_addr_rule *rules, size_t n,
 		    struct rf_net_entry **ret_entries, size_t *ret_n,
 		    struct rf_error *err);
 
+/* Sort r[0..n) and merge overlapping or adjacent ranges in place: the
+ * number of ranges left, disjoint and in order. The one normal form of a
+ * set of ports (map entries, the Landlock port rules). */
+size_t netrules__merge_ports(struct rf_port_range *r, size_t n);
+
+/* r merged into out->r and out->n (flags untouched): -E2BIG when more than
+ * RF_MAX_PORT_RANGES are left. r is scratch, reordered. */
+int netrules__ports_of(struct rf_port_range *r, size_t n, struct rf_ports *out);
+
 /* Fill key for one unix rule; cgroup_id set by the caller. */
 void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *ret_key);
 

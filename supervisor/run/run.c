@@ -8,12 +8,12 @@
  * registry file go, and the reaper is told last. A SIGKILL at any instant
  * leaves nothing, or what the reaper or gc (gc.h) find from the kernel's
  * state. `ringfence check` runs the same list up to the plan, then the
- * network rules' refusals (run__check_netrules).
+ * network rules' refusals (run__check_netrules). The wait step's event
+ * loop is wait.c's.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/random.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 
 #include "cgroups/cgplace.h"
@@ -58,9 +54,9 @@
 #include "backends/sbmaps.h"
 #include "observe/trace.h"
 #include "sandbox.h"
-#include "util/memtrim.h"
 #include "steps.h"
 #include "stdio_vet.h"
+#include "wait.h"
 
 extern char **environ;
 
@@ -150,194 +146,6 @@ static void limit_hit(struct sandbox *sb)
 	trace__emit(sb->trace, "limit.exceeded", ex);
 	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
 	sandbox_kill(sb);
-}
-
-/* Whether programs in the kernel record samples of this sandbox (its
- * denials, observed syscalls): only those need reading while it runs. */
-static bool kernel_records(const struct sandbox *sb)
-{
-	uint32_t f = sb->sandbox_flags;
-
-	return (f & ~(uint32_t)(RF_SB_NET_UNRESTRICTED | RF_SB_UNIX_UNRESTRICTED)) ||
-	       !(f & RF_SB_NET_UNRESTRICTED) || !(f & RF_SB_UNIX_UNRESTRICTED);
-}
-
-/* The samples tick. The kernel rings no bell when it stores a sample, so
- * it is read on a clock, but only while the sandbox runs: a sample needs a
- * syscall of the command, and a command whose CPU time did not move since
- * the last read made none. Idle, the interval doubles up to idle_ms: a
- * minute, or a second where observed syscalls wait in a shared queue or
- * need their process still there to resolve a relative path. */
-#define SAMPLE_ACTIVE_MS 100
-#define SAMPLE_IDLE_MS 60000
-#define SAMPLE_IDLE_OBSERVED_MS 1000
-
-struct sample_tick {
-	int fd;
-	unsigned ms, idle_ms;
-	uint64_t usage;           /* the cgroup's cpu.stat usage_usec at the last read */
-};
-
-static void tick_arm(struct sample_tick *t, const struct sandbox *sb, bool drained)
-{
-	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	uint64_t usage = sandbox_limits__cpu_usec(&sb->cg);
-
-	if (t->fd < 0)
-		return;
-	if (drained || usage != t->usage)
-		t->ms = SAMPLE_ACTIVE_MS;
-	else
-		t->ms = t->ms * 2 < t->idle_ms ? t->ms * 2 : t->idle_ms;
-	t->usage = usage;
-	its.it_value.tv_sec = t->ms / 1000;
-	its.it_value.tv_nsec = (long)(t->ms % 1000) * 1000000;
-	timerfd_settime(t->fd, 0, &its, NULL);
-}
-
-/* Read the kernel's samples now; true when there were new ones. */
-static bool drain_now(struct sandbox *sb)
-{
-	uint64_t seq = sb->next_seq;
-
-	report__drain_samples(sb, false);
-	return sb->next_seq != seq;
-}
-
-static void trim_idle(void)
-{
-	size_t kb = memtrim__idle();
-
-	if (steps__timings())
-		fprintf(stderr, "ringfence: timing: idle: %zu kB of start-up pages dropped\n", kb);
-}
-
-static void epoll_add(int ep, int fd, uint32_t events)
-{
-	struct epoll_event e = { .events = events, .data.fd = fd };
-
-	if (fd >= 0)
-		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
-}
-
-static int wait_setup(struct sandbox *sb, const struct launch_result *lr, int ep, int sfd,
-		      struct sample_tick *t)
-{
-	int fds[1 + RF_LIMITS_OUT_MAX], n, i;
-
-	epoll_add(ep, lr->pidfd, EPOLLIN);
-	epoll_add(ep, sfd, EPOLLIN);
-	epoll_add(ep, t->fd, EPOLLIN);
-	epoll_add(ep, sb->la.fd, EPOLLIN);
-	epoll_add(ep, sb->notify.fd, EPOLLIN);
-	n = sandbox_limits__watch_fds(&sb->lw, fds);
-	for (i = 0; i < n; i++)
-		epoll_add(ep, fds[i], EPOLLIN);
-	/* kernfs files always poll readable; a change is EPOLLPRI. */
-	n = sandbox_limits__event_fds(&sb->lw, fds);
-	for (i = 0; i < n; i++)
-		epoll_add(ep, fds[i], EPOLLPRI);
-	tick_arm(t, sb, true);
-	return 0;
-}
-
-static void on_signal(int sfd, const struct launch_result *lr)
-{
-	struct signalfd_siginfo si;
-
-	if (read(sfd, &si, sizeof(si)) != sizeof(si))
-		return;
-	/* A terminal's signal already reached the child, which shares our
-	 * process group; forward everything else. */
-	if (si.ssi_code == SI_KERNEL && getpgid(lr->pid) == getpgrp())
-		return;
-	syscall(SYS_pidfd_send_signal, lr->pidfd, si.ssi_signo, NULL, 0);
-}
-
-static void on_notify(struct sandbox *sb, int ep, uint32_t events)
-{
-	/* A refusal of the boundary waits for its answer; once no task uses
-	 * the filter it polls HUP. */
-	int nr = events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
-		 notify__handle(&sb->notify, sb->cgid, !observe__test_disabled());
-
-	if (nr < 0 && nr != -ENOENT) {
-		epoll_ctl(ep, EPOLL_CTL_DEL, sb->notify.fd, NULL);
-		notify__drop(&sb->notify);
-	}
-}
-
-/* Purely event-driven: the command's exit, signals, Landlock's audit
- * records, the seccomp listener, the limits' fds, and the samples tick
- * (only while the command runs). An idle sandbox's supervisor sleeps. */
-static int wait_loop(struct sandbox *sb, const struct launch_result *lr, siginfo_t *ret_info)
-{
-	struct epoll_event evs[8];
-	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS, .idle_ms = SAMPLE_IDLE_MS };
-	struct itimerspec trim_at = { .it_value = { .tv_sec = 1 } };
-	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1, trim = -1;
-	int err = 0, i, n;
-	sigset_t mask;
-	bool done = false;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (kernel_records(sb))
-		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || (kernel_records(sb) && tfd < 0) || ep < 0)
-		return -errno;
-	t.fd = tfd;
-	if (sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS))
-		t.idle_ms = SAMPLE_IDLE_OBSERVED_MS;
-	wait_setup(sb, lr, ep, sfd, &t);
-	/* What start-up needed and the wait does not goes back to the kernel
-	 * once the command has run a second: a short one is not slowed (its
-	 * teardown would fault the pages back in). */
-	trim = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (trim >= 0 && !timerfd_settime(trim, 0, &trim_at, NULL))
-		epoll_add(ep, trim, EPOLLIN);
-	while (!done) {
-		n = epoll_wait(ep, evs, 8, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		for (i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-			uint64_t ticks;
-
-			if (fd == lr->pidfd) {
-				done = true;
-			} else if (fd == sb->la.fd) {
-				report__drain_landlock_audit(sb, false);
-			} else if (fd == sb->notify.fd) {
-				on_notify(sb, ep, evs[i].events);
-			} else if (fd == sfd) {
-				on_signal(sfd, lr);
-			} else if (fd == tfd) {
-				if (read(tfd, &ticks, sizeof(ticks)) > 0)
-					tick_arm(&t, sb, drain_now(sb));
-			} else if (fd == trim) {
-				epoll_ctl(ep, EPOLL_CTL_DEL, trim, NULL);
-				trim_idle();
-			} else if (sandbox_limits__on_fd(&sb->lw, fd)) {
-				/* A limit's fd: a relay pipe (closed at its end, which
-				 * drops it from the epoll set), the deadline or a
-				 * cgroup's events file. */
-				limit_hit(sb);
-			}
-		}
-	}
-	memset(ret_info, 0, sizeof(*ret_info));
-	if (waitid(P_PIDFD, lr->pidfd, ret_info, WEXITED))
-		err = -errno;
-	return err;
 }
 
 /* Everything one run holds between its steps. */
@@ -696,7 +504,8 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 			     /* pinned whenever they work (the next probes find them),
 			      * attached only for a sandbox that is observed */
 			     sb->caps.observe.ok,
-			     observe__sandbox_flags(&sb->plan, sb->policy) != 0,
+			     (plan__sandbox_flags(&sb->plan, sb->policy, true) &
+			      RF_OBSERVE_FLAGS) != 0,
 			     &sb->enf, &e->e);
 	if (err) {
 		rf_error_wrap(&e->e, "refused");
@@ -822,18 +631,14 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
-	uint32_t flags = sb->plan.install.lsm_flags;
+	/* the planner decides; whether the observe programs are there is
+	 * known only now (the pinned set's features) */
+	uint32_t flags = plan__sandbox_flags(&sb->plan, sb->policy,
+					     (sb->enf->features & RF_FEAT_OBSERVE) &&
+					     !observe__test_disabled());
 	const char *map = NULL;
 	int err;
 
-	if (sb->policy->mode == RF_MODE_AUDIT)
-		flags |= RF_SB_AUDIT;
-	if (sb->policy->net_connect == RF_CONFINE_UNRESTRICTED)
-		flags |= RF_SB_NET_UNRESTRICTED;
-	if (sb->policy->net_unix == RF_CONFINE_UNRESTRICTED)
-		flags |= RF_SB_UNIX_UNRESTRICTED;
-	if ((sb->enf->features & RF_FEAT_OBSERVE) && !observe__test_disabled())
-		flags |= observe__sandbox_flags(&sb->plan, sb->policy);
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
 	/* Without it the trace is whole; the monitor misses the verdicts
@@ -1211,7 +1016,7 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	err = sandbox_limits__watch_start(&r->sb.lw, &r->sb.cg);
 	if (err)
 		rf_error_set(&e->e, err, "refused", "arming wall_seconds: %s", strerror(-err));
-	else if ((err = wait_loop(&r->sb, &r->lr, &info)))
+	else if ((err = wait__loop(&r->sb, &r->lr, limit_hit, &info)))
 		rf_error_set(&e->e, err, "waiting for the command", "%s", strerror(-err));
 	else
 		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;

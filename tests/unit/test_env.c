@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,259 +68,189 @@ static char *const noisy_parent[] = {
 	NULL,
 };
 
-static void test_empty_policy_empty_env(void **state)
-{
-	struct env_policy ep;
-	char **envp = NULL;
+/* One environment built: the policy's pass and set lists (NULL-ended;
+ * set as name, value pairs) over a parent. */
+struct env_case {
+	const char *name;
+	const char *const pass[8];
+	const char *const set[8];
+	bool no_parent;              /* NULL instead of noisy_parent */
+	bool no_policy;              /* NULL instead of the policy */
+	const char *const want[8];   /* the whole envp, in order */
+	const char *const absent[12]; /* env__get finds nothing */
+	const char *const get[8];    /* name, value pairs env__get returns */
+};
 
-	(void)state;
-	policy_init(&ep, NULL, NULL);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	assert_non_null(envp);
-	assert_null(envp[0]);
-	env__free(envp);
+static const char *const secrets[] = {
+	"HTTP_PROXY", "https_proxy", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+	"AWS_SESSION_TOKEN", "NPM_TOKEN", "GITHUB_TOKEN", "SSH_AUTH_SOCK",
+	"LD_PRELOAD", "SUDO_USER", NULL,
+};
 
-	/* no policy at all, no parent at all: still an empty env */
-	envp = NULL;
-	assert_int_equal(env__build(NULL, NULL, &envp), 0);
-	assert_non_null(envp);
-	assert_null(envp[0]);
-	env__free(envp);
-	env__free(NULL);
-}
-
-static void test_pass_only_named(void **state)
-{
-	static const char *const pass[] = { "HOME", "LANG", NULL };
-	struct env_policy ep;
-	char **envp = NULL;
-
-	(void)state;
-	policy_init(&ep, pass, NULL);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	assert_int_equal(env_len(envp), 2);
-	assert_string_equal(envp[0], "HOME=/root");
-	assert_string_equal(envp[1], "LANG=C.UTF-8");
-	assert_null(env__get(envp, "PATH"));
-	assert_null(env__get(envp, "HTTP_PROXY"));
-	assert_null(env__get(envp, "AWS_SECRET_ACCESS_KEY"));
-	assert_null(env__get(envp, "NPM_TOKEN"));
-	assert_null(env__get(envp, "LD_PRELOAD"));
-	env__free(envp);
-}
-
-static void test_secrets_only_when_named(void **state)
-{
-	static const char *const none[] = { "TERM", NULL };
-	static const char *const named[] = { "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN", NULL };
-	static const char *const secrets[] = {
-		"HTTP_PROXY", "https_proxy", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-		"AWS_SESSION_TOKEN", "NPM_TOKEN", "GITHUB_TOKEN", "SSH_AUTH_SOCK",
-		"LD_PRELOAD", "SUDO_USER", NULL,
-	};
-	struct env_policy ep;
-	char **envp = NULL;
-
-	(void)state;
-	policy_init(&ep, none, NULL);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	for (size_t i = 0; secrets[i]; i++)
-		assert_null(env__get(envp, secrets[i]));
-	assert_int_equal(env_len(envp), 1);
-	env__free(envp);
-
-	policy_init(&ep, named, NULL);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	assert_int_equal(env_len(envp), 2);
-	assert_string_equal(env__get(envp, "AWS_SECRET_ACCESS_KEY"),
-			    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
-	assert_string_equal(env__get(envp, "NPM_TOKEN"), "npm_0123456789abcdef");
-	assert_null(env__get(envp, "AWS_ACCESS_KEY_ID"));
-	assert_null(env__get(envp, "AWS_SESSION_TOKEN"));
-	assert_null(env__get(envp, "HTTP_PROXY"));
-	env__free(envp);
-}
-
-static void test_absent_skipped(void **state)
-{
-	static const char *const pass[] = { "NOT_THERE", "HOME", "ALSO_MISSING", "EMPTY", NULL };
-	struct env_policy ep;
-	char **envp = NULL;
-
-	(void)state;
-	policy_init(&ep, pass, NULL);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	assert_int_equal(env_len(envp), 2);
-	assert_string_equal(envp[0], "HOME=/root");
+static const struct env_case env_cases[] = {
+	{ "empty policy: empty env", .want = { NULL } },
+	{ "no policy at all, no parent at all: still an empty env", .no_parent = true,
+	  .no_policy = true, .want = { NULL } },
+	{ "pass only what is named", .pass = { "HOME", "LANG" },
+	  .want = { "HOME=/root", "LANG=C.UTF-8" },
+	  .absent = { "PATH", "HTTP_PROXY", "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN", "LD_PRELOAD" } },
+	/* secrets: listed in test_env_cases' loop (every one absent) */
+	{ "no secret unless named", .pass = { "TERM" }, .want = { "TERM=xterm-256color" } },
+	{ "secrets when named", .pass = { "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN" },
+	  .want = { "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		    "NPM_TOKEN=npm_0123456789abcdef" },
+	  .absent = { "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "HTTP_PROXY" },
+	  .get = { "AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		   "NPM_TOKEN", "npm_0123456789abcdef" } },
 	/* present but empty is present */
-	assert_string_equal(envp[1], "EMPTY=");
-	assert_string_equal(env__get(envp, "EMPTY"), "");
-	assert_null(env__get(envp, "NOT_THERE"));
-	env__free(envp);
-}
-
-static void test_set_and_order(void **state)
-{
-	static const char *const pass[] = { "LANG", "HOME", NULL };
-	static const char *const set[] = { "RF_A", "1", "PATH", "/usr/bin:/bin", "RF_B", "", NULL };
-	struct env_policy ep;
-	char **envp = NULL;
-
-	(void)state;
-	policy_init(&ep, pass, set);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	assert_int_equal(env_len(envp), 5);
-	assert_string_equal(envp[0], "LANG=C.UTF-8");
-	assert_string_equal(envp[1], "HOME=/root");
-	assert_string_equal(envp[2], "RF_A=1");
-	assert_string_equal(envp[3], "PATH=/usr/bin:/bin");
-	assert_string_equal(envp[4], "RF_B=");
-	env__free(envp);
-
-	/* set alone, no parent */
-	policy_init(&ep, NULL, set);
-	assert_int_equal(env__build(&ep.p, NULL, &envp), 0);
-	assert_int_equal(env_len(envp), 3);
-	assert_string_equal(env__get(envp, "PATH"), "/usr/bin:/bin");
-	env__free(envp);
-}
-
-static void test_set_overrides_pass(void **state)
-{
-	static const char *const pass[] = { "HOME", "PATH", "LANG", NULL };
-	static const char *const set[] = { "PATH", "/opt/bin", "X", "1", "X", "2", NULL };
-	struct env_policy ep;
-	char **envp = NULL;
-
-	(void)state;
-	policy_init(&ep, pass, set);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
+	{ "absent names skipped", .pass = { "NOT_THERE", "HOME", "ALSO_MISSING", "EMPTY" },
+	  .want = { "HOME=/root", "EMPTY=" }, .absent = { "NOT_THERE" }, .get = { "EMPTY", "" } },
+	{ "pass, then set, in order", .pass = { "LANG", "HOME" },
+	  .set = { "RF_A", "1", "PATH", "/usr/bin:/bin", "RF_B", "" },
+	  .want = { "LANG=C.UTF-8", "HOME=/root", "RF_A=1", "PATH=/usr/bin:/bin", "RF_B=" } },
+	{ "set alone, no parent", .no_parent = true,
+	  .set = { "RF_A", "1", "PATH", "/usr/bin:/bin", "RF_B", "" },
+	  .want = { "RF_A=1", "PATH=/usr/bin:/bin", "RF_B=" }, .get = { "PATH", "/usr/bin:/bin" } },
 	/* HOME PATH LANG X: no duplicates, set wins in place */
-	assert_int_equal(env_len(envp), 4);
-	assert_string_equal(envp[0], "HOME=/root");
-	assert_string_equal(envp[1], "PATH=/opt/bin");
-	assert_string_equal(envp[2], "LANG=C.UTF-8");
-	assert_string_equal(envp[3], "X=2");
-	env__free(envp);
-}
-
-static void test_duplicates(void **state)
-{
-	static const char *const pass[] = { "DUP", "HOME", "DUP", NULL };
-	struct env_policy ep;
-	char **envp = NULL;
-
-	(void)state;
-	policy_init(&ep, pass, NULL);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	assert_int_equal(env_len(envp), 2);
+	{ "set overrides pass in place", .pass = { "HOME", "PATH", "LANG" },
+	  .set = { "PATH", "/opt/bin", "X", "1", "X", "2" },
+	  .want = { "HOME=/root", "PATH=/opt/bin", "LANG=C.UTF-8", "X=2" } },
 	/* the parent's first DUP, as getenv() would see it */
-	assert_string_equal(envp[0], "DUP=first");
-	assert_string_equal(envp[1], "HOME=/root");
+	{ "duplicates", .pass = { "DUP", "HOME", "DUP" }, .want = { "DUP=first", "HOME=/root" } },
+	/* a prefix of a name is not the name; malformed names pass nothing */
+	{ "bad names ignored", .pass = { "", "HOME=/root", "HOM" }, .set = { "", "x", "A=B", "y" },
+	  .want = { NULL } },
+};
+
+static void check_env_case(const struct env_case *c)
+{
+	struct env_policy ep;
+	char **envp = NULL;
+	size_t i, n;
+	int r;
+
+	policy_init(&ep, c->pass, c->set);
+	r = env__build(c->no_policy ? NULL : &ep.p, c->no_parent ? NULL : noisy_parent, &envp);
+	if (r || !envp)
+		fail_msg("%s: env__build %d", c->name, r);
+	for (n = 0; c->want[n]; n++)
+		if (n >= env_len(envp) || strcmp(envp[n], c->want[n]))
+			fail_msg("%s: envp[%zu] is \"%s\", want \"%s\"", c->name, n,
+				 n < env_len(envp) ? envp[n] : "(end)", c->want[n]);
+	if (env_len(envp) != n)
+		fail_msg("%s: %zu variables, want %zu", c->name, env_len(envp), n);
+	for (i = 0; c->absent[i]; i++)
+		if (env__get(envp, c->absent[i]))
+			fail_msg("%s: %s is there", c->name, c->absent[i]);
+	for (i = 0; c->get[i]; i += 2)
+		if (!env__get(envp, c->get[i]) || strcmp(env__get(envp, c->get[i]), c->get[i + 1]))
+			fail_msg("%s: %s is \"%s\", want \"%s\"", c->name, c->get[i],
+				 env__get(envp, c->get[i]) ? env__get(envp, c->get[i]) : "(none)",
+				 c->get[i + 1]);
+	/* only what the policy names: a secret it does not name never passes */
+	for (i = 0; secrets[i]; i++) {
+		bool named = false;
+
+		for (n = 0; c->pass[n]; n++)
+			named |= !strcmp(c->pass[n], secrets[i]);
+		if (!named && env__get(envp, secrets[i]))
+			fail_msg("%s: %s passed unnamed", c->name, secrets[i]);
+	}
 	env__free(envp);
 }
 
-static void test_bad_names_ignored(void **state)
+static void test_env_cases(void **state)
 {
-	static const char *const pass[] = { "", "HOME=/root", "HOM", NULL };
-	static const char *const set[] = { "", "x", "A=B", "y", NULL };
-	struct env_policy ep;
-	char **envp = NULL;
+	size_t i;
 
 	(void)state;
-	policy_init(&ep, pass, set);
-	assert_int_equal(env__build(&ep.p, noisy_parent, &envp), 0);
-	/* a prefix of a name is not the name; malformed names pass nothing */
-	assert_int_equal(env_len(envp), 0);
-	env__free(envp);
+	for (i = 0; i < sizeof(env_cases) / sizeof(env_cases[0]); i++)
+		check_env_case(&env_cases[i]);
+	env__free(NULL);
 }
 
 static void test_get(void **state)
 {
-	char *const e[] = { "A=1", "AB=2", "B==x", "C", NULL };
+	static char *const e[] = { "A=1", "AB=2", "B==x", "C", NULL };
+	static const struct {
+		char *const *envp;
+		const char *name, *want;     /* want NULL: not found */
+	} cases[] = {
+		{ e, "A", "1" },
+		{ e, "AB", "2" },
+		{ e, "B", "=x" },
+		{ e, "C", NULL },
+		{ e, "ABC", NULL },
+		{ e, "", NULL },
+		{ e, NULL, NULL },
+		{ NULL, "A", NULL },
+		{ noisy_parent, "DUP", "first" },
+	};
+	size_t i;
 
 	(void)state;
-	assert_string_equal(env__get(e, "A"), "1");
-	assert_string_equal(env__get(e, "AB"), "2");
-	assert_string_equal(env__get(e, "B"), "=x");
-	assert_null(env__get(e, "C"));
-	assert_null(env__get(e, "ABC"));
-	assert_null(env__get(e, ""));
-	assert_null(env__get(e, NULL));
-	assert_null(env__get(NULL, "A"));
-	assert_string_equal(env__get(noisy_parent, "DUP"), "first");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = env__get(cases[i].envp, cases[i].name);
+
+		if (cases[i].want ? !got || strcmp(got, cases[i].want) : got != NULL)
+			fail_msg("case %zu (%s): \"%s\", want \"%s\"", i,
+				 cases[i].name ? cases[i].name : "NULL", got ? got : "(none)",
+				 cases[i].want ? cases[i].want : "(none)");
+	}
 }
 
-static void test_resolve_user_names(void **state)
+/* --user: a name or number, with an optional group; outputs untouched
+ * on failure. */
+static void test_resolve_user_cases(void **state)
 {
-	struct rf_error e = { 0 };
-	uid_t u = 7;
-	gid_t g = 7;
+	static const struct {
+		const char *spec;
+		int ret;
+		uid_t uid;               /* on failure: the 7 it started with */
+		gid_t gid;
+		const char *why;         /* NULL: not checked */
+	} cases[] = {
+		{ "root", 0, 0, 0, NULL },
+		{ "0", 0, 0, 0, NULL },
+		{ "0:0", 0, 0, 0, NULL },
+		{ "root:root", 0, 0, 0, NULL },
+		/* a user with a group override */
+		{ "root:65534", 0, 0, 65534, NULL },
+		/* a uid without a passwd entry: its gid is the same number */
+		{ "4000123", 0, 4000123, 4000123, NULL },
+		{ "4000123:77", 0, 4000123, 77, NULL },
+		{ "no-such-user-rf", -EINVAL, 7, 7, "unknown user \"no-such-user-rf\"" },
+		{ "root:no-such-group-rf", -EINVAL, 7, 7, "unknown group \"no-such-group-rf\"" },
+		{ "", -EINVAL, 7, 7, NULL },
+		{ ":0", -EINVAL, 7, 7, NULL },
+		{ "0:", -EINVAL, 7, 7, NULL },
+		/* (uid_t)-1 means "unchanged" to setresuid: never a user */
+		{ "4294967295", -EINVAL, 7, 7, NULL },
+		{ "0:4294967295", -EINVAL, 7, 7, NULL },
+		{ "99999999999", -EINVAL, 7, 7, NULL },
+		{ "-1", -EINVAL, 7, 7, NULL },
+	};
+	size_t i;
 
 	(void)state;
-	assert_int_equal(launch__resolve_user("root", &u, &g, &e), 0);
-	assert_int_equal(u, 0);
-	assert_int_equal(g, 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rf_error e = { 0 };
+		uid_t u = 7;
+		gid_t g = 7;
+		int r = launch__resolve_user(cases[i].spec, &u, &g, &e);
 
-	u = g = 7;
-	assert_int_equal(launch__resolve_user("0", &u, &g, &e), 0);
-	assert_int_equal(u, 0);
-	assert_int_equal(g, 0);
-
-	u = g = 7;
-	assert_int_equal(launch__resolve_user("0:0", &u, &g, &e), 0);
-	assert_int_equal(u, 0);
-	assert_int_equal(g, 0);
-
-	assert_int_equal(launch__resolve_user("root:root", &u, &g, &e), 0);
-	assert_int_equal(u, 0);
-	assert_int_equal(g, 0);
-
-	/* a user with a group override */
-	assert_int_equal(launch__resolve_user("root:65534", &u, &g, &e), 0);
-	assert_int_equal(u, 0);
-	assert_int_equal(g, 65534);
-
-	/* a uid without a passwd entry: its gid is the same number */
-	assert_int_equal(launch__resolve_user("4000123", &u, &g, &e), 0);
-	assert_int_equal(u, 4000123);
-	assert_int_equal(g, 4000123);
-	assert_int_equal(launch__resolve_user("4000123:77", &u, &g, &e), 0);
-	assert_int_equal(u, 4000123);
-	assert_int_equal(g, 77);
-}
-
-static void test_resolve_user_errors(void **state)
-{
-	struct rf_error e = { 0 };
-	uid_t u = 7;
-	gid_t g = 7;
-
-	(void)state;
-	e = (struct rf_error){ 0 };
-	assert_int_equal(launch__resolve_user("no-such-user-rf", &u, &g, &e),
-			 -EINVAL);
-	assert_string_equal(e.why, "unknown user \"no-such-user-rf\"");
-	/* outputs untouched on failure */
-	assert_int_equal(u, 7);
-	assert_int_equal(g, 7);
-
-	e = (struct rf_error){ 0 };
-	assert_int_equal(launch__resolve_user("root:no-such-group-rf", &u, &g, &e),
-			 -EINVAL);
-	assert_string_equal(e.why, "unknown group \"no-such-group-rf\"");
-
-	assert_int_equal(launch__resolve_user("", &u, &g, &e), -EINVAL);
-	assert_int_equal(launch__resolve_user(":0", &u, &g, &e), -EINVAL);
-	assert_int_equal(launch__resolve_user("0:", &u, &g, &e), -EINVAL);
-	/* (uid_t)-1 means "unchanged" to setresuid: never a user */
-	assert_int_equal(launch__resolve_user("4294967295", &u, &g, &e), -EINVAL);
-	assert_int_equal(launch__resolve_user("0:4294967295", &u, &g, &e), -EINVAL);
-	assert_int_equal(launch__resolve_user("99999999999", &u, &g, &e), -EINVAL);
-	assert_int_equal(launch__resolve_user("-1", &u, &g, &e), -EINVAL);
-	assert_int_equal(u, 7);
-	/* err is optional */
-	assert_int_equal(launch__resolve_user("no-such-user-rf", &u, &g, NULL), -EINVAL);
+		if (r != cases[i].ret || u != cases[i].uid || g != cases[i].gid)
+			fail_msg("--user \"%s\": %d, %u:%u; want %d, %u:%u", cases[i].spec, r,
+				 (unsigned)u, (unsigned)g, cases[i].ret, (unsigned)cases[i].uid,
+				 (unsigned)cases[i].gid);
+		if (cases[i].why && strcmp(e.why, cases[i].why))
+			fail_msg("--user \"%s\": \"%s\", want \"%s\"", cases[i].spec, e.why,
+				 cases[i].why);
+		/* err is optional */
+		u = g = 7;
+		if (launch__resolve_user(cases[i].spec, &u, &g, NULL) != cases[i].ret)
+			fail_msg("--user \"%s\" without err: not %d", cases[i].spec, cases[i].ret);
+	}
 }
 
 static void test_resolve_user_invoker(void **state)
@@ -355,17 +286,9 @@ static void test_resolve_user_invoker(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty_policy_empty_env),
-		cmocka_unit_test(test_pass_only_named),
-		cmocka_unit_test(test_secrets_only_when_named),
-		cmocka_unit_test(test_absent_skipped),
-		cmocka_unit_test(test_set_and_order),
-		cmocka_unit_test(test_set_overrides_pass),
-		cmocka_unit_test(test_duplicates),
-		cmocka_unit_test(test_bad_names_ignored),
+		cmocka_unit_test(test_env_cases),
 		cmocka_unit_test(test_get),
-		cmocka_unit_test(test_resolve_user_names),
-		cmocka_unit_test(test_resolve_user_errors),
+		cmocka_unit_test(test_resolve_user_cases),
 		cmocka_unit_test(test_resolve_user_invoker),
 	};
 

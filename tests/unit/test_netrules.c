@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -61,6 +62,76 @@ static void netrules_merges_overlapping_and_adjacent_ranges(void **state)
 	assert_int_equal(e[0].ports.r[1].lo, 443);
 	assert_true(e[0].ports.flags & RF_PORTS_EXACT_HOST);
 	free(e);
+}
+
+/* The one merge of port ranges (map entries, a granted host's union with
+ * its CIDR, the Landlock port rules): sorted, overlapping and adjacent
+ * ranges joined, nothing else. Ranges as "LO-HI LO-HI ...". */
+static void netrules_merge_ports_cases(void **state)
+{
+	static const struct {
+		const char *name, *in, *want;
+	} cases[] = {
+		{ "empty", "", "" },
+		{ "one", "80-80", "80-80" },
+		{ "duplicates", "443-443 443-443 443-443", "443-443" },
+		{ "unsorted, disjoint", "443-443 22-22 80-80", "22-22 80-80 443-443" },
+		{ "overlapping", "80-90 85-100", "80-100" },
+		{ "adjacent", "1-5 6-10", "1-10" },
+		{ "one apart stays apart", "1-5 7-10", "1-5 7-10" },
+		{ "nested", "10-100 20-30 50-50", "10-100" },
+		{ "a chain out of order", "30-40 1-10 11-20 21-29", "1-40" },
+		{ "top port, no wrap", "65535-65535 1-1", "1-1 65535-65535" },
+		{ "whole space", "1-65535 80-80 65534-65535", "1-65535" },
+		{ "same low, longer first", "5-50 5-10", "5-50" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rf_port_range r[8];
+		char got[128] = "";
+		const char *p = cases[i].in;
+		size_t n = 0, k, at = 0;
+		unsigned lo, hi;
+		int used;
+
+		while (sscanf(p, "%u-%u%n", &lo, &hi, &used) == 2) {
+			r[n++] = (struct rf_port_range){ (uint16_t)lo, (uint16_t)hi };
+			p += used;
+		}
+		n = netrules__merge_ports(r, n);
+		for (k = 0; k < n; k++)
+			at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%u-%u", k ? " " : "",
+					       r[k].lo, r[k].hi);
+		if (strcmp(got, cases[i].want))
+			fail_msg("%s: \"%s\" merged to \"%s\", want \"%s\"", cases[i].name,
+				 cases[i].in, got, cases[i].want);
+	}
+}
+
+/* Into a map value: the flags kept, at most RF_MAX_PORT_RANGES left. */
+static void netrules_ports_of_bounds(void **state)
+{
+	struct rf_port_range r[RF_MAX_PORT_RANGES + 1];
+	struct rf_ports out = { .flags = RF_PORTS_EXACT_HOST };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i <= RF_MAX_PORT_RANGES; i++)
+		r[i] = (struct rf_port_range){ (uint16_t)(1000 - 2 * i), (uint16_t)(1000 - 2 * i) };
+	assert_int_equal(netrules__ports_of(r, RF_MAX_PORT_RANGES + 1, &out), -E2BIG);
+	assert_int_equal(netrules__ports_of(r, RF_MAX_PORT_RANGES, &out), 0);
+	assert_int_equal(out.n, RF_MAX_PORT_RANGES);
+	assert_int_equal(out.flags, RF_PORTS_EXACT_HOST);
+	for (i = 1; i < out.n; i++)
+		assert_true(out.r[i - 1].hi + 1 < out.r[i].lo);
+	/* two halves of one range join: fits again */
+	r[0] = (struct rf_port_range){ 1, 10 };
+	r[1] = (struct rf_port_range){ 11, 20 };
+	assert_int_equal(netrules__ports_of(r, 2, &out), 0);
+	assert_int_equal(out.n, 1);
+	assert_int_equal(out.r[0].hi, 20);
 }
 
 /* A longer prefix inherits the ports of every prefix covering it, so the
@@ -253,6 +324,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(netrules_merges_overlapping_and_adjacent_ranges),
+		cmocka_unit_test(netrules_merge_ports_cases),
+		cmocka_unit_test(netrules_ports_of_bounds),
 		cmocka_unit_test(netrules_longer_prefix_inherits_covering_ports),
 		cmocka_unit_test(netrules_metadata_host_does_not_inherit_cidr_ports),
 		cmocka_unit_test(netrules_families_do_not_mix),

@@ -114,6 +114,9 @@ static void table_names_this_architectures_numbers(void **state)
 	free(t);
 }
 
+/* The observe programs' part of a sandbox's flags (the planner's). */
+#define OBS(fx) (plan__sandbox_flags(&(fx).plan, (fx).p, true) & RF_OBSERVE_FLAGS)
+
 static void sandbox_flags_follow_the_plan(void **state)
 {
 	struct fx f, a, u;
@@ -123,20 +126,20 @@ static void sandbox_flags_follow_the_plan(void **state)
 	 * listener where the observe programs load: no BOUNDARY flag. */
 	fx_init(&f, POLICY_FS);
 	assert_true(f.plan.install.seccomp_notify);
-	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), RF_SB_OBSERVE_PATHS);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS);
 	fx_init(&a, "{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"
 		    "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
-	assert_int_equal(observe__sandbox_flags(&a.plan, a.p),
+	assert_int_equal(OBS(a),
 			 RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS);
 	fx_init(&u, "{\"version\":1,\"id\":\"u\",\"files\":\"unrestricted\","
 		    "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
-	assert_int_equal(observe__sandbox_flags(&u.plan, u.p), 0);
+	assert_int_equal(OBS(u), 0);
 	/* A boundary that refuses with ERRNO itself is seen at sys_exit. */
 	f.plan.install.seccomp_notify = false;
 	u.plan.install.seccomp_notify = false;
-	assert_int_equal(observe__sandbox_flags(&f.plan, f.p),
+	assert_int_equal(OBS(f),
 			 RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY);
-	assert_int_equal(observe__sandbox_flags(&u.plan, u.p), RF_SB_OBSERVE_BOUNDARY);
+	assert_int_equal(OBS(u), RF_SB_OBSERVE_BOUNDARY);
 	fx_free(&f);
 	fx_free(&a);
 	fx_free(&u);
@@ -156,21 +159,21 @@ static void no_path_observation_when_landlock_logs(void **state)
 	plan__compile(f.p, &c, NULL, &f.plan);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_KERNEL_AUDIT);
-	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), 0);
+	assert_int_equal(OBS(f), 0);
 	/* a boundary refusing with ERRNO itself still needs sys_exit */
 	f.plan.install.seccomp_notify = false;
-	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), RF_SB_OBSERVE_BOUNDARY);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY);
 	f.plan.install.seccomp_notify = true;
 	/* the audit socket refused: inferred again */
 	plan__landlock_unlogged(&f.plan, &c);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_INFERRED);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_INFERRED);
-	assert_int_equal(observe__sandbox_flags(&f.plan, f.p), RF_SB_OBSERVE_PATHS);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS);
 	a.p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"
 		   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
 	plan__compile(a.p, &c, NULL, &a.plan);
 	assert_int_equal(a.plan.c[RF_CLASS_FILE].observed, RF_OBSV_AUDIT_INFERRED);
-	assert_int_equal(observe__sandbox_flags(&a.plan, a.p),
+	assert_int_equal(OBS(a),
 			 RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS);
 	policy__free(f.p);
 	policy__free(a.p);

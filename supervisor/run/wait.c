@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The supervisor while the command runs: one epoll loop over the
+ * command's pidfd, the forwarded signals, Landlock's audit records, the
+ * seccomp listener, the limits' fds and the samples tick. The steps
+ * around it (run.c) set it up and tear it down.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+
+#include "cleanup.h"
+#include "launch/launch.h"
+#include "report.h"
+#include "sandbox.h"
+#include "steps.h"
+#include "util/memtrim.h"
+#include "wait.h"
+
+/* Whether programs in the kernel record samples of this sandbox (its
+ * denials, observed syscalls): only those need reading while it runs. */
+static bool kernel_records(const struct sandbox *sb)
+{
+	uint32_t f = sb->sandbox_flags;
+
+	return (f & ~(uint32_t)(RF_SB_NET_UNRESTRICTED | RF_SB_UNIX_UNRESTRICTED)) ||
+	       !(f & RF_SB_NET_UNRESTRICTED) || !(f & RF_SB_UNIX_UNRESTRICTED);
+}
+
+/* The samples tick. The kernel rings no bell when it stores a sample, so
+ * it is read on a clock, but only while the sandbox runs: a sample needs a
+ * syscall of the command, and a command whose CPU time did not move since
+ * the last read made none. Idle, the interval doubles up to idle_ms: a
+ * minute, or a second where observed syscalls wait in a shared queue or
+ * need their process still there to resolve a relative path. */
+#define SAMPLE_ACTIVE_MS 100
+#define SAMPLE_IDLE_MS 60000
+#define SAMPLE_IDLE_OBSERVED_MS 1000
+
+struct sample_tick {
+	int fd;
+	unsigned ms, idle_ms;
+	uint64_t usage;           /* the cgroup's cpu.stat usage_usec at the last read */
+};
+
+static void tick_arm(struct sample_tick *t, const struct sandbox *sb, bool drained)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	uint64_t usage = sandbox_limits__cpu_usec(&sb->cg);
+
+	if (t->fd < 0)
+		return;
+	if (drained || usage != t->usage)
+		t->ms = SAMPLE_ACTIVE_MS;
+	else
+		t->ms = t->ms * 2 < t->idle_ms ? t->ms * 2 : t->idle_ms;
+	t->usage = usage;
+	its.it_value.tv_sec = t->ms / 1000;
+	its.it_value.tv_nsec = (long)(t->ms % 1000) * 1000000;
+	timerfd_settime(t->fd, 0, &its, NULL);
+}
+
+/* Read the kernel's samples now; true when there were new ones. */
+static bool drain_now(struct sandbox *sb)
+{
+	uint64_t seq = sb->next_seq;
+
+	report__drain_samples(sb, false);
+	return sb->next_seq != seq;
+}
+
+static void trim_idle(void)
+{
+	size_t kb = memtrim__idle();
+
+	if (steps__timings())
+		fprintf(stderr, "ringfence: timing: idle: %zu kB of start-up pages dropped\n", kb);
+}
+
+static void epoll_add(int ep, int fd, uint32_t events)
+{
+	struct epoll_event e = { .events = events, .data.fd = fd };
+
+	if (fd >= 0)
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
+}
+
+static int wait_setup(struct sandbox *sb, const struct launch_result *lr, int ep, int sfd,
+		      struct sample_tick *t)
+{
+	int fds[1 + RF_LIMITS_OUT_MAX], n, i;
+
+	epoll_add(ep, lr->pidfd, EPOLLIN);
+	epoll_add(ep, sfd, EPOLLIN);
+	epoll_add(ep, t->fd, EPOLLIN);
+	epoll_add(ep, sb->la.fd, EPOLLIN);
+	epoll_add(ep, sb->notify.fd, EPOLLIN);
+	n = sandbox_limits__watch_fds(&sb->lw, fds);
+	for (i = 0; i < n; i++)
+		epoll_add(ep, fds[i], EPOLLIN);
+	/* kernfs files always poll readable; a change is EPOLLPRI. */
+	n = sandbox_limits__event_fds(&sb->lw, fds);
+	for (i = 0; i < n; i++)
+		epoll_add(ep, fds[i], EPOLLPRI);
+	tick_arm(t, sb, true);
+	return 0;
+}
+
+static void on_signal(int sfd, const struct launch_result *lr)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	/* A terminal's signal already reached the child, which shares our
+	 * process group; forward everything else. */
+	if (si.ssi_code == SI_KERNEL && getpgid(lr->pid) == getpgrp())
+		return;
+	syscall(SYS_pidfd_send_signal, lr->pidfd, si.ssi_signo, NULL, 0);
+}
+
+static void on_notify(struct sandbox *sb, int ep, uint32_t events)
+{
+	/* A refusal of the boundary waits for its answer; once no task uses
+	 * the filter it polls HUP. */
+	int nr = events & (EPOLLHUP | EPOLLERR) ? -EPIPE :
+		 notify__handle(&sb->notify, sb->cgid, !observe__test_disabled());
+
+	if (nr < 0 && nr != -ENOENT) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, sb->notify.fd, NULL);
+		notify__drop(&sb->notify);
+	}
+}
+
+int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn on_limit,
+	       siginfo_t *ret_info)
+{
+	struct epoll_event evs[8];
+	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS, .idle_ms = SAMPLE_IDLE_MS };
+	struct itimerspec trim_at = { .it_value = { .tv_sec = 1 } };
+	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1, trim = -1;
+	int err = 0, i, n;
+	sigset_t mask;
+	bool done = false;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (kernel_records(sb))
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || (kernel_records(sb) && tfd < 0) || ep < 0)
+		return -errno;
+	t.fd = tfd;
+	if (sb->sandbox_flags & (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS))
+		t.idle_ms = SAMPLE_IDLE_OBSERVED_MS;
+	wait_setup(sb, lr, ep, sfd, &t);
+	/* What start-up needed and the wait does not goes back to the kernel
+	 * once the command has run a second: a short one is not slowed (its
+	 * teardown would fault the pages back in). */
+	trim = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (trim >= 0 && !timerfd_settime(trim, 0, &trim_at, NULL))
+		epoll_add(ep, trim, EPOLLIN);
+	while (!done) {
+		n = epoll_wait(ep, evs, 8, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			uint64_t ticks;
+
+			if (fd == lr->pidfd) {
+				done = true;
+			} else if (fd == sb->la.fd) {
+				report__drain_landlock_audit(sb, false);
+			} else if (fd == sb->notify.fd) {
+				on_notify(sb, ep, evs[i].events);
+			} else if (fd == sfd) {
+				on_signal(sfd, lr);
+			} else if (fd == tfd) {
+				if (read(tfd, &ticks, sizeof(ticks)) > 0)
+					tick_arm(&t, sb, drain_now(sb));
+			} else if (fd == trim) {
+				epoll_ctl(ep, EPOLL_CTL_DEL, trim, NULL);
+				trim_idle();
+			} else if (sandbox_limits__on_fd(&sb->lw, fd)) {
+				/* A limit's fd: a relay pipe (closed at its end, which
+				 * drops it from the epoll set), the deadline or a
+				 * cgroup's events file. */
+				on_limit(sb);
+			}
+		}
+	}
+	memset(ret_info, 0, sizeof(*ret_info));
+	if (waitid(P_PIDFD, lr->pidfd, ret_info, WEXITED))
+		err = -errno;
+	return err;
+}
