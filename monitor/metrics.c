@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "metrics.h"
@@ -235,13 +236,23 @@ int metrics__write_file(const char *path, const char *text)
 {
 	char tmp[4200];
 	FILE *f;
-	int err = 0;
+	int fd, err = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, RF_METRICS_FILE_MODE);
+	if (fd < 0)
 		return -errno;
-	if (fputs(text, f) < 0)
+	/* The mode whatever the umask (the unit's is 0077): node_exporter
+	 * reads the file as another user. */
+	if (fchmod(fd, RF_METRICS_FILE_MODE))
+		err = -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -errno;
+	}
+	if (!err && fputs(text, f) < 0)
 		err = -EIO;
 	if (fclose(f) && !err)
 		err = -errno;
