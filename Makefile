@@ -37,7 +37,10 @@ LD_STATIC := -Wl,-Bstatic
 LD_DYNAMIC := -Wl,-Bdynamic
 SUP_LINK = $(if $(strip $(SUP_STATIC_LIBS)),$(LD_STATIC) $(SUP_STATIC_LIBS) $(LD_DYNAMIC)) \
            $(filter-out $(SUP_STATIC_LIBS),$(SUP_LDLIBS))
-MON_LDLIBS := $(LIB_LDLIBS) -lm
+# The monitor links libsystemd (sd_notify, the app-specific machine id): a
+# daemon started once, unlike every run's supervisor.
+MON_SD_LIBS := -lsystemd
+MON_LDLIBS := $(LIB_LDLIBS) -lm $(MON_SD_LIBS)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -57,7 +60,8 @@ MON_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(MON_SRCS))
 ALL_OBJS  := $(LIB_OBJS) $(filter-out $(BUILD)/supervisor/cli/main.o,$(SUP_OBJS)) \
              $(filter-out $(BUILD)/monitor/main.o,$(MON_OBJS))
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(ALL_OBJS))
-TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka -lcrypto
+# The tests link the monitor's objects too: its libraries with them.
+TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka -lcrypto $(MON_SD_LIBS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -270,7 +274,7 @@ $(BUILD)/tests/build/%: tests/build/%.c $(ALL_OBJS)
 # Programs for the VM suites (they link the project's modules).
 $(BUILD)/tests/vm/%: tests/vm/tools/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm $(MON_SD_LIBS)
 
 # Small programs run inside sandboxes by the tests and the demo.
 $(BUILD)/tests/tools/%: tests/tools/%.c
@@ -289,7 +293,7 @@ $(BUILD)/tests/bench/%: tests/bench/%.c
 # rf-rules times the supervisor's own rule phases: it links its objects.
 $(BUILD)/tests/bench/rf-rules: tests/bench/rf-rules.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm $(MON_SD_LIBS)
 
 # One libFuzzer program per parser of outside input (see docs/testing.md).
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
