@@ -104,6 +104,8 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completio
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # Debian keeps units in /lib/systemd/system; a /usr/local install under its prefix.
 UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# logrotate reads /etc/logrotate.d; a /usr/local install keeps it under its prefix.
+LOGROTATEDIR ?= $(if $(filter /usr,$(PREFIX)),/etc/logrotate.d,$(PREFIX)/etc/logrotate.d)
 TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS) \
              $(FUZZ_BINS) $(BUILDCHECK_BINS)
 
@@ -214,7 +216,7 @@ $(BUILD)/man/%: man/%.scd
 # The BPF objects are compiled into the binaries (skeletons): nothing to
 # install for them. Schemas and example policies go to DATADIR.
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LOGROTATEDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples \
 		$(addprefix $(DESTDIR)$(MANDIR)/man,1 5 8)
@@ -232,6 +234,7 @@ install: build
 	sed 's|/usr/sbin/ringfence-monitor|$(SBINDIR)/ringfence-monitor|' \
 		dist/systemd/ringfence-monitor.service > $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+	install -m 0644 dist/logrotate/ringfence-monitor $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor
 	install -m 0644 schemas/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
 	install -m 0644 schemas/examples/*.json schemas/examples/README.md $(DESTDIR)$(DATADIR)/examples/
 
@@ -242,7 +245,7 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/ringfence $(DESTDIR)$(BASHCOMPDIR)/ringfence-monitor \
 		$(DESTDIR)$(ZSHCOMPDIR)/_ringfence $(DESTDIR)$(ZSHCOMPDIR)/_ringfence-monitor \
 		$(DESTDIR)$(FISHCOMPDIR)/ringfence.fish $(DESTDIR)$(FISHCOMPDIR)/ringfence-monitor.fish \
-		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # ---- tests, by kind ----
