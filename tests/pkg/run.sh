@@ -162,7 +162,7 @@ logdir=$(sed -n 's/^LogsDirectory=//p' "$R/lib/systemd/system/ringfence-monitor.
 if grep -qx /etc/logrotate.d/ringfence-monitor "$W/ctl/conffiles" 2> /dev/null &&
    grep -q "^/var/log/$logdir/\*\.ndjson {" "$LR" &&
    sed -n '/postrotate/,/endscript/p' "$LR" | grep -q 'systemctl reload ringfence-monitor.service' &&
-   ! grep -q copytruncate "$LR"; then
+   ! grep -q '^[[:space:]]*copytruncate' "$LR"; then
 	ok "logrotate: a conffile rotating /var/log/$logdir/*.ndjson (the unit's LogsDirectory), postrotate reloads the monitor, no copytruncate"
 else
 	not_ok "logrotate file (conffile, path /var/log/$logdir, postrotate reload)"; show "$LR" 20
