@@ -55,7 +55,7 @@ fi
 
 # ---- the unit as make install places it (SBINDIR: where the monitor is) ----
 sed 's|/usr/sbin/ringfence-monitor|/rf/ringfence-monitor|' /rf/dist/systemd/ringfence-monitor.service > "$UNIT"
-mkdir -p "$DROPIN" /var/lib/prometheus/node-exporter
+mkdir -p "$DROPIN" /var/lib/prometheus/node-exporter /run/systemd/system
 printf '%s\n' '[Service]' 'ExecStart=' \
 	"ExecStart=/rf/ringfence-monitor --output $ALERTS --metrics-file $PROM --interval 200 --linger-ms 500 --burst-count 3 --burst-window-ms 5000" \
 	"StandardError=append:$LOG" 'WatchdogSec=4s' > "$DROPIN/test.conf"
@@ -78,8 +78,14 @@ else
 fi
 
 # ---- start: READY ----
+# The unit keeps systemd's default dependencies (sysinit.target, basic.target,
+# shutdown.target), which this initramfs lacks: stand-ins, as a real system has.
+for t in sysinit basic shutdown; do
+	[ -e "/usr/lib/systemd/system/$t.target" ] ||
+		printf '%s\n' '[Unit]' 'DefaultDependencies=no' > "/run/systemd/system/$t.target"
+done
 rc=0
-systemctl daemon-reload && systemctl start ringfence-monitor.service || rc=$?
+{ systemctl daemon-reload && systemctl start ringfence-monitor.service; } 2> "$W/start.err" || rc=$?
 pid=$(prop MainPID)
 note "start: exit $rc, $(prop ActiveState)/$(prop SubState), Type=$(prop Type), MainPID $pid, status '$(prop StatusText)'"
 if [ "$rc" = 0 ] && [ "$(prop ActiveState)" = active ] && [ "$(prop SubState)" = running ] &&
@@ -87,7 +93,10 @@ if [ "$rc" = 0 ] && [ "$(prop ActiveState)" = active ] && [ "$(prop SubState)" =
 	pass "start: systemctl start returned on READY=1 (Type=notify, active/running, status '$(prop StatusText)')"
 else
 	fail "start: READY under the unit" "exit $rc, $(prop ActiveState)/$(prop SubState) $(prop Result)"
+	show "$W/start.err"
 	show "$LOG"
+	systemctl status --no-pager ringfence-monitor.service > "$W/status.txt" 2>&1
+	show "$W/status.txt"
 fi
 
 # ---- the unit's capabilities and syscall filter are what it runs under ----
@@ -170,6 +179,7 @@ else
 	fail "stop" "exit $rc, $(prop ActiveState) $(prop Result)"
 fi
 
-rm -rf "$DROPIN" "$UNIT"
+rm -rf "$DROPIN" "$UNIT" /run/systemd/system/sysinit.target /run/systemd/system/basic.target \
+	/run/systemd/system/shutdown.target
 systemctl daemon-reload
 finish
