@@ -248,9 +248,10 @@ int metrics__write_file(const char *path, const char *text)
 		err = -errno;
 	f = fdopen(fd, "w");
 	if (!f) {
+		err = -errno;
 		close(fd);
 		unlink(tmp);
-		return -errno;
+		return err;
 	}
 	if (!err && fputs(text, f) < 0)
 		err = -EIO;
