@@ -37,7 +37,10 @@ LD_STATIC := -Wl,-Bstatic
 LD_DYNAMIC := -Wl,-Bdynamic
 SUP_LINK = $(if $(strip $(SUP_STATIC_LIBS)),$(LD_STATIC) $(SUP_STATIC_LIBS) $(LD_DYNAMIC)) \
            $(filter-out $(SUP_STATIC_LIBS),$(SUP_LDLIBS))
-MON_LDLIBS := $(LIB_LDLIBS) -lm
+# The monitor links libsystemd (sd_notify, the app-specific machine id): a
+# daemon started once, unlike every run's supervisor.
+MON_SD_LIBS := -lsystemd
+MON_LDLIBS := $(LIB_LDLIBS) -lm $(MON_SD_LIBS)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -57,7 +60,8 @@ MON_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(MON_SRCS))
 ALL_OBJS  := $(LIB_OBJS) $(filter-out $(BUILD)/supervisor/cli/main.o,$(SUP_OBJS)) \
              $(filter-out $(BUILD)/monitor/main.o,$(MON_OBJS))
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(ALL_OBJS))
-TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka -lcrypto
+# The tests link the monitor's objects too: its libraries with them.
+TEST_LDLIBS := $(SUP_LDLIBS) -lm -lcmocka -lcrypto $(MON_SD_LIBS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -100,6 +104,8 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completio
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # Debian keeps units in /lib/systemd/system; a /usr/local install under its prefix.
 UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# logrotate reads /etc/logrotate.d; a /usr/local install keeps it under its prefix.
+LOGROTATEDIR ?= $(if $(filter /usr,$(PREFIX)),/etc/logrotate.d,$(PREFIX)/etc/logrotate.d)
 TEST_BINS := $(UNIT_BINS) $(SAN_BINS) $(BPFT_BINS) $(HOST_BINS) $(TOOL_BINS) $(VM_TOOL_BINS) \
              $(FUZZ_BINS) $(BUILDCHECK_BINS)
 
@@ -210,7 +216,7 @@ $(BUILD)/man/%: man/%.scd
 # The BPF objects are compiled into the binaries (skeletons): nothing to
 # install for them. Schemas and example policies go to DATADIR.
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LOGROTATEDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples \
 		$(addprefix $(DESTDIR)$(MANDIR)/man,1 5 8)
@@ -228,6 +234,7 @@ install: build
 	sed 's|/usr/sbin/ringfence-monitor|$(SBINDIR)/ringfence-monitor|' \
 		dist/systemd/ringfence-monitor.service > $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+	install -m 0644 dist/logrotate/ringfence-monitor $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor
 	install -m 0644 schemas/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
 	install -m 0644 schemas/examples/*.json schemas/examples/README.md $(DESTDIR)$(DATADIR)/examples/
 
@@ -238,7 +245,7 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/ringfence $(DESTDIR)$(BASHCOMPDIR)/ringfence-monitor \
 		$(DESTDIR)$(ZSHCOMPDIR)/_ringfence $(DESTDIR)$(ZSHCOMPDIR)/_ringfence-monitor \
 		$(DESTDIR)$(FISHCOMPDIR)/ringfence.fish $(DESTDIR)$(FISHCOMPDIR)/ringfence-monitor.fish \
-		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service
+		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # ---- tests, by kind ----
@@ -270,7 +277,7 @@ $(BUILD)/tests/build/%: tests/build/%.c $(ALL_OBJS)
 # Programs for the VM suites (they link the project's modules).
 $(BUILD)/tests/vm/%: tests/vm/tools/%.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm $(MON_SD_LIBS)
 
 # Small programs run inside sandboxes by the tests and the demo.
 $(BUILD)/tests/tools/%: tests/tools/%.c
@@ -289,7 +296,7 @@ $(BUILD)/tests/bench/%: tests/bench/%.c
 # rf-rules times the supervisor's own rule phases: it links its objects.
 $(BUILD)/tests/bench/rf-rules: tests/bench/rf-rules.c $(ALL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SUP_INC) $(filter %.c %.o %.a,$^) -o $@ $(SUP_LDLIBS) -lm $(MON_SD_LIBS)
 
 # One libFuzzer program per parser of outside input (see docs/testing.md).
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)

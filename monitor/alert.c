@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <systemd/sd-id128.h>
 
 #include "cleanup.h"
 #include "alert.h"
@@ -268,7 +269,7 @@ static const char *disposition_name(int id)
 static void finding_uid(const struct rf_alert *a, const struct rf_alert_origin *og,
 			char *buf, size_t len)
 {
-	const char *host = og->machine_id[0] ? og->machine_id : og->hostname;
+	const char *host = og->device_uid[0] ? og->device_uid : og->hostname;
 
 	snprintf(buf, len, "%s%s%s", host, host[0] ? "-" : "", a->uid);
 }
@@ -370,8 +371,8 @@ static json_t *device_json(const struct rf_alert_origin *og)
 
 	if (d && og->hostname[0])
 		json_object_set_new(d, "hostname", json_string(og->hostname));
-	if (d && og->machine_id[0])
-		json_object_set_new(d, "uid", json_string(og->machine_id));
+	if (d && og->device_uid[0])
+		json_object_set_new(d, "uid", json_string(og->device_uid));
 	return d;
 }
 
@@ -622,17 +623,17 @@ char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
 	return line;
 }
 
+/* RF_MON_APP_ID_STR's bytes (alert.h) */
+#define RF_MON_APP_ID SD_ID128_MAKE(21, 34, 5c, 98, 27, b0, 4b, b2, a8, 43, 37, af, fb, 03, d8, f7)
+
 void alert__origin_local(struct rf_alert_origin *ret)
 {
-	_cleanup_fclose_ FILE *f = NULL;
+	sd_id128_t id;
 
 	memset(ret, 0, sizeof(*ret));
 	if (gethostname(ret->hostname, sizeof(ret->hostname) - 1))
 		ret->hostname[0] = 0;
-	f = fopen("/etc/machine-id", "re");
-	if (!f)
-		return;
-	if (!fgets(ret->machine_id, sizeof(ret->machine_id), f))
-		ret->machine_id[0] = 0;
-	ret->machine_id[strcspn(ret->machine_id, "\n")] = 0;
+	/* no machine id (an empty /etc/machine-id): the hostname names it */
+	if (sd_id128_get_machine_app_specific(RF_MON_APP_ID, &id) == 0)
+		sd_id128_to_string(id, ret->device_uid);
 }

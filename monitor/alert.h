@@ -12,10 +12,18 @@
 /* The host that alerts: OCSF device, and the prefix of finding uids. */
 struct rf_alert_origin {
 	char hostname[256];
-	char machine_id[40];    /* /etc/machine-id; "" when there is none */
+	char device_uid[40];    /* RF_MON_APP_ID's id of this machine; "" when it has none */
 };
 
-/* This host's name and machine id (what is missing stays ""). */
+/* The device uid is the machine id made app-specific (systemd's
+ * sd_id128_get_machine_app_specific: HMAC-SHA256 keyed by the machine id
+ * over this app id, as a v4 UUID): stable per host, the same from every
+ * monitor, and not /etc/machine-id itself, which must not leave the host
+ * (machine-id(5)). `systemd-id128 machine-id --app-specific=` + this id
+ * gives it on the host. */
+#define RF_MON_APP_ID_STR "21345c9827b04bb2a84337affb03d8f7"
+
+/* This host's name and device uid (what is missing stays ""). */
 void alert__origin_local(struct rf_alert_origin *ret);
 
 /* boot_to_real_ns: CLOCK_REALTIME - CLOCK_BOOTTIME, for the record's wall

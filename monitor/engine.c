@@ -8,7 +8,8 @@
  *     sandbox's cgroup still exists (entries of the gone leave at once);
  *   - a timer: detector ticks, and every interval a resource sample of
  *     each sandbox and the lost-event counters of every hop;
- *   - signals (signalfd): INT/TERM stop, HUP reopens the output;
+ *   - signals (signalfd): INT/TERM stop, HUP reopens the outputs (the
+ *     unit's ExecReload=, logrotate's postrotate);
  *   - the metrics HTTP responder.
  * Every observation becomes one input record: recorded (--record) and fed
  * to the detectors; their alerts are formatted and queued for output.
@@ -344,17 +345,34 @@ void engine__final_drain(struct rf_engine *e)
 
 /* ---- the loop ------------------------------------------------------------------ */
 
+/* SIGHUP: the alerts file opened again by its name (rotated away, a new
+ * one is made) and the metrics file written at once (a new file each
+ * time: nothing held open). Told to the service manager as a reload. */
+static void reload(struct rf_engine *e)
+{
+	service__reloading();
+	if (output__reopen(e->out))
+		rf_err("SIGHUP: reopen %s failed", e->o->output);
+	else if (e->o->output)
+		rf_info("SIGHUP: %s reopened", e->o->output);
+	if (e->o->metrics_file) {
+		_cleanup_free_ char *text = metrics__render(&e->m);
+
+		if (text && metrics__write_file(e->o->metrics_file, text))
+			rf_err("SIGHUP: --metrics-file %s: write failed", e->o->metrics_file);
+	}
+	service__ready("reloaded");
+}
+
 static void on_signals(struct rf_engine *e)
 {
 	struct signalfd_siginfo si;
 
 	while (read(e->sfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGHUP) {
-			if (output__reopen(e->out))
-				rf_err("SIGHUP: reopen %s failed", e->o->output);
-		} else {
+		if (si.ssi_signo == SIGHUP)
+			reload(e);
+		else
 			e->stop = true;
-		}
 	}
 }
 
@@ -372,6 +390,7 @@ static void on_timer(struct rf_engine *e)
 	}
 	tick.t_ns = now;
 	engine__feed(e, &tick);
+	service__watchdog_tick(&e->wd, now);
 }
 
 static void on_fd(struct rf_engine *e, int fd)

@@ -16,6 +16,7 @@
 #include "detect.h"
 #include "metrics.h"
 #include "sandboxes.h"
+#include "service.h"
 
 #define RF_MON_LOCK "/run/ringfence/monitor.lock"
 #define RF_MON_STATE_DEFAULT "/run/ringfence/monitor.state.json"
@@ -54,6 +55,7 @@ struct rf_engine {
 	struct rf_alert_origin origin;
 	uint64_t seq;
 	bool stop;
+	struct rf_watchdog wd;
 
 	struct rf_sandboxes sbx;
 

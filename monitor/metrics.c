@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "fileio.h"
@@ -234,7 +235,10 @@ char *metrics__render(const struct rf_metrics *m)
 
 int metrics__write_file(const char *path, const char *text)
 {
-	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_PID };
+	/* The mode whatever the umask (the unit's is 0077): node_exporter
+	 * reads the file as another user. */
+	static const struct fileio_atomic how = { .tmp = FILEIO_TMP_PID,
+						  .mode = RF_METRICS_FILE_MODE };
 
 	return fileio__write_atomic(path, text, strlen(text), &how);
 }

@@ -51,7 +51,12 @@ enum rf_backend metrics__decision_backend(const struct rf_event *ev);
 
 /* The exposition text (malloc'd). */
 char *metrics__render(const struct rf_metrics *m);
-/* Write to path via a temp file and rename. 0 or -errno. */
+/* The textfile's mode: readable by node_exporter's textfile collector,
+ * which runs as another user. */
+#define RF_METRICS_FILE_MODE 0644
+
+/* Write to path via a temp file and rename, RF_METRICS_FILE_MODE whatever
+ * the umask. 0 or -errno. */
 int metrics__write_file(const char *path, const char *text);
 
 /* "127.0.0.1:9464" or "[::1]:9464": loopback addresses only.

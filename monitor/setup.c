@@ -26,6 +26,7 @@
 #include "record.h"
 #include "registry_watch.h"
 #include "sensors.h"
+#include "service.h"
 #include "setup.h"
 #include "steps.h"
 
@@ -373,12 +374,17 @@ static int step_start(void *ctx, struct rf_step_error *err)
 {
 	struct rf_engine *e = ctx;
 	const struct rf_engine_opts *o = e->o;
+	char status[128];
 
 	(void)err;
 	engine__decisions_check(e);
 	rf_info("watching %zu sandboxes; CPU time from %s; alerts to %s", regwatch__count(e->reg),
 		e->sbx.cpu_from_switch ? "sched_switch (BPF)" : "cgroup v2 cpu.stat",
 		o->output ? o->output : (o->top ? "the view only" : "stdout"));
+	/* Type=notify: started once every source is attached */
+	service__watchdog_init(&e->wd, clock__boottime_ns());
+	snprintf(status, sizeof(status), "watching %zu sandboxes", regwatch__count(e->reg));
+	service__ready(status);
 	return 0;
 }
 
@@ -420,8 +426,10 @@ int setup__run(const struct rf_engine_opts *o)
 	e->o = o;
 	e->ep = e->tfd = e->sfd = e->lock_fd = e->dec_fd_in_ep = -1;
 	rc = steps__run(&steps, e, NULL);
-	if (!rc)
+	if (!rc) {
 		rc = engine__loop(e);
+		service__stopping();
+	}
 	steps__undo(&steps, e);
 	return rc;
 }

@@ -17,7 +17,13 @@
 #     not list and reaches the one it does, and ringfence-monitor, run with
 #     only the capabilities the unit grants (its CapabilityBoundingSet,
 #     no_new_privs), raises a deny-burst alert for that sandbox and stops
-#     cleanly on SIGTERM.
+#     cleanly on SIGTERM, having looked cgroup ids up (CAP_DAC_READ_SEARCH);
+#   - the logrotate file: a conffile, it rotates what the unit writes and
+#     reloads the monitor after; `logrotate -d` parses it where logrotate is
+#     installed;
+#   - the postrm's purge (root, in a mount namespace of its own with a
+#     private bpffs and /run/ringfence, so without the host lock): pins
+#     removed, tolerant when none, kept while a sandbox is live.
 # Usage: tests/pkg/run.sh BUILD_DIR      (BUILD_DIR: for make install)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,6 +47,7 @@ t0=$(date +%s)
 
 # ---- make install / uninstall ----
 EXPECT="usr/bin/ringfence usr/sbin/ringfence-monitor lib/systemd/system/ringfence-monitor.service
+etc/logrotate.d/ringfence-monitor
 usr/share/man/man1/ringfence.1 usr/share/man/man5/ringfence.policy.5 usr/share/man/man8/ringfence-monitor.8
 usr/share/bash-completion/completions/ringfence usr/share/bash-completion/completions/ringfence-monitor
 usr/share/zsh/vendor-completions/_ringfence usr/share/zsh/vendor-completions/_ringfence-monitor
@@ -147,6 +154,29 @@ done
 	"$R/usr/sbin/ringfence-monitor" --help 2>&1 | grep -n -- "--metrics" | sed 's/^/#   /'
 }
 
+# ---- the logrotate file ----
+LR=$R/etc/logrotate.d/ringfence-monitor
+mkdir -p "$W/ctl"
+dpkg-deb -e "$DEB" "$W/ctl"
+logdir=$(sed -n 's/^LogsDirectory=//p' "$R/lib/systemd/system/ringfence-monitor.service")
+if grep -qx /etc/logrotate.d/ringfence-monitor "$W/ctl/conffiles" 2> /dev/null &&
+   grep -q "^/var/log/$logdir/\*\.ndjson {" "$LR" &&
+   sed -n '/postrotate/,/endscript/p' "$LR" | grep -q 'systemctl reload ringfence-monitor.service' &&
+   ! grep -q '^[[:space:]]*copytruncate' "$LR"; then
+	ok "logrotate: a conffile rotating /var/log/$logdir/*.ndjson (the unit's LogsDirectory), postrotate reloads the monitor, no copytruncate"
+else
+	not_ok "logrotate file (conffile, path /var/log/$logdir, postrotate reload)"; show "$LR" 20
+fi
+if command -v logrotate > /dev/null; then
+	if logrotate -d -s "$W/lr.state" "$LR" > "$W/lr.log" 2>&1; then
+		ok "logrotate -d parses the logrotate file"
+	else
+		not_ok "logrotate -d"; show "$W/lr.log"
+	fi
+else
+	echo "# logrotate is not installed: its parse check skipped"
+fi
+
 UNIT=$R/lib/systemd/system/ringfence-monitor.service
 # The unit file on its own: what it starts is not installed on this host,
 # and man: links are looked up there too.
@@ -178,7 +208,7 @@ host_steps() {
 	"$RF" probe > "$W/probe.json" 2> "$W/probe.err"; echo "$?" > "$W/probe.rc"
 	# The monitor as the unit runs it: only the unit's capabilities, no_new_privs.
 	setpriv --bounding-set "-all,$caps" --inh-caps -all --no-new-privs -- \
-		"$MON" -q --output "$W/alerts.ndjson" --burst-count 5 --burst-window-ms 2000 \
+		"$MON" --output "$W/alerts.ndjson" --burst-count 5 --burst-window-ms 2000 \
 		--state "" --status "$W/mon.status.json" 2> "$W/mon.err" &
 	mon_pid=$!
 	sleep 1
@@ -207,6 +237,40 @@ if grep -q 'pkg=test' "$W/alerts.ndjson" 2> /dev/null && grep -q '"class_uid":20
 else
 	not_ok "installed ringfence-monitor with the unit's capabilities (exit $(cat "$W/mon.rc"))"
 	show "$W/mon.err"; show "$W/alerts.ndjson" 3
+fi
+if grep -q 'watching' "$W/mon.err" && ! grep -q 'cannot be looked up' "$W/mon.err"; then
+	ok "installed ringfence-monitor with the unit's capabilities looks cgroup ids up (no 'cannot be looked up')"
+else
+	not_ok "installed ringfence-monitor looks cgroup ids up with the unit's capabilities"; show "$W/mon.err"
+fi
+
+# ---- the postrm's purge, in a mount namespace with a private bpffs ----
+# CASE: none (nothing pinned), pinned (a pin, no sandbox), live (a pin and a
+# registry file). Prints the pin directory's state after purge and the exit.
+purge_case() {
+	unshare -m --propagation private sh -c '
+		mount -t bpf bpf /sys/fs/bpf && mkdir -p /run/ringfence && mount -t tmpfs tmpfs /run/ringfence || exit 99
+		if [ "$2" != none ]; then
+			mkdir /sys/fs/bpf/ringfence
+			bpftool map create /sys/fs/bpf/ringfence/rf_pkg_test type array key 4 value 4 entries 1 name rf_pkg_test || exit 98
+		fi
+		if [ "$2" = live ]; then mkdir -p /run/ringfence/sandboxes; echo "{}" > /run/ringfence/sandboxes/x.json; fi
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin sh "$1" purge > /dev/null 2>&1; rc=$?
+		[ -d /sys/fs/bpf/ringfence ] && echo "kept $rc" || echo "gone $rc"' _ "$W/ctl/postrm" "$1"
+}
+if [ -f "$W/ctl/postrm" ] && ! command -v ringfence > /dev/null; then
+	# No host lock: nothing here is seen outside the namespace (a map in a
+	# private bpffs, no program, no ringfence run).
+	none=$(purge_case none)
+	pinned=$(purge_case pinned)
+	live=$(purge_case live)
+	if [ "$none" = "gone 0" ] && [ "$pinned" = "gone 0" ] && [ "$live" = "kept 0" ]; then
+		ok "postrm purge: the pinned programs removed, nothing pinned is fine, live sandboxes keep them (exit 0 each)"
+	else
+		not_ok "postrm purge: nothing pinned '$none' (want gone 0), pinned '$pinned' (gone 0), live '$live' (kept 0)"
+	fi
+else
+	not_ok "postrm purge: the package has a postrm and no ringfence on PATH to confuse the test"
 fi
 echo "# pkg test: $(($(date +%s) - t0)) s"
 exit $fail

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "alert.h"
 
@@ -348,6 +350,68 @@ static void test_format_ms(void **state)
 	assert_string_equal(buf, "2026-11-29T10:48:55.316Z");
 }
 
+/* 32 hex digits into 16 bytes; false if it is not that. */
+static bool unhex16(const char *s, unsigned char *ret)
+{
+	int i;
+
+	if (strlen(s) != 32)
+		return false;
+	for (i = 0; i < 16; i++)
+		if (sscanf(s + 2 * i, "%2hhx", &ret[i]) != 1)
+			return false;
+	return true;
+}
+
+/* The device uid is the machine id made app-specific, computed here again
+ * by another implementation (OpenSSL's HMAC) of systemd's definition
+ * (sd_id128_get_machine_app_specific: HMAC-SHA256 keyed by the machine id
+ * over the app id, its first half as a v4 UUID); the machine id itself is
+ * in no field of an alert. Skipped on a host without /etc/machine-id. */
+static void test_device_uid(void **state)
+{
+	struct rf_alert_origin og;
+	struct rf_alert a = base(RF_RULE_DENY_BURST, "net");
+	char machine[64] = "", want[33];
+	unsigned char key[16], app[16], mac[EVP_MAX_MD_SIZE];
+	unsigned int mac_len = 0;
+	json_t *o;
+	char *line;
+	FILE *f = fopen("/etc/machine-id", "re");
+	int i;
+
+	(void)state;
+	if (f) {
+		if (!fgets(machine, sizeof(machine), f))
+			machine[0] = 0;
+		fclose(f);
+	}
+	machine[strcspn(machine, "\n")] = 0;
+	if (!unhex16(machine, key))
+		skip();
+	assert_true(unhex16(RF_MON_APP_ID_STR, app));
+	assert_non_null(HMAC(EVP_sha256(), key, sizeof(key), app, sizeof(app), mac, &mac_len));
+	assert_int_equal(mac_len, 32);
+	mac[6] = (mac[6] & 0x0f) | 0x40;   /* UUID version 4 */
+	mac[8] = (mac[8] & 0x3f) | 0x80;   /* variant DCE */
+	for (i = 0; i < 16; i++)
+		snprintf(want + 2 * i, 3, "%02x", mac[i]);
+
+	alert__origin_local(&og);
+	assert_string_equal(og.device_uid, want);
+	assert_string_not_equal(og.device_uid, machine);
+
+	o = alert__ocsf(&a, 1, BOOT_TO_REAL, &og);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(get(o, "device.uid")), want);
+	line = json_dumps(o, JSON_COMPACT);
+	assert_non_null(line);
+	assert_null(strstr(line, machine));
+	assert_non_null(strstr(json_string_value(get(o, "finding_info.uid")), want));
+	free(line);
+	json_decref(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_shed_record),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_format_ms),
+		cmocka_unit_test(test_device_uid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

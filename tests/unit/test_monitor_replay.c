@@ -441,6 +441,29 @@ static void test_metrics_addr(void **state)
 			 -EINVAL);
 }
 
+/* The textfile is 0644 whatever the umask (the unit's UMask=0077):
+ * node_exporter reads it as another user. Written twice: a file already
+ * there keeps the mode too. */
+static void test_metrics_file_mode(void **state)
+{
+	char *path = tmpfile_path("prom");
+	mode_t old = umask(0077);
+	struct stat st;
+	int i;
+
+	(void)state;
+	unlink(path);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(metrics__write_file(path, "x 1\n"), 0);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 07777, RF_METRICS_FILE_MODE);
+		assert_int_equal(RF_METRICS_FILE_MODE, 0644);
+	}
+	umask(old);
+	unlink(path);
+	free(path);
+}
+
 static void test_metrics_render(void **state)
 {
 	struct rf_metrics m = { 0 };
@@ -658,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_registry_parse),
 		cmocka_unit_test(test_registry_watch),
 		cmocka_unit_test(test_metrics_addr),
+		cmocka_unit_test(test_metrics_file_mode),
 		cmocka_unit_test(test_metrics_render),
 		cmocka_unit_test(test_replay_metrics_file),
 		cmocka_unit_test(test_decision_backend),

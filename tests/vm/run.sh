@@ -29,7 +29,8 @@
 #               "-icount shift=0,sleep=off": guest time from instructions run)
 #   VM_SYSTEMD  1: boot the host's systemd as PID 1 (rdinit=), which runs /init's
 #               suites as rf-suites.service; with no SUITE named, the suites
-#               whose vm-kernels line says "systemd" (tests/vm/guest/systemd.sh)
+#               whose vm-kernels line says "systemd" (tests/vm/guest/systemd.sh,
+#               monitor_unit.sh)
 #   VM_VERBOSE  1: print the whole console, not only the test lines
 #   ATTACK_SET  smoke: the guest suite "attack" runs only tests/attack/smoke
 #   VM_SUITE_DIR  where the suites are (default tests/vm/guest); its *.sh are
@@ -197,6 +198,8 @@ for s in "${SUITES[@]}"; do
 done
 cp -r "$VMDIR/guest" "$R/rf/guest"
 cp -r "$ROOT/tests/attack" "$R/rf/attack"
+# the shipped unit and logrotate file (tests/vm/guest/monitor_unit.sh installs the unit)
+cp -r "$ROOT/dist" "$R/rf/dist"
 [ "$VM_SUITE_DIR" = "$VMDIR/guest" ] || cp "$VM_SUITE_DIR"/*.sh "$R/rf/guest/"
 [ -d "$ROOT/schemas/examples" ] && cp -r "$ROOT/schemas/examples" "$R/rf/examples"
 printf '%s\n' "${SUITES[@]}" > "$R/rf/suites"
