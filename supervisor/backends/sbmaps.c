@@ -328,19 +328,39 @@ static int slot_write(const struct rf_enforcer *enf, uint32_t i, const struct rf
 	return bpf_map_update_elem(enf->map_fd[RF_PIN_SLOTS], &i, s, BPF_ANY) ? -errno : 0;
 }
 
-/* Every slot's bookkeeping, in one batch where the kernel has it. */
-static int slots_read_all(const struct rf_enforcer *enf, struct rf_slot *all)
-{
-	static __u32 keys[RF_MAX_SANDBOXES];
-	__u32 count = RF_MAX_SANDBOXES, out, i;
-	int fd = enf->map_fd[RF_PIN_SLOTS];
+/*
+ * The slots' bookkeeping, in batches where the kernel has them: every
+ * slot (all), or up to the first EMPTY one (the pool grows into the
+ * lowest EMPTY indices and no slot is EMPTY again, so the rest are EMPTY
+ * too): *ret_n read, at least that one when there is one.
+ */
+#define SLOT_CHUNK 64
 
-	if ((!bpf_map_lookup_batch(fd, NULL, &out, keys, all, &count, NULL) || errno == ENOENT) &&
-	    count == RF_MAX_SANDBOXES)
-		return 0;
-	for (i = 0; i < RF_MAX_SANDBOXES; i++)
-		if (bpf_map_lookup_elem(fd, &i, &all[i]))
-			return -errno;
+static int slots_read(const struct rf_enforcer *enf, struct rf_slot *s, bool all, size_t *ret_n)
+{
+	int fd = enf->map_fd[RF_PIN_SLOTS];
+	__u32 keys[SLOT_CHUNK], in, out, cnt, i;
+	bool batch = true, empty = false;
+	size_t n = 0;
+
+	while (n < RF_MAX_SANDBOXES && (all || !empty)) {
+		cnt = RF_MAX_SANDBOXES - n < SLOT_CHUNK ? (__u32)(RF_MAX_SANDBOXES - n) : SLOT_CHUNK;
+		in = (__u32)n - 1;
+		if (batch && bpf_map_lookup_batch(fd, n ? &in : NULL, &out, keys, s + n, &cnt, NULL) &&
+		    errno != ENOENT)
+			batch = false;  /* older kernels: one at a time */
+		if (!batch) {
+			cnt = 1;
+			if (bpf_map_lookup_elem(fd, &(__u32){ (__u32)n }, s + n))
+				return -errno;
+		}
+		if (!cnt)
+			break;
+		for (i = 0; i < cnt; i++)
+			empty |= s[n + i].state == RF_SLOT_EMPTY;
+		n += cnt;
+	}
+	*ret_n = n;
 	return 0;
 }
 
@@ -492,7 +512,7 @@ static int pool_grow(const struct rf_enforcer *enf, uint32_t c, unsigned n, uint
 	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all)), s;
 	__u32 idx[64];
 	uint32_t cls[64];
-	size_t got = 0, i;
+	size_t got = 0, nall = 0, i;
 	double t0 = now_ms();
 	int lock, err, k;
 
@@ -500,8 +520,8 @@ static int pool_grow(const struct rf_enforcer *enf, uint32_t c, unsigned n, uint
 		return -ENOMEM;
 	n = n > 64 ? 64 : n;
 	lock = slots_lock();
-	err = lock < 0 ? lock : slots_read_all(enf, all);
-	for (i = 0; !err && i < RF_MAX_SANDBOXES && got < n; i++) {
+	err = lock < 0 ? lock : slots_read(enf, all, true, &nall);
+	for (i = 0; !err && i < nall && got < n; i++) {
 		if (all[i].state != RF_SLOT_EMPTY)
 			continue;
 		s = busy_slot(c);
@@ -547,15 +567,15 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all));
 	struct rf_slot s = { .cgid = cgid, .state = RF_SLOT_OWNED, .class = c };
 	long pick = -1, dirty = -1;
-	size_t i, n = 0;
+	size_t i, n = 0, nall = 0;
 	double t0;
 	int lock, err;
 
 	if (!all)
 		return -ENOMEM;
 	lock = slots_lock();
-	err = lock < 0 ? lock : slots_read_all(enf, all);
-	for (i = 0; !err && i < RF_MAX_SANDBOXES && pick < 0; i++) {
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
+	for (i = 0; !err && i < nall && pick < 0; i++) {
 		if (all[i].class != c)
 			continue;
 		if (all[i].state == RF_SLOT_FREE)
@@ -662,7 +682,7 @@ int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)
 	__u32 *idx = malloc(RF_MAX_SANDBOXES * sizeof(*idx));
 	uint32_t *cls = malloc(RF_MAX_SANDBOXES * sizeof(*cls));
 	unsigned writes = 0, free_0 = 0;
-	size_t i, n;
+	size_t i, n, nall = 0;
 	int lock, err, k;
 
 	if (!all || !idx || !cls || enf->map_fd[RF_PIN_SLOTS] < 0) {
@@ -670,7 +690,7 @@ int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)
 		goto cleanup;
 	}
 	lock = slots_lock();
-	err = lock < 0 ? lock : slots_read_all(enf, all);
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
 	if (lock >= 0)
 		close(lock);
 	/* slots made before an outer map was there (the LSM object added to
@@ -678,7 +698,7 @@ int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)
 	for (k = 0; !err && k < SB_KINDS; k++) {
 		if (!outer_present(enf, k))
 			continue;
-		for (i = 0, n = 0; i < RF_MAX_SANDBOXES; i++) {
+		for (i = 0, n = 0; i < nall; i++) {
 			int fd;
 
 			if (all[i].state == RF_SLOT_EMPTY || all[i].state == RF_SLOT_BUSY)
@@ -693,7 +713,7 @@ int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)
 		}
 		err = n ? outer_fill(enf, k, idx, cls, n, &writes) : 0;
 	}
-	for (i = 0; !err && i < RF_MAX_SANDBOXES; i++)
+	for (i = 0; !err && i < nall; i++)
 		free_0 += all[i].state == RF_SLOT_FREE && all[i].class == 0;
 	if (!err && free_0 < min_free)
 		err = pool_grow(enf, 0, min_free - free_0, 0, NULL, NULL);
@@ -1028,6 +1048,7 @@ static int pool_purge(const struct rf_enforcer *enf, bool (*doomed)(uint64_t cgi
 {
 	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all));
 	int lock, err = 0, e;
+	size_t nall = 0;
 	uint32_t i;
 
 	if (!all)
@@ -1035,10 +1056,10 @@ static int pool_purge(const struct rf_enforcer *enf, bool (*doomed)(uint64_t cgi
 	if (enf->map_fd[RF_PIN_SLOTS] < 0)
 		goto cleanup;
 	lock = slots_lock();
-	err = lock < 0 ? lock : slots_read_all(enf, all);
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
 	if (lock >= 0)
 		close(lock);
-	for (i = 0; !err && i < RF_MAX_SANDBOXES; i++) {
+	for (i = 0; !err && i < nall; i++) {
 		struct rf_slot s = all[i];
 
 		if (s.state == RF_SLOT_OWNED && doomed(s.cgid, ctx)) {

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Start-up and the kernel's waits on a run's path (issue 25), quiet and
+# loaded: `ringfence run -q --policy P -- /bin/true` (10 network rules) vs
+# bubblewrap and bare /bin/true, interleaved rounds (min/median/max), then
+# one run's RINGFENCE_TIMINGS steps and its syscalls that took over 1 ms
+# (strace -f -T). "loaded": the same with both CPUs kept busy by two shell
+# loops (killed at the end).
+#   tests/bench/startup_waits.sh [BUILD] [quiet|loaded|both]
+# Runs sandboxes: take the host lock around it on a shared host.
+set -euo pipefail
+BUILD=${1:-build}
+MODE=${2:-both}
+RF=$BUILD/ringfence
+ROUNDS=${BENCH_ROUNDS:-20}
+[ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
+tmp=$(mktemp -d)
+busy=()
+stop_busy() { local p; for p in "${busy[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${busy[@]}"; do wait "$p" 2>/dev/null || true; done; busy=(); }
+trap 'stop_busy; rm -rf "$tmp"' EXIT
+
+python3 - > "$tmp/p10.json" <<'PY'
+import json
+conn = ["127.0.0.1:18399"] + ["10.0.0.%d:443" % i for i in range(1, 10)]
+print(json.dumps({"version": 1, "id": "startup10", "files": "unrestricted",
+                  "exec": "unrestricted", "network": {"connect": conn, "unix": []}}))
+PY
+
+ms() {
+	local t0=${EPOCHREALTIME/./} t1
+	"$@" >/dev/null 2>&1 || true
+	t1=${EPOCHREALTIME/./}
+	echo $((t1 - t0))
+}
+stats() { sort -n | awk '{v[NR]=$1} END {printf "%.2f %.2f %.2f", v[1]/1000, v[int((NR+1)/2)]/1000, v[NR]/1000}'; }
+
+measure() {
+	local label=$1 i run=() bw=() bare=()
+	"$RF" run -q --policy "$tmp/p10.json" -- /bin/true >/dev/null 2>&1 || true  # load, warm
+	for ((i = 0; i < ROUNDS; i++)); do
+		bare+=("$(ms /bin/true)")
+		run+=("$(ms "$RF" run -q --policy "$tmp/p10.json" -- /bin/true)")
+		bw+=("$(ms bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all true)")
+	done
+	echo "== $label ($ROUNDS rounds, ms min/median/max)"
+	echo "ringfence run: $(printf '%s\n' "${run[@]}" | stats)"
+	echo "bwrap:         $(printf '%s\n' "${bw[@]}" | stats)"
+	echo "bare:          $(printf '%s\n' "${bare[@]}" | stats)"
+	echo "-- RINGFENCE_TIMINGS of one run (steps over 0.5 ms, and every undo):"
+	RINGFENCE_TIMINGS=1 "$RF" run -q --policy "$tmp/p10.json" -- /bin/true 2>&1 >/dev/null |
+		awk '/timing:/ { v = $(NF-1) + 0; if (v >= 0.5 || /undo|pool|emptied/) print }'
+	echo "-- syscalls over 1 ms in one run (strace -f -T):"
+	strace -f -T -qq -e signal=none -o "$tmp/st" "$RF" run -q --policy "$tmp/p10.json" -- /bin/true \
+		>/dev/null 2>&1 || true
+	awk '/<[0-9.]+>$/ { t = $NF; gsub(/[<>]/, "", t); if (t + 0 >= 0.001) print }' "$tmp/st" |
+		sed -E 's/^([0-9]+) +/pid \1: /' | cut -c1-160 || true
+}
+
+if [ "$MODE" != loaded ]; then measure quiet; fi
+if [ "$MODE" != quiet ]; then
+	for _ in 1 2; do sh -c 'while :; do :; done' & busy+=($!); done
+	measure "loaded (2 busy loops)"
+	stop_busy
+fi
