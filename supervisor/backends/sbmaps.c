@@ -397,7 +397,8 @@ static int inner_create(enum sb_kind k, uint32_t c)
 
 /* Put new inner maps of kind k into the outer map at slots idx[0..n)
  * (classes cls[]): one batch, so one grace period on kernels that wait
- * once per batch. *ret_writes counts the outer-map writes. */
+ * once per batch (6.1 waits for none in a batch). *ret_writes counts the
+ * batches. */
 static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32 *idx,
 		      const uint32_t *cls, size_t n, unsigned *ret_writes)
 {
@@ -418,7 +419,7 @@ static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32
 	}
 	if (!err) {
 		err = update_many(outer, idx, fds, sizeof(*idx), sizeof(*fds), n);
-		*ret_writes += (unsigned)n;
+		*ret_writes += 1;
 	}
 	for (i = 0; i < made; i++)
 		close((int)fds[i]);  /* the outer map holds them now */
@@ -568,6 +569,7 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	struct rf_slot s = { .cgid = cgid, .state = RF_SLOT_OWNED, .class = c };
 	long pick = -1, dirty = -1;
 	size_t i, n = 0, nall = 0;
+	unsigned in_class = 0, grow_by = grow_batch[c];
 	double t0;
 	int lock, err;
 
@@ -576,8 +578,11 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	lock = slots_lock();
 	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
 	for (i = 0; !err && i < nall && pick < 0; i++) {
-		if (all[i].class != c)
+		if (all[i].class != c || all[i].state == RF_SLOT_EMPTY)
 			continue;
+		/* a pool that ran dry grows by half its size, at least the
+		 * class's batch: few growths however many sandboxes are live */
+		grow_by = ++in_class / 2 > grow_by ? in_class / 2 : grow_by;
 		if (all[i].state == RF_SLOT_FREE)
 			pick = (long)i;
 		else if (dirty < 0 && (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i])))
@@ -593,7 +598,7 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	if (err)
 		return err;
 	if (pick < 0)
-		return pool_grow(enf, c, grow_batch[c], cgid, ret_slot, note);
+		return pool_grow(enf, c, grow_by, cgid, ret_slot, note);
 	*ret_slot = (uint32_t)pick;
 	if (pick != dirty)
 		return 0;

@@ -38,8 +38,8 @@ int sbmaps__capacity(uint32_t flags, const struct rf_net_entry *entries, size_t 
 struct sbmaps_note {
 	unsigned grown;          /* slots added to the pool on this path: it had no
 				  * free one of the class */
-	unsigned outer_writes;   /* inner maps written into outer maps on this path
-				  * (the kernel waits for a grace period per batch) */
+	unsigned outer_writes;   /* outer-map batch writes on this path (putting
+				  * inner maps in; each waits for a grace period) */
 	size_t cleaned;          /* keys emptied from a slot given back earlier */
 	double grow_ms, clean_ms;
 };

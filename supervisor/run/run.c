@@ -825,8 +825,9 @@ static void note_pool(const struct sbmaps_note *n)
 	if (!steps__timings())
 		return;
 	if (n->grown || n->outer_writes)
-		fprintf(stderr, "ringfence: timing: maps: pool grown on this path: %u slot(s), "
-			"%u outer-map write(s): %.3f ms\n", n->grown, n->outer_writes, n->grow_ms);
+		fprintf(stderr, "ringfence: timing: maps: no free slot: pool grown on this path "
+			"by %u slot(s), %u outer-map write(s), each waiting for an RCU grace "
+			"period: %.3f ms\n", n->grown, n->outer_writes, n->grow_ms);
 	if (n->cleaned)
 		fprintf(stderr, "ringfence: timing: maps: emptied a slot given back earlier: "
 			"%zu key(s): %.3f ms\n", n->cleaned, n->clean_ms);
