@@ -35,7 +35,7 @@
 
 /* Keys a run's end deletes itself from the slot it gives back; a slot
  * with more is left DIRTY for the next taker of its class or gc. */
-#define CLEAN_NOW_KEYS 4096
+#define CLEAN_NOW_KEYS 1024
 /* Slots of a class a pool grown on a run's path gets at once (the cost is
  * one grace period per outer map, whatever the number). */
 static const unsigned grow_batch[RF_SB_CLASSES] = { 8, 2, 1 };
