@@ -2,8 +2,8 @@
 # Start-up and the kernel's waits on a run's path (issue 25), quiet and
 # loaded: `ringfence run -q --policy P -- /bin/true` (10 network rules) vs
 # bubblewrap and bare /bin/true, interleaved rounds (min/median/max), then
-# one run's RINGFENCE_TIMINGS steps and its syscalls that took over 1 ms
-# (strace -f -T), with PASS/MISS against issue 25's targets. "loaded":
+# one run's RINGFENCE_TIMINGS steps and the runs' syscalls by time
+# (strace -f -T, aggregated by name), with PASS/MISS against issue 25's targets. "loaded":
 # the same with both CPUs kept busy by two shell loops (killed at the end).
 #   tests/bench/startup_waits.sh [BUILD] [quiet|loaded|both]
 # Runs sandboxes: take the host lock around it on a shared host.
@@ -12,6 +12,7 @@ BUILD=${1:-build}
 MODE=${2:-both}
 RF=$BUILD/ringfence
 ROUNDS=${BENCH_ROUNDS:-20}
+STRACE_RUNS=${BENCH_STRACE_RUNS:-5}
 [ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
 tmp=$(mktemp -d)
 busy=()
@@ -56,11 +57,25 @@ measure() {
 	awk '/timing:/ { v = $(NF-1) + 0; if (v >= 0.5 || / maps|pool|emptied/) print }' "$tmp/t"
 	maps=$(awk '/timing: (step|undo) maps:/ { if ($(NF-1) + 0 > m) m = $(NF-1) + 0 } END { print m + 0 }' "$tmp/t")
 	echo "target: step/undo maps (the grace periods) <= 1 ms: $(verdict "$maps <= 1")"
-	echo "-- syscalls over 1 ms in one run (strace -f -T):"
-	strace -f -T -qq -e signal=none -o "$tmp/st" "$RF" run -q --policy "$tmp/p10.json" -- /bin/true \
-		>/dev/null 2>&1 || true
-	awk '/<[0-9.]+>$/ { t = $NF; gsub(/[<>]/, "", t); if (t + 0 >= 0.001) print }' "$tmp/st" |
-		sed -E 's/^([0-9]+) +/pid \1: /' | cut -c1-160 || true
+	echo "-- syscalls by time, per run over $STRACE_RUNS runs (strace -f -T): mounts,"
+	echo "   namespaces, cgroups and bpf always, the rest when a call took over 0.5 ms:"
+	for ((i = 0; i < STRACE_RUNS; i++)); do
+		strace -f -T -qq -e signal=none -o "$tmp/st.$i" \
+			"$RF" run -q --policy "$tmp/p10.json" -- /bin/true >/dev/null 2>&1 || true
+	done
+	cat "$tmp"/st.* | awk -v runs="$STRACE_RUNS" '
+	/<[0-9.]+>$/ {
+		t = $NF; gsub(/[<>]/, "", t); line = $0; sub(/^[0-9]+ +/, "", line)
+		name = line
+		if (line ~ /^<\.\.\. /) { sub(/^<\.\.\. /, "", name); sub(/ resumed.*/, "", name) }
+		else sub(/\(.*/, "", name)
+		if (name == "bpf" && match(line, /BPF_[A-Z_]+/)) name = "bpf:" substr(line, RSTART, RLENGTH)
+		if (name !~ /mount|unshare|clone|rmdir|mkdir|setns|pivot|^bpf/ && t < 0.0005) next
+		tot[name] += t; n[name]++; if (t > mx[name]) mx[name] = t
+	}
+	END { for (k in tot) printf "%-28s %5.1f calls %8.3f ms (max %.3f)\n", k, n[k] / runs,
+		tot[k] * 1000 / runs, mx[k] * 1000 }' | sort -k4 -rn | head -20
+	rm -f "$tmp"/st.*
 }
 
 if [ "$MODE" != loaded ]; then measure quiet; fi
