@@ -185,7 +185,6 @@ int sbmaps__capacity(uint32_t flags, const struct rf_net_entry *entries, size_t 
 	return 0;
 }
 
-
 /* Batch update where the kernel has it for this map type, else one by one. */
 static int update_many(int fd, const void *keys, const void *vals, size_t ksz, size_t vsz,
 		       size_t n)
@@ -301,7 +300,6 @@ static int write_keys(uint64_t cgid, const struct rf_net_entry *entries, size_t 
 	}
 	return err;
 }
-
 
 /* ---- The pool of slots. rf_slots is written under slots.lock only. ---- */
 
@@ -959,9 +957,8 @@ static int grant_ports(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kin
 	return err;
 }
 
-
 /* Write (add) or delete one network entry in the sandbox's map of its
- * kind; creates that map when the sandbox has none. */
+ * kind (every slot has one of each). */
 static int grant_update(const struct rf_enforcer *enf, uint64_t cgid,
 			const struct rf_net_entry *e, bool add)
 {
@@ -1043,7 +1040,6 @@ cleanup:
 	free(prev);
 	return err;
 }
-
 
 /* gc's walk of the pool: the slots of doomed sandboxes given back and
  * emptied whole; with empty_all (a full gc, off every run's path), the
