@@ -358,6 +358,7 @@ bench: deps
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/rules.sh $(BUILD)
 	@tests/bench/startup.sh $(BUILD)
+	@tests/bench/startup_waits.sh $(BUILD) both
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)
 	@tests/bench/dns.sh $(BUILD)

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 4
+#define RF_ABI_VERSION 5
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -26,9 +26,19 @@
 #define RF_SAMPLE_LIMIT_DEFAULT 256 /* denial records kept per sandbox */
 /* Live sandboxes on a host: rf_sandboxes and every outer per-sandbox map. */
 #define RF_MAX_SANDBOXES 4096
-/* Per-sandbox maps (net4, net6, unix, paths) are sized to the policy, up to
- * this many keys each: a policy needing more is refused by check and run. */
+/* Per-sandbox maps (net4, net6, unix, paths) hold up to this many keys
+ * each: a policy needing more is refused by check and run. */
 #define RF_SB_MAX_KEYS 262144
+/*
+ * The per-sandbox inner maps come from a pool of slots (bpf/rf_sbmap.bpf.h):
+ * slot i is index i of every outer map, filled once with inner maps of one
+ * size class. Class c holds RF_SB_CLASS_KEYS(c) policy keys per map (the
+ * network maps RF_SB_GRANT_ROOM more, for grants made while it runs); a
+ * policy takes the smallest class it fits.
+ */
+#define RF_SB_CLASSES 3
+#define RF_SB_CLASS_KEYS(c) ((c) == 0 ? 1024 : (c) == 1 ? 16384 : RF_SB_MAX_KEYS)
+#define RF_SB_GRANT_ROOM 1024
 
 /*
  * Enforcement classes: the one class enum of ringfence. The first
@@ -224,6 +234,37 @@ enum rf_sandbox_state {
 	 * process boundary holds. Before it only ringfence's own launcher
 	 * runs there (it makes its mount namespace private, ...). */
 	RF_SBS_ARMED = 1u << 0,
+};
+
+/* rf_slots[i].state: user space's bookkeeping of pool slot i (written
+ * under RF_RUN_DIR/slots.lock, supervisor/sbmaps.c). */
+enum rf_slot_state {
+	RF_SLOT_EMPTY = 0,      /* no inner maps in the outer maps at i */
+	RF_SLOT_FREE = 1,       /* inner maps in place, empty: ready to hand out */
+	RF_SLOT_OWNED = 2,      /* sandbox cgid's */
+	RF_SLOT_DIRTY = 3,      /* given back, its maps not emptied yet */
+	RF_SLOT_BUSY = 4,       /* being filled into the outer maps or emptied by
+				 * process pid (started at start): DIRTY once it is gone */
+};
+
+/* rf_slots: pool slot -> who has it. The programs read cgid only: a
+ * sandbox's rules are looked up in slot i only while rf_slots[i].cgid is
+ * its own cgroup id (cgroup ids are never reused), so a lookup that raced
+ * with a slot's return and reuse gets no rules. */
+struct rf_slot {
+	__u64 cgid;                     /* RF_SLOT_OWNED: the owner; else 0 */
+	__u32 state;                    /* enum rf_slot_state */
+	__u32 class;                    /* size class, RF_SB_CLASS_KEYS */
+	__u64 start;                    /* RF_SLOT_BUSY: the process's start time */
+	__u32 pid;                      /* RF_SLOT_BUSY: the process */
+	__u32 _pad;
+};
+
+/* rf_sb_slots: sandbox cgroup id -> its slot (a plain hash: writing it
+ * waits for nothing, unlike an outer map of maps). */
+struct rf_sb_slot {
+	__u32 slot;
+	__u32 class;
 };
 
 /* LPM keys: the cgroup id is always fully matched (64 bits of prefix). */
@@ -578,6 +619,10 @@ _Static_assert(sizeof(struct rf_event) % 8 == 0, "rf_event: 8-byte multiple");
 RF_ABI_OFF(rf_event, flags, 84 + RF_COMM_LEN);
 RF_ABI_SIZE(rf_obs_syscall, 8);
 RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 2));
+
+RF_ABI_SIZE(rf_slot, 32);
+RF_ABI_OFF(rf_slot, start, 16);
+RF_ABI_SIZE(rf_sb_slot, 8);
 
 RF_ABI_SIZE(rf_dns_gate, 24);
 RF_ABI_OFF(rf_dns_gate, addr6, 8);

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Per-sandbox policy maps: an outer hash keyed by the sandbox's cgroup id
- * holds one inner map per sandbox, created by user space (supervisor/
- * sbmaps.c) and sized to its policy. One sandbox's rules cannot fill
- * another's map, and removing a sandbox is one delete in each outer map.
- * Every lookup goes through the helpers below, so a program that needs a
- * sandbox's map calls rf_sb_lookup / rf_sb_insert and nothing else.
+ * Per-sandbox policy maps. Each outer map is an array of maps indexed by a
+ * pool slot; user space (supervisor/sbmaps.c) fills the slots with inner
+ * maps once, when the pool is made or grown, and hands a slot to a
+ * sandbox through rf_sb_slots (cgroup id -> slot), a plain hash. Writing
+ * an outer map of maps waits for an RCU grace period in the kernel (10 ms
+ * and more); writing rf_sb_slots waits for nothing, so no run starts or
+ * ends with an outer-map write. One sandbox's rules cannot fill another's
+ * map, and removing a sandbox is one delete in rf_sb_slots.
  *
- * The inner keys keep the owner's cgroup id (the ABI's key layouts are
- * unchanged); inside one inner map it is the same in every key.
+ * A slot given back is emptied and handed to the next sandbox without a
+ * grace period; a program that found the old sandbox's slot just before
+ * that gets no rules from it: rf_slots[slot].cgid names the slot's owner
+ * and is checked after the lookup, and every inner key carries its
+ * owner's cgroup id too (the ABI's key layouts), so a lookup made for one
+ * sandbox never matches another's entry. Every lookup goes through the
+ * helpers below.
  */
 #ifndef RF_SBMAP_BPF_H
 #define RF_SBMAP_BPF_H
@@ -29,17 +36,54 @@
 		__uint(value_size, sizeof(value_type));			\
 	};								\
 	struct {							\
-		__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);		\
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);		\
 		__uint(max_entries, RF_MAX_SANDBOXES);			\
-		__type(key, __u64);					\
+		__type(key, __u32);					\
 		__array(values, struct name##_inner);			\
 	} name SEC(".maps")
+
+/* Sandbox cgroup id -> its pool slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RF_MAX_SANDBOXES);
+	__type(key, __u64);
+	__type(value, struct rf_sb_slot);
+} rf_sb_slots SEC(".maps");
+
+/* Pool slot -> its owner (and user space's bookkeeping). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RF_MAX_SANDBOXES);
+	__type(key, __u32);
+	__type(value, struct rf_slot);
+} rf_slots SEC(".maps");
+
+/* Sandbox cgid's inner map of outer, or NULL (no slot, or the slot is no
+ * longer cgid's). */
+static __always_inline void *rf_sb_inner(void *outer, __u64 cgid)
+{
+	struct rf_sb_slot *ref = bpf_map_lookup_elem(&rf_sb_slots, &cgid);
+	struct rf_slot *owner;
+	void *inner;
+	__u32 slot;
+
+	if (!ref)
+		return NULL;
+	slot = ref->slot;
+	inner = bpf_map_lookup_elem(outer, &slot);
+	/* the owner read after the inner map: a slot given back and handed
+	 * on before this point answers nothing for cgid */
+	owner = bpf_map_lookup_elem(&rf_slots, &slot);
+	if (!inner || !owner || owner->cgid != cgid)
+		return NULL;
+	return inner;
+}
 
 /* The value for key in sandbox cgid's map of outer, or NULL (no such
  * sandbox map, or no entry). */
 static __always_inline void *rf_sb_lookup(void *outer, __u64 cgid, const void *key)
 {
-	void *inner = bpf_map_lookup_elem(outer, &cgid);
+	void *inner = rf_sb_inner(outer, cgid);
 
 	return inner ? bpf_map_lookup_elem(inner, key) : NULL;
 }
@@ -49,7 +93,7 @@ static __always_inline void *rf_sb_lookup(void *outer, __u64 cgid, const void *k
 static __always_inline long rf_sb_insert(void *outer, __u64 cgid, const void *key,
 					 const void *value, __u64 flags)
 {
-	void *inner = bpf_map_lookup_elem(outer, &cgid);
+	void *inner = rf_sb_inner(outer, cgid);
 
 	return inner ? bpf_map_update_elem(inner, key, value, flags) : -1;
 }

@@ -22,27 +22,28 @@
 #define RF_PINF_META   (1u << 2)  /* rf_meta: pinned last, read with rf_pins__read_meta */
 #define RF_PINF_OBSERVE (1u << 3) /* created and pinned by the observe object
 				   * (observe.bpf.c): only with RF_FEAT_OBSERVE */
-#define RF_PINF_PER_SB (1u << 4)  /* outer map of per-sandbox inner maps */
+#define RF_PINF_PER_SB (1u << 4)  /* outer map of per-sandbox inner maps, by pool slot */
 
 /*
  * X(ENUM, pin file, map name in the BPF source, RF_PINF_*, key size,
  *   offset of the sandbox's cgroup id in the key).
  * Key size 0: entries do not belong to one sandbox (nothing to purge).
  * Maps without RF_PINF_LSM are the network object's (net.bpf.c).
- * RF_PINF_PER_SB: an outer map keyed by the cgroup id whose values are
- * the sandbox's own inner maps (bpf/rf_sbmap.bpf.h): one delete removes
- * all of a sandbox's entries.
+ * RF_PINF_PER_SB: an outer array of maps indexed by pool slot whose
+ * values are inner maps a sandbox gets for its own (bpf/rf_sbmap.bpf.h,
+ * handed out through sb_slots, bookkept in slots): keyed by no cgroup id.
  */
 #define RF_PIN_MAPS(X)                                                                  \
 	X(SANDBOXES, "sandboxes", "rf_sandboxes", RF_PINF_SHARED, sizeof(__u64), 0)     \
-	X(NET4, "net4", "rf_net4", RF_PINF_PER_SB, sizeof(__u64), 0)                    \
-	X(NET6, "net6", "rf_net6", RF_PINF_PER_SB, sizeof(__u64), 0)                    \
-	X(HOST4, "host4", "rf_host4", RF_PINF_PER_SB, sizeof(__u64), 0)                 \
-	X(HOST6, "host6", "rf_host6", RF_PINF_PER_SB, sizeof(__u64), 0)                 \
-	X(UNIX, "unix", "rf_unix", RF_PINF_SHARED | RF_PINF_PER_SB, sizeof(__u64), 0)   \
-	X(PATHS, "paths", "rf_paths", RF_PINF_LSM | RF_PINF_PER_SB, sizeof(__u64), 0)   \
-	X(SAMPLES, "samples", "rf_samples", RF_PINF_SHARED | RF_PINF_PER_SB,            \
-	  sizeof(__u64), 0)                                                             \
+	X(SB_SLOTS, "sb_slots", "rf_sb_slots", RF_PINF_SHARED, sizeof(__u64), 0)        \
+	X(SLOTS, "slots", "rf_slots", RF_PINF_SHARED, 0, 0)                             \
+	X(NET4, "net4", "rf_net4", RF_PINF_PER_SB, 0, 0)                                \
+	X(NET6, "net6", "rf_net6", RF_PINF_PER_SB, 0, 0)                                \
+	X(HOST4, "host4", "rf_host4", RF_PINF_PER_SB, 0, 0)                             \
+	X(HOST6, "host6", "rf_host6", RF_PINF_PER_SB, 0, 0)                             \
+	X(UNIX, "unix", "rf_unix", RF_PINF_SHARED | RF_PINF_PER_SB, 0, 0)               \
+	X(PATHS, "paths", "rf_paths", RF_PINF_LSM | RF_PINF_PER_SB, 0, 0)               \
+	X(SAMPLES, "samples", "rf_samples", RF_PINF_SHARED | RF_PINF_PER_SB, 0, 0)      \
 	X(EVENTS, "events", "rf_events", RF_PINF_SHARED, 0, 0)                          \
 	X(STATS, "stats", "rf_stats", RF_PINF_SHARED, 0, 0)                             \
 	X(OBSERVE, "observe", "rf_observe", RF_PINF_OBSERVE, sizeof(__u64), 0)          \

@@ -25,6 +25,7 @@
 #include "bpfutil.h"
 #include "runlock.h"
 #include "enforcer.h"
+#include "sbmaps.h"
 #include "namecache.h"
 #include "gen/build_id.h"
 #include "net.skel.h"
@@ -1104,6 +1105,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	struct rf_meta meta;
 	uint8_t id[32];
 	int load_fd = -1, live_fd, err;
+	uint32_t had = 0;
 	bool reuse;
 
 	if (e)
@@ -1125,6 +1127,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	err = rf_pins__read_meta(&meta);  /* -ESTALE: another ABI, replaced below */
 	reuse = reusable(err, &meta, id, parent_fd, want_unix);
 	if (reuse) {
+		had = meta.features;
 		/* This build's set without an object now wanted: add it. */
 		err = add_missing(&lsm_obj, want_lsm, parent_fd, id, &meta, e);
 		if (!err)
@@ -1170,6 +1173,16 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	if (err) {
 		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
 		goto cleanup;
+	}
+	/* The pool of per-sandbox maps, made (or given the maps of an object
+	 * just added) here, under load.lock: later runs only take slots. */
+	if (enf->loaded_now || had != enf->features) {
+		err = sbmaps__pool_fill(enf, RF_SB_POOL_MIN);
+		if (err) {
+			rf_error_set(e, err, NULL, "filling the pool of per-sandbox maps: %s",
+				     strerror(-err));
+			goto cleanup;
+		}
 	}
 	enf->live_lock_fd = runlock__take("live.lock", LOCK_SH);
 	if (enf->live_lock_fd < 0) {

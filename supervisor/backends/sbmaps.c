@@ -1,28 +1,48 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * One sandbox's entries in the pinned maps. The policy maps (net4, net6,
- * host4, host6, unix, paths) and the samples map are outer maps keyed by the cgroup id
- * whose values are the sandbox's own inner maps (bpf/rf_sbmap.bpf.h),
- * created here and sized to its policy: no sandbox can fill another's
- * map, and removing a sandbox is one delete per outer map.
+ * host4, host6, unix, paths) and the samples map are outer arrays of maps
+ * indexed by pool slot (bpf/rf_sbmap.bpf.h). A slot's inner maps are put
+ * into the outer maps once, when the pool is made or grown: each such
+ * write waits for an RCU grace period in the kernel (synchronize_rcu,
+ * 10 ms and more), so a run only takes a free slot (rf_slots, under
+ * RF_RUN_DIR/slots.lock), fills its maps and names it in rf_sb_slots, a
+ * plain hash; its end deletes that entry and empties the maps. No sandbox
+ * can fill another's map, and removing a sandbox is one delete.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 
 #include "rules/pathrules.h"
 #include "bpfutil.h"
+#include "registry.h"
+#include "runlock.h"
 #include "sbmaps.h"
 
 /* The sandbox judges files or exec with the BPF-LSM: it has rf_paths entries. */
 #define PATH_FLAGS (RF_SB_LSM_FILES | RF_SB_LSM_EXEC)
 /* The observe programs report for it: it has an rf_observe entry. */
 #define OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
+
+/* Keys a run's end deletes itself from the slot it gives back; a slot
+ * with more is left DIRTY for the next taker of its class or gc. */
+#define CLEAN_NOW_KEYS 1024
+/* Slots of a class a pool grown on a run's path gets at once (the cost is
+ * one grace period per outer map, whatever the number). */
+static const unsigned grow_batch[RF_SB_CLASSES] = { 8, 2, 1 };
+_Static_assert(sizeof(grow_batch) / sizeof(grow_batch[0]) == RF_SB_CLASSES, "grow_batch");
+/* A sample a program of a sandbox writes while its slot is given back
+ * lands in the slot's next owner's map: room for a few. */
+#define SAMPLE_SLACK 16
 
 /* The inner maps of each outer map as the BPF objects' templates declare
  * them (type, key, value, BPF_F_NO_PREALLOC): the kernel refuses others. */
@@ -79,15 +99,31 @@ static enum sb_kind net_kind(const struct rf_net_entry *e)
 	return e->prefix_len == 128 ? SB_HOST6 : SB_NET6;
 }
 
-/* The inner map's size: its keys, with room for grants on the network
- * maps; the samples map holds the sandbox's sample limit. */
-static size_t inner_size(enum sb_kind k, size_t n)
+/* The inner map's size in a slot of class c: the class's keys, with room
+ * for grants on the network maps; the samples map holds the sandbox's
+ * sample limit (and a few strays, SAMPLE_SLACK). */
+static uint32_t inner_size(enum sb_kind k, uint32_t c)
 {
 	if (k == SB_SAMPLES)
-		return RF_SAMPLE_LIMIT_DEFAULT;
+		return RF_SAMPLE_LIMIT_DEFAULT + SAMPLE_SLACK;
 	if (k <= SB_HOST6)
-		return n + RF_SB_GRANT_ROOM;
-	return n;
+		return RF_SB_CLASS_KEYS(c) + RF_SB_GRANT_ROOM;
+	return RF_SB_CLASS_KEYS(c);
+}
+
+/* The smallest class whose maps hold n[k] keys of every kind. */
+static uint32_t class_of(const size_t n[SB_KINDS])
+{
+	uint32_t c;
+	int k;
+
+	for (c = 0; c + 1 < RF_SB_CLASSES; c++) {
+		for (k = 0; k < SB_KINDS && (k == SB_SAMPLES || n[k] <= RF_SB_CLASS_KEYS(c)); k++)
+			;
+		if (k == SB_KINDS)
+			break;
+	}
+	return c;
 }
 
 /* Keys per kind. Path keys: with paths (pathrules__build's entries, kept
@@ -181,21 +217,18 @@ struct writer {
 	unsigned char *keys, *vals;
 };
 
-static int writer_open(struct writer *w, enum sb_kind k, size_t n)
+/* A writer of n keys into the inner map fd (not the writer's to close). */
+static int writer_open(struct writer *w, enum sb_kind k, int fd, size_t n)
 {
 	const struct inner_def *d = &inner_defs[k];
 	size_t buf = n < CHUNK ? (n ? n : 1) : CHUNK;  /* a small policy: small buffers */
 
+	w->fd = fd;
 	w->n = 0;
 	w->cap = buf;
 	w->keys = malloc(buf * d->key_size);
 	w->vals = malloc(buf * d->value_size);
-	if (!w->keys || !w->vals)
-		return -ENOMEM;
-	/* not libbpf's bpf_map_create: no probe programs per run (bpfutil.h) */
-	w->fd = bpfutil__map_create(d->type, d->name, d->key_size, d->value_size,
-				    (__u32)inner_size(k, n), BPF_F_NO_PREALLOC);
-	return w->fd < 0 ? w->fd : 0;
+	return w->keys && w->vals ? 0 : -ENOMEM;
 }
 
 static int writer_flush(struct writer *w, enum sb_kind k)
@@ -228,8 +261,6 @@ static void writers_close(struct writer w[SB_KINDS])
 	int k;
 
 	for (k = 0; k < SB_KINDS; k++) {
-		if (w[k].fd >= 0)
-			close(w[k].fd);
 		free(w[k].keys);
 		free(w[k].vals);
 	}
@@ -270,27 +301,482 @@ static int write_keys(uint64_t cgid, const struct rf_net_entry *entries, size_t 
 	return err;
 }
 
-/* The sandbox's inner maps (a kind with nothing to hold gets none: the
- * programs answer "no rule" without one), filled, then each put in its
- * outer map under cgid. *ret_map: the map that failed. */
+/* ---- The pool of slots. rf_slots is written under slots.lock only. ---- */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int slots_lock(void)
+{
+	return runlock__take("slots.lock", LOCK_EX);
+}
+
+static int slot_read(const struct rf_enforcer *enf, uint32_t i, struct rf_slot *ret)
+{
+	return bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOTS], &i, ret) ? -errno : 0;
+}
+
+static int slot_write(const struct rf_enforcer *enf, uint32_t i, const struct rf_slot *s)
+{
+	return bpf_map_update_elem(enf->map_fd[RF_PIN_SLOTS], &i, s, BPF_ANY) ? -errno : 0;
+}
+
+/*
+ * The slots' bookkeeping, in batches where the kernel has them: every
+ * slot (all), or up to the first EMPTY one (the pool grows into the
+ * lowest EMPTY indices and no slot is EMPTY again, so the rest are EMPTY
+ * too): *ret_n read, at least that one when there is one.
+ */
+#define SLOT_CHUNK 64
+
+static int slots_read(const struct rf_enforcer *enf, struct rf_slot *s, bool all, size_t *ret_n)
+{
+	int fd = enf->map_fd[RF_PIN_SLOTS];
+	__u32 keys[SLOT_CHUNK], in, out, cnt, i;
+	bool batch = true, empty = false;
+	size_t n = 0;
+
+	while (n < RF_MAX_SANDBOXES && (all || !empty)) {
+		cnt = RF_MAX_SANDBOXES - n < SLOT_CHUNK ? (__u32)(RF_MAX_SANDBOXES - n) : SLOT_CHUNK;
+		in = (__u32)n - 1;
+		if (batch && bpf_map_lookup_batch(fd, n ? &in : NULL, &out, keys, s + n, &cnt, NULL) &&
+		    errno != ENOENT)
+			batch = false;  /* older kernels: one at a time */
+		if (!batch) {
+			cnt = 1;
+			if (bpf_map_lookup_elem(fd, &(__u32){ (__u32)n }, s + n))
+				return -errno;
+		}
+		if (!cnt)
+			break;
+		for (i = 0; i < cnt; i++)
+			empty |= s[n + i].state == RF_SLOT_EMPTY;
+		n += cnt;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+/* RF_SLOT_BUSY whose process is gone: its work undone, it counts as DIRTY. */
+static bool busy_dead(const struct rf_slot *s)
+{
+	return s->state == RF_SLOT_BUSY &&
+	       (kill((pid_t)s->pid, 0) && errno == ESRCH ? true :
+		registry__proc_start((pid_t)s->pid) != s->start);
+}
+
+static struct rf_slot busy_slot(uint32_t class)
+{
+	pid_t me = getpid();
+
+	return (struct rf_slot){ .state = RF_SLOT_BUSY, .class = class, .pid = (__u32)me,
+				 .start = registry__proc_start(me) };
+}
+
+static bool outer_present(const struct rf_enforcer *enf, enum sb_kind k)
+{
+	return enf->map_fd[inner_defs[k].outer] >= 0;
+}
+
+/* A new, empty inner map of kind k for a slot of class c. Not libbpf's
+ * bpf_map_create: no probe programs (bpfutil.h). */
+static int inner_create(enum sb_kind k, uint32_t c)
+{
+	const struct inner_def *d = &inner_defs[k];
+
+	return bpfutil__map_create(d->type, d->name, d->key_size, d->value_size,
+				   inner_size(k, c), BPF_F_NO_PREALLOC);
+}
+
+/* Put new inner maps of kind k into the outer map at slots idx[0..n)
+ * (classes cls[]): one batch, so one grace period on kernels that wait
+ * once per batch (6.1 waits for none in a batch). *ret_writes counts the
+ * batches. */
+static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32 *idx,
+		      const uint32_t *cls, size_t n, unsigned *ret_writes)
+{
+	int outer = enf->map_fd[inner_defs[k].outer], err = 0;
+	__u32 *fds = calloc(n ? n : 1, sizeof(*fds));
+	size_t i, made = 0;
+
+	if (!fds)
+		return -ENOMEM;
+	for (i = 0; i < n; i++, made++) {
+		int fd = inner_create(k, cls[i]);
+
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		fds[i] = (__u32)fd;
+	}
+	if (!err) {
+		err = update_many(outer, idx, fds, sizeof(*idx), sizeof(*fds), n);
+		*ret_writes += 1;
+	}
+	for (i = 0; i < made; i++)
+		close((int)fds[i]);  /* the outer map holds them now */
+	free(fds);
+	return err;
+}
+
+/* The inner map of kind k at slot i: an fd to close, or -errno (-ENOENT:
+ * the slot has none). */
+static int slot_inner_fd(const struct rf_enforcer *enf, uint32_t i, enum sb_kind k)
+{
+	int outer = enf->map_fd[inner_defs[k].outer];
+	__u32 id;
+	int fd;
+
+	if (outer < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(outer, &i, &id))
+		return -errno;
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Keys of one map, collected first (deleting while walking restarts a
+ * hash walk), then deleted; at most *budget of them (then -E2BIG with
+ * what was collected deleted). *budget is what is left. */
+static int map_empty(int fd, size_t key_size, size_t *budget, size_t *ret_n)
+{
+	unsigned char *keys = NULL;
+	size_t n = 0, cap = 0, i;
+	int err = 0;
+
+	for (;;) {
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			void *p = realloc(keys, c * key_size);
+
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = p;
+			cap = c;
+		}
+		if (bpf_map_get_next_key(fd, n ? keys + (n - 1) * key_size : NULL,
+					 keys + n * key_size))
+			break;
+		if (n == *budget) {
+			err = -E2BIG;
+			break;
+		}
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		if (bpf_map_delete_elem(fd, keys + i * key_size) && errno != ENOENT && !err)
+			err = -errno;
+	*budget -= n;
+	*ret_n += n;
+	free(keys);
+	return err;
+}
+
+/* Empty slot i's inner maps, at most budget keys. 0 (all empty), -E2BIG
+ * (more left), or -errno. *ret_n: keys deleted. */
+static int slot_empty(const struct rf_enforcer *enf, uint32_t i, size_t budget, size_t *ret_n)
+{
+	int k, err = 0;
+
+	for (k = 0; !err && k < SB_KINDS; k++) {
+		int fd = slot_inner_fd(enf, i, k);
+
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0)
+			return fd;
+		err = map_empty(fd, inner_defs[k].key_size, &budget, ret_n);
+		close(fd);
+	}
+	return err;
+}
+
+/*
+ * Grow the pool by up to n slots of class c: EMPTY indices marked BUSY,
+ * their inner maps made and written into the outer maps (one batch per
+ * outer map), then FREE; the first goes to owner instead when owner is
+ * not 0 (*ret_first). -ENOSPC: every index is in use.
+ */
+static int pool_grow(const struct rf_enforcer *enf, uint32_t c, unsigned n, uint64_t owner,
+		     uint32_t *ret_first, struct sbmaps_note *note)
+{
+	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all)), s;
+	__u32 idx[64];
+	uint32_t cls[64];
+	size_t got = 0, nall = 0, i;
+	double t0 = now_ms();
+	int lock, err, k;
+
+	if (!all)
+		return -ENOMEM;
+	n = n > 64 ? 64 : n;
+	lock = slots_lock();
+	err = lock < 0 ? lock : slots_read(enf, all, true, &nall);
+	for (i = 0; !err && i < nall && got < n; i++) {
+		if (all[i].state != RF_SLOT_EMPTY)
+			continue;
+		s = busy_slot(c);
+		err = slot_write(enf, (uint32_t)i, &s);
+		idx[got] = (__u32)i;
+		cls[got++] = c;
+	}
+	if (lock >= 0)
+		close(lock);
+	free(all);
+	if (!err && !got)
+		err = -ENOSPC;
+	for (k = 0; !err && k < SB_KINDS; k++)
+		if (outer_present(enf, k))
+			err = outer_fill(enf, k, idx, cls, got, note ? &note->outer_writes : &(unsigned){0});
+	lock = slots_lock();
+	for (i = 0; lock >= 0 && i < got; i++) {
+		/* a failure leaves them DIRTY: a taker fills what is missing */
+		s = (struct rf_slot){ .state = err ? RF_SLOT_DIRTY : RF_SLOT_FREE, .class = c };
+		if (!err && i == 0 && owner) {
+			s.state = RF_SLOT_OWNED;
+			s.cgid = owner;
+			*ret_first = idx[0];
+		}
+		slot_write(enf, idx[i], &s);
+	}
+	if (lock >= 0)
+		close(lock);
+	if (note && got) {
+		note->grown += (unsigned)got;
+		note->grow_ms += now_ms() - t0;
+	}
+	return err ? err : (lock < 0 ? lock : 0);
+}
+
+/*
+ * A slot of class c for cgid, marked OWNED: a FREE one; else a DIRTY one
+ * (emptied here); else a new one (the pool grown on this path, noted).
+ */
+static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
+		      uint32_t *ret_slot, struct sbmaps_note *note)
+{
+	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all));
+	struct rf_slot s = { .cgid = cgid, .state = RF_SLOT_OWNED, .class = c };
+	long pick = -1, dirty = -1;
+	size_t i, n = 0, nall = 0;
+	unsigned in_class = 0, grow_by = grow_batch[c];
+	double t0;
+	int lock, err;
+
+	if (!all)
+		return -ENOMEM;
+	lock = slots_lock();
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
+	for (i = 0; !err && i < nall && pick < 0; i++) {
+		if (all[i].class != c || all[i].state == RF_SLOT_EMPTY)
+			continue;
+		/* a pool that ran dry grows by half its size, at least the
+		 * class's batch: few growths however many sandboxes are live */
+		grow_by = ++in_class / 2 > grow_by ? in_class / 2 : grow_by;
+		if (all[i].state == RF_SLOT_FREE)
+			pick = (long)i;
+		else if (dirty < 0 && (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i])))
+			dirty = (long)i;
+	}
+	if (!err && pick < 0)
+		pick = dirty;
+	if (!err && pick >= 0)
+		err = slot_write(enf, (uint32_t)pick, &s);
+	if (lock >= 0)
+		close(lock);
+	free(all);
+	if (err)
+		return err;
+	if (pick < 0)
+		return pool_grow(enf, c, grow_by, cgid, ret_slot, note);
+	*ret_slot = (uint32_t)pick;
+	if (pick != dirty)
+		return 0;
+	t0 = now_ms();
+	err = slot_empty(enf, (uint32_t)pick, SIZE_MAX, &n);
+	if (note) {
+		note->cleaned += n;
+		note->clean_ms += now_ms() - t0;
+	}
+	return err;
+}
+
+/* Fds of slot i's inner maps (-1: that outer map is not there); a missing
+ * one (a slot grown half-way, or the LSM object added after the slot was
+ * made) is made and written into its outer map here. */
+static int slot_fds(const struct rf_enforcer *enf, uint32_t i, uint32_t c, int fds[SB_KINDS],
+		    struct sbmaps_note *note)
+{
+	int k, err = 0;
+
+	for (k = 0; k < SB_KINDS; k++)
+		fds[k] = -1;
+	for (k = 0; !err && k < SB_KINDS; k++) {
+		if (!outer_present(enf, k))
+			continue;
+		fds[k] = slot_inner_fd(enf, i, k);
+		if (fds[k] == -ENOENT) {
+			err = outer_fill(enf, k, &i, &c, 1, note ? &note->outer_writes : &(unsigned){0});
+			fds[k] = err ? -1 : slot_inner_fd(enf, i, k);
+		}
+		if (!err && fds[k] < 0)
+			err = fds[k];
+	}
+	return err;
+}
+
+static void fds_close(int fds[SB_KINDS])
+{
+	int k;
+
+	for (k = 0; k < SB_KINDS; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+}
+
+/* Give slot i back from cgid (a no-op when it is not cgid's): emptied
+ * here up to budget keys, then FREE; with more left, DIRTY. */
+static int slot_release(const struct rf_enforcer *enf, uint32_t i, uint64_t cgid, size_t budget,
+			size_t *ret_n)
+{
+	struct rf_slot s;
+	int lock, err;
+	size_t n = 0;
+
+	lock = slots_lock();
+	if (lock < 0)
+		return lock;
+	err = slot_read(enf, i, &s);
+	if (!err && (s.state != RF_SLOT_OWNED || s.cgid != cgid)) {
+		close(lock);
+		return 0;
+	}
+	if (!err) {
+		/* from here on the programs find no owner: no rules in it */
+		s = busy_slot(s.class);
+		err = slot_write(enf, i, &s);
+	}
+	close(lock);
+	if (err)
+		return err;
+	err = slot_empty(enf, i, budget, &n);
+	if (ret_n)
+		*ret_n += n;
+	s = (struct rf_slot){ .state = err ? RF_SLOT_DIRTY : RF_SLOT_FREE, .class = s.class };
+	lock = slots_lock();
+	if (lock < 0)
+		return lock;
+	slot_write(enf, i, &s);
+	close(lock);
+	return err == -E2BIG ? 0 : err;
+}
+
+int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)
+{
+	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all));
+	__u32 *idx = malloc(RF_MAX_SANDBOXES * sizeof(*idx));
+	uint32_t *cls = malloc(RF_MAX_SANDBOXES * sizeof(*cls));
+	unsigned writes = 0, free_0 = 0;
+	size_t i, n, nall = 0;
+	int lock, err, k;
+
+	if (!all || !idx || !cls || enf->map_fd[RF_PIN_SLOTS] < 0) {
+		err = !all || !idx || !cls ? -ENOMEM : -ENOENT;
+		goto cleanup;
+	}
+	lock = slots_lock();
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
+	if (lock >= 0)
+		close(lock);
+	/* slots made before an outer map was there (the LSM object added to
+	 * the pinned set later): their inner maps of it */
+	for (k = 0; !err && k < SB_KINDS; k++) {
+		if (!outer_present(enf, k))
+			continue;
+		for (i = 0, n = 0; i < nall; i++) {
+			int fd;
+
+			if (all[i].state == RF_SLOT_EMPTY || all[i].state == RF_SLOT_BUSY)
+				continue;
+			fd = slot_inner_fd(enf, (uint32_t)i, k);
+			if (fd >= 0) {
+				close(fd);
+				continue;
+			}
+			idx[n] = (__u32)i;
+			cls[n++] = all[i].class;
+		}
+		err = n ? outer_fill(enf, k, idx, cls, n, &writes) : 0;
+	}
+	for (i = 0; !err && i < nall; i++)
+		free_0 += all[i].state == RF_SLOT_FREE && all[i].class == 0;
+	if (!err && free_0 < min_free)
+		err = pool_grow(enf, 0, min_free - free_0, 0, NULL, NULL);
+cleanup:
+	free(all);
+	free(idx);
+	free(cls);
+	return err;
+}
+
+/* The sandbox's slot: -ENOENT when it has none. */
+static int sb_slot(const struct rf_enforcer *enf, uint64_t cgid, struct rf_sb_slot *ret)
+{
+	if (enf->map_fd[RF_PIN_SB_SLOTS] < 0)
+		return -ENOENT;
+	return bpf_map_lookup_elem(enf->map_fd[RF_PIN_SB_SLOTS], &cgid, ret) ? -errno : 0;
+}
+
+/* An fd of sandbox cgid's inner map of kind k: -ENOENT when it has none. */
+static int inner_fd(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kind k)
+{
+	struct rf_sb_slot ref;
+	int err = sb_slot(enf, cgid, &ref);
+
+	return err ? err : slot_inner_fd(enf, ref.slot, k);
+}
+
+/* A slot of the policy's class for cgid, filled with its keys, named in
+ * rf_sb_slots. *ret_map: the map that failed; *ret_slot: the slot taken
+ * (UINT32_MAX: none). */
 static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 			 const struct rf_net_entry *entries, size_t n_entries,
-			 const struct rf_policy *policy, const char **ret_map)
+			 const struct rf_policy *policy, const char **ret_map, uint32_t *ret_slot,
+			 struct sbmaps_note *note)
 {
 	struct rf_path_entry *paths = NULL;
 	struct writer w[SB_KINDS];
+	struct rf_sb_slot ref;
+	int fds[SB_KINDS];
 	size_t n[SB_KINDS];
 	int k, err;
 
-	for (k = 0; k < SB_KINDS; k++)
+	for (k = 0; k < SB_KINDS; k++) {
 		w[k] = (struct writer){ .fd = -1 };
+		fds[k] = -1;
+	}
 	err = count_keys(flags, entries, n_entries, policy, &paths, n);
 	if (!err && too_big(n, ret_map) >= 0)
 		err = -E2BIG;
+	ref.class = err ? 0 : class_of(n);
+	if (!err) {
+		*ret_map = "slots";
+		err = slot_claim(enf, cgid, ref.class, ret_slot, note);
+	}
+	if (!err)
+		err = slot_fds(enf, *ret_slot, ref.class, fds, note);
 	for (k = 0; !err && k < SB_KINDS; k++)
-		if (n[k] || k == SB_SAMPLES) {
+		if (n[k] && fds[k] >= 0) {
 			*ret_map = sbmaps__kind_name(k);
-			err = writer_open(&w[k], k, n[k]);
+			err = writer_open(&w[k], k, fds[k], n[k]);
 		}
 	if (!err)
 		err = write_keys(cgid, entries, n_entries, policy, paths, n[SB_PATHS], w);
@@ -298,25 +784,32 @@ static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, uint32_t 
 		*ret_map = sbmaps__kind_name(k);
 		if (w[k].fd >= 0)
 			err = writer_flush(&w[k], k);
-		if (!err && w[k].fd >= 0 &&
-		    bpf_map_update_elem(enf->map_fd[inner_defs[k].outer], &cgid, &w[k].fd,
-					BPF_NOEXIST))
-			err = -errno;
 	}
-	writers_close(w);  /* the outer maps hold the inner ones now */
+	if (!err) {
+		*ret_map = "sb_slots";
+		ref.slot = *ret_slot;
+		err = bpf_map_update_elem(enf->map_fd[RF_PIN_SB_SLOTS], &cgid, &ref, BPF_NOEXIST) ?
+		      -errno : 0;
+	}
+	writers_close(w);
+	fds_close(fds);
 	free(paths);
 	return err;
 }
 
 int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 		    const struct rf_net_entry *entries, size_t n_entries,
-		    const struct rf_policy *policy, const char **ret_map)
+		    const struct rf_policy *policy, const char **ret_map,
+		    struct sbmaps_note *ret_note)
 {
 	struct rf_sandbox sb = { .flags = flags, .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
 	const char *map = NULL;
 	const int *fd = enf->map_fd;
+	uint32_t slot = UINT32_MAX;
 	int err;
 
+	if (ret_note)
+		memset(ret_note, 0, sizeof(*ret_note));
 	/* The LSM flags need the LSM object's programs and maps. */
 	if ((flags & (PATH_FLAGS | RF_SB_LSM_UNIX | RF_SB_LSM_PROCESS)) &&
 	    (!(enf->features & RF_FEAT_LSM) || ((flags & PATH_FLAGS) && fd[RF_PIN_PATHS] < 0)))
@@ -324,7 +817,7 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	if ((flags & OBSERVE_FLAGS) &&
 	    (!(enf->features & RF_FEAT_OBSERVE) || fd[RF_PIN_OBSERVE] < 0))
 		return -EOPNOTSUPP;
-	err = install_inner(enf, cgid, flags, entries, n_entries, policy, &map);
+	err = install_inner(enf, cgid, flags, entries, n_entries, policy, &map, &slot, ret_note);
 	if (!err && (flags & OBSERVE_FLAGS)) {
 		struct rf_obs_sandbox obs = { 0 };
 
@@ -333,8 +826,11 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 	}
 	if (!err && (map = "sandboxes"))
 		err = bpf_map_update_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
-	if (err)
+	if (err) {
 		sbmaps__remove(enf, cgid);
+		if (slot != UINT32_MAX)  /* taken, but not named in rf_sb_slots */
+			slot_release(enf, slot, cgid, SIZE_MAX, NULL);
+	}
 	if (ret_map)
 		*ret_map = err ? map : NULL;
 	return err;
@@ -351,22 +847,34 @@ static int delete_key(int fd, const void *key)
 	return -errno;
 }
 
+/* The sandbox's slot given back: its rf_sb_slots entry deleted (the
+ * programs stop finding it), then the slot emptied up to budget keys. */
+static int slot_drop(const struct rf_enforcer *enf, uint64_t cgid, size_t budget, size_t *ret_n)
+{
+	struct rf_sb_slot ref;
+	int err, e;
+
+	if (sb_slot(enf, cgid, &ref))
+		return 0;
+	err = delete_key(enf->map_fd[RF_PIN_SB_SLOTS], &cgid);
+	e = slot_release(enf, ref.slot, cgid, budget, ret_n);
+	return err ? err : e;
+}
+
 int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid)
 {
 	struct rf_sandbox sb = { 0 };
 	const int *fd = enf->map_fd;
-	int k, err, e;
+	int err, e;
 
 	/* Without a sandbox entry the programs treat the cgroup as none of
 	 * theirs; it goes first, after the caller killed every process. */
 	if (bpf_map_lookup_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb))
 		sb.flags = OBSERVE_FLAGS;  /* not known: look for observations too */
 	err = delete_key(fd[RF_PIN_SANDBOXES], &cgid);
-	/* One delete per outer map drops the sandbox's inner map whole. */
-	for (k = 0; k < SB_KINDS; k++) {
-		e = delete_key(fd[inner_defs[k].outer], &cgid);
-		err = err ? err : e;
-	}
+	/* One delete in rf_sb_slots; no outer map is written. */
+	e = slot_drop(enf, cgid, CLEAN_NOW_KEYS, NULL);
+	err = err ? err : e;
 	if (fd[RF_PIN_OBSERVE] >= 0 && (sb.flags & OBSERVE_FLAGS)) {
 		e = delete_key(fd[RF_PIN_OBSERVE], &cgid);
 		err = err ? err : e;
@@ -378,21 +886,15 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid)
 	return err;
 }
 
-/* An fd of sandbox cgid's inner map of kind k: -ENOENT when it has none. */
-static int inner_fd(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kind k)
+int sbmaps__slot_of(const struct rf_enforcer *enf, uint64_t cgid, uint32_t *ret_slot)
 {
-	int outer = enf->map_fd[inner_defs[k].outer];
-	__u32 id;
-	int fd;
+	struct rf_sb_slot ref;
+	int err = sb_slot(enf, cgid, &ref);
 
-	if (outer < 0)
-		return -ENOENT;
-	if (bpf_map_lookup_elem(outer, &cgid, &id))
-		return -errno;
-	fd = bpf_map_get_fd_by_id(id);
-	return fd < 0 ? -errno : fd;
+	if (!err)
+		*ret_slot = ref.slot;
+	return err;
 }
-
 union net_key {
 	struct rf_net4_key k4;
 	struct rf_net6_key k6;
@@ -444,32 +946,8 @@ static int grant_ports(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kin
 	return err;
 }
 
-/* A sandbox without a map of kind k gets one holding key -> ports. */
-static int grant_new_map(const struct rf_enforcer *enf, uint64_t cgid, enum sb_kind k,
-			 const void *key, const struct rf_ports *ports)
-{
-	struct writer w = { .fd = -1 };
-	int err = writer_open(&w, k, 1);
-
-	if (!err) {
-		memcpy(writer_key(&w, k), key, inner_defs[k].key_size);
-		memcpy(writer_val(&w, k), ports, sizeof(*ports));
-		err = writer_commit(&w, k);
-	}
-	if (!err)
-		err = writer_flush(&w, k);
-	if (!err && bpf_map_update_elem(enf->map_fd[inner_defs[k].outer], &cgid, &w.fd,
-					BPF_NOEXIST))
-		err = -errno;
-	if (w.fd >= 0)
-		close(w.fd);
-	free(w.keys);
-	free(w.vals);
-	return err;
-}
-
 /* Write (add) or delete one network entry in the sandbox's map of its
- * kind; creates that map when the sandbox has none. */
+ * kind (every slot has one of each). */
 static int grant_update(const struct rf_enforcer *enf, uint64_t cgid,
 			const struct rf_net_entry *e, bool add)
 {
@@ -484,8 +962,6 @@ static int grant_update(const struct rf_enforcer *enf, uint64_t cgid,
 	if (err)
 		return err;
 	fd = inner_fd(enf, cgid, k);
-	if (fd == -ENOENT && add)
-		return grant_new_map(enf, cgid, k, &key, &ports);
 	if (fd < 0)
 		return add ? fd : (fd == -ENOENT ? 0 : fd);
 	if (add)
@@ -554,19 +1030,71 @@ cleanup:
 	return err;
 }
 
+/* gc's walk of the pool: the slots of doomed sandboxes given back and
+ * emptied whole; with empty_all (a full gc, off every run's path), the
+ * DIRTY ones and those of dead BUSY processes emptied too. */
+static int pool_purge(const struct rf_enforcer *enf, bool (*doomed)(uint64_t cgid, void *ctx),
+		      void *ctx, bool empty_all)
+{
+	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all));
+	int lock, err = 0, e;
+	size_t nall = 0;
+	uint32_t i;
+
+	if (!all)
+		return -ENOMEM;
+	if (enf->map_fd[RF_PIN_SLOTS] < 0)
+		goto cleanup;
+	lock = slots_lock();
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
+	if (lock >= 0)
+		close(lock);
+	for (i = 0; !err && i < nall; i++) {
+		struct rf_slot s = all[i];
+
+		if (s.state == RF_SLOT_OWNED && doomed(s.cgid, ctx)) {
+			delete_key(enf->map_fd[RF_PIN_SB_SLOTS], &s.cgid);
+			e = slot_release(enf, i, s.cgid, SIZE_MAX, NULL);
+			err = err ? err : e;
+		} else if (empty_all && (s.state == RF_SLOT_DIRTY || busy_dead(&s))) {
+			/* taken as a sandbox of none (cgid 0) to empty it */
+			struct rf_slot own = { .state = RF_SLOT_OWNED, .class = s.class };
+
+			lock = slots_lock();
+			if (lock >= 0 && !slot_read(enf, i, &s) &&
+			    (s.state == RF_SLOT_DIRTY || busy_dead(&s)))
+				e = slot_write(enf, i, &own);
+			else
+				e = 1;
+			if (lock >= 0)
+				close(lock);
+			if (!e)
+				e = slot_release(enf, i, 0, SIZE_MAX, NULL);
+			err = err ? err : (e > 0 ? 0 : e);
+		}
+	}
+cleanup:
+	free(all);
+	return err;
+}
+
 int sbmaps__purge_where(const struct rf_enforcer *enf,
-			bool (*doomed)(uint64_t cgid, void *ctx), void *ctx)
+			bool (*doomed)(uint64_t cgid, void *ctx), void *ctx, bool empty_all)
 {
 	const int *fd = enf->map_fd;
-	int err = 0, e;
+	int err, e;
 	size_t i;
 
-	/* The table starts with rf_sandboxes: from then on the cgroup is no
-	 * sandbox. Then every other map whose keys carry the sandbox's cgroup
-	 * id (the LSM object's only when it is loaded); the outer maps of
-	 * per-sandbox maps hold (at most) one key per sandbox. */
+	/* rf_sandboxes first: from then on the cgroup is no sandbox; then
+	 * the slots (found through their owners before rf_sb_slots goes);
+	 * then every other map whose keys carry the sandbox's cgroup id (the
+	 * LSM object's only when it is loaded). */
+	err = purge_map(fd[RF_PIN_SANDBOXES], rf_pin_maps[RF_PIN_SANDBOXES].key_size, 0, doomed,
+			ctx);
+	e = pool_purge(enf, doomed, ctx, empty_all);
+	err = err ? err : e;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
-		if (!rf_pin_maps[i].key_size || fd[i] < 0)
+		if (i == RF_PIN_SANDBOXES || !rf_pin_maps[i].key_size || fd[i] < 0)
 			continue;
 		e = purge_map(fd[i], rf_pin_maps[i].key_size, rf_pin_maps[i].cgid_off, doomed, ctx);
 		err = err ? err : e;

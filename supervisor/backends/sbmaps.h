@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * One sandbox's entries in the pinned maps, keyed by its cgroup id; its
- * policy maps are inner maps of its own (bpf/rf_sbmap.bpf.h), sized to the
- * policy. The one module that writes the pinned maps.
+ * policy maps are inner maps of its own, from a pool of slots put into the
+ * outer maps ahead of time (bpf/rf_sbmap.bpf.h). The one module that
+ * writes the pinned maps.
  */
 #ifndef RF_SBMAPS_H
 #define RF_SBMAPS_H
@@ -23,10 +24,6 @@ enum sb_kind {
 	SB_UNIX, SB_PATHS, SB_SAMPLES, SB_KINDS
 };
 
-/* Entries a sandbox's network maps hold beyond its policy's, for grants
- * made while it runs (sbmaps__grant). */
-#define RF_SB_GRANT_ROOM 1024
-
 /* The pin name of kind k's outer map ("net4", ...). */
 const char *sbmaps__kind_name(enum sb_kind k);
 
@@ -37,20 +34,38 @@ const char *sbmaps__kind_name(enum sb_kind k);
 int sbmaps__capacity(uint32_t flags, const struct rf_net_entry *entries, size_t n_entries,
 		     const struct rf_policy *policy, struct rf_error *e);
 
-/* Rules first (each kind in an inner map of the sandbox's own, created
- * here), the rf_sandboxes entry last: the programs leave a cgroup alone
- * until that entry exists, and it exists before the command runs. On
- * failure everything written is removed again, and *ret_map (if not NULL)
- * names the map that refused ("net4", ...): -E2BIG, the policy needs more
- * than RF_SB_MAX_KEYS keys in it; -ENOSPC, the outer map holds
- * RF_MAX_SANDBOXES sandboxes already. */
+/* What a start cost beyond writing the keys (RINGFENCE_TIMINGS). */
+struct sbmaps_note {
+	unsigned grown;          /* slots added to the pool on this path: it had no
+				  * free one of the class */
+	unsigned outer_writes;   /* outer-map batch writes on this path (putting
+				  * inner maps in; each waits for a grace period) */
+	size_t cleaned;          /* keys emptied from a slot given back earlier */
+	double grow_ms, clean_ms;
+};
+
+/* Rules first (into the inner maps of a free pool slot of the policy's
+ * size class, RF_SB_CLASS_KEYS), the slot named in rf_sb_slots, the
+ * rf_sandboxes entry last: the programs leave a cgroup alone until that
+ * entry exists, and it exists before the command runs. No outer map is
+ * written unless the pool has no slot of the class (then it grows here,
+ * said in ret_note). On failure everything written is removed again, and
+ * *ret_map (if not NULL) names the map that refused ("net4", ...):
+ * -E2BIG, the policy needs more than RF_SB_MAX_KEYS keys in it; -ENOSPC,
+ * RF_MAX_SANDBOXES slots are in use. ret_note may be NULL. */
 int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 		    const struct rf_net_entry *entries, size_t n_entries,
-		    const struct rf_policy *policy, const char **ret_map);
+		    const struct rf_policy *policy, const char **ret_map,
+		    struct sbmaps_note *ret_note);
 
-/* Remove what sbmaps__install wrote and the samples: one delete per
- * outer map, whatever the size of the policy (the observe_access map,
- * keyed by cgroup id and sequence, is walked when the sandbox had it).
+/* Remove what sbmaps__install wrote and the samples: a delete in
+ * rf_sandboxes and one in rf_sb_slots, whatever the size of the policy
+ * (no outer map is written), then the slot given back: emptied here when
+ * it holds at most 1,024 keys, else left to the next taker of
+ * its class or gc (the observe_access map, keyed by cgroup id and
+ * sequence, is walked when the sandbox had it). The slot is handed on
+ * without waiting: a program that found it before the delete gets no
+ * rules from it once it is another sandbox's (bpf/rf_sbmap.bpf.h).
  * Missing entries are no error. */
 int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid);
 
@@ -58,21 +73,33 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid);
 int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid);
 
 /* Allow (grant) or stop allowing (revoke) one network entry for a running
- * sandbox, in its own map of the entry's kind (host or CIDR; created if it
- * has none): a grant replaces an entry with the same prefix, and a granted
+ * sandbox, in its own map of the entry's kind (host or CIDR): a grant replaces an entry with the same prefix, and a granted
  * host also keeps the ports of the sandbox's CIDR entry covering it (a
  * host's entry answers alone). 0 or -errno (-ENOSPC: the sandbox's map is
- * full, RF_SB_GRANT_ROOM grants beyond its policy; -E2BIG: more than
+ * full, at least RF_SB_GRANT_ROOM grants beyond its policy; -E2BIG: more than
  * RF_MAX_PORT_RANGES ranges together). Revoking an entry that is not
  * there is no error; revoking a host the policy names removes it too. */
 int sbmaps__grant(const struct rf_enforcer *enf, uint64_t cgid, const struct rf_net_entry *e);
 int sbmaps__revoke(const struct rf_enforcer *enf, uint64_t cgid, const struct rf_net_entry *e);
 
-/* The kernel-state walk of gc: delete every key, in every per-sandbox map
- * (lib/pins.h: key_size != 0), whose cgroup id doomed() picks. doomed is
- * called once per key (it may count). 0 or the first -errno. */
+/* The kernel-state walk of gc: delete every key, in every map keyed by
+ * cgroup id (lib/pins.h: key_size != 0), whose cgroup id doomed() picks,
+ * and give back the pool slots of those sandboxes. doomed is called once
+ * per key (it may count). empty_all: also empty the slots left DIRTY (a
+ * full gc). 0 or the first -errno. */
 int sbmaps__purge_where(const struct rf_enforcer *enf,
-			bool (*doomed)(uint64_t cgid, void *ctx), void *ctx);
+			bool (*doomed)(uint64_t cgid, void *ctx), void *ctx, bool empty_all);
+
+/* The pool after the pinned set was loaded or an object added to it: an
+ * inner map of every outer map in every slot (the LSM object's paths map
+ * added to the slots made before it), and at least min_free free slots of
+ * the smallest class. Writes outer maps (each batch waits for a grace
+ * period): never on a run's path but the first load's. 0 or -errno. */
+#define RF_SB_POOL_MIN 16
+int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free);
+
+/* The pool slot of a live sandbox (-ENOENT: none), for tests and tools. */
+int sbmaps__slot_of(const struct rf_enforcer *enf, uint64_t cgid, uint32_t *ret_slot);
 
 int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,
 			 struct rf_sandbox *ret_sb);

@@ -441,7 +441,7 @@ static void walk_maps(struct gc *g, const struct rf_enforcer *enf)
 		return;
 	qsort(g->live.v, g->live.n, sizeof(*g->live.v), cmp_u64);
 	qsort(g->dead.v, g->dead.n, sizeof(*g->dead.v), cmp_u64);
-	sbmaps__purge_where(enf, doomed, &d);
+	sbmaps__purge_where(enf, doomed, &d, g->flags & RF_GC_FULL);
 	for (i = 0; i < d.ids.n; i++) {
 		g->st.map_entries += d.count[i];
 		say(g, "removed %llu map entr%s of cgroup id %llu", d.count[i],

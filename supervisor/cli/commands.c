@@ -252,6 +252,9 @@ int cmd_gc(bool quiet)
 	cgroup__find_v2_mount(mount, sizeof(mount));
 	enforcer__open_pinned(&enf);  /* nothing pinned: no map keys to walk */
 	err = gc__run(enf, mount, RF_GC_FULL, quiet ? NULL : print_line, &st);
+	/* the pool back to its size, off every run's path */
+	if (!err && enf)
+		sbmaps__pool_fill(enf, RF_SB_POOL_MIN);
 	enforcer__close(enf);
 	if (err) {
 		rf_err("gc: %s", strerror(-err));

@@ -627,6 +627,21 @@ static void undo_limits(void *ctx)
 	sandbox_limits__watch_close(&r->sb.lw);
 }
 
+/* RINGFENCE_TIMINGS: what the maps step did beyond writing the keys
+ * (the pool had no slot of the class: its growth waited on the kernel). */
+static void note_pool(const struct sbmaps_note *n)
+{
+	if (!steps__timings())
+		return;
+	if (n->grown || n->outer_writes)
+		fprintf(stderr, "ringfence: timing: maps: no free slot: pool grown on this path "
+			"by %u slot(s), %u outer-map write(s), each waiting for an RCU grace "
+			"period: %.3f ms\n", n->grown, n->outer_writes, n->grow_ms);
+	if (n->cleaned)
+		fprintf(stderr, "ringfence: timing: maps: emptied a slot given back earlier: "
+			"%zu key(s): %.3f ms\n", n->cleaned, n->clean_ms);
+}
+
 static int step_maps(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -636,6 +651,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	uint32_t flags = plan__sandbox_flags(&sb->plan, sb->policy,
 					     (sb->enf->features & RF_FEAT_OBSERVE) &&
 					     !observe__test_disabled());
+	struct sbmaps_note note = { 0 };
 	const char *map = NULL;
 	int err;
 
@@ -650,7 +666,8 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	if (!err) {
 		landlock_audit__discard(&sb->la);  /* open since the plan */
 		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
-				      sb->policy, &map);
+				      sb->policy, &map, &note);
+		note_pool(&note);
 	}
 	if (err)
 		observe__free(&sb->obs);
@@ -658,7 +675,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		/* each sandbox's keys are in maps of its own: only the number
 		 * of sandboxes is host-wide */
 		return rf_error_set(&e->e, err, "refused",
-				    "writing the policy maps: the %s map is full (%d live "
+				    "writing the policy maps: every %s slot is taken (%d live "
 				    "sandboxes at most): %s", map, RF_MAX_SANDBOXES, strerror(-err));
 	if (err == -E2BIG && map)
 		return rf_error_set(&e->e, err, "refused",

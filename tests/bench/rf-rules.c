@@ -128,7 +128,7 @@ static int rep(const char *path, const struct rf_enforcer *enf, uint64_t cgid, i
 	t[1] = now_us() - t0;
 	if (!err) {
 		t0 = now_us();
-		err = sbmaps__install(enf, cgid, 0, c.entries, c.n_entries, p, &map);
+		err = sbmaps__install(enf, cgid, 0, c.entries, c.n_entries, p, &map, NULL);
 		t[2] = now_us() - t0;
 		if (err)
 			fprintf(stderr, "rf-rules: install (%s): %s\n", map ? map : "-", strerror(-err));

@@ -189,23 +189,64 @@ static inline int bt_map_count(int fd, size_t key_size)
 	return n;
 }
 
+/* The object's rf_sb_slots and rf_slots (bt_use_slots): a sandbox's
+ * inner maps are at its slot in every outer map (bpf/rf_sbmap.bpf.h). */
+static int bt_sb_slots_fd = -1, bt_slots_fd = -1;
+
+static inline void bt_use_slots(int sb_slots_fd, int slots_fd)
+{
+	bt_sb_slots_fd = sb_slots_fd;
+	bt_slots_fd = slots_fd;
+}
+
+/* cgid's slot: -1 when it has none and make is false; else one of its
+ * own (the next unused index), owned by it in rf_slots. */
+static inline int bt_slot(uint64_t cgid, bool make)
+{
+	struct rf_sb_slot ref;
+	struct rf_slot own = { .cgid = cgid, .state = RF_SLOT_OWNED };
+	uint64_t key, next;
+	bool first = true;
+	__u32 used = 0;
+
+	assert_true(bt_sb_slots_fd >= 0 && bt_slots_fd >= 0);
+	if (!bpf_map_lookup_elem(bt_sb_slots_fd, &cgid, &ref))
+		return (int)ref.slot;
+	if (!make)
+		return -1;
+	while (!bpf_map_get_next_key(bt_sb_slots_fd, first ? NULL : &key, &next)) {
+		first = false;
+		assert_int_equal(bpf_map_lookup_elem(bt_sb_slots_fd, &next, &ref), 0);
+		used = ref.slot + 1 > used ? ref.slot + 1 : used;
+		key = next;
+	}
+	ref = (struct rf_sb_slot){ .slot = used };
+	assert_int_equal(bpf_map_update_elem(bt_slots_fd, &used, &own, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(bt_sb_slots_fd, &cgid, &ref, BPF_NOEXIST), 0);
+	return (int)used;
+}
+
 /* The inner map of cgid in a per-sandbox outer map (bpf/rf_sbmap.bpf.h):
  * an fd to close; created (type, sizes, max entries, BPF_F_NO_PREALLOC)
- * and inserted when missing, unless type is 0 (then -1). */
+ * and inserted at its slot when missing, unless type is 0 (then -1). */
 static inline int bt_inner(int outer, uint64_t cgid, enum bpf_map_type type, size_t ksz,
 			   size_t vsz, uint32_t max)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
-	__u32 id;
+	int slot = bt_slot(cgid, type != 0);
+	__u32 id, i;
 	int fd;
 
-	if (!bpf_map_lookup_elem(outer, &cgid, &id))
+	if (slot < 0)
+		return -1;
+	i = (__u32)slot;
+	if (!bpf_map_lookup_elem(outer, &i, &id))
 		return bpf_map_get_fd_by_id(id);
 	if (!type)
 		return -1;
 	fd = bpf_map_create(type, "bt_inner", ksz, vsz, max, &o);
 	assert_true(fd >= 0);
-	assert_int_equal(bpf_map_update_elem(outer, &cgid, &fd, BPF_NOEXIST), 0);
+	assert_int_equal(bpf_map_update_elem(outer, &i, &fd, BPF_ANY), 0);
 	return fd;
 }
 
@@ -221,24 +262,49 @@ static inline void bt_inner_put(int outer, uint64_t cgid, enum bpf_map_type type
 	close(fd);
 }
 
+/* Apply fn to the inner map at every slot in use of an outer map. */
+static inline int bt_outer_each(int outer, size_t inner_key_size, int (*fn)(int, size_t))
+{
+	uint64_t key, next;
+	struct rf_sb_slot ref;
+	bool first = true;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(bt_sb_slots_fd, first ? NULL : &key, &next)) {
+		__u32 id;
+
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(bt_sb_slots_fd, &next, &ref) ||
+		    bpf_map_lookup_elem(outer, &ref.slot, &id))
+			continue;
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd >= 0) {
+			n += fn(fd, inner_key_size);
+			close(fd);
+		}
+	}
+	return n;
+}
+
+static inline int bt_clear_fn(int fd, size_t key_size)
+{
+	bt_map_clear(fd, key_size);
+	return 0;
+}
+
 /* Entries of every inner map of an outer map, together. */
 static inline int bt_outer_count(int outer, size_t inner_key_size)
 {
-	uint64_t key, next;
-	int n = 0;
-	bool first = true;
+	return bt_outer_each(outer, inner_key_size, bt_map_count);
+}
 
-	while (!bpf_map_get_next_key(outer, first ? NULL : &key, &next)) {
-		int fd = bt_inner(outer, next, 0, 0, 0, 0);
-
-		first = false;
-		if (fd >= 0) {
-			n += bt_map_count(fd, inner_key_size);
-			close(fd);
-		}
-		key = next;
-	}
-	return n;
+/* Empty every inner map of an outer map (the slots stay, as a pool's do:
+ * no outer-map write, no grace period). */
+static inline void bt_outer_clear(int outer, size_t inner_key_size)
+{
+	bt_outer_each(outer, inner_key_size, bt_clear_fn);
 }
 
 /* Look key up in cgid's inner map of outer: 0 or -errno (-ENOENT: no

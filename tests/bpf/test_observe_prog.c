@@ -223,6 +223,7 @@ static int group_setup(void **state)
 	assert_int_equal(bt_cgroup_scratch(&T.cg), 0);
 	T.skel = observe_bpf__open_and_load();
 	assert_non_null(T.skel);
+	bt_use_slots(fd_of(T.skel->maps.rf_sb_slots), fd_of(T.skel->maps.rf_slots));
 	table = calloc(RF_OBS_SYSCALL_MAX, sizeof(*table));
 	assert_non_null(table);
 	obs_syscalls__table(table);
@@ -246,7 +247,7 @@ static int group_setup(void **state)
 static int test_setup(void **state)
 {
 	(void)state;
-	bt_map_clear(fd_of(T.skel->maps.rf_samples), sizeof(uint64_t));
+	bt_outer_clear(fd_of(T.skel->maps.rf_samples), sizeof(struct rf_sample_key));
 	bt_map_clear(fd_of(T.skel->maps.rf_obs_access), sizeof(struct rf_sample_key));
 	bt_map_clear(fd_of(T.skel->maps.rf_sandboxes), sizeof(uint64_t));
 	ring_records();

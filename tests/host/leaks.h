@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a run can leave behind, for host tests that check nothing is: the
- * cgroup ids that have keys in the pinned per-sandbox maps (every map
- * lib/pins.h marks per sandbox, so a new map is covered without a test
- * change), and a sandbox's registry file; harness.h counts a directory's
+ * cgroup ids that have keys in the pinned maps keyed by cgroup id (every
+ * map lib/pins.h gives a key size, so a new map is covered without a test
+ * change) and in the inner maps of free pool slots, and a sandbox's
+ * registry file; harness.h counts a directory's
  * entries with a name prefix.
  */
 #ifndef RF_TEST_LEAKS_H
@@ -63,6 +64,56 @@ static inline void h_walk_map(const struct rf_pin_map_def *m, struct h_idset *s)
 	close(fd);
 }
 
+/* Every cgroup id with a key in an inner map of a FREE pool slot: a slot
+ * handed back must be empty (the inner keys carry their owner's cgroup id:
+ * after the 4-byte prefix length of the LPM layouts, first in samples). */
+static inline void h_walk_free_slots(struct h_idset *s)
+{
+	unsigned char key[sizeof(struct rf_path_key)], next[sizeof(struct rf_path_key)];
+	char path[256];
+	int slots;
+	__u32 i;
+
+	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, rf_pin_maps[RF_PIN_SLOTS].pin);
+	slots = bpf_obj_get(path);
+	if (slots < 0)
+		return;
+	for (i = 0; i < RF_MAX_SANDBOXES; i++) {
+		struct rf_slot sl;
+
+		if (bpf_map_lookup_elem(slots, &i, &sl) || sl.state == RF_SLOT_EMPTY)
+			break;
+		if (sl.state != RF_SLOT_FREE)
+			continue;
+		for (size_t m = 0; m < RF_PIN_MAP_MAX; m++) {
+			size_t off = m == RF_PIN_SAMPLES ? 0 : 4;
+			int outer, fd;
+			bool first = true;
+			__u32 id;
+
+			if (!(rf_pin_maps[m].flags & RF_PINF_PER_SB))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, rf_pin_maps[m].pin);
+			outer = bpf_obj_get(path);
+			if (outer < 0)
+				continue;
+			fd = bpf_map_lookup_elem(outer, &i, &id) ? -1 : bpf_map_get_fd_by_id(id);
+			close(outer);
+			while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+				uint64_t cg;
+
+				first = false;
+				memcpy(&cg, next + off, sizeof(cg));
+				h_idset_add(s, cg);
+				memcpy(key, next, sizeof(key));
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	close(slots);
+}
+
 /* The cgroup ids every per-sandbox pinned map holds keys for. */
 static inline void h_map_ids(struct h_idset *s)
 {
@@ -72,6 +123,7 @@ static inline void h_map_ids(struct h_idset *s)
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		if (rf_pin_maps[i].key_size)
 			h_walk_map(&rf_pin_maps[i], s);
+	h_walk_free_slots(s);
 }
 
 /* The registry file of the sandbox named prefix*, once its command runs

@@ -425,12 +425,11 @@ static void cgroup_and_map_entries_gone_after_exit(void **state)
 	assert_true(stat(reg, &st) < 0 && errno == ENOENT);
 	assert_int_equal(enforcer__open_pinned(&enf), 0);
 	assert_int_equal(sbmaps__read_sandbox(enf, cgid, &sb), -ENOENT);
-	/* no inner map of the sandbox in any per-sandbox map */
-	for (int m = 0; m < RF_PIN_MAP_MAX; m++) {
-		__u32 id;
+	/* no pool slot is the sandbox's any more */
+	{
+		uint32_t slot;
 
-		if ((rf_pin_maps[m].flags & RF_PINF_PER_SB) && enf->map_fd[m] >= 0)
-			assert_int_not_equal(bpf_map_lookup_elem(enf->map_fd[m], &cgid, &id), 0);
+		assert_int_equal(sbmaps__slot_of(enf, cgid, &slot), -ENOENT);
 	}
 	enforcer__close(enf);
 	json_decref(tr);

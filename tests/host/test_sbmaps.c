@@ -11,10 +11,12 @@
 #include "harness.h"
 
 #include <arpa/inet.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
 #include "backends/enforcer.h"
+#include "cgroup.h"
 #include "leaks.h"
 #include "paths.h"
 #include "rf_abi.h"
@@ -338,6 +340,249 @@ static void grant_and_revoke_while_running(void **state)
 	free(out);
 }
 
+
+/* ---- Slots handed on at once (issue 25) ---- */
+
+#define REUSE_ROUNDS 100
+#define REUSE_PORT 18451        /* sandbox i allows REUSE_PORT + i % 2 */
+#define REUSE_HITS 40           /* connects each hammer makes per phase, at least */
+
+enum { PH_LIVE = 0, PH_GAP = 1, PH_STALE = 2, PH_STOP = 3 };
+
+/* What one hammer saw, in memory shared with the test. */
+struct hammer {
+	volatile int phase;
+	volatile long n[4];         /* connects made, by the phase they were made in */
+	volatile long own_allowed;  /* PH_LIVE: its own port got through (as it must) */
+	volatile long bad;          /* a decision a policy of another sandbox made */
+	char what[160];             /* the first of them */
+};
+
+/* A connect to 127.0.0.1:port or 127.2.0.1:port: true when the sandbox's
+ * programs let it through (anything but EPERM: nothing listens there). */
+static bool reuse_try(const char *addr, int port)
+{
+	return h_connect_tcp4(addr, port) != EPERM;
+}
+
+static void hammer_bad(struct hammer *h, const char *what, const char *addr, int port)
+{
+	if (!h->bad++)
+		snprintf(h->what, sizeof(h->what), "%s %s:%d allowed", what, addr, port);
+}
+
+/* Live: its own port (host and CIDR rule) open, the other sandbox's shut.
+ * Stale (its slot handed on while its rf_sandboxes entry and a stale
+ * rf_sb_slots entry stay, and a key of its own put back into the slot):
+ * everything shut, its own old rule and the slot's new owner's alike. */
+static void hammer_loop(struct hammer *h, int own, int other)
+{
+	static const char *const addrs[] = { "127.0.0.1", "127.2.0.1" };
+
+	while (h->phase != PH_STOP) {
+		int ph = h->phase;
+
+		for (int a = 0; a < 2; a++) {
+			bool o = reuse_try(addrs[a], own), x = reuse_try(addrs[a], other);
+
+			if (h->phase != ph)
+				break;  /* the answers straddle a change: not counted */
+			if (ph == PH_LIVE && o)
+				h->own_allowed++;
+			if (ph == PH_LIVE && x)
+				hammer_bad(h, "live: the other sandbox's rule:", addrs[a], other);
+			if (ph == PH_STALE && o)
+				hammer_bad(h, "stale: its old rule:", addrs[a], own);
+			if (ph == PH_STALE && x)
+				hammer_bad(h, "stale: the slot's new owner's rule:", addrs[a], other);
+			h->n[ph]++;
+		}
+	}
+}
+
+static pid_t hammer_start(struct hammer *h, const char *cg, int own, int other)
+{
+	char procs[700], pid[16];
+	pid_t p;
+	int fd;
+
+	p = fork();
+	assert_true(p >= 0);
+	if (p)
+		return p;
+	/* gone with the test, whatever assert ends it (and with it the
+	 * host lock's fd it inherited) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(2);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		_exit(2);
+	close(fd);
+	hammer_loop(h, own, other);
+	_exit(0);
+}
+
+static void hammer_wait_hits(struct hammer *h, int phase)
+{
+	long start = h->n[phase];
+
+	for (int i = 0; i < 20000 && h->n[phase] - start < REUSE_HITS; i++)
+		usleep(100);
+	assert_true(h->n[phase] - start >= REUSE_HITS);
+}
+
+static struct rf_net_entry reuse_cidr(int port)
+{
+	struct rf_net_entry e = { .family = AF_INET, .prefix_len = 16 };
+
+	assert_int_equal(inet_pton(AF_INET, "127.2.0.0", e.addr), 1);
+	e.ports.n = 1;
+	e.ports.r[0].lo = e.ports.r[0].hi = (uint16_t)port;
+	return e;
+}
+
+/* The sandbox's slot, as a program that found it before the slot went
+ * back would still see it: rf_sandboxes and rf_sb_slots entries back, and
+ * a key of its own (its old host rule) in the slot's host4 map. */
+static void make_stale(const struct rf_enforcer *enf, uint64_t cgid, uint32_t slot, int port)
+{
+	struct rf_sandbox sb = { .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
+	struct rf_sb_slot ref = { .slot = slot };
+	struct rf_net_entry e = host4("127.0.0.1", (uint16_t)port);
+	struct rf_net4_key k = { .prefixlen = 64 + 32, .cgroup_id = cgid };
+	__u32 id;
+	int fd;
+
+	assert_int_equal(bpf_map_update_elem(enf->map_fd[RF_PIN_SANDBOXES], &cgid, &sb, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(enf->map_fd[RF_PIN_SB_SLOTS], &cgid, &ref, BPF_ANY), 0);
+	memcpy(k.addr, e.addr, 4);
+	assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_HOST4], &slot, &id), 0);
+	fd = bpf_map_get_fd_by_id(id);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_update_elem(fd, &k, &e.ports, BPF_ANY), 0);
+	close(fd);
+}
+
+static void drop_stale(const struct rf_enforcer *enf, uint64_t cgid, uint32_t slot)
+{
+	struct rf_net4_key k = { .prefixlen = 64 + 32, .cgroup_id = cgid };
+	__u32 id;
+	int fd;
+
+	bpf_map_delete_elem(enf->map_fd[RF_PIN_SANDBOXES], &cgid);
+	bpf_map_delete_elem(enf->map_fd[RF_PIN_SB_SLOTS], &cgid);
+	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", k.addr), 1);
+	assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_HOST4], &slot, &id), 0);
+	fd = bpf_map_get_fd_by_id(id);
+	assert_true(fd >= 0);
+	bpf_map_delete_elem(fd, &k);
+	close(fd);
+}
+
+struct reuse_sb {
+	char cg[600];
+	uint64_t cgid;
+	uint32_t slot;
+	pid_t pid;
+	struct hammer *h;
+};
+
+static void reuse_install(const struct rf_enforcer *enf, struct reuse_sb *s, int i,
+			  struct hammer *h)
+{
+	struct rf_net_entry e[2] = { host4("127.0.0.1", (uint16_t)(REUSE_PORT + i % 2)),
+				     reuse_cidr(REUSE_PORT + i % 2) };
+	struct rf_policy pol = { 0 };
+	struct sbmaps_note note;
+	const char *map = NULL;
+
+	snprintf(s->cg, sizeof(s->cg), "%s/rf-test-reuse-%d", h_cg_parent(), i);
+	rmdir(s->cg);
+	assert_int_equal(mkdir(s->cg, 0755), 0);
+	assert_int_equal(cgroup__id_of(s->cg, &s->cgid), 0);
+	assert_int_equal(sbmaps__install(enf, s->cgid, 0, e, 2, &pol, &map, &note), 0);
+	assert_int_equal(note.outer_writes, 0);  /* the pool had a slot: no outer write */
+	assert_int_equal(sbmaps__slot_of(enf, s->cgid, &s->slot), 0);
+	memset(h, 0, sizeof(*h));
+	s->h = h;
+	s->pid = hammer_start(h, s->cg, REUSE_PORT + i % 2, REUSE_PORT + (i + 1) % 2);
+}
+
+static void reuse_end(const struct rf_enforcer *enf, struct reuse_sb *s)
+{
+	int st;
+
+	s->h->phase = PH_STOP;
+	assert_int_equal(waitpid(s->pid, &st, 0), s->pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	drop_stale(enf, s->cgid, s->slot);
+	assert_int_equal(rmdir(s->cg), 0);
+	if (s->h->bad)
+		fail_msg("sandbox %s: %ld decision(s) by another sandbox's rules, first: %s", s->cg,
+			 s->h->bad, s->h->what);
+	assert_true(s->h->own_allowed > 0);
+}
+
+/*
+ * A slot is handed to the next sandbox as soon as the last one gave it
+ * back (no grace period), in a tight loop of REUSE_ROUNDS sandboxes whose
+ * rules alternate between two ports. Each sandbox's process connects
+ * without pause while the next one starts: while live it reaches its own
+ * port only; once its slot is handed on, it is kept a sandbox with a stale
+ * rf_sb_slots entry still naming the slot and one of its old keys put back
+ * into the slot (the worst a program that raced with the hand-over could
+ * see), and then nothing may get through, neither by its old rule nor by
+ * the new owner's; and the new owner never gets through by the old one's.
+ */
+static void slot_reuse_never_uses_a_previous_sandboxs_rules(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	struct hammer *hs = mmap(NULL, 2 * sizeof(*hs), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct h_idset *before = calloc(1, sizeof(*before));
+	struct reuse_sb cur, prev;
+	struct rf_enforcer *enf = NULL;
+	int reused = 0;
+
+	(void)state;
+	assert_true(hs != MAP_FAILED);
+	assert_non_null(before);
+	/* the pinned set (and its pool) exist */
+	assert_int_equal(h_run(ISO_POLICY("reuse", "18459", "127.0.0.9", "18459", "18459",
+					  "rf-reuse"), NULL, argv, NULL, NULL), 0);
+	h_map_ids(before);
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	reuse_install(enf, &prev, 0, &hs[0]);
+	hammer_wait_hits(prev.h, PH_LIVE);
+	for (int i = 1; i <= REUSE_ROUNDS; i++) {
+		prev.h->phase = PH_GAP;  /* not a sandbox for a moment: not counted */
+		assert_int_equal(sbmaps__remove(enf, prev.cgid), 0);
+		make_stale(enf, prev.cgid, prev.slot, REUSE_PORT + (i - 1) % 2);
+		prev.h->phase = PH_STALE;
+		reuse_install(enf, &cur, i, &hs[i % 2]);
+		reused += cur.slot == prev.slot;
+		hammer_wait_hits(cur.h, PH_LIVE);
+		hammer_wait_hits(prev.h, PH_STALE);
+		reuse_end(enf, &prev);
+		prev = cur;
+	}
+	prev.h->phase = PH_GAP;
+	assert_int_equal(sbmaps__remove(enf, prev.cgid), 0);
+	prev.h->phase = PH_STOP;
+	waitpid(prev.pid, NULL, 0);
+	assert_int_equal(rmdir(prev.cg), 0);
+	print_message("slot handed straight on in %d of %d rounds\n", reused, REUSE_ROUNDS);
+	/* the test means something only when slots were reused */
+	assert_true(reused >= REUSE_ROUNDS / 2);
+	enforcer__close(enf);
+	assert_no_new_ids(before);
+	munmap(hs, 2 * sizeof(*hs));
+	free(before);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -362,6 +607,7 @@ int main(void)
 		cmocka_unit_test(too_large_refused_neighbours_unaffected),
 		cmocka_unit_test(hundred_thousand_rules_fit),
 		cmocka_unit_test(grant_and_revoke_while_running),
+		cmocka_unit_test(slot_reuse_never_uses_a_previous_sandboxs_rules),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -83,11 +83,13 @@ static void walk_maps(struct bpf_object *obj, bool seen[RF_PIN_MAP_MAX],
 		seen[i] = true;
 		if (rf_pin_maps[i].key_size)
 			assert_int_equal(bpf_map__key_size(m), rf_pin_maps[i].key_size);
-		/* per-sandbox maps are outer maps keyed by the cgroup id alone */
-		assert_int_equal(bpf_map__type(m) == BPF_MAP_TYPE_HASH_OF_MAPS,
+		/* per-sandbox maps are outer arrays of maps indexed by pool slot */
+		assert_int_equal(bpf_map__type(m) == BPF_MAP_TYPE_ARRAY_OF_MAPS,
 				 (rf_pin_maps[i].flags & RF_PINF_PER_SB) != 0);
 		if (rf_pin_maps[i].flags & RF_PINF_PER_SB) {
-			assert_int_equal(rf_pin_maps[i].key_size, sizeof(__u64));
+			assert_int_equal(rf_pin_maps[i].key_size, 0);
+			assert_int_equal(bpf_map__key_size(m), sizeof(__u32));
+			assert_int_equal(bpf_map__max_entries(m), RF_MAX_SANDBOXES);
 			assert_non_null(bpf_map__inner_map(m));
 		}
 		if (i == RF_PIN_META)

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rf-lsmctl: cgroup: %s\n", strerror(-err));
 		goto out;
 	}
-	err = sbmaps__install(enf, cg.id, flags, NULL, 0, policy, NULL);
+	err = sbmaps__install(enf, cg.id, flags, NULL, 0, policy, NULL, NULL);
 	if (err) {
 		fprintf(stderr, "rf-lsmctl: install: %s\n", strerror(-err));
 		goto out;
