@@ -18,6 +18,18 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/.." || exit 2
 export BUILD=$BUILD_ABS RINGFENCE=$BUILD_ABS/ringfence TOOLS=$BUILD_ABS/tests/tools
 export EXAMPLES=$PWD/schemas/examples
+# Some tests run tools as uid 65534 (nobody): a checkout below a directory
+# others cannot enter (mktemp -d, a 0700 home) would fail them for that
+# alone, so the tools then go to a copy nobody can reach.
+TOOLS_COPY=
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TOOLS/rf-inspect" 2> /dev/null; then
+	TOOLS_COPY=$(mktemp -d /tmp/ringfence-tools.XXXXXX)
+	chmod 755 "$TOOLS_COPY"
+	cp -a "$TOOLS"/. "$TOOLS_COPY"/ && chmod -R a+rX "$TOOLS_COPY"
+	echo "note: uid 65534 cannot reach $TOOLS (a parent directory is private): the tests use a copy in $TOOLS_COPY"
+	export TOOLS=$TOOLS_COPY
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 
 passed=0 failed=0 broken=()
@@ -29,7 +41,7 @@ prog() { [ -f "$1" ] && [ -x "$1" ] && [ "${1%.d}" = "$1" ]; }
 # failure of that suite: never of the next one, whose runs a live leftover
 # would refuse. tests/leftovers.py says how.
 SNAP=$(mktemp)
-trap 'rm -f "$SNAP"' EXIT
+trap 'rm -f "$SNAP"; [ -z "$TOOLS_COPY" ] || rm -rf "$TOOLS_COPY"' EXIT
 leftovers() { # label [snapshot]: 0 when the suite left nothing live
 	local out rc
 	out=$(python3 "$HERE/leftovers.py" clean "$BUILD" "$@" 2>&1)

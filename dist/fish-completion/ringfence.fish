@@ -5,7 +5,7 @@
 
 # names__backend_choice (lib/names.c): what --require/--prefer accept
 set -l backends cgroup-sock-addr bpf-lsm landlock seccomp capabilities cgroup-v2-memory cgroup-v2-pids cgroup-v2-cpu supervisor tmpfs
-set -l all run check learn probe status gc unload
+set -l all run check lint learn probe status gc unload
 # after "--" of run or learn: the command to run, completed as itself
 set -l after_dashdash '__fish_seen_subcommand_from run learn; and contains -- -- (commandline -opc)'
 set -l before_dashdash 'not contains -- -- (commandline -opc)'
@@ -15,6 +15,7 @@ complete -c ringfence -f
 # the commands
 complete -c ringfence -n __fish_use_subcommand -a run -d 'run CMD in a new sandbox under the policy'
 complete -c ringfence -n __fish_use_subcommand -a check -d 'validate the policy and print the plan'
+complete -c ringfence -n __fish_use_subcommand -a lint -d 'check policy files, no root, no kernel'
 complete -c ringfence -n __fish_use_subcommand -a learn -d 'run CMD in audit mode and write a policy'
 complete -c ringfence -n __fish_use_subcommand -a probe -d 'what this kernel can enforce (JSON)'
 complete -c ringfence -n __fish_use_subcommand -a status -d 'the live sandboxes'
@@ -37,7 +38,8 @@ complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_das
 complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_dashdash" -l strict -d 'refuse a plan with known gaps'
 complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l out -r -F -d 'write the policy there, not to stdout'
 complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l verify -d 'run CMD again under the learned policy'
-complete -c ringfence -n "__fish_seen_subcommand_from status" -l json -d 'JSON instead of a table'
+complete -c ringfence -n "__fish_seen_subcommand_from status lint" -l json -d 'JSON instead of a table'
+complete -c ringfence -n "__fish_seen_subcommand_from lint" -F
 complete -c ringfence -n "__fish_seen_subcommand_from unload" -l force -d 'unpin also while sandboxes are live'
 complete -c ringfence -n "__fish_seen_subcommand_from $all; and $before_dashdash" -s v -l verbose -d 'debug messages'
 complete -c ringfence -n "__fish_seen_subcommand_from $all; and $before_dashdash" -s q -l quiet -d 'errors only'

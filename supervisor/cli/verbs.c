@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "learn/learn_cmd.h"
+#include "lint.h"
 #include "log.h"
 #include "names.h"
 #include "privs.h"
@@ -17,7 +18,7 @@
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 enum verb {
-	V_RUN, V_CHECK, V_LEARN, V_PROBE, V_STATUS, V_GC, V_UNLOAD,
+	V_RUN, V_CHECK, V_LINT, V_LEARN, V_PROBE, V_STATUS, V_GC, V_UNLOAD,
 	V_HELP,                 /* hidden: "ringfence help [COMMAND]", as --help */
 	V_REAP,                 /* hidden: a reaper's clean-up (reaper.h) */
 	V_MAX,
@@ -40,6 +41,7 @@ struct cli_args {
 
 static int do_run(int argc, char **argv, void *ctx);
 static int do_check(int argc, char **argv, void *ctx);
+static int do_lint(int argc, char **argv, void *ctx);
 static int do_learn(int argc, char **argv, void *ctx);
 static int do_probe(int argc, char **argv, void *ctx);
 static int do_status(int argc, char **argv, void *ctx);
@@ -57,6 +59,8 @@ static const struct rf_cli_verb verbs[] = {
 		    .help = "run CMD in a new sandbox under the policy, until it exits" },
 	[V_CHECK] = { "check", "", 0, 0, .required = 1ull << O_POLICY, .handler = do_check,
 		      .help = "validate the policy and print the plan for this kernel; start nothing" },
+	[V_LINT] = { "lint", "FILE...", 1, -1, .handler = do_lint,
+		     .help = "check policy files with the parser alone: no root, no kernel" },
 	[V_LEARN] = { "learn", CMD_ARGS, 1, -1, .root_exit = ROOT_REFUSED, .handler = do_learn,
 		      .help = "run CMD in audit mode and write the smallest policy that allows it" },
 	[V_PROBE] = { "probe", "", 0, 0, .handler = do_probe,
@@ -112,8 +116,8 @@ static const struct rf_cli_option opts[] = {
 		    .help = "write the policy there (atomically), not to stdout" },
 	[O_VERIFY] = { "verify", 0, RF_CLI_FLAG, NULL, .verbs = V(LEARN),
 		       .help = "run CMD again under the learned policy, enforcing" },
-	[O_JSON] = { "json", 0, RF_CLI_FLAG, NULL, .verbs = V(STATUS),
-		     .help = "JSON instead of a table" },
+	[O_JSON] = { "json", 0, RF_CLI_FLAG, NULL, .verbs = V(STATUS) | V(LINT),
+		     .help = "JSON instead of a table (lint: of lines)" },
 	[O_FORCE] = { "force", 0, RF_CLI_FLAG, NULL, .verbs = V(UNLOAD),
 		      .help = "unpin also while sandboxes are live" },
 	[O_VERBOSE] = { "verbose", 'v', RF_CLI_FLAG, NULL, .verbs = V_VISIBLE,
@@ -142,7 +146,8 @@ const struct rf_cli verbs__cli = {
 };
 
 static const char exit_prose[] =
-"check: 0 enforceable, else 125 or 126 as for run. learn: 0 policy written\n"
+"check: 0 enforceable, else 125 or 126 as for run. lint: 0 every file valid,\n"
+"125 a file invalid or unreadable. learn: 0 policy written\n"
 "(and --verify saw no denial), 1 --verify saw denials or learning failed,\n"
 "125-127 as for run. gc and unload: 0 done, 1 refused, failed or processes\n"
 "survived the kill. status: 0, or 1 when the registry cannot be read.\n"
@@ -374,6 +379,13 @@ static int do_check(int argc, char **argv, void *ctx)
 {
 	(void)argc, (void)argv;
 	return cmd_check(&((struct cli_args *)ctx)->learn.run);
+}
+
+static int do_lint(int argc, char **argv, void *ctx)
+{
+	const struct cli_args *a = ctx;
+
+	return cmd_lint(argc, argv, a->json, a->verbosity == 0);
 }
 
 static int do_learn(int argc, char **argv, void *ctx)

@@ -224,11 +224,29 @@ static int vars_keep(const struct pol_vars *vs, struct rf_policy *p, struct rf_e
 	return 0;
 }
 
+/* "$schema" at the root names the JSON Schema for editors and CI
+ * (schemas/policy.schema.json's $id, or a path to it); never parsed. */
+static int drop_schema_key(json_t *root, struct rf_error *err)
+{
+	json_t *v = json_is_object(root) ? json_object_get(root, "$schema") : NULL;
+
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return policy_json__fail(err, "$.$schema", "must be a string (the "
+					 "policy's JSON Schema)");
+	json_object_del(root, "$schema");
+	return 0;
+}
+
 int policy_vars__apply(json_t *root, struct rf_policy *p, struct rf_error *err)
 {
-	struct pol_vars *vs = calloc(1, sizeof(*vs));
-	int r;
+	struct pol_vars *vs;
+	int r = drop_schema_key(root, err);
 
+	if (r)
+		return r;
+	vs = calloc(1, sizeof(*vs));
 	if (!vs)
 		return policy_json__nomem(err);
 	vars_init(vs);

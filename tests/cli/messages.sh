@@ -67,6 +67,40 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	else
 		ok "check as nobody: no bare Permission denied"
 	fi
+	# lint: the parser alone, for editors and CI: as nobody (no root, no
+	# kernel), every invalid entry by its JSON path, "$schema" accepted
+	cat > "$tmp/lint-bad.json" <<'EOF'
+{"$schema": "https://ringfence.invalid/schemas/policy.schema.json", "version": 1, "id": "l",
+ "files": {"read": ["relative"], "write": ["/a/../b"]}, "network": {"connect": ["1.2.3.4:99999"]},
+ "bogus": 1}
+EOF
+	cat > "$tmp/lint-ok.json" <<'EOF'
+{"$schema": "../schemas/policy.schema.json", "version": 1, "id": "l", "files": "unrestricted"}
+EOF
+	chmod 644 "$tmp/lint-bad.json" "$tmp/lint-ok.json"
+	expect "lint as nobody: a valid policy with \$schema is ok" 0 "lint-ok.json: ok" \
+		"${nobody[@]}" "$RF" lint "$tmp/lint-ok.json"
+	"${nobody[@]}" "$RF" lint "$tmp/lint-bad.json" "$tmp/lint-ok.json" > "$tmp/lint.out" 2>&1
+	rc=$?
+	n=$(grep -cE 'lint-bad.json: \$\.(bogus|files\.read\[0\]|files\.write\[0\]|network\.connect\[0\]): ' "$tmp/lint.out")
+	if [ "$rc" = 125 ] && [ "$n" = 4 ] && grep -q 'lint-ok.json: ok' "$tmp/lint.out"; then
+		ok "lint as nobody: every invalid entry at once with its JSON path, exit 125"
+	else
+		not_ok "lint as nobody: exit $rc, $n of 4 errors"; sed 's/^/#   /' "$tmp/lint.out"
+	fi
+	# (exit 125: a file is invalid; pipefail would take it for the check's)
+	"${nobody[@]}" "$RF" lint --json "$tmp/lint-bad.json" "$tmp/lint-ok.json" > "$tmp/lint.json" 2>/dev/null
+	if "$PYTHON" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [x["valid"] for x in r] == [False, True], r
+assert sorted(e["path"] for e in r[0]["errors"]) == ["$.bogus", "$.files.read[0]",
+    "$.files.write[0]", "$.network.connect[0]"], r[0]["errors"]
+assert all(e["message"] for e in r[0]["errors"]) and r[1]["errors"] == []
+' "$tmp/lint.json"; then ok "lint --json: one report a file, errors with path and message"
+	else not_ok "lint --json"; fi
+	expect "lint: an unreadable file is named, exit 125" 125 "nonexistent.json" \
+		"${nobody[@]}" "$RF" lint /nonexistent.json
 	expect "gc as root without CAP_BPF: names the capability" 1 \
 		'gc needs root \(CAP_BPF, CAP_SYS_ADMIN\): CAP_BPF not effective' \
 		setpriv --inh-caps=-bpf --bounding-set=-bpf "$RF" gc
@@ -120,7 +154,7 @@ expect "an unknown --require backend: every accepted name is listed" 125 \
 	'unknown backend "nosuch" \(cgroup-sock-addr, .*, tmpfs\)' \
 	"$RF" check --require nosuch --policy "$tmp/policy.json"
 expect "another command's option: the commands that take it are named" 125 \
-	'--json is only for status' "$RF" unload --json
+	'--json is only for lint and status' "$RF" unload --json
 
 # --label and TRACEPARENT
 expect "--label with an upper-case key: usage error naming it" 125 \
