@@ -139,6 +139,31 @@ static void test_comment_allowed_anywhere(void **state)
 	assert_string_equal(err.where, "$.$note");
 }
 
+/* "$schema" at the root names the policy's JSON Schema for editors and
+ * CI: accepted (a string), never part of the digest; elsewhere, or not a
+ * string, refused. */
+static void test_schema_key_at_the_root(void **state)
+{
+	struct rf_policy *p = NULL;
+	struct rf_error err = {};
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(policy__load_string("{\"$schema\":\"./policy.schema.json\","
+					     "\"version\":1,\"id\":\"t\"}", &p, &err), 0);
+	policy__free(p);
+	assert_int_equal(policy__canonical_text("{\"$schema\":\"x\",\"version\":1,\"id\":\"t\"}",
+						&text, &err), 0);
+	assert_null(strstr(text, "$schema"));
+	free(text);
+	assert_int_equal(policy__load_string("{\"$schema\":1,\"version\":1,\"id\":\"t\"}", &p,
+					     &err), -EINVAL);
+	assert_string_equal(err.where, "$.$schema");
+	assert_int_equal(policy__load_string("{\"version\":1,\"id\":\"t\",\"files\":"
+					     "{\"$schema\":\"x\"}}", &p, &err), -EINVAL);
+	assert_string_equal(err.where, "$.files.$schema");
+}
+
 static void test_variables_resolved_at_load(void **state)
 {
 	char dir[] = "/tmp/rf-vars-XXXXXX", old[PATH_MAX], want[PATH_MAX + 64], uid[32];
@@ -236,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_errors_stop_at_the_cap),
 		cmocka_unit_test(test_valid_document_has_no_errors),
 		cmocka_unit_test(test_comment_allowed_anywhere),
+		cmocka_unit_test(test_schema_key_at_the_root),
 		cmocka_unit_test(test_variables_resolved_at_load),
 		cmocka_unit_test(test_unknown_variable_is_one_error),
 	};
