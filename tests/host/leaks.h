@@ -126,6 +126,23 @@ static inline void h_map_ids(struct h_idset *s)
 	h_walk_free_slots(s);
 }
 
+/* A process that is gone or a zombie (exited; its parent has not reaped it). */
+static inline bool h_dead(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	bool z = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		z = p[2] == 'Z' || p[2] == 'X';
+	fclose(f);
+	return z;
+}
+
 /* The registry file of the sandbox named prefix*, once its command runs
  * (within 5 s, or the test fails). */
 static inline json_t *h_wait_registered(const char *prefix)

@@ -48,23 +48,6 @@ static int run_gc(bool quiet, char **ret_out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-/* A process that is gone or a zombie (its parent died: init may not reap). */
-static bool dead(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	bool z = true;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		z = p[2] == 'Z' || p[2] == 'X';
-	fclose(f);
-	return z;
-}
-
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -294,7 +277,7 @@ static void supervisor_kill_kills_the_sandbox(void **state)
 	start_live(&l, NULL, argv);
 	kill_supervisor(&l);
 	assert_true(within(5000, gone, l.cgpath));
-	assert_true(dead(l.child));
+	assert_true(h_dead(l.child));
 	assert_true(within(3000, no_registry, "crash-"));
 	assert_true(within(3000, ids_without, &l.cgid));
 	assert_int_equal(h_count_cgroups("crash-"), 0);
@@ -360,7 +343,7 @@ static void keep_running_outlives_the_supervisor(void **state)
 	start_live(&l, "--keep-running", argv);
 	kill_supervisor(&l);
 	usleep(300 * 1000);
-	assert_false(dead(l.child));
+	assert_false(h_dead(l.child));
 	assert_true(populated(l.cgpath));
 	h_map_ids(&ids);
 	assert_true(h_idset_has(&ids, l.cgid));     /* still confined */
@@ -414,7 +397,7 @@ static void gc_removes_what_a_dead_supervisor_and_reaper_left(void **state)
 		fail_msg("gc did not report what it removed:\n%s", out);
 	free(out);
 	assert_false(exists(l.cgpath));
-	assert_true(dead(l.child));
+	assert_true(h_dead(l.child));
 	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "crash-"), 0);
 	h_map_ids(&ids);
 	assert_false(h_idset_has(&ids, l.cgid));

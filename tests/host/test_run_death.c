@@ -24,23 +24,6 @@
 
 #define GONE_WITHIN_MS 5000
 
-/* Gone, or a zombie nobody reaped yet (its parent is this process). */
-static bool dead(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	bool z = true;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		z = p[2] == 'Z' || p[2] == 'X';
-	fclose(f);
-	return z;
-}
-
 static bool cgroup_gone(const char *path)
 {
 	struct stat st;
@@ -115,14 +98,14 @@ static bool one_kill(const char *policy, bool replace, bool keep_zombie, const c
 	if (!keep_zombie)
 		assert_int_equal(waitpid(p.pid, NULL, 0), p.pid);
 	for (t0 = h_now_ms(); h_now_ms() - t0 < GONE_WITHIN_MS; h_sleep_ms(10))
-		if (dead(child) && cgroup_gone(cgpath))
+		if (h_dead(child) && cgroup_gone(cgpath))
 			break;
-	ok = dead(child) && cgroup_gone(cgpath);
+	ok = h_dead(child) && cgroup_gone(cgpath);
 	if (!ok)
 		print_message("kill %s%s: command %d %s, cgroup %s after %d ms\n",
 			      replace ? "(binary replaced) " : "",
 			      keep_zombie ? "(supervisor left a zombie)" : "(reaped at once)",
-			      (int)child, dead(child) ? "dead" : "RUNNING",
+			      (int)child, h_dead(child) ? "dead" : "RUNNING",
 			      cgroup_gone(cgpath) ? "gone" : "LEFT", GONE_WITHIN_MS);
 	if (keep_zombie)
 		assert_int_equal(waitpid(p.pid, NULL, 0), p.pid);
@@ -135,7 +118,7 @@ static bool one_kill(const char *policy, bool replace, bool keep_zombie, const c
 static void supervisor_kills_end_the_sandbox_every_time(void **state)
 {
 	char *policy = h_tempfile("policy", DEATH_POLICY);
-	char dir[] = "/tmp/rf-death-XXXXXX", bin[600], orig[600], *out = NULL;
+	char dir[] = "/tmp/rf-death-XXXXXX", bin[600], orig[600];
 	int n = atoi(h_env("RF_DEATH_KILLS", "200")), i;
 	struct tally t = { 0 };
 	FILE *f;
@@ -162,7 +145,6 @@ static void supervisor_kills_end_the_sandbox_every_time(void **state)
 	f = popen(bin, "r");
 	if (f)
 		pclose(f);
-	free(out);
 	assert_int_equal(t.survived, 0);
 	assert_int_equal(h_count_cgroups("death-"), 0);
 	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "death-"), 0);
