@@ -36,6 +36,7 @@ complete -c ringfence -n "__fish_seen_subcommand_from run; and $before_dashdash"
 complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_dashdash" -l require -x -a "$backends" -d 'refuse unless BACKEND enforces part of the policy'
 complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_dashdash" -l prefer -x -a "$backends" -d 'use BACKEND where more than one could'
 complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_dashdash" -l strict -d 'refuse a plan with known gaps'
+complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_dashdash" -l no-observe -d 'watch no syscalls for this sandbox'
 complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l out -r -F -d 'write the policy there, not to stdout'
 complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l verify -d 'run CMD again under the learned policy'
 complete -c ringfence -n "__fish_seen_subcommand_from status lint" -l json -d 'JSON instead of a table'

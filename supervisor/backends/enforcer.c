@@ -871,7 +871,9 @@ int enforcer__observe_idle(void)
 	load_fd = runlock__take("load.lock", LOCK_EX);
 	if (load_fd < 0)
 		return load_fd;
-	live_fd = runlock__take("live.lock", LOCK_EX | LOCK_NB);
+	/* Held shared by each supervisor whose sandbox is observed: one that
+	 * is not (--no-observe) keeps no tracepoint on the host. */
+	live_fd = runlock__take("observe.lock", LOCK_EX | LOCK_NB);
 	if (live_fd >= 0) {
 		unpin_prefix(RF_PIN_OBS_LINK_PREFIX);
 		close(live_fd);
@@ -889,7 +891,7 @@ static struct rf_enforcer *enforcer_new(void)
 		return NULL;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		enf->map_fd[i] = -1;
-	enf->live_lock_fd = -1;
+	enf->live_lock_fd = enf->obs_lock_fd = -1;
 	return enf;
 }
 
@@ -898,10 +900,12 @@ void enforcer__close(struct rf_enforcer *enf)
 	if (!enf)
 		return;
 	rf_pins__close_maps(enf->map_fd);
-	if (enf->live_lock_fd >= 0) {
-		/* Our shared hold first: the last live supervisor detaches the
-		 * observe programs (and none waits on load.lock holding it). */
+	if (enf->live_lock_fd >= 0)
 		close(enf->live_lock_fd);
+	if (enf->obs_lock_fd >= 0) {
+		/* Our shared hold first: the last observed supervisor detaches
+		 * the observe programs (and none waits on load.lock holding it). */
+		close(enf->obs_lock_fd);
 		enforcer__observe_idle();
 	}
 	free(enf);
@@ -1166,6 +1170,13 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	 * tracepoint slows every task on the host. */
 	if (want_observe && attach_observe && (meta.features & RF_FEAT_OBSERVE)) {
 		err = obj_each_prog(&obs_obj, link_up, e);
+		if (!err) {
+			enf->obs_lock_fd = runlock__take("observe.lock", LOCK_SH);
+			err = enf->obs_lock_fd < 0 ? enf->obs_lock_fd : 0;
+			if (err)
+				rf_error_set(e, err, NULL, "lock %s/observe.lock: %s", RF_RUN_DIR,
+					     strerror(-err));
+		}
 		if (err)
 			goto cleanup;
 	}

@@ -15,6 +15,7 @@ struct rf_enforcer {
 	uint32_t features;   /* RF_FEAT_* attached by the pinned set */
 	bool loaded_now;     /* this call loaded and pinned them */
 	int live_lock_fd;    /* shared lock held while a sandbox is live */
+	int obs_lock_fd;     /* shared lock held while an observed sandbox is live */
 };
 
 /*
@@ -27,8 +28,8 @@ struct rf_enforcer {
  * network object's maps); added to a pinned set of this build that lacks
  * it without disturbing live sandboxes. want_observe: also load and pin
  * the observe object (observe.bpf.c) and attach its programs by pinned
- * links (attach_observe: this sandbox wants them) until the last live
- * supervisor ends (enforcer__observe_idle); pinned but not attached, the
+ * links (attach_observe: this sandbox wants them) until the last
+ * supervisor that wanted them ends (RF_RUN_DIR/observe.lock, enforcer__observe_idle); pinned but not attached, the
  * next runs' probes find them without loading them again. A failure is -errno with e
  * filled (its why is the whole message: no where).
  * -ESTALE: pinned objects of another build are in use by live sandboxes.

@@ -28,7 +28,7 @@ enum verb {
 
 enum opt {
 	O_POLICY, O_TRACE, O_USER, O_KEEP_RUNNING, O_CGROUP_PARENT, O_LABEL, O_REQUIRE,
-	O_PREFER, O_STRICT, O_KEEP_CAPS, O_OUT, O_VERIFY, O_JSON, O_FORCE, O_VERBOSE,
+	O_PREFER, O_STRICT, O_NO_OBSERVE, O_KEEP_CAPS, O_OUT, O_VERIFY, O_JSON, O_FORCE, O_VERBOSE,
 	O_QUIET, O_HELP, O_VERSION, O_MAX,
 };
 
@@ -108,6 +108,10 @@ static const struct rf_cli_option opts[] = {
 	[O_STRICT] = { "strict", 0, RF_CLI_FLAG, NULL, .verbs = V(RUN) | V(CHECK),
 		       .help = "refuse (exit 126) a plan whose backends leave known gaps (the\n"
 			       "plan's \"gaps\")" },
+	[O_NO_OBSERVE] = { "no-observe", 0, RF_CLI_FLAG, NULL, .verbs = V(RUN) | V(CHECK),
+			   .help = "watch no syscalls for this sandbox: Landlock's refusals stay\n"
+				   "enforced but are not traced, and no syscall tracepoint slows the\n"
+				   "rest of the host while it runs (the plan's \"observation\")" },
 	/* Test-only: proves the BPF-LSM boundary against a root process
 	 * holding its capabilities. Never by accident. */
 	[O_KEEP_CAPS] = { "keep-caps", 0, RF_CLI_FLAG, NULL, .verbs = V(RUN), .flags = RF_CLI_HIDDEN,
@@ -296,6 +300,7 @@ static int set_option(struct cli_args *a, enum opt i, const char *arg, int verb)
 	case O_REQUIRE: return add_backend(&o->plan_opts.require, arg);
 	case O_PREFER: return add_backend(&o->plan_opts.prefer, arg);
 	case O_STRICT: o->plan_opts.strict = true; return 0;
+	case O_NO_OBSERVE: o->plan_opts.no_observe = true; return 0;
 	case O_KEEP_CAPS: return keep_caps(o);
 	case O_OUT: a->learn.out = arg; return 0;
 	case O_VERIFY: a->learn.verify = true; return 0;

@@ -186,8 +186,10 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 	}
 	/* Audit: Landlock cannot record without denying, so its file rules
 	 * are left out and the observe programs report every access. */
-	if (p->mode == RF_MODE_AUDIT && !caps->observe.ok) {
-		plan__refuse(plan, c, RF_WHY_AUDIT_LANDLOCK, 0, caps->observe.detail);
+	if (p->mode == RF_MODE_AUDIT && (!caps->observe.ok || plan->observe_off)) {
+		plan__refuse(plan, c, RF_WHY_AUDIT_LANDLOCK, 0,
+			     plan->observe_off ? "--no-observe turns them off" :
+						 caps->observe.detail);
 		return;
 	}
 	/* Truncation would stay unconfined below ABI 3: broader than asked. */
@@ -204,7 +206,7 @@ static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine
 	/* Landlock's own log, read from the audit socket, needs no syscall
 	 * tracepoint (which slows every task on the host). */
 	cp->observed = caps->landlock_audit_log ? RF_OBSV_KERNEL_AUDIT :
-		       caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
+		       caps->observe.ok && !plan->observe_off ? RF_OBSV_INFERRED : RF_OBSV_NONE;
 	plan->install.landlock = plan->install.landlock_fs = true;
 	landlock_holes(plan, c, p, caps);
 }
@@ -503,7 +505,8 @@ void plan__landlock_unlogged(struct rf_plan *plan, const struct rf_caps *caps)
 
 	for (c = RF_CLASS_FILE; c <= RF_CLASS_EXEC; c++)
 		if (plan->c[c].observed == RF_OBSV_KERNEL_AUDIT)
-			plan->c[c].observed = caps->observe.ok ? RF_OBSV_INFERRED : RF_OBSV_NONE;
+			plan->c[c].observed = caps->observe.ok && !plan->observe_off ?
+						      RF_OBSV_INFERRED : RF_OBSV_NONE;
 }
 
 void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
@@ -517,6 +520,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan->prefer = prefer;
 	plan->lsm_state = lsm_state(caps);
 	plan->install.landlock_abi = caps->landlock_abi;
+	plan->observe_off = opts && opts->no_observe;
 
 	plan_fs_class(plan, RF_CLASS_FILE, policy->files, policy, caps, prefer);
 	plan_fs_class(plan, RF_CLASS_EXEC, policy->exec, policy, caps, prefer);

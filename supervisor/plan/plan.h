@@ -206,6 +206,7 @@ struct rf_plan {
 	unsigned int prefer;      /* the --prefer mask it was compiled with */
 	enum rf_lsm_state lsm_state;
 	bool ok;                  /* every required class has a backend */
+	bool observe_off;         /* --no-observe: nothing inferred from syscalls */
 	uint64_t gaps;            /* 1 << enum rf_gap: what the chosen backends leave open */
 	struct rf_plan_reason reasons[RF_PLAN_MAX_REASONS];
 	int n_reasons;
@@ -217,6 +218,7 @@ struct rf_plan_opts {
 	unsigned int prefer;
 	bool keep_caps;           /* test-only: the child keeps its capabilities */
 	bool strict;              /* --strict: a plan with known gaps is refused */
+	bool no_observe;          /* --no-observe: no syscall tracepoint for this run */
 };
 
 /* Pure: no I/O. Fills plan from the policy, the probed capabilities and
@@ -240,6 +242,10 @@ void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why 
 			int param, const char *detail);
 
 /* plan_flags.c: the sandbox's flags in the kernel's map. */
+/* The observe programs' syscall tracepoints are attached for this plan's
+ * sandbox (they then run for every task on the host). Pure. */
+bool plan__tracepoints(const struct rf_plan *plan);
+
 #define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
 
 /* A class whose backend records nothing itself (Landlock, seccomp) and

@@ -18,6 +18,13 @@ static bool inferred_paths(const struct rf_plan *plan, enum rf_class c)
 	return plan__observed_class(plan, c) && plan->c[c].observed != RF_OBSV_KERNEL_AUDIT;
 }
 
+bool plan__tracepoints(const struct rf_plan *plan)
+{
+	return !plan->observe_off &&
+	       (inferred_paths(plan, RF_CLASS_FILE) || inferred_paths(plan, RF_CLASS_EXEC) ||
+		(plan->install.seccomp_boundary && !plan->install.seccomp_notify));
+}
+
 static uint32_t observe_flags(const struct rf_plan *plan, const struct rf_policy *p)
 {
 	uint32_t f = 0;
@@ -45,7 +52,7 @@ uint32_t plan__sandbox_flags(const struct rf_plan *plan, const struct rf_policy 
 		f |= RF_SB_NET_UNRESTRICTED;
 	if (p->net_unix == RF_CONFINE_UNRESTRICTED)
 		f |= RF_SB_UNIX_UNRESTRICTED;
-	if (observing)
+	if (observing && plan__tracepoints(plan))
 		f |= observe_flags(plan, p);
 	return f;
 }

@@ -75,6 +75,9 @@ static const char *const landlock_logged =
 static const char *const landlock_unseen =
 	"denials: not traced (Landlock records none and the observe programs do not "
 	"load here)";
+static const char *const landlock_unwatched =
+	"denials: not traced (--no-observe: no syscall is watched for this sandbox; "
+	"Landlock still refuses them)";
 static const char *const seccomp_allowlist_unseen =
 	"refused calls are not in the trace (seccomp records none); ringfence-monitor "
 	"reports them (when it runs)";
@@ -299,7 +302,7 @@ void plan__note_text(const struct rf_plan *plan, enum rf_class c, char *buf, siz
 		off += (size_t)snprintf(buf + off, len - off, "; %s",
 					cp->observed == RF_OBSV_INFERRED ? landlock_seen :
 					cp->observed == RF_OBSV_KERNEL_AUDIT ? landlock_logged :
-									   landlock_unseen);
+					plan->observe_off ? landlock_unwatched : landlock_unseen);
 	else if (off < len && plan->install.seccomp_notify && plan->install.seccomp_allowlist &&
 		 (cp->note == RF_NOTE_SYSCALLS_SECCOMP || cp->note == RF_NOTE_SYSCALLS_ALERT))
 		off += (size_t)snprintf(buf + off, len - off, "; %s", seccomp_profile_listened);
@@ -347,6 +350,26 @@ static json_t *limits_json(const struct rf_plan *plan)
 		json_object_set_new(o, names__limit(i), l);
 	}
 	return o;
+}
+
+/* What watching this sandbox costs the rest of the host, and the choice
+ * (docs/benchmarks.md, tests/bench/observe.sh measure it). */
+static json_t *observation_json(const struct rf_plan *plan)
+{
+	bool tp = plan__tracepoints(plan);
+	const char *cost =
+		tp ? "while this sandbox runs, observe.bpf.c's sys_enter and sys_exit programs "
+		     "run on every syscall of every task on the host (measured outside "
+		     "sandboxes with kernel audit off: getppid x1.14 to x1.77, open+close up to "
+		     "x1.75; docs/benchmarks.md); --no-observe trades the inferred denials for "
+		     "no cost outside" :
+		plan->observe_off ?
+		     "none from this sandbox: no syscall is watched for it (--no-observe); "
+		     "another observed sandbox that is live keeps the programs attached" :
+		     "none: no syscall needs watching for this sandbox's denials";
+
+	return json_pack("{s:s, s:b, s:s}", "choice", plan->observe_off ? "off" : "on",
+			 "syscall_tracepoints", tp, "host_cost", cost);
 }
 
 /* [{"gap", "class", "backend", "what"}], in table order. */
@@ -410,6 +433,7 @@ json_t *plan__to_json(const struct rf_plan *plan)
 	json_object_set_new(root, "classes", classes);
 	json_object_set_new(root, "reasons", reasons);
 	json_object_set_new(root, "gaps", gaps_json(plan));
+	json_object_set_new(root, "observation", observation_json(plan));
 	return root;
 fail:
 	json_decref(root);

@@ -754,6 +754,61 @@ static void text_of_reason(const struct rf_plan_reason *r, enum rf_lsm_state lsm
 	plan__reason_text(&plan, 0, buf, len);
 }
 
+/* --no-observe: Landlock's refusals unobserved, no tracepoint, the flags
+ * without RF_OBSERVE_FLAGS, the plan's observation says so; audit mode
+ * cannot record without them. */
+static void planner_no_observe_is_a_per_run_choice(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"o\",\"network\":{\"connect\":[]}}");
+	struct rf_policy *a = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\","
+				   "\"files\":{\"read\":[\"/usr/\"]}}");
+	struct rf_plan_opts o = { .no_observe = true };
+	struct rf_caps c = caps_host();
+	struct rf_plan plan;
+	char note[RF_PLAN_NOTE_LEN];
+	json_t *j, *obs;
+
+	(void)state;
+	c.observe.ok = true;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan__tracepoints(&plan));
+	assert_true(plan__sandbox_flags(&plan, p, true) & RF_OBSERVE_FLAGS);
+	j = plan__to_json(&plan);
+	obs = json_object_get(j, "observation");
+	assert_string_equal(json_string_value(json_object_get(obs, "choice")), "on");
+	assert_true(json_is_true(json_object_get(obs, "syscall_tracepoints")));
+	assert_non_null(strstr(json_string_value(json_object_get(obs, "host_cost")), "--no-observe"));
+	json_decref(j);
+
+	plan__compile(p, &c, &o, &plan);
+	assert_true(plan.ok);
+	assert_true(plan.c[RF_CLASS_FILE].enforced);
+	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_NONE);
+	assert_int_equal(plan.c[RF_CLASS_EXEC].observed, RF_OBSV_NONE);
+	assert_false(plan__tracepoints(&plan));
+	assert_int_equal(plan__sandbox_flags(&plan, p, true) & RF_OBSERVE_FLAGS, 0);
+	plan__note_text(&plan, RF_CLASS_FILE, note, sizeof(note));
+	assert_non_null(strstr(note, "--no-observe"));
+	j = plan__to_json(&plan);
+	obs = json_object_get(j, "observation");
+	assert_string_equal(json_string_value(json_object_get(obs, "choice")), "off");
+	assert_false(json_is_true(json_object_get(obs, "syscall_tracepoints")));
+	json_decref(j);
+
+	/* Landlock's own log needs no tracepoint: nothing to turn off */
+	c.landlock_audit_log = true;
+	plan__compile(p, &c, &o, &plan);
+	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
+	assert_false(plan__tracepoints(&plan));
+	c.landlock_audit_log = false;
+
+	plan__compile(a, &c, &o, &plan);
+	assert_false(plan.ok);
+	assert_false(plan.c[RF_CLASS_FILE].enforced);
+	policy__free(p);
+	policy__free(a);
+}
+
 /* Enforce mode: how each class's decisions are seen, per backend. */
 static void planner_says_how_each_class_is_observed(void **state)
 {
@@ -1112,6 +1167,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(planner_says_how_each_class_is_observed),
+		cmocka_unit_test(planner_no_observe_is_a_per_run_choice),
 		cmocka_unit_test(planner_sandbox_flags),
 		cmocka_unit_test(planner_bpf_lsm_refuses_paths_longer_than_its_matcher),
 		cmocka_unit_test(planner_gaps_follow_backend_policy_and_kernel),
