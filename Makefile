@@ -12,7 +12,8 @@ DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         libcmocka-dev libjansson-dev libssl-dev nettle-dev libcap-dev libseccomp-dev libsystemd-dev pkg-config \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
-        scdoc debhelper dpkg-dev fakeroot lintian bash-completion zsh fish bubblewrap bc
+        scdoc debhelper dpkg-dev fakeroot lintian bash-completion zsh fish bubblewrap bc \
+        firejail git
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -359,6 +360,7 @@ bench: deps
 	@tests/bench/rules.sh $(BUILD)
 	@tests/bench/startup.sh $(BUILD)
 	@tests/bench/startup_waits.sh $(BUILD) both
+	@tests/bench/workloads.sh $(BUILD) both
 	@tests/bench/monitor.sh $(BUILD)
 	@tests/bench/observe.sh $(BUILD)
 	@tests/bench/dns.sh $(BUILD)
