@@ -18,7 +18,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 
@@ -40,6 +43,10 @@
  * one grace period per outer map, whatever the number). */
 static const unsigned grow_batch[RF_SB_CLASSES] = { 8, 2, 1 };
 _Static_assert(sizeof(grow_batch) / sizeof(grow_batch[0]) == RF_SB_CLASSES, "grow_batch");
+/* Free slots of its class a run may leave behind before the pool is grown
+ * in the background (sbmaps__top_up_async), off every run's path. */
+static const unsigned low_water[RF_SB_CLASSES] = { 4, 1, 1 };
+_Static_assert(sizeof(low_water) / sizeof(low_water[0]) == RF_SB_CLASSES, "low_water");
 /* A sample a program of a sandbox writes while its slot is given back
  * lands in the slot's next owner's map: room for a few. */
 #define SAMPLE_SLACK 16
@@ -567,7 +574,7 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	struct rf_slot s = { .cgid = cgid, .state = RF_SLOT_OWNED, .class = c };
 	long pick = -1, dirty = -1;
 	size_t i, n = 0, nall = 0;
-	unsigned in_class = 0, grow_by = grow_batch[c];
+	unsigned in_class = 0, free_left = 0, grow_by = grow_batch[c];
 	double t0;
 	int lock, err;
 
@@ -575,16 +582,23 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 		return -ENOMEM;
 	lock = slots_lock();
 	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
-	for (i = 0; !err && i < nall && pick < 0; i++) {
+	for (i = 0; !err && i < nall; i++) {
 		if (all[i].class != c || all[i].state == RF_SLOT_EMPTY)
 			continue;
 		/* a pool that ran dry grows by half its size, at least the
 		 * class's batch: few growths however many sandboxes are live */
 		grow_by = ++in_class / 2 > grow_by ? in_class / 2 : grow_by;
-		if (all[i].state == RF_SLOT_FREE)
+		if (all[i].state == RF_SLOT_FREE && pick < 0)
 			pick = (long)i;
+		else if (all[i].state == RF_SLOT_FREE)
+			free_left++;
 		else if (dirty < 0 && (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i])))
 			dirty = (long)i;
+	}
+	/* running low: the caller grows it once its command runs */
+	if (!err && note && pick >= 0 && free_left < low_water[c]) {
+		note->top_up = grow_by;
+		note->top_up_class = c;
 	}
 	if (!err && pick < 0)
 		pick = dirty;
@@ -677,6 +691,72 @@ static int slot_release(const struct rf_enforcer *enf, uint32_t i, uint64_t cgid
 	slot_write(enf, i, &s);
 	close(lock);
 	return err == -E2BIG ? 0 : err;
+}
+
+int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c)
+{
+	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all));
+	size_t i, nall = 0;
+	int lock, err, n = 0;
+
+	if (!all)
+		return -ENOMEM;
+	lock = slots_lock();
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
+	if (lock >= 0)
+		close(lock);
+	for (i = 0; !err && i < nall; i++)
+		n += all[i].class == c && all[i].state == RF_SLOT_FREE;
+	free(all);
+	return err ? err : n;
+}
+
+/* The grower: none of the supervisor's fds (a copy of its observe.lock
+ * would keep the tracepoints attached, one of its pipes an end open), the
+ * pinned maps opened afresh, one grower at a time, the pool grown only if
+ * it is still low. */
+static void __attribute__((noreturn)) top_up_child(uint32_t features, uint32_t c, unsigned n)
+{
+	struct rf_enforcer enf = { .features = features, .live_lock_fd = -1, .obs_lock_fd = -1 };
+	int k, lock, fd;
+
+	syscall(SYS_close_range, 0, ~0U, 0);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd == 0) {
+		dup2(0, 1);
+		dup2(0, 2);
+	}
+	for (k = 0; k < RF_PIN_MAP_MAX; k++)
+		enf.map_fd[k] = -1;
+	lock = runlock__take("grow.lock", LOCK_EX | LOCK_NB);
+	if (lock < 0 || rf_pins__open_maps(features, enf.map_fd))
+		_exit(lock < 0 ? 0 : 1);
+	k = sbmaps__pool_free(&enf, c);
+	if (k >= 0 && (unsigned)k < low_water[c] && pool_grow(&enf, c, n, 0, NULL, NULL))
+		_exit(1);
+	_exit(0);
+}
+
+int sbmaps__top_up_async(const struct rf_enforcer *enf, const struct sbmaps_note *n)
+{
+	pid_t pid;
+	int st;
+
+	if (!enf || !n || !n->top_up)
+		return 0;
+	/* Twice forked: the grower is nobody's child to wait for. */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		pid = fork();
+		if (pid == 0)
+			top_up_child(enf->features, n->top_up_class, n->top_up);
+		_exit(pid < 0 ? 1 : 0);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ECHILD;
 }
 
 int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)

@@ -42,7 +42,19 @@ struct sbmaps_note {
 				  * inner maps in; each waits for a grace period) */
 	size_t cleaned;          /* keys emptied from a slot given back earlier */
 	double grow_ms, clean_ms;
+	unsigned top_up;         /* the class ran low: grow it by this many, off
+				  * the path (sbmaps__top_up_async) */
+	uint32_t top_up_class;
 };
+
+/* Grow the pool by note's top_up in a detached process (twice forked, none
+ * of this process's fds), so that no later run waits on the kernel's grace
+ * periods to get a slot; 0 when there is nothing to do. Call it once the
+ * command runs: the fork is the only cost on this run's side. */
+int sbmaps__top_up_async(const struct rf_enforcer *enf, const struct sbmaps_note *n);
+
+/* Free slots of size class c in the pool (-errno). */
+int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c);
 
 /* Rules first (into the inner maps of a free pool slot of the policy's
  * size class, RF_SB_CLASS_KEYS), the slot named in rf_sb_slots, the

@@ -170,6 +170,8 @@ struct run {
 	struct launch_result lr;
 	int status;               /* the command's exit status (wait) */
 	struct rf_dnsgate *gate;  /* network.dns "gate" with names in network.connect */
+	struct sbmaps_note pool;  /* the maps step's: a pool running low is grown
+				   * once the command runs */
 };
 
 /*
@@ -668,6 +670,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		err = sbmaps__install(sb->enf, sb->cgid, flags, sb->entries, sb->n_entries,
 				      sb->policy, &map, &note);
 		note_pool(&note);
+		r->pool = note;
 	}
 	if (err)
 		observe__free(&sb->obs);
@@ -1030,6 +1033,13 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 
 	/* No deadline, no wait: the command is killed below. */
 	memset(&info, 0, sizeof(info));
+	/* The command runs: the next runs' slots are made now, beside it. */
+	if (sbmaps__top_up_async(r->sb.enf, &r->pool))
+		rf_debug("sandbox %s: the pool of per-sandbox maps could not be grown in "
+			 "the background: a later run will grow it", r->sb.name);
+	else if (steps__timings() && r->pool.top_up)
+		fprintf(stderr, "ringfence: timing: maps: pool low: %u slot(s) of class %u "
+			"grown in the background\n", r->pool.top_up, r->pool.top_up_class);
 	err = sandbox_limits__watch_start(&r->sb.lw, &r->sb.cg);
 	if (err)
 		rf_error_set(&e->e, err, "refused", "arming wall_seconds: %s", strerror(-err));

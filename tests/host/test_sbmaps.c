@@ -5,8 +5,9 @@
  * too large for a sandbox's maps is refused (by check and run, the same
  * exit) while a live neighbour keeps its rules; a policy of 100,000 rules
  * fits; a grant made while a sandbox runs (sbmaps__grant) opens exactly
- * its host and port until revoked; and after the runs no map holds a key
- * of theirs (tests/host/leaks.h).
+ * its host and port until revoked; the pool is grown in the background
+ * when runs drain it, so none grows it on its path; and after the runs no
+ * map holds a key of theirs (tests/host/leaks.h).
  */
 #include "harness.h"
 
@@ -583,6 +584,66 @@ static void slot_reuse_never_uses_a_previous_sandboxs_rules(void **state)
 	free(before);
 }
 
+#define DRAIN_EXTRA 8
+
+static int stdin_from(void *arg)
+{
+	return dup2(*(int *)arg, 0) < 0 ? -1 : 0;
+}
+
+/* Sandboxes started one after another, each live until the end: more than
+ * the pool's free slots. Each run's RINGFENCE_TIMINGS says whether it grew
+ * the pool on its path (none may) or in the background (some must). */
+static void pool_grows_in_the_background(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo up; read x; exit 0", NULL };
+	char *pol = h_tempfile("policy", ISO_POLICY("drain", "18461", "127.0.0.9", "18461",
+						    "18461", "rf-drain"));
+	struct rf_enforcer *enf = NULL;
+	struct h_proc p[RF_SB_POOL_MIN + DRAIN_EXTRA];
+	int in[RF_SB_POOL_MIN + DRAIN_EXTRA], n, i, k, on_path = 0, background = 0;
+	char *err, line[4];
+
+	(void)state;
+	assert_int_equal(h_run(ISO_POLICY("drain", "18461", "127.0.0.9", "18461", "18461",
+					  "rf-drain"), NULL, (const char *[]){ "/bin/true", NULL },
+			       NULL, NULL), 0);
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	n = sbmaps__pool_free(enf, 0) + DRAIN_EXTRA;
+	assert_true(n > DRAIN_EXTRA && n <= RF_SB_POOL_MIN + DRAIN_EXTRA);
+	setenv("RINGFENCE_TIMINGS", "1", 1);
+	for (i = 0; i < n; i++) {
+		int fds[2];
+
+		assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+		p[i] = h_spawn_with(pol, NULL, NULL, argv, stdin_from, &fds[0]);
+		close(fds[0]);
+		in[i] = fds[1];
+		assert_int_equal(read(p[i].out_fd, line, 3), 3);
+		/* the grower of a run that left the pool low has finished
+		 * before the next run starts: what is measured is whether
+		 * runs grow it themselves, not a race with the grower */
+		for (k = 0; k < 500 && sbmaps__pool_free(enf, 0) < 1; k++)
+			h_sleep_ms(10);
+	}
+	unsetenv("RINGFENCE_TIMINGS");
+	for (i = 0; i < n; i++) {
+		close(in[i]);
+		assert_int_equal(h_wait(p[i], NULL, &err), 0);
+		on_path += strstr(err, "pool grown on this path") != NULL;
+		background += strstr(err, "grown in the background") != NULL;
+		free(err);
+	}
+	print_message("%d runs: %d grew the pool in the background, %d on their path\n", n,
+		      background, on_path);
+	assert_int_equal(on_path, 0);
+	assert_true(background >= 1);
+	assert_true(sbmaps__pool_free(enf, 0) >= 1);
+	enforcer__close(enf);
+	unlink(pol);
+	free(pol);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -608,6 +669,7 @@ int main(void)
 		cmocka_unit_test(hundred_thousand_rules_fit),
 		cmocka_unit_test(grant_and_revoke_while_running),
 		cmocka_unit_test(slot_reuse_never_uses_a_previous_sandboxs_rules),
+		cmocka_unit_test(pool_grows_in_the_background),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
