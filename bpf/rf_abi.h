@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 5
+#define RF_ABI_VERSION 6
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -260,6 +260,15 @@ struct rf_slot {
 	__u32 _pad;
 };
 
+/* rf_slot_maps: pool slot -> the ids of its inner maps, by kind (user
+ * space's only). Reading an outer map of maps from user space waits for an
+ * RCU grace period on older kernels (6.1: ~12 ms each, as every write does
+ * everywhere), so a run finds its slot's maps here instead. 0: not known. */
+#define RF_SB_KINDS_MAX 8
+struct rf_slot_maps {
+	__u32 id[RF_SB_KINDS_MAX];
+};
+
 /* rf_sb_slots: sandbox cgroup id -> its slot (a plain hash: writing it
  * waits for nothing, unlike an outer map of maps). */
 struct rf_sb_slot {
@@ -463,6 +472,9 @@ enum rf_meta_features {
 	RF_FEAT_UNIX = 1u << 1,         /* connect_unix, sendmsg_unix */
 	RF_FEAT_LSM = 1u << 2,          /* lsm.bpf.c: files, exec, unix, process */
 	RF_FEAT_OBSERVE = 1u << 3,      /* observe.bpf.c: sys_enter/sys_exit */
+	/* Not a part: the kernel refused connect_unix/sendmsg_unix when the
+	 * set was loaded (before 6.7), which no later run needs to ask again. */
+	RF_FEAT_NO_UNIX = 1u << 4,
 };
 
 struct rf_meta {
@@ -621,6 +633,7 @@ RF_ABI_SIZE(rf_obs_syscall, 8);
 RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 2));
 
 RF_ABI_SIZE(rf_slot, 32);
+RF_ABI_SIZE(rf_slot_maps, 32);
 RF_ABI_OFF(rf_slot, start, 16);
 RF_ABI_SIZE(rf_sb_slot, 8);
 

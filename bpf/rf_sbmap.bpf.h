@@ -58,6 +58,14 @@ struct {
 	__type(value, struct rf_slot);
 } rf_slots SEC(".maps");
 
+/* Pool slot -> its inner maps' ids (user space's, never read here). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RF_MAX_SANDBOXES);
+	__type(key, __u32);
+	__type(value, struct rf_slot_maps);
+} rf_slot_maps SEC(".maps");
+
 /* Sandbox cgid's inner map of outer, or NULL (no slot, or the slot is no
  * longer cgid's). */
 static __always_inline void *rf_sb_inner(void *outer, __u64 cgid)

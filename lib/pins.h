@@ -37,6 +37,7 @@
 	X(SANDBOXES, "sandboxes", "rf_sandboxes", RF_PINF_SHARED, sizeof(__u64), 0)     \
 	X(SB_SLOTS, "sb_slots", "rf_sb_slots", RF_PINF_SHARED, sizeof(__u64), 0)        \
 	X(SLOTS, "slots", "rf_slots", RF_PINF_SHARED, 0, 0)                             \
+	X(SLOT_MAPS, "slot_maps", "rf_slot_maps", RF_PINF_SHARED, 0, 0)                 \
 	X(NET4, "net4", "rf_net4", RF_PINF_PER_SB, 0, 0)                                \
 	X(NET6, "net6", "rf_net6", RF_PINF_PER_SB, 0, 0)                                \
 	X(HOST4, "host4", "rf_host4", RF_PINF_PER_SB, 0, 0)                             \

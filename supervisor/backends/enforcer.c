@@ -746,15 +746,26 @@ int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *inet,
 	if (rf_pins__read_meta(&meta))
 		return -ENOENT;
 	build_id(id);
-	if (memcmp(meta.build_id, id, 32) ||
-	    !(meta.features & RF_FEAT_UNIX) || !links_attached(meta.features, fd_ino(parent_fd)))
-		return -ENOENT;  /* only a fresh load can tell */
+	/* A set loaded without the unix hooks although this kernel has
+	 * them (neither flag): only a fresh load can tell. */
+	if (memcmp(meta.build_id, id, 32) || !(meta.features & (RF_FEAT_UNIX | RF_FEAT_NO_UNIX)) ||
+	    !links_attached(meta.features, fd_ino(parent_fd)))
+		return -ENOENT;
 	memset(inet, 0, sizeof(*inet));
 	memset(unx, 0, sizeof(*unx));
 	inet->ok = true;
 	snprintf(inet->detail, sizeof(inet->detail),
 		 "this build's cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create are "
 		 "attached to the ringfence cgroup now (pinned in %s)", RF_PIN_DIR);
+	if (meta.features & RF_FEAT_NO_UNIX) {
+		/* as enforcer__probe says it when the load is refused */
+		unx->err = -EINVAL;
+		snprintf(unx->detail, sizeof(unx->detail),
+			 "this kernel refused cgroup/connect_unix and sendmsg_unix when this "
+			 "build's programs were pinned in %s (hooks of Linux 6.7 and later)",
+			 RF_PIN_DIR);
+		return 0;
+	}
 	unx->ok = true;
 	snprintf(unx->detail, sizeof(unx->detail),
 		 "this build's cgroup/connect_unix,sendmsg_unix are attached to the ringfence "
@@ -1061,6 +1072,9 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 	err = net_pin(skel, parent_fd, want_unix, &meta.features, e);
 	if (err)
 		goto cleanup;
+	/* want_unix is the probe's answer: false, the kernel has no hooks */
+	if (!want_unix)
+		meta.features |= RF_FEAT_NO_UNIX;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
 			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;

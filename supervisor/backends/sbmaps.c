@@ -404,6 +404,25 @@ static int inner_create(enum sb_kind k, uint32_t c)
  * (classes cls[]): one batch, so one grace period on kernels that wait
  * once per batch (6.1 waits for none in a batch). *ret_writes counts the
  * batches. */
+_Static_assert(SB_KINDS <= RF_SB_KINDS_MAX, "rf_slot_maps holds every kind");
+
+/* Slot i's inner map of kind k is fd: its id noted in rf_slot_maps (best
+ * effort: without it the outer map is read, which may wait). */
+static void slot_id_note(const struct rf_enforcer *enf, __u32 i, enum sb_kind k, int fd)
+{
+	int ids = enf->map_fd[RF_PIN_SLOT_MAPS];
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	struct rf_slot_maps m;
+
+	memset(&info, 0, sizeof(info));
+	if (ids < 0 || bpf_map_lookup_elem(ids, &i, &m) ||
+	    bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	m.id[k] = info.id;
+	bpf_map_update_elem(ids, &i, &m, BPF_ANY);
+}
+
 static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32 *idx,
 		      const uint32_t *cls, size_t n, unsigned *ret_writes)
 {
@@ -426,8 +445,11 @@ static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32
 		err = update_many(outer, idx, fds, sizeof(*idx), sizeof(*fds), n);
 		*ret_writes += 1;
 	}
-	for (i = 0; i < made; i++)
+	for (i = 0; i < made; i++) {
+		if (!err)
+			slot_id_note(enf, idx[i], k, (int)fds[i]);
 		close((int)fds[i]);  /* the outer map holds them now */
+	}
 	free(fds);
 	return err;
 }
@@ -436,16 +458,25 @@ static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32
  * the slot has none). */
 static int slot_inner_fd(const struct rf_enforcer *enf, uint32_t i, enum sb_kind k)
 {
-	int outer = enf->map_fd[inner_defs[k].outer];
+	int outer = enf->map_fd[inner_defs[k].outer], ids = enf->map_fd[RF_PIN_SLOT_MAPS];
+	struct rf_slot_maps m;
 	__u32 id;
 	int fd;
 
 	if (outer < 0)
 		return -ENOENT;
+	if (ids >= 0 && !bpf_map_lookup_elem(ids, &i, &m) && m.id[k]) {
+		fd = bpf_map_get_fd_by_id(m.id[k]);
+		if (fd >= 0)
+			return fd;
+	}
 	if (bpf_map_lookup_elem(outer, &i, &id))
 		return -errno;
 	fd = bpf_map_get_fd_by_id(id);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	slot_id_note(enf, i, k, fd);
+	return fd;
 }
 
 /* Keys of one map, collected first (deleting while walking restarts a

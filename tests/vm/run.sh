@@ -62,6 +62,7 @@ fi
 VM_APPEND=${VM_APPEND:-}
 VM_SYSTEMD=${VM_SYSTEMD:-0}
 VM_VERBOSE=${VM_VERBOSE:-0}
+VM_EXTRA_BINS=${VM_EXTRA_BINS:-}
 VM_SUITE_DIR=${VM_SUITE_DIR:-$VMDIR/guest}
 LOG=${VM_LOG:-$BUILD/vm-console.log}
 case $VM_TIMEOUT in '' | *[!0-9]*) die "VM_TIMEOUT must be a number of seconds" ;; esac
@@ -136,12 +137,16 @@ copy_lib() { # absolute path on the host, copied to the same path
 	[ -z "${COPIED[$p]:-}" ] || return 0
 	COPIED[$p]=1
 	mkdir -p "$R$(dirname "$p")"
+	rm -f "$R$p"  # never through a link of the guest's to the host
 	cp -L "$p" "$R$p"
 }
 is_elf() { [ -f "$1" ] && [ "$(head -c4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
 copy_bin() { # SRC DEST (DEST inside the guest); pulls in its libraries
 	local src=$1 dest=$2 lib
 	mkdir -p "$R$(dirname "$dest")"
+	# a busybox applet's link is absolute (/usr/bin/busybox): copied
+	# through, the host's busybox would be overwritten
+	rm -f "$R$dest"
 	cp -L "$src" "$R$dest"
 	is_elf "$src" || return 0
 	# "name => /path (addr)", "/lib64/ld-linux-x86-64.so.2 (addr)"; a static
@@ -192,10 +197,16 @@ copy_path() { # absolute host path, copied to the same path in the guest
 }
 for s in "${SUITES[@]}"; do
 	grep -q '^# vm-needs:.* workloads' "$VM_SUITE_DIR/$s.sh" || continue
-	WORKLOADS=$("$VMDIR/workload-files.sh") || die "listing the workloads' files failed"
+	bench=0
+	grep -q '^# vm-needs:.* bench-workloads' "$VM_SUITE_DIR/$s.sh" && bench=1
+	WORKLOADS=$(RF_VM_BENCH_WORKLOADS=$bench "$VMDIR/workload-files.sh") ||
+		die "listing the workloads' files failed"
 	for f in /usr/bin/python3 /usr/bin/gcc /usr/bin/as $WORKLOADS; do copy_path "$f"; done
 	break
 done
+# VM_EXTRA_BINS: host programs for a look inside (e.g. /usr/bin/strace),
+# at their paths with their libraries.
+for f in ${VM_EXTRA_BINS:-}; do copy_bin "$f" "$f"; done
 cp -r "$VMDIR/guest" "$R/rf/guest"
 cp -r "$ROOT/tests/attack" "$R/rf/attack"
 # the shipped unit and logrotate file (tests/vm/guest/monitor_unit.sh installs the unit)

@@ -1,0 +1,149 @@
+#!/bin/sh
+# The real-workload bench under BPF-LSM (issue 25). On the host:
+# `tests/bench/vm-workloads.sh BUILD` boots the test VM (qemu TCG, guest
+# time from instruction counts as tests/bench/vm-lsm.sh does) once per
+# kernel of VM_KERNELS (default "6.1 7.3"; 7.3 booted with the bpf LSM).
+# In the guest, each workload runs under the policy `ringfence learn
+# --verify` wrote for it there (files, exec and network decided by the
+# BPF-LSM programs), against bare, in BENCH_ROUNDS interleaved rounds
+# (default 3): ratios per round as min/median/max and PASS/MISS of the
+# median against x1.10. The workloads, smaller than the host's (one CPU
+# under emulation): gcc -O2 -c of one file, make of a 4-file project with
+# its link, python3 importing json, sqlite3, ssl, email and http.client,
+# git status and git log -p in a 300-file repository, tar of it.
+# vm-needs: workloads bench-workloads
+if [ ! -d /rf/guest ]; then
+	# ---- host ----
+	set -eu
+	BUILD=${1:-build}
+	ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+	ICOUNT="-icount shift=0,sleep=off"
+	ARGS="rf.bench_rounds=${BENCH_ROUNDS:-3}"
+	for k in ${VM_KERNELS:-6.1 7.3}; do
+		if [ "$k" = 7.3 ]; then
+			set -- env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" \
+				VM_APPEND="lsm=lockdown,capability,landlock,yama,bpf $ARGS"
+		else
+			set -- env VM_KERNEL= VM_CACHE="${VM_CACHE:-$BUILD/vm}" VM_APPEND="$ARGS"
+		fi
+		"$@" VM_SUITE_DIR="$ROOT/tests/bench" VM_TIMEOUT="${VM_TIMEOUT:-1500}" \
+			VM_QEMU_OPTS="${VM_QEMU_OPTS-$ICOUNT}" \
+			"$ROOT/tests/vm/run.sh" "$BUILD" vm-workloads |
+			sed -n 's/^# //p; /^vm: /p; /^not ok/p' || true
+	done
+	exit 0
+fi
+
+# ---- guest ----
+. "$GUEST/lib/tap.sh"
+ROUNDS=3
+for w in $(cat /proc/cmdline); do
+	case $w in rf.bench_rounds=*) ROUNDS=${w#rf.bench_rounds=} ;; esac
+done
+W=$(mktemp -d /tmp/wl.XXXXXX)
+chmod 755 "$W"
+export HOME=/root PATH=/usr/bin:/bin LANG=C
+export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
+mkdir -p "$W/c" "$W/proj" "$W/repo" "$W/out"
+cat > "$W/c/h.c" << 'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+struct kv { char k[32]; double v; };
+static int cmp(const void *a, const void *b)
+{
+	const struct kv *x = a, *y = b;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+int main(int argc, char **argv)
+{
+	struct kv t[64];
+	int i;
+	for (i = 0; i < 64; i++) {
+		snprintf(t[i].k, sizeof(t[i].k), "k%d", i);
+		t[i].v = sin(i * (argc + 1.0));
+	}
+	qsort(t, 64, sizeof(t[0]), cmp);
+	printf("%s %s %f\n", argv[0], t[0].k, t[63].v);
+	return 0;
+}
+EOF
+for i in 1 2 3; do
+	sed "s/int main(int argc, char \*\*argv)/int f$i(int argc, char **argv)/" "$W/c/h.c" > "$W/proj/f$i.c"
+done
+printf 'int main(void) { return 0; }\n' > "$W/proj/main.c"
+printf 'OBJS := main.o f1.o f2.o f3.o\nprog: $(OBJS)\n\tgcc -o $@ $(OBJS) -lm\n%%.o: %%.c\n\tgcc -O2 -c -o $@ $<\nclean:\n\trm -f prog $(OBJS)\n' \
+	> "$W/proj/Makefile"
+d=0
+while [ $d -lt 10 ]; do
+	mkdir -p "$W/repo/d$d"
+	f=0
+	while [ $f -lt 30 ]; do
+		echo "file $d $f" > "$W/repo/d$d/f$f.txt"
+		f=$((f + 1))
+	done
+	d=$((d + 1))
+done
+(
+	cd "$W/repo" && git init -q . && git add -A && git commit -qm init &&
+		for i in 1 2 3 4 5 6 7 8 9; do
+			echo "change $i" >> "d$i/f$i.txt" && git commit -qam "change $i"
+		done
+) || note "git: the repository could not be made"
+chmod -R a+rX "$W"
+
+# name: directory, command
+wl_dir() { case $1 in gcc-c) echo "$W/c" ;; make) echo "$W/proj" ;; git-st | git-log) echo "$W/repo" ;; *) echo "$W" ;; esac; }
+wl_cmd() { # NAME: the workload's command line
+	case $1 in
+		gcc-c) echo gcc -O2 -c -o "$W/c/h.o" "$W/c/h.c" ;;
+		make) echo make -s ;;
+		python) echo /usr/bin/python3 -c "'import json, sqlite3, ssl, email, http.client'" ;;
+		git-st) echo git status --porcelain ;;
+		git-log) echo git log -p ;;
+		tar) echo tar cf "$W/out/t.tar" -C "$W" repo ;;
+	esac
+}
+prep() { [ "$1" != make ] || make -s -C "$W/proj" clean > /dev/null 2>&1; }
+# t_us NAME [runner...]: the workload's microseconds in guest time
+t_us() {
+	n=$1
+	shift
+	prep "$n"
+	cd "$(wl_dir "$n")" || return
+	eval "\"$VMTOOLS/rf-time\" $* $(wl_cmd "$n")" || note "$n ${1:+under ringfence }failed" >&2
+	cd /
+}
+mmm() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
+	printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
+note "ringfence workload bench: $(uname -r), $(nproc) CPU(s), qemu TCG, $ROUNDS interleaved rounds"
+printf '# %-8s %12s %12s %20s %s\n' workload "bare (ms)" "ringfence" "rf/bare min/med/max" "<=1.10"
+for n in gcc-c make python git-st git-log tar; do
+	prep $n
+	cd "$(wl_dir $n)" || continue
+	if ! eval "\"$RINGFENCE\" learn -q --out \"$W/$n.json\" --verify -- $(wl_cmd $n)" \
+		> /dev/null 2> "$W/$n.learn"; then
+		note "$n: learn: $(tail -n 2 "$W/$n.learn" | tr '\n' ' ')"
+		cd /
+		note "$n: MISS (learn --verify failed)"
+		continue
+	fi
+	cd /
+	"$RINGFENCE" check --policy "$W/$n.json" 2> /dev/null | grep -q '"backend": "bpf-lsm"' ||
+		note "$n: the learned policy's files or exec are not on bpf-lsm here"
+	t_us $n "$RINGFENCE" run -q --policy "$W/$n.json" -- > /dev/null  # warm
+	r=1 bare= rf= ratios=
+	while [ $r -le "$ROUNDS" ]; do
+		x=$(t_us $n) y=$(t_us $n "$RINGFENCE" run -q --policy "$W/$n.json" --)
+		bare="$bare $x" rf="$rf $y"
+		ratios="$ratios $(awk -v a="$y" -v b="$x" 'BEGIN { printf "%.3f", a / b }')"
+		r=$((r + 1))
+	done
+	med() { printf '%s\n' $1 | mmm | awk -F/ '{ printf "%.1f", $2 / 1000 }'; }
+	m=$(printf '%s\n' $ratios | mmm)
+	printf '# %-8s %12s %12s %20s %s\n' $n "$(med "$bare")" "$(med "$rf")" "$m" \
+		"$(echo "$m" | awk -F/ '{ print ($2 <= 1.10) ? "PASS" : "MISS" }')"
+done
+pass "bench: ran (ratios above, nothing asserted)"
+finish
