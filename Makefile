@@ -365,6 +365,7 @@ bench: deps
 	@tests/bench/observe.sh $(BUILD)
 	@tests/bench/dns.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
+	@tests/bench/vm-workloads.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -24,6 +24,9 @@
 #define RF_EVENT_PATH_LEN 256            /* rf_event.path */
 #define RF_COMM_LEN 16
 #define RF_SAMPLE_LIMIT_DEFAULT 256 /* denial records kept per sandbox */
+/* In audit mode (learn): every decision of a build of a few files, whose
+ * rerun would not repeat them (make finds its work done). */
+#define RF_SAMPLE_LIMIT_AUDIT 16384
 /* Live sandboxes on a host: rf_sandboxes and every outer per-sandbox map. */
 #define RF_MAX_SANDBOXES 4096
 /* Per-sandbox maps (net4, net6, unix, paths) hold up to this many keys

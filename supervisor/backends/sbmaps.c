@@ -112,7 +112,7 @@ static enum sb_kind net_kind(const struct rf_net_entry *e)
 static uint32_t inner_size(enum sb_kind k, uint32_t c)
 {
 	if (k == SB_SAMPLES)
-		return RF_SAMPLE_LIMIT_DEFAULT + SAMPLE_SLACK;
+		return (c ? RF_SAMPLE_LIMIT_AUDIT : RF_SAMPLE_LIMIT_DEFAULT) + SAMPLE_SLACK;
 	if (k <= SB_HOST6)
 		return RF_SB_CLASS_KEYS(c) + RF_SB_GRANT_ROOM;
 	return RF_SB_CLASS_KEYS(c);
@@ -400,10 +400,6 @@ static int inner_create(enum sb_kind k, uint32_t c)
 				   inner_size(k, c), BPF_F_NO_PREALLOC);
 }
 
-/* Put new inner maps of kind k into the outer map at slots idx[0..n)
- * (classes cls[]): one batch, so one grace period on kernels that wait
- * once per batch (6.1 waits for none in a batch). *ret_writes counts the
- * batches. */
 _Static_assert(SB_KINDS <= RF_SB_KINDS_MAX, "rf_slot_maps holds every kind");
 
 /* Slot i's inner map of kind k is fd: its id noted in rf_slot_maps (best
@@ -423,6 +419,10 @@ static void slot_id_note(const struct rf_enforcer *enf, __u32 i, enum sb_kind k,
 	bpf_map_update_elem(ids, &i, &m, BPF_ANY);
 }
 
+/* Put new inner maps of kind k into the outer map at slots idx[0..n)
+ * (classes cls[]): one batch, so one grace period on kernels that wait
+ * once per batch (6.1 waits for none in a batch). *ret_writes counts the
+ * batches. */
 static int outer_fill(const struct rf_enforcer *enf, enum sb_kind k, const __u32 *idx,
 		      const uint32_t *cls, size_t n, unsigned *ret_writes)
 {
@@ -878,6 +878,9 @@ static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, uint32_t 
 	if (!err && too_big(n, ret_map) >= 0)
 		err = -E2BIG;
 	ref.class = err ? 0 : class_of(n);
+	/* audit keeps up to RF_SAMPLE_LIMIT_AUDIT samples: class 1's room */
+	if (!err && (flags & RF_SB_AUDIT) && !ref.class)
+		ref.class = 1;
 	if (!err) {
 		*ret_map = "slots";
 		err = slot_claim(enf, cgid, ref.class, ret_slot, note);
@@ -908,12 +911,17 @@ static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, uint32_t 
 	return err;
 }
 
+uint32_t sbmaps__sample_limit(uint32_t flags)
+{
+	return flags & RF_SB_AUDIT ? RF_SAMPLE_LIMIT_AUDIT : RF_SAMPLE_LIMIT_DEFAULT;
+}
+
 int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags,
 		    const struct rf_net_entry *entries, size_t n_entries,
 		    const struct rf_policy *policy, const char **ret_map,
 		    struct sbmaps_note *ret_note)
 {
-	struct rf_sandbox sb = { .flags = flags, .sample_limit = RF_SAMPLE_LIMIT_DEFAULT };
+	struct rf_sandbox sb = { .flags = flags, .sample_limit = sbmaps__sample_limit(flags) };
 	const char *map = NULL;
 	const int *fd = enf->map_fd;
 	uint32_t slot = UINT32_MAX;

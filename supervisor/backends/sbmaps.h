@@ -53,6 +53,10 @@ struct sbmaps_note {
  * command runs: the fork is the only cost on this run's side. */
 int sbmaps__top_up_async(const struct rf_enforcer *enf, const struct sbmaps_note *n);
 
+/* The decisions the kernel keeps for a sandbox with these RF_SB_* flags
+ * (rf_sandbox.sample_limit): more in audit mode, which learn reads. */
+uint32_t sbmaps__sample_limit(uint32_t flags);
+
 /* Free slots of size class c in the pool (-errno). */
 int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c);
 

@@ -213,6 +213,7 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 			struct rf_learn *l, struct rf_error *e)
 {
 	json_auto_t *cur = json_deep_copy(base);
+	unsigned long long lost_first = 0;
 	int round, rc = 0, err;
 
 	for (round = 1; round <= LEARN_ROUNDS; round++) {
@@ -224,6 +225,8 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 		l->ran = false;
 		l->not_in_trace = 0;
 		rc = run_once(o, audit, l, e);
+		if (round == 1)
+			lost_first = l->not_in_trace;
 		/* a failed run is not run again: learn fails (cmd_learn) */
 		if (rc < 0 || !learn__succeeded(l) || !l->not_in_trace || round == LEARN_ROUNDS)
 			break;
@@ -241,6 +244,13 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 		rf_err("learn: warning: %llu decisions were still not kept after %d runs: the "
 		       "learned policy may miss some (--verify shows what)",
 		       (unsigned long long)l->not_in_trace, LEARN_ROUNDS);
+	else if (rc >= 0 && learn__succeeded(l) && lost_first)
+		/* a rerun records only what the command does again: one that
+		 * finds its work done (make) does not */
+		rf_err("learn: warning: %llu decisions of the first run were not kept; the "
+		       "runs after it recorded only what the command did again, so the "
+		       "learned policy may miss some: verify it from the same starting "
+		       "state (e.g. after make clean)", lost_first);
 	return rc;
 }
 

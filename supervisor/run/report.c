@@ -309,7 +309,9 @@ static void drain_kept(struct sandbox *sb, bool final)
 
 	if (sbmaps__read_sandbox(sb->enf, sb->cgid, &st))
 		return;
-	end = st.deny_seq < RF_SAMPLE_LIMIT_DEFAULT ? st.deny_seq : RF_SAMPLE_LIMIT_DEFAULT;
+	if (!st.sample_limit)
+		st.sample_limit = RF_SAMPLE_LIMIT_DEFAULT;
+	end = st.deny_seq < st.sample_limit ? st.deny_seq : st.sample_limit;
 	fd = sb->next_seq < end ? sbmaps__samples_open(sb->enf, sb->cgid) : -ENOENT;
 	while (sb->next_seq < end) {
 		int err = sbmaps__read_sample(fd, sb->cgid, sb->next_seq, &ev);

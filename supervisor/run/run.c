@@ -992,7 +992,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 			      "denials_total", (json_int_t)total,
 			      "denials_in_trace", (json_int_t)sb->traced,
 			      "denials_not_in_trace", (json_int_t)(total - sb->traced),
-			      "sample_limit", (json_int_t)RF_SAMPLE_LIMIT_DEFAULT,
+			      "sample_limit", (json_int_t)sbmaps__sample_limit(sb->sandbox_flags),
 			      "host_ringbuf_lost", (json_int_t)lost);
 	/* denials above are the kernel's exact counts; inferred ones apart */
 	if (ex) {

@@ -19,6 +19,7 @@ if [ ! -d /rf/guest ]; then
 	ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 	ICOUNT="-icount shift=0,sleep=off"
 	ARGS="rf.bench_rounds=${BENCH_ROUNDS:-3}"
+	[ -z "${BENCH_WORKLOADS:-}" ] || ARGS="$ARGS rf.bench_only=$(echo "$BENCH_WORKLOADS" | tr ' ' ,)"
 	for k in ${VM_KERNELS:-6.1 7.3}; do
 		if [ "$k" = 7.3 ]; then
 			set -- env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" \
@@ -36,9 +37,12 @@ fi
 
 # ---- guest ----
 . "$GUEST/lib/tap.sh"
-ROUNDS=3
+ROUNDS=3 ONLY="gcc-c make python git-st git-log tar"
 for w in $(cat /proc/cmdline); do
-	case $w in rf.bench_rounds=*) ROUNDS=${w#rf.bench_rounds=} ;; esac
+	case $w in
+		rf.bench_rounds=*) ROUNDS=${w#rf.bench_rounds=} ;;
+		rf.bench_only=*) ONLY=$(echo "${w#rf.bench_only=}" | tr , ' ') ;;
+	esac
 done
 W=$(mktemp -d /tmp/wl.XXXXXX)
 chmod 755 "$W"
@@ -119,12 +123,12 @@ mmm() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) { print "-"; exit }
 	printf "%s/%s/%s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
 note "ringfence workload bench: $(uname -r), $(nproc) CPU(s), qemu TCG, $ROUNDS interleaved rounds"
 printf '# %-8s %12s %12s %20s %s\n' workload "bare (ms)" "ringfence" "rf/bare min/med/max" "<=1.10"
-for n in gcc-c make python git-st git-log tar; do
+for n in $ONLY; do
 	prep $n
 	cd "$(wl_dir $n)" || continue
 	if ! eval "\"$RINGFENCE\" learn -q --out \"$W/$n.json\" --verify -- $(wl_cmd $n)" \
 		> /dev/null 2> "$W/$n.learn"; then
-		note "$n: learn: $(tail -n 2 "$W/$n.learn" | tr '\n' ' ')"
+		note "$n: learn: $(grep -v '^ringfence: ' "$W/$n.learn" | head -n 3 | tr '\n' ' ')"
 		cd /
 		note "$n: MISS (learn --verify failed)"
 		continue
@@ -132,7 +136,16 @@ for n in gcc-c make python git-st git-log tar; do
 	cd /
 	"$RINGFENCE" check --policy "$W/$n.json" 2> /dev/null | grep -q '"backend": "bpf-lsm"' ||
 		note "$n: the learned policy's files or exec are not on bpf-lsm here"
-	t_us $n "$RINGFENCE" run -q --policy "$W/$n.json" -- > /dev/null  # warm
+	# warm, and the learned policy must run it from the start (make: clean)
+	prep $n
+	cd "$(wl_dir $n)" || continue
+	if ! eval "\"$RINGFENCE\" run -q --policy \"$W/$n.json\" -- $(wl_cmd $n)" \
+		> /dev/null 2> "$W/$n.run"; then
+		cd /
+		note "$n: MISS (fails under its learned policy: $(tail -n 3 "$W/$n.run" | tr '\n' ' '))"
+		continue
+	fi
+	cd /
 	r=1 bare= rf= ratios=
 	while [ $r -le "$ROUNDS" ]; do
 		x=$(t_us $n) y=$(t_us $n "$RINGFENCE" run -q --policy "$W/$n.json" --)

@@ -586,6 +586,39 @@ static void slot_reuse_never_uses_a_previous_sandboxs_rules(void **state)
 
 #define DRAIN_EXTRA 8
 
+/* rf_slot_maps, which runs read instead of the outer maps (reading those
+ * waits for a grace period on older kernels), names for every slot with
+ * inner maps the very maps its outer maps hold. */
+static void slot_ids_match(const struct rf_enforcer *enf)
+{
+	static const enum rf_pin_map outers[] = { RF_PIN_NET4, RF_PIN_NET6, RF_PIN_HOST4,
+						  RF_PIN_HOST6, RF_PIN_UNIX, RF_PIN_PATHS,
+						  RF_PIN_SAMPLES };
+	int checked = 0;
+
+	for (__u32 i = 0; i < RF_MAX_SANDBOXES; i++) {
+		struct rf_slot s;
+		struct rf_slot_maps m;
+
+		assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOTS], &i, &s), 0);
+		if (s.state != RF_SLOT_FREE && s.state != RF_SLOT_OWNED)
+			continue;
+		assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOT_MAPS], &i, &m), 0);
+		for (size_t k = 0; k < sizeof(outers) / sizeof(outers[0]); k++) {
+			__u32 id;
+
+			if (enf->map_fd[outers[k]] < 0)
+				continue;
+			assert_int_equal(bpf_map_lookup_elem(enf->map_fd[outers[k]], &i, &id), 0);
+			if (m.id[k] != id)
+				fail_msg("slot %u, %s: rf_slot_maps says map %u, the outer map %u", i,
+					 rf_pin_maps[outers[k]].pin, m.id[k], id);
+			checked++;
+		}
+	}
+	assert_true(checked > 0);
+}
+
 static int stdin_from(void *arg)
 {
 	return dup2(*(int *)arg, 0) < 0 ? -1 : 0;
@@ -636,6 +669,7 @@ static void pool_grows_in_the_background(void **state)
 	}
 	print_message("%d runs: %d grew the pool in the background, %d on their path\n", n,
 		      background, on_path);
+	slot_ids_match(enf);
 	assert_int_equal(on_path, 0);
 	assert_true(background >= 1);
 	assert_true(sbmaps__pool_free(enf, 0) >= 1);

@@ -71,14 +71,15 @@ for m in list(sys.modules.values()):
 for f in sorted(seen):
     print(f)
 EOF2
+# -O2: stdio.h then includes bits/stdio.h (its inline functions)
 printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n' |
-	gcc -M -x c - | tr ' \\' '\n\n' | grep '^/' | sort -u
+	gcc -O2 -M -x c - | tr ' \\' '\n\n' | grep '^/' | sort -u
 # the linker for make's link step: collect2, ld, crt files, libc and libm
 readlink -f "$(gcc -print-prog-name=collect2)"
 ld=$(gcc -print-prog-name=ld)
 case $ld in /*) ;; *) ld=$(command -v "$ld") ;; esac
-readlink -f "$ld"
-for f in crt1.o crti.o crtn.o crtbegin.o crtend.o libc.so libc_nonshared.a libm.so libm.a \
+echo "$ld"  # the link itself (collect2 looks for "ld"): copy_path follows it
+for f in crt1.o Scrt1.o crti.o crtn.o crtbegin.o crtend.o crtbeginS.o crtendS.o libc.so libc_nonshared.a libm.so libm.a \
 	libgcc.a libgcc_s.so libgcc_s.so.1 liblto_plugin.so libmvec.so libc.so.6 libm.so.6; do
 	p=$(gcc -print-file-name="$f")
 	[ "${p#/}" != "$p" ] && [ -e "$p" ] && readlink -f "$p"
