@@ -50,9 +50,25 @@ readlink -f "$as"
 printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n' |
 	gcc -M -x c - | tr ' \\' '\n\n' | grep '^/' | sort -u
 
+# make, and gcc's link step: collect2, ld, the crt files, libc and libm
+command -v make
+readlink -f "$(gcc -print-prog-name=collect2)"
+ld=$(gcc -print-prog-name=ld)
+case $ld in /*) ;; *) ld=$(command -v "$ld") ;; esac
+echo "$ld"  # the link itself (collect2 looks for "ld"): copy_path follows it
+for f in crt1.o Scrt1.o crti.o crtn.o crtbegin.o crtend.o crtbeginS.o crtendS.o libc.so libc_nonshared.a libm.so \
+	libgcc.a libgcc_s.so libgcc_s.so.1 liblto_plugin.so libmvec.so libc.so.6 libm.so.6; do
+	p=$(gcc -print-file-name="$f")
+	[ "${p#/}" != "$p" ] && [ -e "$p" ] && readlink -f "$p"
+done
+# libc.so and libm.so are linker scripts naming these
+ls /usr/lib/x86_64-linux-gnu/libc_nonshared.a /lib/x86_64-linux-gnu/libc.so.6 \
+	/lib/x86_64-linux-gnu/libm.so.6 /lib64/ld-linux-x86-64.so.2 \
+	/usr/lib/x86_64-linux-gnu/libmvec.so.1 /lib/x86_64-linux-gnu/libmvec.so.1 2> /dev/null || true
+
 # The workload bench's extras (tests/bench/vm-workloads.sh, "# vm-needs:
 # workloads bench-workloads"): the modules of its python3 import line, the
-# math header its C files include, tar, git and make. Not for the test
+# math header its C files include, tar and git. Not for the test
 # suites: ssl alone brings libssl and libcrypto.
 [ "${RF_VM_BENCH_WORKLOADS:-0}" = 1 ] || exit 0
 env -i PATH=/usr/bin:/bin LANG=C HOME=/root "$PY" - << 'EOF2'
@@ -74,18 +90,4 @@ EOF2
 # -O2: stdio.h then includes bits/stdio.h (its inline functions)
 printf '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n' |
 	gcc -O2 -M -x c - | tr ' \\' '\n\n' | grep '^/' | sort -u
-# the linker for make's link step: collect2, ld, crt files, libc and libm
-readlink -f "$(gcc -print-prog-name=collect2)"
-ld=$(gcc -print-prog-name=ld)
-case $ld in /*) ;; *) ld=$(command -v "$ld") ;; esac
-echo "$ld"  # the link itself (collect2 looks for "ld"): copy_path follows it
-for f in crt1.o Scrt1.o crti.o crtn.o crtbegin.o crtend.o crtbeginS.o crtendS.o libc.so libc_nonshared.a libm.so libm.a \
-	libgcc.a libgcc_s.so libgcc_s.so.1 liblto_plugin.so libmvec.so libc.so.6 libm.so.6; do
-	p=$(gcc -print-file-name="$f")
-	[ "${p#/}" != "$p" ] && [ -e "$p" ] && readlink -f "$p"
-done
-# libc.so and libm.so are linker scripts naming these
-ls /usr/lib/x86_64-linux-gnu/libc_nonshared.a /lib/x86_64-linux-gnu/libc.so.6 \
-	/lib/x86_64-linux-gnu/libm.so.6 /lib64/ld-linux-x86-64.so.2 \
-	/usr/lib/x86_64-linux-gnu/libmvec.so.1 /lib/x86_64-linux-gnu/libmvec.so.1 2> /dev/null || true
-command -v tar git make
+command -v tar git

@@ -3,7 +3,9 @@
 # BPF-LSM (files, exec, unix and the process boundary decided and recorded
 # by the LSM programs in audit mode; on a kernel booted without BPF-LSM,
 # Landlock and the observed syscalls instead): python3 reading a data directory and
-# writing an output directory, gcc compiling a C file, python3 fetching a
+# writing an output directory, gcc compiling a C file, make compiling and
+# linking three files (learned from one run: a rerun finds the work done),
+# python3 fetching a
 # page from a loopback HTTP server (busybox httpd). For each: learn
 # --verify exits 0 with zero denials under the learned policy, the policy
 # passes check, and a deliberately extra action under it (reading
@@ -183,6 +185,29 @@ else
 	show "$W/cc.extra.out"
 fi
 denied_in_trace cc "gcc reading /etc/shadow" "$FILE_ATTR" '"path":"/etc/shadow"'
+
+# ---- make: three files compiled and linked, from clean ----
+# More decisions than a run kept before audit mode kept 16,384: learned
+# from one run, a rerun finds the work done and repeats none of them.
+mkdir -p /srv/mk
+for n in 1 2 3; do
+	printf '#include <stdio.h>\nint f%d(void) { return puts("f%d"); }\n' $n $n > /srv/mk/f$n.c
+done
+printf 'int f1(void), f2(void), f3(void);\nint main(void) { return !(f1() > 0 && f2() > 0 && f3() > 0); }\n' \
+	> /srv/mk/main.c
+printf 'prog: main.o f1.o f2.o f3.o\n\tgcc -o $@ $^\n%%.o: %%.c\n\tgcc -c -o $@ $<\nclean:\n\trm -f prog *.o\n' \
+	> /srv/mk/Makefile
+cd /srv/mk
+learn mk '{"version":1,"id":"learn-mk","env":{"pass":["PATH"]}}' '' /usr/bin/make -s
+make -s clean
+benign mk /usr/bin/make -s
+if [ -x /srv/mk/prog ] && /srv/mk/prog > /dev/null; then
+	pass "mk: from clean under the learned policy, make compiled and linked the program"
+else
+	fail "mk: from clean under the learned policy, make compiled and linked the program" "policy:"
+	show "$W/mk.json"
+fi
+cd /
 
 # ---- python3 fetching from a loopback HTTP server ----
 mkdir -p /srv/www /srv/net
