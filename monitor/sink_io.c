@@ -64,6 +64,9 @@ static int http_new(struct sink_conn *c, const char *addr)
 	c->url = c->kind == RF_SINK_OTLP ? sink__otlp_url(addr) : strdup(addr);
 	c->curl = curl_easy_init();
 	c->headers = curl_slist_append(NULL, "Content-Type: application/json");
+	/* no "Expect: 100-continue" round trip before each body */
+	if (c->headers)
+		c->headers = curl_slist_append(c->headers, "Expect:");
 	if (!c->url || !c->curl || !c->headers)
 		return -ENOMEM;
 	curl_easy_setopt(c->curl, CURLOPT_URL, c->url);
