@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,8 +539,18 @@ static int sink_start(struct rf_sinks *ss, enum rf_sink_kind k, struct rf_error 
 		rf_info("%s: %llu records spooled by an earlier run, delivering them first",
 			sink_names[k], (unsigned long long)s->spool_records);
 	err = sink_io__new(k, s->addr, ss->hostname, ss->has_tp ? &ss->tp : NULL, &s->conn);
-	if (!err)
+	if (!err) {
+		/* every signal blocked in the thread (it inherits the mask): the
+		 * monitor takes INT, TERM and HUP through its signalfd, which a
+		 * thread with them unblocked would have taken first (SIGHUP's
+		 * default action ends the process) */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		err = -pthread_create(&s->thread, NULL, sink_thread, s);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (err)
 		return rf_error_set(e, err, NULL, "%s sink: %s", sink_names[k], strerror(-err));
 	s->started = true;
