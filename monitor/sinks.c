@@ -577,11 +577,17 @@ int sinks__open(const struct rf_sinks_opts *o, const char *hostname, struct rf_s
 	ss->has_tp = o->addr[RF_SINK_OTLP] && env && *env && !sink__traceparent(env, &ss->tp);
 	for (k = 0; k < RF_SINK_MAX; k++) {
 		struct sink *s = &ss->s[k];
+		pthread_condattr_t ca;
 
 		s->spool_fd = s->off_fd = -1;
 		s->tail = &s->head;
 		pthread_mutex_init(&s->mu, NULL);
-		pthread_cond_init(&s->cv, NULL);
+		/* wait_work's deadlines are CLOCK_MONOTONIC (a condvar's default
+		 * clock is the wall clock: every wait would end at once) */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&s->cv, &ca);
+		pthread_condattr_destroy(&ca);
 	}
 	mkdir(o->spool_dir, 0700);
 	for (k = 0; k < RF_SINK_MAX && !err; k++)

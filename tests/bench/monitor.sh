@@ -111,8 +111,8 @@ fi
 # pinned ring buffer from a BPF program (no syscall per record), paced, two
 # seconds per step: what the monitor drains when the producer is not the
 # limit. lost: records the ring buffer had no room for.
-flood_start() {
-	$RF run -q --policy "$tmp/deny.json" -- /usr/bin/sleep 600 &
+flood_start() { # policy
+	$RF run -q --policy "$1" -- /usr/bin/sleep 600 &
 	floodsb=$!
 	cgid=
 	for _ in $(seq 100); do
@@ -148,12 +148,13 @@ flood_steps() { # label: the steps against the running monitor; fbest: the best 
 
 # With every sink on and every receiver dead (nothing listens on the
 # ports, no journald answers where none runs): the alerts go to the
-# sinks' spools while the ring buffer drains; an update record every
-# 100 ms keeps records flowing into them.
+# sinks' spools while the ring buffer drains. The flood's sandbox has a
+# burst of 10 in 1 s: its denials are one deny-burst alert at a time, an
+# update record every 100 ms keeps records flowing into the sinks.
 sinks_bench() {
 	local dead
 	dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	flood_start
+	flood_start "$tmp/burst.json"
 	start_monitor --journal --syslog "tcp://127.0.0.1:$dead" --otlp "http://127.0.0.1:$dead" \
 		--webhook "http://127.0.0.1:$dead/hook" --spool-dir "$tmp/spool" --sink-drain-ms 0 \
 		--update-ms 100
@@ -177,7 +178,7 @@ if [ "${2:-}" = sinks ]; then   # tests/bench/monitor.sh BUILD sinks: this secti
 	exit 0
 fi
 
-flood_start
+flood_start "$tmp/deny.json"
 start_monitor
 flood_steps "drain (flood)"
 stop_monitor
