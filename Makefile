@@ -13,7 +13,7 @@ DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
         scdoc debhelper dpkg-dev fakeroot lintian bash-completion zsh fish bubblewrap bc \
-        firejail git
+        firejail git libcurl4-openssl-dev rsyslog
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -38,9 +38,10 @@ LD_STATIC := -Wl,-Bstatic
 LD_DYNAMIC := -Wl,-Bdynamic
 SUP_LINK = $(if $(strip $(SUP_STATIC_LIBS)),$(LD_STATIC) $(SUP_STATIC_LIBS) $(LD_DYNAMIC)) \
            $(filter-out $(SUP_STATIC_LIBS),$(SUP_LDLIBS))
-# The monitor links libsystemd (sd_notify, the app-specific machine id): a
-# daemon started once, unlike every run's supervisor.
-MON_SD_LIBS := -lsystemd
+# The monitor links libsystemd (sd_notify, the app-specific machine id,
+# the journal sink) and libcurl (the OTLP and webhook sinks, each sink a
+# thread): a daemon started once, unlike every run's supervisor.
+MON_SD_LIBS := -lsystemd -lcurl -lpthread
 MON_LDLIBS := $(LIB_LDLIBS) -lm $(MON_SD_LIBS)
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)

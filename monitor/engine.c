@@ -62,6 +62,8 @@ void engine__on_alert(const struct rf_alert *a, void *ctx)
 			rf_debug("output queue full: record %llu dropped",
 				  (unsigned long long)e->seq);
 	}
+	if (line)
+		sinks__push(e->sinks, line);
 	if (e->recent) {
 		json_array_insert_new(e->recent, 0, top__alert_summary(a, wall));
 		while (json_array_size(e->recent) > RF_TOP_RECENT)
@@ -251,6 +253,9 @@ static void poll_lost(struct rf_engine *e, uint64_t now)
 	v = output__dropped(e->out);
 	lost_input(e, RF_HOP_OUTPUT, v - e->out_lost_last, false, now);
 	e->out_lost_last = v;
+	v = sinks__dropped(e->sinks);
+	lost_input(e, RF_HOP_SINKS, v - e->sinks_lost_last, false, now);
+	e->sinks_lost_last = v;
 	e->m.lost[RF_HOP_MONITOR_TABLES] = detect__shed(e->det);
 }
 
@@ -292,6 +297,7 @@ static void metrics_refresh(struct rf_engine *e)
 	e->m.sandboxes = detect__n_sandboxes(e->det);
 	detect__table_stats(e->det, &e->m.table);
 	e->m.cgroups_gone = e->sbx.cgroups_gone;
+	sinks__stats(e->sinks, e->m.sinks);
 }
 
 static char *metrics_body(void *ctx)

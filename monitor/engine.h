@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "sandboxes.h"
 #include "service.h"
+#include "sinks.h"
 
 #define RF_MON_LOCK "/run/ringfence/monitor.lock"
 #define RF_MON_STATE_DEFAULT "/run/ringfence/monitor.state.json"
@@ -37,12 +38,14 @@ struct rf_engine_opts {
 	bool bpf_cpu;               /* CPU time from sched_switch even where cpu.stat exists */
 	bool top;                   /* render the live view on stdout */
 	struct rf_detect_opts detect;
+	struct rf_sinks_opts sinks; /* --journal, --syslog, --otlp, --webhook */
 };
 
 struct rf_engine {
 	const struct rf_engine_opts *o;
 	struct rf_detect *det;
 	struct rf_output *out;
+	struct rf_sinks *sinks;
 	struct rf_recorder *rec;
 	struct rf_metrics m;
 	struct rf_regwatch *reg;
@@ -63,7 +66,7 @@ struct rf_engine {
 	bool dec_baseline_set;
 	uint64_t dec_lost_last;
 	uint32_t dec_stats_id;
-	uint64_t mon_lost_last, maps_lost_last, out_lost_last;
+	uint64_t mon_lost_last, maps_lost_last, out_lost_last, sinks_lost_last;
 	json_t *recent;
 };
 

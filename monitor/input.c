@@ -11,6 +11,7 @@ static const char *const hop_names[RF_HOP_MAX] = {
 	[RF_HOP_KERNEL_MAPS] = "kernel-maps",
 	[RF_HOP_MONITOR_TABLES] = "monitor-tables",
 	[RF_HOP_OUTPUT] = "output",
+	[RF_HOP_SINKS] = "sinks",
 };
 
 const char *rf_hop_name(uint32_t hop)

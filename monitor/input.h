@@ -39,7 +39,8 @@ enum rf_hop {
 	RF_HOP_KERNEL_MAPS = 2,      /* the monitor's kernel maps at capacity */
 	RF_HOP_MONITOR_TABLES = 3,   /* the monitor's own bounded tables */
 	RF_HOP_OUTPUT = 4,           /* alert records the output queue could not take */
-	RF_HOP_MAX = 5,
+	RF_HOP_SINKS = 5,            /* records a sink's queue or spool could not take */
+	RF_HOP_MAX = 6,
 };
 
 const char *rf_hop_name(uint32_t hop);

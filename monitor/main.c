@@ -54,7 +54,8 @@ static int run_replay(struct cli *c)
 	c->detect.cpu_percent = or_default(c->detect.cpu_percent, 0);
 	c->detect.memory_mb = or_default(c->detect.memory_mb, 0);
 	c->detect.pids = or_default(c->detect.pids, 0);
-	return replay__run(c->replay, c->o.output, &c->detect, c->o.metrics_file);
+	return replay__run_sinks(c->replay, c->o.output, &c->detect, c->o.metrics_file,
+				 sinks__any(&c->o.sinks) ? &c->o.sinks : NULL);
 }
 
 static int run_live(struct cli *c)
@@ -104,17 +105,24 @@ int main(int argc, char **argv)
 			.interval_ms = 1000,
 			.tick_ms = 250,
 			.coalesce_us = 500,
+			.sinks = { .spool_dir = RF_MON_SPOOL_DEFAULT,
+				   .drain_ms = RF_SINK_DRAIN_MS_DEFAULT },
 		},
 		.detect = { .cpu_percent = UNSET, .memory_mb = UNSET, .pids = UNSET },
 		.ringbuf_kb = 1024,
 		.queue_kb = 8192,
 		.boost = 4,
+		.spool_mb = RF_SINK_SPOOL_MB_DEFAULT,
 		.verbosity = 1,
 	};
 	int status = options__parse(&c, argc, argv);
 
 	if (status >= 0)
 		return status;
+	if (c.journal)
+		c.o.sinks.addr[RF_SINK_JOURNAL] = "";
+	c.o.sinks.spool_bytes = c.spool_mb << 20;
+	c.o.sinks.queue_bytes = (size_t)c.queue_kb << 10;
 	if (options__check(&c))
 		return EXIT_USAGE;
 	rf_log_init("ringfence-monitor", c.verbosity);

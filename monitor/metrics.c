@@ -165,6 +165,60 @@ static void render_process(struct buf *b)
 		(unsigned long long)rl.rlim_cur);
 }
 
+/* Per sink on: every record pushed ends delivered or dropped, or is
+ * pending (queued = delivered + dropped + pending; spooled counts what
+ * went through the spool on its way). */
+static void render_sinks(struct buf *b, const struct rf_metrics *m)
+{
+	static const char *const outcomes[] = { "delivered", "spooled", "dropped" };
+	int k, i;
+	bool any = false;
+
+	for (k = 0; k < RF_SINK_MAX; k++)
+		any |= m->sinks[k].on;
+	if (!any)
+		return;
+	bprintf(b, "# HELP ringfence_monitor_sink_records_queued_total Records handed to a sink.\n"
+		"# TYPE ringfence_monitor_sink_records_queued_total counter\n");
+	for (k = 0; k < RF_SINK_MAX; k++)
+		if (m->sinks[k].on)
+			bprintf(b, "ringfence_monitor_sink_records_queued_total{sink=\"%s\"} %llu\n",
+				rf_sink_name((enum rf_sink_kind)k),
+				(unsigned long long)m->sinks[k].queued);
+	bprintf(b, "# HELP ringfence_monitor_sink_records_total Records of a sink by outcome: "
+		"delivered, spooled (on disk while it was down) or dropped.\n"
+		"# TYPE ringfence_monitor_sink_records_total counter\n");
+	for (k = 0; k < RF_SINK_MAX; k++) {
+		const struct rf_sink_stats *s = &m->sinks[k];
+		const uint64_t v[] = { s->delivered, s->spooled, s->dropped };
+
+		for (i = 0; s->on && i < 3; i++)
+			bprintf(b, "ringfence_monitor_sink_records_total{sink=\"%s\",outcome=\"%s\"} "
+				"%llu\n", rf_sink_name((enum rf_sink_kind)k), outcomes[i],
+				(unsigned long long)v[i]);
+	}
+	bprintf(b, "# HELP ringfence_monitor_sink_pending_records Records of a sink in its "
+		"queue or spool now.\n# TYPE ringfence_monitor_sink_pending_records gauge\n");
+	for (k = 0; k < RF_SINK_MAX; k++)
+		if (m->sinks[k].on)
+			bprintf(b, "ringfence_monitor_sink_pending_records{sink=\"%s\"} %llu\n",
+				rf_sink_name((enum rf_sink_kind)k),
+				(unsigned long long)m->sinks[k].pending);
+	bprintf(b, "# HELP ringfence_monitor_sink_spool_bytes Size of a sink's spool file.\n"
+		"# TYPE ringfence_monitor_sink_spool_bytes gauge\n");
+	for (k = 0; k < RF_SINK_MAX; k++)
+		if (m->sinks[k].on)
+			bprintf(b, "ringfence_monitor_sink_spool_bytes{sink=\"%s\"} %llu\n",
+				rf_sink_name((enum rf_sink_kind)k),
+				(unsigned long long)m->sinks[k].spool_bytes);
+	bprintf(b, "# HELP ringfence_monitor_sink_up The last delivery to a sink succeeded.\n"
+		"# TYPE ringfence_monitor_sink_up gauge\n");
+	for (k = 0; k < RF_SINK_MAX; k++)
+		if (m->sinks[k].on)
+			bprintf(b, "ringfence_monitor_sink_up{sink=\"%s\"} %d\n",
+				rf_sink_name((enum rf_sink_kind)k), m->sinks[k].up ? 1 : 0);
+}
+
 char *metrics__render(const struct rf_metrics *m)
 {
 	struct buf b = { .cap = 4096 };
@@ -226,6 +280,7 @@ char *metrics__render(const struct rf_metrics *m)
 		"is being drained.\n# TYPE ringfence_monitor_decisions_attached gauge\n"
 		"ringfence_monitor_decisions_attached %d\n", m->decisions_attached ? 1 : 0);
 	render_decisions(&b, m);
+	render_sinks(&b, m);
 	if (!m->replay)
 		render_process(&b);
 	if (b.oom)

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "input.h"
 #include "names.h"
+#include "sinks.h"
 
 enum rf_evsrc {
 	RF_EVSRC_DECISION = 0,
@@ -39,6 +40,7 @@ struct rf_metrics {
 	 * for inferred denials, answered) them */
 	uint64_t decisions[RF_CLASS_KERNEL_MAX][RF_VERDICT_MAX][RF_BE_MAX];
 	bool replay;                        /* no process_* metrics: not a live monitor */
+	struct rf_sink_stats sinks[RF_SINK_MAX]; /* the sinks on (.on) */
 };
 
 /* Count one input (events by source, decisions, lost events). */

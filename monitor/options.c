@@ -11,6 +11,7 @@
 #include "options.h"
 #include "paths.h"
 #include "registry.h"
+#include "sinks.h"
 #include "top.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -19,7 +20,8 @@ enum opt {
 	O_OUTPUT, O_METRICS, O_METRICS_FILE, O_RECORD, O_REPLAY, O_PROFILE, O_TOP, O_ONCE,
 	O_STATUS, O_STATE, O_INTERVAL, O_UPDATE, O_LINGER, O_BURST_N, O_BURST_W, O_CPU,
 	O_MEM, O_PIDS, O_RINGBUF, O_QUEUE, O_TICK, O_REGISTRY, O_COALESCE, O_BPF_CPU,
-	O_BOOST, O_QUIET, O_VERBOSE, O_VERSION, O_HELP, O_MAX,
+	O_BOOST, O_JOURNAL, O_SYSLOG, O_OTLP, O_WEBHOOK, O_SPOOL_DIR, O_SPOOL_MB, O_SINK_DRAIN,
+	O_QUIET, O_VERBOSE, O_VERSION, O_HELP, O_MAX,
 };
 
 #define ALL RF_CLI_ALL_VERBS
@@ -87,6 +89,26 @@ static const struct rf_cli_option opts[] = {
 	[O_BOOST] = { "priority-boost", 0, NUM("N", 0, 20, boost),
 		      .help = "run N nice levels above normal, as auditd does, so a busy\n"
 			      "host does not delay draining (default 4; 0 leaves it)" },
+	[O_JOURNAL] = { "journal", 0, FLAG(journal),
+			.help = "also send alerts to journald, native fields (MESSAGE_ID,\n"
+				"PRIORITY, RINGFENCE_OCSF, RINGFENCE_RULE, RINGFENCE_SANDBOX)" },
+	[O_SYSLOG] = { "syslog", 0, STR(RF_CLI_TEXT, "ADDR", o.sinks.addr[RF_SINK_SYSLOG]),
+		       .help = "also send alerts as RFC 5424 syslog: udp://HOST:PORT,\n"
+			       "tcp://HOST:PORT (octet-counted) or unix:PATH" },
+	[O_OTLP] = { "otlp", 0, STR(RF_CLI_TEXT, "URL", o.sinks.addr[RF_SINK_OTLP]),
+		     .help = "also send alerts as OTLP/HTTP JSON logs (a bare origin gets\n"
+			     "/v1/logs); trace ids from TRACEPARENT" },
+	[O_WEBHOOK] = { "webhook", 0, STR(RF_CLI_TEXT, "URL", o.sinks.addr[RF_SINK_WEBHOOK]),
+			.help = "also POST each alert's OCSF JSON to URL" },
+	[O_SPOOL_DIR] = { "spool-dir", 0, STR(RF_CLI_DIR, "DIR", o.sinks.spool_dir),
+			  .help = "where a sink that is down has its records kept\n"
+				  "(default " RF_MON_SPOOL_DEFAULT ")" },
+	[O_SPOOL_MB] = { "spool-mb", 0, NUM("N", 1, 1048576, spool_mb),
+			 .help = "each sink's spool bound; past it records are dropped\n"
+				 "and counted (default 64)" },
+	[O_SINK_DRAIN] = { "sink-drain-ms", 0, NUM("MS", 0, 600000, o.sinks.drain_ms),
+			   .help = "at exit, keep delivering that long; what is left stays\n"
+				   "spooled for the next start (default 3000)" },
 	[O_QUIET] = { "quiet", 'q', RF_CLI_FLAG, NULL, .verbs = ALL, .help = "errors only" },
 	[O_VERBOSE] = { "verbose", 'v', RF_CLI_FLAG, NULL, .verbs = ALL,
 			.help = "debug messages" },
@@ -184,10 +206,20 @@ int options__check(const struct cli *c)
 	else if (c->once && !c->top)
 		bad = "--once goes with --top";
 	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr))
-		bad = "--replay takes only --output, --metrics-file, --profile and thresholds";
+		bad = "--replay takes only --output, --metrics-file, --profile, the sinks and thresholds";
+	else if (c->top && (c->journal || sinks__any(&c->o.sinks)))
+		bad = "--top only reads the view: the sinks go with a monitor";
 	if (bad) {
 		fprintf(stderr, "ringfence-monitor: %s\n", bad);
 		return EXIT_USAGE;
+	}
+	{
+		char why[512];
+
+		if (sinks__check(&c->o.sinks, why, sizeof(why))) {
+			fprintf(stderr, "ringfence-monitor: %s\n", why);
+			return EXIT_USAGE;
+		}
 	}
 	if (c->o.metrics_addr) {
 		struct sockaddr_in6 sa;

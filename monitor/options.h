@@ -27,6 +27,8 @@ struct cli {
 	uint64_t boost;                 /* --priority-boost */
 	const char *replay, *profile;
 	bool top, once;
+	bool journal;                   /* --journal */
+	uint64_t spool_mb;
 	int verbosity;
 };
 

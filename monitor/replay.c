@@ -18,6 +18,7 @@ struct rctx {
 	const struct rf_detect_opts *over;
 	struct rf_detect *det;
 	struct rf_output *out;
+	struct rf_sinks *sinks;
 	int64_t off;
 	struct rf_alert_origin origin;
 	uint64_t seq;
@@ -35,6 +36,7 @@ static void on_alert(const struct rf_alert *a, void *ctx)
 	if (line) {
 		output__push(r->out, line);
 		output__flush(r->out, 5000);
+		sinks__push(r->sinks, line);
 	}
 }
 
@@ -89,6 +91,12 @@ static int write_metrics(struct rctx *r, const char *path)
 int replay__run(const char *file, const char *output, const struct rf_detect_opts *over,
 		const char *metrics_file)
 {
+	return replay__run_sinks(file, output, over, metrics_file, NULL);
+}
+
+int replay__run_sinks(const char *file, const char *output, const struct rf_detect_opts *over,
+		      const char *metrics_file, const struct rf_sinks_opts *sinks)
+{
 	struct rctx r = { .over = over, .m.replay = true };
 	struct rf_error e = { 0 };
 	int err;
@@ -101,12 +109,18 @@ int replay__run(const char *file, const char *output, const struct rf_detect_opt
 		rf_err("--output %s: %s", output ? output : "-", strerror(-err));
 		return 1;
 	}
+	if (sinks && sinks__open(sinks, r.origin.hostname, &r.sinks, &e)) {
+		rf_error_print(&e, NULL);
+		output__close(r.out);
+		return 1;
+	}
 	/* Time goes on after the last record until every alert closed. */
 	err = replay__file(file, 60000, on_header, on_input, &r, &e);
 	if (!err && r.err)
 		err = r.err;
 	if (r.det)
 		detect__finish(r.det, r.last_t);
+	sinks__close(r.sinks, r.m.sinks);
 	if (err && err == r.err)
 		rf_error_set(&e, err, NULL, "%s", strerror(-err));
 	if (err) {

@@ -26,6 +26,7 @@
 #include "record.h"
 #include "registry_watch.h"
 #include "sensors.h"
+#include "sinks.h"
 #include "service.h"
 #include "setup.h"
 #include "steps.h"
@@ -124,6 +125,23 @@ static void undo_output(void *ctx)
 
 	output__close(e->out);
 	e->out = NULL;
+}
+
+/* The sinks' threads, after the output and before the detectors: the
+ * detectors' last alerts at shutdown reach them, then they drain. */
+static int step_sinks(void *ctx, struct rf_step_error *err)
+{
+	struct rf_engine *e = ctx;
+
+	return sinks__open(&e->o->sinks, e->origin.hostname, &e->sinks, &err->e);
+}
+
+static void undo_sinks(void *ctx)
+{
+	struct rf_engine *e = ctx;
+
+	sinks__close(e->sinks, NULL);
+	e->sinks = NULL;
 }
 
 /* --top's recent alerts (made before the detectors: their last alerts
@@ -398,6 +416,7 @@ static const struct rf_step setup_steps[] = {
 	{ "lock", step_lock, undo_lock, EXIT_FAILED, false },
 	{ "origin", step_origin, NULL, EXIT_FAILED, false },
 	{ "output", step_output, undo_output, EXIT_FAILED, false },
+	{ "sinks", step_sinks, undo_sinks, EXIT_FAILED, false },
 	{ "recent", step_recent, undo_recent, EXIT_FAILED, false },
 	{ "detectors", step_detectors, undo_detectors, EXIT_FAILED, false },
 	{ "record", step_record, undo_record, EXIT_FAILED, false },

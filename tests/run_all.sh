@@ -90,6 +90,8 @@ run "build: the CLI table vs man pages, README and bash/zsh/fish completions" \
 for t in "$BUILD"/tests/unit/test_*; do prog "$t" && run "unit: ${t##*/}" "$t"; done
 for t in "$BUILD"/san/tests/unit/test_*; do prog "$t" && run "unit under ASan+UBSan: ${t##*/}" "$t"; done
 run "ocsf: alerts against the official OCSF 1.3.0 schema" tests/ocsf/run.sh "$BUILD"
+run "sinks: syslog (private rsyslogd), OTLP and webhook receivers, spool, kill and restart" \
+	tests/sinks/run.sh "$BUILD"
 run "cli: messages (needs root, --help, --label, numbers, names)" tests/cli/messages.sh "$BUILD"
 run "fuzz: parsers (libFuzzer, short)" tests/fuzz/run.sh "$BUILD"
 for t in "$BUILD"/tests/bpf/test_*; do prog "$t" && run "bpf: ${t##*/}" "$t"; done

@@ -7,7 +7,9 @@
 #   - per-syscall cost of the monitor's own programs (its sys_exit sensor)
 #     on processes outside sandboxes, as ratios, next to the floor of any
 #     syscall-tracepoint program;
-#   - alert latency: cause -> first alert record in the output file.
+#   - alert latency: cause -> first alert record in the output file;
+#   - the drain with every sink on (--journal, --syslog, --otlp, --webhook)
+#     and every receiver down: `monitor.sh BUILD sinks` runs it alone.
 set -euo pipefail
 BUILD=${1:-build}
 RF=$BUILD/ringfence
@@ -63,6 +65,8 @@ echo
 # Make sure the pinned set exists before anything is measured.
 $RF run -q --policy "$tmp/plain.json" -- /bin/true
 
+# `monitor.sh BUILD sinks`: only the drain with the sinks on (below).
+if [ "${2:-}" != sinks ]; then
 # ---- drain rate ------------------------------------------------------------
 # Denied connects at a paced rate (rf-load deny-rate), one second per step,
 # two producer sandboxes above 100k/s; the kernel's lost counter as the
@@ -100,47 +104,89 @@ echo "  lost. The supervisor's ring buffer (16 MiB) holds about 42,000 records: 
 echo "  scheduled for that long at that rate loses events. mon CPU ns/ev: the monitor's CPU time"
 echo "  per event at clock-tick resolution; capacity = 1e9 / that, what one busy CPU drains)"
 echo
+fi
 
 # ---- drain capacity ----------------------------------------------------------
 # rf-flood writes decision records of a live sandbox straight into the
 # pinned ring buffer from a BPF program (no syscall per record), paced, two
 # seconds per step: what the monitor drains when the producer is not the
 # limit. lost: records the ring buffer had no room for.
-$RF run -q --policy "$tmp/deny.json" -- /usr/bin/sleep 600 &
-floodsb=$!
-cgid=
-for _ in $(seq 100); do
-	cgid=$($RF status --json | python3 -c 'import json, sys
+flood_start() { # policy
+	$RF run -q --policy "$1" -- /usr/bin/sleep 600 &
+	floodsb=$!
+	cgid=
+	for _ in $(seq 100); do
+		cgid=$($RF status --json | python3 -c 'import json, sys
 print(next((e["cgroup_id"] for e in json.load(sys.stdin) if e["supervisor_pid"] == int(sys.argv[1])), ""))' "$floodsb")
-	[ -n "$cgid" ] && break
-	sleep 0.05
-done
+		[ -n "$cgid" ] && break
+		sleep 0.05
+	done
+}
+flood_stop() { kill -TERM "$floodsb" 2>/dev/null || true; wait "$floodsb" 2>/dev/null || true; }
+flood_steps() { # label: the steps against the running monitor; fbest: the best drained/s
+	printf '%-26s %10s %10s %10s %8s %14s\n' "$1" "offered/s" "achieved/s" "consumed" "lost" "mon CPU ns/ev"
+	fbest=0
+	for RATE in 250000 500000 1000000 1500000 2000000 3000000; do
+		sleep 0.5
+		ev0=$(metric 'ringfence_monitor_events_total{source="decision"}'); ev0=${ev0:-0}
+		cpu0=$(cpu_ticks "$monpid")
+		out=$("$FLOOD" "$cgid" "$RATE" 2000)
+		sleep 0.6
+		ev1=$(metric 'ringfence_monitor_events_total{source="decision"}'); ev1=${ev1:-0}
+		cpu1=$(cpu_ticks "$monpid")
+		achieved=$(echo "$out" | sed -n 's/.*achieved=\([0-9]*\).*/\1/p')
+		lost=$(echo "$out" | sed -n 's/.*lost=\([0-9]*\).*/\1/p')
+		ev=$((ev1 - ev0))
+		per=$(awk -v c="$((cpu1 - cpu0))" -v hz="$(getconf CLK_TCK)" -v ev="$ev" 'BEGIN{ if (ev) printf "%.0f", c * 1e9 / hz / ev; else print 0 }')
+		printf '%-26s %10s %10s %10s %8s %14s\n' "" "$RATE" "$achieved" "$ev" "$lost" "$per"
+		# drained per second over the step's 2 s: what the monitor took off
+		# the ring (the producer's own pacing may fall a few records short)
+		drained=$((ev / 2))
+		if [ "$lost" = 0 ] && [ "$drained" -gt "$fbest" ]; then fbest=$drained; fi
+	done
+}
+
+# With every sink on and every receiver dead (nothing listens on the
+# ports, no journald answers where none runs): the alerts go to the
+# sinks' spools while the ring buffer drains. The flood's sandbox has a
+# burst of 10 in 1 s: its denials are one deny-burst alert at a time, an
+# update record every 100 ms keeps records flowing into the sinks.
+sinks_bench() {
+	local dead
+	dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	flood_start "$tmp/burst.json"
+	start_monitor --journal --syslog "tcp://127.0.0.1:$dead" --otlp "http://127.0.0.1:$dead" \
+		--webhook "http://127.0.0.1:$dead/hook" --spool-dir "$tmp/spool" --sink-drain-ms 0 \
+		--update-ms 100
+	flood_steps "drain (flood, all sinks)"
+	sq=0 ss=0 sd=0
+	for k in journal syslog otlp webhook; do
+		sq=$((sq + $(metric "ringfence_monitor_sink_records_queued_total{sink=\"$k\"}")))
+		ss=$((ss + $(metric "ringfence_monitor_sink_records_total{sink=\"$k\",outcome=\"spooled\"}")))
+		sd=$((sd + $(metric "ringfence_monitor_sink_records_total{sink=\"$k\",outcome=\"dropped\"}")))
+	done
+	stop_monitor
+	flood_stop
+	printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate, every sink on and down" "$fbest" \
+		"$([ "$fbest" -ge 1000000 ] && echo PASS || echo MISS)"
+	echo "  (the sinks: $sq records queued, $ss spooled, $sd dropped, over the 4 sinks; each sink"
+	echo "  delivers from its own thread, so the drain only copies a record into each queue)"
+	echo
+}
+if [ "${2:-}" = sinks ]; then   # tests/bench/monitor.sh BUILD sinks: this section alone
+	sinks_bench
+	exit 0
+fi
+
+flood_start "$tmp/deny.json"
 start_monitor
-printf '%-26s %10s %10s %10s %8s %14s\n' "drain (flood)" "offered/s" "achieved/s" "consumed" "lost" "mon CPU ns/ev"
-fbest=0
-for RATE in 250000 500000 1000000 1500000 2000000 3000000; do
-	sleep 0.5
-	ev0=$(metric 'ringfence_monitor_events_total{source="decision"}'); ev0=${ev0:-0}
-	cpu0=$(cpu_ticks "$monpid")
-	out=$("$FLOOD" "$cgid" "$RATE" 2000)
-	sleep 0.6
-	ev1=$(metric 'ringfence_monitor_events_total{source="decision"}'); ev1=${ev1:-0}
-	cpu1=$(cpu_ticks "$monpid")
-	achieved=$(echo "$out" | sed -n 's/.*achieved=\([0-9]*\).*/\1/p')
-	lost=$(echo "$out" | sed -n 's/.*lost=\([0-9]*\).*/\1/p')
-	ev=$((ev1 - ev0))
-	per=$(awk -v c="$((cpu1 - cpu0))" -v hz="$(getconf CLK_TCK)" -v ev="$ev" 'BEGIN{ if (ev) printf "%.0f", c * 1e9 / hz / ev; else print 0 }')
-	printf '%-26s %10s %10s %10s %8s %14s\n' "" "$RATE" "$achieved" "$ev" "$lost" "$per"
-	# drained per second over the step's 2 s: what the monitor took off
-	# the ring (the producer's own pacing may fall a few records short)
-	drained=$((ev / 2))
-	if [ "$lost" = 0 ] && [ "$drained" -gt "$fbest" ]; then fbest=$drained; fi
-done
+flood_steps "drain (flood)"
 stop_monitor
-kill -TERM "$floodsb" 2>/dev/null || true; wait "$floodsb" 2>/dev/null || true
+flood_stop
 printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate (flood, drained/s)" "$fbest" \
 	"$([ "$fbest" -ge 1000000 ] && echo PASS || echo MISS)"
 echo
+sinks_bench
 
 # ---- per-syscall cost --------------------------------------------------------
 # getppid of a process outside every sandbox (rf-bench's median of 15

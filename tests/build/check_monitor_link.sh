@@ -30,7 +30,7 @@ check "readelf lists the monitor's libraries (libbpf: the check can fail)" \
 	bash -c 'grep -q "^libbpf" <<< "$1"' _ "$libs"
 # The supervisor loads these when a run needs them (supervisor/util/lazylib.h):
 # linked, every process would pay for loading them (libldns brings libcrypto).
-for lib in libldns libsystemd libpsl libcrypto; do
+for lib in libldns libsystemd libpsl libcrypto libcurl; do
 	check "ringfence does not link $lib (loaded on use)" \
 		bash -c '! ldd "$1" | grep -q "$2"' _ "$BUILD/ringfence" "$lib"
 done

@@ -266,6 +266,10 @@ if [ "$VM_SYSTEMD" = 1 ]; then
 		[ -x "$b" ] || die "$b is missing (the systemd package)"
 		copy_bin "$b" "$b"
 	done
+	# journald and journalctl for the monitor's --journal (monitor_unit.sh)
+	for b in /usr/lib/systemd/systemd-journald /usr/bin/journalctl; do
+		[ -x "$b" ] && copy_bin "$b" "$b"
+	done
 	# system.slice, -.slice and init.scope are built into systemd 252
 	mkdir -p "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
 	printf '%s\n' '[Unit]' 'DefaultDependencies=no' '[Service]' 'Type=oneshot' \

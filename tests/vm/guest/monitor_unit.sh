@@ -13,6 +13,9 @@
 # sandbox's denials become an alert; the metrics file is 0644 under
 # UMask=0077; `systemctl reload` reopens the alerts file (rotated away, new
 # alerts land in the new file); watchdog pings keep it running; stop.
+# --journal: the alert is in the journal with its native fields
+# (journalctl -o json: MESSAGE_ID, PRIORITY, RINGFENCE_OCSF, ...), from
+# the host's systemd-journald run for the test.
 . "$GUEST/lib/tap.sh"
 
 W=$(mktemp -d /tmp/monunit.XXXXXX)
@@ -57,7 +60,7 @@ fi
 sed 's|/usr/sbin/ringfence-monitor|/rf/ringfence-monitor|' /rf/dist/systemd/ringfence-monitor.service > "$UNIT"
 mkdir -p "$DROPIN" /var/lib/prometheus/node-exporter /run/systemd/system
 printf '%s\n' '[Service]' 'ExecStart=' \
-	"ExecStart=/rf/ringfence-monitor --output $ALERTS --metrics-file $PROM --interval 200 --linger-ms 500 --burst-count 3 --burst-window-ms 5000" \
+	"ExecStart=/rf/ringfence-monitor --output $ALERTS --metrics-file $PROM --interval 200 --linger-ms 500 --burst-count 3 --burst-window-ms 5000 --journal" \
 	"StandardError=append:$LOG" 'WatchdogSec=4s' > "$DROPIN/test.conf"
 if grep -qx 'ExecStart=/rf/ringfence-monitor' "$UNIT" && grep -q '^WatchdogSec=' "$UNIT" &&
    grep -qx 'Type=notify' "$UNIT"; then
@@ -75,6 +78,15 @@ else
 	fail "backlog: a sandbox denied :$OTHER" "rf-net printed:"
 	show "$W/mu-backlog.out"
 	show "$W/mu-backlog.err"
+fi
+
+# ---- journald for --journal: the host's, run directly (this initramfs has
+# no socket units); it opens /run/systemd/journal/socket itself ----
+JPID=
+if [ ! -S /run/systemd/journal/socket ] && [ -x /usr/lib/systemd/systemd-journald ]; then
+	/usr/lib/systemd/systemd-journald > "$W/journald.log" 2>&1 &
+	JPID=$!
+	wait_for 10 test -S /run/systemd/journal/socket
 fi
 
 # ---- start: READY ----
@@ -142,6 +154,35 @@ else
 	show "$LOG"
 fi
 
+# ---- the same alert in the journal, native fields ----
+DENY_ID=a12ec64d68e1437ca97cee65d07c3c13
+journal_has() {
+	journalctl -o json --all "MESSAGE_ID=$DENY_ID" > "$W/journal.json" 2> "$W/journal.err"
+	grep -q 'mu-live' "$W/journal.json"
+}
+if ! [ -S /run/systemd/journal/socket ]; then
+	fail "journal: journald runs for --journal" "no /run/systemd/journal/socket"
+	show "$W/journald.log"
+elif wait_for 20 journal_has && grep -q '"PRIORITY":"4"' "$W/journal.json" &&
+     grep -q '"SYSLOG_IDENTIFIER":"ringfence-monitor"' "$W/journal.json" &&
+     grep -q '"RINGFENCE_RULE":"deny-burst"' "$W/journal.json" &&
+     grep -q '"RINGFENCE_SANDBOX":"' "$W/journal.json" &&
+     grep -q '"RINGFENCE_OCSF":"{\\"metadata\\"' "$W/journal.json" &&
+     grep -q '"MESSAGE":"sandbox ' "$W/journal.json"; then
+	pass "journal: journalctl -o json MESSAGE_ID=$DENY_ID has the alert: PRIORITY 4 (Medium), RINGFENCE_RULE, RINGFENCE_SANDBOX, RINGFENCE_OCSF, MESSAGE, SYSLOG_IDENTIFIER"
+else
+	fail "journal: the alert with its native fields" "journalctl -o json:"
+	show "$W/journal.json"
+	show "$W/journal.err"
+	show "$LOG"
+fi
+delivered=$(metric 'ringfence_monitor_sink_records_total{sink="journal",outcome="delivered"}')
+if [ "${delivered:-0}" -ge 1 ] 2> /dev/null; then
+	pass "journal: the metrics count $delivered records delivered to the journal"
+else
+	fail "journal: delivered counted" "'$delivered'"
+fi
+
 # ---- reload reopens the output ----
 mv "$ALERTS" "$ALERTS.1"
 rc=0
@@ -179,6 +220,7 @@ else
 	fail "stop" "exit $rc, $(prop ActiveState) $(prop Result)"
 fi
 
+[ -n "$JPID" ] && kill "$JPID" 2> /dev/null
 rm -rf "$DROPIN" "$UNIT" /run/systemd/system/sysinit.target /run/systemd/system/basic.target \
 	/run/systemd/system/shutdown.target
 systemctl daemon-reload
