@@ -458,12 +458,16 @@ static const char *ll_entry_name(const char *where_base, size_t i, const char *p
 /* An entry at or below the scratch path (NULL: none) names the host's
  * directory the tmpfs hides: opened here, it would allow that directory to
  * whatever still reaches it (a cwd, an inherited fd), never the tmpfs. */
-static bool ll_hidden(const struct rf_path_rule *rule, const char *scratch)
+static bool ll_hidden(const struct rf_path_rule *rule, const char *const *hidden)
 {
-	size_t n = scratch ? strlen(scratch) : 0;
+	for (; *hidden; hidden++) {
+		size_t n = strlen(*hidden);
 
-	return n && !strncmp(rule->path, scratch, n) &&
-	       (rule->path[n] == '\0' || rule->path[n] == '/');
+		if (!strncmp(rule->path, *hidden, n) &&
+		    (rule->path[n] == '\0' || rule->path[n] == '/'))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -477,7 +481,7 @@ static bool ll_hidden(const struct rf_path_rule *rule, const char *scratch)
 struct ll_part {
 	const struct rf_landlock *ll;
 	const struct rf_path_list *list;
-	const char *scratch;
+	const char *const *hidden;
 	uint64_t file_access, dir_access;
 	size_t lo, hi;
 	int8_t *res;
@@ -516,7 +520,7 @@ static void *ll_part_run(void *arg)
 		const struct rf_path_rule *rule = &pt->list->v[i];
 
 		pt->res[i] = 0;
-		if (ll_hidden(rule, pt->scratch))
+		if (ll_hidden(rule, pt->hidden))
 			continue;
 		r = ll_open_entry(rule, dirs, &fd);
 		if (r > 0) {
@@ -574,7 +578,7 @@ static void ll_parts_run(struct ll_part *pt, size_t n_parts)
  * the child, on the tmpfs: ll_scratch_access). */
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
-		       uint64_t file_access, uint64_t dir_access, const char *scratch,
+		       uint64_t file_access, uint64_t dir_access, const char *const *hidden,
 		       struct rf_error *err)
 {
 	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
@@ -591,7 +595,7 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 		return rf_error_set(err, -ENOMEM, where_base, "out of memory");
 	for (k = 0; k < n_parts; k++)
 		pt[k] = (struct ll_part){
-			.ll = ll, .list = list, .scratch = scratch, .file_access = file_access,
+			.ll = ll, .list = list, .hidden = hidden, .file_access = file_access,
 			.dir_access = dir_access, .lo = list->n * k / n_parts,
 			.hi = list->n * (k + 1) / n_parts, .res = res,
 		};
@@ -675,8 +679,17 @@ static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_o
 static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
 			   struct rf_landlock *ll, struct rf_error *err)
 {
-	const char *scratch = policy->limits.scratch.set ? policy->limits.scratch.path : NULL;
+	/* The tmpfs mounts the child makes: the scratch, /dev/shm, a private
+	 * /tmp (what they hide gets no rule). */
+	const char *scratch[4] = { "/dev/shm" };
 	uint64_t all = ll->handled_fs;
+	size_t nh = 1;
+
+	if (policy->limits.scratch.set)
+		scratch[nh++] = policy->limits.scratch.path;
+	if (opts->private_tmp)
+		scratch[nh++] = "/tmp";
+	scratch[nh] = NULL;
 	int r;
 
 	if (policy->files == RF_CONFINE_UNRESTRICTED) {
@@ -726,15 +739,12 @@ static bool ll_names_dir(const struct rf_path_rule *rule, const char *dir)
 	return rule->subtree && !strncmp(rule->path, dir, n) && !strcmp(rule->path + n, "/");
 }
 
-/* The rights ll_add_fs_rules gave entries on the scratch directory itself. */
-static uint64_t ll_scratch_access(const struct rf_policy *p, uint64_t handled)
+/* The rights ll_add_fs_rules gave entries on directory dir itself. */
+static uint64_t ll_dir_access(const struct rf_policy *p, const char *dir, uint64_t handled)
 {
-	const char *dir = p->limits.scratch.path;
 	uint64_t a = 0;
 	size_t i;
 
-	if (!p->limits.scratch.set)
-		return 0;
 	for (i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_read.n; i++)
 		if (ll_names_dir(&p->files_read.v[i], dir))
 			a |= LL_FS_READ_DIR;
@@ -885,7 +895,12 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 		r = ll_add_fs_rules(policy, opts, &ll, err);
 		if (r < 0)
 			goto fail;
-		ll.scratch_access = ll_scratch_access(policy, ll.handled_fs);
+		if (policy->limits.scratch.set)
+			ll.scratch_access = ll_dir_access(policy, policy->limits.scratch.path,
+							  ll.handled_fs);
+		ll.proc_access = ll_dir_access(policy, "/proc", ll.handled_fs);
+		ll.shm_access = ll_dir_access(policy, "/dev/shm", ll.handled_fs);
+		ll.tmp_access = opts->private_tmp ? ll_dir_access(policy, "/tmp", ll.handled_fs) : 0;
 	}
 	if (ll.handled_net) {
 		r = ll_add_net_rules(policy, &ll, err);

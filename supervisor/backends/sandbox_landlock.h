@@ -17,6 +17,7 @@ struct rf_landlock_opts {
 	bool net_connect;         /* handle TCP connect by port (ABI >= 4) */
 	bool scope_abstract_unix; /* ABI >= 6: no abstract unix sockets outside */
 	bool scope_signal;        /* ABI >= 6: no signals to processes outside */
+	bool private_tmp;         /* /tmp is a private tmpfs (plan.priv.tmp) */
 	bool approximate;         /* policy opted into the nearest safe
 				   * approximation for entries Landlock cannot
 				   * express exactly */
@@ -48,6 +49,10 @@ struct rf_landlock {
 	 * from a file, so the tmpfs mounted there later gets them again, as a
 	 * rule the child adds on its root (sandbox_landlock__add_path). */
 	uint64_t scratch_access;
+	/* The same for the PID namespace's /proc, the private /dev/shm and a
+	 * private /tmp (0 for a shared one). Entries below the two tmpfs
+	 * paths get no rule: they name the host's hidden files. */
+	uint64_t proc_access, shm_access, tmp_access;
 	struct rf_landlock_approx *approx;
 	size_t n_approx;
 	enum rf_class refused_class; /* after a failed build (-EINVAL): the class

@@ -181,6 +181,23 @@ static int plan_scratch_cwd(struct launch_plan *p, const struct launch_opts *o)
 {
 	int r;
 
+	/* The same for a private /tmp or /dev/shm (the planner refused a cwd
+	 * below one); a scratch below one goes over a directory made there. */
+	for (size_t i = 0; i < o->n_mounts; i++) {
+		const char *mp = o->mounts[i].path;
+		size_t n = strlen(mp);
+
+		r = launch__cwd_within(mp, NULL, 0);
+		if (r < 0)
+			return r;
+		if (r == 2)
+			return -EXDEV;
+		if (r == 1)
+			p->chdir_mount = mp;
+		if (o->scratch_path && !strncmp(o->scratch_path, mp, n) &&
+		    o->scratch_path[n] == '/')
+			p->mkdir_scratch = true;
+	}
 	if (!o->scratch_path)
 		return 0;
 	r = launch__cwd_within(o->scratch_path, NULL, 0);
@@ -200,7 +217,8 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 
 	while (o->ro_mounts && o->ro_mounts[n])
 		n++;
-	p->new_ns = n || (o->detach_mounts && o->detach_mounts[0]) || o->scratch_path;
+	/* Always: the PID namespace's own /proc goes over the host's. */
+	p->new_ns = true;
 	if (o->scratch_path)
 		snprintf(p->scratch_opts, sizeof(p->scratch_opts), "size=%llum,mode=1777",
 			 (unsigned long long)o->scratch_mb);
@@ -350,7 +368,8 @@ static long launch_clone(const struct launch_opts *opts, const struct launch_pla
 	if (r != 0)
 		return -r;
 	/* Its own IPC namespace: no SysV object or POSIX queue of the host's
-	 * is reachable by key, id or name. */
+	 * is reachable by key, id or name. Its PID namespace is the init's
+	 * (pidns__enter): the command is this process's child all the same. */
 	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWIPC |
 		     (plan->new_ns ? CLONE_NEWNS : 0);
 	args.pidfd = (uint64_t)(uintptr_t)ret_pidfd;
@@ -410,9 +429,26 @@ static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
 		r = plan_notify(opts, plan, &notify_r);
 	if (r < 0)
 		return r;
+	r = pidns__start(&res->pidns);
+	if (r < 0)
+		return r;
+	r = pidns__enter(&res->pidns);
+	if (r < 0) {
+		pidns__stop(&res->pidns);
+		return r;
+	}
 	pid = launch_clone(opts, plan, envp, pipefd, &pidfd);
-	if (pid < 0)
-		return (int)pid;
+	/* Back before anything else: no later child of the supervisor's (a
+	 * reaper, a helper) may land in the sandbox's namespace. */
+	r = pidns__leave(&res->pidns);
+	if (r < 0 && pid > 0) {
+		(void)kill((pid_t)pid, SIGKILL);
+		reap((pid_t)pid);
+	}
+	if (r < 0 || pid < 0) {
+		pidns__stop(&res->pidns);
+		return pid < 0 ? (int)pid : r;
+	}
 	close(TAKE_FD(wr));
 	if (plan->notify_w >= 0)
 		close(TAKE_FD(plan->notify_w));
@@ -433,10 +469,12 @@ static int launch_run(const struct launch_opts *opts, struct launch_plan *plan,
 		}
 		res->pid = (pid_t)pid;
 		res->pidfd = TAKE_FD(pidfd);
+		pidns__release(&res->pidns, true);
 		return 0;
 	}
 failed:
 	reap((pid_t)pid);
+	pidns__stop(&res->pidns);
 	res->failed_stage = ce.stage == LAUNCH_STAGE_EXEC ? LAUNCH_STAGE_EXEC : LAUNCH_STAGE_SETUP;
 	res->err = ce.err > 0 ? ce.err : EPROTO;
 	ce.what[sizeof(ce.what) - 1] = '\0';
@@ -453,6 +491,7 @@ int launch__start(const struct launch_opts *opts, struct launch_result *res)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
 	res->pidfd = res->notify_fd = -1;
+	res->pidns = (struct rf_pidns){ .init_pidfd = -1, .go_w = -1, .self_ns = -1 };
 	if (!opts || !opts->argv || !opts->argv[0] || opts->cgroup_fd < 0 ||
 	    opts->uid == (uid_t)-1 || opts->gid == (gid_t)-1)
 		return -EINVAL;

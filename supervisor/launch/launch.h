@@ -7,6 +7,21 @@
 #include <sys/types.h>
 #include "error.h"
 #include "backends/sandbox_seccomp.h"
+#include "pidns.h"
+
+/* A fresh filesystem the child mounts over a host directory in its own
+ * mount namespace (after its /proc, before the scratch): a private
+ * /dev/shm, a private /tmp. */
+struct launch_mount {
+	const char *path;
+	const char *fstype;       /* "proc" or "tmpfs" */
+	const char *data;         /* mount data, e.g. "hidepid=ptraceable" */
+	unsigned long flags;      /* MS_NOSUID | ... */
+	/* Non-zero: the Landlock rights added on its root before the ruleset
+	 * is applied (Landlock skips a mount point walking up from a file:
+	 * the host directory's rule does not reach the new filesystem). */
+	uint64_t landlock_access;
+};
 
 struct launch_opts {
 	int cgroup_fd;           /* sandbox cgroup dir fd (CLONE_INTO_CGROUP) */
@@ -36,6 +51,12 @@ struct launch_opts {
 	 * child's (private) mount namespace (limits.scratch). */
 	const char *scratch_path;
 	uint64_t scratch_mb;
+	/* The child always gets a mount namespace of its own and, over /proc,
+	 * the procfs of its PID namespace (hidepid=ptraceable), whose root
+	 * gets proc_landlock_access (see launch_mount). Then these, in order. */
+	uint64_t proc_landlock_access;
+	const struct launch_mount *mounts;
+	size_t n_mounts;
 	/* Non-zero: the Landlock rights of the scratch directory, added on the
 	 * tmpfs's root before the ruleset is applied. */
 	uint64_t scratch_landlock_access;
@@ -60,11 +81,14 @@ struct launch_result {
 	char what[128];          /* which step failed, e.g. "setresuid" */
 	int notify_fd;           /* CLOEXEC listener of a notifying seccomp boundary
 				  * (opts->seccomp->notify), -1 if none */
+	struct rf_pidns pidns;   /* the command's PID namespace and its init, when
+				  * started (pid is the host pid); pidns__stop */
 };
 
 /*
  * Start argv inside the cgroup: clone3 with CLONE_INTO_CGROUP|CLONE_PIDFD
- * so the child never runs outside it. In the child, in this order: reset
+ * so the child never runs outside it, as PID 2 of a new PID namespace
+ * whose init this makes first (pidns.h); res->pidns holds it. In the child, in this order: reset
  * signal dispositions and mask, close every fd but 0-2, setgroups,
  * setresgid, setresuid, PR_SET_NO_NEW_PRIVS, drop every capability
  * (effective, permitted, inheritable, ambient and bounding; securebits

@@ -2,6 +2,7 @@
 /* The launched child, from clone3 to exec: syscalls and async-signal-safe calls only. */
 #include <errno.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -195,6 +196,24 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
 		    errno != ENOENT)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+	/* The PID namespace's own processes, and no one else's: hidepid
+	 * also hides what the command could not ptrace, the init (not
+	 * dumpable) included (systemd ProtectProc=ptraceable). Not
+	 * "invisible": it exempts the mount's gid (0 unless given), so a
+	 * command of gid 0 would see everything. */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "hidepid=ptraceable") < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount /proc");
+	for (i = 0; i < o->n_mounts; i++) {
+		const struct launch_mount *m = &o->mounts[i];
+
+		if (mount(m->fstype, m->path, m->fstype, m->flags, m->data) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount a private tmpfs");
+	}
+	/* A scratch below a private /tmp goes over a directory made here. */
+	if (o->scratch_path && p->mkdir_scratch && mkdir(o->scratch_path, 0755) < 0 &&
+	    errno != EEXIST)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mkdir scratch");
 	/* Over the host's directory, seen only in this namespace. */
 	if (o->scratch_path && mount("ringfence-scratch", o->scratch_path, "tmpfs",
 				     MS_NOSUID | MS_NODEV, p->scratch_opts) < 0)
@@ -202,6 +221,8 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 	/* Off the host's hidden directory, onto the tmpfs now over it. */
 	if (p->chdir_scratch && chdir(o->scratch_path) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir into the scratch tmpfs");
+	else if (!p->chdir_scratch && p->chdir_mount && chdir(p->chdir_mount) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir into a private tmpfs");
 }
 
 static void child_drop_privs(const struct launch_opts *o, const struct launch_plan *p, int efd)
@@ -290,6 +311,19 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 {
 	int r;
 
+	if (p->ll_fd >= 0 && o->proc_landlock_access) {
+		r = sandbox_landlock__add_path(CHILD_LL_FD, "/proc", o->proc_landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on /proc");
+	}
+	for (size_t i = 0; p->ll_fd >= 0 && i < o->n_mounts; i++) {
+		if (!o->mounts[i].landlock_access)
+			continue;
+		r = sandbox_landlock__add_path(CHILD_LL_FD, o->mounts[i].path,
+					       o->mounts[i].landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on a private tmpfs");
+	}
 	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
 		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
 					       o->scratch_landlock_access);

@@ -35,6 +35,9 @@ struct launch_plan {
 	bool new_ns;
 	char scratch_opts[64];    /* tmpfs mount data for opts->scratch_path */
 	bool chdir_scratch;       /* the cwd is the scratch path: enter the tmpfs */
+	const char *chdir_mount;  /* the cwd is this private mount's path: enter it */
+	bool mkdir_scratch;       /* the scratch path lies in a private tmpfs mounted
+				   * before it: made there first */
 };
 
 /* The child after clone3 (launch_child.c): set up, drop, confine, exec;

@@ -509,6 +509,37 @@ void plan__landlock_unlogged(struct rf_plan *plan, const struct rf_caps *caps)
 						      RF_OBSV_INFERRED : RF_OBSV_NONE;
 }
 
+/* A write entry that reaches /tmp itself: creating any name in the
+ * host's shared /tmp. One for a directory below it (a place the caller
+ * made) does not: that directory is the point, and a private /tmp would
+ * hide it. */
+static bool writes_tmp(const struct rf_policy *p)
+{
+	for (size_t i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_write.n; i++) {
+		const struct rf_path_rule *w = &p->files_write.v[i];
+
+		if (w->subtree && (!strcmp(w->path, "/") || !strcmp(w->path, "/tmp/")))
+			return true;
+	}
+	return false;
+}
+
+static void plan_private(struct rf_plan *plan, const struct rf_policy *p)
+{
+	struct rf_plan_private *v = &plan->priv;
+
+	if (p->limits.scratch.set && !strcmp(p->limits.scratch.path, "/tmp")) {
+		v->tmp = false;
+		v->tmp_why = RF_TMP_WHY_SCRATCH;
+	} else if (p->files_tmp != RF_TMP_AUTO) {
+		v->tmp = p->files_tmp == RF_TMP_PRIVATE;
+		v->tmp_why = RF_TMP_WHY_POLICY;
+	} else {
+		v->tmp = writes_tmp(p);
+		v->tmp_why = v->tmp ? RF_TMP_WHY_WRITE : RF_TMP_WHY_NO_WRITE;
+	}
+}
+
 void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 		   const struct rf_plan_opts *opts, struct rf_plan *plan)
 {
@@ -554,6 +585,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan_syscalls(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);
+	plan_private(plan, policy);
 	if (policy->monitor.present) {
 		struct rf_class_plan *mp = &plan->c[RF_CLASS_MONITOR];
 

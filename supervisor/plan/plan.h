@@ -67,6 +67,7 @@ enum rf_plan_why {
 	RF_WHY_SCRATCH_PATH,          /* param: -errno (0: not a directory); detail: the path */
 	RF_WHY_STRICT_GAPS,           /* --strict; detail: the class's gap ids */
 	RF_WHY_SCRATCH_CWD,           /* param: -errno (0: below it); detail: the cwd */
+	RF_WHY_TMP_CWD,               /* param: -errno (0: below /tmp); detail: the cwd */
 	RF_WHY_MAX,
 };
 
@@ -199,8 +200,26 @@ struct rf_limit_plan {
  * adds one per backend. */
 #define RF_PLAN_MAX_REASONS (2 * RF_CLASS_MAX + RF_LIMIT_MAX + RF_BE_MAX)
 
+/* Why /tmp is private or shared (files.tmp and its default). */
+enum rf_tmp_why {
+	RF_TMP_WHY_WRITE = 0,     /* files.write reaches /tmp itself: private */
+	RF_TMP_WHY_NO_WRITE,      /* it does not (or files is unrestricted): shared */
+	RF_TMP_WHY_POLICY,        /* files.tmp says which */
+	RF_TMP_WHY_SCRATCH,       /* limits.scratch is /tmp: that tmpfs is the private one */
+	RF_TMP_WHY_MAX,
+};
+
+/* What of the host's shared places the command sees. Always its own PID
+ * namespace with its own /proc (hidepid=ptraceable) and a private
+ * /dev/shm; /tmp as decided here. */
+struct rf_plan_private {
+	bool tmp;                 /* an empty tmpfs over /tmp */
+	enum rf_tmp_why tmp_why;
+};
+
 struct rf_plan {
 	struct rf_class_plan c[RF_CLASS_MAX];
+	struct rf_plan_private priv;
 	struct rf_plan_install install;
 	struct rf_limit_plan limits[RF_LIMIT_MAX];  /* the limits class, per limit */
 	unsigned int prefer;      /* the --prefer mask it was compiled with */

@@ -271,6 +271,15 @@ static void why_text(const struct rf_plan *plan, const struct rf_plan_reason *r,
 				 "from outside (from the scratch path itself it starts in the empty "
 				 "tmpfs)", r->detail);
 		return;
+	case RF_WHY_TMP_CWD:
+		if (r->param)
+			snprintf(buf, len, "the working directory cannot be placed against "
+				 "/tmp, which this sandbox gets private: %s", strerror(-r->param));
+		else
+			snprintf(buf, len, "the working directory \"%s\" lies below /tmp, "
+				 "which this sandbox gets private (an empty tmpfs): start it from "
+				 "elsewhere, or set files.tmp to \"shared\"", r->detail);
+		return;
 	case RF_WHY_LIMIT_NO_CGROUP2:
 		snprintf(buf, len, "%s: no usable cgroup2 hierarchy (%s)", names__limit(r->param),
 			 r->detail);
@@ -392,6 +401,27 @@ static json_t *gaps_json(const struct rf_plan *plan)
 	return a;
 }
 
+static const char *const tmp_why_text[] = {
+	[RF_TMP_WHY_WRITE] = "files.write reaches /tmp itself",
+	[RF_TMP_WHY_NO_WRITE] = "files.write does not reach /tmp itself",
+	[RF_TMP_WHY_POLICY] = "files.tmp",
+	[RF_TMP_WHY_SCRATCH] = "limits.scratch is /tmp",
+};
+_Static_assert(sizeof(tmp_why_text) / sizeof(tmp_why_text[0]) == RF_TMP_WHY_MAX,
+	       "a text for every rf_tmp_why");
+
+/* What of the host's shared places the command sees (plan.h). */
+static json_t *private_json(const struct rf_plan *plan)
+{
+	const struct rf_plan_private *v = &plan->priv;
+	bool scratch = v->tmp_why == RF_TMP_WHY_SCRATCH;
+
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "pid", "private",
+			 "proc", "private (hidepid=ptraceable)", "dev_shm", "private",
+			 "tmp", v->tmp || scratch ? "private" : "shared",
+			 "tmp_why", tmp_why_text[v->tmp_why]);
+}
+
 json_t *plan__to_json(const struct rf_plan *plan)
 {
 	json_t *root = json_object(), *classes = json_object(), *reasons = json_array();
@@ -434,6 +464,7 @@ json_t *plan__to_json(const struct rf_plan *plan)
 	json_object_set_new(root, "reasons", reasons);
 	json_object_set_new(root, "gaps", gaps_json(plan));
 	json_object_set_new(root, "observation", observation_json(plan));
+	json_object_set_new(root, "namespaces", private_json(plan));
 	return root;
 fail:
 	json_decref(root);

@@ -117,6 +117,14 @@ struct rf_scratch {
 	uint64_t size_mb;
 };
 
+/* files.tmp: absent (auto: private when files.write reaches /tmp itself,
+ * "/tmp/" or "/"), "private" or "shared" (the host's /tmp). */
+enum rf_tmp {
+	RF_TMP_AUTO = 0,
+	RF_TMP_PRIVATE,
+	RF_TMP_SHARED,
+};
+
 struct rf_limits {
 	bool present;
 	struct rf_opt_u64 pids, memory_mb, cpu_percent, wall_seconds, output_bytes;
@@ -154,6 +162,7 @@ struct rf_policy {
 	enum rf_confine files;
 	struct rf_path_list files_read;
 	struct rf_path_list files_write;  /* write implies read */
+	enum rf_tmp files_tmp;            /* "tmp": a private /tmp or the host's */
 
 	enum rf_confine exec;
 	struct rf_path_list exec_paths;

@@ -50,9 +50,9 @@ static int pol_parse_path_list(struct rf_policy *p, json_t *arr, const char *whe
 
 static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
-	static const char *const keys[] = { "read", "write", NULL };
+	static const char *const keys[] = { "read", "write", "tmp", NULL };
 	int r = policy_json__class_object(v, "$.files", keys, err);
-	json_t *read, *write;
+	json_t *read, *write, *tmp;
 
 	if (r < 0)
 		return r;
@@ -66,6 +66,18 @@ static int pol_parse_files(json_t *v, struct rf_policy *p, struct rf_error *err)
 	write = json_object_get(v, "write");
 	if (!r && write)
 		r = pol_parse_path_list(p, write, "$.files.write", &p->files_write, err);
+	tmp = json_object_get(v, "tmp");
+	if (!r && tmp) {
+		const char *t = json_string_value(tmp);
+
+		if (t && !strcmp(t, "private"))
+			p->files_tmp = RF_TMP_PRIVATE;
+		else if (t && !strcmp(t, "shared"))
+			p->files_tmp = RF_TMP_SHARED;
+		else
+			r = policy_json__fail(err, "$.files.tmp",
+					      "expected \"private\" or \"shared\"");
+	}
 	return r;
 }
 

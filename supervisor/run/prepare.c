@@ -122,6 +122,17 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 		if (!plan->ok)
 			return 0;
 	}
+	/* A private /tmp hides the host's: a cwd below it would be that
+	 * hidden directory; /tmp itself is entered (the launcher). */
+	if (plan->priv.tmp) {
+		char cwd[RF_PLAN_DETAIL_LEN];
+		int r = launch__cwd_within("/tmp", cwd, sizeof(cwd));
+
+		if (r < 0 || r == 2)
+			plan__refuse(plan, RF_CLASS_FILE, RF_WHY_TMP_CWD, r < 0 ? r : 0, cwd);
+		if (!plan->ok)
+			return 0;
+	}
 	if (in->seccomp_boundary || in->seccomp_allowlist) {
 		unsigned int holes = (in->seccomp_fs_meta ? RF_SECCOMP_HOLE_FS_META : 0) |
 				     (in->seccomp_fs_ioctl ? RF_SECCOMP_HOLE_FS_IOCTL : 0) |
@@ -150,6 +161,7 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			.scope_abstract_unix = in->landlock_scope_unix,
 			.scope_signal = in->landlock_scope_signal,
 			.approximate = p->approximate,
+			.private_tmp = plan->priv.tmp,
 		};
 
 		be = (struct rf_error){ 0 };

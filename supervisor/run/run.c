@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -869,17 +870,44 @@ static void undo_launch(void *ctx)
 	struct run *r = ctx;
 
 	sandbox_kill(&r->sb);
-	if (r->lr.pidfd >= 0)
+	if (r->lr.pidfd >= 0) {
+		siginfo_t si;
+
+		/* The init's exit waits for every task of its namespace, the
+		 * command's zombie too: reaped first if the wait did not. */
+		(void)waitid(P_PIDFD, (id_t)r->lr.pidfd, &si, WEXITED | WNOHANG);
 		close(TAKE_FD(r->lr.pidfd));
+	}
+	pidns__stop(&r->lr.pidns);
 	notify__close(&r->sb.notify);
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	mounts__free(TAKE_PTR(r->ro_mounts));
 	mounts__free(TAKE_PTR(r->bpf_mounts));
 }
 
+/* The tmpfs mounts of the plan's private places: /dev/shm always (where
+ * the host has one: nothing shared to hide otherwise), /tmp when the plan
+ * says so. POSIX shm and semaphores are files there: the command sees its
+ * own and none of the host's. */
+static size_t private_mounts(const struct sandbox *sb, struct launch_mount m[2])
+{
+	struct stat st;
+	size_t n = 0;
+
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode))
+		m[n++] = (struct launch_mount){ "/dev/shm", "tmpfs", "mode=1777",
+						MS_NOSUID | MS_NODEV, sb->ll.shm_access };
+	if (sb->plan.priv.tmp)
+		m[n++] = (struct launch_mount){ "/tmp", "tmpfs", "mode=1777",
+						MS_NOSUID | MS_NODEV, sb->ll.tmp_access };
+	return n;
+}
+
 static int start_child(struct run *r)
 {
 	struct sandbox *sb = &r->sb;
+	struct launch_mount mounts[2];
+	size_t n_mounts = private_mounts(sb, mounts);
 	struct launch_opts lo = {
 		.cgroup_fd = sb->cg.dir_fd,
 		.argv = r->o->argv,
@@ -897,6 +925,9 @@ static int start_child(struct run *r)
 				sb->policy->limits.scratch.path : NULL,
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
 		.scratch_landlock_access = sb->ll.scratch_access,
+		.proc_landlock_access = sb->ll.proc_access,
+		.mounts = mounts,
+		.n_mounts = n_mounts,
 	};
 	int err;
 

@@ -318,7 +318,7 @@ static const char *const why_names[] = {
 	"lsm-path-too-long", "no-fs-backend", "audit-landlock", "landlock-truncate", "sock-addr",
 	"no-cgroup2", "keep-caps", "syscalls-audit", "no-seccomp", "require-lsm",
 	"require-unused", "seccomp-build", "landlock-entry", "landlock-build", "no-controller",
-	"limit-no-cgroup2", "scratch-path", "strict-gaps", "scratch-cwd",
+	"limit-no-cgroup2", "scratch-path", "strict-gaps", "scratch-cwd", "tmp-cwd",
 };
 _Static_assert(sizeof(why_names) / sizeof(why_names[0]) == RF_WHY_MAX, "a name per why");
 
@@ -909,6 +909,13 @@ static void planner_text_every_refusal(void **state)
 		{ RF_CLASS_LIMITS, RF_WHY_SCRATCH_CWD, -ENOENT, "", 0,
 		  "limits: scratch: the working directory cannot be placed against the scratch "
 		  "path: No such file or directory" },
+		{ RF_CLASS_FILE, RF_WHY_TMP_CWD, 0, "/tmp/job", 0,
+		  "file: the working directory \"/tmp/job\" lies below /tmp, which this sandbox "
+		  "gets private (an empty tmpfs): start it from elsewhere, or set files.tmp to "
+		  "\"shared\"" },
+		{ RF_CLASS_FILE, RF_WHY_TMP_CWD, -ENOENT, "", 0,
+		  "file: the working directory cannot be placed against /tmp, which this sandbox "
+		  "gets private: No such file or directory" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_LSM, RF_BE_BPF_LSM, "load: EPERM", RF_LSM_NOT_PROBED,
 		  "--require: bpf-lsm enforces nothing here: not probed (load: EPERM)" },
 		{ RF_CLASS_MAX, RF_WHY_REQUIRE_UNUSED, RF_BE_LANDLOCK, "", 0,
