@@ -180,6 +180,7 @@ static void run_capture(const struct launch_opts *o, struct run *r)
 		close(r->res.pidfd);
 		r->res.pidfd = -1;
 	}
+	pidns__stop(&r->res.pidns);
 }
 
 /* The value of the first "key=" line, or NULL (static buffer). */
@@ -621,6 +622,7 @@ static void test_destroy_kills(void **state)
 	assert_int_equal(si.si_code, CLD_KILLED);
 	assert_int_equal(si.si_status, SIGKILL);
 	close(res.pidfd);
+	pidns__stop(&res.pidns);
 	assert_int_equal(stat(path, &st), -1);
 	assert_int_equal(errno, ENOENT);
 
@@ -668,6 +670,7 @@ static void test_remove_unused(void **state)
 	assert_int_equal(waitid(P_PIDFD, (id_t)res.pidfd, &si, WEXITED), 0);
 	assert_int_equal(si.si_code, CLD_KILLED);
 	close(res.pidfd);
+	pidns__stop(&res.pidns);
 	close(pfd);
 }
 
@@ -700,6 +703,7 @@ static void test_destroy_nested(void **state)
 	assert_int_equal(waitid(P_PIDFD, (id_t)res.pidfd, &si, WEXITED), 0);
 	assert_int_equal(si.si_code, CLD_KILLED);
 	close(res.pidfd);
+	pidns__stop(&res.pidns);
 	/* the fd-based destroy in teardown finds it gone: fine */
 }
 

@@ -14,8 +14,8 @@
  * Two helpers run OUTSIDE every sandbox:
  *   victim DIR          an outside process of the same uid: its pid in
  *                       DIR/pid, the signals it gets as DIR/sig-N, its death
- *                       as DIR/exit-PID (and a new one); SysV shm/msg/sem and a
- *                       POSIX queue (keys and ids in DIR), a unix stream
+ *                       as DIR/exit-PID (and a new one); SysV shm/msg/sem, a
+ *                       POSIX queue and shm object (keys and ids in DIR), a unix stream
  *                       listener DIR/sock. SIGTERM ends it and removes them.
  *   with-stdin KIND -- CMD ARGS...
  *                       CMD with fd 0 a socket made here: unix-stream (not
@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
@@ -243,6 +244,18 @@ static int victim_ipc_make(const char *dir, struct victim_ipc *v)
 	if (q == (mqd_t)-1)
 		return -errno;
 	mq_close(q);
+	/* A POSIX shm object of the same name: a file in the host's /dev/shm. */
+	{
+		int fd = shm_open(v->mq, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return -errno;
+		if (write(fd, "rf-victim", 9) != 9) {
+			close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
 	if (write_num(dir, "shmkey", base) || write_num(dir, "shmid", v->shmid) ||
 	    write_num(dir, "msgkey", base + 1) || write_num(dir, "msqid", v->msqid) ||
 	    write_num(dir, "semkey", base + 2) || write_num(dir, "semid", v->semid) ||
@@ -259,8 +272,10 @@ static void victim_ipc_remove(const struct victim_ipc *v)
 		msgctl(v->msqid, IPC_RMID, NULL);
 	if (v->semid >= 0)
 		semctl(v->semid, 0, IPC_RMID);
-	if (v->mq[0])
+	if (v->mq[0]) {
 		mq_unlink(v->mq);
+		shm_unlink(v->mq);
+	}
 }
 
 static int victim_listen(const char *dir)
@@ -846,6 +861,84 @@ static int do_mq(const char *dir)
 	return verdict("mq_send to the outside queue", mq_send(q, "rf", 2, 0) ? errno : 0);
 }
 
+/* The victim's POSIX shm object, by name (shm_open: /dev/shm). */
+static int do_posix_shm(const char *dir)
+{
+	char name[64], buf[16] = "";
+	long pid;
+	int fd;
+
+	if (read_num(dir, "mqpid", &pid))
+		return setup("the victim's shm object");
+	snprintf(name, sizeof(name), "/rf-victim-%ld", pid);
+	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == ENOENT ? (printf("posix-shm: %s not visible\n", name),
+					  EXIT_REFUSED) :
+					 verdict("shm_open of the outside object", errno);
+	if (read(fd, buf, 9) != 9 || strncmp(buf, "rf-victim", 9)) {
+		close(fd);
+		return setup("reading the outside shm object");
+	}
+	close(fd);
+	printf("posix-shm: read \"%s\" from the outside object\n", buf);
+	return 0;
+}
+
+/* The twin: a POSIX shm object of the sandbox's own, written and read
+ * back through a second shm_open. */
+static int do_posix_shm_own(void)
+{
+	char name[64], buf[4] = "";
+	int fd, r = 0;
+
+	snprintf(name, sizeof(name), "/rf-own-%d", (int)getpid());
+	fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, "own", 3) != 3)
+		r = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	fd = r ? -1 : shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	if (!r && (fd < 0 || read(fd, buf, 3) != 3 || strncmp(buf, "own", 3)))
+		r = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	shm_unlink(name);
+	return verdict("own POSIX shm object", r);
+}
+
+/* /proc/PID/FILE of the outside victim (or of self): gone from a PID
+ * namespace's own /proc (ENOENT), refused (EACCES/EPERM), or read. */
+static int do_proc(const char *dir, const char *file)
+{
+	char path[96], buf[256];
+	pid_t v = 0;
+	ssize_t n;
+	int fd, r;
+
+	if (strcmp(dir, "self")) {
+		r = victim_pid(dir, &v);
+		if (r)
+			return r;
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)v, file);
+	} else {
+		snprintf(path, sizeof(path), "/proc/self/%s", file);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ESRCH)) {
+		printf("proc: %s not there\n", path);
+		return EXIT_REFUSED;
+	}
+	if (fd < 0)
+		return verdict(path, errno);
+	n = read(fd, buf, sizeof(buf));
+	r = n < 0 ? errno : 0;
+	close(fd);
+	if (!r && n <= 0)
+		return setup("an empty /proc file");
+	return verdict(path, r == ESRCH ? EACCES : r);
+}
+
 /* Running in a ringfence sandbox (its cgroup is under ringfence/). */
 static bool in_ringfence(void)
 {
@@ -933,6 +1026,7 @@ static int usage(void)
 		"  sigio DIR | sigio-kill DIR | dnotify DIR | sigio-self\n"
 		"  setpriority|prlimit|ioprio|setscheduler|setaffinity|setattr DIR|self\n"
 		"  shm DIR | msg DIR | sem DIR | mq DIR | mq-fs DIR | ipc-own\n"
+		"  posix-shm DIR | posix-shm-own | proc DIR|self cmdline|stat|status|maps\n"
 		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n");
 	return EXIT_SETUP;
 }
@@ -991,6 +1085,8 @@ static int dir_attempt(const char *a, const char *dir)
 		return do_mq(dir);
 	if (!strcmp(a, "mq-fs"))
 		return do_mq_fs(dir);
+	if (!strcmp(a, "posix-shm"))
+		return do_posix_shm(dir);
 	if (!strcmp(a, "unix-stdin-connect"))
 		return do_unix_stdin_connect(dir);
 	if (!strcmp(a, "victim"))
@@ -1017,6 +1113,10 @@ int main(int argc, char **argv)
 		return do_sigio_self();
 	if (!strcmp(a, "ipc-own"))
 		return do_ipc_own();
+	if (!strcmp(a, "posix-shm-own"))
+		return do_posix_shm_own();
+	if (!strcmp(a, "proc") && argc > 3)
+		return do_proc(argv[2], argv[3]);
 	if (!strcmp(a, "unix-stdin-write"))
 		return do_unix_stdin_write();
 	if (!strcmp(a, "with-stdin") && argc > 4 && !strcmp(argv[3], "--"))
