@@ -1170,9 +1170,59 @@ static void planner_gaps_follow_backend_policy_and_kernel(void **state)
 	policy__free(open);
 }
 
+/* /tmp: private when files.write reaches /tmp itself ("/tmp/" or "/"),
+ * shared for a directory below it or unrestricted files, files.tmp wins,
+ * a scratch at /tmp is the private one. */
+static void planner_tmp_private_or_shared(void **state)
+{
+	static const struct {
+		const char *files, *limits;
+		bool tmp;
+		enum rf_tmp_why why;
+		const char *text;
+	} cases[] = {
+		{ "{\"write\":[\"/tmp/\"]}", NULL, true, RF_TMP_WHY_WRITE, "private" },
+		{ "{\"write\":[\"/\"]}", NULL, true, RF_TMP_WHY_WRITE, "private" },
+		{ "{\"write\":[\"/tmp/job/\"]}", NULL, false, RF_TMP_WHY_NO_WRITE, "shared" },
+		{ "{\"read\":[\"/tmp/\"]}", NULL, false, RF_TMP_WHY_NO_WRITE, "shared" },
+		{ "\"unrestricted\"", NULL, false, RF_TMP_WHY_NO_WRITE, "shared" },
+		{ "{\"write\":[\"/tmp/\"],\"tmp\":\"shared\"}", NULL, false, RF_TMP_WHY_POLICY,
+		  "shared" },
+		{ "{\"tmp\":\"private\"}", NULL, true, RF_TMP_WHY_POLICY, "private" },
+		{ "{\"write\":[\"/tmp/\"]}", "{\"scratch\":{\"path\":\"/tmp\",\"size_mb\":1}}",
+		  false, RF_TMP_WHY_SCRATCH, "private" },
+	};
+	struct rf_caps c = caps_host();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *json = NULL;
+		struct rf_policy *p;
+		struct rf_plan plan;
+		json_t *o, *ns;
+
+		assert_true(asprintf(&json, "{\"version\":1,\"id\":\"t\",\"files\":%s%s%s}",
+				     cases[i].files, cases[i].limits ? ",\"limits\":" : "",
+				     cases[i].limits ? cases[i].limits : "") > 0);
+		p = load(json);
+		plan__compile(p, &c, NULL, &plan);
+		if (plan.priv.tmp != cases[i].tmp || plan.priv.tmp_why != cases[i].why)
+			fail_msg("%s: tmp %d why %d", json, plan.priv.tmp, plan.priv.tmp_why);
+		o = plan__to_json(&plan);
+		ns = json_object_get(o, "namespaces");
+		assert_string_equal(json_string_value(json_object_get(ns, "tmp")), cases[i].text);
+		assert_string_equal(json_string_value(json_object_get(ns, "pid")), "private");
+		assert_string_equal(json_string_value(json_object_get(ns, "dev_shm")), "private");
+		json_decref(o);
+		policy__free(p);
+		free(json);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(planner_tmp_private_or_shared),
 		cmocka_unit_test(planner_says_how_each_class_is_observed),
 		cmocka_unit_test(planner_no_observe_is_a_per_run_choice),
 		cmocka_unit_test(planner_sandbox_flags),

@@ -22,8 +22,8 @@ if [ ! -d /dev/shm ]; then
 fi
 
 pol() { # NAME WRITE-LIST [TMP]
-	printf '{"version":1,"id":"pidns-%s","files":{"read":["/bin/","/usr/","/lib/","/etc/","/proc/","/dev/","/rf/"],"write":[%s]%s},"exec":["/bin/","/usr/","/rf/"],"network":{"connect":[],"unix":[]}}\n' \
-		"$1" "$2" "${3:+,\"tmp\":\"$3\"}" > "$W/$1.json"
+	printf '{"version":1,"id":"pidns-%s","files":{"read":["/bin/","/usr/","/lib/","/etc/","/proc/","/dev/","/rf/"],"write":["/dev/null"%s]%s},"exec":["/bin/","/usr/","/rf/"],"network":{"connect":[],"unix":[]}}\n' \
+		"$1" "${2:+,$2}" "${3:+,\"tmp\":\"$3\"}" > "$W/$1.json"
 }
 # run NAME POLICY SCRIPT: exit status in $rc, trace $W/NAME.jsonl, output $W/NAME.out/.err
 run() {
@@ -40,8 +40,8 @@ VICTIM=$!
 pol ro ''
 run proc ro "echo self=\$\$; echo list=\$(ls /proc | grep -E '^[0-9]+\$' | tr '\\n' ' ');
 	for f in cmdline stat status maps; do
-	cat /proc/$VICTIM/\$f > /dev/null 2>&1 && echo outside-\$f=read || echo outside-\$f=no
-	cat /proc/self/\$f > /dev/null 2>&1 && echo own-\$f=read || echo own-\$f=no; done"
+	echo outside-\$f=\$(cat /proc/$VICTIM/\$f 2>&1 > /dev/null | grep -c 'No such file')
+	cat /proc/self/\$f > /dev/null && echo own-\$f=read || echo own-\$f=no; done"
 if [ "$rc" = 0 ] && has proc self=2; then
 	pass "pid: the command is PID 2 of its own namespace"
 else
@@ -50,11 +50,11 @@ else
 	show "$W/proc.err"
 fi
 for f in cmdline stat status maps; do
-	if has proc "outside-$f=no" && has proc "own-$f=read"; then
+	if has proc "outside-$f=1" && has proc "own-$f=read"; then
 		pass "proc: /proc/PID/$f of an outside process is not there, its own is"
 	else
 		fail "proc: /proc/PID/$f of an outside process is not there, its own is" \
-			"$(grep "$f=" "$W/proc.out" | tr '\n' ' ')"
+			"$(grep "$f=" "$W/proc.out" | tr '\n' ' ')$(cat "$W/proc.err")"
 	fi
 done
 # The listing: small pids only (the shell and its pipeline), no init.
@@ -85,8 +85,9 @@ else
 fi
 
 # ---- the trace's pids are host pids: a refused open by the shell (PID 2) ----
+echo secret > "$W/denied"
 "$RINGFENCE" run -q --policy "$W/ro.json" --trace "$W/hostpid.jsonl" -- \
-	/bin/sh -c 'exec 3< /root/rf-denied; sleep 4' > /dev/null 2>&1 &
+	/bin/sh -c "{ true; } < $W/denied; sleep 4" > /dev/null 2>&1 &
 sup=$!
 pid=
 for i in $(seq 100); do
