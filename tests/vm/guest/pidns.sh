@@ -21,9 +21,14 @@ if [ ! -d /dev/shm ]; then
 	mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 shm /dev/shm
 fi
 
+# The directories the programs live in; a symlinked one (/bin -> usr/bin on
+# some images) is left out: Landlock confines its target, already listed.
+dirs() { for d in "$@"; do [ -L "$d" ] || [ ! -d "$d" ] || printf '"%s/",' "$d"; done; }
+READ=$(dirs /bin /sbin /usr /lib /lib64 /etc /proc /dev /rf)
+EXEC=$(dirs /bin /sbin /usr /lib /lib64 /rf)
 pol() { # NAME WRITE-LIST [TMP]
-	printf '{"version":1,"id":"pidns-%s","files":{"read":["/bin/","/usr/","/lib/","/etc/","/proc/","/dev/","/rf/"],"write":["/dev/null"%s]%s},"exec":["/bin/","/usr/","/rf/"],"network":{"connect":[],"unix":[]}}\n' \
-		"$1" "${2:+,$2}" "${3:+,\"tmp\":\"$3\"}" > "$W/$1.json"
+	printf '{"version":1,"id":"pidns-%s","files":{"read":[%s],"write":["/dev/null"%s]%s},"exec":[%s],"network":{"connect":[],"unix":[]}}\n' \
+		"$1" "${READ%,}" "${2:+,$2}" "${3:+,\"tmp\":\"$3\"}" "${EXEC%,}" > "$W/$1.json"
 }
 # run NAME POLICY SCRIPT: exit status in $rc, trace $W/NAME.jsonl, output $W/NAME.out/.err
 run() {
