@@ -74,12 +74,12 @@ static void proc_shows_only_the_sandbox(void **state)
 	/* The shell, ls/grep/tr of the pipeline, ps: small pids only, and
 	 * neither the init (hidden: not ptraceable) nor any host process. */
 	{
-		const char *l = strstr(out, "ps=");
+		const char *l = strstr(out, "\nps=");   /* not "maps=" */
 		char *end;
 		long n = 0;
 
 		assert_non_null(l);
-		for (l += 3; *l && *l != '\n'; l = end) {
+		for (l += 4; *l && *l != '\n'; l = end) {
 			long pid = strtol(l, &end, 10);
 
 			if (end == l)
