@@ -559,6 +559,38 @@ static inline int h_lines(const char *s)
 	return n;
 }
 
+/* The host pid of a live process (not a zombie: a zombie has no
+ * cmdline) whose command line is exactly "a\0b\0", or 0. A sandbox's
+ * $! and $$ are pids of its own PID namespace: a test that must find one
+ * of its processes from outside names it by a unique argument instead. */
+static inline pid_t h_pid_by_cmdline(const char *a, const char *b)
+{
+	size_t la = strlen(a) + 1, lb = strlen(b) + 1;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], buf[512];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (n == (ssize_t)(la + lb) && !memcmp(buf, a, la) && !memcmp(buf + la, b, lb))
+			found = (pid_t)atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* A supervisor's reaper (its child named ringfence), or 0. */
 static inline pid_t h_reaper_of(pid_t sup)
 {
