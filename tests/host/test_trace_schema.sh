@@ -1054,12 +1054,14 @@ run() { # NAME WANT_EXIT RINGFENCE-ARGS... -- CMD...
 	sed "s/^/# trace $name /" "$W/$name.trace" 2> /dev/null
 	sed "s/^/# out $name /" "$W/$name.out"
 }
-run enforce 0 --policy "$W/enforce.json" -- /bin/sh -c "$T $FILES; $T $EXEC; $T $UNIX; $T kill $OUTSIDE procmem $OUTSIDE"
+# A sandbox has a PID namespace of its own: the one process outside it that
+# it can name is the namespace's init (PID 1, outside its cgroup).
+run enforce 0 --policy "$W/enforce.json" -- /bin/sh -c "$T $FILES; $T $EXEC; $T $UNIX; $T kill 1 procmem 1"
 export RINGFENCE_TEST_KEEP_CAPS=1
 run keepcaps 0 --keep-caps --policy "$W/enforce.json" -- /bin/sh -c \
-	"$T bpf ptrace $OUTSIDE mount /tmp/ts-mnt unshare_user chroot /w clone_into_cgroup /sys/fs/cgroup/ts-other"
+	"$T bpf ptrace 1 mount /tmp/ts-mnt unshare_user chroot /w clone_into_cgroup /sys/fs/cgroup/ts-other"
 unset RINGFENCE_TEST_KEEP_CAPS
-run audit 0 --policy "$W/audit.json" -- /bin/sh -c "$T read /secret/s exec /denied/sh $UNIX kill $OUTSIDE procmem $OUTSIDE unshare_user"
+run audit 0 --policy "$W/audit.json" -- /bin/sh -c "$T read /secret/s exec /denied/sh $UNIX kill 1 procmem 1 unshare_user"
 run require 0 --require bpf-lsm --policy "$W/enforce.json" -- /bin/true
 # cgroupfs and bpffs stay writable for rf-lsmctl's root command (ringfence
 # makes cgroup2 read-only and detaches bpffs first).
