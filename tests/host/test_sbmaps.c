@@ -258,12 +258,20 @@ static void wait_file(const char *path)
 	assert_int_equal(stat(path, &st), 0);
 }
 
-/* The cgroup id of the live sandbox writing trace tp (sandbox.configure). */
+/* The cgroup id of the live sandbox writing trace tp (sandbox.configure,
+ * written once the launch returned: the command may be faster, so up to
+ * 10 s for it). */
 static uint64_t live_cgid(const char *tp)
 {
 	json_t *tr = h_trace(tp), *cfg = h_event(tr, "sandbox.configure", 0);
 	uint64_t id;
 
+	for (int i = 0; i < 1000 && !cfg; i++) {
+		json_decref(tr);
+		usleep(10000);
+		tr = h_trace(tp);
+		cfg = h_event(tr, "sandbox.configure", 0);
+	}
 	assert_non_null(cfg);
 	id = (uint64_t)json_integer_value(json_object_get(json_object_get(cfg, "cgroup"), "id"));
 	json_decref(tr);
