@@ -95,6 +95,11 @@ if [ -z "$RUNNER" ]; then
 	fi
 fi
 note "runner: $RUNNER"
+# The target inside: a ringfence sandbox has a PID namespace of its own,
+# where the one process outside it that it can name is the namespace's
+# init (PID 1, outside the sandbox's cgroup); rf-lsmctl's has none.
+TGT=$OUTSIDE
+[ "$RUNNER" = ringfence ] && TGT=1
 
 # sbx NAME POLICY CMD...: run in a sandbox; output NAME.out, NAME.err,
 # kernel decisions one per line in NAME.deny, their count in NAME.total.
@@ -228,12 +233,12 @@ recorded unix denied unix_may_send /tmp/lsm-nod.sock no-rule
 
 # ---- the process boundary ----
 sbx process "$W/enforce.json" /bin/sh -c \
-	"$T bpf kill $OUTSIDE ptrace $OUTSIDE procmem $OUTSIDE mount /tmp/lsm-mnt unshare_user chroot /w \
+	"$T bpf kill $TGT ptrace $TGT procmem $TGT mount /tmp/lsm-mnt unshare_user chroot /w \
 	 clone_into_cgroup /sys/fs/cgroup/lsm-other unlink /sys/fs/bpf/ringfence/meta \
 	 cgroup_write /sys/fs/cgroup/lsm-other/cgroup.procs; \
 	 $T kill \$\$"
 expect process \
-	"bpf EPERM" "kill $OUTSIDE EPERM" "ptrace $OUTSIDE EPERM" "procmem $OUTSIDE EPERM" \
+	"bpf EPERM" "kill $TGT EPERM" "ptrace $TGT EPERM" "procmem $TGT EPERM" \
 	"mount /tmp/lsm-mnt EPERM" "unshare_user EPERM" "chroot /w EPERM" \
 	"clone_into_cgroup /sys/fs/cgroup/lsm-other EPERM"
 # cgroup2 is also read-only in ringfence's own mount namespace (EROFS first).
@@ -269,8 +274,12 @@ fi
 for op in bpf kill ptrace mount userns_create chroot clone_into_cgroup; do
 	recorded process denied $op "" process-boundary
 done
-if grep '"op":"kill"' "$W/process.deny" | grep -q "\"target_pid\":$OUTSIDE"; then
-	pass "process: the kill denial names the target pid $OUTSIDE"
+# (the init's host pid: the BPF programs see host pids)
+want_pid=$OUTSIDE
+[ "$RUNNER" = ringfence ] && want_pid='[0-9]*'
+if grep '"op":"kill"' "$W/process.deny" | grep '"target_pid":[0-9]' |
+	grep -v '"target_pid":1[,}]' | grep -q "\"target_pid\":$want_pid"; then
+	pass "process: the kill denial names the target's host pid"
 else
 	fail "process: the kill denial names the target pid" "decisions:"
 	show "$W/process.deny"
@@ -319,12 +328,12 @@ rm -f /w/outside-hard
 mkdir -p /tmp/lsm-w
 sbx audit "$W/audit.json" /bin/sh -c \
 	"$T read /secret/s write /data/a link /secret/s /w/hard exec /denied/sh execveat_memfd /usr/bin/busybox \
-	 mmap_exec /data/a unix /tmp/lsm-no.sock unix_abstract lsm-noabs bpf kill $OUTSIDE \
+	 mmap_exec /data/a unix /tmp/lsm-no.sock unix_abstract lsm-noabs bpf kill $TGT \
 	 unshare_user mount /tmp/lsm-mnt read $LONG"
 expect audit \
 	"read /secret/s ok" "write /data/a ok" "link /secret/s->/w/hard ok" "exec /denied/sh exit=0" \
 	"execveat_memfd /usr/bin/busybox exit=0" "mmap_exec /data/a ok" "unix /tmp/lsm-no.sock ok" \
-	"unix_abstract lsm-noabs ok" "bpf EINVAL" "kill $OUTSIDE ok" "unshare_user ok" "mount /tmp/lsm-mnt ok" \
+	"unix_abstract lsm-noabs ok" "bpf EINVAL" "kill $TGT ok" "unshare_user ok" "mount /tmp/lsm-mnt ok" \
 	"read $LONG ok"
 recorded audit audited open /secret/s no-rule
 recorded audit audited open /data/a access-not-allowed
