@@ -98,8 +98,10 @@ note "runner: $RUNNER"
 # The target inside: a ringfence sandbox has a PID namespace of its own,
 # where the one process outside it that it can name is the namespace's
 # init (PID 1, outside the sandbox's cgroup); rf-lsmctl's has none.
-TGT=$OUTSIDE
-[ "$RUNNER" = ringfence ] && TGT=1
+# There /proc/1 is not even listed (hidepid=ptraceable asks the same
+# ptrace check the BPF-LSM refuses): procmem finds no file.
+TGT=$OUTSIDE PROCMEM=EPERM
+[ "$RUNNER" = ringfence ] && TGT=1 PROCMEM=ENOENT
 
 # sbx NAME POLICY CMD...: run in a sandbox; output NAME.out, NAME.err,
 # kernel decisions one per line in NAME.deny, their count in NAME.total.
@@ -238,7 +240,7 @@ sbx process "$W/enforce.json" /bin/sh -c \
 	 cgroup_write /sys/fs/cgroup/lsm-other/cgroup.procs; \
 	 $T kill \$\$"
 expect process \
-	"bpf EPERM" "kill $TGT EPERM" "ptrace $TGT EPERM" "procmem $TGT EPERM" \
+	"bpf EPERM" "kill $TGT EPERM" "ptrace $TGT EPERM" "procmem $TGT $PROCMEM" \
 	"mount /tmp/lsm-mnt EPERM" "unshare_user EPERM" "chroot /w EPERM" \
 	"clone_into_cgroup /sys/fs/cgroup/lsm-other EPERM"
 # cgroup2 is also read-only in ringfence's own mount namespace (EROFS first).
