@@ -206,6 +206,8 @@ enum rf_tmp_why {
 	RF_TMP_WHY_NO_WRITE,      /* it does not (or files is unrestricted): shared */
 	RF_TMP_WHY_POLICY,        /* files.tmp says which */
 	RF_TMP_WHY_SCRATCH,       /* limits.scratch is /tmp: that tmpfs is the private one */
+	RF_TMP_WHY_CWD,           /* the default would be private, but the command starts
+				   * below /tmp, among its files there: shared (prepare.c) */
 	RF_TMP_WHY_MAX,
 };
 

@@ -406,6 +406,7 @@ static const char *const tmp_why_text[] = {
 	[RF_TMP_WHY_NO_WRITE] = "files.write does not reach /tmp itself",
 	[RF_TMP_WHY_POLICY] = "files.tmp",
 	[RF_TMP_WHY_SCRATCH] = "limits.scratch is /tmp",
+	[RF_TMP_WHY_CWD] = "files.write reaches /tmp itself, but the command starts below it",
 };
 _Static_assert(sizeof(tmp_why_text) / sizeof(tmp_why_text[0]) == RF_TMP_WHY_MAX,
 	       "a text for every rf_tmp_why");

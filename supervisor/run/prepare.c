@@ -123,13 +123,19 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			return 0;
 	}
 	/* A private /tmp hides the host's: a cwd below it would be that
-	 * hidden directory; /tmp itself is entered (the launcher). */
+	 * hidden directory (/tmp itself is entered: the launcher). By default
+	 * such a command keeps the host's /tmp, where its files are; one the
+	 * policy asks a private /tmp for is refused. */
 	if (plan->priv.tmp) {
 		char cwd[RF_PLAN_DETAIL_LEN];
 		int r = launch__cwd_within("/tmp", cwd, sizeof(cwd));
 
-		if (r < 0 || r == 2)
+		if (r == 2 && plan->priv.tmp_why == RF_TMP_WHY_WRITE) {
+			plan->priv.tmp = false;
+			plan->priv.tmp_why = RF_TMP_WHY_CWD;
+		} else if (r < 0 || r == 2) {
 			plan__refuse(plan, RF_CLASS_FILE, RF_WHY_TMP_CWD, r < 0 ? r : 0, cwd);
+		}
 		if (!plan->ok)
 			return 0;
 	}

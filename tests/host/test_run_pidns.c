@@ -274,7 +274,8 @@ static void tmp_private_unless_shared(void **state)
 }
 
 /* Started from below a private /tmp, the cwd would be the host's hidden
- * directory: refused (126) with the way out named. */
+ * directory: refused (126) with the way out named where files.tmp asks
+ * for it; by default such a command keeps the host's /tmp (its files). */
 static int chdir_below_tmp(void *arg)
 {
 	return chdir((const char *)arg);
@@ -283,8 +284,12 @@ static int chdir_below_tmp(void *arg)
 static void cwd_below_private_tmp_refused(void **state)
 {
 	const char *argv[] = { "/bin/true", NULL };
-	char dir[] = "/tmp/rf-pidns-cwd-XXXXXX", *pol = policy_text("\"/tmp/\"", NULL);
-	char *policy = h_tempfile("policy", pol), *err = NULL;
+	char dir[] = "/tmp/rf-pidns-cwd-XXXXXX", *pol = policy_text("\"/tmp/\"", "private");
+	char *policy = h_tempfile("policy", pol), *err = NULL, *trace = h_tempfile("trace", NULL);
+	char *dflt = policy_text("\"/tmp/\"", NULL), *dpolicy = h_tempfile("policy", dflt);
+	const char *touch[] = { "/bin/sh", "-c", "echo x > ./here", NULL };
+	char here[64];
+	json_t *t, *ns;
 	int rc;
 
 	(void)state;
@@ -292,6 +297,23 @@ static void cwd_below_private_tmp_refused(void **state)
 	rc = h_wait(h_spawn_with(policy, NULL, NULL, argv, chdir_below_tmp, dir), NULL, &err);
 	if (rc != 126 || !strstr(err, "files.tmp"))
 		fail_msg("cwd below a private /tmp: exit %d:\n%s", rc, err);
+	free(err);
+	rc = h_wait(h_spawn_with(dpolicy, trace, NULL, touch, chdir_below_tmp, dir), NULL, &err);
+	snprintf(here, sizeof(here), "%s/here", dir);
+	if (rc != 0 || access(here, F_OK))
+		fail_msg("cwd below /tmp, files.tmp unset: exit %d, its file not in the host's "
+			 "directory:\n%s", rc, err);
+	t = h_trace(trace);
+	ns = json_object_get(json_object_get(h_event(t, "sandbox.plan", 0), "plan"), "namespaces");
+	assert_string_equal(json_string_value(json_object_get(ns, "tmp")), "shared");
+	assert_non_null(strstr(json_string_value(json_object_get(ns, "tmp_why")), "starts below"));
+	json_decref(t);
+	unlink(here);
+	unlink(trace);
+	unlink(dpolicy);
+	free(trace);
+	free(dpolicy);
+	free(dflt);
 	rmdir(dir);
 	unlink(policy);
 	free(policy);
