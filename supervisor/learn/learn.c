@@ -737,6 +737,26 @@ oom:
 	return NULL;
 }
 
+/* A learned write list that reaches /tmp itself would get the sandbox a
+ * private /tmp (files.tmp's default), which the learning run did not
+ * have: its files there (a build's sources, a tar's input) would be
+ * hidden. Written as learned, "shared", unless base says which. */
+static int tmp_as_learned(json_t *p)
+{
+	json_t *files = json_object_get(p, "files"), *w = json_object_get(files, "write"), *v;
+	size_t i;
+
+	if (!json_is_object(files) || json_object_get(files, "tmp"))
+		return 0;
+	json_array_foreach(w, i, v) {
+		const char *s = json_string_value(v);
+
+		if (s && (!strcmp(s, "/") || !strcmp(s, "/tmp/")))
+			return json_object_set_new(files, "tmp", json_string("shared")) ? -ENOMEM : 0;
+	}
+	return 0;
+}
+
 /* base's list plus what was learned, as one sorted, duplicate-free array. */
 static json_t *merged_list(const json_t *base_list, const json_t *learned)
 {
@@ -922,6 +942,8 @@ int learn__build(const struct rf_learn *l, const json_t *base, unsigned int lear
 	}
 	for (k = 0; k < 3; k++)
 		json_decref(paths[k]);
+	if (!err)
+		err = tmp_as_learned(p);
 	if (err)
 		return rf_error_set(e, err, "learn", "building the policy: %s", strerror(-err));
 	*ret = TAKE_PTR(p);
