@@ -681,9 +681,9 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 {
 	/* The tmpfs mounts the child makes: the scratch, /dev/shm, a private
 	 * /tmp (what they hide gets no rule). */
-	const char *scratch[4] = { "/dev/shm" };
+	const char *scratch[5] = { "/dev/shm", "/proc" };
 	uint64_t all = ll->handled_fs;
-	size_t nh = 1;
+	size_t nh = 2;
 
 	if (policy->limits.scratch.set)
 		scratch[nh++] = policy->limits.scratch.path;
@@ -729,6 +729,58 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The entries strictly below /proc/, with the rights ll_add_fs_rules
+ * would give them, for the child (rf_landlock_later). */
+static int ll_later_list(struct rf_landlock *ll, const struct rf_path_list *list,
+			 uint64_t file_access, uint64_t dir_access)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const struct rf_path_rule *r = &list->v[i];
+		struct rf_landlock_later *v;
+
+		if (strncmp(r->path, "/proc/", 6) || !r->path[6])
+			continue;
+		v = realloc(ll->later, (ll->n_later + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		ll->later = v;
+		v[ll->n_later++] = (struct rf_landlock_later){
+			r->path, (r->subtree ? dir_access : file_access) & ll->handled_fs, r->subtree };
+	}
+	return 0;
+}
+
+static int ll_later_lists(const struct rf_policy *p, struct rf_landlock *ll)
+{
+	uint64_t x = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
+	int r = 0;
+
+	if (p->files == RF_CONFINE_ALLOWLIST) {
+		r = ll_later_list(ll, &p->files_read, LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR);
+		if (!r)
+			r = ll_later_list(ll, &p->files_write,
+					  (LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_WRITE_DIR) & LL_FS_FILE,
+					  LL_FS_READ_DIR | LL_FS_WRITE_DIR);
+	}
+	if (!r && p->exec == RF_CONFINE_ALLOWLIST)
+		r = ll_later_list(ll, &p->exec_paths, x, x);
+	return r;
+}
+
+int sandbox_landlock__add_later(int ruleset_fd, const struct rf_landlock_later *e)
+{
+	struct ll_path_beneath_attr attr = { .allowed_access = e->access };
+	int r = 0;
+
+	attr.parent_fd = open(e->path, O_PATH | O_CLOEXEC | (e->subtree ? O_DIRECTORY : 0));
+	if (attr.parent_fd < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -errno;
+	if (syscall(__NR_landlock_add_rule, ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+		r = -errno;
+	close(attr.parent_fd);
+	return r;
 }
 
 /* "/tmp/" names scratch path "/tmp": a subtree entry of exactly that directory. */
@@ -822,6 +874,7 @@ void sandbox_landlock__free(struct rf_landlock *ll)
 	if (ll->ruleset_fd >= 3)
 		close(ll->ruleset_fd);
 	free(ll->approx);
+	free(ll->later);
 	memset(ll, 0, sizeof(*ll));
 	ll->ruleset_fd = -1;
 }
@@ -899,6 +952,11 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 			ll.scratch_access = ll_dir_access(policy, policy->limits.scratch.path,
 							  ll.handled_fs);
 		ll.proc_access = ll_dir_access(policy, "/proc", ll.handled_fs);
+		r = ll_later_lists(policy, &ll);
+		if (r < 0) {
+			rf_error_set(err, r, "landlock", "out of memory");
+			goto fail;
+		}
 		ll.shm_access = ll_dir_access(policy, "/dev/shm", ll.handled_fs);
 		ll.tmp_access = opts->private_tmp ? ll_dir_access(policy, "/tmp", ll.handled_fs) : 0;
 	}

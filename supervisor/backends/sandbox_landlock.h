@@ -37,6 +37,14 @@ struct rf_landlock_refusal {
 
 #define RF_LANDLOCK_REFUSALS_MAX 8
 
+/* An entry below /proc/: added by the child once its PID namespace's
+ * procfs is mounted (the supervisor's /proc is another filesystem). */
+struct rf_landlock_later {
+	const char *path;         /* the policy's text */
+	uint64_t access;
+	bool subtree;
+};
+
 struct rf_landlock {
 	int ruleset_fd;           /* -1 when nothing is handled */
 	int abi;
@@ -53,6 +61,8 @@ struct rf_landlock {
 	 * private /tmp (0 for a shared one). Entries below the two tmpfs
 	 * paths get no rule: they name the host's hidden files. */
 	uint64_t proc_access, shm_access, tmp_access;
+	struct rf_landlock_later *later;  /* the entries below /proc/ */
+	size_t n_later;
 	struct rf_landlock_approx *approx;
 	size_t n_approx;
 	enum rf_class refused_class; /* after a failed build (-EINVAL): the class
@@ -85,6 +95,11 @@ void sandbox_landlock__free(struct rf_landlock *ll);
 /* In the child before restricting: one more subtree rule on path (the
  * scratch tmpfs). Async-signal-safe. 0 or -errno. */
 int sandbox_landlock__add_path(int ruleset_fd, const char *path, uint64_t access);
+
+/* One rf_landlock_later entry, resolved where the caller stands (the
+ * child, after its mounts; /proc/self is then its own). A path that does
+ * not exist there is skipped (0). Async-signal-safe. 0 or -errno. */
+int sandbox_landlock__add_later(int ruleset_fd, const struct rf_landlock_later *e);
 
 /* In the child after no_new_privs: landlock_restrict_self, asking (ABI 7+)
  * that denials after the exec are logged too. Async-signal-safe. */

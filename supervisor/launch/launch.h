@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include "error.h"
 #include "backends/sandbox_seccomp.h"
+#include "backends/sandbox_landlock.h"
 #include "pidns.h"
 
 /* A fresh filesystem the child mounts over a host directory in its own
@@ -55,6 +56,8 @@ struct launch_opts {
 	 * the procfs of its PID namespace (hidepid=ptraceable), whose root
 	 * gets proc_landlock_access (see launch_mount). Then these, in order. */
 	uint64_t proc_landlock_access;
+	const struct rf_landlock_later *ll_later;   /* rules below /proc/, added there */
+	size_t n_ll_later;
 	const struct launch_mount *mounts;
 	size_t n_mounts;
 	/* Non-zero: the Landlock rights of the scratch directory, added on the

@@ -316,6 +316,11 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on /proc");
 	}
+	for (size_t i = 0; p->ll_fd >= 0 && i < o->n_ll_later; i++) {
+		r = sandbox_landlock__add_later(CHILD_LL_FD, &o->ll_later[i]);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule below /proc");
+	}
 	for (size_t i = 0; p->ll_fd >= 0 && i < o->n_mounts; i++) {
 		if (!o->mounts[i].landlock_access)
 			continue;

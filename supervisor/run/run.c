@@ -926,6 +926,8 @@ static int start_child(struct run *r)
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
 		.scratch_landlock_access = sb->ll.scratch_access,
 		.proc_landlock_access = sb->ll.proc_access,
+		.ll_later = sb->ll.later,
+		.n_ll_later = sb->ll.n_later,
 		.mounts = mounts,
 		.n_mounts = n_mounts,
 	};
