@@ -51,9 +51,14 @@ static void keep(struct oci_hook *h, int sfd)
 		struct pollfd p[2] = { { .fd = sfd, .events = POLLIN },
 				       { .fd = ev, .events = POLLPRI } };
 
+		char buf[256];
+
 		if (poll(p, 2, RECHECK_MS) < 0 && errno != EINTR)
 			return;
 		if (p[0].revents)
+			return;
+		/* kernfs re-arms the notification once the file is read again */
+		if (p[1].revents && pread(ev, buf, sizeof(buf), 0) < 0)
 			return;
 	}
 }
