@@ -96,14 +96,16 @@ printf '{"version":1,"id":"files","files":{"read":["/bin/"]},"exec":"unrestricte
 # Listeners: the allowed port and another, on 127.0.0.1 and the test names'
 # addresses; dnsmasq answers the names.
 python3 - "$W/bound" "$P_OK" "$P_NO" <<'EOF' >"$W/listen.log" 2>&1 &
-import socket, sys, time
-ls = []
+import selectors, socket, sys
+sel = selectors.DefaultSelector()
 for a in ("127.0.0.1", "127.77.0.1", "127.77.0.2"):
     for p in sys.argv[2:]:
         s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind((a, int(p))); s.listen(64); ls.append(s)
+        s.bind((a, int(p))); s.listen(64); sel.register(s, selectors.EVENT_READ)
 open(sys.argv[1], "w").close()
-time.sleep(600)
+while True:  # accept and close: busybox nc waits for the peer's close
+    for k, _ in sel.select():
+        k.fileobj.accept()[0].close()
 EOF
 pids+=($!)
 /usr/sbin/dnsmasq -k --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
