@@ -334,6 +334,7 @@ hosttest: build $(HOST_BINS) $(TOOL_BINS)
 		RINGFENCE="$$b/ringfence" TOOLS="$$b/tests/tools" EXAMPLES="$$PWD/schemas/examples" $$t; done
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
 	@echo "== tests/host/test_examples.sh"; tests/host/test_examples.sh $(BUILD)
+	@echo "== tests/host/test_oci.sh"; tests/host/test_oci.sh $(BUILD)
 
 # Guest suites tests/vm/guest/*.sh in a qemu (TCG) VM running Debian's cloud
 # kernels: 6.1 (BPF-LSM), 7.3 without BPF-LSM (Landlock + seccomp on a full

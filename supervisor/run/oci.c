@@ -44,7 +44,7 @@
 #include "observe/trace.h"
 
 #define NOT_IN_PROCESS "not applied: an OCI hook runs beside the container's processes, " \
-		       "never in them (use the runtime's own seccomp profile)"
+		       "never in them"
 
 static int read_all(int fd, char **ret, size_t max)
 {
@@ -147,10 +147,9 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	h->caps.landlock.ok = h->caps.seccomp.ok = false;
 	h->caps.landlock_abi = 0;
 	h->caps.landlock_audit_log = false;
-	snprintf(h->caps.landlock.detail, sizeof(h->caps.landlock.detail), "landlock: %s",
-		 NOT_IN_PROCESS);
-	snprintf(h->caps.seccomp.detail, sizeof(h->caps.seccomp.detail), "seccomp: %s",
-		 NOT_IN_PROCESS);
+	snprintf(h->caps.landlock.detail, sizeof(h->caps.landlock.detail), "%s", NOT_IN_PROCESS);
+	snprintf(h->caps.seccomp.detail, sizeof(h->caps.seccomp.detail), "%s (a syscall "
+		 "allowlist belongs in the runtime's own seccomp profile)", NOT_IN_PROCESS);
 	plan__compile(h->policy, &h->caps, &opts, &h->plan);
 	return 0;
 }

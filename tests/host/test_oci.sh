@@ -197,7 +197,7 @@ fi
 # 3. refusals: the container does not start, the hook says why.
 ctr_run "$W/files.json" "echo STARTED"
 rc=$?
-if [ $rc != 0 ] && ! grep -q STARTED "$W/out" && grep -q 'files' "$W/hook.err" &&
+if [ $rc != 0 ] && ! grep -q STARTED "$W/out" && grep -q 'file: no backend' "$W/hook.err" &&
    grep -qi 'OCI hook runs beside' "$W/hook.err"; then
 	ok "files rules without BPF-LSM: the container does not start (exit $rc), the reason shown"
 else
@@ -222,28 +222,36 @@ fi
 ADOPT=$CG2/rf-oci-test-$$/ctr
 mkdir -p "$ADOPT"
 mkdir -p "$W/bundle"
-mkfifo "$W/go"
+mkfifo "$W/go" "$W/go2"
 printf '{"ociVersion":"1.0.2","linux":{"cgroupsPath":"/rf-oci-test-%s/ctr"},"process":{"capabilities":{"bounding":["CAP_KILL"]}}}\n' $$ > "$W/bundle/config.json"
-sh -c "echo \$\$ > $ADOPT/cgroup.procs; read _ < $W/go; echo x | busybox nc -w1 127.0.0.1 $P_NO 2>&1; echo ADOPT-OTHER=\$?; echo x | busybox nc -w1 127.0.0.1 $P_OK; echo ADOPT-OK=\$?" >"$W/adopt.out" 2>&1 &
+sh -c "echo \$\$ > $ADOPT/cgroup.procs; read _ < $W/go; echo x | busybox nc -w1 127.0.0.1 $P_NO 2>&1; echo ADOPT-OTHER=\$?; echo x | busybox nc -w1 127.0.0.1 $P_OK; echo ADOPT-OK=\$?; echo done > $W/done; read _ < $W/go2" >"$W/adopt.out" 2>&1 &
 apid=$!
 for _ in $(seq 50); do grep -qs "^$apid\$" "$ADOPT/cgroup.procs" && break; sleep 0.1; done
 printf '{"ociVersion":"1.0.2","id":"adopt%s","status":"creating","pid":%s,"bundle":"%s","annotations":{"run.ringfence.policy":"%s"}}' \
 	$$ "$apid" "$W/bundle" "$W/net.json" | "$RF" oci-hook 2>"$W/hook.err"
 rc=$?
 echo go > "$W/go"
-wait "$apid"
+for _ in $(seq 50); do [ -e "$W/done" ] && break; sleep 0.1; done
 cgid=$(stat -c %i "$ADOPT")
 if [ $rc = 0 ] && grep -q 'ADOPT-OTHER=1' "$W/adopt.out" && grep -q 'ADOPT-OK=0' "$W/adopt.out" &&
-   grep -qs "\"cgroup_id\": *$cgid" "/run/ringfence/sandboxes/oci-adopt$$.json" &&
-   grep -qs '"cgroup_placement": *"oci-runtime"' "/run/ringfence/sandboxes/oci-adopt$$.json"; then
+   python3 - "/run/ringfence/sandboxes/oci-adopt$$.json" "$cgid" "$ADOPT" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["cgroup_id"] == int(sys.argv[2]) and r["cgroup_path"] == sys.argv[3], r
+assert r["cgroup_placement"] == "oci-runtime", r
+EOF
+then
 	ok "a runtime's cgroup: adopted (programs attached, maps keyed by its id $cgid)"
 else
 	not_ok "a runtime's cgroup (hook exit $rc)"; show "$W/hook.err"; show "$W/adopt.out"
 	cat "/run/ringfence/sandboxes/oci-adopt$$.json" 2>/dev/null | sed 's/^/#   /'
 fi
+# poststop while the cgroup still holds a process: the keeper is told
 printf '{"ociVersion":"1.0.2","id":"adopt%s","status":"stopped","bundle":"%s"}' $$ "$W/bundle" |
 	"$RF" oci-hook 2>>"$W/hook.err"
 rc=$?
+echo go > "$W/go2"
+wait "$apid"
 if [ $rc = 0 ] && [ ! -f "/run/ringfence/sandboxes/oci-adopt$$.json" ] && [ -d "$ADOPT" ]; then
 	ok "poststop: the adopted sandbox is released, the runtime's cgroup left to the runtime"
 else
