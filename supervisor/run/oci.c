@@ -38,6 +38,7 @@
 #include "prepare.h"
 #include "registry.h"
 #include "registry_fill.h"
+#include "report.h"
 #include "rules/netrules.h"
 #include "run.h"
 #include "steps.h"
@@ -154,10 +155,34 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	return 0;
 }
 
+/* The plan as `run` traces it (sandbox.plan's "plan"), one JSON line on
+ * stdout (crun keeps it where the run.oci.hooks.stdout annotation says),
+ * with what the hook could not apply and why. */
+static void print_plan(const struct oci_hook *h)
+{
+	json_t *p = report__plan(h->policy, &h->plan, &h->caps);
+	char *text;
+
+	if (!p)
+		return;
+	json_object_set_new(p, "oci", json_pack("{s:s, s:s, s:s, s:b}",
+		"container", h->st.id, "landlock", h->caps.landlock.detail,
+		"seccomp", h->caps.seccomp.detail, "runtime_seccomp_profile",
+		h->st.runtime_seccomp));
+	text = json_dumps(p, JSON_COMPACT);
+	if (text)
+		printf("%s\n", text);
+	fflush(stdout);
+	free(text);
+	json_decref(p);
+}
+
 static int step_admit(void *ctx, struct rf_step_error *e)
 {
 	struct oci_hook *h = ctx;
 	const char *cap;
+
+	print_plan(h);
 
 	if (!h->caps.cgroup_v2.ok)
 		return rf_error_set(&e->e, h->caps.cgroup_v2.err ? h->caps.cgroup_v2.err : -ENOENT,

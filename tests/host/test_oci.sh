@@ -120,8 +120,9 @@ for _ in $(seq 50); do [ -e "$W/bound" ] && break; sleep 0.1; done
 
 pod() { podman "${PODMAN_OPTS[@]}" "$@"; }
 # crun passes a hook's stderr on only to the file this annotation names
-ctr_run() { : > "$W/hook.err"; pod run "${RUN_OPTS[@]}" --annotation "run.ringfence.policy=$1" \
-	--annotation "run.oci.hooks.stderr=$W/hook.err" "${@:3}" \
+ctr_run() { : > "$W/hook.err"; : > "$W/hook.out"; pod run "${RUN_OPTS[@]}" \
+	--annotation "run.ringfence.policy=$1" --annotation "run.oci.hooks.stderr=$W/hook.err" \
+	--annotation "run.oci.hooks.stdout=$W/hook.out" "${@:3}" \
 	--rootfs "$W/rootfs" /bin/sh -c "$2" >"$W/out" 2>&1; }
 
 # 1. allowed, denied, by name, registry: all from inside one container.
@@ -149,6 +150,17 @@ if grep -q NAME-OK-ALLOWED "$W/out" && grep -q 'NAME-OTHER=1' "$W/out" &&
 	ok "container: a name in the policy is reached through the DNS gate; another name and its address are not"
 else
 	not_ok "container: name-based egress through the DNS gate"; show "$W/out" 30
+fi
+if python3 - "$W/hook.out" <<'EOF'
+import json, sys
+p = json.loads(open(sys.argv[1]).readline())
+assert p["oci"]["landlock"].startswith("not applied: an OCI hook runs beside"), p["oci"]
+assert p["oci"]["seccomp"].startswith("not applied"), p["oci"]
+EOF
+then
+	ok "the hook's plan (stdout): Landlock and seccomp stated as not applied, and why"
+else
+	not_ok "the hook's plan on stdout"; show "$W/hook.out" 3
 fi
 sleep 0.3
 if ls /run/ringfence/sandboxes/oci-* >/dev/null 2>&1; then
