@@ -97,6 +97,24 @@ static int load_config(struct oci_hook *h, struct rf_error *e)
 	return err;
 }
 
+/* Whoever starts the container writes the annotation: the file it names
+ * must be one only root could have written. */
+static int policy_file_trusted(const char *path, struct rf_error *e)
+{
+	struct stat st;
+
+	if (path[0] != '/')
+		return rf_error_set(e, -EINVAL, "annotations: " RF_OCI_ANNOTATION,
+				    "\"%s\": must be an absolute path", path);
+	if (stat(path, &st))
+		return 0;       /* the policy step names the error */
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+		return rf_error_set(e, -EPERM, "annotations: " RF_OCI_ANNOTATION,
+				    "%s: must be a regular file owned by root and writable by "
+				    "root only", path);
+	return 0;
+}
+
 static int step_state(void *ctx, struct rf_step_error *e)
 {
 	struct oci_hook *h = ctx;
@@ -118,7 +136,7 @@ static int step_state(void *ctx, struct rf_step_error *e)
 	if (!err && !h->st.policy[0])
 		err = rf_error_set(&e->e, -EINVAL, "annotations", "no " RF_OCI_ANNOTATION
 				   " annotation: install the hook with a \"when\" on it");
-	return err;
+	return err ? err : policy_file_trusted(h->st.policy, &e->e);
 }
 
 static int step_policy(void *ctx, struct rf_step_error *e)

@@ -126,6 +126,11 @@ fi
 if [ "$(id -u)" = 0 ]; then
 	expect "oci-hook: a state without id names it, exit 125" 125 \
 		'^ringfence: error: state on stdin: id: missing$' sh -c "echo '{}' | '$RF' oci-hook"
+	mkdir -p "$tmp/bundle" && echo '{}' > "$tmp/bundle/config.json"
+	cp "$tmp/policy.json" "$tmp/open.json" && chmod 666 "$tmp/open.json"
+	expect "oci-hook: a policy file others may write is refused, exit 125" 125 \
+		'error: annotations: run.ringfence.policy: .*open.json: must be a regular file owned by root and writable by root only' \
+		sh -c "echo '{\"id\":\"x\",\"status\":\"creating\",\"pid\":1,\"bundle\":\"$tmp/bundle\",\"annotations\":{\"run.ringfence.policy\":\"$tmp/open.json\"}}' | '$RF' oci-hook"
 	expect "oci-hook: a bundle without config.json is named, exit 125" 125 \
 		'error: /nonexistent/config.json: ' sh -c "echo '{\"id\":\"x\",\"status\":\"creating\",\"pid\":1,\"bundle\":\"/nonexistent\"}' | '$RF' oci-hook"
 fi

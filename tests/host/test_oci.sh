@@ -92,6 +92,7 @@ pol() { # id connect-list [extra members]
 }
 pol net "\"127.0.0.1:$P_OK\",\"allowed.test:$P_OK\""
 printf '{"version":1,"id":"files","files":{"read":["/bin/"]},"exec":"unrestricted"}\n' > "$W/files.json"
+chmod 644 "$W/net.json" "$W/files.json"   # the hook takes only files root alone may write
 
 # Listeners: the allowed port and another, on 127.0.0.1 and the test names'
 # addresses; dnsmasq answers the names.
