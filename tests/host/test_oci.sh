@@ -241,7 +241,7 @@ sh -c "echo \$\$ > $ADOPT/cgroup.procs; read _ < $W/go; echo x | busybox nc -w1 
 apid=$!
 for _ in $(seq 50); do grep -qs "^$apid\$" "$ADOPT/cgroup.procs" && break; sleep 0.1; done
 printf '{"ociVersion":"1.0.2","id":"adopt%s","status":"creating","pid":%s,"bundle":"%s","annotations":{"run.ringfence.policy":"%s"}}' \
-	$$ "$apid" "$W/bundle" "$W/net.json" | "$RF" oci-hook 2>"$W/hook.err"
+	$$ "$apid" "$W/bundle" "$W/net.json" | "$RF" oci-hook >"$W/hook.out" 2>"$W/hook.err"
 rc=$?
 echo go > "$W/go"
 for _ in $(seq 50); do [ -e "$W/done" ] && break; sleep 0.1; done
