@@ -72,7 +72,8 @@ cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	podman "${PODMAN_OPTS[@]}" rm -a -f >/dev/null 2>&1
 	[ -n "${ADOPT:-}" ] && { echo 1 > "$ADOPT/cgroup.kill"; sleep 0.1; rmdir "$ADOPT" "$(dirname "$ADOPT")"; } 2>/dev/null
-	mountpoint -q "$W/cg2" 2>/dev/null && umount "$W/cg2"
+	# podman's storage mounts (host namespace on a pure cgroup v2 host), cg2
+	awk -v w="$W/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r | xargs -r umount
 	rm -rf "$W"
 }
 trap cleanup EXIT
