@@ -98,6 +98,7 @@ for t in "$BUILD"/tests/bpf/test_*; do prog "$t" && run "bpf: ${t##*/}" "$t"; do
 for t in "$BUILD"/tests/host/test_*; do prog "$t" && run "host: ${t##*/}" "$t"; done
 run "host: trace and policy schemas" tests/host/test_trace_schema.sh "$BUILD"
 run "host: every example policy, check/run parity" tests/host/test_examples.sh "$BUILD"
+run "host: the OCI hook with podman and crun" tests/host/test_oci.sh "$BUILD"
 run "pkg: make install, the Debian package, installed binaries" tests/pkg/run.sh "$BUILD"
 run "host: attack suite (this host's backends)" env ATTACK_LABEL="host $(uname -r)" tests/attack/run.sh
 # The VMs (qemu TCG, one CPU each). The 7.3 runs go in the background, one

@@ -54,7 +54,7 @@ usr/share/zsh/vendor-completions/_ringfence usr/share/zsh/vendor-completions/_ri
 usr/share/fish/vendor_completions.d/ringfence.fish usr/share/fish/vendor_completions.d/ringfence-monitor.fish
 usr/share/ringfence/schemas/policy.schema.json usr/share/ringfence/schemas/trace.schema.json
 usr/share/ringfence/schemas/alert.schema.json usr/share/ringfence/schemas/registry.schema.json
-usr/share/ringfence/examples/README.md"
+usr/share/ringfence/examples/README.md usr/share/containers/oci/hooks.d/ringfence.json"
 for f in schemas/examples/*.json; do EXPECT+=" usr/share/ringfence/examples/$(basename "$f")"; done
 missing() { # ROOT SUFFIX: expected files absent under ROOT (SUFFIX: .gz for man pages)
 	local f
