@@ -50,12 +50,17 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 }
 
 /* sha256 of the three objects, computed by the Makefile (build_id.h):
- * the build identity. */
+ * the build identity. Read from its one copy in the binary (volatile: never
+ * folded into the code), which is all that tells builds apart
+ * (tests/host/upgrade.h makes another build by changing it). */
+static const volatile uint8_t rf_build_id[32] = RF_BUILD_ID;
+
 static void build_id(uint8_t out[32])
 {
-	static const uint8_t id[32] = RF_BUILD_ID;
+	size_t i;
 
-	memcpy(out, id, 32);
+	for (i = 0; i < 32; i++)
+		out[i] = rf_build_id[i];
 }
 
 /* Whatever links the enforcer acts on its own build's set (pins.h), from
@@ -924,6 +929,24 @@ static int take_obs(const char *name, int op)
 	return runlock__take(lock, op);
 }
 
+/* The live and observe lock files of a set just unpinned, its live lock
+ * held exclusive (one pair per build would pile up). Safe under
+ * load.lock: every taker of these locks holds load.lock from opening the
+ * file to locking it, so none holds an old file while another creates a
+ * new one. */
+static void drop_live(const char *name)
+{
+	char lock[64], path[128];
+
+	if (!name[0])
+		return;  /* the legacy live.lock: older builds may still run */
+	snprintf(path, sizeof(path), RF_RUN_DIR "/%s",
+		 rf_pins__live_lock(name, lock, sizeof(lock)));
+	unlink(path);
+	snprintf(path, sizeof(path), RF_RUN_DIR "/observe-%s.lock", name);
+	unlink(path);
+}
+
 int enforcer__observe_idle(void)
 {
 	int load_fd, live_fd;
@@ -1034,6 +1057,8 @@ static void retire_locked(void)
 		if (!set_has_sandboxes(s.name[i])) {
 			int err = unpin_set(s.name[i]);
 
+			if (!err)
+				drop_live(s.name[i]);
 			rf_debug("pinned set %s of another build: its last sandbox ended, %s",
 				 s.name[i][0] ? s.name[i] : "(legacy, " RF_PIN_DIR ")",
 				 err ? strerror(-err) : "unloaded");
@@ -1379,8 +1404,8 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 			enf->obs_lock_fd = take_obs(rf_pins__selected(), LOCK_SH);
 			err = enf->obs_lock_fd < 0 ? enf->obs_lock_fd : 0;
 			if (err)
-				rf_error_set(e, err, NULL, "lock %s/observe.lock: %s", RF_RUN_DIR,
-					     strerror(-err));
+				rf_error_set(e, err, NULL, "lock %s/observe-%s.lock: %s", RF_RUN_DIR,
+					     rf_pins__selected(), strerror(-err));
 		}
 		if (err)
 			goto cleanup;
@@ -1443,6 +1468,8 @@ static int unload_set(const char *name, void *ctx)
 	err = unpin_set(name);
 	if (err && !u->err)
 		u->err = err;
+	if (!err)
+		drop_live(name);
 	close(live_fd);
 	return 0;
 }
