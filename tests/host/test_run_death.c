@@ -31,7 +31,6 @@
 static bool cgroup_gone(const char *path)
 {
 	struct stat st;
-	uint64_t t0;
 
 	return stat(path, &st) != 0;
 }
@@ -108,6 +107,7 @@ static void supervisor_kills_end_the_sandbox_every_time(void **state)
 	char set_a[RF_PIN_SET_LEN], set_b[RF_PIN_SET_LEN], path[256];
 	int n = atoi(h_env("RF_DEATH_KILLS", "200")), i;
 	struct stat st;
+	uint64_t t0;
 	struct tally t = { 0 };
 	FILE *f;
 
