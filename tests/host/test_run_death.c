@@ -53,11 +53,12 @@ static int setup(void **state)
 
 struct tally {
 	int kills, survived, zombie_kept, replaced, other_build;
+	int in_b;               /* sandboxes the other build's set enforced */
 };
 
 /* One run of `sleep` killed once its command runs: whether it died. */
 static bool one_kill(const char *policy, const char *replace, bool keep_zombie, const char *bin,
-		     const char *orig)
+		     const char *orig, const char *set_b, int *in_b)
 {
 	const char *argv[] = { "/bin/sleep", "300", NULL };
 	char cgpath[4096];
@@ -74,6 +75,7 @@ static bool one_kill(const char *policy, const char *replace, bool keep_zombie, 
 	child = (pid_t)json_integer_value(json_object_get(reg, "pid"));
 	snprintf(cgpath, sizeof(cgpath), "%s",
 		 json_string_value(json_object_get(reg, "cgroup_path")));
+	*in_b += !strcmp(json_string_value(json_object_get(reg, "pin_set")) ?: "", set_b);
 	json_decref(reg);
 	/* a random instant of the command's life, from its first steps */
 	usleep((useconds_t)(rand() % 40000));
@@ -127,18 +129,21 @@ static void supervisor_kills_end_the_sandbox_every_time(void **state)
 		t.replaced += replace != NULL;
 		t.other_build += replace && to_other;
 		t.zombie_kept += zombie;
-		t.survived += !one_kill(policy, replace, zombie, bin, orig);
+		t.survived += !one_kill(policy, replace, zombie, bin, orig, set_b, &t.in_b);
 	}
 	print_message("%d kills (%d with the binary replaced, %d of them by another build, "
-		      "%d leaving a zombie): %d sandboxes outlived their supervisor by %d ms\n",
-		      t.kills, t.replaced, t.other_build, t.zombie_kept, t.survived,
-		      GONE_WITHIN_MS);
+		      "%d sandboxes of it, %d leaving a zombie): %d sandboxes outlived their "
+		      "supervisor by %d ms\n", t.kills, t.replaced, t.other_build, t.in_b,
+		      t.zombie_kept, t.survived, GONE_WITHIN_MS);
 	/* whatever a failure left, gone before the next test */
 	snprintf(bin, sizeof(bin), "%s gc -q >/dev/null 2>&1", h_sh(orig));
 	f = popen(bin, "r");
 	if (f)
 		pclose(f);
 	assert_int_equal(t.survived, 0);
+	/* the other build ran: its sandboxes in its own set, A's in A's */
+	if (n >= 16)
+		assert_true(t.in_b > 0 && t.in_b < n);
 	assert_int_equal(h_count_cgroups("death-"), 0);
 	assert_int_equal(h_count_prefixed(RF_REGISTRY_DIR, "death-"), 0);
 	/* the builds took turns: only the last one's set is left (no sandbox
