@@ -32,7 +32,7 @@ struct rf_enforcer {
  * it without disturbing live sandboxes. want_observe: also load and pin
  * the observe object (observe.bpf.c) and attach its programs by pinned
  * links (attach_observe: this sandbox wants them) until the last
- * supervisor that wanted them ends (RF_RUN_DIR/observe.lock, enforcer__observe_idle); pinned but not attached, the
+ * supervisor that wanted them ends (RF_RUN_DIR/observe-<set>.lock, enforcer__observe_idle); pinned but not attached, the
  * next runs' probes find them without loading them again. A failure is -errno with e
  * filled (its why is the whole message: no where).
  * -ESTALE: this build's set is attached to another cgroup or incomplete,
