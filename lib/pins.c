@@ -38,18 +38,6 @@ void rf_pins__set_name(const uint8_t id[32], char ret_name[RF_PIN_SET_LEN])
 		snprintf(ret_name + 2 * i, 3, "%02x", id[i]);
 }
 
-bool rf_pins__set_valid(const char *name)
-{
-	size_t i;
-
-	if (!name[0])
-		return true;
-	for (i = 0; i < RF_PIN_SET_HEX; i++)
-		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
-			return false;
-	return name[i] == '\0';
-}
-
 int rf_pins__select(const char *name)
 {
 	if (!rf_pins__set_valid(name))

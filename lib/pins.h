@@ -138,8 +138,19 @@ extern const struct rf_pin_link_def rf_pin_links[RF_PIN_LINK_MAX];
 
 /* The set name of a build id. */
 void rf_pins__set_name(const uint8_t id[32], char ret_name[RF_PIN_SET_LEN]);
-/* A set name: RF_PIN_SET_HEX lowercase hex digits ("" is the legacy set). */
-bool rf_pins__set_valid(const char *name);
+/* A set name: RF_PIN_SET_HEX lowercase hex digits ("" is the legacy set).
+ * Inline: the registry checks names with it and links no libbpf. */
+static inline bool rf_pins__set_valid(const char *name)
+{
+	int i;
+
+	if (!name[0])
+		return true;
+	for (i = 0; i < RF_PIN_SET_HEX; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	return name[i] == '\0';
+}
 /* Select the set the functions below act on: 0, or -EINVAL (name invalid). */
 int rf_pins__select(const char *name);
 /* The selected set's name and directory (RF_PIN_DIR for the legacy set). */
