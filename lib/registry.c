@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "pins.h"
 #include "registry.h"
 
 uint64_t registry__proc_start(pid_t pid)
@@ -303,7 +304,7 @@ int registry__labels_from_json(json_t *o, struct rf_reg_labels *ret)
 /* ---- the entry: one table of its keys, in the file's order ------------- */
 
 enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_LABELS, REG_TRACEPARENT,
-		REG_MONITOR, REG_SYSCALLS, REG_LIMIT };
+		REG_MONITOR, REG_SYSCALLS, REG_LIMIT, REG_PIN_SET };
 
 struct reg_key {
 	const char *name;
@@ -322,6 +323,7 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("cgroup_path", REG_STR, cgroup_path),
 	REG_FIELD("cgroup_placement", REG_STR, cgroup_placement),
 	REG_FIELD("cgroup_id", REG_U64, cgroup_id),
+	REG_FIELD("pin_set", REG_PIN_SET, pin_set),
 	REG_FIELD("supervisor_pid", REG_PID, supervisor_pid),
 	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
 	REG_FIELD("pid", REG_PID, child_pid), REG_FIELD("started", REG_STR, started),
@@ -371,6 +373,7 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 	case REG_LABELS:
 		return registry__labels_to_json(p);
 	case REG_TRACEPARENT:
+	case REG_PIN_SET:
 		return json_string(p);
 	case REG_MONITOR:
 		return registry__monitor_to_json(p);
@@ -389,6 +392,7 @@ static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *
 		!e->cgroup_placement[0]) ||
 	       (k->kind == REG_LABELS && !e->labels.n) ||
 	       (k->kind == REG_TRACEPARENT && !e->traceparent[0]) ||
+	       (k->kind == REG_PIN_SET && !e->pin_set[0]) ||
 	       (k->kind == REG_MONITOR && !e->monitor.present) ||
 	       (k->kind == REG_SYSCALLS && !e->syscalls.present) ||
 	       (k->kind == REG_LIMIT && !e->limit_exceeded.present);
@@ -447,6 +451,12 @@ static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_
 	case REG_TRACEPARENT:
 		s = json_string_value(v);
 		if (!s || !registry__traceparent_valid(s))
+			return -EINVAL;
+		memcpy(p, s, strlen(s) + 1);
+		return 0;
+	case REG_PIN_SET:
+		s = json_string_value(v);
+		if (!s || !s[0] || !rf_pins__set_valid(s))
 			return -EINVAL;
 		memcpy(p, s, strlen(s) + 1);
 		return 0;

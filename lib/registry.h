@@ -82,6 +82,10 @@ struct rf_registry_entry {
 	 * delegated, systemd-scope; cgplace.h). Optional: empty when absent. */
 	char cgroup_placement[16];
 	uint64_t cgroup_id;
+	/* "pin_set": the pinned set enforcing it (pins.h: its build's
+	 * RF_PIN_DIR/<set>). Optional: empty when absent, in files of
+	 * builds before sets (the legacy set). */
+	char pin_set[17];
 	pid_t supervisor_pid;
 	uint64_t supervisor_start;      /* /proc/PID/stat starttime: pid reuse guard */
 	pid_t child_pid;                /* "pid": 0 until the command started */

@@ -273,20 +273,20 @@ void engine__decisions_check(struct rf_engine *e)
 	if (decisions__attached(e->dec) && !decisions__replaced(e->dec))
 		return;
 	if (decisions__attached(e->dec)) {
-		rf_info("the pinned enforcement set was replaced: re-attaching");
+		/* what the sets that go still hold, then follow the sets now */
 		decisions__poll(e->dec);
 		epoll_ctl(e->ep, EPOLL_CTL_DEL, e->dec_fd_in_ep, NULL);
-		decisions__detach(e->dec);
 		e->dec_fd_in_ep = -1;
 	}
 	err = decisions__attach(e->dec);
 	if (err == 0) {
 		e->dec_fd_in_ep = decisions__epoll_fd(e->dec);
 		ep_add(e, e->dec_fd_in_ep);
-		rf_info("draining the decisions ring buffer %s/%s", RF_PIN_DIR,
-			rf_pin_maps[RF_PIN_EVENTS].pin);
+		rf_info("draining the decisions ring buffers (%s/*/%s) of %zu pinned set%s",
+			RF_PIN_DIR, rf_pin_maps[RF_PIN_EVENTS].pin, decisions__sets(e->dec),
+			decisions__sets(e->dec) == 1 ? "" : "s");
 	} else if (err == -ESTALE) {
-		rf_debug("pinned set of another ABI: not attached");
+		rf_debug("pinned sets of another ABI only: not attached");
 	}
 	e->m.decisions_attached = decisions__attached(e->dec);
 }

@@ -177,7 +177,7 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 		      "policy_sha256", p->digest,
 		      "mode", audit ? "audit" : "enforce",
 		      "cgroup", "path", sb->cg.path, "id", (json_int_t)sb->cgid,
-		      "programs", "pinned", RF_PIN_DIR, "loaded_now", sb->enf->loaded_now,
+		      "programs", "pinned", rf_pins__dir(), "loaded_now", sb->enf->loaded_now,
 		      "unix_hooks", (sb->enf->features & RF_FEAT_UNIX) != 0,
 		      "classes", classes);
 	if (o && sb->ll.ruleset_fd >= 0)

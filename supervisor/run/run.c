@@ -806,6 +806,7 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->cgroup_placement, sizeof(reg->cgroup_placement), "%s",
 		 cgplace__how_name(sb->place.how));
 	reg->cgroup_id = sb->cgid;
+	snprintf(reg->pin_set, sizeof(reg->pin_set), "%s", rf_pins__selected());
 	reg->supervisor_pid = getpid();
 	reg->keep_running = r->o->keep_running;
 	registry_fill__policy(reg, sb->policy);

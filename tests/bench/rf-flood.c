@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * rf-flood CGID RATE MS: write denied-connect decision records of sandbox
- * CGID into the pinned decisions ring buffer (RF_PIN_DIR/events) at RATE
+ * CGID into the pinned decisions ring buffer (RF_PIN_DIR/<set>/events, of
+ * the first set that has one: the bench runs one build) at RATE
  * per second for MS milliseconds, and print
  *   "flood RATE achieved=N/s written=W lost=L".
  * lost: records the ring buffer had no room for (bpf_ringbuf_output
@@ -16,6 +17,7 @@
  * flags 0, as the enforcement programs submit), so the monitor sees the
  * same ring buffer, record layout and wakeups as from the hooks.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +87,28 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The first pinned set's decisions ring buffer. */
+static int events_fd(void)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+	char path[512];
+	int fd = -1;
+
+	if (!d)
+		return -1;
+	while (fd < 0 && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), RF_PIN_DIR "/%s/events", de->d_name);
+		fd = bpf_obj_get(path);
+	}
+	closedir(d);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	struct rf_event ev = { 0 };
@@ -98,9 +122,9 @@ int main(int argc, char **argv)
 	}
 	rate = atol(argv[2]);
 	ms = atol(argv[3]);
-	map_fd = bpf_obj_get(RF_PIN_DIR "/events");
+	map_fd = events_fd();
 	if (map_fd < 0) {
-		perror("rf-flood: " RF_PIN_DIR "/events");
+		perror("rf-flood: " RF_PIN_DIR "/*/events");
 		return 1;
 	}
 	prog_fd = prog_load(map_fd);

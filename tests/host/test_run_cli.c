@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/mount.h>
 #include <bpf/bpf.h>
+#include "pins.h"
 
 #define OPEN_POLICY                                                               \
 	"{\"version\":1,\"id\":\"cli\",\"files\":\"unrestricted\","               \
@@ -472,7 +473,7 @@ static void unload_then_run_reloads(void **state)
 {
 	const char *un_args[] = { h_ringfence(), "unload", NULL };
 	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
-	char *out = NULL;
+	char *out = NULL, path[256];
 	struct stat st;
 	int rc, map;
 
@@ -486,7 +487,8 @@ static void unload_then_run_reloads(void **state)
 	assert_true(stat("/sys/fs/bpf/ringfence", &st) < 0);
 	assert_int_equal(h_run(OPEN_POLICY, NULL, argv, &out, NULL), 0);
 	assert_string_equal(h_result(out, "tcp 127.0.0.1:18181"), "EPERM");
-	assert_int_equal(stat("/sys/fs/bpf/ringfence/link_connect4", &st), 0);
+	snprintf(path, sizeof(path), "%s/link_connect4", rf_pins__dir());
+	assert_int_equal(stat(path, &st), 0);
 	free(out);
 }
 
@@ -513,15 +515,16 @@ static void concurrent_first_runs_do_not_race(void **state)
 	free(policy);
 }
 
-/* Pinned objects from another build: refused while a sandbox uses them,
- * replaced once none does. The test fakes "another build" by rewriting
- * the build id in the pinned meta map. */
+/* This build's set when it cannot be reused (here: its meta names
+ * another build, as a half-loaded or foreign set would): refused while a
+ * sandbox uses it, replaced once none does. (Two real builds side by side:
+ * test_upgrade.c.) */
 static void stale_pinned_objects_are_never_reused(void **state)
 {
 	const char *sleeper[] = { "/bin/sleep", "2", NULL };
 	const char *argv[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18181", NULL };
 	char *policy = h_tempfile("policy", OPEN_POLICY), *err = NULL, *out = NULL;
-	char *tp = h_tempfile("trace", NULL);
+	char *tp = h_tempfile("trace", NULL), path[256];
 	struct rf_meta_view { __u32 abi, features; __u8 id[32]; } meta;
 	struct h_proc live;
 	__u32 zero = 0;
@@ -531,14 +534,15 @@ static void stale_pinned_objects_are_never_reused(void **state)
 	(void)state;
 	live = h_spawn(policy, NULL, NULL, sleeper);
 	usleep(600 * 1000);
-	fd = bpf_obj_get("/sys/fs/bpf/ringfence/meta");
+	snprintf(path, sizeof(path), "%s/meta", rf_pins__dir());
+	fd = bpf_obj_get(path);
 	assert_true(fd >= 0);
 	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &meta), 0);
 	memset(meta.id, 0xab, sizeof(meta.id));
 	assert_int_equal(bpf_map_update_elem(fd, &zero, &meta, BPF_ANY), 0);
 	close(fd);
 	assert_int_equal(h_run(OPEN_POLICY, NULL, argv, &out, &err), 126);
-	assert_non_null(strstr(err, "another ringfence build"));
+	assert_non_null(strstr(err, "and sandboxes are live"));
 	assert_string_equal(out, "");  /* the command never ran */
 	free(out);
 	free(err);

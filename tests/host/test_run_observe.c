@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include <bpf/bpf.h>
+#include "pins.h"
 
 static char tree[64];            /* /tmp/rf-obs-XXXXXX */
 
@@ -556,10 +557,10 @@ static void outside_sandbox_nothing_is_reported(void **state)
 	free(policy);
 }
 
-/* Pins under RF_PIN_DIR whose name starts with prefix. */
+/* Pins of this build's set whose name starts with prefix. */
 static int pins_with(const char *prefix)
 {
-	DIR *d = opendir("/sys/fs/bpf/ringfence");
+	DIR *d = opendir(rf_pins__dir());
 	struct dirent *de;
 	int n = 0;
 

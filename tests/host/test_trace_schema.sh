@@ -442,6 +442,7 @@ int main(int argc, char **argv)
 	struct rf_registry_entry e = {
 		.sandbox = "t-genreg-0123abcd", .policy_id = "t-genreg", .mode = "audit",
 		.cgroup_path = "/sys/fs/cgroup/ringfence/t-genreg-0123abcd", .cgroup_id = 4242,
+		.pin_set = "0123456789abcdef",
 		.supervisor_pid = 100, .supervisor_start = 5555, .child_pid = 101,
 		.started = "2026-12-01T12:00:00.123456789Z",
 		.monitor = { .present = true, .burst_count = { true, 5 },

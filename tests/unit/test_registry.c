@@ -254,6 +254,10 @@ static const char *const malformed[] = {
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[],\"on_violation\":\"kill\"}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[],\"why\":1}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"cgroup_placement\":7}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":\"\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":\"../../../tmp/xxxxxx\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":\"0123456789ABCDEF\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":7}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{\"limit\":\"pids\","
 		"\"value\":9,\"threshold\":8}}",                   /* no unit */
@@ -269,6 +273,7 @@ static void test_limit_and_placement(void **state)
 	static const char text[] =
 		"{\"sandbox\":\"a\",\"cgroup_path\":\"/cg/system.slice/x.scope/ringfence/a\","
 		"\"cgroup_placement\":\"systemd-scope\",\"cgroup_id\":1,"
+		"\"pin_set\":\"0123456789abcdef\","
 		"\"limit_exceeded\":{\"limit\":\"wall_seconds\",\"value\":2,\"threshold\":1,"
 		"\"unit\":\"seconds\"}}";
 	struct rf_registry_entry e;
@@ -278,6 +283,7 @@ static void test_limit_and_placement(void **state)
 	(void)state;
 	assert_int_equal(registry__parse(text, &e), 0);
 	assert_string_equal(e.cgroup_placement, "systemd-scope");
+	assert_string_equal(e.pin_set, "0123456789abcdef");
 	assert_true(e.limit_exceeded.present);
 	assert_string_equal(e.limit_exceeded.limit, "wall_seconds");
 	assert_int_equal(e.limit_exceeded.value, 2);
@@ -286,6 +292,7 @@ static void test_limit_and_placement(void **state)
 	j = registry__to_json(&e);
 	back = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	assert_non_null(strstr(back, "\"cgroup_placement\":\"systemd-scope\""));
+	assert_non_null(strstr(back, "\"cgroup_id\":1,\"pin_set\":\"0123456789abcdef\""));
 	assert_non_null(strstr(back, "\"limit_exceeded\":{\"limit\":\"wall_seconds\",\"value\":2,"
 				     "\"threshold\":1,\"unit\":\"seconds\"}"));
 	free(back);
@@ -296,6 +303,7 @@ static void test_limit_and_placement(void **state)
 	j = registry__to_json(&e);
 	back = json_dumps(j, JSON_COMPACT);
 	assert_null(strstr(back, "cgroup_placement"));
+	assert_null(strstr(back, "pin_set"));
 	assert_null(strstr(back, "limit_exceeded"));
 	free(back);
 	json_decref(j);
