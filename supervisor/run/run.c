@@ -954,12 +954,13 @@ static json_t *dns_stats_json(struct rf_dnsgate *g)
 
 	dnsgate__stop(g);
 	dnsgate__stats(g, &st);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "queries", (json_int_t)st.queries, "allowed", (json_int_t)st.allowed,
 			 "denied", (json_int_t)st.denied,
 			 "dropped_answers", (json_int_t)st.dropped_answers,
 			 "granted", (json_int_t)st.granted, "expired", (json_int_t)st.expired,
-			 "servfail", (json_int_t)st.servfail);
+			 "servfail", (json_int_t)st.servfail,
+			 "monitor_lost", (json_int_t)st.monitor_lost);
 }
 
 /* The last event: how the command ended and what the kernel denied. */
