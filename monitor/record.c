@@ -168,6 +168,11 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 		.cpu_percent = { si->cpu_percent != 0, si->cpu_percent },
 		.memory_mb = { si->memory_mb != 0, si->memory_mb },
 		.pids = { si->pids != 0, si->pids },
+		.dns_names_count = { si->dns_names != 0, si->dns_names },
+		.dns_names_window_ms = { si->dns_names != 0, si->dns_window_ms },
+		.dns_label_len = { si->dns_label_len != 0, si->dns_label_len },
+		.disk_write_mb = { si->disk_write_mb != 0, si->disk_write_mb },
+		.has_exec = si->has_exec, .exec = si->exec, .n_exec = si->n_exec,
 	};
 	const struct rf_reg_syscalls sc = {
 		.present = si->has_profile, .alert = si->alert_only,
@@ -186,6 +191,9 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 	if (si->traceparent[0])
 		json_object_set_new(o, "traceparent", json_string(si->traceparent));
 	json_object_set_new(o, "monitor", registry__monitor_to_json(&m));
+	if (si->on_alert != RF_RESP_ALERT)
+		json_object_set_new(json_object_get(o, "monitor"), "on_alert",
+				    json_string(rf_response_name(si->on_alert)));
 	if (sc.present)
 		json_object_set_new(o, "syscalls", registry__syscalls_to_json(&sc));
 	if (si->cap_limit[0]) {
