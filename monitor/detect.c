@@ -1331,3 +1331,10 @@ bool detect__has(const struct rf_detect *d, uint64_t cgroup_id)
 {
 	return rf_index_get(&d->sb_ix, cgroup_id) >= 0;
 }
+
+const struct rf_sandbox_info *detect__info(const struct rf_detect *d, uint64_t cgroup_id)
+{
+	int32_t i = rf_index_get(&d->sb_ix, cgroup_id);
+
+	return i >= 0 && d->sbs[i].registered ? &d->sbs[i].info : NULL;
+}
