@@ -584,8 +584,10 @@ static void unmapped_response(json_t *um, const struct rf_alert *a)
 
 	if (a->response == RF_RESP_ALERT && !a->responded)
 		return;
-	r = json_pack("{s:s, s:b}", "on_alert", rf_response_name(a->response),
-		      "performed", a->responded);
+	r = json_pack("{s:s}", "on_alert", rf_response_name(a->response));
+	/* the first record says what was done (a replay does nothing) */
+	if (a->phase == RF_PHASE_OPEN)
+		json_object_set_new(r, "performed", json_boolean(a->responded));
 	if (a->responded) {
 		json_object_set_new(r, "ok", json_boolean(a->response_ok));
 		json_object_set_new(r, "result", json_string(a->response_result));

@@ -43,6 +43,7 @@
 #include "pins.h"
 #include "record.h"
 #include "registry_watch.h"
+#include "respond.h"
 #include "sensors.h"
 #include "sysnames.h"
 #include "top.h"
@@ -54,7 +55,23 @@
 void engine__on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct rf_engine *e = ctx;
-	_cleanup_free_ char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
+	_cleanup_free_ char *line = NULL;
+	struct rf_alert acted;
+
+	/* monitor.on_alert: the action first, so that its record says how it
+	 * went */
+	if (a->response != RF_RESP_ALERT && a->phase == RF_PHASE_OPEN) {
+		const struct rf_sandbox_info *si = detect__info(e->det, a->cgroup_id);
+
+		acted = *a;
+		respond__act(&acted, si ? si->cgroup_path : NULL, NULL);
+		if (acted.responded)
+			rf_info("sandbox %s: %s on %s: %s", acted.sandbox,
+				rf_response_name(acted.response), rf_rule_id(acted.rule),
+				acted.response_result);
+		a = &acted;
+	}
+	line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
 	int64_t wall = ((int64_t)a->time_ns + e->boot_to_real) / 1000000;
 
 	metrics__count_alert(&e->m, a);
