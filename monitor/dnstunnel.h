@@ -24,7 +24,7 @@
  * looks random (base32/base64/hex-encoded data); ordinary host labels of
  * that length are words and carry fewer. */
 #define RF_DNST_ENTROPY_MIN_LEN 24
-#define RF_DNST_ENTROPY_BITS 3.7
+#define RF_DNST_ENTROPY_BITS 4.0
 
 struct rf_dnst_suffix;
 
