@@ -122,6 +122,8 @@ static json_t *metadata(const struct rf_dns_record *r, const struct rf_sandbox_i
 	h = rf_hash64(&r->seq, sizeof(r->seq), h);
 	h = rf_hash64(&r->ts_boot_ns, sizeof(r->ts_boot_ns), h);
 	snprintf(uid, sizeof(uid), "dns-%016" PRIx64, h);
+	/* the container profile: OCSF 1.3 puts no container at the top of a
+	 * network class; the sandbox is the device's container */
 	md = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:[s, s, s, s], s:I, s:s, s:s}",
 		       "version", RF_OCSF_VERSION, "uid", uid,
 		       "product", "name", "ringfence-monitor", "vendor_name", "ringfence",
@@ -237,6 +239,7 @@ json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *s
 		json_object_set_new(o, "answers", an);
 	json_object_set_new(o, "rcode_id", json_integer(rc));
 	json_object_set_new(o, "rcode", json_string(activity__rcode_caption(rc)));
+	/* the client asked the gate on loopback: IPv4 or IPv6 is not kept */
 	json_object_set_new(o, "connection_info", json_pack("{s:s, s:i, s:i, s:s}",
 			    "protocol_name", r->protocol == IPPROTO_TCP ? "tcp" : "udp",
 			    "protocol_num", r->protocol == IPPROTO_TCP ? 6 : 17,
@@ -246,8 +249,9 @@ json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *s
 		json_object_set_new(dev, "hostname", json_string(og->hostname));
 	if (dev && og->device_uid[0])
 		json_object_set_new(dev, "uid", json_string(og->device_uid));
+	if (dev)
+		json_object_set_new(dev, "container", json_pack("{s:s, s:s}", "uid", sb, "name", sb));
 	json_object_set_new(o, "device", dev);
-	json_object_set_new(o, "container", json_pack("{s:s, s:s}", "uid", sb, "name", sb));
 	json_object_set_new(o, "unmapped", unmapped(r, sb, si));
 	return o;
 }

@@ -236,15 +236,14 @@ static void message_dns(const struct rf_alert *a, const char *sb, char *buf, siz
 			 "%" PRIu64 " ms (threshold %" PRIu64 "), latest %s", sb, a->value,
 			 a->dns_suffix, a->window_ms, a->threshold, a->dns_name);
 	else
-		snprintf(buf, len, "sandbox %s: DNS label of %u characters (%.2f bits each) in %s, "
-			 "under %s", sb, a->dns_label_len, a->dns_entropy, a->dns_name,
-			 a->dns_suffix);
+		snprintf(buf, len, "sandbox %s: DNS label %s of %u characters (%.2f bits each) under "
+			 "%s", sb, a->dns_label, a->dns_label_len, a->dns_entropy, a->dns_suffix);
 }
 
 static void message_exec(const struct rf_alert *a, const char *sb, char *buf, size_t len)
 {
-	snprintf(buf, len, "sandbox %s: %s run by %s (pid %u, parent %s pid %u), not a program "
-		 "of monitor.exec", sb, a->proc.path, a->proc.name, a->proc.pid,
+	snprintf(buf, len, "sandbox %s: %s (pid %u) run by %s (pid %u), not a program of "
+		 "monitor.exec", sb, a->proc.path, a->proc.pid,
 		 a->proc.parent_known ? a->proc.parent_name : "?", a->proc.ppid);
 }
 
