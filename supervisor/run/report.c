@@ -568,16 +568,25 @@ json_t *report__monitor_action(const struct sandbox *sb)
 void report__frozen(struct sandbox *sb)
 {
 	json_t *a = report__monitor_action(sb);
-	const char *rule = a ? json_string_value(json_object_get(a, "rule")) : NULL;
+	char rule[32] = "", action[8] = "freeze";
 
-	if (sb->frozen_reported)
+	if (sb->frozen_reported) {
+		json_decref(a);
 		return;
+	}
 	sb->frozen_reported = true;
-	if (!a)
+	if (a) {
+		snprintf(rule, sizeof(rule), "%s", json_string_value(json_object_get(a, "rule")));
+		snprintf(action, sizeof(action), "%s",
+			 json_string_value(json_object_get(a, "action")));
+	} else {
 		a = json_pack("{s:s, s:s}", "action", "freeze", "result", "frozen by another party");
+	}
 	json_object_set_new(a, "frozen", json_true());
 	trace__emit(sb->trace, "monitor.action", a);
-	rf_err("sandbox %s: frozen%s%s; left for inspection (its cgroup.freeze: 0 thaws it, "
-		"cgroup.kill ends it)", sb->name, rule ? " by ringfence-monitor on " : "",
-		rule ? rule : "");
+	/* kill freezes first: the kill follows at once */
+	if (strcmp(action, "kill"))
+		rf_err("sandbox %s: frozen%s%s; left for inspection (its cgroup.freeze: 0 thaws "
+		       "it, cgroup.kill ends it)", sb->name, rule[0] ? " by ringfence-monitor on " : "",
+		       rule);
 }
