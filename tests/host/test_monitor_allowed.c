@@ -151,11 +151,26 @@ static struct bg bg_start(const char *policy_json, const char *const *argv)
 	return b;
 }
 
+/* Every line of the trace valid against schemas/trace.schema.json
+ * (monitor.action and sandbox.exit's monitor_action included). */
+static void trace_valid(const char *path)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c 'import json, sys\n"
+		 "from jsonschema import Draft202012Validator as V\n"
+		 "v = V(json.load(open(\"schemas/trace.schema.json\")))\n"
+		 "bad = [e.message[:200] for l in open(sys.argv[1]) for e in v.iter_errors(json.loads(l))]\n"
+		 "bad and print(*bad[:5], sep=\"\\n\")\nsys.exit(1 if bad else 0)' %s", h_sh(path));
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Wait for it to end: its exit status; its trace in *ret_trace. */
 static int bg_end(struct bg *b, json_t **ret_trace)
 {
 	int rc = h_wait(b->p, NULL, NULL);
 
+	trace_valid(b->trace);
 	*ret_trace = h_trace(b->trace);
 	unlink(b->policy);
 	unlink(b->trace);
