@@ -108,20 +108,23 @@ static struct rf_dnst_suffix *suffix_get(struct rf_dnst *st, uint64_t hkey, uint
 	return x;
 }
 
-/* The name's hash seen at t: returns the distinct names within the window. */
+/* The name's hash seen at t: the distinct names within the window, and
+ * whether it is new in it. */
 static int names_add(struct rf_dnst_suffix *x, uint64_t h, uint64_t t, uint64_t window_ns,
-		     uint64_t limit, uint64_t *ret)
+		     uint64_t limit, uint64_t *ret, bool *ret_new)
 {
 	uint64_t from = t > window_ns ? t - window_ns : 0;
 	uint32_t i;
 
 	h |= 1;                     /* 0 marks an empty slot */
 	i = slot_of(x, h);
+	*ret_new = false;
 	if (x->h[i] && x->t[i] >= from) {
 		x->t[i] = t;
 		*ret = x->n;
 		return 0;
 	}
+	*ret_new = true;
 	if (!x->h[i] || x->n + 1 > limit) {
 		/* a new name (or one back after its window): over the limit
 		 * only if the names that count are still in the window */
@@ -180,18 +183,23 @@ int dnst__add(struct rf_dnst *st, const char *name, size_t suffix_off, uint64_t 
 	const char *suffix = suffix_off < n ? name + suffix_off : name;
 	uint64_t limit = lim->names < RF_DNST_NAMES_MAX ? lim->names : RF_DNST_NAMES_MAX - 1;
 	struct rf_dnst_suffix *x;
+	bool fresh;
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
-	labels_judge(name, end, lim, ret);
 	x = suffix_get(st, rf_hash64(suffix, strlen(suffix), RF_HASH_SEED), t_ns);
 	if (!x)
 		return -ENOMEM;
 	x->last_t = t_ns;
 	err = names_add(x, rf_hash64(name, n, RF_HASH_SEED), t_ns, lim->window_ns, limit,
-			&ret->distinct);
-	ret->names_over = !err && ret->distinct > limit;
-	return err;
+			&ret->distinct, &fresh);
+	if (err)
+		return err;
+	ret->names_over = fresh && ret->distinct > limit;
+	/* a name asked again carries nothing new */
+	if (fresh)
+		labels_judge(name, end, lim, ret);
+	return 0;
 }
 
 void dnst__free(struct rf_dnst *st)

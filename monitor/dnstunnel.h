@@ -40,7 +40,8 @@ struct rf_dnst_limits {
 
 /* What one name showed. */
 struct rf_dnst_result {
-	bool names_over;            /* more than limits.names distinct names now */
+	bool names_over;            /* a new name, and more than limits.names distinct
+				     * names now (a name seen again is no new sign) */
 	uint64_t distinct;          /* distinct names under the suffix in the window */
 	bool label_odd;             /* a long or random-looking label */
 	bool label_long;            /* ...longer than limits.label_len (else: entropy) */
@@ -50,7 +51,8 @@ struct rf_dnst_result {
 };
 
 /*
- * name (lower case, no trailing dot) at t_ns; suffix_off: where the
+ * name (lower case, no trailing dot) at t_ns; its labels are judged when
+ * it is new within the window; suffix_off: where the
  * allowed suffix starts in name (its labels are the policy's and not
  * judged), or past its end when no entry matched (every label judged,
  * counted under the name itself). 0 or -ENOMEM (nothing counted).
