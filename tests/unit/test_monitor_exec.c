@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <cmocka.h>
 
 #include "detect.h"
 #include "monaction.h"
+#include "resources.h"
 #include "respond.h"
 
 #define MS 1000000ULL
@@ -142,6 +145,41 @@ static void test_no_list_no_alert(void **state)
 	detect__free(d);
 }
 
+/* monitor.disk_write_mb: bytes written above it are a resource alert
+ * (disk_write), only from a sample that measured them. */
+static void test_disk_write(void **state)
+{
+	struct sink s = { .n = 0 };
+	struct rf_detect *d;
+	struct rf_sandbox_info si = { .cgroup_id = CG, .disk_write_mb = 1 };
+	struct rf_input in = { .t_ns = T0, .type = RF_IN_SANDBOX, .cgroup_id = CG, .u.sb = &si };
+	struct rf_input sm = { .type = RF_IN_SAMPLE, .cgroup_id = CG };
+
+	(void)state;
+	assert_int_equal(detect__new(NULL, collect, &s, &d), 0);
+	snprintf(si.sandbox, sizeof(si.sandbox), "sb-disk");
+	detect__input(d, &in);
+	sm.t_ns = T0 + 1000 * MS;
+	sm.u.sample.disk_write_bytes = 5ULL << 20;      /* not measured: no src bit */
+	detect__input(d, &sm);
+	assert_int_equal(s.n, 0);
+	sm.t_ns = T0 + 2000 * MS;
+	sm.u.sample.disk_write_bytes = 512ULL << 10;
+	sm.u.sample.src = RF_SRC_DISK_KNOWN;
+	detect__input(d, &sm);
+	assert_int_equal(s.n, 0);
+	sm.t_ns = T0 + 3000 * MS;
+	sm.u.sample.disk_write_bytes = 3ULL << 20;
+	detect__input(d, &sm);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.v[0].rule, RF_RULE_RESOURCE);
+	assert_string_equal(s.v[0].key, "disk_write");
+	assert_int_equal(s.v[0].value, 3ULL << 20);
+	assert_int_equal(s.v[0].threshold, 1ULL << 20);
+	assert_false(s.v[0].rise);
+	detect__free(d);
+}
+
 /* ---- on_alert against a directory standing in for the cgroup ---------------- */
 
 static void put(const char *dir, const char *file, const char *text)
@@ -242,12 +280,55 @@ static void test_freeze_fails_and_health_untouched(void **state)
 	assert_int_equal(system(buf), 0);
 }
 
+/* The disk-write reading: io.stat's wbytes summed over devices; without
+ * it, /proc/PID/io of the cgroup's processes (this one, which writes 2 MiB
+ * to a file and syncs it). */
+static void test_disk_write_reading(void **state)
+{
+	char cg[] = "/tmp/rf-diskcg-XXXXXX", file[] = "/tmp/rf-diskw-XXXXXX", pid[32], cmd[96];
+	static char block[1 << 20];
+	uint64_t w0, w1;
+	bool from_cg;
+	int fd, i;
+
+	(void)state;
+	assert_non_null(mkdtemp(cg));
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	put(cg, "cgroup.procs", pid);
+	assert_int_equal(resources__disk_write(cg, &w0, &from_cg), 0);
+	assert_false(from_cg);
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	memset(block, 'x', sizeof(block));
+	for (i = 0; i < 2; i++)
+		assert_int_equal(write(fd, block, sizeof(block)), (ssize_t)sizeof(block));
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+	unlink(file);
+	assert_int_equal(resources__disk_write(cg, &w1, &from_cg), 0);
+	/* writes to tmpfs reach no storage: counted only where /tmp is a disk */
+	{
+		struct statfs sf;
+
+		if (statfs("/tmp", &sf) == 0 && sf.f_type != TMPFS_MAGIC)
+			assert_true(w1 - w0 >= 2ULL << 20);
+	}
+	put(cg, "io.stat", "8:0 rbytes=1 wbytes=100 rios=1 wios=2\n8:16 rbytes=0 wbytes=23\n");
+	assert_int_equal(resources__disk_write(cg, &w1, &from_cg), 0);
+	assert_true(from_cg);
+	assert_int_equal(w1, 123);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cg);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unexpected_program),
 		cmocka_unit_test(test_exec_before_registry),
 		cmocka_unit_test(test_no_list_no_alert),
+		cmocka_unit_test(test_disk_write),
+		cmocka_unit_test(test_disk_write_reading),
 		cmocka_unit_test(test_kill_records_then_kills),
 		cmocka_unit_test(test_freeze_fails_and_health_untouched),
 	};
