@@ -35,6 +35,7 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	const struct rf_reg_monitor *m = &e->monitor;
 	const struct rf_reg_syscalls *sc = &e->syscalls;
 	size_t i;
+	int oa;
 
 	memset(si, 0, sizeof(*si));
 	snprintf(si->sandbox, sizeof(si->sandbox), "%s", e->sandbox);
@@ -63,8 +64,8 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	}
 	si->dns_label_len = m->dns_label_len.set ? m->dns_label_len.v : 0;
 	si->disk_write_mb = m->disk_write_mb.set ? m->disk_write_mb.v : 0;
-	si->on_alert = rf_response_parse(m->on_alert) > 0 ?
-		       (enum rf_mon_response)rf_response_parse(m->on_alert) : RF_RESP_ALERT;
+	oa = rf_response_parse(m->on_alert);
+	si->on_alert = oa > 0 ? (enum rf_mon_response)oa : RF_RESP_ALERT;
 	if (m->has_exec) {
 		si->has_exec = true;
 		si->exec = calloc(m->n_exec + 1, sizeof(char *));
