@@ -442,8 +442,6 @@ static const struct rf_step setup_steps[] = {
 	{ "origin", step_origin, NULL, EXIT_FAILED, false },
 	{ "output", step_output, undo_output, EXIT_FAILED, false },
 	{ "sinks", step_sinks, undo_sinks, EXIT_FAILED, false },
-}
-
 	{ "activity", step_activity, undo_activity, EXIT_FAILED, false },
 	{ "recent", step_recent, undo_recent, EXIT_FAILED, false },
 	{ "detectors", step_detectors, undo_detectors, EXIT_FAILED, false },

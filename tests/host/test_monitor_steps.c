@@ -17,7 +17,7 @@ static const struct {
 	bool undo;
 } steps[] = {
 	{ "boundary", false }, { "lock", true }, { "origin", false }, { "output", true },
-	{ "activity", true },
+	{ "sinks", true }, { "activity", true },
 	{ "recent", true }, { "detectors", true }, { "record", true },
 	{ "metrics-http", true }, { "sandbox-table", true }, { "sensors", true },
 	{ "cgroups", false }, { "registry", true }, { "scan", false }, { "attach", false },
