@@ -346,17 +346,20 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
 }
 
 /*
- * The gate's own decisions (a refused name, a dropped answer) on the
- * monitor's decision stream: the supervisor runs this program with
- * BPF_PROG_TEST_RUN, the record as its context (a ring buffer has no
- * user-space producer). Only for a live sandbox; never counted in
- * rf_sandbox.denials and never a sample (the trace has dns.deny).
+ * The gate's own records on the monitor's stream: the supervisor runs
+ * this program with BPF_PROG_TEST_RUN, the record as its context (a ring
+ * buffer has no user-space producer). Two kinds, of one size: a decision
+ * (a refused name, a dropped answer: never counted in rf_sandbox.denials
+ * and never a sample, the trace has dns.deny), or, kind RF_EV_DNS, an
+ * rf_dns_record of every query (the monitor's DNS Activity stream). Only
+ * for a live sandbox; a full ring buffer is counted (RINGBUF_LOST).
  */
 SEC("syscall")
 int rf_dns_note(struct rf_event *ctx)
 {
 	struct rf_event *rb;
 	__u64 cgid = ctx->cgroup_id;
+	__u32 kind = ctx->kind;
 
 	if (!bpf_map_lookup_elem(&rf_sandboxes, &cgid))
 		return -2;  /* -ENOENT */
@@ -368,6 +371,11 @@ int rf_dns_note(struct rf_event *ctx)
 	__builtin_memcpy(rb, ctx, sizeof(*rb));
 	rb->ts_boot_ns = bpf_ktime_get_boot_ns();
 	rb->cgroup_id = cgid;
+	if (kind == RF_EV_DNS) {
+		rb->kind = RF_EV_DNS;
+		bpf_ringbuf_submit(rb, 0);
+		return 0;
+	}
 	rb->kind = RF_EV_DECISION;
 	rb->class = RF_CLASS_NET;
 	rb->op = RF_OP_DNS_QUERY;

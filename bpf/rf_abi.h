@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 6
+#define RF_ABI_VERSION 7
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -347,7 +347,8 @@ struct rf_sample_key {
 };
 
 enum rf_event_kind {
-	RF_EV_DECISION = 1,
+	RF_EV_DECISION = 1,     /* struct rf_event */
+	RF_EV_DNS = 2,          /* struct rf_dns_record (the DNS gate, every query) */
 };
 
 /* One recorded decision: a sample in rf_samples and a ring-buffer record. */
@@ -410,6 +411,52 @@ struct rf_dns_gate {
 	__u16 port4;                    /* host byte order */
 	__u16 port6;                    /* 0: no IPv6 listener (v6 DNS goes to v4-mapped addr4) */
 	__u8 addr6[16];                 /* IPv6 listener */
+};
+
+/* What the gate did with one query (rf_dns_record.verdict). */
+enum rf_dns_verdict {
+	RF_DNS_ANSWERED = 1,            /* forwarded, the upstream's answer relayed */
+	RF_DNS_REFUSED = 2,             /* no network.connect name allows it: REFUSED */
+	RF_DNS_FAILED = 3,              /* SERVFAIL/FORMERR of the gate's own (overload,
+					 * no upstream answered, a malformed question) */
+	RF_DNS_AUDITED = 4,             /* audit mode: no entry allows it, forwarded */
+	RF_DNS_VERDICT_MAX = 5,
+};
+
+#define RF_DNS_RECORD_NAME_LEN 256      /* a DNS name is at most 253 characters */
+#define RF_DNS_NO_SUFFIX 0xffff         /* rf_dns_record.suffix_off: no entry matched */
+
+/*
+ * One query the DNS gate answered or refused, on the pinned events ring
+ * buffer (kind RF_EV_DNS) through rf_dns_note, for ringfence-monitor's
+ * DNS Activity stream and its tunnelling detector. The header (time,
+ * cgroup, seq, kind) sits where rf_event's does, and the record is exactly
+ * as large, so rf_dns_note carries both kinds with one context size.
+ */
+struct rf_dns_record {
+	__u64 ts_boot_ns;               /* set by rf_dns_note */
+	__u64 cgroup_id;
+	__u64 seq;                      /* the gate's query number in this run */
+	__u32 kind;                     /* RF_EV_DNS */
+	__u32 pid;                      /* the supervisor (its gate thread answers) */
+	__u32 verdict;                  /* enum rf_dns_verdict */
+	__u32 reason;                   /* enum rf_reason: REFUSED (DNS_NAME), or
+					 * DNS_REBIND when private answers were dropped */
+	__u16 qtype;                    /* the question's type (1 A, 28 AAAA, ...) */
+	__u16 rcode;                    /* the reply's rcode as the client got it */
+	__u16 protocol;                 /* IPPROTO_UDP, IPPROTO_TCP (the client's) */
+	__u16 name_len;                 /* bytes of name[] used */
+	__u16 suffix_off;               /* name + suffix_off: the name of the entry that
+					 * matched ("*.example.com" -> "example.com");
+					 * RF_DNS_NO_SUFFIX: none */
+	__u16 family;                   /* of addr: AF_INET, AF_INET6, 0 (no address) */
+	__u16 n_granted;                /* addresses the answer opened */
+	__u16 n_dropped;                /* private addresses dropped (rebinding) */
+	__u32 ttl;                      /* of the first granted address (s) */
+	__u32 latency_us;               /* query received -> reply sent */
+	__u8 addr[16];                  /* the first granted address, network order */
+	char name[RF_DNS_RECORD_NAME_LEN]; /* the question, lower case, no trailing dot */
+	__u8 _reserved[40];             /* to rf_event's size: zero */
 };
 
 /* rf_dns_orig: socket cookie -> the destination the client wrote. */
@@ -643,6 +690,14 @@ RF_ABI_SIZE(rf_sb_slot, 8);
 RF_ABI_SIZE(rf_dns_gate, 24);
 RF_ABI_OFF(rf_dns_gate, addr6, 8);
 RF_ABI_SIZE(rf_dns_orig, 24);
+/* rf_dns_record: rf_event's header and size (rf_dns_note copies either). */
+RF_ABI_OFF(rf_dns_record, seq, 16);
+RF_ABI_OFF(rf_dns_record, kind, 24);
+RF_ABI_OFF(rf_dns_record, addr, 64);
+RF_ABI_OFF(rf_dns_record, name, 80);
+RF_ABI_SIZE(rf_dns_record, 80 + RF_DNS_RECORD_NAME_LEN + 40);
+_Static_assert(sizeof(struct rf_dns_record) == sizeof(struct rf_event),
+	       "rf_dns_record: rf_event's size");
 
 RF_ABI_OFF(rf_meta, build_id, 8);
 RF_ABI_SIZE(rf_meta, 8 + 32);

@@ -135,11 +135,26 @@ struct rf_syscalls {
 	enum rf_on_violation on_violation; /* default deny */
 };
 
+/* monitor.on_alert: what ringfence-monitor does to the sandbox on an alert. */
+enum rf_on_alert {
+	RF_ON_ALERT_ALERT = 0,       /* only the alert (default) */
+	RF_ON_ALERT_FREEZE = 1,      /* freeze its cgroup, left for inspection */
+	RF_ON_ALERT_KILL = 2,        /* freeze, record the process tree, kill the cgroup */
+};
+
 struct rf_monitor {
 	bool present;
 	struct rf_opt_u64 deny_burst_count;     /* "deny_burst": {"count": N, */
 	struct rf_opt_u64 deny_burst_window_ms; /*   "window_ms": W}          */
 	struct rf_opt_u64 cpu_percent, memory_mb, pids;
+	struct rf_opt_u64 dns_names_count;      /* "dns_names": {"count": N, */
+	struct rf_opt_u64 dns_names_window_ms;  /*   "window_ms": W}          */
+	struct rf_opt_u64 dns_label_len;        /* longest DNS label not alerted */
+	struct rf_opt_u64 disk_write_mb;        /* bytes written to storage, MiB */
+	bool has_exec;                          /* "exec": the programs expected */
+	char **exec;                            /* names (basename) or absolute paths */
+	size_t n_exec;
+	enum rf_on_alert on_alert;
 };
 
 struct rf_policy {

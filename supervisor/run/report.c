@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
+#include "monaction.h"
 #include "paths.h"
 #include "backends/enforcer.h"
 #include "observe/observe.h"
@@ -553,4 +554,39 @@ void report__summary(const struct sandbox *sb)
 			break;
 	}
 	rf_info("sandbox %s: %s", sb->name, line);
+}
+
+json_t *report__monitor_action(const struct sandbox *sb)
+{
+	struct rf_mon_action a;
+
+	if (monaction__read(RF_ACTIONS_DIR, sb->name, &a))
+		return NULL;
+	return monaction__to_json(&a);
+}
+
+void report__frozen(struct sandbox *sb)
+{
+	json_t *a = report__monitor_action(sb);
+	char rule[32] = "", action[8] = "freeze";
+
+	if (sb->frozen_reported) {
+		json_decref(a);
+		return;
+	}
+	sb->frozen_reported = true;
+	if (a) {
+		snprintf(rule, sizeof(rule), "%s", json_string_value(json_object_get(a, "rule")));
+		snprintf(action, sizeof(action), "%s",
+			 json_string_value(json_object_get(a, "action")));
+	} else {
+		a = json_pack("{s:s, s:s}", "action", "freeze", "result", "frozen by another party");
+	}
+	json_object_set_new(a, "frozen", json_true());
+	trace__emit(sb->trace, "monitor.action", a);
+	/* kill freezes first: the kill follows at once */
+	if (strcmp(action, "kill"))
+		rf_err("sandbox %s: frozen%s%s; left for inspection (its cgroup.freeze: 0 thaws "
+		       "it, cgroup.kill ends it)", sb->name, rule[0] ? " by ringfence-monitor on " : "",
+		       rule);
 }

@@ -36,6 +36,7 @@
 #include "cgroups/gc.h"
 #include "launch/launch.h"
 #include "log.h"
+#include "monaction.h"
 #include "mounts.h"
 #include "names.h"
 #include "dnsgate/dnsgate.h"
@@ -955,12 +956,13 @@ static json_t *dns_stats_json(struct rf_dnsgate *g)
 
 	dnsgate__stop(g);
 	dnsgate__stats(g, &st);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "queries", (json_int_t)st.queries, "allowed", (json_int_t)st.allowed,
 			 "denied", (json_int_t)st.denied,
 			 "dropped_answers", (json_int_t)st.dropped_answers,
 			 "granted", (json_int_t)st.granted, "expired", (json_int_t)st.expired,
-			 "servfail", (json_int_t)st.servfail);
+			 "servfail", (json_int_t)st.servfail,
+			 "monitor_lost", (json_int_t)st.monitor_lost);
 }
 
 /* The last event: how the command ended and what the kernel denied. */
@@ -1008,6 +1010,15 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
+	/* ringfence-monitor froze or killed it (monitor.on_alert): said here,
+	 * its file then goes */
+	if (ex) {
+		json_t *ma = report__monitor_action(sb);
+
+		if (ma)
+			json_object_set_new(ex, "monitor_action", ma);
+		monaction__remove(RF_ACTIONS_DIR, sb->name);
+	}
 	trace__emit(sb->trace, "sandbox.exit", ex);
 	report__inferred_text(sb, inferred, sizeof(inferred));
 	if (exited)

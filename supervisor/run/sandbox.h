@@ -46,6 +46,7 @@ struct sandbox {
 	size_t n_entries;
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
 	uint64_t traced;          /* exact samples written to the trace */
+	bool frozen_reported;     /* monitor.action written for a freeze */
 	uint32_t sandbox_flags;   /* rf_sandbox.flags as installed */
 	struct rf_observer obs;   /* inferred records: matcher and counts */
 	struct rf_ll_audit la;    /* Landlock's own denial log, when audit is on */

@@ -6,6 +6,7 @@
  * around it (run.c) set it up and tear it down.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -113,6 +114,25 @@ static int wait_setup(struct sandbox *sb, const struct launch_result *lr, int ep
 	return 0;
 }
 
+static int cgroup_events_open(const struct sandbox *sb)
+{
+	char path[sizeof(sb->cg.path) + 32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", sb->cg.path);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static bool cgroup_frozen(int fd)
+{
+	char buf[256];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, "frozen 1") != NULL;
+}
+
 static void on_signal(int sfd, const struct launch_result *lr)
 {
 	struct signalfd_siginfo si;
@@ -145,7 +165,7 @@ int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn
 	struct epoll_event evs[8];
 	struct sample_tick t = { .fd = -1, .ms = SAMPLE_ACTIVE_MS, .idle_ms = SAMPLE_IDLE_MS };
 	struct itimerspec trim_at = { .it_value = { .tv_sec = 1 } };
-	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1, trim = -1;
+	_cleanup_close_ int ep = -1, sfd = -1, tfd = -1, trim = -1, cgev = -1;
 	int err = 0, i, n;
 	sigset_t mask;
 	bool done = false;
@@ -170,6 +190,10 @@ int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn
 	trim = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (trim >= 0 && !timerfd_settime(trim, 0, &trim_at, NULL))
 		epoll_add(ep, trim, EPOLLIN);
+	/* ringfence-monitor's monitor.on_alert "freeze": seen as the cgroup's
+	 * "frozen 1" (a change of cgroup.events polls EPOLLPRI) */
+	cgev = cgroup_events_open(sb);
+	epoll_add(ep, cgev, EPOLLPRI);
 	while (!done) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0) {
@@ -193,6 +217,9 @@ int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn
 			} else if (fd == tfd) {
 				if (read(tfd, &ticks, sizeof(ticks)) > 0)
 					tick_arm(&t, sb, drain_now(sb));
+			} else if (fd == cgev) {
+				if (cgroup_frozen(cgev))
+					report__frozen(sb);
 			} else if (fd == trim) {
 				epoll_ctl(ep, EPOLL_CTL_DEL, trim, NULL);
 				trim_idle();

@@ -345,7 +345,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct seen_note *s = ctx;
 	const struct rf_event *ev = data;
 
-	if (len >= sizeof(*ev) && ev->op == RF_OP_DNS_QUERY && (ev->flags & RF_EVF_DNS) &&
+	if (len >= sizeof(*ev) && ev->kind == RF_EV_DECISION && ev->op == RF_OP_DNS_QUERY &&
+	    (ev->flags & RF_EVF_DNS) &&
 	    !strcmp(ev->path, "other.test")) {
 		s->n++;
 		s->ev = *ev;

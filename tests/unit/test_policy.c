@@ -298,6 +298,24 @@ static const struct invalid_case invalid_cases[] = {
 	{ "monitor_memory_too_big", HDR "'monitor':{'memory_mb':16777217}}", "$.monitor.memory_mb",
 	  "out of range (1-16777216)" },
 	{ "monitor_pids_string", HDR "'monitor':{'pids':'10'}}", "$.monitor.pids", "expected an integer" },
+	{ "monitor_dns_names_missing_window", HDR "'monitor':{'dns_names':{'count':5}}}",
+	  "$.monitor.dns_names", "missing required key \"window_ms\"" },
+	{ "monitor_dns_names_count_zero", HDR "'monitor':{'dns_names':{'count':0,'window_ms':1}}}",
+	  "$.monitor.dns_names.count", "out of range (1-1000000)" },
+	{ "monitor_dns_label_len_64", HDR "'monitor':{'dns_label_len':64}}", "$.monitor.dns_label_len",
+	  "out of range (1-63)" },
+	{ "monitor_disk_write_zero", HDR "'monitor':{'disk_write_mb':0}}", "$.monitor.disk_write_mb",
+	  "out of range" },
+	{ "monitor_exec_empty", HDR "'monitor':{'exec':[]}}", "$.monitor.exec",
+	  "expected a non-empty array of programs" },
+	{ "monitor_exec_relative_path", HDR "'monitor':{'exec':['bin/git']}}", "$.monitor.exec[0]",
+	  "expected a program name without '/' or an absolute path" },
+	{ "monitor_exec_duplicate", HDR "'monitor':{'exec':['git','git']}}", "$.monitor.exec[1]",
+	  "duplicate program \"git\"" },
+	{ "monitor_exec_not_string", HDR "'monitor':{'exec':[1]}}", "$.monitor.exec[0]",
+	  "expected a string" },
+	{ "monitor_on_alert_block", HDR "'monitor':{'on_alert':'block'}}", "$.monitor.on_alert",
+	  "expected \"alert\", \"freeze\" or \"kill\"" },
 };
 
 #define N_INVALID (sizeof(invalid_cases) / sizeof(invalid_cases[0]))
@@ -436,6 +454,15 @@ static void sections(struct lines *l, const struct rf_policy *p)
 	opt(l, "monitor.cpu_percent", &m->cpu_percent);
 	opt(l, "monitor.memory_mb", &m->memory_mb);
 	opt(l, "monitor.pids", &m->pids);
+	opt(l, "monitor.dns_names_count", &m->dns_names_count);
+	opt(l, "monitor.dns_names_window_ms", &m->dns_names_window_ms);
+	opt(l, "monitor.dns_label_len", &m->dns_label_len);
+	opt(l, "monitor.disk_write_mb", &m->disk_write_mb);
+	line(l, "monitor.exec.n=%zu", m->n_exec);
+	for (i = 0; i < m->n_exec; i++)
+		line(l, "monitor.exec[%zu]=%s", i, m->exec[i]);
+	line(l, "monitor.on_alert=%s", m->on_alert == RF_ON_ALERT_KILL ? "kill" :
+				      m->on_alert == RF_ON_ALERT_FREEZE ? "freeze" : "alert");
 }
 
 /* Every field the parser fills, one "key=value" line each. */
@@ -542,6 +569,11 @@ static const struct valid_case valid_cases[] = {
 	  "'cpu_percent':150,'memory_mb':2048,'pids':64}}",
 	  "monitor=present\nmonitor.deny_burst_count=20\nmonitor.deny_burst_window_ms=1000\n"
 	  "monitor.cpu_percent=150\nmonitor.memory_mb=2048\nmonitor.pids=64\n", NULL },
+	{ "monitor_detect", HDR "'monitor':{'dns_names':{'count':200,'window_ms':5000},"
+	  "'dns_label_len':40,'disk_write_mb':10,'exec':['python3','/usr/bin/env'],'on_alert':'kill'}}",
+	  "monitor.dns_names_count=200\nmonitor.dns_names_window_ms=5000\nmonitor.dns_label_len=40\n"
+	  "monitor.disk_write_mb=10\nmonitor.exec.n=2\nmonitor.exec[0]=python3\n"
+	  "monitor.exec[1]=/usr/bin/env\nmonitor.on_alert=kill\n", NULL },
 	{ "monitor_one", HDR "'monitor':{'pids':1}}",
 	  "monitor=present\nmonitor.deny_burst_count=unset\nmonitor.deny_burst_window_ms=unset\n"
 	  "monitor.cpu_percent=unset\nmonitor.pids=1\n", NULL },

@@ -461,6 +461,45 @@ static void test_fill_from_policy(void **state)
 	assert_false(e.monitor.burst_count.set);
 	assert_false(e.syscalls.present);
 	policy__free(p);
+
+	/* the detectors' new thresholds, the programs and on_alert: written,
+	 * read back (the reader's copy is its own) */
+	assert_int_equal(policy__load_string(
+		"{\"version\":1,\"id\":\"t-fill\",\"files\":\"unrestricted\",\"exec\":\"unrestricted\","
+		"\"monitor\":{\"dns_names\":{\"count\":7,\"window_ms\":9},\"dns_label_len\":30,"
+		"\"disk_write_mb\":5,\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}}", &p, &err), 0);
+	memset(&e, 0, sizeof(e));
+	registry_fill__policy(&e, p);
+	o = registry__monitor_to_json(&e.monitor);
+	s = json_dumps(o, JSON_COMPACT);
+	assert_string_equal(s, "{\"dns_names\":{\"count\":7,\"window_ms\":9},\"dns_label_len\":30,"
+			    "\"disk_write_mb\":5,\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}");
+	free(s);
+	{
+		struct rf_reg_monitor back;
+
+		assert_int_equal(registry__monitor_from_json(o, &back), 0);
+		assert_int_equal(back.dns_names_count.v, 7);
+		assert_int_equal(back.dns_names_window_ms.v, 9);
+		assert_int_equal(back.dns_label_len.v, 30);
+		assert_int_equal(back.disk_write_mb.v, 5);
+		assert_true(back.has_exec);
+		assert_int_equal(back.n_exec, 1);
+		assert_string_equal(back.exec[0], "python3");
+		assert_string_equal(back.on_alert, "freeze");
+		assert_true(back.exec != p->monitor.exec);
+		registry__monitor_clear(&back);
+	}
+	json_decref(o);
+	o = json_pack("{s:s}", "on_alert", "explode");
+	{
+		struct rf_reg_monitor bad;
+
+		assert_int_equal(registry__monitor_from_json(o, &bad), -EINVAL);
+		registry__monitor_clear(&bad);
+	}
+	json_decref(o);
+	policy__free(p);
 }
 
 /* Correlation labels and the W3C traceparent: validated, written, read back. */
