@@ -81,7 +81,11 @@ run_attempt() {
 	list=$1 id=$2 pol=$3
 	shift 3
 	wrap=
-	case $1 in stdin=*) wrap="$TOOLS/rf-attack-net with-stdin ${1#stdin=} --"; shift ;; esac
+	case $1 in
+		stdin=*) wrap="$TOOLS/rf-attack-net with-stdin ${1#stdin=} --"; shift ;;
+		tty=*) size=${1#tty=}
+		       wrap="$TOOLS/rf-attack-tty with-pty $W/tty ${size%x*} ${size#*x} --"; shift ;;
+	esac
 	tool=$1
 	shift
 	[ -x "$TOOLS/$tool" ] || { fail "$id" "no tool $TOOLS/$tool"; return; }
@@ -119,7 +123,7 @@ run_attempt() {
 	(cd "$W" && $wrap "$RINGFENCE" run -q --policy "$pf" -- "$TOOLS/$tool" "$@") > "$WORK/out" 2>&1 ||
 		rc=$?
 	# ringfence refused to start with the outside socket on stdin
-	[ -z "$wrap" ] || [ "$rc" != 126 ] || rc=10
+	case $wrap in *with-stdin*) [ "$rc" != 126 ] || rc=10 ;; esac
 	case $rc in
 		0) got=escaped ;;
 		10 | 137 | 159) got=blocked ;;  # refused, or killed (SIGKILL, SIGSYS)
