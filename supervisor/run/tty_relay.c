@@ -109,8 +109,24 @@ static int open_pty(struct rf_tty_relay *r, int model)
 static void relay_reset(struct rf_tty_relay *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->master = r->slave = r->in = r->out = -1;
+	r->master = r->slave = r->in = r->out = r->saved_err = -1;
 	r->restore_fl[0] = r->restore_fl[1] = -1;
+}
+
+/* The supervisor's own lines (a limit reached, -v's denials) on the
+ * caller's terminal must not block it either: its stderr becomes our
+ * non-blocking description of the same terminal until the end (a line
+ * the terminal does not take at once is lost, never waited for). */
+static void own_stderr(struct rf_tty_relay *r)
+{
+	int nb = r->out >= 0 && same_tty(2, r->out) ? r->out : -1;
+
+	r->saved_err = -1;
+	if (!r->std[2] || nb < 0)
+		return;
+	r->saved_err = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (r->saved_err >= 0 && dup2(nb, 2) < 0)
+		close_fd(&r->saved_err);
 }
 
 int tty_relay__open(struct rf_tty_relay *r, struct rf_error *e)
@@ -144,6 +160,7 @@ int tty_relay__open(struct rf_tty_relay *r, struct rf_error *e)
 	}
 	if (ttyname_r(out_std, r->caller_name, sizeof(r->caller_name)))
 		snprintf(r->caller_name, sizeof(r->caller_name), "fd %d", out_std);
+	own_stderr(r);
 	return 0;
 }
 
@@ -152,7 +169,8 @@ static bool foreground(int fd)
 	return tcgetpgrp(fd) == getpgrp();
 }
 
-/* tcsetattr from the background would stop us (SIGTTOU): blocked. */
+/* tcsetattr from the background would stop us (SIGTTOU): blocked. At
+ * once: TCSADRAIN would wait for a stopped terminal forever. */
 static void set_modes(int fd, const struct termios *t)
 {
 	sigset_t ttou, old;
@@ -160,7 +178,7 @@ static void set_modes(int fd, const struct termios *t)
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	tcsetattr(fd, TCSADRAIN, t);
+	tcsetattr(fd, TCSANOW, t);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -401,6 +419,10 @@ void tty_relay__close(struct rf_tty_relay *r)
 	if (!r->on)
 		return;
 	tty_relay__pause(r);
+	if (r->saved_err >= 0) {
+		dup2(r->saved_err, 2);
+		close_fd(&r->saved_err);
+	}
 	if (r->restore_fl[0] >= 0)
 		fcntl(r->in, F_SETFL, r->restore_fl[0]);
 	if (r->restore_fl[1] >= 0 && r->out >= 0)

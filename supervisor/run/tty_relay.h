@@ -35,6 +35,8 @@ struct rf_tty_relay {
 	int in;                   /* the caller's terminal we read (fd 0's), own
 				   * open file description, non-blocking; -1 */
 	int out;                  /* the one we write (fd 1's, 2's or 0's); may be in */
+	int saved_err;            /* our own stderr while it is the non-blocking
+				   * description of the terminal; -1 */
 	int restore_fl[2];        /* in/out: shared description made non-blocking
 				   * (reopen failed): its old flags; -1 */
 	bool raw;                 /* saved holds the caller's modes, in is raw */
