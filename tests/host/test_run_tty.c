@@ -293,7 +293,8 @@ static void fd0_counts_against_output(void **state)
 	size_t i, ws = 0;
 
 	(void)state;
-	term_start(&t, run_args(pol, NULL, "head -c 16384 /dev/zero | tr '\\0' w >&0; sleep 5"),
+	term_start(&t, run_args(pol, NULL, "exec 3>&0; head -c 16384 /dev/zero | tr '\\0' w >&3; "
+				"sleep 5"),
 		   24, 80);
 	assert_int_equal(term_finish(&t), 137);
 	for (i = 0; i < t.len; i++)
