@@ -9,6 +9,9 @@
 # arguments and the policies. LIST.reset WORLD, when present, remakes the
 # world before every run; LIST.setup WORLD runs once before the list (it
 # may start helpers; their pids go to WORLD/pids, killed at the end).
+# CMD "stdin=KIND" or "tty=ROWSxCOLS" first runs both commands under a
+# wrapper: a socket made outside on fd 0 (rf-attack-net with-stdin), or a
+# fresh pty as the caller's terminal (rf-attack-tty with-pty WORLD/tty).
 #
 # Each attempt runs unconfined first (it must succeed: the attack is real),
 # then under `ringfence run --policy`. The plan of the policy lists the gaps
