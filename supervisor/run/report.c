@@ -554,5 +554,7 @@ void report__summary(const struct sandbox *sb)
 		if (off >= sizeof(line))
 			break;
 	}
-	rf_info("sandbox %s: %s", sb->name, line);
+	rf_info("sandbox %s: %s%s%s", sb->name, line,
+		sb->tty.on ? "; terminal: a private pty, relayed to and from " : "",
+		sb->tty.on ? sb->tty.caller_name : "");
 }
