@@ -284,6 +284,8 @@ static ssize_t fill(int fd, struct rf_tty_buf *b)
 	ssize_t n;
 
 	compact(b);
+	if (!room(b))
+		return 0;   /* full (a HUP with no room asked): read 0 is no EOF */
 	n = read(fd, b->data + b->len, room(b));
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 		return -1;
