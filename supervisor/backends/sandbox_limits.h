@@ -76,6 +76,10 @@ bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd);
 /* The cgroup's own counters: the memory cap's OOM kill, a refused fork.
  * True when a limit was reached just now. */
 bool sandbox_limits__check_cgroup(struct rf_limits_watch *w);
+/* n bytes of the command's output came in elsewhere (the pty relay):
+ * how many of them fit in the budget and go on; the rest ends the run
+ * (*hit_now). Without output_bytes, all n. */
+uint64_t sandbox_limits__admit_output(struct rf_limits_watch *w, uint64_t n, bool *hit_now);
 /* Relay what is left in the pipes without blocking (all of it once every
  * writer is gone). */
 void sandbox_limits__drain(struct rf_limits_watch *w);

@@ -32,6 +32,11 @@ struct launch_opts {
 	 * pipes, limits.output_bytes); otherwise the ones inherited. */
 	int stdout_fd;
 	int stderr_fd;
+	/* Above 2: the command's pty (run/tty_relay.h), on the fds 0-2 that
+	 * tty_std marks (instead of the above), made the controlling terminal
+	 * of the command's new session. */
+	int tty_fd;
+	bool tty_std[3];
 	/* Non-NULL: an empty tmpfs of scratch_mb MiB is mounted there in the
 	 * child's (private) mount namespace (limits.scratch). */
 	const char *scratch_path;
@@ -65,7 +70,8 @@ struct launch_result {
 /*
  * Start argv inside the cgroup: clone3 with CLONE_INTO_CGROUP|CLONE_PIDFD
  * so the child never runs outside it. In the child, in this order: reset
- * signal dispositions and mask, close every fd but 0-2, setgroups,
+ * signal dispositions and mask, close every fd but 0-2, a session of its
+ * own (its pty the controlling terminal: tty_fd), setgroups,
  * setresgid, setresuid, PR_SET_NO_NEW_PRIVS, drop every capability
  * (effective, permitted, inheritable, ambient and bounding; securebits
  * locked), then execve. Setup and exec errors travel back over a CLOEXEC

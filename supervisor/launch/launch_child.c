@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -172,9 +173,26 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
 	if (o->stderr_fd > 2 && dup2(o->stderr_fd, STDERR_FILENO) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stderr");
+	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
+		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
 	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+}
+
+/* The pty on the first of fds 0-2 that holds it: this session's
+ * controlling terminal, this process group its foreground. */
+static void child_ctty(const struct launch_opts *o, int efd)
+{
+	int fd;
+
+	for (fd = 0; o->tty_fd > 2 && fd <= 2; fd++)
+		if (o->tty_std[fd]) {
+			if (ioctl(fd, TIOCSCTTY, 0) < 0)
+				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "TIOCSCTTY");
+			return;
+		}
 }
 
 /* Private mounts first: an unmount below must not propagate to the
@@ -352,11 +370,13 @@ _Noreturn void launch_child__main(const struct launch_opts *o, const struct laun
 {
 	child_reset_signals(err_w);
 	child_fds(o, p, err_r, err_w);
-	/* A session of its own: no controlling terminal, so it cannot push
-	 * input into the invoking shell's terminal (TIOCSTI) or signal its
-	 * process group. The supervisor forwards terminal signals. */
+	/* A session of its own: never the invoking shell's terminal, so it
+	 * cannot push input into it (TIOCSTI) or signal its process group.
+	 * Its own pty, where the caller had a terminal, is its controlling
+	 * terminal (job control, /dev/tty); the supervisor forwards the rest. */
 	if (setsid() < 0)
 		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_ctty(o, CHILD_ERR_FD);
 	child_mounts(o, p, CHILD_ERR_FD);
 	child_drop_privs(o, p, CHILD_ERR_FD);
 	child_verify(o, p, CHILD_ERR_FD);

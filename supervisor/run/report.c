@@ -194,6 +194,8 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 			"boundary", sb->sc.boundary_rules,
 			"allowlist", sb->sc.allowlist.len > 0 || sb->sc.profile,
 			"summary", sb->sc.summary));
+	if (o && sb->tty.on)
+		json_object_set_new(o, "terminal", tty_relay__json(&sb->tty));
 	if (o && sb->plan.install.keep_caps)
 		json_object_set_new(o, "keep_caps_note", json_string(
 			"--keep-caps test mode: the command kept every capability; only the "
@@ -553,7 +555,9 @@ void report__summary(const struct sandbox *sb)
 		if (off >= sizeof(line))
 			break;
 	}
-	rf_info("sandbox %s: %s", sb->name, line);
+	rf_info("sandbox %s: %s%s%s", sb->name, line,
+		sb->tty.on ? "; terminal: a private pty, relayed to and from " : "",
+		sb->tty.on ? sb->tty.caller_name : "");
 }
 
 json_t *report__monitor_action(const struct sandbox *sb)

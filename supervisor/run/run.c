@@ -607,8 +607,9 @@ static void undo_cgroup(void *ctx)
 	sandbox_kill(&r->sb);
 }
 
-/* The cgroup controllers' caps on the sandbox cgroup, and the relay pipes
- * for output_bytes; the clock starts with the command (wait). */
+/* The cgroup controllers' caps on the sandbox cgroup, the relay pipes
+ * for output_bytes and the command's pty where the caller has a
+ * terminal; the clock starts with the command (wait). */
 static int step_limits(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -617,9 +618,13 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 
 	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
+		err = tty_relay__open(&sb->tty, &e->e);
+	if (!err)
 		err = sandbox_limits__apply_cgroup(&sb->plan, sb->place.base, &sb->cg, &e->e);
-	if (err)
+	if (err) {
+		tty_relay__close(&sb->tty);
 		sandbox_limits__watch_close(&sb->lw);
+	}
 	return err;
 }
 
@@ -627,6 +632,7 @@ static void undo_limits(void *ctx)
 {
 	struct run *r = ctx;
 
+	tty_relay__close(&r->sb.tty);
 	sandbox_limits__watch_close(&r->sb.lw);
 }
 
@@ -895,6 +901,8 @@ static int start_child(struct run *r)
 		.seccomp = sb->sc.boundary.len || sb->sc.allowlist.len ? &sb->sc : NULL,
 		.stdout_fd = sb->lw.child_w[0],
 		.stderr_fd = sb->lw.child_w[1],
+		.tty_fd = sb->tty.slave,
+		.tty_std = { sb->tty.std[0], sb->tty.std[1], sb->tty.std[2] },
 		.scratch_path = sb->plan.limits[RF_LIMIT_SCRATCH].set ?
 				sb->policy->limits.scratch.path : NULL,
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
@@ -929,6 +937,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	/* the pty's: read in the wait (wait.c) */
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
 	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
 	 * mqueue mounts too: each names the host's IPC namespace's queues. */
@@ -1070,6 +1082,11 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	 * the output it wrote before dying is passed on. */
 	sandbox_kill(&r->sb);
 	sandbox_limits__drain(&r->sb.lw);
+	tty_relay__finish(&r->sb.tty, &r->sb.lw);
+	if (r->sb.tty.dropped)
+		rf_info("sandbox %s: %llu bytes of the command's output dropped: the terminal "
+			"took nothing for a second", r->sb.name,
+			(unsigned long long)r->sb.tty.dropped);
 	report_exit(r, &info, err ? e->exit : r->status);
 	return err;
 }
