@@ -136,7 +136,8 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	} else if (c == RF_CLASS_FILE) {
 		plan->install.seccomp_fs_ioctl = true;
 		plan->install.seccomp_fs_meta = p->files_write.n == 0;
-		if (p->files_write.n) {
+		plan->install.ro_tree = p->files_write.n && caps->mount_setattr;
+		if (p->files_write.n && !caps->mount_setattr) {
 			add_gap(plan, RF_GAP_FILE_XATTR);
 			add_gap(plan, RF_GAP_FILE_ATTR);
 		}

@@ -182,6 +182,10 @@ struct rf_plan_install {
 	bool seccomp_fs_meta;
 	bool seccomp_fs_ioctl;
 	bool seccomp_memfd_noexec;
+	/* The rest of Landlock's metadata hole (files, enforce, write rules):
+	 * every mount of the child's namespace read-only but the write rules'
+	 * own trees, so chmod/chown/utimes/xattrs fail with EROFS outside them. */
+	bool ro_tree;
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */
 };

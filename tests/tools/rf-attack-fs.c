@@ -6,7 +6,7 @@
  *   rf-attack-fs ATTEMPT ARGS...
  *
  * Exit status: 0 the attempt succeeded (the forbidden thing happened),
- * 10 the kernel refused it (EPERM, EACCES; EXDEV for Landlock's link and
+ * 10 the kernel refused it (EPERM, EACCES, EROFS; EXDEV for Landlock's link and
  * rename refusals), 3 not applicable here (EOPNOTSUPP: e.g. no user.*
  * xattrs on tmpfs before 6.6), anything else a setup error.
  * One line on stdout says what happened.
@@ -52,7 +52,7 @@ static int verdict(const char *what, int e)
 		return 0;
 	if (e == EOPNOTSUPP)
 		return EXIT_NA;
-	return e == EPERM || e == EACCES || e == EXDEV ? EXIT_REFUSED : EXIT_SETUP;
+	return e == EPERM || e == EACCES || e == EXDEV || e == EROFS ? EXIT_REFUSED : EXIT_SETUP;
 }
 
 static int open_or_die(const char *p, int flags)

@@ -1128,6 +1128,19 @@ static void planner_gaps_follow_backend_policy_and_kernel(void **state)
 	plan__compile(ro, &c, NULL, &plan);
 	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_ANON_CODE));
 	assert_true(plan.install.seccomp_fs_meta);
+	assert_false(plan.install.ro_tree);
+
+	/* The new mount API: the rest of the tree read-only closes both. */
+	c.mount_setattr = true;
+	plan__compile(rw, &c, NULL, &plan);
+	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_ANON_CODE));
+	assert_true(plan.install.ro_tree);
+	assert_false(plan.install.seccomp_fs_meta);
+	plan__compile(ro, &c, NULL, &plan);
+	assert_false(plan.install.ro_tree);
+	plan__compile(rw, &l, NULL, &plan);
+	assert_false(plan.install.ro_tree);
+	c.mount_setattr = false;
 
 	c.memfd_noexec_seal = false;
 	plan__compile(ro, &c, NULL, &plan);
