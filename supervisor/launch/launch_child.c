@@ -17,6 +17,7 @@
 
 #include "launch.h"
 #include "launch_internal.h"
+#include "backends/boundary_consts.h"
 #include "backends/sandbox_landlock.h"
 
 /* Where the child keeps the error pipe's write end once every other fd
@@ -321,6 +322,10 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 {
 	int r;
 
+	/* Kept across execve and fork, and never cleared again. */
+	if (o->mdwe && (prctl(RF_PR_SET_MDWE, RF_PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) < 0 ||
+			prctl(RF_PR_GET_MDWE, 0, 0, 0, 0) != (int)RF_PR_MDWE_REFUSE_EXEC_GAIN))
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno ? errno : EPERM, "prctl PR_SET_MDWE");
 	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
 		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
 					       o->scratch_landlock_access);

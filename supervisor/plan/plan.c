@@ -152,6 +152,28 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	}
 }
 
+/* memory.deny_write_execute (enforce mode): the kernel's W^X where it has
+ * it (6.3+), else the boundary filter's rules; either way no code can be
+ * copied into memory and run, so exec.anon-code is closed. */
+static void plan_memory(struct rf_plan *plan, const struct rf_policy *p,
+			const struct rf_caps *caps)
+{
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_EXEC];
+
+	if (!p->memory.deny_write_execute || p->mode != RF_MODE_ENFORCE)
+		return;
+	if (caps->mdwe) {
+		plan->install.mdwe = true;
+		cp->layers |= RF_LAYER_MDWE;
+	} else if (plan->install.seccomp_boundary) {
+		plan->install.seccomp_wx = true;
+		cp->layers |= RF_LAYER_SECCOMP_WX;
+	} else {
+		return;  /* nothing holds it: the gap stays listed */
+	}
+	plan->gaps &= ~(1ull << RF_GAP_EXEC_ANON_CODE);
+}
+
 /* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
 static void plan_fs_class(struct rf_plan *plan, enum rf_class c, enum rf_confine confine,
 			  const struct rf_policy *p, const struct rf_caps *caps,
@@ -553,6 +575,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 			add_gap(plan, RF_GAP_PROCESS_SIGIO);
 	}
 	plan_syscalls(plan, policy, caps);
+	plan_memory(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);
 	if (policy->monitor.present) {

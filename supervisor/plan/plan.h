@@ -23,6 +23,8 @@ enum rf_plan_layer {
 	RF_LAYER_LANDLOCK_TCP = 1u << 3,        /* TCP connect ports (ABI 4+) */
 	RF_LAYER_LANDLOCK_SCOPE_UNIX = 1u << 4, /* abstract unix scoping (ABI 6+) */
 	RF_LAYER_LANDLOCK_SCOPE_SIGNAL = 1u << 5, /* signal scoping (ABI 6+) */
+	RF_LAYER_MDWE = 1u << 6,                /* W^X memory: prctl(PR_SET_MDWE), 6.3+ */
+	RF_LAYER_SECCOMP_WX = 1u << 7,          /* W^X memory: the boundary filter */
 };
 
 /* What a class's note says. */
@@ -186,6 +188,10 @@ struct rf_plan_install {
 	 * every mount of the child's namespace read-only but the write rules'
 	 * own trees, so chmod/chown/utimes/xattrs fail with EROFS outside them. */
 	bool ro_tree;
+	/* memory.deny_write_execute: prctl(PR_SET_MDWE) where the kernel has
+	 * it, else the boundary filter's W^X rules. */
+	bool mdwe;
+	bool seccomp_wx;
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */
 };

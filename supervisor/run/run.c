@@ -899,6 +899,7 @@ static int start_child(struct run *r)
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
 		.scratch_landlock_access = sb->ll.scratch_access,
 		.ro_tree = sb->plan.install.ro_tree,
+		.mdwe = sb->plan.install.mdwe,
 	};
 	const struct rf_path_list *w = &sb->policy->files_write;
 	_cleanup_free_ const char **rw = calloc(w->n + 1, sizeof(*rw));
