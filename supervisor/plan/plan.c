@@ -149,6 +149,9 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	if (c == RF_CLASS_EXEC) {
 		add_gap(plan, RF_GAP_EXEC_MMAP);
 		add_gap(plan, RF_GAP_EXEC_ANON_CODE);
+		plan->install.loader_kill = caps->observe.ok && !plan->observe_off;
+		if (!plan->install.loader_kill)
+			add_gap(plan, RF_GAP_EXEC_LOADER);
 	}
 }
 

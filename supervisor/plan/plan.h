@@ -102,14 +102,20 @@ enum rf_plan_observed {
 	X(FILE_XATTR, "file.xattr", RF_CLASS_FILE,                                       \
 	  "setxattr/removexattr (POSIX ACLs included, which change the mode) on files "   \
 	  "outside the write rules: Landlock has no right for them; seccomp refuses "    \
-	  "them only when the policy has no write rule")                                 \
+	  "them only when the policy has no write rule, and this kernel lacks "          \
+	  "mount_setattr (5.12+) to make the rest of the tree read-only")                \
 	X(FILE_ATTR, "file.attr", RF_CLASS_FILE,                                         \
 	  "chmod, chown and utimes of files outside the write rules, by path or through " \
 	  "a read-only fd: Landlock has no right for them; seccomp refuses them only "   \
-	  "when the policy has no write rule")                                           \
+	  "when the policy has no write rule, and this kernel lacks mount_setattr "     \
+	  "(5.12+) to make the rest of the tree read-only")                              \
 	X(EXEC_MMAP, "exec.mmap", RF_CLASS_EXEC,                                         \
-	  "a readable file mapped executable (mmap or mprotect with PROT_EXEC, or "      \
-	  "`ld.so FILE`): Landlock judges execve only")                                  \
+	  "a readable file mapped executable (mmap or mprotect with PROT_EXEC): "        \
+	  "Landlock judges execve only, and seccomp cannot see which file a mapping is")  \
+	X(EXEC_LOADER, "exec.loader", RF_CLASS_EXEC,                                     \
+	  "`ld.so FILE`: the dynamic loader run as the program maps a readable FILE "    \
+	  "itself; the observe programs (tp_btf), which kill it at exec, are not "       \
+	  "available here")                                                              \
 	X(EXEC_MEMFD, "exec.memfd", RF_CLASS_EXEC,                                       \
 	  "a memfd executed or mapped executable: Landlock does not judge memfds and "   \
 	  "this kernel has no MFD_NOEXEC_SEAL for seccomp to insist on")                 \
@@ -192,6 +198,9 @@ struct rf_plan_install {
 	 * it, else the boundary filter's W^X rules. */
 	bool mdwe;
 	bool seccomp_wx;
+	/* exec on Landlock: the observe programs kill a process whose program
+	 * is the dynamic loader itself (RF_SB_OBSERVE_LOADER). */
+	bool loader_kill;
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */
 };
@@ -256,7 +265,8 @@ void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why 
  * sandbox (they then run for every task on the host). Pure. */
 bool plan__tracepoints(const struct rf_plan *plan);
 
-#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
+#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS | \
+			  RF_SB_OBSERVE_LOADER)
 
 /* A class whose backend records nothing itself (Landlock, seccomp) and
  * which the policy confines: its failed syscalls are observed. */
