@@ -485,6 +485,39 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 	plan->install.lsm_flags |= RF_SB_LSM_UNIX;
 }
 
+/* Bounded work for huge policies: past it, assume they meet. */
+#define RF_UNIX_WRITE_PAIRS_MAX 1000000u
+
+/* Could the sandbox make an allowed unix name (a link, a rename, a
+ * symlink, a directory moved) for a socket it did not bind? Where it may
+ * create names in the allowed name's directory or above it, or anywhere
+ * below an allowed subtree. */
+static bool unix_names_writable(const struct rf_policy *p)
+{
+	const struct rf_path_list *w = &p->files_write;
+	size_t i, k;
+
+	for (i = 0; i < p->n_unix; i++) {
+		const struct rf_unix_rule *u = &p->unix_rules[i];
+
+		if (u->abstract)
+			continue;
+		if (p->files == RF_CONFINE_UNRESTRICTED ||
+		    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX)
+			return true;
+		for (k = 0; k < w->n; k++) {
+			const char *wp = w->v[k].path;
+
+			if (!w->v[k].subtree)
+				continue;  /* a file rule makes no names */
+			if (!strncmp(u->name, wp, strlen(wp)) ||
+			    (u->subtree && !strncmp(wp, u->name, strlen(u->name))))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Second, independent layers. Audit mode must deny nothing, so no layer
  * that denies is added then. The kernel asks Landlock about a connect()
  * before the cgroup hook runs: its TCP-port layer would refuse unlisted
@@ -570,6 +603,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan->install.seccomp_net_opts = plan->install.seccomp_task_targets &&
 					 plan->c[RF_CLASS_NET].enforced &&
 					 policy->mode == RF_MODE_ENFORCE;
+	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
+	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR && unix_names_writable(policy))
+		add_gap(plan, RF_GAP_UNIX_RENAME);
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)

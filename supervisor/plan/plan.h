@@ -128,6 +128,11 @@ enum rf_plan_observed {
 	  "with mobile IPv6) sends the datagram past the address judged: seccomp cannot " \
 	  "read ancillary data, and the egress program did not stop it on 7.3 "        \
 	  "(BPF-LSM's socket_sendmsg refuses it)")                                       \
+	X(UNIX_RENAME, "unix.rename", RF_CLASS_UNIX,                                     \
+	  "a socket outside network.unix given an allowed name (renamed, linked, a "     \
+	  "symlink, its directory renamed) where the policy lets the sandbox write: "    \
+	  "the cgroup hooks judge the name as written, not the socket as it was bound "  \
+	  "(BPF-LSM judges both)")                                                       \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
 	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")
