@@ -464,6 +464,28 @@ int BPF_PROG(rf_file_open, struct file *file, int ret)
 	return judge_file(sb, cgid, file, need, class, op);
 }
 
+static __always_inline bool loader_run(struct linux_binprm *bprm)
+{
+	char n[16] = {};
+
+	bpf_probe_read_kernel_str(n, sizeof(n), BPF_CORE_READ(bprm, file, f_path.dentry,
+							      d_name.name));
+	return rf_loader_name(n);
+}
+
+static __always_inline int loader_refusal(struct rf_sandbox *sb, __u64 cgid)
+{
+	struct rf_lsm_scratch *s = scratch();
+
+	if (!s)
+		return no_scratch(sb, RF_CLASS_EXEC);
+	ev_reset(s);
+	s->ev.op = RF_OP_EXEC;
+	s->ev.reason = RF_REASON_LOADER;
+	s->ev.need = RF_ACC_EXEC;
+	return decide(sb, cgid, &s->ev, RF_CLASS_EXEC);
+}
+
 SEC("lsm/bprm_check_security")
 int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
 {
@@ -480,6 +502,11 @@ int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
 		return ret;
 	if (!(sb->flags & RF_SB_LSM_EXEC))
 		return 0;
+	/* `ld.so FILE` as the program: refused (mmap_file would judge FILE,
+	 * but the loader as a program is the same refusal on every backend);
+	 * as a PT_INTERP it is never bprm->file. */
+	if (loader_run(bprm))
+		return verdict(loader_refusal(sb, cgid));
 	return judge_file(sb, cgid, bprm->file, RF_ACC_EXEC, RF_CLASS_EXEC, RF_OP_EXEC);
 }
 

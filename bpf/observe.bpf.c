@@ -420,23 +420,9 @@ int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
  * FILE itself, past Landlock's execute right, which judges execve only.
  * Killed before its first instruction, as Tetragon enforces it. As a
  * program's interpreter (PT_INTERP) it is never bprm->file: that stays
- * allowed. Known by its name (ld-linux*, ld-musl-*, ld.so): a copy under
- * another name needs a directory both writable and executable, where the
- * exec rules allow any code already.
+ * allowed. Known by its name (rf_loader_name).
  */
 #define RF_SIGKILL 9
-
-static __always_inline bool loader_name(const char *n)
-{
-	if (n[0] != 'l' || n[1] != 'd')
-		return false;
-	if (n[2] == '.' && n[3] == 's' && n[4] == 'o' && !n[5])
-		return true;
-	if (n[2] != '-')
-		return false;
-	return (n[3] == 'l' && n[4] == 'i' && n[5] == 'n' && n[6] == 'u' && n[7] == 'x') ||
-	       (n[3] == 'm' && n[4] == 'u' && n[5] == 's' && n[6] == 'l' && n[7] == '-');
-}
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(rf_obs_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -452,7 +438,7 @@ int BPF_PROG(rf_obs_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		return 0;
 	name = BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name);
 	n = bpf_probe_read_kernel_str(t->ev.path, sizeof(t->ev.path), name);
-	if (n <= 0 || !loader_name((const char *)t->ev.path))
+	if (n <= 0 || !rf_loader_name((const char *)t->ev.path))
 		return 0;
 	t->ev.path_len = n - 1;
 	t->ev.op = RF_OP_EXEC;
