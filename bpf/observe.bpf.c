@@ -33,6 +33,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define EPERM 1
 #define EACCES 13
+#define EROFS 30
 #define AT_FDCWD -100
 
 /* Which syscalls to watch and what to keep of them: user space fills it
@@ -347,7 +348,9 @@ static __always_inline int path_exit(__u32 nr, long ret)
 {
 	struct rf_obs_task *t = task_scratch(false);
 	struct rf_sandbox *sb;
-	bool denied = ret == -EACCES || ret == -EPERM;
+	/* EROFS: the read-only mount tree of a Landlock sandbox with write
+	 * rules (plan.install.ro_tree) answers writes outside them first */
+	bool denied = ret == -EACCES || ret == -EPERM || ret == -EROFS;
 	bool exec_done;
 	__u64 cgid;
 

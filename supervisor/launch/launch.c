@@ -217,7 +217,8 @@ static int plan_rw_paths(struct launch_plan *p, const struct launch_opts *o)
 	}
 	qsort(p->rw_sorted, n, sizeof(*p->rw_sorted), by_length);
 	p->n_rw = n;
-	return 0;
+	p->rw_cwd = getcwd(NULL, 0);
+	return p->rw_cwd ? 0 : -errno;
 }
 
 /* The per-mount flags a bind remount must repeat, or it fails (locked
@@ -271,6 +272,7 @@ static void plan_free(struct launch_plan *p)
 	free(p->ro_flags);
 	free(p->rw_sorted);
 	free(p->rw_fds);
+	free(p->rw_cwd);
 	for (size_t i = 0; i < p->n_cands; i++)
 		free(p->cands[i]);
 	free(p->cands);

@@ -205,6 +205,8 @@ static void child_ro_tree(const struct launch_plan *p, int efd)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount of a write rule");
 		(void)close(p->rw_fds[i]);
 	}
+	if (p->rw_cwd && chdir(p->rw_cwd) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir after the read-only tree");
 }
 
 /* Private mounts first: an unmount below must not propagate to the
