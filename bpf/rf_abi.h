@@ -187,12 +187,14 @@ enum rf_verdict {
 	X(DNS_NAME, 10, "name-not-allowed")     /* no network.connect name matches */   \
 	X(DNS_REBIND, 11, "private-address-for-name") /* an allowed name answered with  \
 						 * loopback, link-local, metadata or a  \
-						 * private range (dropped) */
+						 * private range (dropped) */ \
+	X(LOADER, 12, "dynamic-loader-as-program") /* the ELF loader run as the   \
+						 * program (`ld.so FILE`): killed */
 
 #define RF_REASON_ENUM_(name, value, str) RF_REASON_##name = value,
 enum rf_reason {
 	RF_REASONS(RF_REASON_ENUM_)
-	RF_REASON_MAX = 12,
+	RF_REASON_MAX = 13,
 };
 
 /* rf_paths value and rf_event.need/have: access bits. */
@@ -219,6 +221,9 @@ enum rf_sandbox_flags {
 	RF_SB_OBSERVE_PATHS = 1u << 7,   /* path syscalls failing EACCES/EPERM (Landlock) */
 	RF_SB_OBSERVE_BOUNDARY = 1u << 8,/* the seccomp boundary's syscalls failing EPERM */
 	RF_SB_OBSERVE_ACCESS = 1u << 9,  /* audit: path syscalls that succeeded, too */
+	/* exec on Landlock: a program that is the dynamic loader itself is
+	 * killed at exec (sched_process_exec), a real decision, not inferred */
+	RF_SB_OBSERVE_LOADER = 1u << 10,
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */

@@ -22,6 +22,14 @@ struct launch_opts {
 	 * even as uid 0; detach_mounts (bpffs) are unmounted there. */
 	const char *const *ro_mounts;
 	const char *const *detach_mounts;
+	/* ro_tree: every mount of the namespace read-only except the trees of
+	 * rw_paths (NULL-terminated; missing ones skipped), which keep their
+	 * own flags: metadata changes outside the write rules fail (EROFS). */
+	bool ro_tree;
+	const char *const *rw_paths;
+	/* W^X memory (memory.deny_write_execute): prctl(PR_SET_MDWE) before
+	 * the confinement, checked with PR_GET_MDWE. */
+	bool mdwe;
 	/* Applied last, in this order, after no_new_privs and the checks:
 	 * a Landlock ruleset (-1: none; 0 is never a ruleset here) and the
 	 * seccomp filters (NULL: none). Failing either is a SETUP failure:

@@ -18,6 +18,7 @@
 
 #include "launch.h"
 #include "launch_internal.h"
+#include "backends/boundary_consts.h"
 #include "backends/sandbox_landlock.h"
 
 /* Where the child keeps the error pipe's write end once every other fd
@@ -195,6 +196,37 @@ static void child_ctty(const struct launch_opts *o, int efd)
 		}
 }
 
+/*
+ * Landlock has no right for chmod, chown, utimes or xattrs: the kernel's
+ * own refusal is a read-only mount. A detached copy of each write rule's
+ * tree is taken first (its mounts keep their flags), then every mount
+ * becomes read-only, then the copies go back over their paths.
+ */
+static void child_ro_tree(const struct launch_plan *p, int efd)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	size_t i;
+
+	for (i = 0; i < p->n_rw; i++) {
+		p->rw_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p->rw_sorted[i],
+					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (p->rw_fds[i] < 0 && errno != ENOENT && errno != ENOTDIR)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open_tree of a write rule");
+	}
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
+	for (i = 0; i < p->n_rw; i++) {
+		if (p->rw_fds[i] < 0)
+			continue;
+		if (syscall(SYS_move_mount, p->rw_fds[i], "", AT_FDCWD, p->rw_sorted[i],
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount of a write rule");
+		(void)close(p->rw_fds[i]);
+	}
+	if (p->rw_cwd && chdir(p->rw_cwd) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir after the read-only tree");
+}
+
 /* Private mounts first: an unmount below must not propagate to the
  * host's namespace through shared peer groups. */
 static void child_mounts(const struct launch_opts *o, const struct launch_plan *p, int efd)
@@ -213,6 +245,8 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
 		    errno != ENOENT)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+	if (o->ro_tree)
+		child_ro_tree(p, efd);
 	/* Over the host's directory, seen only in this namespace. */
 	if (o->scratch_path && mount("ringfence-scratch", o->scratch_path, "tmpfs",
 				     MS_NOSUID | MS_NODEV, p->scratch_opts) < 0)
@@ -308,6 +342,10 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 {
 	int r;
 
+	/* Kept across execve and fork, and never cleared again. */
+	if (o->mdwe && (prctl(RF_PR_SET_MDWE, RF_PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) < 0 ||
+			prctl(RF_PR_GET_MDWE, 0, 0, 0, 0) != (int)RF_PR_MDWE_REFUSE_EXEC_GAIN))
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno ? errno : EPERM, "prctl PR_SET_MDWE");
 	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
 		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
 					       o->scratch_landlock_access);

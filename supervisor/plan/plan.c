@@ -136,7 +136,8 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	} else if (c == RF_CLASS_FILE) {
 		plan->install.seccomp_fs_ioctl = true;
 		plan->install.seccomp_fs_meta = p->files_write.n == 0;
-		if (p->files_write.n) {
+		plan->install.ro_tree = p->files_write.n && caps->mount_setattr;
+		if (p->files_write.n && !caps->mount_setattr) {
 			add_gap(plan, RF_GAP_FILE_XATTR);
 			add_gap(plan, RF_GAP_FILE_ATTR);
 		}
@@ -148,7 +149,32 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	if (c == RF_CLASS_EXEC) {
 		add_gap(plan, RF_GAP_EXEC_MMAP);
 		add_gap(plan, RF_GAP_EXEC_ANON_CODE);
+		plan->install.loader_kill = caps->observe.ok && !plan->observe_off;
+		if (!plan->install.loader_kill)
+			add_gap(plan, RF_GAP_EXEC_LOADER);
 	}
+}
+
+/* memory.deny_write_execute (enforce mode): the kernel's W^X where it has
+ * it (6.3+), else the boundary filter's rules; either way no code can be
+ * copied into memory and run, so exec.anon-code is closed. */
+static void plan_memory(struct rf_plan *plan, const struct rf_policy *p,
+			const struct rf_caps *caps)
+{
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_EXEC];
+
+	if (!p->memory.deny_write_execute || p->mode != RF_MODE_ENFORCE)
+		return;
+	if (caps->mdwe) {
+		plan->install.mdwe = true;
+		cp->layers |= RF_LAYER_MDWE;
+	} else if (plan->install.seccomp_boundary) {
+		plan->install.seccomp_wx = true;
+		cp->layers |= RF_LAYER_SECCOMP_WX;
+	} else {
+		return;  /* nothing holds it: the gap stays listed */
+	}
+	plan->gaps &= ~(1ull << RF_GAP_EXEC_ANON_CODE);
 }
 
 /* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
@@ -459,6 +485,39 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 	plan->install.lsm_flags |= RF_SB_LSM_UNIX;
 }
 
+/* Bounded work for huge policies: past it, assume they meet. */
+#define RF_UNIX_WRITE_PAIRS_MAX 1000000u
+
+/* Could the sandbox make an allowed unix name (a link, a rename, a
+ * symlink, a directory moved) for a socket it did not bind? Where it may
+ * create names in the allowed name's directory or above it, or anywhere
+ * below an allowed subtree. */
+static bool unix_names_writable(const struct rf_policy *p)
+{
+	const struct rf_path_list *w = &p->files_write;
+	size_t i, k;
+
+	for (i = 0; i < p->n_unix; i++) {
+		const struct rf_unix_rule *u = &p->unix_rules[i];
+
+		if (u->abstract)
+			continue;
+		if (p->files == RF_CONFINE_UNRESTRICTED ||
+		    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX)
+			return true;
+		for (k = 0; k < w->n; k++) {
+			const char *wp = w->v[k].path;
+
+			if (!w->v[k].subtree)
+				continue;  /* a file rule makes no names */
+			if (!strncmp(u->name, wp, strlen(wp)) ||
+			    (u->subtree && !strncmp(wp, u->name, strlen(u->name))))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Second, independent layers. Audit mode must deny nothing, so no layer
  * that denies is added then. The kernel asks Landlock about a connect()
  * before the cgroup hook runs: its TCP-port layer would refuse unlisted
@@ -544,6 +603,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan->install.seccomp_net_opts = plan->install.seccomp_task_targets &&
 					 plan->c[RF_CLASS_NET].enforced &&
 					 policy->mode == RF_MODE_ENFORCE;
+	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
+	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR && unix_names_writable(policy))
+		add_gap(plan, RF_GAP_UNIX_RENAME);
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)
@@ -552,6 +614,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 			add_gap(plan, RF_GAP_PROCESS_SIGIO);
 	}
 	plan_syscalls(plan, policy, caps);
+	plan_memory(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);
 	if (policy->monitor.present) {

@@ -42,6 +42,8 @@ struct rf_caps {
 						  * (observe.bpf.c, tp_btf sys_enter/exit) */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 	bool memfd_noexec_seal;                  /* memfd_create takes MFD_NOEXEC_SEAL (6.3+) */
+	bool mount_setattr;                      /* open_tree, move_mount, mount_setattr (5.12+) */
+	bool mdwe;                               /* prctl(PR_SET_MDWE) (6.3+) */
 	bool ipv6_rthdr2;                        /* a type-2 routing header in ancillary
 						  * data is taken (CONFIG_IPV6_MIP6) */
 };

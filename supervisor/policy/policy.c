@@ -53,7 +53,7 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 {
 	static const char *const keys[] = { "version", "id", "mode", "approximate", "files",
 					     "exec", "network", "env", "limits", "syscalls",
-					     "monitor", NULL };
+					     "monitor", "memory", NULL };
 	static const char *const modes[] = { "enforce", "audit" };
 	json_t *v;
 	int r;

@@ -157,6 +157,13 @@ struct rf_monitor {
 	enum rf_on_alert on_alert;
 };
 
+/* "memory": {"deny_write_execute": true}: W^X for commands that need no
+ * JIT (systemd's MemoryDenyWriteExecute=). */
+struct rf_memory {
+	bool present;
+	bool deny_write_execute;
+};
+
 struct rf_policy {
 	int version;                 /* 1 */
 	char id[RF_POLICY_ID_MAX + 1];
@@ -192,6 +199,7 @@ struct rf_policy {
 	struct rf_limits limits;
 	struct rf_syscalls syscalls;
 	struct rf_monitor monitor;
+	struct rf_memory memory;
 
 	struct rf_env_var *vars;     /* the ${NAME}s the policy used, resolved */
 	size_t n_vars;

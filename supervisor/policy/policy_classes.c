@@ -708,6 +708,26 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 	return pol_parse_uint_fields(v, "$.monitor", fields, &p->monitor, err);
 }
 
+static int pol_parse_memory(json_t *v, struct rf_policy *p, struct rf_error *err)
+{
+	static const char *const keys[] = { "deny_write_execute", NULL };
+	json_t *wx;
+	int r;
+
+	if (!json_is_object(v))
+		return policy_json__fail(err, "$.memory", "expected an object");
+	r = policy_json__check_keys(v, "$.memory", keys, err);
+	if (r < 0)
+		return r;
+	p->memory.present = true;
+	wx = json_object_get(v, "deny_write_execute");
+	if (wx && !json_is_boolean(wx))
+		return policy_json__fail(err, "$.memory.deny_write_execute",
+					 "expected true or false");
+	p->memory.deny_write_execute = wx && json_is_true(wx);
+	return 0;
+}
+
 int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *err)
 {
 	static const struct {
@@ -721,6 +741,7 @@ int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *er
 		{ "limits", pol_parse_limits },
 		{ "syscalls", pol_parse_syscalls },
 		{ "monitor", pol_parse_monitor },
+		{ "memory", pol_parse_memory },
 	};
 	json_t *v;
 	size_t i;

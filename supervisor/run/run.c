@@ -907,9 +907,18 @@ static int start_child(struct run *r)
 				sb->policy->limits.scratch.path : NULL,
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
 		.scratch_landlock_access = sb->ll.scratch_access,
+		.ro_tree = sb->plan.install.ro_tree,
+		.mdwe = sb->plan.install.mdwe,
 	};
+	const struct rf_path_list *w = &sb->policy->files_write;
+	_cleanup_free_ const char **rw = calloc(w->n + 1, sizeof(*rw));
 	int err;
 
+	if (!rw)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++)
+		rw[i] = w->v[i].path;
+	lo.rw_paths = rw;
 	err = launch__start(&lo, &r->lr);
 	notify__init(&sb->notify, r->lr.notify_fd);
 	notify__profile(&sb->notify, &sb->sc);
