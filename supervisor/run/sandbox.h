@@ -18,6 +18,7 @@
 #include "observe/notify.h"
 #include "observe/observe.h"
 #include "plan/plan.h"
+#include "flows.h"
 
 struct rf_enforcer;
 struct rf_net_entry;
@@ -52,6 +53,7 @@ struct sandbox {
 	uint64_t missing;         /* samples the kernel could not keep */
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
+	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named
