@@ -18,6 +18,10 @@
  *                        the end: "upload HOST:PORT RESULT sent=S received=R"
  *   udpsend HOST PORT N SIZE  N datagrams of SIZE bytes: ok=K then the first
  *                        error's name
+ *   bulk HOST PORT N     upload N bytes as fast as it goes (the bench):
+ *                        "bulk HOST:PORT RESULT MB_PER_S"
+ *   sink HOST PORT N     listen, accept N connections one after the other,
+ *                        read each to its end: "sink HOST:PORT BYTES"
  *   sleep MS             wait
  */
 #include <arpa/inet.h>
@@ -278,6 +282,47 @@ int main(int argc, char **argv)
 				close(fd);
 			printf("udpsend %s:%s ok=%d %s\n", argv[i + 1], argv[i + 2], ok, err_name(e));
 			i += 5;
+		} else if (!strcmp(op, "bulk")) {
+			struct timespec t0, t1;
+			long long s, r;
+			double sec;
+			int e;
+
+			need(argc, i, 3);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			e = do_upload(argv[i + 1], argv[i + 2], atoll(argv[i + 3]), &s, &r);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			sec = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+			printf("bulk %s:%s %s %.1f\n", argv[i + 1], argv[i + 2], err_name(e),
+			       sec > 0 ? (double)s / sec / 1e6 : 0.0);
+			i += 4;
+		} else if (!strcmp(op, "sink")) {
+			struct sockaddr_storage ss;
+			socklen_t len;
+			static char sb[262144];
+			long long total = 0;
+			int lfd, one = 1, k;
+
+			need(argc, i, 3);
+			len = inet_addr_of(argv[i + 1], argv[i + 2], &ss);
+			lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, 64)) {
+				printf("sink %s:%s %s\n", argv[i + 1], argv[i + 2], err_name(errno));
+				return 1;
+			}
+			for (k = 0; k < atoi(argv[i + 3]); k++) {
+				int c = accept(lfd, NULL, NULL);
+				ssize_t n;
+
+				while (c >= 0 && (n = read(c, sb, sizeof(sb))) > 0)
+					total += n;
+				if (c >= 0)
+					close(c);
+			}
+			close(lfd);
+			printf("sink %s:%s %lld\n", argv[i + 1], argv[i + 2], total);
+			i += 4;
 		} else if (!strcmp(op, "sleep")) {
 			struct timespec ts;
 			long ms;
