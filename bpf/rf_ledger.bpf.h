@@ -204,6 +204,10 @@ static __always_inline __u32 tcp_new_bytes(__u32 *hi, __u8 *ok, const struct pkt
 		*hi = start;
 		*ok = 1;
 	}
+	/* no payload: nothing to count (a FIN takes a sequence number, so
+	 * the ACKs after it are one past the last byte) */
+	if (!pi->payload)
+		return 0;
 	ahead = (__s32)(end - *hi);
 	if (ahead <= 0)
 		return 0;
