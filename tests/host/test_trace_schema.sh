@@ -761,7 +761,8 @@ for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "sign
     if n in limited:
         # A limit ends the run: its event right before sandbox.exit, named there.
         check(ev[-2] == "limit.exceeded" and ev.count("limit.exceeded") == 1, f"{n}: {ev}")
-        check(t[-2]["limit"] == limited[n] == t[-1].get("limit"), f"{n}: limit {t[-2]}")
+        le = t[len(t) - 2 - nf]
+        check(le["limit"] == limited[n] == t[-1].get("limit"), f"{n}: limit {le}")
         check(t[-1]["exit_code"] == 137 and t[-1]["signal"] == 9, f"{n}: exit {t[-1]}")
         ev = ev[:-2] + ev[-1:]
     else:
