@@ -45,12 +45,14 @@ int flows__start(struct sandbox *sb)
 		    l[RF_LIMIT_EGRESS].value : 0;
 	w->disk_bytes = l[RF_LIMIT_DISK_WRITE].set && l[RF_LIMIT_DISK_WRITE].enforced ?
 			l[RF_LIMIT_DISK_WRITE].value << 20 : 0;
-	if (fd < 0 || (ledger_disabled() && !w->budget))
+	if (fd >= 0 && (!ledger_disabled() || w->budget)) {
+		led.egress_budget = w->budget;
+		if (bpf_map_update_elem(fd, &sb->cgid, &led, BPF_ANY))
+			return -errno;
+		w->on = true;
+	}
+	if (!w->on && !w->disk_bytes)
 		return 0;
-	led.egress_budget = w->budget;
-	if (bpf_map_update_elem(fd, &sb->cgid, &led, BPF_ANY))
-		return -errno;
-	w->on = true;
 	/* The kernel rings no bell when the budget is reached (a cgroup_skb
 	 * program cannot signal): read it often while one is set. */
 	ms = w->budget || w->disk_bytes ? RF_FLOWS_BUDGET_MS : RF_FLOWS_INTERVAL_MS;
