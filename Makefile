@@ -367,6 +367,7 @@ bench: deps
 		$(BUILD)/tests/bench/rf-tpfloor $(BUILD)/tests/bench/rf-flood $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/rules.sh $(BUILD)
+	@tests/bench/ledger.sh $(BUILD)
 	@tests/bench/startup.sh $(BUILD)
 	@tests/bench/startup_waits.sh $(BUILD) both
 	@tests/bench/workloads.sh $(BUILD) both

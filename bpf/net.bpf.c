@@ -13,6 +13,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include "rf_common.bpf.h"
+#include "rf_ledger.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -551,12 +552,20 @@ int rf_sendmsg_unix(struct bpf_sock_addr *ctx)
 
 static __always_inline struct rf_sandbox *skb_sandbox(struct __sk_buff *skb, __u64 *ret_cgid)
 {
+	__u64 own = bpf_skb_cgroup_id(skb);
 	struct rf_sandbox *sb;
 
+	/* the socket is in its sandbox's cgroup itself, almost always: one
+	 * lookup per packet */
+	sb = own ? bpf_map_lookup_elem(&rf_sandboxes, &own) : NULL;
+	if (sb) {
+		*ret_cgid = own;
+		return sb;
+	}
 	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
 		__u64 cgid = bpf_skb_ancestor_cgroup_id(skb, lvl);
 
-		if (!cgid)
+		if (!cgid || cgid == own)
 			break;
 		sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
 		if (sb) {
@@ -599,18 +608,20 @@ int rf_egress(struct __sk_buff *skb)
 	__u8 b;
 
 	sb = skb_sandbox(skb, &cgid);
-	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+	if (!sb)
 		return ALLOW;
+	if (sb->flags & RF_SB_NET_UNRESTRICTED)
+		return ledger_count(skb, cgid, true);
 	if (skb->protocol == bpf_htons(RF_ETH_P_IPV6)) {
 		if (!ipv6_routed(skb))
-			return ALLOW;
+			return ledger_count(skb, cgid, true);
 		what = RF_NEXTHDR_ROUTING;
 	} else if (skb->protocol == bpf_htons(RF_ETH_P_IP)) {
 		if (bpf_skb_load_bytes(skb, 0, &b, 1) == 0 && (b & 0xf) <= 5)
-			return ALLOW;
+			return ledger_count(skb, cgid, true);
 		what = 0x10000 | RF_ETH_P_IP;  /* IPv4 with options */
 	} else {
-		return ALLOW;
+		return ALLOW;  /* neither IPv4 nor IPv6: nothing to count */
 	}
 	s = scratch();
 	if (!s)
@@ -619,4 +630,16 @@ int rf_egress(struct __sk_buff *skb)
 	s->ev.reason = RF_REASON_BOUNDARY;
 	s->ev.arg = what;
 	return decide_as(sb, cgid, &s->ev, RF_CLASS_PROCESS, false);
+}
+
+/* Issue 22: the ledger's receiving side (egress counts in rf_egress). */
+SEC("cgroup_skb/ingress")
+int rf_ingress(struct __sk_buff *skb)
+{
+	__u64 cgid = 0;
+
+	if (!skb_sandbox(skb, &cgid))
+		return ALLOW;
+	ledger_count(skb, cgid, false);
+	return ALLOW;
 }

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 7
+#define RF_ABI_VERSION 8
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -473,6 +473,73 @@ struct rf_dns_orig {
 };
 
 /* ====================================================================
+ * The connection ledger (net.bpf.c's cgroup_skb programs, issue 22): per
+ * sandbox, per destination, what was allowed to pass, counted in payload
+ * bytes (IP packet length minus its IP and TCP/UDP headers; TCP counts a
+ * sequence number once, so retransmissions are not counted twice). Read
+ * and deleted by the supervisor at the end of the run, read by the monitor
+ * while it runs.
+ * ==================================================================== */
+
+/* struct rf_flow_key.flags */
+enum rf_flow_flags {
+	RF_FLOW_INBOUND = 1u << 0,      /* accepted (TCP) or received first (UDP): port is
+					 * the sandbox's own, addr the peer's */
+	RF_FLOW_LOOPBACK = 1u << 1,     /* 127/8, ::1, ::ffff:127/104 */
+};
+
+/* rf_flows key: one destination of one sandbox. */
+struct rf_flow_key {
+	__u64 cgroup_id;
+	__u8 addr[16];                  /* network byte order; IPv4 in addr[0..3] */
+	__u16 port;                     /* host byte order */
+	__u8 family;                    /* AF_INET, AF_INET6 */
+	__u8 proto;                     /* IPPROTO_TCP, IPPROTO_UDP */
+	__u32 flags;                    /* enum rf_flow_flags */
+};
+
+/* rf_flows value: atomics, bumped by the programs. */
+struct rf_flow {
+	__u64 connections;              /* TCP: sockets; UDP: a socket's first datagram
+					 * to or from this peer */
+	__u64 bytes_sent;
+	__u64 bytes_received;
+	__u64 first_ns;                 /* bpf_ktime_get_boot_ns() */
+	__u64 last_ns;
+};
+
+/* struct rf_ledger.flags */
+enum rf_ledger_flags {
+	RF_LEDGER_EXCEEDED = 1u << 0,   /* a send was dropped: egress_budget reached */
+};
+
+/* rf_ledger: sandbox cgroup id -> its totals (exact whatever rf_flows
+ * could hold) and its egress budget. Made by the supervisor before the
+ * command runs; a sandbox without one is not counted. */
+struct rf_ledger {
+	__u64 egress_budget;            /* payload bytes it may send over IP; 0: none */
+	__u64 bytes_sent;
+	__u64 bytes_received;
+	__u64 flows_lost;               /* packets counted in the totals only: rf_flows full */
+	__u64 dropped_bytes;            /* payload refused by the budget (retries included) */
+	__u32 flags;                    /* enum rf_ledger_flags */
+	__u32 _pad;
+};
+
+/* rf_flow_names: which name the DNS gate opened an address for. */
+#define RF_FLOW_NAME_LEN 256
+struct rf_flow_name_key {
+	__u64 cgroup_id;
+	__u8 addr[16];
+	__u32 family;
+	__u32 _pad;
+};
+
+struct rf_flow_name {
+	char name[RF_FLOW_NAME_LEN];    /* NUL-terminated; the name the gate answered */
+};
+
+/* ====================================================================
  * observe.bpf.c: sys_enter/sys_exit of sandboxed tasks, for the classes
  * Landlock and seccomp enforce (they keep no record of their own).
  * ==================================================================== */
@@ -706,6 +773,12 @@ _Static_assert(sizeof(struct rf_dns_record) == sizeof(struct rf_event),
 
 RF_ABI_OFF(rf_meta, build_id, 8);
 RF_ABI_SIZE(rf_meta, 8 + 32);
+
+RF_ABI_SIZE(rf_flow_key, 32);
+RF_ABI_OFF(rf_flow_key, port, 24);
+RF_ABI_SIZE(rf_flow, 40);
+RF_ABI_SIZE(rf_ledger, 48);
+RF_ABI_SIZE(rf_flow_name_key, 32);
 
 /* ringfence-monitor */
 RF_ABI_OFF(rf_mon_acct, seen, 72);

@@ -53,6 +53,11 @@
 	  sizeof(struct rf_sample_key), offsetof(struct rf_sample_key, cgroup_id))      \
 	X(DNS_GATES, "dns_gates", "rf_dns_gates", 0, sizeof(__u64), 0)                 \
 	X(DNS_ORIG, "dns_orig", "rf_dns_orig", 0, 0, 0)                                 \
+	X(LEDGER, "ledger", "rf_ledger", 0, sizeof(__u64), 0)                           \
+	X(FLOWS, "flows", "rf_flows", 0, sizeof(struct rf_flow_key),                    \
+	  offsetof(struct rf_flow_key, cgroup_id))                                      \
+	X(FLOW_NAMES, "flow_names", "rf_flow_names", 0, sizeof(struct rf_flow_name_key), \
+	  offsetof(struct rf_flow_name_key, cgroup_id))                                 \
 	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
 
 #define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,
@@ -78,6 +83,7 @@ enum rf_pin_map {
 	X(SOCK_CREATE, "link_sock_create", "rf_sock_create", BPF_CGROUP_INET_SOCK_CREATE,     \
 	  RF_FEAT_INET)                                                                       \
 	X(EGRESS, "link_egress", "rf_egress", BPF_CGROUP_INET_EGRESS, RF_FEAT_INET)          \
+	X(INGRESS, "link_ingress", "rf_ingress", BPF_CGROUP_INET_INGRESS, RF_FEAT_INET)       \
 	X(CONNECT_UNIX, "link_connect_unix", "rf_connect_unix", RF_ATTACH_CGROUP_UNIX_CONNECT, \
 	  RF_FEAT_UNIX)                                                                       \
 	X(SENDMSG_UNIX, "link_sendmsg_unix", "rf_sendmsg_unix", RF_ATTACH_CGROUP_UNIX_SENDMSG, \

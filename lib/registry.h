@@ -78,7 +78,8 @@ struct rf_reg_syscalls {
  * as it kills the sandbox, for ringfence-monitor). */
 struct rf_reg_limit {
 	bool present;
-	char limit[24];                 /* memory_mb, pids, wall_seconds, output_bytes */
+	char limit[24];                 /* memory_mb, pids, wall_seconds, output_bytes,
+					 * egress_bytes, disk_write_mb */
 	uint64_t value, threshold;
 	char unit[16];
 };

@@ -82,6 +82,25 @@ void sandbox_limits__probe(struct rf_caps *caps)
 	sandbox_limits__probe_at(caps, caps->cgroup_mount);
 }
 
+/* The io controller: the sandbox's io.stat, for disk_write_mb. */
+static void probe_io(struct rf_caps *caps, const char *dir, const char *have, int err)
+{
+	struct rf_backend_probe *p = &caps->cgroup_io;
+
+	p->ok = !err && has_word(have, "io");
+	p->err = err ? err : p->ok ? 0 : -EOPNOTSUPP;
+	if (err)
+		snprintf(p->detail, sizeof(p->detail), "reading %s/cgroup.controllers: %s", dir,
+			 strerror(-err));
+	else if (p->ok)
+		snprintf(p->detail, sizeof(p->detail), "io controller in the cgroup2 hierarchy "
+			 "at %s", dir);
+	else
+		snprintf(p->detail, sizeof(p->detail), "the io controller is not in the cgroup2 "
+			 "hierarchy at %s (its cgroup.controllers: %s): the kernel counts no "
+			 "writes per cgroup here", dir, have[0] ? have : "none");
+}
+
 void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir)
 {
 	char have[512] = "";
@@ -107,6 +126,25 @@ void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir)
 				 "cgroup2 hierarchy at %s (its cgroup.controllers: %s)",
 				 controllers[i], dir, have[0] ? have : "none");
 	}
+	probe_io(caps, dir, have, err);
+}
+
+int sandbox_limits__io_write_bytes(const struct rf_cgroup *cg, uint64_t *ret_bytes)
+{
+	char buf[4096], *p;
+	uint64_t sum = 0;
+	int err;
+
+	if (cg->dir_fd < 0)
+		return -EBADF;
+	err = read_text_at(cg->dir_fd, "io.stat", buf, sizeof(buf));
+	if (err)
+		return err;
+	/* "MAJ:MIN rbytes=N wbytes=N rios=N ..." per device */
+	for (p = strstr(buf, "wbytes="); p; p = strstr(p + 7, "wbytes="))
+		sum += strtoull(p + 7, NULL, 10);
+	*ret_bytes = sum;
+	return 0;
 }
 
 void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len)
@@ -170,6 +208,8 @@ int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
 		if (err)
 			return err;
 	}
+	if (l[RF_LIMIT_DISK_WRITE].set && (err = enable_controller(mount, "io", e)))
+		return err;
 	if (l[RF_LIMIT_MEMORY].set) {
 		snprintf(v, sizeof(v), "%llu", (unsigned long long)l[RF_LIMIT_MEMORY].value << 20);
 		err = write_text_at(cg->dir_fd, "memory.max", v);
@@ -492,6 +532,7 @@ static const char *unit_of(enum rf_limit l)
 		[RF_LIMIT_MEMORY] = "MiB", [RF_LIMIT_PIDS] = "processes",
 		[RF_LIMIT_CPU] = "percent", [RF_LIMIT_WALL] = "seconds",
 		[RF_LIMIT_OUTPUT] = "bytes", [RF_LIMIT_SCRATCH] = "MiB",
+		[RF_LIMIT_EGRESS] = "bytes", [RF_LIMIT_DISK_WRITE] = "MiB",
 	};
 
 	return (unsigned int)l < RF_LIMIT_MAX ? units[l] : "";

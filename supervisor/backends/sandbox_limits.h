@@ -88,6 +88,9 @@ json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w);
 /* For the stderr line: "limit wall_seconds=1 reached". */
 void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len);
 void sandbox_limits__watch_close(struct rf_limits_watch *w);
+/* Bytes the cgroup's tasks wrote to block devices (io.stat wbytes summed
+ * over devices): 0, or -errno (-ENOENT: no io controller there). */
+int sandbox_limits__io_write_bytes(const struct rf_cgroup *cg, uint64_t *ret_bytes);
 /* The cgroup's CPU time so far (cpu.stat usage_usec); 0 when unreadable. */
 uint64_t sandbox_limits__cpu_usec(const struct rf_cgroup *cg);
 

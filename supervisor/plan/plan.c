@@ -349,6 +349,9 @@ enum rf_backend plan__limit_backend(enum rf_limit l)
 		[RF_LIMIT_MEMORY] = RF_BE_CGROUP_MEMORY, [RF_LIMIT_PIDS] = RF_BE_CGROUP_PIDS,
 		[RF_LIMIT_CPU] = RF_BE_CGROUP_CPU, [RF_LIMIT_WALL] = RF_BE_SUPERVISOR,
 		[RF_LIMIT_OUTPUT] = RF_BE_SUPERVISOR, [RF_LIMIT_SCRATCH] = RF_BE_TMPFS,
+		/* the cgroup_skb programs drop the sends; the supervisor watches
+		 * io.stat's write bytes */
+		[RF_LIMIT_EGRESS] = RF_BE_CGROUP_SOCK_ADDR, [RF_LIMIT_DISK_WRITE] = RF_BE_SUPERVISOR,
 	};
 
 	return (unsigned int)l < RF_LIMIT_MAX ? be[l] : RF_BE_NONE;
@@ -381,7 +384,8 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 	const struct rf_opt_u64 *v[RF_LIMIT_MAX] = {
 		[RF_LIMIT_MEMORY] = &l->memory_mb, [RF_LIMIT_PIDS] = &l->pids,
 		[RF_LIMIT_CPU] = &l->cpu_percent, [RF_LIMIT_WALL] = &l->wall_seconds,
-		[RF_LIMIT_OUTPUT] = &l->output_bytes,
+		[RF_LIMIT_OUTPUT] = &l->output_bytes, [RF_LIMIT_EGRESS] = &l->egress_bytes,
+		[RF_LIMIT_DISK_WRITE] = &l->disk_write_mb,
 	};
 	struct rf_class_plan *cp = &plan->c[RF_CLASS_LIMITS];
 	int i;
@@ -395,7 +399,7 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 	for (i = 0; i < RF_LIMIT_MAX; i++) {
 		struct rf_limit_plan *lp = &plan->limits[i];
 		const struct rf_backend_probe *probe = i <= RF_LIMIT_CPU ?
-			&caps->cgroup_ctrl[i] : NULL;
+			&caps->cgroup_ctrl[i] : i == RF_LIMIT_DISK_WRITE ? &caps->cgroup_io : NULL;
 		struct rf_plan_reason *r = NULL;
 
 		lp->set = i == RF_LIMIT_SCRATCH ? l->scratch.set : v[i]->set;
@@ -413,6 +417,14 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 				       probe->detail);
 		if (probe && (!caps->cgroup_v2.ok || !probe->ok))
 			refuse_limit(plan, i, r);
+		if (i == RF_LIMIT_EGRESS)
+			add_gap(plan, RF_GAP_LIMITS_EGRESS_UNIX);
+		if (i == RF_LIMIT_DISK_WRITE)
+			add_gap(plan, RF_GAP_LIMITS_DISK_WRITEBACK);
+		/* the budget is the cgroup_skb egress program's */
+		if (i == RF_LIMIT_EGRESS && !caps->sock_addr.ok)
+			refuse_limit(plan, i, add_reason(plan, RF_CLASS_LIMITS, RF_WHY_NO_CONTROLLER,
+							 i, caps->sock_addr.detail));
 	}
 }
 

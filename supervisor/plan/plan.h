@@ -135,7 +135,17 @@ enum rf_plan_observed {
 	  "(BPF-LSM judges both)")                                                       \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
-	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")
+	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")   \
+	/* issue 22: what the ledger's budgets do not hold */                            \
+	X(LIMITS_EGRESS_UNIX, "limits.egress-unix", RF_CLASS_LIMITS,                     \
+	  "egress_bytes counts payload over IP (loopback included): bytes written to a "  \
+	  "unix socket whose peer is outside the sandbox are neither budgeted nor in "    \
+	  "the ledger (no cgroup_skb hook sees them)")                                  \
+	X(LIMITS_DISK_WRITEBACK, "limits.disk-writeback", RF_CLASS_LIMITS,               \
+	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
+	  "layer) every 100 ms: data still in the page cache is not counted until it "    \
+	  "is written back, so a run may dirty more than the limit before it is "        \
+	  "stopped; tmpfs writes are never disk writes")
 
 enum rf_gap {
 #define RF_GAP_ENUM_(n, id, c, what) RF_GAP_##n,

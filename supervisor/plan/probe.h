@@ -23,6 +23,8 @@ struct rf_caps {
 	/* The memory, pids and cpu controllers (index: enum rf_limit) are
 	 * available in that cgroup2 hierarchy (limits.c). */
 	struct rf_backend_probe cgroup_ctrl[RF_LIMIT_CPU + 1];
+	/* The io controller there: disk_write_mb reads the sandbox's io.stat. */
+	struct rf_backend_probe cgroup_io;
 	struct rf_backend_probe sock_addr;       /* connect4/6, sendmsg4/6, sock_create */
 	struct rf_backend_probe unix_sock_addr;  /* connect_unix/sendmsg_unix (6.7+) */
 	struct rf_backend_probe bpf_lsm;         /* an lsm/ program loaded and attached */

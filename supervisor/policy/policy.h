@@ -120,6 +120,7 @@ struct rf_scratch {
 struct rf_limits {
 	bool present;
 	struct rf_opt_u64 pids, memory_mb, cpu_percent, wall_seconds, output_bytes;
+	struct rf_opt_u64 egress_bytes, disk_write_mb;   /* issue 22: the ledger's budgets */
 	struct rf_scratch scratch;
 };
 

@@ -479,13 +479,16 @@ static int pol_parse_scratch(json_t *v, struct rf_scratch *sc, struct rf_error *
 static int pol_parse_limits(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "pids", "memory_mb", "cpu_percent",
-					     "wall_seconds", "output_bytes", "scratch", NULL };
+					     "wall_seconds", "output_bytes", "scratch",
+					     "egress_bytes", "disk_write_mb", NULL };
 	static const struct pol_uint_field fields[] = {
 		{ "pids", 1, POL_PIDS_MAX, offsetof(struct rf_limits, pids) },
 		{ "memory_mb", 1, POL_MEMORY_MB_MAX, offsetof(struct rf_limits, memory_mb) },
 		{ "cpu_percent", 1, POL_CPU_PERCENT_MAX, offsetof(struct rf_limits, cpu_percent) },
 		{ "wall_seconds", 1, 31536000ULL, offsetof(struct rf_limits, wall_seconds) },
 		{ "output_bytes", 1, 1ULL << 50, offsetof(struct rf_limits, output_bytes) },
+		{ "egress_bytes", 1, 1ULL << 50, offsetof(struct rf_limits, egress_bytes) },
+		{ "disk_write_mb", 1, 1ULL << 30, offsetof(struct rf_limits, disk_write_mb) },
 		{},
 	};
 	json_t *scratch;

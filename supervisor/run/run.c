@@ -146,6 +146,8 @@ static void limit_hit(struct sandbox *sb)
 	registry_note_limit(sb, ex);
 	trace__emit(sb->trace, "limit.exceeded", ex);
 	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
+	if (sb->lw.hit == RF_LIMIT_EGRESS)
+		flows__abort_sockets(sb);
 	sandbox_kill(sb);
 }
 
@@ -679,6 +681,13 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		note_pool(&note);
 		r->pool = note;
 	}
+	if (!err && (err = flows__start(sb))) {
+		flows__stop(sb);
+		sbmaps__remove(sb->enf, sb->cgid);
+		observe__free(&sb->obs);
+		return rf_error_set(&e->e, err, "refused", "the connection ledger: %s",
+				    strerror(-err));
+	}
 	if (err)
 		observe__free(&sb->obs);
 	if (err == -ENOSPC && map)
@@ -700,8 +709,10 @@ static void undo_maps(void *ctx)
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
 
-	if (!sb->keep_policy)
+	if (!sb->keep_policy) {
+		flows__stop(sb);
 		sbmaps__remove(sb->enf, sb->cgid);
+	}
 	observe__free(&sb->obs);
 }
 
@@ -1028,6 +1039,8 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	/* The DNS gate's counts: the sandbox is gone, so the gate stops here. */
 	if (ex && r->gate)
 		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
+	/* The ledger: each destination's network.flow, then the totals. */
+	flows__finish(sb, ex);
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
@@ -1082,8 +1095,9 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
 	/* A cap the cgroup itself held (an OOM kill of the group) is read
 	 * before the cgroup goes. */
-	if (sandbox_limits__check_cgroup(&r->sb.lw))
+	if (sandbox_limits__check_cgroup(&r->sb.lw) || flows__check(&r->sb))
 		limit_hit(&r->sb);
+	flows__settle(&r->sb);
 	/* A run a limit ended exits 137, whatever its first process did. */
 	if (!err && r->sb.lw.hit != RF_LIMIT_MAX)
 		r->status = 128 + SIGKILL;

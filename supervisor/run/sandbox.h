@@ -19,6 +19,7 @@
 #include "observe/observe.h"
 #include "plan/plan.h"
 #include "tty_relay.h"
+#include "flows.h"
 
 struct rf_enforcer;
 struct rf_net_entry;
@@ -56,6 +57,7 @@ struct sandbox {
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
 	struct rf_tty_relay tty;      /* the command's pty, where fds 0-2 hold a terminal */
+	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named

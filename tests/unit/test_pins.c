@@ -27,6 +27,7 @@
 /* Maps the objects keep to themselves: never pinned, never shared. */
 static const char *const private_maps[] = {
 	"rf_scratch_map",       /* net.bpf.c: per-CPU event scratch */
+	"rf_sk_flows",          /* net.bpf.c: the ledger's socket storage */
 	"rf_parent",            /* lsm.bpf.c: the ringfence cgroup, set at attach */
 	"rf_lsm_scratch_map",   /* lsm.bpf.c: task-local scratch */
 	"rf_fowners",           /* lsm.bpf.c: which sandbox set a file's owner */

@@ -67,6 +67,47 @@ static bool has_reason(const struct rf_plan *plan, enum rf_class c, enum rf_plan
 
 static void assert_note(const struct rf_plan *plan, enum rf_class c, const char *want);
 
+/* The ledger's budgets: egress_bytes is the cgroup_skb program's (with a
+ * gap for unix sockets), refused without the inet programs; disk_write_mb
+ * the supervisor's, refused without the io controller (this host). */
+static void planner_ledger_budgets(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+				   "\"limits\":{\"egress_bytes\":1000,\"disk_write_mb\":5}}");
+	struct rf_caps c = caps_host();
+	char text[RF_PLAN_REASON_LEN];
+	struct rf_plan plan;
+
+	(void)state;
+	snprintf(c.cgroup_io.detail, sizeof(c.cgroup_io.detail), "no io controller at /c");
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan.ok);
+	assert_true(plan.limits[RF_LIMIT_EGRESS].enforced);
+	assert_int_equal(plan.limits[RF_LIMIT_EGRESS].be, RF_BE_CGROUP_SOCK_ADDR);
+	assert_int_equal(plan.limits[RF_LIMIT_EGRESS].value, 1000);
+	assert_false(plan.limits[RF_LIMIT_DISK_WRITE].enforced);
+	assert_int_equal(plan.n_reasons, 1);
+	plan__reason_text(&plan, 0, text, sizeof(text));
+	assert_string_equal(text, "limits: disk_write_mb: supervisor cannot be enforced here: "
+			    "no io controller at /c; remove it to run without it");
+	assert_true(plan.gaps & (1ull << RF_GAP_LIMITS_EGRESS_UNIX));
+	/* with the controller both hold */
+	c.cgroup_io.ok = true;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_true(plan.limits[RF_LIMIT_DISK_WRITE].enforced);
+	assert_int_equal(plan.limits[RF_LIMIT_DISK_WRITE].be, RF_BE_SUPERVISOR);
+	assert_true(plan.gaps & (1ull << RF_GAP_LIMITS_DISK_WRITEBACK));
+	/* without the inet programs the budget cannot be held */
+	c.sock_addr.ok = false;
+	snprintf(c.sock_addr.detail, sizeof(c.sock_addr.detail), "no cgroup2 to attach to");
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan.ok);
+	assert_false(plan.limits[RF_LIMIT_EGRESS].enforced);
+	policy__free(p);
+}
+
 /* This host's hybrid cgroup2: wall clock, output and scratch are held by
  * the supervisor and tmpfs; memory, pids and cpu are refused, one reason
  * each, naming the missing controller. */
@@ -1269,6 +1310,7 @@ int main(void)
 		cmocka_unit_test(planner_text_every_refusal),
 		cmocka_unit_test(planner_text_refused_note_and_refusal_lines),
 		cmocka_unit_test(planner_limits_per_limit_backends),
+		cmocka_unit_test(planner_ledger_budgets),
 		cmocka_unit_test(planner_limits_refused_later),
 		cmocka_unit_test(planner_text_landlock_host),
 		cmocka_unit_test(planner_text_bpf_lsm_and_bare_kernels),

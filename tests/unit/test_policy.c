@@ -241,6 +241,12 @@ static const struct invalid_case invalid_cases[] = {
 	  "out of range (1-1125899906842624)" },
 	{ "limits_cpu_zero", HDR "'limits':{'cpu_percent':0}}", "$.limits.cpu_percent",
 	  "out of range (1-100000)" },
+	{ "limits_egress_zero", HDR "'limits':{'egress_bytes':0}}", "$.limits.egress_bytes",
+	  "out of range (1-1125899906842624)" },
+	{ "limits_egress_string", HDR "'limits':{'egress_bytes':'1M'}}", "$.limits.egress_bytes",
+	  "expected an integer" },
+	{ "limits_disk_too_big", HDR "'limits':{'disk_write_mb':1073741825}}",
+	  "$.limits.disk_write_mb", "out of range (1-1073741824)" },
 	{ "scratch_string", HDR "'limits':{'scratch':'/tmp'}}", "$.limits.scratch",
 	  "expected an object {\"path\": ..., \"size_mb\": ...}" },
 	{ "scratch_no_path", HDR "'limits':{'scratch':{'size_mb':1}}}", "$.limits.scratch",
@@ -442,6 +448,8 @@ static void sections(struct lines *l, const struct rf_policy *p)
 		     (unsigned long long)lim->scratch.size_mb);
 	else
 		line(l, "limits.scratch=unset");
+	opt(l, "limits.egress_bytes", &lim->egress_bytes);
+	opt(l, "limits.disk_write_mb", &lim->disk_write_mb);
 	line(l, "syscalls=%s", p->syscalls.present ? "present" : "absent");
 	line(l, "syscalls.n=%zu", p->syscalls.n_allow);
 	for (i = 0; i < p->syscalls.n_allow; i++)
@@ -550,6 +558,10 @@ static const struct valid_case valid_cases[] = {
 	  "limits=present\nlimits.pids=4194304\nlimits.memory_mb=16777216\n"
 	  "limits.cpu_percent=100000\nlimits.wall_seconds=31536000\n"
 	  "limits.output_bytes=1125899906842624\n", NULL },
+	{ "limits_ledger_budgets",
+	  HDR "'limits':{'egress_bytes':1125899906842624,'disk_write_mb':1}}",
+	  "limits.scratch=unset\nlimits.egress_bytes=1125899906842624\nlimits.disk_write_mb=1\n",
+	  NULL },
 	{ "limits_one", HDR "'limits':{'pids':1}}",
 	  "limits=present\nlimits.pids=1\nlimits.memory_mb=unset\nlimits.cpu_percent=unset\n"
 	  "limits.wall_seconds=unset\nlimits.output_bytes=unset\nlimits.scratch=unset\n", NULL },
