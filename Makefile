@@ -13,7 +13,7 @@ DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
         scdoc debhelper dpkg-dev fakeroot lintian bash-completion zsh fish bubblewrap bc \
-        firejail git libcurl4-openssl-dev rsyslog
+        firejail git libcurl4-openssl-dev rsyslog podman crun conmon
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -99,6 +99,9 @@ BINDIR    ?= $(PREFIX)/bin
 SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 DATADIR   ?= $(PREFIX)/share/ringfence
+# podman's and CRI-O's hooks directory (oci-hooks(5)): the OCI hook, for
+# containers annotated run.ringfence.policy only
+OCIHOOKSDIR ?= $(PREFIX)/share/containers/oci/hooks.d
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # zsh looks in site-functions under /usr/local, Debian's packages use
 # vendor-completions; fish reads vendor_completions.d under both.
@@ -220,7 +223,7 @@ $(BUILD)/man/%: man/%.scd
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LOGROTATEDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
-		$(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples \
+		$(DESTDIR)$(DATADIR)/schemas $(DESTDIR)$(DATADIR)/examples $(DESTDIR)$(OCIHOOKSDIR) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man,1 5 8)
 	install -m 0755 $(BUILD)/ringfence $(DESTDIR)$(BINDIR)/ringfence
 	install -m 0755 $(BUILD)/ringfence-monitor $(DESTDIR)$(SBINDIR)/ringfence-monitor
@@ -237,6 +240,9 @@ install: build
 		dist/systemd/ringfence-monitor.service > $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ringfence-monitor.service
 	install -m 0644 dist/logrotate/ringfence-monitor $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor
+	sed 's|/usr/bin/ringfence|$(BINDIR)/ringfence|' dist/oci/ringfence.json \
+		> $(DESTDIR)$(OCIHOOKSDIR)/ringfence.json
+	chmod 0644 $(DESTDIR)$(OCIHOOKSDIR)/ringfence.json
 	install -m 0644 schemas/*.schema.json $(DESTDIR)$(DATADIR)/schemas/
 	install -m 0644 schemas/examples/*.json schemas/examples/README.md $(DESTDIR)$(DATADIR)/examples/
 
@@ -247,7 +253,8 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/ringfence $(DESTDIR)$(BASHCOMPDIR)/ringfence-monitor \
 		$(DESTDIR)$(ZSHCOMPDIR)/_ringfence $(DESTDIR)$(ZSHCOMPDIR)/_ringfence-monitor \
 		$(DESTDIR)$(FISHCOMPDIR)/ringfence.fish $(DESTDIR)$(FISHCOMPDIR)/ringfence-monitor.fish \
-		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor
+		$(DESTDIR)$(UNITDIR)/ringfence-monitor.service $(DESTDIR)$(LOGROTATEDIR)/ringfence-monitor \
+		$(DESTDIR)$(OCIHOOKSDIR)/ringfence.json
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # ---- tests, by kind ----
@@ -328,6 +335,7 @@ hosttest: build $(HOST_BINS) $(TOOL_BINS)
 		RINGFENCE="$$b/ringfence" TOOLS="$$b/tests/tools" EXAMPLES="$$PWD/schemas/examples" $$t; done
 	@echo "== tests/host/test_trace_schema.sh"; tests/host/test_trace_schema.sh $(BUILD)
 	@echo "== tests/host/test_examples.sh"; tests/host/test_examples.sh $(BUILD)
+	@echo "== tests/host/test_oci.sh"; tests/host/test_oci.sh $(BUILD)
 
 # Guest suites tests/vm/guest/*.sh in a qemu (TCG) VM running Debian's cloud
 # kernels: 6.1 (BPF-LSM), 7.3 without BPF-LSM (Landlock + seccomp on a full
@@ -359,6 +367,7 @@ bench: deps
 		$(BUILD)/tests/bench/rf-tpfloor $(BUILD)/tests/bench/rf-flood $(TOOL_BINS) $(VM_TOOL_BINS)
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/rules.sh $(BUILD)
+	@tests/bench/ledger.sh $(BUILD)
 	@tests/bench/startup.sh $(BUILD)
 	@tests/bench/startup_waits.sh $(BUILD) both
 	@tests/bench/workloads.sh $(BUILD) both

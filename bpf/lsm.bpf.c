@@ -464,6 +464,28 @@ int BPF_PROG(rf_file_open, struct file *file, int ret)
 	return judge_file(sb, cgid, file, need, class, op);
 }
 
+static __always_inline bool loader_run(struct linux_binprm *bprm)
+{
+	char n[16] = {};
+
+	bpf_probe_read_kernel_str(n, sizeof(n), BPF_CORE_READ(bprm, file, f_path.dentry,
+							      d_name.name));
+	return rf_loader_name(n);
+}
+
+static __always_inline int loader_refusal(struct rf_sandbox *sb, __u64 cgid)
+{
+	struct rf_lsm_scratch *s = scratch();
+
+	if (!s)
+		return no_scratch(sb, RF_CLASS_EXEC);
+	ev_reset(s);
+	s->ev.op = RF_OP_EXEC;
+	s->ev.reason = RF_REASON_LOADER;
+	s->ev.need = RF_ACC_EXEC;
+	return decide(sb, cgid, &s->ev, RF_CLASS_EXEC);
+}
+
 SEC("lsm/bprm_check_security")
 int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
 {
@@ -480,6 +502,11 @@ int BPF_PROG(rf_bprm_check, struct linux_binprm *bprm, int ret)
 		return ret;
 	if (!(sb->flags & RF_SB_LSM_EXEC))
 		return 0;
+	/* `ld.so FILE` as the program: refused (mmap_file would judge FILE,
+	 * but the loader as a program is the same refusal on every backend);
+	 * as a PT_INTERP it is never bprm->file. */
+	if (loader_run(bprm))
+		return verdict(loader_refusal(sb, cgid));
 	return judge_file(sb, cgid, bprm->file, RF_ACC_EXEC, RF_CLASS_EXEC, RF_OP_EXEC);
 }
 
@@ -1000,6 +1027,33 @@ int BPF_PROG(rf_task_alloc, struct task_struct *task, unsigned long clone_flags,
  * abstract one by its name. 0 (allowed), or an rf_reason; an unnamed
  * peer (socketpair) has nothing to judge.
  */
+/*
+ * Identity: the socket must be named by the policy as it was bound, not
+ * only as it is named now. A rename of the socket (or of a directory
+ * above it) onto an allowed name leaves its inode's path allowed but its
+ * bound address (the absolute sun_path given to bind) where it was. A
+ * relative bound address says nothing without the binder's cwd: the
+ * resolved path alone judges it. Into s->ukey; 0 or an rf_reason.
+ */
+static __always_inline __u32 check_bound_name(struct rf_lsm_scratch *s,
+					      struct unix_address *addr, __u64 cgid, __u32 *n)
+{
+	__u8 *d = s->ukey.data;
+	bool abstract;
+	int alen;
+	__u32 len;
+
+	alen = BPF_CORE_READ(addr, len);
+	len = alen > 2 ? alen - 2 : 0;  /* bytes of sun_path */
+	if (len > RF_UNIX_PATH_MAX)
+		len = RF_UNIX_PATH_MAX;
+	__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
+	bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, &addr->name[0].sun_path);
+	if (!len || d[1] != '/')
+		return 0;
+	return unix_lookup(&s->ukey, &s->scan, cgid, len, n, &abstract);
+}
+
 static __always_inline int check_peer(struct rf_sandbox *sb, __u64 cgid, struct sock *other,
 				      __u32 type, __u32 op)
 {
@@ -1031,6 +1085,8 @@ static __always_inline int check_peer(struct rf_sandbox *sb, __u64 cgid, struct 
 		if (!reason) {
 			bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, s->key.path);
 			reason = unix_lookup(&s->ukey, &s->scan, cgid, len, &n, &abstract);
+			if (!reason)
+				reason = check_bound_name(s, addr, cgid, &n);
 		} else if (len <= RF_UNIX_PATH_MAX - 1) {
 			bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, s->key.path);
 			n = len;

@@ -13,6 +13,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_core_read.h>
 #include "rf_common.bpf.h"
+#include "rf_ledger.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -346,17 +347,20 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
 }
 
 /*
- * The gate's own decisions (a refused name, a dropped answer) on the
- * monitor's decision stream: the supervisor runs this program with
- * BPF_PROG_TEST_RUN, the record as its context (a ring buffer has no
- * user-space producer). Only for a live sandbox; never counted in
- * rf_sandbox.denials and never a sample (the trace has dns.deny).
+ * The gate's own records on the monitor's stream: the supervisor runs
+ * this program with BPF_PROG_TEST_RUN, the record as its context (a ring
+ * buffer has no user-space producer). Two kinds, of one size: a decision
+ * (a refused name, a dropped answer: never counted in rf_sandbox.denials
+ * and never a sample, the trace has dns.deny), or, kind RF_EV_DNS, an
+ * rf_dns_record of every query (the monitor's DNS Activity stream). Only
+ * for a live sandbox; a full ring buffer is counted (RINGBUF_LOST).
  */
 SEC("syscall")
 int rf_dns_note(struct rf_event *ctx)
 {
 	struct rf_event *rb;
 	__u64 cgid = ctx->cgroup_id;
+	__u32 kind = ctx->kind;
 
 	if (!bpf_map_lookup_elem(&rf_sandboxes, &cgid))
 		return -2;  /* -ENOENT */
@@ -368,6 +372,11 @@ int rf_dns_note(struct rf_event *ctx)
 	__builtin_memcpy(rb, ctx, sizeof(*rb));
 	rb->ts_boot_ns = bpf_ktime_get_boot_ns();
 	rb->cgroup_id = cgid;
+	if (kind == RF_EV_DNS) {
+		rb->kind = RF_EV_DNS;
+		bpf_ringbuf_submit(rb, 0);
+		return 0;
+	}
 	rb->kind = RF_EV_DECISION;
 	rb->class = RF_CLASS_NET;
 	rb->op = RF_OP_DNS_QUERY;
@@ -543,12 +552,20 @@ int rf_sendmsg_unix(struct bpf_sock_addr *ctx)
 
 static __always_inline struct rf_sandbox *skb_sandbox(struct __sk_buff *skb, __u64 *ret_cgid)
 {
+	__u64 own = bpf_skb_cgroup_id(skb);
 	struct rf_sandbox *sb;
 
+	/* the socket is in its sandbox's cgroup itself, almost always: one
+	 * lookup per packet */
+	sb = own ? bpf_map_lookup_elem(&rf_sandboxes, &own) : NULL;
+	if (sb) {
+		*ret_cgid = own;
+		return sb;
+	}
 	for (int lvl = 1; lvl < RF_MAX_LEVEL; lvl++) {
 		__u64 cgid = bpf_skb_ancestor_cgroup_id(skb, lvl);
 
-		if (!cgid)
+		if (!cgid || cgid == own)
 			break;
 		sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
 		if (sb) {
@@ -591,18 +608,20 @@ int rf_egress(struct __sk_buff *skb)
 	__u8 b;
 
 	sb = skb_sandbox(skb, &cgid);
-	if (!sb || (sb->flags & RF_SB_NET_UNRESTRICTED))
+	if (!sb)
 		return ALLOW;
+	if (sb->flags & RF_SB_NET_UNRESTRICTED)
+		return ledger_count(skb, cgid, true);
 	if (skb->protocol == bpf_htons(RF_ETH_P_IPV6)) {
 		if (!ipv6_routed(skb))
-			return ALLOW;
+			return ledger_count(skb, cgid, true);
 		what = RF_NEXTHDR_ROUTING;
 	} else if (skb->protocol == bpf_htons(RF_ETH_P_IP)) {
 		if (bpf_skb_load_bytes(skb, 0, &b, 1) == 0 && (b & 0xf) <= 5)
-			return ALLOW;
+			return ledger_count(skb, cgid, true);
 		what = 0x10000 | RF_ETH_P_IP;  /* IPv4 with options */
 	} else {
-		return ALLOW;
+		return ALLOW;  /* neither IPv4 nor IPv6: nothing to count */
 	}
 	s = scratch();
 	if (!s)
@@ -611,4 +630,16 @@ int rf_egress(struct __sk_buff *skb)
 	s->ev.reason = RF_REASON_BOUNDARY;
 	s->ev.arg = what;
 	return decide_as(sb, cgid, &s->ev, RF_CLASS_PROCESS, false);
+}
+
+/* Issue 22: the ledger's receiving side (egress counts in rf_egress). */
+SEC("cgroup_skb/ingress")
+int rf_ingress(struct __sk_buff *skb)
+{
+	__u64 cgid = 0;
+
+	if (!skb_sandbox(skb, &cgid))
+		return ALLOW;
+	ledger_count(skb, cgid, false);
+	return ALLOW;
 }

@@ -33,6 +33,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define EPERM 1
 #define EACCES 13
+#define EROFS 30
 #define AT_FDCWD -100
 
 /* Which syscalls to watch and what to keep of them: user space fills it
@@ -347,7 +348,9 @@ static __always_inline int path_exit(__u32 nr, long ret)
 {
 	struct rf_obs_task *t = task_scratch(false);
 	struct rf_sandbox *sb;
-	bool denied = ret == -EACCES || ret == -EPERM;
+	/* EROFS: the read-only mount tree of a Landlock sandbox with write
+	 * rules (plan.install.ro_tree) answers writes outside them first */
+	bool denied = ret == -EACCES || ret == -EPERM || ret == -EROFS;
 	bool exec_done;
 	__u64 cgid;
 
@@ -413,6 +416,40 @@ int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
 	if (d->path)
 		return path_exit(nr, ret);
 	return ret == -EPERM ? boundary_exit(regs, d, nr) : 0;
+}
+
+/*
+ * exec.loader: the dynamic loader run as the program (`ld.so FILE`) maps
+ * FILE itself, past Landlock's execute right, which judges execve only.
+ * Killed before its first instruction, as Tetragon enforces it. As a
+ * program's interpreter (PT_INTERP) it is never bprm->file: that stays
+ * allowed. Known by its name (rf_loader_name).
+ */
+#define RF_SIGKILL 9
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(rf_obs_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct rf_obs_task *t;
+	struct rf_sandbox *sb;
+	const unsigned char *name;
+	__u64 cgid;
+	long n;
+
+	t = observed_task(RF_SB_OBSERVE_LOADER, &sb, &cgid);
+	if (!t)
+		return 0;
+	name = BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name);
+	n = bpf_probe_read_kernel_str(t->ev.path, sizeof(t->ev.path), name);
+	if (n <= 0 || !rf_loader_name((const char *)t->ev.path))
+		return 0;
+	t->ev.path_len = n - 1;
+	t->ev.op = RF_OP_EXEC;
+	t->ev.reason = RF_REASON_LOADER;
+	t->ev.need = RF_ACC_EXEC;
+	if (decide(sb, cgid, &t->ev, RF_CLASS_EXEC) == DENY)
+		bpf_send_signal(RF_SIGKILL);
+	return 0;
 }
 
 /* The record rf_obs_verdict works on: too large for the stack next to

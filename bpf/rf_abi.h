@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 6
+#define RF_ABI_VERSION 8
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -187,12 +187,14 @@ enum rf_verdict {
 	X(DNS_NAME, 10, "name-not-allowed")     /* no network.connect name matches */   \
 	X(DNS_REBIND, 11, "private-address-for-name") /* an allowed name answered with  \
 						 * loopback, link-local, metadata or a  \
-						 * private range (dropped) */
+						 * private range (dropped) */ \
+	X(LOADER, 12, "dynamic-loader-as-program") /* the ELF loader run as the   \
+						 * program (`ld.so FILE`): killed */
 
 #define RF_REASON_ENUM_(name, value, str) RF_REASON_##name = value,
 enum rf_reason {
 	RF_REASONS(RF_REASON_ENUM_)
-	RF_REASON_MAX = 12,
+	RF_REASON_MAX = 13,
 };
 
 /* rf_paths value and rf_event.need/have: access bits. */
@@ -219,6 +221,9 @@ enum rf_sandbox_flags {
 	RF_SB_OBSERVE_PATHS = 1u << 7,   /* path syscalls failing EACCES/EPERM (Landlock) */
 	RF_SB_OBSERVE_BOUNDARY = 1u << 8,/* the seccomp boundary's syscalls failing EPERM */
 	RF_SB_OBSERVE_ACCESS = 1u << 9,  /* audit: path syscalls that succeeded, too */
+	/* exec on Landlock: a program that is the dynamic loader itself is
+	 * killed at exec (sched_process_exec), a real decision, not inferred */
+	RF_SB_OBSERVE_LOADER = 1u << 10,
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */
@@ -347,7 +352,8 @@ struct rf_sample_key {
 };
 
 enum rf_event_kind {
-	RF_EV_DECISION = 1,
+	RF_EV_DECISION = 1,     /* struct rf_event */
+	RF_EV_DNS = 2,          /* struct rf_dns_record (the DNS gate, every query) */
 };
 
 /* One recorded decision: a sample in rf_samples and a ring-buffer record. */
@@ -412,12 +418,125 @@ struct rf_dns_gate {
 	__u8 addr6[16];                 /* IPv6 listener */
 };
 
+/* What the gate did with one query (rf_dns_record.verdict). */
+enum rf_dns_verdict {
+	RF_DNS_ANSWERED = 1,            /* forwarded, the upstream's answer relayed */
+	RF_DNS_REFUSED = 2,             /* no network.connect name allows it: REFUSED */
+	RF_DNS_FAILED = 3,              /* SERVFAIL/FORMERR of the gate's own (overload,
+					 * no upstream answered, a malformed question) */
+	RF_DNS_AUDITED = 4,             /* audit mode: no entry allows it, forwarded */
+	RF_DNS_VERDICT_MAX = 5,
+};
+
+#define RF_DNS_RECORD_NAME_LEN 256      /* a DNS name is at most 253 characters */
+#define RF_DNS_NO_SUFFIX 0xffff         /* rf_dns_record.suffix_off: no entry matched */
+
+/*
+ * One query the DNS gate answered or refused, on the pinned events ring
+ * buffer (kind RF_EV_DNS) through rf_dns_note, for ringfence-monitor's
+ * DNS Activity stream and its tunnelling detector. The header (time,
+ * cgroup, seq, kind) sits where rf_event's does, and the record is exactly
+ * as large, so rf_dns_note carries both kinds with one context size.
+ */
+struct rf_dns_record {
+	__u64 ts_boot_ns;               /* set by rf_dns_note */
+	__u64 cgroup_id;
+	__u64 seq;                      /* the gate's query number in this run */
+	__u32 kind;                     /* RF_EV_DNS */
+	__u32 pid;                      /* the supervisor (its gate thread answers) */
+	__u32 verdict;                  /* enum rf_dns_verdict */
+	__u32 reason;                   /* enum rf_reason: REFUSED (DNS_NAME), or
+					 * DNS_REBIND when private answers were dropped */
+	__u16 qtype;                    /* the question's type (1 A, 28 AAAA, ...) */
+	__u16 rcode;                    /* the reply's rcode as the client got it */
+	__u16 protocol;                 /* IPPROTO_UDP, IPPROTO_TCP (the client's) */
+	__u16 name_len;                 /* bytes of name[] used */
+	__u16 suffix_off;               /* name + suffix_off: the name of the entry that
+					 * matched ("*.example.com" -> "example.com");
+					 * RF_DNS_NO_SUFFIX: none */
+	__u16 family;                   /* of addr: AF_INET, AF_INET6, 0 (no address) */
+	__u16 n_granted;                /* addresses the answer opened */
+	__u16 n_dropped;                /* private addresses dropped (rebinding) */
+	__u32 ttl;                      /* of the first granted address (s) */
+	__u32 latency_us;               /* query received -> reply sent */
+	__u8 addr[16];                  /* the first granted address, network order */
+	char name[RF_DNS_RECORD_NAME_LEN]; /* the question, lower case, no trailing dot */
+	__u8 _reserved[40];             /* to rf_event's size: zero */
+};
+
 /* rf_dns_orig: socket cookie -> the destination the client wrote. */
 struct rf_dns_orig {
 	__u8 addr[16];                  /* IPv4 in addr[0..3]; for IPv6 sockets as written */
 	__u16 port;                     /* host byte order */
 	__u16 family;                   /* AF_INET, AF_INET6 */
 	__u32 _pad;
+};
+
+/* ====================================================================
+ * The connection ledger (net.bpf.c's cgroup_skb programs, issue 22): per
+ * sandbox, per destination, what was allowed to pass, counted in payload
+ * bytes (IP packet length minus its IP and TCP/UDP headers; TCP counts a
+ * sequence number once, so retransmissions are not counted twice). Read
+ * and deleted by the supervisor at the end of the run, read by the monitor
+ * while it runs.
+ * ==================================================================== */
+
+/* struct rf_flow_key.flags */
+enum rf_flow_flags {
+	RF_FLOW_INBOUND = 1u << 0,      /* accepted (TCP) or received first (UDP): port is
+					 * the sandbox's own, addr the peer's */
+	RF_FLOW_LOOPBACK = 1u << 1,     /* 127/8, ::1, ::ffff:127/104 */
+};
+
+/* rf_flows key: one destination of one sandbox. */
+struct rf_flow_key {
+	__u64 cgroup_id;
+	__u8 addr[16];                  /* network byte order; IPv4 in addr[0..3] */
+	__u16 port;                     /* host byte order */
+	__u8 family;                    /* AF_INET, AF_INET6 */
+	__u8 proto;                     /* IPPROTO_TCP, IPPROTO_UDP */
+	__u32 flags;                    /* enum rf_flow_flags */
+};
+
+/* rf_flows value: atomics, bumped by the programs. */
+struct rf_flow {
+	__u64 connections;              /* TCP: sockets; UDP: a socket's first datagram
+					 * to or from this peer */
+	__u64 bytes_sent;
+	__u64 bytes_received;
+	__u64 first_ns;                 /* bpf_ktime_get_boot_ns() */
+	__u64 last_ns;
+};
+
+/* struct rf_ledger.flags */
+enum rf_ledger_flags {
+	RF_LEDGER_EXCEEDED = 1u << 0,   /* a send was dropped: egress_budget reached */
+};
+
+/* rf_ledger: sandbox cgroup id -> its totals (exact whatever rf_flows
+ * could hold) and its egress budget. Made by the supervisor before the
+ * command runs; a sandbox without one is not counted. */
+struct rf_ledger {
+	__u64 egress_budget;            /* payload bytes it may send over IP; 0: none */
+	__u64 bytes_sent;
+	__u64 bytes_received;
+	__u64 flows_lost;               /* packets counted in the totals only: rf_flows full */
+	__u64 dropped_bytes;            /* payload refused by the budget (retries included) */
+	__u32 flags;                    /* enum rf_ledger_flags */
+	__u32 _pad;
+};
+
+/* rf_flow_names: which name the DNS gate opened an address for. */
+#define RF_FLOW_NAME_LEN 256
+struct rf_flow_name_key {
+	__u64 cgroup_id;
+	__u8 addr[16];
+	__u32 family;
+	__u32 _pad;
+};
+
+struct rf_flow_name {
+	char name[RF_FLOW_NAME_LEN];    /* NUL-terminated; the name the gate answered */
 };
 
 /* ====================================================================
@@ -643,9 +762,23 @@ RF_ABI_SIZE(rf_sb_slot, 8);
 RF_ABI_SIZE(rf_dns_gate, 24);
 RF_ABI_OFF(rf_dns_gate, addr6, 8);
 RF_ABI_SIZE(rf_dns_orig, 24);
+/* rf_dns_record: rf_event's header and size (rf_dns_note copies either). */
+RF_ABI_OFF(rf_dns_record, seq, 16);
+RF_ABI_OFF(rf_dns_record, kind, 24);
+RF_ABI_OFF(rf_dns_record, addr, 64);
+RF_ABI_OFF(rf_dns_record, name, 80);
+RF_ABI_SIZE(rf_dns_record, 80 + RF_DNS_RECORD_NAME_LEN + 40);
+_Static_assert(sizeof(struct rf_dns_record) == sizeof(struct rf_event),
+	       "rf_dns_record: rf_event's size");
 
 RF_ABI_OFF(rf_meta, build_id, 8);
 RF_ABI_SIZE(rf_meta, 8 + 32);
+
+RF_ABI_SIZE(rf_flow_key, 32);
+RF_ABI_OFF(rf_flow_key, port, 24);
+RF_ABI_SIZE(rf_flow, 40);
+RF_ABI_SIZE(rf_ledger, 48);
+RF_ABI_SIZE(rf_flow_name_key, 32);
 
 /* ringfence-monitor */
 RF_ABI_OFF(rf_mon_acct, seen, 72);

@@ -152,6 +152,24 @@ static __always_inline int decide(struct rf_sandbox *sb, __u64 cgid,
 }
 
 /*
+ * The dynamic loader, by the name of the file run (ld-linux*, ld-musl-*,
+ * ld.so): run as the program it maps any readable file executable. A copy
+ * under another name needs a directory both writable and executable, where
+ * the exec rules allow any code already. n: at least 8 readable bytes.
+ */
+static __always_inline bool rf_loader_name(const char *n)
+{
+	if (n[0] != 'l' || n[1] != 'd')
+		return false;
+	if (n[2] == '.' && n[3] == 's' && n[4] == 'o' && !n[5])
+		return true;
+	if (n[2] != '-')
+		return false;
+	return (n[3] == 'l' && n[4] == 'i' && n[5] == 'n' && n[6] == 'u' && n[7] == 'x') ||
+	       (n[3] == 'm' && n[4] == 'u' && n[5] == 's' && n[6] == 'l' && n[7] == '-');
+}
+
+/*
  * The unix LPM key of a name, shared by both backends so they agree:
  * kind byte, name bytes, 0 terminator.
  *

@@ -101,6 +101,8 @@ static const char *const limit_names[] = {
 	[RF_LIMIT_WALL] = "wall_seconds",
 	[RF_LIMIT_OUTPUT] = "output_bytes",
 	[RF_LIMIT_SCRATCH] = "scratch",
+	[RF_LIMIT_EGRESS] = "egress_bytes",
+	[RF_LIMIT_DISK_WRITE] = "disk_write_mb",
 };
 COVERS(limit_names, RF_LIMIT_MAX);
 

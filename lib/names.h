@@ -35,6 +35,8 @@ enum rf_limit {
 	RF_LIMIT_WALL,            /* wall_seconds */
 	RF_LIMIT_OUTPUT,          /* output_bytes */
 	RF_LIMIT_SCRATCH,         /* scratch (size_mb) */
+	RF_LIMIT_EGRESS,          /* egress_bytes: the ledger's budget (cgroup_skb) */
+	RF_LIMIT_DISK_WRITE,      /* disk_write_mb: cgroup v2 io.stat, watched */
 	RF_LIMIT_MAX,
 };
 

@@ -7,5 +7,8 @@
 #define RF_PIN_DIR "/sys/fs/bpf/ringfence"
 #define RF_RUN_DIR "/run/ringfence"
 #define RF_REGISTRY_DIR RF_RUN_DIR "/sandboxes"
+/* ringfence-monitor's actions on sandboxes (monitor.on_alert), one file
+ * each, read by their supervisors (lib/monaction.h) */
+#define RF_ACTIONS_DIR RF_RUN_DIR "/actions"
 
 #endif

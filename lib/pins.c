@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The pinned set's tables (from the lists in pins.h) and the access both
  * binaries share: pin paths, opening maps, the meta/ABI check. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,19 +26,89 @@ const struct rf_pin_link_def rf_pin_links[] = { RF_PIN_LINKS(RF_PIN_LINK_DEF_) }
 _Static_assert(sizeof(rf_pin_links) / sizeof(rf_pin_links[0]) == RF_PIN_LINK_MAX,
 	       "rf_pin_links covers enum rf_pin_link");
 
+/* The selected set: "" (the legacy set) until rf_pins__select. */
+static char selected[RF_PIN_SET_LEN];
+static char selected_dir[sizeof(RF_PIN_DIR) + RF_PIN_SET_LEN];
+
+void rf_pins__set_name(const uint8_t id[32], char ret_name[RF_PIN_SET_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < RF_PIN_SET_HEX / 2; i++)
+		snprintf(ret_name + 2 * i, 3, "%02x", id[i]);
+}
+
+int rf_pins__select(const char *name)
+{
+	if (!rf_pins__set_valid(name))
+		return -EINVAL;
+	snprintf(selected, sizeof(selected), "%s", name);
+	rf_pins__set_dir(name, selected_dir, sizeof(selected_dir));
+	return 0;
+}
+
+const char *rf_pins__selected(void)
+{
+	return selected;
+}
+
+const char *rf_pins__dir(void)
+{
+	return selected_dir[0] ? selected_dir : RF_PIN_DIR;
+}
+
+const char *rf_pins__set_dir(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, name[0] ? RF_PIN_DIR "/%s" : RF_PIN_DIR "%s", name);
+	return buf;
+}
+
+int rf_pins__each_set(int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+	bool legacy = false;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type != DT_DIR)
+			legacy = true;  /* a flat pin: a build before sets */
+		else if (rf_pins__set_valid(de->d_name) && de->d_name[0])
+			ret = fn(de->d_name, ctx);
+	}
+	closedir(d);
+	return !ret && legacy ? fn("", ctx) : ret;
+}
+
+const char *rf_pins__live_lock(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, name[0] ? "live-%s.lock" : "live.lock", name);
+	return buf;
+}
+
 const char *rf_pins__path(const char *pin, char *buf, size_t len)
 {
-	snprintf(buf, len, RF_PIN_DIR "/%s", pin);
+	snprintf(buf, len, "%s/%s", rf_pins__dir(), pin);
 	return buf;
+}
+
+int rf_pins__get_in(const char *set, const char *pin)
+{
+	char dir[256], path[320];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", rf_pins__set_dir(set, dir, sizeof(dir)), pin);
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
 }
 
 int rf_pins__get(const char *pin)
 {
-	char path[256];
-	int fd;
-
-	fd = bpf_obj_get(rf_pins__path(pin, path, sizeof(path)));
-	return fd < 0 ? -errno : fd;
+	return rf_pins__get_in(selected, pin);
 }
 
 int rf_pins__open_map(enum rf_pin_map m)
@@ -70,10 +141,15 @@ uint32_t rf_pins__pinned_id(enum rf_pin_map m)
 
 int rf_pins__read_meta(struct rf_meta *ret_meta)
 {
+	return rf_pins__read_meta_in(selected, ret_meta);
+}
+
+int rf_pins__read_meta_in(const char *set, struct rf_meta *ret_meta)
+{
 	__u32 zero = 0;
 	int fd, err = 0;
 
-	fd = rf_pins__open_map(RF_PIN_META);
+	fd = rf_pins__get_in(set, rf_pin_maps[RF_PIN_META].pin);
 	if (fd < 0)
 		return fd;
 	if (bpf_map_lookup_elem(fd, &zero, ret_meta))
@@ -86,6 +162,11 @@ int rf_pins__read_meta(struct rf_meta *ret_meta)
 
 int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX])
 {
+	return rf_pins__open_maps_in(selected, features, fds);
+}
+
+int rf_pins__open_maps_in(const char *set, uint32_t features, int fds[RF_PIN_MAP_MAX])
+{
 	size_t i;
 
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
@@ -95,7 +176,7 @@ int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX])
 		    ((rf_pin_maps[i].flags & RF_PINF_LSM) && !(features & RF_FEAT_LSM)) ||
 		    ((rf_pin_maps[i].flags & RF_PINF_OBSERVE) && !(features & RF_FEAT_OBSERVE)))
 			continue;
-		fds[i] = rf_pins__open_map((enum rf_pin_map)i);
+		fds[i] = rf_pins__get_in(set, rf_pin_maps[i].pin);
 		if (fds[i] < 0) {
 			int err = fds[i];
 

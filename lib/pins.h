@@ -9,6 +9,7 @@
 #ifndef RF_PINS_H
 #define RF_PINS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "rf_abi.h"
@@ -52,6 +53,11 @@
 	  sizeof(struct rf_sample_key), offsetof(struct rf_sample_key, cgroup_id))      \
 	X(DNS_GATES, "dns_gates", "rf_dns_gates", 0, sizeof(__u64), 0)                 \
 	X(DNS_ORIG, "dns_orig", "rf_dns_orig", 0, 0, 0)                                 \
+	X(LEDGER, "ledger", "rf_ledger", 0, sizeof(__u64), 0)                           \
+	X(FLOWS, "flows", "rf_flows", 0, sizeof(struct rf_flow_key),                    \
+	  offsetof(struct rf_flow_key, cgroup_id))                                      \
+	X(FLOW_NAMES, "flow_names", "rf_flow_names", 0, sizeof(struct rf_flow_name_key), \
+	  offsetof(struct rf_flow_name_key, cgroup_id))                                 \
 	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
 
 #define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,
@@ -77,6 +83,7 @@ enum rf_pin_map {
 	X(SOCK_CREATE, "link_sock_create", "rf_sock_create", BPF_CGROUP_INET_SOCK_CREATE,     \
 	  RF_FEAT_INET)                                                                       \
 	X(EGRESS, "link_egress", "rf_egress", BPF_CGROUP_INET_EGRESS, RF_FEAT_INET)          \
+	X(INGRESS, "link_ingress", "rf_ingress", BPF_CGROUP_INET_INGRESS, RF_FEAT_INET)       \
 	X(CONNECT_UNIX, "link_connect_unix", "rf_connect_unix", RF_ATTACH_CGROUP_UNIX_CONNECT, \
 	  RF_FEAT_UNIX)                                                                       \
 	X(SENDMSG_UNIX, "link_sendmsg_unix", "rf_sendmsg_unix", RF_ATTACH_CGROUP_UNIX_SENDMSG, \
@@ -106,7 +113,7 @@ enum rf_pin_link {
 #define RF_PIN_DNS_NOTE "prog_dns_note"
 
 struct rf_pin_map_def {
-	const char *pin;          /* file under RF_PIN_DIR */
+	const char *pin;          /* file in a set's directory */
 	const char *bpf_name;     /* the map's name in the BPF source and skeleton */
 	unsigned int flags;       /* RF_PINF_* */
 	size_t key_size;          /* per-sandbox keys: their size (0: not per sandbox) */
@@ -114,7 +121,7 @@ struct rf_pin_map_def {
 };
 
 struct rf_pin_link_def {
-	const char *pin;          /* file under RF_PIN_DIR */
+	const char *pin;          /* file in a set's directory */
 	const char *prog;         /* the program's name in net.bpf.c */
 	int attach_type;          /* enum bpf_attach_type */
 	uint32_t feature;         /* RF_FEAT_* */
@@ -123,28 +130,75 @@ struct rf_pin_link_def {
 extern const struct rf_pin_map_def rf_pin_maps[RF_PIN_MAP_MAX];
 extern const struct rf_pin_link_def rf_pin_links[RF_PIN_LINK_MAX];
 
-/* RF_PIN_DIR "/" pin into buf; returns buf. */
+/*
+ * Sets: each build's programs and maps live in a directory of their own,
+ * RF_PIN_DIR/<set>, <set> the first RF_PIN_SET_HEX hex digits of its build
+ * id, so a new build loads its set beside an old one whose sandboxes are
+ * still live. Builds before sets pinned flat into RF_PIN_DIR: the legacy
+ * set (name ""), found and unloaded, never loaded. The functions below act
+ * on the selected set (rf_pins__select; the supervisor selects its own
+ * build's before main, the monitor each set it follows in turn).
+ */
+#define RF_PIN_SET_HEX 16
+#define RF_PIN_SET_LEN (RF_PIN_SET_HEX + 1)
+
+/* The set name of a build id. */
+void rf_pins__set_name(const uint8_t id[32], char ret_name[RF_PIN_SET_LEN]);
+/* A set name: RF_PIN_SET_HEX lowercase hex digits ("" is the legacy set).
+ * Inline: the registry checks names with it and links no libbpf. */
+static inline bool rf_pins__set_valid(const char *name)
+{
+	int i;
+
+	if (!name[0])
+		return true;
+	for (i = 0; i < RF_PIN_SET_HEX; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	return name[i] == '\0';
+}
+/* Select the set the functions below act on: 0, or -EINVAL (name invalid). */
+int rf_pins__select(const char *name);
+/* The selected set's name and directory (RF_PIN_DIR for the legacy set). */
+const char *rf_pins__selected(void);
+const char *rf_pins__dir(void);
+/* RF_PIN_DIR/name into buf; returns buf. */
+const char *rf_pins__set_dir(const char *name, char *buf, size_t len);
+/* Every set directory under RF_PIN_DIR, and the legacy set when a flat
+ * pin is there: fn(name, ctx) until it returns non-zero (returned).
+ * 0 when RF_PIN_DIR does not exist. */
+int rf_pins__each_set(int (*fn)(const char *name, void *ctx), void *ctx);
+/* The run-directory lock a supervisor holds shared while it uses a set:
+ * "live-<set>.lock" ("live.lock" for the legacy set, as those builds
+ * named it). */
+const char *rf_pins__live_lock(const char *name, char *buf, size_t len);
+
+/* The selected set's directory "/" pin into buf; returns buf. */
 const char *rf_pins__path(const char *pin, char *buf, size_t len);
 
-/* bpf_obj_get of RF_PIN_DIR/pin: an fd (O_CLOEXEC), or -errno (-ENOENT:
- * not pinned). */
+/* bpf_obj_get of the selected set's pin: an fd (O_CLOEXEC), or -errno
+ * (-ENOENT: not pinned). */
 int rf_pins__get(const char *pin);
+/* The same in the set named set (not the selected one). */
+int rf_pins__get_in(const char *set, const char *pin);
 int rf_pins__open_map(enum rf_pin_map m);
 
 /* The kernel's id of a map fd (0 on error); of a pinned map (0: none). */
 uint32_t rf_pins__map_id(int fd);
 uint32_t rf_pins__pinned_id(enum rf_pin_map m);
 
-/* Read rf_meta of the pinned set: 0; -ENOENT nothing pinned; -ESTALE
+/* Read rf_meta of the selected set: 0; -ENOENT nothing pinned; -ESTALE
  * pinned by another ABI (ret_meta filled anyway); or -errno. The build id
  * is the supervisor's to compare: only it embeds the BPF objects. */
 int rf_pins__read_meta(struct rf_meta *ret_meta);
+int rf_pins__read_meta_in(const char *set, struct rf_meta *ret_meta);
 
 /* Open the pinned maps of a set with these features into fds: all but
  * meta, the LSM object's only with RF_FEAT_LSM, the observe object's only
  * with RF_FEAT_OBSERVE; -1 where not opened.
  * 0, or -errno with every fd closed again. */
 int rf_pins__open_maps(uint32_t features, int fds[RF_PIN_MAP_MAX]);
+int rf_pins__open_maps_in(const char *set, uint32_t features, int fds[RF_PIN_MAP_MAX]);
 /* Close what is open and set -1 (NULL is allowed). */
 void rf_pins__close_maps(int fds[RF_PIN_MAP_MAX]);
 

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "pins.h"
 #include "registry.h"
 
 uint64_t registry__proc_start(pid_t pid)
@@ -92,7 +93,37 @@ json_t *registry__monitor_to_json(const struct rf_reg_monitor *m)
 	opt_u64_put(o, "cpu_percent", &m->cpu_percent);
 	opt_u64_put(o, "memory_mb", &m->memory_mb);
 	opt_u64_put(o, "pids", &m->pids);
+	if (m->dns_names_count.set)
+		json_object_set_new(o, "dns_names",
+			json_pack("{s:o, s:o}", "count", u64_json(m->dns_names_count.v),
+				  "window_ms", u64_json(m->dns_names_window_ms.v)));
+	opt_u64_put(o, "dns_label_len", &m->dns_label_len);
+	opt_u64_put(o, "disk_write_mb", &m->disk_write_mb);
+	if (m->has_exec) {
+		json_t *a = json_array();
+		size_t i;
+
+		for (i = 0; a && i < m->n_exec; i++)
+			json_array_append_new(a, json_string(m->exec[i]));
+		json_object_set_new(o, "exec", a);
+	}
+	if (m->on_alert[0])
+		json_object_set_new(o, "on_alert", json_string(m->on_alert));
 	return o;
+}
+
+void registry__monitor_clear(struct rf_reg_monitor *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; m->exec && i < m->n_exec; i++)
+		free(m->exec[i]);
+	free(m->exec);
+	m->exec = NULL;
+	m->n_exec = 0;
+	m->has_exec = false;
 }
 
 /* Every key of object o through fn: -EINVAL when o is not an object or fn
@@ -124,10 +155,67 @@ static int burst_key(void *ctx, const char *k, json_t *v)
 	return -EINVAL;
 }
 
+static int dns_names_key(void *ctx, const char *k, json_t *v)
+{
+	struct rf_reg_monitor *m = ctx;
+
+	if (!strcmp(k, "count"))
+		return opt_u64_of(v, &m->dns_names_count);
+	if (!strcmp(k, "window_ms"))
+		return opt_u64_of(v, &m->dns_names_window_ms);
+	return -EINVAL;
+}
+
+static int exec_of(json_t *a, struct rf_reg_monitor *m)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(a))
+		return -EINVAL;
+	m->has_exec = true;
+	m->exec = calloc(json_array_size(a) + 1, sizeof(char *));
+	if (!m->exec)
+		return -ENOMEM;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v))
+			return -EINVAL;
+		m->exec[i] = strdup(json_string_value(v));
+		if (!m->exec[i])
+			return -ENOMEM;
+		m->n_exec++;
+	}
+	return 0;
+}
+
+static int on_alert_of(json_t *v, struct rf_reg_monitor *m)
+{
+	const char *s = json_string_value(v);
+
+	if (!s || (strcmp(s, "alert") && strcmp(s, "freeze") && strcmp(s, "kill")))
+		return -EINVAL;
+	snprintf(m->on_alert, sizeof(m->on_alert), "%s", s);
+	return 0;
+}
+
 static int monitor_key(void *ctx, const char *k, json_t *v)
 {
 	struct rf_reg_monitor *m = ctx;
 	int err;
+
+	if (!strcmp(k, "dns_names")) {
+		err = each_key(v, dns_names_key, m);
+		return err || (m->dns_names_count.set && m->dns_names_window_ms.set) ? err
+										      : -EINVAL;
+	}
+	if (!strcmp(k, "dns_label_len"))
+		return opt_u64_of(v, &m->dns_label_len);
+	if (!strcmp(k, "disk_write_mb"))
+		return opt_u64_of(v, &m->disk_write_mb);
+	if (!strcmp(k, "exec"))
+		return m->has_exec ? -EINVAL : exec_of(v, m);
+	if (!strcmp(k, "on_alert"))
+		return on_alert_of(v, m);
 
 	if (!strcmp(k, "deny_burst")) {
 		err = each_key(v, burst_key, m);
@@ -303,7 +391,7 @@ int registry__labels_from_json(json_t *o, struct rf_reg_labels *ret)
 /* ---- the entry: one table of its keys, in the file's order ------------- */
 
 enum reg_kind { REG_STR, REG_U64, REG_PID, REG_EXIT, REG_LABELS, REG_TRACEPARENT,
-		REG_MONITOR, REG_SYSCALLS, REG_LIMIT };
+		REG_MONITOR, REG_SYSCALLS, REG_LIMIT, REG_PIN_SET };
 
 struct reg_key {
 	const char *name;
@@ -322,6 +410,7 @@ static const struct reg_key reg_keys[] = {
 	REG_FIELD("cgroup_path", REG_STR, cgroup_path),
 	REG_FIELD("cgroup_placement", REG_STR, cgroup_placement),
 	REG_FIELD("cgroup_id", REG_U64, cgroup_id),
+	REG_FIELD("pin_set", REG_PIN_SET, pin_set),
 	REG_FIELD("supervisor_pid", REG_PID, supervisor_pid),
 	REG_FIELD("supervisor_start", REG_U64, supervisor_start),
 	REG_FIELD("pid", REG_PID, child_pid), REG_FIELD("started", REG_STR, started),
@@ -371,6 +460,7 @@ static json_t *key_to_json(const struct reg_key *k, const struct rf_registry_ent
 	case REG_LABELS:
 		return registry__labels_to_json(p);
 	case REG_TRACEPARENT:
+	case REG_PIN_SET:
 		return json_string(p);
 	case REG_MONITOR:
 		return registry__monitor_to_json(p);
@@ -389,6 +479,7 @@ static bool key_absent(const struct reg_key *k, const struct rf_registry_entry *
 		!e->cgroup_placement[0]) ||
 	       (k->kind == REG_LABELS && !e->labels.n) ||
 	       (k->kind == REG_TRACEPARENT && !e->traceparent[0]) ||
+	       (k->kind == REG_PIN_SET && !e->pin_set[0]) ||
 	       (k->kind == REG_MONITOR && !e->monitor.present) ||
 	       (k->kind == REG_SYSCALLS && !e->syscalls.present) ||
 	       (k->kind == REG_LIMIT && !e->limit_exceeded.present);
@@ -450,6 +541,12 @@ static int key_from_json(const struct reg_key *k, json_t *v, struct rf_registry_
 			return -EINVAL;
 		memcpy(p, s, strlen(s) + 1);
 		return 0;
+	case REG_PIN_SET:
+		s = json_string_value(v);
+		if (!s || !s[0] || !rf_pins__set_valid(s))
+			return -EINVAL;
+		memcpy(p, s, strlen(s) + 1);
+		return 0;
 	case REG_MONITOR:
 		return registry__monitor_from_json(v, p);
 	case REG_SYSCALLS:
@@ -488,6 +585,7 @@ void registry__entry_clear(struct rf_registry_entry *e)
 	if (!e)
 		return;
 	registry__syscalls_clear(&e->syscalls);
+	registry__monitor_clear(&e->monitor);
 	memset(e, 0, sizeof(*e));
 }
 

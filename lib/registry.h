@@ -53,6 +53,17 @@ struct rf_reg_monitor {
 	struct rf_reg_u64 burst_count;  /* "deny_burst": {"count": N, */
 	struct rf_reg_u64 burst_window_ms; /*  "window_ms": W}: written with count */
 	struct rf_reg_u64 cpu_percent, memory_mb, pids;
+	struct rf_reg_u64 dns_names_count;      /* "dns_names": {"count": N, */
+	struct rf_reg_u64 dns_names_window_ms;  /*  "window_ms": W}: written with count */
+	struct rf_reg_u64 dns_label_len, disk_write_mb;
+	/* "on_alert": "alert", "freeze" or "kill" ("" absent: alert) */
+	char on_alert[8];
+	/* "exec": the programs the task is expected to run (has_exec: the key
+	 * is written). Allocated by the readers (registry__monitor_clear); a
+	 * writer may lend its own names, as for syscalls.allow. */
+	bool has_exec;
+	char **exec;
+	size_t n_exec;
 };
 
 /* "syscalls": the policy's syscall profile, if it has one. */
@@ -67,7 +78,8 @@ struct rf_reg_syscalls {
  * as it kills the sandbox, for ringfence-monitor). */
 struct rf_reg_limit {
 	bool present;
-	char limit[24];                 /* memory_mb, pids, wall_seconds, output_bytes */
+	char limit[24];                 /* memory_mb, pids, wall_seconds, output_bytes,
+					 * egress_bytes, disk_write_mb */
 	uint64_t value, threshold;
 	char unit[16];
 };
@@ -82,6 +94,10 @@ struct rf_registry_entry {
 	 * delegated, systemd-scope; cgplace.h). Optional: empty when absent. */
 	char cgroup_placement[16];
 	uint64_t cgroup_id;
+	/* "pin_set": the pinned set enforcing it (pins.h: its build's
+	 * RF_PIN_DIR/<set>). Optional: empty when absent, in files of
+	 * builds before sets (the legacy set). */
+	char pin_set[17];
 	pid_t supervisor_pid;
 	uint64_t supervisor_start;      /* /proc/PID/stat starttime: pid reuse guard */
 	pid_t child_pid;                /* "pid": 0 until the command started */
@@ -137,6 +153,7 @@ json_t *registry__syscalls_to_json(const struct rf_reg_syscalls *s);
 int registry__monitor_from_json(json_t *o, struct rf_reg_monitor *ret);
 int registry__syscalls_from_json(json_t *o, struct rf_reg_syscalls *ret);
 void registry__syscalls_clear(struct rf_reg_syscalls *s);
+void registry__monitor_clear(struct rf_reg_monitor *m);
 
 /* Its supervisor still runs (same pid and start time). */
 bool registry__supervisor_alive(const struct rf_registry_entry *e);

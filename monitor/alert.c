@@ -229,6 +229,24 @@ static void message_shed(const struct rf_alert *a, const char *sb, char *buf, si
 		 a->count, a->capacity, a->last_shed, a->shed_total);
 }
 
+static void message_dns(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	if (!strcmp(a->dns_signal, "distinct-names"))
+		snprintf(buf, len, "sandbox %s: %" PRIu64 " distinct DNS names under %s within "
+			 "%" PRIu64 " ms (threshold %" PRIu64 "), latest %s", sb, a->value,
+			 a->dns_suffix, a->window_ms, a->threshold, a->dns_name);
+	else
+		snprintf(buf, len, "sandbox %s: DNS label %s of %u characters (%.2f bits each) under "
+			 "%s", sb, a->dns_label, a->dns_label_len, a->dns_entropy, a->dns_suffix);
+}
+
+static void message_exec(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	snprintf(buf, len, "sandbox %s: %s (pid %u) run by %s (pid %u), not a program of "
+		 "monitor.exec", sb, a->proc.path, a->proc.pid,
+		 a->proc.parent_known ? a->proc.parent_name : "?", a->proc.ppid);
+}
+
 /* OCSF security_control: what the control did (action) and the outcome
  * (disposition). Denied bursts and refused syscalls were blocked by the
  * kernel; audit mode, alert-only profiles and resource thresholds only
@@ -238,6 +256,14 @@ static void control_outcome(const struct rf_alert *a, int *ret_action, int *ret_
 	const struct rf_rule_info *r = rf_rule_info(a->rule);
 	bool blocked;
 
+	/* the monitor acted on the sandbox (monitor.on_alert): Denied, and
+	 * Isolated (frozen) or Blocked (killed); Error when it could not */
+	if (a->responded) {
+		*ret_action = a->response_ok ? 2 : 1;
+		*ret_disposition = !a->response_ok ? 27 :
+				   a->response == RF_RESP_FREEZE ? 4 : 2;
+		return;
+	}
 	switch (r ? r->control : RF_CONTROL_HEALTH) {
 	case RF_CONTROL_VERDICT:
 		blocked = !strcmp(a->verdict, "denied");
@@ -261,7 +287,8 @@ static void control_outcome(const struct rf_alert *a, int *ret_action, int *ret_
 static const char *const action_names[] = { "Unknown", "Allowed", "Denied" };
 static const char *disposition_name(int id)
 {
-	return id == 2 ? "Blocked" : id == 15 ? "Detected" : id == 17 ? "Logged" : "Unknown";
+	return id == 2 ? "Blocked" : id == 4 ? "Isolated" : id == 15 ? "Detected" :
+	       id == 17 ? "Logged" : id == 27 ? "Error" : "Unknown";
 }
 
 /* The finding's uid: the detector's, prefixed with the host's identity so
@@ -459,6 +486,21 @@ static void evidences_resource(const struct rf_alert *a, json_t *container, json
 	json_array_append_new(evs, ev);
 }
 
+/* The name queried is the evidence (OCSF evidences: query). */
+static void evidences_dns(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_t *ev = evidence(a, container);
+
+	json_object_set_new(ev, "data", json_pack("{s:s, s:s, s:s}", "signal", a->dns_signal,
+			    "suffix", a->dns_suffix, "name", a->dns_name));
+	json_array_append_new(evs, ev);
+}
+
+static void evidences_exec(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_array_append_new(evs, evidence(a, container));
+}
+
 /* The rule's own fields, which OCSF has no place for. */
 static void unmapped_burst(json_t *um, const struct rf_alert *a)
 {
@@ -504,6 +546,54 @@ static void unmapped_resource(json_t *um, const struct rf_alert *a)
 	}
 	if (a->rise)
 		json_object_set_new(um, "baseline", json_integer((json_int_t)a->baseline));
+}
+
+static void unmapped_dns(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "signal", json_string(a->dns_signal));
+	json_object_set_new(um, "suffix", json_string(a->dns_suffix));
+	json_object_set_new(um, "name", json_string(a->dns_name));
+	if (!strcmp(a->dns_signal, "distinct-names")) {
+		json_object_set_new(um, "distinct_names", json_integer((json_int_t)a->value));
+		json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
+		json_object_set_new(um, "window_ms", json_integer((json_int_t)a->window_ms));
+	} else {
+		json_object_set_new(um, "label", json_string(a->dns_label));
+		json_object_set_new(um, "label_len", json_integer(a->dns_label_len));
+		json_object_set_new(um, "entropy", json_real((double)(int)(a->dns_entropy * 100)
+							       / 100));
+	}
+}
+
+static void unmapped_exec(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "program", json_string(a->proc.path));
+	json_object_set_new(um, "pid", json_integer(a->proc.pid));
+	json_object_set_new(um, "parent_pid", json_integer(a->proc.ppid));
+	if (a->proc.parent_known) {
+		json_object_set_new(um, "parent_name", json_string(a->proc.parent_name));
+		json_object_set_new(um, "parent_path", json_string(a->proc.parent_path));
+	}
+}
+
+/* What the live monitor did to the sandbox (monitor.on_alert). */
+static void unmapped_response(json_t *um, const struct rf_alert *a)
+{
+	json_t *r;
+
+	if (a->response == RF_RESP_ALERT && !a->responded)
+		return;
+	r = json_pack("{s:s}", "on_alert", rf_response_name(a->response));
+	/* the first record says what was done (a replay does nothing) */
+	if (a->phase == RF_PHASE_OPEN)
+		json_object_set_new(r, "performed", json_boolean(a->responded));
+	if (a->responded) {
+		json_object_set_new(r, "ok", json_boolean(a->response_ok));
+		json_object_set_new(r, "result", json_string(a->response_result));
+		if (a->response_tree[0])
+			json_object_set_new(r, "process_tree", json_string(a->response_tree));
+	}
+	json_object_set_new(um, "response", r);
 }
 
 static void unmapped_lost(json_t *um, const struct rf_alert *a)
@@ -576,6 +666,7 @@ static json_t *unmapped(const struct rf_alert *a)
 	}
 	if (shape_of(a))
 		shape_of(a)->unmapped(um, a);
+	unmapped_response(um, a);
 	if (a->phase == RF_PHASE_CLOSE && a->close_reason)
 		json_object_set_new(um, "close_reason", json_string(a->close_reason));
 	return um;

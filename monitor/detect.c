@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "detect.h"
+#include "dnstunnel.h"
 #include "names.h"
 #include "sysnames.h"
 #include "table.h"
@@ -58,10 +59,11 @@ struct dest_cache {
 	struct rf_alert_dest dst;
 };
 
-enum { RES_CPU, RES_MEM, RES_PIDS, RES_MAX };
-static const char *const res_keys[RES_MAX] = { "cpu", "memory", "pids" };
-static const char *const rise_keys[RES_MAX] = { "cpu-rise", "memory-rise", "pids-rise" };
-static const char *const res_units[RES_MAX] = { "percent", "bytes", "processes" };
+enum { RES_CPU, RES_MEM, RES_PIDS, RES_DISK, RES_MAX };
+static const char *const res_keys[RES_MAX] = { "cpu", "memory", "pids", "disk_write" };
+static const char *const rise_keys[RES_MAX] = { "cpu-rise", "memory-rise", "pids-rise",
+						"disk_write-rise" };
+static const char *const res_units[RES_MAX] = { "percent", "bytes", "processes", "bytes" };
 
 struct res_state {
 	bool over;
@@ -92,6 +94,7 @@ struct sandbox {
 	 * limit_exceeded reported */
 	uint64_t cap_mem, cap_pids, cap_cpu;
 	bool cap_registry;
+	struct rf_dnst dnst;            /* DNS tunnelling signs */
 };
 
 struct proc {
@@ -103,8 +106,10 @@ struct proc {
 	char path[RF_MON_PATH_LEN + 1];
 };
 
+/* A syscall or an exec seen before its sandbox's registry entry. */
 struct pending {
 	bool used;
+	enum rf_in_type type;           /* RF_IN_SYSCALL or RF_IN_EXEC */
 	uint64_t t, cgid;
 	struct rf_in_proc p;
 };
@@ -267,6 +272,7 @@ static void sb_free(struct rf_detect *d, struct sandbox *s)
 		free(s->burst[c].ring);
 		free(s->burst[c].dc);
 	}
+	dnst__free(&s->dnst);
 	rf_sandbox_info_clear(&s->info);
 	memset(s, 0, sizeof(*s));
 }
@@ -666,18 +672,22 @@ static void syscall_judge(struct rf_detect *d, struct sandbox *s, const struct r
 	ep_commit(d, e, t, false);
 }
 
-static void pending_add(struct rf_detect *d, uint64_t cgid, const struct rf_in_proc *p,
-			uint64_t t)
+static void pending_add(struct rf_detect *d, enum rf_in_type type, uint64_t cgid,
+			const struct rf_in_proc *p, uint64_t t)
 {
 	struct pending *q = &d->pending[d->pending_next++ % PENDING_MAX];
 
 	if (q->used)
 		d->shed++;
 	q->used = true;
+	q->type = type;
 	q->t = t;
 	q->cgid = cgid;
 	q->p = *p;
 }
+
+static void exec_judge(struct rf_detect *d, struct sandbox *s, const struct rf_in_proc *p,
+		       uint64_t t);
 
 static void pending_flush(struct rf_detect *d, struct sandbox *s)
 {
@@ -689,7 +699,10 @@ static void pending_flush(struct rf_detect *d, struct sandbox *s)
 		if (!q->used || q->cgid != s->cgid)
 			continue;
 		q->used = false;
-		syscall_judge(d, s, &q->p, q->t);
+		if (q->type == RF_IN_EXEC)
+			exec_judge(d, s, &q->p, q->t);
+		else
+			syscall_judge(d, s, &q->p, q->t);
 	}
 }
 
@@ -702,13 +715,107 @@ static void pending_expire(struct rf_detect *d)
 			d->pending[i].used = false;  /* no profile ever came: nothing to judge */
 }
 
+/* ---- programs (monitor.exec) ------------------------------------------------ */
+
+/* An entry without '/' names a program by its file name's last component
+ * (any directory); one with '/' is the whole file name as exec'd. */
+static bool exec_expected(const struct rf_sandbox_info *si, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (bsearch(path, si->exec, si->n_exec, sizeof(char *), cmp_name))
+		return true;
+	return base && bsearch(base + 1, si->exec, si->n_exec, sizeof(char *), cmp_name);
+}
+
+static void exec_judge(struct rf_detect *d, struct sandbox *s, const struct rf_in_proc *p,
+		       uint64_t t)
+{
+	struct rf_episode *e;
+
+	if (!s->info.has_exec || !p->path[0] || exec_expected(&s->info, p->path))
+		return;
+	e = ep_get(d, RF_RULE_EXEC, s, p->path);
+	if (!e)
+		return;
+	if (!e->a.count) {
+		fill_proc(d, p->pid, p->comm, &e->a);
+		snprintf(e->a.proc.path, sizeof(e->a.proc.path), "%s", p->path);
+		e->a.unit = "execs";
+	}
+	e->a.count++;
+	ep_commit(d, e, t, false);
+}
+
+/* ---- DNS (the gate's records) ------------------------------------------------- */
+
+static void dns_alert(struct rf_detect *d, struct sandbox *s, const struct rf_dns_record *r,
+		      const struct rf_dnst_result *res, const struct rf_dnst_limits *lim,
+		      bool names, uint64_t t)
+{
+	const char *suffix = r->suffix_off < r->name_len ? r->name + r->suffix_off : r->name;
+	char key[RF_KEY_LEN];
+	struct rf_episode *e;
+
+	snprintf(key, sizeof(key), "%s:%s", names ? "names" : "label", suffix);
+	e = ep_get(d, RF_RULE_DNS_TUNNEL, s, key);
+	if (!e)
+		return;
+	if (!e->a.count) {
+		e->a.dns_signal = names ? "distinct-names" :
+				  res->label_long ? "long-label" : "random-label";
+		snprintf(e->a.dns_suffix, sizeof(e->a.dns_suffix), "%s", suffix);
+		e->a.threshold = names ? lim->names : lim->label_len;
+		e->a.window_ms = lim->window_ns / MS;
+		e->a.unit = names ? "names" : "labels";
+	}
+	/* the latest name; the longest label */
+	snprintf(e->a.dns_name, sizeof(e->a.dns_name), "%s", r->name);
+	if (names && res->distinct > e->a.value)
+		e->a.value = res->distinct;
+	if (!names && res->label_len > e->a.dns_label_len) {
+		e->a.dns_label_len = res->label_len;
+		e->a.dns_entropy = res->entropy;
+		snprintf(e->a.dns_label, sizeof(e->a.dns_label), "%s", res->label);
+	}
+	e->a.count++;
+	ep_commit(d, e, t, false);
+}
+
+/* Only names that left the gate (answered; audit mode forwards every
+ * name) can carry data out: refusals and the gate's own failures are not
+ * counted. */
+static void dns_record(struct rf_detect *d, const struct rf_input *in)
+{
+	const struct rf_dns_record *r = &in->u.dns;
+	struct rf_dnst_limits lim;
+	struct rf_dnst_result res;
+	struct sandbox *s = sb_touch(d, in->cgroup_id, in->t_ns);
+
+	if (!s || (r->verdict != RF_DNS_ANSWERED && r->verdict != RF_DNS_AUDITED) || !r->name[0])
+		return;
+	lim.names = thr_of(s->info.dns_names, RF_DNST_NAMES_DEFAULT);
+	lim.window_ns = (s->info.dns_names ? s->info.dns_window_ms :
+			 RF_DNST_WINDOW_MS_DEFAULT) * MS;
+	lim.label_len = (uint32_t)thr_of(s->info.dns_label_len, RF_DNST_LABEL_LEN_DEFAULT);
+	if (dnst__add(&s->dnst, r->name, r->suffix_off, in->t_ns, &lim, &res)) {
+		d->shed++;
+		return;
+	}
+	if (res.names_over)
+		dns_alert(d, s, r, &res, &lim, true, in->t_ns);
+	if (res.label_odd)
+		dns_alert(d, s, r, &res, &lim, false, in->t_ns);
+}
+
 /* ---- resources ----------------------------------------------------------- */
 
 static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t value,
 		      uint64_t thr, uint64_t t)
 {
 	struct res_state *rs = &s->res[r];
-	static const uint64_t rise_min[RES_MAX] = { 0, 256ULL << 20, 64 };
+	/* a cumulative count (disk writes) has no rise */
+	static const uint64_t rise_min[RES_MAX] = { 0, 256ULL << 20, 64, 0 };
 	struct rf_episode *e;
 
 	if (thr && value > thr) {
@@ -833,6 +940,8 @@ static void sample(struct rf_detect *d, struct sandbox *s, const struct rf_input
 	res_check(d, s, RES_MEM, m->mem_bytes,
 		  thr_of(s->info.memory_mb, d->o.memory_mb) << 20, t);
 	res_check(d, s, RES_PIDS, procs, thr_of(s->info.pids, d->o.pids), t);
+	if (m->src & RF_SRC_DISK_KNOWN)
+		res_check(d, s, RES_DISK, m->disk_write_bytes, s->info.disk_write_mb << 20, t);
 	caps_check(d, s, m, t);
 }
 
@@ -895,6 +1004,18 @@ static void tick(struct rf_detect *d)
 
 /* ---- input ---------------------------------------------------------------- */
 
+/* An exec in a sandbox: judged against monitor.exec once its registry
+ * entry is known. */
+static void exec_event(struct rf_detect *d, const struct rf_input *in)
+{
+	struct sandbox *s = sb_get(d, in->cgroup_id);
+
+	if (s && s->registered)
+		exec_judge(d, s, &in->u.proc, in->t_ns);
+	else
+		pending_add(d, RF_IN_EXEC, in->cgroup_id, &in->u.proc, in->t_ns);
+}
+
 static void proc_event(struct rf_detect *d, const struct rf_input *in)
 {
 	const struct rf_in_proc *p = &in->u.proc;
@@ -923,6 +1044,8 @@ static void proc_event(struct rf_detect *d, const struct rf_input *in)
 		pr->cgid = in->cgroup_id;
 		snprintf(pr->comm, sizeof(pr->comm), "%s", p->comm);
 		snprintf(pr->path, sizeof(pr->path), "%s", p->path);
+		if (in->type == RF_IN_EXEC)
+			exec_event(d, in);
 		break;
 	case RF_IN_EXIT:
 		pr = proc_get(d, p->pid);
@@ -1020,7 +1143,7 @@ static void syscall_decision(struct rf_detect *d, const struct rf_input *in)
 	if (s->registered)
 		syscall_judge(d, s, &p, in->t_ns);
 	else
-		pending_add(d, in->cgroup_id, &p, in->t_ns);
+		pending_add(d, RF_IN_SYSCALL, in->cgroup_id, &p, in->t_ns);
 }
 
 void detect__input(struct rf_detect *d, const struct rf_input *in)
@@ -1059,7 +1182,7 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		if (s->registered)
 			syscall_judge(d, s, &in->u.proc, in->t_ns);
 		else
-			pending_add(d, in->cgroup_id, &in->u.proc, in->t_ns);
+			pending_add(d, RF_IN_SYSCALL, in->cgroup_id, &in->u.proc, in->t_ns);
 		break;
 	case RF_IN_FORK:
 	case RF_IN_EXEC:
@@ -1077,6 +1200,11 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		break;
 	case RF_IN_TICK:
 		tick(d);
+		break;
+	case RF_IN_DNS:
+		dns_record(d, in);
+		break;
+	case RF_IN_MAX:
 		break;
 	}
 }
@@ -1202,4 +1330,11 @@ void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret)
 bool detect__has(const struct rf_detect *d, uint64_t cgroup_id)
 {
 	return rf_index_get(&d->sb_ix, cgroup_id) >= 0;
+}
+
+const struct rf_sandbox_info *detect__info(const struct rf_detect *d, uint64_t cgroup_id)
+{
+	int32_t i = rf_index_get(&d->sb_ix, cgroup_id);
+
+	return i >= 0 && d->sbs[i].registered ? &d->sbs[i].info : NULL;
 }

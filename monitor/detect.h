@@ -71,6 +71,9 @@ struct rf_table_stats {
 	uint64_t ended_freed, idle_freed;
 };
 void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret);
+/* The registry entry of a cgroup the table holds (NULL: none). Valid until
+ * the next input. */
+const struct rf_sandbox_info *detect__info(const struct rf_detect *d, uint64_t cgroup_id);
 /* The cgroup has an entry (ended or not). */
 bool detect__has(const struct rf_detect *d, uint64_t cgroup_id);
 

@@ -32,6 +32,7 @@
 #include <sys/timerfd.h>
 #include <jansson.h>
 
+#include "activity.h"
 #include "cleanup.h"
 #include "clock.h"
 #include "engine.h"
@@ -42,6 +43,7 @@
 #include "pins.h"
 #include "record.h"
 #include "registry_watch.h"
+#include "respond.h"
 #include "sensors.h"
 #include "sysnames.h"
 #include "top.h"
@@ -53,7 +55,23 @@
 void engine__on_alert(const struct rf_alert *a, void *ctx)
 {
 	struct rf_engine *e = ctx;
-	_cleanup_free_ char *line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
+	_cleanup_free_ char *line = NULL;
+	struct rf_alert acted;
+
+	/* monitor.on_alert: the action first, so that its record says how it
+	 * went */
+	if (a->response != RF_RESP_ALERT && a->phase == RF_PHASE_OPEN) {
+		const struct rf_sandbox_info *si = detect__info(e->det, a->cgroup_id);
+
+		acted = *a;
+		respond__act(&acted, si ? si->cgroup_path : NULL, NULL);
+		if (acted.responded)
+			rf_info("sandbox %s: %s on %s: %s", acted.sandbox,
+				rf_response_name(acted.response), rf_rule_id(acted.rule),
+				acted.response_result);
+		a = &acted;
+	}
+	line = alert__line(a, ++e->seq, e->boot_to_real, &e->origin);
 	int64_t wall = ((int64_t)a->time_ns + e->boot_to_real) / 1000000;
 
 	metrics__count_alert(&e->m, a);
@@ -73,6 +91,21 @@ void engine__on_alert(const struct rf_alert *a, void *ctx)
 
 /* ---- inputs ------------------------------------------------------------- */
 
+/* A DNS record on the activity stream, named as the detectors know its
+ * sandbox. */
+static void activity_out(struct rf_engine *e, const struct rf_input *in)
+{
+	_cleanup_free_ char *line = NULL;
+
+	if (!e->act)
+		return;
+	line = activity__dns_line(in, detect__info(e->det, in->cgroup_id), ++e->act_seq,
+				  e->boot_to_real, &e->origin);
+	if (!line || !output__push(e->act, line))
+		rf_debug("activity queue full: record %llu dropped",
+			 (unsigned long long)e->act_seq);
+}
+
 void engine__feed(void *ctx, const struct rf_input *in)
 {
 	struct rf_engine *e = ctx;
@@ -81,9 +114,29 @@ void engine__feed(void *ctx, const struct rf_input *in)
 	if (e->rec && record__write(e->rec, in))
 		rf_debug("--record: write failed");
 	detect__input(e->det, in);
+	if (in->type == RF_IN_DNS)
+		activity_out(e, in);
 }
 
 /* ---- ring buffers ---------------------------------------------------------- */
+
+/* The DNS gate's record of a query (rf_dns_note, kind RF_EV_DNS). */
+static int on_dns(struct rf_engine *e, const void *data)
+{
+	struct rf_input in = { .type = RF_IN_DNS };
+	struct rf_dns_record *r = &in.u.dns;
+	char tmp[sizeof(r->name) + 1];
+
+	memcpy(r, data, sizeof(*r));
+	memcpy(tmp, r->name, sizeof(r->name));
+	tmp[r->name_len < sizeof(r->name) ? r->name_len : sizeof(r->name) - 1] = 0;
+	rf_printable(r->name, tmp, sizeof(r->name) - 1);
+	r->name_len = (uint16_t)strlen(r->name);
+	in.t_ns = r->ts_boot_ns;
+	in.cgroup_id = r->cgroup_id;
+	sandboxes__feed_input(&e->sbx, &in);
+	return 0;
+}
 
 int engine__on_decision(void *ctx, void *data, size_t size)
 {
@@ -95,6 +148,8 @@ int engine__on_decision(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	memcpy(ev, data, sizeof(*ev));
+	if (ev->kind == RF_EV_DNS)
+		return on_dns(e, data);
 	if (ev->kind != RF_EV_DECISION)
 		return 0;
 	memcpy(tmp, ev->comm, RF_COMM_LEN);
@@ -250,7 +305,7 @@ static void poll_lost(struct rf_engine *e, uint64_t now)
 	    sensors__stat(e->sens, RF_MON_STAT_PROCS_FULL);
 	lost_input(e, RF_HOP_KERNEL_MAPS, v - e->maps_lost_last, false, now);
 	e->maps_lost_last = v;
-	v = output__dropped(e->out);
+	v = output__dropped(e->out) + (e->act ? output__dropped(e->act) : 0);
 	lost_input(e, RF_HOP_OUTPUT, v - e->out_lost_last, false, now);
 	e->out_lost_last = v;
 	v = sinks__dropped(e->sinks);
@@ -273,20 +328,20 @@ void engine__decisions_check(struct rf_engine *e)
 	if (decisions__attached(e->dec) && !decisions__replaced(e->dec))
 		return;
 	if (decisions__attached(e->dec)) {
-		rf_info("the pinned enforcement set was replaced: re-attaching");
+		/* what the sets that go still hold, then follow the sets now */
 		decisions__poll(e->dec);
 		epoll_ctl(e->ep, EPOLL_CTL_DEL, e->dec_fd_in_ep, NULL);
-		decisions__detach(e->dec);
 		e->dec_fd_in_ep = -1;
 	}
 	err = decisions__attach(e->dec);
 	if (err == 0) {
 		e->dec_fd_in_ep = decisions__epoll_fd(e->dec);
 		ep_add(e, e->dec_fd_in_ep);
-		rf_info("draining the decisions ring buffer %s/%s", RF_PIN_DIR,
-			rf_pin_maps[RF_PIN_EVENTS].pin);
+		rf_info("draining the decisions ring buffers (%s/*/%s) of %zu pinned set%s",
+			RF_PIN_DIR, rf_pin_maps[RF_PIN_EVENTS].pin, decisions__sets(e->dec),
+			decisions__sets(e->dec) == 1 ? "" : "s");
 	} else if (err == -ESTALE) {
-		rf_debug("pinned set of another ABI: not attached");
+		rf_debug("pinned sets of another ABI only: not attached");
 	}
 	e->m.decisions_attached = decisions__attached(e->dec);
 }
@@ -361,6 +416,8 @@ static void reload(struct rf_engine *e)
 		rf_err("SIGHUP: reopen %s failed", e->o->output);
 	else if (e->o->output)
 		rf_info("SIGHUP: %s reopened", e->o->output);
+	if (e->act && output__reopen(e->act))
+		rf_err("SIGHUP: reopen %s failed", e->o->activity);
 	if (e->o->metrics_file) {
 		_cleanup_free_ char *text = metrics__render(&e->m);
 
@@ -427,7 +484,8 @@ int engine__loop(struct rf_engine *e)
 		struct epoll_event evs[16];
 		int n, i;
 
-		n = epoll_wait(e->ep, evs, 16, output__pending(e->out) ? 20 : -1);
+		n = epoll_wait(e->ep, evs, 16, output__pending(e->out) ||
+				(e->act && output__pending(e->act)) ? 20 : -1);
 		if (n < 0 && errno != EINTR) {
 			rf_err("epoll_wait: %s", strerror(errno));
 			return 1;
@@ -435,6 +493,8 @@ int engine__loop(struct rf_engine *e)
 		for (i = 0; i < n; i++)
 			on_fd(e, evs[i].data.fd);
 		output__flush(e->out, 0);
+		if (e->act)
+			output__flush(e->act, 0);
 	}
 	return 0;
 }

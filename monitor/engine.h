@@ -24,6 +24,7 @@
 
 struct rf_engine_opts {
 	const char *output;         /* NULL: stdout */
+	const char *activity;       /* activity records (DNS Activity); NULL: none */
 	const char *metrics_addr;   /* loopback HTTP, or NULL */
 	const char *metrics_file;   /* textfile, or NULL */
 	const char *record;         /* --record FILE, or NULL */
@@ -46,6 +47,8 @@ struct rf_engine {
 	struct rf_detect *det;
 	struct rf_output *out;
 	struct rf_sinks *sinks;
+	struct rf_output *act;          /* --activity; NULL: none */
+	uint64_t act_seq;
 	struct rf_recorder *rec;
 	struct rf_metrics m;
 	struct rf_regwatch *reg;

@@ -50,13 +50,35 @@ void rf_printable(char *dst, const char *src, size_t n)
 	dst[i] = 0;
 }
 
-void rf_sandbox_info_clear(struct rf_sandbox_info *si)
+const char *rf_response_name(enum rf_mon_response r)
+{
+	return r == RF_RESP_KILL ? "kill" : r == RF_RESP_FREEZE ? "freeze" : "alert";
+}
+
+int rf_response_parse(const char *s)
+{
+	if (!s[0] || !strcmp(s, "alert"))
+		return RF_RESP_ALERT;
+	if (!strcmp(s, "freeze"))
+		return RF_RESP_FREEZE;
+	if (!strcmp(s, "kill"))
+		return RF_RESP_KILL;
+	return -1;
+}
+
+static void strv_free(char **v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < si->n_allow; i++)
-		free(si->allow[i]);
-	free(si->allow);
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void rf_sandbox_info_clear(struct rf_sandbox_info *si)
+{
+	strv_free(si->allow, si->n_allow);
+	strv_free(si->exec, si->n_exec);
 	memset(si, 0, sizeof(*si));
 }
 
@@ -65,27 +87,37 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int rf_sandbox_info_copy(struct rf_sandbox_info *dst, const struct rf_sandbox_info *src)
+/* A sorted copy of v (NULL when n is 0). */
+static int strv_sorted(char *const *v, size_t n, char ***ret, size_t *ret_n)
 {
 	size_t i;
 
-	*dst = *src;
-	dst->allow = NULL;
-	dst->n_allow = 0;
-	if (!src->n_allow)
+	*ret = NULL;
+	*ret_n = 0;
+	if (!n)
 		return 0;
-	dst->allow = calloc(src->n_allow, sizeof(*dst->allow));
-	if (!dst->allow)
+	*ret = calloc(n, sizeof(**ret));
+	if (!*ret)
 		return -ENOMEM;
-	for (i = 0; i < src->n_allow; i++) {
-		dst->allow[i] = strdup(src->allow[i]);
-		if (!dst->allow[i]) {
-			dst->n_allow = i;
-			rf_sandbox_info_clear(dst);
+	for (i = 0; i < n; i++) {
+		(*ret)[i] = strdup(v[i]);
+		if (!(*ret)[i])
 			return -ENOMEM;
-		}
+		(*ret_n)++;
 	}
-	dst->n_allow = src->n_allow;
-	qsort(dst->allow, dst->n_allow, sizeof(*dst->allow), cmp_str);
+	qsort(*ret, n, sizeof(**ret), cmp_str);
+	return 0;
+}
+
+int rf_sandbox_info_copy(struct rf_sandbox_info *dst, const struct rf_sandbox_info *src)
+{
+	*dst = *src;
+	dst->allow = dst->exec = NULL;
+	dst->n_allow = dst->n_exec = 0;
+	if (strv_sorted(src->allow, src->n_allow, &dst->allow, &dst->n_allow) ||
+	    strv_sorted(src->exec, src->n_exec, &dst->exec, &dst->n_exec)) {
+		rf_sandbox_info_clear(dst);
+		return -ENOMEM;
+	}
 	return 0;
 }

@@ -30,6 +30,8 @@ enum rf_in_type {
 	RF_IN_SAMPLE = 9,       /* resource sample of one sandbox */
 	RF_IN_LOST = 10,        /* events lost on one hop since the last report */
 	RF_IN_TICK = 11,        /* time passes (closes windows and alerts) */
+	RF_IN_DNS = 12,         /* a query the DNS gate answered or refused */
+	RF_IN_MAX = 13,
 };
 
 /* Where events can be lost, in order along the path. */
@@ -46,6 +48,16 @@ enum rf_hop {
 const char *rf_hop_name(uint32_t hop);
 int rf_hop_parse(const char *name);
 
+/* monitor.on_alert: what the live monitor does to the sandbox. */
+enum rf_mon_response {
+	RF_RESP_ALERT = 0,      /* nothing but the alert */
+	RF_RESP_FREEZE = 1,     /* cgroup.freeze, left for inspection */
+	RF_RESP_KILL = 2,       /* freeze, the process tree recorded, cgroup.kill */
+};
+/* "alert", "freeze", "kill"; parse: -1 for anything else ("" is alert) */
+const char *rf_response_name(enum rf_mon_response r);
+int rf_response_parse(const char *s);
+
 /* A registry entry: identity, thresholds (0: absent, defaults apply),
  * syscall profile (sorted names). */
 struct rf_sandbox_info {
@@ -58,6 +70,15 @@ struct rf_sandbox_info {
 	char traceparent[RF_TRACEPARENT_LEN];
 	uint64_t burst_count, burst_window_ms;
 	uint64_t cpu_percent, memory_mb, pids;
+	uint64_t dns_names, dns_window_ms;  /* distinct names under one suffix */
+	uint64_t dns_label_len;             /* longest label not alerted */
+	uint64_t disk_write_mb;
+	enum rf_mon_response on_alert;
+	/* monitor.exec: the programs expected (sorted); has_exec: the policy
+	 * names them (every other exec is an alert) */
+	bool has_exec;
+	char **exec;
+	size_t n_exec;
 	bool has_profile;
 	bool alert_only;        /* syscalls.on_violation == "alert" */
 	/* the registry's limit_exceeded: the cap that ended the run ("" none) */
@@ -101,6 +122,8 @@ enum rf_sample_src {
 	RF_SRC_CPU_CGROUP = 1u << 0,
 	RF_SRC_MEM_CGROUP = 1u << 1,
 	RF_SRC_PIDS_CGROUP = 1u << 2,
+	RF_SRC_DISK_KNOWN = 1u << 3,   /* disk_write_bytes measured */
+	RF_SRC_DISK_CGROUP = 1u << 4,  /* ...from io.stat (else /proc/PID/io) */
 };
 
 struct rf_in_sample {
@@ -115,6 +138,10 @@ struct rf_in_sample {
 	 * a percentage of one CPU. */
 	uint64_t mem_max_events, oom_kills, pids_max_events, cpu_throttled;
 	uint64_t mem_cap, pids_cap, cpu_cap_pct;
+	/* Bytes its processes caused to be written to storage, cumulative:
+	 * io.stat wbytes, else the sum of /proc/PID/io write_bytes of its
+	 * live processes (which includes their reaped children's). */
+	uint64_t disk_write_bytes;
 };
 
 struct rf_in_lost {
@@ -133,6 +160,7 @@ struct rf_input {
 		struct rf_in_proc proc;
 		struct rf_in_sample sample;
 		struct rf_in_lost lost;
+		struct rf_dns_record dns;           /* DNS: name NUL-terminated, printable */
 	} u;
 };
 

@@ -54,8 +54,8 @@ static int run_replay(struct cli *c)
 	c->detect.cpu_percent = or_default(c->detect.cpu_percent, 0);
 	c->detect.memory_mb = or_default(c->detect.memory_mb, 0);
 	c->detect.pids = or_default(c->detect.pids, 0);
-	return replay__run_sinks(c->replay, c->o.output, &c->detect, c->o.metrics_file,
-				 sinks__any(&c->o.sinks) ? &c->o.sinks : NULL);
+	return replay__run_sinks(c->replay, c->o.output, c->o.activity, &c->detect,
+				 c->o.metrics_file, sinks__any(&c->o.sinks) ? &c->o.sinks : NULL);
 }
 
 static int run_live(struct cli *c)

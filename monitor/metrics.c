@@ -20,7 +20,7 @@
 #include "metrics.h"
 
 static const char *const src_names[RF_EVSRC_MAX] = {
-	"decision", "syscall", "fork", "exec", "exit", "sample", "registry",
+	"decision", "syscall", "fork", "exec", "exit", "sample", "registry", "dns",
 };
 
 struct buf {
@@ -71,6 +71,7 @@ void metrics__count_input(struct rf_metrics *m, const struct rf_input *in)
 	case RF_IN_EXEC: m->events[RF_EVSRC_EXEC]++; break;
 	case RF_IN_EXIT: m->events[RF_EVSRC_EXIT]++; break;
 	case RF_IN_SAMPLE: m->events[RF_EVSRC_SAMPLE]++; break;
+	case RF_IN_DNS: m->events[RF_EVSRC_DNS]++; break;
 	case RF_IN_SANDBOX:
 	case RF_IN_SANDBOX_END: m->events[RF_EVSRC_REGISTRY]++; break;
 	case RF_IN_LOST:

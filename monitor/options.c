@@ -17,7 +17,7 @@
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 enum opt {
-	O_OUTPUT, O_METRICS, O_METRICS_FILE, O_RECORD, O_REPLAY, O_PROFILE, O_TOP, O_ONCE,
+	O_OUTPUT, O_ACTIVITY, O_METRICS, O_METRICS_FILE, O_RECORD, O_REPLAY, O_PROFILE, O_TOP, O_ONCE,
 	O_STATUS, O_STATE, O_INTERVAL, O_UPDATE, O_LINGER, O_BURST_N, O_BURST_W, O_CPU,
 	O_MEM, O_PIDS, O_RINGBUF, O_QUEUE, O_TICK, O_REGISTRY, O_COALESCE, O_BPF_CPU,
 	O_BOOST, O_JOURNAL, O_SYSLOG, O_OTLP, O_WEBHOOK, O_SPOOL_DIR, O_SPOOL_MB, O_SINK_DRAIN,
@@ -35,6 +35,9 @@ enum opt {
 static const struct rf_cli_option opts[] = {
 	[O_OUTPUT] = { "output", 'o', STR(RF_CLI_FILE, "FILE", o.output),
 		       .help = "append alerts to FILE (reopened on SIGHUP); default stdout" },
+	[O_ACTIVITY] = { "activity", 0, STR(RF_CLI_FILE, "FILE", o.activity),
+			 .help = "append activity records (OCSF DNS Activity: every query\n"
+				 "a DNS gate answered or refused) to FILE; default none" },
 	[O_METRICS] = { "metrics", 0, STR(RF_CLI_TEXT, "ADDR:PORT", o.metrics_addr),
 			.help = "serve Prometheus metrics (GET or HEAD /metrics) on a loopback\n"
 				"address (e.g. 127.0.0.1:9464 or [::1]:9464)" },
@@ -206,7 +209,8 @@ int options__check(const struct cli *c)
 	else if (c->once && !c->top)
 		bad = "--once goes with --top";
 	else if (c->replay && (c->top || c->o.record || c->o.metrics_addr))
-		bad = "--replay takes only --output, --metrics-file, --profile, the sinks and thresholds";
+		bad = "--replay takes only --output, --activity, --metrics-file, --profile, the sinks "
+		      "and thresholds";
 	else if (c->top && (c->journal || sinks__any(&c->o.sinks)))
 		bad = "--top only reads the view: the sinks go with a monitor";
 	if (bad) {

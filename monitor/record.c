@@ -23,7 +23,9 @@ static const char *const type_names[] = {
 	[RF_IN_DECISION] = "decision", [RF_IN_SYSCALL] = "syscall", [RF_IN_FORK] = "fork",
 	[RF_IN_EXEC] = "exec", [RF_IN_EXIT] = "exit", [RF_IN_PROC] = "proc",
 	[RF_IN_SAMPLE] = "sample", [RF_IN_LOST] = "lost", [RF_IN_TICK] = "tick",
+	[RF_IN_DNS] = "dns",
 };
+_Static_assert(sizeof(type_names) / sizeof(type_names[0]) == RF_IN_MAX, "a name per type");
 #define N_TYPES (sizeof(type_names) / sizeof(type_names[0]))
 
 static int type_parse(const char *s)
@@ -114,7 +116,18 @@ static const struct int_field sample_fields[] = {
 	INT_FIELD(struct rf_in_sample, pids_max_events),
 	INT_FIELD(struct rf_in_sample, cpu_throttled), INT_FIELD(struct rf_in_sample, mem_cap),
 	INT_FIELD(struct rf_in_sample, pids_cap), INT_FIELD(struct rf_in_sample, cpu_cap_pct),
+	INT_FIELD(struct rf_in_sample, disk_write_bytes),
 	{ 0 },
+};
+
+static const struct int_field dns_fields[] = {
+	INT_FIELD(struct rf_dns_record, seq), INT_FIELD(struct rf_dns_record, pid),
+	INT_FIELD(struct rf_dns_record, verdict), INT_FIELD(struct rf_dns_record, reason),
+	INT_FIELD(struct rf_dns_record, qtype), INT_FIELD(struct rf_dns_record, rcode),
+	INT_FIELD(struct rf_dns_record, protocol), INT_FIELD(struct rf_dns_record, suffix_off),
+	INT_FIELD(struct rf_dns_record, family), INT_FIELD(struct rf_dns_record, n_granted),
+	INT_FIELD(struct rf_dns_record, n_dropped), INT_FIELD(struct rf_dns_record, ttl),
+	INT_FIELD(struct rf_dns_record, latency_us), { 0 },
 };
 
 static const struct int_field defaults_fields[] = {
@@ -168,6 +181,11 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 		.cpu_percent = { si->cpu_percent != 0, si->cpu_percent },
 		.memory_mb = { si->memory_mb != 0, si->memory_mb },
 		.pids = { si->pids != 0, si->pids },
+		.dns_names_count = { si->dns_names != 0, si->dns_names },
+		.dns_names_window_ms = { si->dns_names != 0, si->dns_window_ms },
+		.dns_label_len = { si->dns_label_len != 0, si->dns_label_len },
+		.disk_write_mb = { si->disk_write_mb != 0, si->disk_write_mb },
+		.has_exec = si->has_exec, .exec = si->exec, .n_exec = si->n_exec,
 	};
 	const struct rf_reg_syscalls sc = {
 		.present = si->has_profile, .alert = si->alert_only,
@@ -186,6 +204,9 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 	if (si->traceparent[0])
 		json_object_set_new(o, "traceparent", json_string(si->traceparent));
 	json_object_set_new(o, "monitor", registry__monitor_to_json(&m));
+	if (si->on_alert != RF_RESP_ALERT)
+		json_object_set_new(json_object_get(o, "monitor"), "on_alert",
+				    json_string(rf_response_name(si->on_alert)));
 	if (sc.present)
 		json_object_set_new(o, "syscalls", registry__syscalls_to_json(&sc));
 	if (si->cap_limit[0]) {
@@ -235,7 +256,7 @@ json_t *record__to_json(const struct rf_input *in)
 {
 	json_t *o;
 
-	if (in->type < RF_IN_SANDBOX || in->type > RF_IN_TICK)
+	if (in->type < RF_IN_SANDBOX || in->type >= RF_IN_MAX)
 		return NULL;
 	o = json_pack("{s:I, s:s}", "t", (json_int_t)in->t_ns, "type", type_names[in->type]);
 	if (!o)
@@ -259,6 +280,15 @@ json_t *record__to_json(const struct rf_input *in)
 	case RF_IN_SAMPLE:
 		fields_to_json(o, &in->u.sample, sample_fields);
 		break;
+	case RF_IN_DNS: {
+		char buf[40];
+
+		fields_to_json(o, &in->u.dns, dns_fields);
+		hex(buf, in->u.dns.addr, 16);
+		json_object_set_new(o, "addr", json_string(buf));
+		json_object_set_new(o, "name", json_string(in->u.dns.name));
+		break;
+	}
 	case RF_IN_LOST:
 		json_object_set_new(o, "hop", json_string(rf_hop_name(in->u.lost.hop)));
 		set_u64(o, "count", in->u.lost.count);
@@ -325,6 +355,22 @@ static int decision_from_json(json_t *o, struct rf_input *in)
 	return 0;
 }
 
+static int dns_from_json(json_t *o, struct rf_input *in)
+{
+	struct rf_dns_record *r = &in->u.dns;
+	const char *addr = json_string_value(json_object_get(o, "addr"));
+
+	r->ts_boot_ns = in->t_ns;
+	r->cgroup_id = in->cgroup_id;
+	r->kind = RF_EV_DNS;
+	fields_from_json(o, r, dns_fields);
+	if (addr && unhex(r->addr, 16, addr))
+		return -EINVAL;
+	get_str(o, "name", r->name, sizeof(r->name));
+	r->name_len = (uint16_t)strlen(r->name);
+	return 0;
+}
+
 static void proc_from_json(json_t *o, struct rf_in_proc *p)
 {
 	p->pid = (uint32_t)get_u64(o, "pid");
@@ -379,6 +425,8 @@ int record__from_json(json_t *o, struct rf_input *in, struct rf_sandbox_info *si
 		return 0;
 	case RF_IN_LOST:
 		return lost_from_json(o, &in->u.lost);
+	case RF_IN_DNS:
+		return dns_from_json(o, in);
 	default:
 		return 0;
 	}

@@ -35,6 +35,7 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	const struct rf_reg_monitor *m = &e->monitor;
 	const struct rf_reg_syscalls *sc = &e->syscalls;
 	size_t i;
+	int oa;
 
 	memset(si, 0, sizeof(*si));
 	snprintf(si->sandbox, sizeof(si->sandbox), "%s", e->sandbox);
@@ -57,6 +58,26 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	si->cpu_percent = m->cpu_percent.set ? m->cpu_percent.v : 0;
 	si->memory_mb = m->memory_mb.set ? m->memory_mb.v : 0;
 	si->pids = m->pids.set ? m->pids.v : 0;
+	if (m->dns_names_count.set && m->dns_names_count.v) {
+		si->dns_names = m->dns_names_count.v;
+		si->dns_window_ms = m->dns_names_window_ms.v ? m->dns_names_window_ms.v : 60000;
+	}
+	si->dns_label_len = m->dns_label_len.set ? m->dns_label_len.v : 0;
+	si->disk_write_mb = m->disk_write_mb.set ? m->disk_write_mb.v : 0;
+	oa = rf_response_parse(m->on_alert);
+	si->on_alert = oa > 0 ? (enum rf_mon_response)oa : RF_RESP_ALERT;
+	if (m->has_exec) {
+		si->has_exec = true;
+		si->exec = calloc(m->n_exec + 1, sizeof(char *));
+		if (!si->exec)
+			return -ENOMEM;
+		for (i = 0; i < m->n_exec; i++) {
+			si->exec[i] = strdup(m->exec[i]);
+			if (!si->exec[i])
+				return -ENOMEM;
+			si->n_exec++;
+		}
+	}
 	if (e->limit_exceeded.present) {
 		snprintf(si->cap_limit, sizeof(si->cap_limit), "%s", e->limit_exceeded.limit);
 		snprintf(si->cap_unit, sizeof(si->cap_unit), "%s", e->limit_exceeded.unit);

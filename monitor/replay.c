@@ -6,6 +6,7 @@
 #include <time.h>
 #include <jansson.h>
 
+#include "activity.h"
 #include "alert.h"
 #include "cleanup.h"
 #include "log.h"
@@ -19,6 +20,8 @@ struct rctx {
 	struct rf_detect *det;
 	struct rf_output *out;
 	struct rf_sinks *sinks;
+	struct rf_output *act;          /* --activity, or NULL */
+	uint64_t act_seq;
 	int64_t off;
 	struct rf_alert_origin origin;
 	uint64_t seq;
@@ -71,6 +74,15 @@ static void on_input(const struct rf_input *in, void *ctx)
 	if (in->t_ns > r->last_t)
 		r->last_t = in->t_ns;
 	detect__input(r->det, in);
+	if (in->type == RF_IN_DNS && r->act) {
+		_cleanup_free_ char *line = activity__dns_line(in, detect__info(r->det, in->cgroup_id),
+							       ++r->act_seq, r->off, &r->origin);
+
+		if (line) {
+			output__push(r->act, line);
+			output__flush(r->act, 5000);
+		}
+	}
 }
 
 /* The replay's metrics, as a live monitor would have shown them at its end. */
@@ -88,14 +100,15 @@ static int write_metrics(struct rctx *r, const char *path)
 	return err;
 }
 
-int replay__run(const char *file, const char *output, const struct rf_detect_opts *over,
-		const char *metrics_file)
+int replay__run(const char *file, const char *output, const char *activity,
+		const struct rf_detect_opts *over, const char *metrics_file)
 {
-	return replay__run_sinks(file, output, over, metrics_file, NULL);
+	return replay__run_sinks(file, output, activity, over, metrics_file, NULL);
 }
 
-int replay__run_sinks(const char *file, const char *output, const struct rf_detect_opts *over,
-		      const char *metrics_file, const struct rf_sinks_opts *sinks)
+int replay__run_sinks(const char *file, const char *output, const char *activity,
+		      const struct rf_detect_opts *over, const char *metrics_file,
+		      const struct rf_sinks_opts *sinks)
 {
 	struct rctx r = { .over = over, .m.replay = true };
 	struct rf_error e = { 0 };
@@ -111,6 +124,12 @@ int replay__run_sinks(const char *file, const char *output, const struct rf_dete
 	}
 	if (sinks && sinks__open(sinks, r.origin.hostname, &r.sinks, &e)) {
 		rf_error_print(&e, NULL);
+		output__close(r.out);
+		return 1;
+	}
+	if (activity && (err = output__open(activity, 64u << 20, &r.act))) {
+		rf_err("--activity %s: %s", activity, strerror(-err));
+		sinks__close(r.sinks, NULL);
 		output__close(r.out);
 		return 1;
 	}
@@ -130,6 +149,8 @@ int replay__run_sinks(const char *file, const char *output, const struct rf_dete
 		err = -EIO;     /* said by write_metrics */
 	detect__free(r.det);
 	output__close(r.out);
+	if (r.act)
+		output__close(r.act);
 	return err ? 1 : 0;
 }
 

@@ -156,6 +156,51 @@ int resources__procs(const char *cg, pid_t *pids, size_t max)
 	return err ? err : (int)n;
 }
 
+/* "MAJ:MIN rbytes=N wbytes=N ..." lines: the wbytes summed. */
+static int io_stat_wbytes(const char *cg, uint64_t *ret)
+{
+	char path[600], buf[4096], *p;
+	unsigned long long v;
+
+	snprintf(path, sizeof(path), "%s/io.stat", cg);
+	if (read_small(path, buf, sizeof(buf)))
+		return -ENOENT;
+	*ret = 0;
+	for (p = buf; (p = strstr(p, "wbytes=")); p += 7)
+		if (sscanf(p + 7, "%llu", &v) == 1)
+			*ret += v;
+	return 0;
+}
+
+#define DISK_PROCS_MAX 4096
+
+int resources__disk_write(const char *cg, uint64_t *ret, bool *ret_cgroup)
+{
+	char path[64], buf[512], *p;
+	unsigned long long v;
+	pid_t *pids;
+	int n, i;
+
+	*ret = 0;
+	*ret_cgroup = !io_stat_wbytes(cg, ret);
+	if (*ret_cgroup)
+		return 0;
+	pids = calloc(DISK_PROCS_MAX, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	n = resources__procs(cg, pids, DISK_PROCS_MAX);
+	for (i = 0; i < n && i < DISK_PROCS_MAX; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/io", pids[i]);
+		/* cancelled_write_bytes (truncated before writeback) are not
+		 * subtracted: what was written is what the policy bounds */
+		if (!read_small(path, buf, sizeof(buf)) && (p = strstr(buf, "\nwrite_bytes: ")) &&
+		    sscanf(p + 14, "%llu", &v) == 1)
+			*ret += v;
+	}
+	free(pids);
+	return n < 0 ? n : 0;
+}
+
 int resources__proc_info(pid_t pid, struct rf_in_proc *p, uint64_t *ret_rss)
 {
 	char path[64], buf[1024], exe[RF_MON_PATH_LEN + 1];

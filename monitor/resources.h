@@ -29,6 +29,14 @@ int resources__procs(const char *cgroup_path, pid_t *pids, size_t max);
  * exists, 0 it is gone (ESTALE), -errno when the kernel cannot say. */
 int resources__cgroup_alive(int cgroup2_mount_fd, uint64_t cgroup_id);
 
+/* Bytes the cgroup's processes caused to be written to storage: io.stat's
+ * wbytes over every device where the io controller is enabled (exact,
+ * the kernel's own count; *ret_cgroup true), else the sum of write_bytes
+ * of /proc/PID/io over its live processes (a process's count includes
+ * the children it reaped; one reaped outside the cgroup takes its count
+ * with it). 0 or -errno. */
+int resources__disk_write(const char *cgroup_path, uint64_t *ret, bool *ret_cgroup);
+
 /* A running process as a PROC input: comm, exe path, parent; rss bytes. */
 int resources__proc_info(pid_t pid, struct rf_in_proc *p, uint64_t *ret_rss);
 

@@ -82,6 +82,7 @@ static void ep_fill_subject(struct rf_episode *e, struct rf_rollup_subject *subj
 	e->a.n_labels = info->n_labels;
 	memcpy(e->a.labels, info->labels, sizeof(e->a.labels));
 	memcpy(e->a.traceparent, info->traceparent, sizeof(e->a.traceparent));
+	e->a.response = info->on_alert;
 	if (subj)
 		subj->n_eps++;
 }

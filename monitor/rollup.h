@@ -88,6 +88,21 @@ struct rf_alert {
 	uint64_t shed_total;        /* table shed: sandboxes shed since start */
 	char last_shed[RF_SANDBOX_LEN]; /* table shed: the latest one shed */
 	const char *close_reason;   /* CLOSE: "quiet", "sandbox-ended", "shed", "shutdown" */
+	/* dns-tunnel: the signal ("distinct-names", "long-label",
+	 * "random-label"), the allowed suffix, the latest name, the label */
+	const char *dns_signal;
+	char dns_suffix[128];
+	char dns_name[RF_DNS_RECORD_NAME_LEN];
+	char dns_label[64];
+	uint32_t dns_label_len;
+	double dns_entropy;
+	/* monitor.on_alert of the sandbox, and what the live monitor did
+	 * (respond.c) on the alert's first record */
+	enum rf_mon_response response;
+	bool responded;             /* it acted (the result below is set) */
+	bool response_ok;
+	char response_result[96];   /* "frozen", "killed", or why not */
+	char response_tree[512];    /* kill: the process tree it recorded */
 };
 
 typedef void (*rf_alert_fn)(const struct rf_alert *a, void *ctx);

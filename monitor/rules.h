@@ -62,7 +62,10 @@ enum rf_rule_alt {
  * policy forbids outright (ptrace, bpf, unshare, mount...), the strongest
  * sign of a hostile or compromised command, even though it was stopped.
  * A shed sandbox is High: a sandbox no longer watched is a blind spot
- * someone who can start sandboxes may have made on purpose.
+ * someone who can start sandboxes may have made on purpose. DNS
+ * tunnelling and an unexpected program are High: both are what a coerced
+ * agent does with what its policy allows (data out through names under an
+ * allowed wildcard; `git` run by a tool that should only run `python3`).
  */
 #define RF_RULES(X)                                                                     \
 	X(DENY_BURST, "deny-burst", "Denied-connection burst", MEDIUM, RF_ALT_NONE,    \
@@ -76,7 +79,11 @@ enum rf_rule_alt {
 	X(LOST, "lost-events", "Lost events", MEDIUM, RF_ALT_NONE, MEDIUM,             \
 	  RF_CONTROL_HEALTH, lost)                                                      \
 	X(SHED, "table-shed", "Sandbox table full", HIGH, RF_ALT_NONE, HIGH,           \
-	  RF_CONTROL_HEALTH, shed)
+	  RF_CONTROL_HEALTH, shed)                                                      \
+	X(DNS_TUNNEL, "dns-tunnel", "DNS tunnelling", HIGH, RF_ALT_NONE, HIGH,         \
+	  RF_CONTROL_DETECT, dns)                                                       \
+	X(EXEC, "unexpected-exec", "Unexpected program", HIGH, RF_ALT_NONE, HIGH,      \
+	  RF_CONTROL_DETECT, exec)
 
 enum rf_rule {
 #define RF_RULE_ENUM(e, id, name, sev, alt, sev_alt, control, shape) RF_RULE_##e,

@@ -433,6 +433,23 @@ static void mem_add(uint64_t cgid, uint64_t bytes, void *ctx)
 		s->mem_acc += bytes;
 }
 
+/* Disk writes, read only for a sandbox whose policy bounds them
+ * (monitor.disk_write_mb): /proc/PID/io of each of its processes costs a
+ * read each per interval where io.stat is absent. */
+static void sample_disk(struct rf_sandboxes *x, struct rf_sbx_live *s, struct rf_in_sample *m)
+{
+	const struct rf_sandbox_info *si = detect__info(x->det, s->cgid);
+	uint64_t w;
+	bool cg;
+
+	if (!si || !si->disk_write_mb || resources__disk_write(s->cgroup_path, &w, &cg))
+		return;
+	if (w > s->disk_hw)
+		s->disk_hw = w;
+	m->disk_write_bytes = s->disk_hw;
+	m->src |= RF_SRC_DISK_KNOWN | (cg ? RF_SRC_DISK_CGROUP : 0);
+}
+
 void sandboxes__sample(struct rf_sandboxes *x, uint64_t now)
 {
 	uint64_t mono = clock__mono_ns(), epoch = sensors__epoch(x->sens);
@@ -460,6 +477,7 @@ void sandboxes__sample(struct rf_sandboxes *x, uint64_t now)
 		m->mem_bytes = s->mem_acc;
 		resources__read_cgroup(s->cgroup_path,
 				       s->src & ~(x->cpu_from_switch ? RF_SRC_CPU_CGROUP : 0), m);
+		sample_disk(x, s, m);
 		feed(x, &in);
 	}
 	sensors__next_epoch(x->sens);

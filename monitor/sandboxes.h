@@ -29,6 +29,7 @@ struct rf_sbx_live {
 	char cgroup_path[512];
 	uint32_t src;               /* rf_sample_src: cgroup v2 files present */
 	uint64_t mem_acc;
+	uint64_t disk_hw;           /* most disk-write bytes seen (the sum can drop) */
 };
 
 struct rf_sbx_unknown {

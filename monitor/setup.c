@@ -144,6 +144,31 @@ static void undo_sinks(void *ctx)
 	e->sinks = NULL;
 }
 
+static int step_activity(void *ctx, struct rf_step_error *err)
+{
+	struct rf_engine *e = ctx;
+	int ret;
+
+	if (!e->o->activity)
+		return 0;
+	ret = output__open(e->o->activity, e->o->queue_bytes, &e->act);
+	if (ret)
+		return rf_error_set(&err->e, ret, NULL, "--activity %s: %s", e->o->activity,
+				    strerror(-ret));
+	return 0;
+}
+
+static void undo_activity(void *ctx)
+{
+	struct rf_engine *e = ctx;
+
+	if (e->act) {
+		output__flush(e->act, 2000);
+		output__close(e->act);
+	}
+	e->act = NULL;
+}
+
 /* --top's recent alerts (made before the detectors: their last alerts
  * at shutdown still land here). */
 static int step_recent(void *ctx, struct rf_step_error *err)
@@ -417,6 +442,7 @@ static const struct rf_step setup_steps[] = {
 	{ "origin", step_origin, NULL, EXIT_FAILED, false },
 	{ "output", step_output, undo_output, EXIT_FAILED, false },
 	{ "sinks", step_sinks, undo_sinks, EXIT_FAILED, false },
+	{ "activity", step_activity, undo_activity, EXIT_FAILED, false },
 	{ "recent", step_recent, undo_recent, EXIT_FAILED, false },
 	{ "detectors", step_detectors, undo_detectors, EXIT_FAILED, false },
 	{ "record", step_record, undo_record, EXIT_FAILED, false },

@@ -237,6 +237,8 @@ static const struct {
 	{ "resource-spike", "141626139e134ad288876ee8e127cf35" },
 	{ "lost-events", "2b0c80adfb89421f85cb4abe7bb72220" },
 	{ "table-shed", "df76cd379029413ea0dd46440614c15d" },
+	{ "dns-tunnel", "2d4230c8c164461bb12a2a2a8102690f" },
+	{ "unexpected-exec", "d427bc74e0f94bed94912e64026e34eb" },
 };
 _Static_assert(N_OF(rule_ids) == RF_RULE_MAX, "a MESSAGE_ID for every rule");
 

@@ -22,10 +22,13 @@
 
 Prints one "left: ..." line per thing that was still live, "# gc: ..."
 notes for what gc removed; exits 1 when anything was live (the suite
-leaked, or the host was not clean at the start). A leftover live
-supervisor holds live.lock: the next suite's runs of another build would be
-refused ("... and sandboxes are live"), so it is the leaking suite that
-must fail, not the next one. Needs root; run by tests/run_all.sh.
+leaked, or the host was not clean at the start). Sandboxes are this
+build's by their supervisor's binary, whatever pinned set (one per build,
+/sys/fs/bpf/ringfence/<set>, the registry file's pin_set) enforces them:
+a leftover live supervisor holds its set's live lock and keeps that set
+pinned beside the next builds' (their runs are not refused), so it is the
+leaking suite that must fail, not a later one. Needs root; run by
+tests/run_all.sh.
 """
 import json
 import os
@@ -112,6 +115,17 @@ def live(e):
     return supervisor_alive(e) or (e.get("on_supervisor_exit") == "keep-running" and populated(e))
 
 
+def build_set(build):
+    """This build's pinned set name (first 16 hex digits of its build id,
+    gen/build_id.h), or None when it cannot be read."""
+    try:
+        with open(os.path.join(build, "gen", "build_id.h")) as f:
+            hexes = [b.strip()[2:] for b in f.read().split("{", 1)[1].split("}")[0].split(",")]
+        return "".join(hexes[:8]).lower()
+    except (OSError, IndexError):
+        return None
+
+
 def snapshot(build):
     json.dump({"procs": build_procs(build), "sandboxes": sorted(sandboxes())}, sys.stdout)
 
@@ -120,15 +134,19 @@ def leftovers(build, before):
     """(processes, ours, foreign): what is new since before (None: the
     start, everything) and still live. A new sandbox is ours when its
     supervisor is one of this build's processes, or (during a suite) gone
-    (a kept sandbox); others are named but not touched."""
+    (a kept sandbox) and this build's set enforces it (another build's set:
+    another checkout's suite); others are named but not touched."""
     old_procs = {int(p): s for p, s in before["procs"].items()} if before else {}
     old_sb = set(before["sandboxes"]) if before else set()
     procs = {p: s for p, s in build_procs(build).items() if old_procs.get(p) != s}
     sbs, foreign = {}, {}
+    own_set = build_set(build)
     for name, e in sandboxes().items():
         if name in old_sb or not live(e):
             continue
-        mine = e.get("supervisor_pid") in procs or (before is not None and not supervisor_alive(e))
+        same_set = e.get("pin_set") in (None, own_set) or own_set is None
+        mine = e.get("supervisor_pid") in procs or (
+            before is not None and not supervisor_alive(e) and same_set)
         (sbs if mine else foreign)[name] = e
     return procs, sbs, foreign
 

@@ -3,6 +3,7 @@
 
 complete -c ringfence-monitor -f
 complete -c ringfence-monitor -s o -l output -r -F -d 'append alerts to FILE'
+complete -c ringfence-monitor -l activity -r -F -d 'append activity records to FILE'
 complete -c ringfence-monitor -l metrics -x -a '127.0.0.1:9464 [::1]:9464' -d 'serve Prometheus metrics on a loopback address'
 complete -c ringfence-monitor -l metrics-file -r -F -d 'write the metrics there every interval'
 complete -c ringfence-monitor -l record -r -F -d 'write every input the detectors consume'

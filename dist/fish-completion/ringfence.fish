@@ -5,7 +5,7 @@
 
 # names__backend_choice (lib/names.c): what --require/--prefer accept
 set -l backends cgroup-sock-addr bpf-lsm landlock seccomp capabilities cgroup-v2-memory cgroup-v2-pids cgroup-v2-cpu supervisor tmpfs
-set -l all run check lint learn probe status gc unload
+set -l all run check lint learn probe status gc unload oci-hook
 # after "--" of run or learn: the command to run, completed as itself
 set -l after_dashdash '__fish_seen_subcommand_from run learn; and contains -- -- (commandline -opc)'
 set -l before_dashdash 'not contains -- -- (commandline -opc)'
@@ -21,6 +21,7 @@ complete -c ringfence -n __fish_use_subcommand -a probe -d 'what this kernel can
 complete -c ringfence -n __fish_use_subcommand -a status -d 'the live sandboxes'
 complete -c ringfence -n __fish_use_subcommand -a gc -d 'remove what killed supervisors left behind'
 complete -c ringfence -n __fish_use_subcommand -a unload -d 'unpin the BPF programs'
+complete -c ringfence -n __fish_use_subcommand -a oci-hook -d 'OCI runtime hook: confine a container'
 
 # before a command
 complete -c ringfence -n __fish_use_subcommand -s h -l help -d 'show the usage'

@@ -26,6 +26,11 @@
 #define CLONE_NEWUSER 0x10000000
 #endif
 
+/* W^X memory (memory.deny_write_execute): prctl(PR_SET_MDWE), Linux 6.3+. */
+#define RF_PR_SET_MDWE 65
+#define RF_PR_GET_MDWE 66
+#define RF_PR_MDWE_REFUSE_EXEC_GAIN 1UL
+
 /* Every flag that makes a new namespace: the boundary refuses each. */
 #define RF_NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
 		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)

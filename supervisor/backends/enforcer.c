@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@
 
 #include "rf_abi.h"
 #include "bpfutil.h"
+#include "cgroup.h"
+#include "log.h"
+#include "registry.h"
 #include "runlock.h"
 #include "enforcer.h"
 #include "sbmaps.h"
@@ -45,13 +49,30 @@ static struct bpf_program *link_prog(struct net_bpf *skel, enum rf_pin_link l)
 	return bpf_object__find_program_by_name(skel->obj, rf_pin_links[l].prog);
 }
 
-/* sha256 of the embedded BPF objects: the build identity. */
-/* sha256 of the three objects, computed by the Makefile (build_id.h). */
+/* sha256 of the three objects, computed by the Makefile (build_id.h):
+ * the build identity. Read from its one copy in the binary (volatile: never
+ * folded into the code), which is all that tells builds apart
+ * (tests/host/upgrade.h makes another build by changing it). */
+static const volatile uint8_t rf_build_id[32] = RF_BUILD_ID;
+
 static void build_id(uint8_t out[32])
 {
-	static const uint8_t id[32] = RF_BUILD_ID;
+	size_t i;
 
-	memcpy(out, id, 32);
+	for (i = 0; i < 32; i++)
+		out[i] = rf_build_id[i];
+}
+
+/* Whatever links the enforcer acts on its own build's set (pins.h), from
+ * the first probe on: selected before main. */
+__attribute__((constructor)) static void select_own_set(void)
+{
+	char name[RF_PIN_SET_LEN];
+	uint8_t id[32];
+
+	build_id(id);
+	rf_pins__set_name(id, name);
+	rf_pins__select(name);
 }
 
 /* ---- the BPF-LSM object ---- */
@@ -218,7 +239,7 @@ static const struct extra_obj obs_obj = {
 static const char *link_path(const struct extra_obj *o, const struct bpf_program *prog,
 			     char *buf, size_t len)
 {
-	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->link_prefix, bpf_program__name(prog));
+	snprintf(buf, len, "%s/%s%s", rf_pins__dir(), o->link_prefix, bpf_program__name(prog));
 	return buf;
 }
 
@@ -226,7 +247,7 @@ static const char *link_path(const struct extra_obj *o, const struct bpf_program
 static const char *prog_path(const struct extra_obj *o, const struct bpf_program *prog,
 			     char *buf, size_t len)
 {
-	snprintf(buf, len, RF_PIN_DIR "/%s%s", o->prog_prefix, bpf_program__name(prog));
+	snprintf(buf, len, "%s/%s%s", rf_pins__dir(), o->prog_prefix, bpf_program__name(prog));
 	return buf;
 }
 
@@ -454,7 +475,7 @@ static int link_pinned_name(const struct extra_obj *o, const char *name)
 	char path[256];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->link_prefix, name);
+	snprintf(path, sizeof(path), "%s/%s%s", rf_pins__dir(), o->link_prefix, name);
 	fd = bpf_obj_get(path);
 	memset(&info, 0, sizeof(info));
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
@@ -478,7 +499,7 @@ static int prog_pinned_name(const struct extra_obj *o, const char *name)
 	char path[256];
 	int fd;
 
-	snprintf(path, sizeof(path), RF_PIN_DIR "/%s%s", o->prog_prefix, name);
+	snprintf(path, sizeof(path), "%s/%s%s", rf_pins__dir(), o->prog_prefix, name);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -ENOENT;
@@ -579,7 +600,7 @@ void enforcer__probe_lsm(struct rf_backend_probe *p)
 	if (enforcer__lsm_pinned()) {
 		p->ok = true;
 		snprintf(p->detail, sizeof(p->detail), "this build's lsm.bpf.c programs are "
-			 "loaded and attached (pinned in %s)", RF_PIN_DIR);
+			 "loaded and attached (pinned in %s)", rf_pins__dir());
 		return;
 	}
 	probe_obj(&lsm_obj, p, "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
@@ -593,7 +614,7 @@ void enforcer__probe_observe(struct rf_backend_probe *p)
 		p->ok = true;
 		snprintf(p->detail, sizeof(p->detail), "this build's tp_btf/sys_enter,sys_exit "
 			 "observe programs are loaded (pinned in %s), attached while a sandbox "
-			 "is live", RF_PIN_DIR);
+			 "is live", rf_pins__dir());
 		return;
 	}
 	probe_obj(&obs_obj, p, "observe.bpf.c (tp_btf/sys_enter, sys_exit) loaded and attached");
@@ -756,20 +777,20 @@ int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *inet,
 	inet->ok = true;
 	snprintf(inet->detail, sizeof(inet->detail),
 		 "this build's cgroup/connect4,connect6,sendmsg4,sendmsg6,sock_create are "
-		 "attached to the ringfence cgroup now (pinned in %s)", RF_PIN_DIR);
+		 "attached to the ringfence cgroup now (pinned in %s)", rf_pins__dir());
 	if (meta.features & RF_FEAT_NO_UNIX) {
 		/* as enforcer__probe says it when the load is refused */
 		unx->err = -EINVAL;
 		snprintf(unx->detail, sizeof(unx->detail),
 			 "this kernel refused cgroup/connect_unix and sendmsg_unix when this "
 			 "build's programs were pinned in %s (hooks of Linux 6.7 and later)",
-			 RF_PIN_DIR);
+			 rf_pins__dir());
 		return 0;
 	}
 	unx->ok = true;
 	snprintf(unx->detail, sizeof(unx->detail),
 		 "this build's cgroup/connect_unix,sendmsg_unix are attached to the ringfence "
-		 "cgroup now (pinned in %s)", RF_PIN_DIR);
+		 "cgroup now (pinned in %s)", rf_pins__dir());
 	return 0;
 }
 
@@ -788,11 +809,11 @@ static int ensure_bpffs(void)
 	return 0;
 }
 
-/* Every pin under RF_PIN_DIR whose name starts with prefix. Unlinking a
- * pinned link drops its last reference: it detaches. */
-static void unpin_prefix(const char *prefix)
+/* Every pin in dir (a set's directory) whose name starts with prefix.
+ * Unlinking a pinned link drops its last reference: it detaches. */
+static void unpin_prefix(const char *dir, const char *prefix)
 {
-	DIR *d = opendir(RF_PIN_DIR);
+	DIR *d = opendir(dir);
 	struct dirent *de;
 
 	if (!d)
@@ -803,63 +824,82 @@ static void unpin_prefix(const char *prefix)
 	closedir(d);
 }
 
-/* Every pinned link and program of an object, whatever build pinned
- * them, and the maps it owns. */
-static void unpin_obj(const struct extra_obj *o)
+/* Every pinned link and program of an object in dir, whatever build
+ * pinned them, and the maps it owns. */
+static void unpin_obj(const char *dir, const struct extra_obj *o)
 {
-	char path[256];
+	char path[PATH_MAX];
 	size_t i;
 
-	unpin_prefix(o->link_prefix);
+	unpin_prefix(dir, o->link_prefix);
 	if (o->prog_prefix)
-		unpin_prefix(o->prog_prefix);
+		unpin_prefix(dir, o->prog_prefix);
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
-		if (rf_pin_maps[i].flags & o->pin_owner)
-			unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
+		if (rf_pin_maps[i].flags & o->pin_owner) {
+			snprintf(path, sizeof(path), "%s/%s", dir, rf_pin_maps[i].pin);
+			unlink(path);
+		}
 }
 
 /* What another build pinned and this one does not name (a map it added
- * or dropped): RF_PIN_DIR is ringfence's alone, and left behind it would
- * keep the directory, so an unload that said "removed" had not. Unlinking
- * while listing may skip an entry: again until a pass removes nothing. */
-static void unpin_unknown(void)
+ * or dropped): a set's directory is ringfence's alone, and left behind it
+ * would keep the directory, so an unload that said "removed" had not.
+ * Unlinking while listing may skip an entry: again until a pass removes
+ * nothing. Only pins: in RF_PIN_DIR (the legacy set) the other sets'
+ * directories stay. */
+static void unpin_unknown(const char *dir)
 {
 	struct dirent *de;
 	bool more = true;
 	DIR *d;
 
-	while (more && (d = opendir(RF_PIN_DIR))) {
+	while (more && (d = opendir(dir))) {
 		more = false;
 		while ((de = readdir(d)))
-			if (de->d_name[0] != '.' && !unlinkat(dirfd(d), de->d_name, 0))
+			if (de->d_name[0] != '.' && de->d_type != DT_DIR &&
+			    !unlinkat(dirfd(d), de->d_name, 0))
 				more = true;
 		closedir(d);
 	}
 }
 
-/* 0 when RF_PIN_DIR is gone, or why it is not. */
-static int unpin_all(void)
+/* Unpin the set name, detaching its programs: 0 when its pins are gone
+ * (its directory too; RF_PIN_DIR as well once no set is left), or why
+ * not. */
+static int unpin_set(const char *name)
 {
-	char path[256];
+	char dir[PATH_MAX], path[PATH_MAX + 64];
 	size_t i;
+	int err = 0;
 
+	rf_pins__set_dir(name, dir, sizeof(dir));
 	/* Unlinking a pinned link drops its last reference: it detaches. */
-	for (i = 0; i < RF_PIN_LINK_MAX; i++)
-		unlink(rf_pins__path(rf_pin_links[i].pin, path, sizeof(path)));
-	unlink(rf_pins__path(RF_PIN_DNS_NOTE, path, sizeof(path)));
-	unpin_obj(&lsm_obj);
-	unpin_obj(&obs_obj);
+	for (i = 0; i < RF_PIN_LINK_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rf_pin_links[i].pin);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, RF_PIN_DNS_NOTE);
+	unlink(path);
+	unpin_obj(dir, &lsm_obj);
+	unpin_obj(dir, &obs_obj);
 	/* meta last: the table ends with it */
-	for (i = 0; i < RF_PIN_MAP_MAX; i++)
-		unlink(rf_pins__path(rf_pin_maps[i].pin, path, sizeof(path)));
-	unpin_unknown();
-	return rmdir(RF_PIN_DIR) && errno != ENOENT ? -errno : 0;
+	for (i = 0; i < RF_PIN_MAP_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rf_pin_maps[i].pin);
+		unlink(path);
+	}
+	unpin_unknown(dir);
+	if (name[0] && rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	/* the last set gone: the parent too (ENOTEMPTY while others live) */
+	if (rmdir(RF_PIN_DIR) && errno != ENOENT && errno != ENOTEMPTY && !err)
+		err = -errno;
+	return err;
 }
 
-/* Some pin under RF_PIN_DIR starts with prefix. */
+/* Some pin of the selected set starts with prefix. */
 static bool prefix_pinned(const char *prefix)
 {
-	DIR *d = opendir(RF_PIN_DIR);
+	DIR *d = opendir(rf_pins__dir());
 	struct dirent *de;
 	bool found = false;
 
@@ -871,26 +911,186 @@ static bool prefix_pinned(const char *prefix)
 	return found;
 }
 
+/* A set's live lock, taken with op. */
+static int take_live(const char *name, int op)
+{
+	char lock[64];
+
+	return runlock__take(rf_pins__live_lock(name, lock, sizeof(lock)), op);
+}
+
+/* A set's observe lock ("observe-<set>.lock"), taken with op: held shared
+ * by its supervisors whose sandbox is observed. */
+static int take_obs(const char *name, int op)
+{
+	char lock[64];
+
+	snprintf(lock, sizeof(lock), "observe-%s.lock", name);
+	return runlock__take(lock, op);
+}
+
+/* The live and observe lock files of a set just unpinned, its live lock
+ * held exclusive (one pair per build would pile up). Safe under
+ * load.lock: every taker of these locks holds load.lock from opening the
+ * file to locking it, so none holds an old file while another creates a
+ * new one. */
+static void drop_live(const char *name)
+{
+	char lock[64], path[128];
+
+	if (!name[0])
+		return;  /* the legacy live.lock: older builds may still run */
+	snprintf(path, sizeof(path), RF_RUN_DIR "/%s",
+		 rf_pins__live_lock(name, lock, sizeof(lock)));
+	unlink(path);
+	snprintf(path, sizeof(path), RF_RUN_DIR "/observe-%s.lock", name);
+	unlink(path);
+}
+
 int enforcer__observe_idle(void)
 {
 	int load_fd, live_fd;
 
-	/* Links are pinned only by a supervisor that then holds live.lock
-	 * shared (both under load.lock), so none pinned needs no lock. */
+	/* Links are pinned only by a supervisor that then holds its set's
+	 * live lock shared (both under load.lock), so none pinned needs no
+	 * lock. */
 	if (!prefix_pinned(RF_PIN_OBS_LINK_PREFIX))
 		return 1;
 	load_fd = runlock__take("load.lock", LOCK_EX);
 	if (load_fd < 0)
 		return load_fd;
-	/* Held shared by each supervisor whose sandbox is observed: one that
-	 * is not (--no-observe) keeps no tracepoint on the host. */
-	live_fd = runlock__take("observe.lock", LOCK_EX | LOCK_NB);
+	/* Held shared by each supervisor of this set whose sandbox is
+	 * observed: one that is not (--no-observe) keeps no tracepoint on
+	 * the host. */
+	live_fd = take_obs(rf_pins__selected(), LOCK_EX | LOCK_NB);
 	if (live_fd >= 0) {
-		unpin_prefix(RF_PIN_OBS_LINK_PREFIX);
+		unpin_prefix(rf_pins__dir(), RF_PIN_OBS_LINK_PREFIX);
 		close(live_fd);
 	}
 	close(load_fd);
 	return live_fd >= 0 ? 1 : live_fd == -EWOULDBLOCK ? 0 : live_fd;
+}
+
+/* ---- retiring the sets of other builds ---- */
+
+/* The id of a set's pinned meta map: map ids only grow, so the set with
+ * the highest was loaded last (0: no meta, a half-pinned set). */
+static uint32_t set_meta_id(const char *name)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	uint32_t id;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", rf_pins__set_dir(name, dir, sizeof(dir)),
+		 rf_pin_maps[RF_PIN_META].pin);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	id = rf_pins__map_id(fd);
+	close(fd);
+	return id;
+}
+
+struct sets {
+	char name[16][RF_PIN_SET_LEN];
+	uint32_t meta_id[16];
+	size_t n;
+};
+
+static int add_set(const char *name, void *ctx)
+{
+	struct sets *s = ctx;
+
+	if (s->n == sizeof(s->name) / sizeof(s->name[0]))
+		return 0;  /* more than 16: the rest on a later pass */
+	snprintf(s->name[s->n], RF_PIN_SET_LEN, "%s", name);
+	s->meta_id[s->n++] = set_meta_id(name);
+	return 0;
+}
+
+/* A sandbox of set name may still be confined by it: its supervisor
+ * runs, or its cgroup has processes (kept running, or survivors of a
+ * kill that gc will retry). Entries without a set are the legacy set's. */
+static bool set_has_sandboxes(const char *name)
+{
+	struct rf_registry_entry *v = NULL;
+	size_t n = 0, i;
+	bool any = false;
+
+	if (registry__list(&v, &n))
+		return true;  /* cannot tell: keep it */
+	for (i = 0; i < n && !any; i++)
+		any = !strcmp(v[i].pin_set, name) &&
+		      (registry__supervisor_alive(&v[i]) || !cgroup__is_empty(v[i].cgroup_path));
+	registry__list_free(v, n);
+	return any;
+}
+
+/*
+ * Unpin every set but the newest (the last loaded: the one new runs of
+ * its build reuse) whose last sandbox has ended: no supervisor holds its
+ * live lock, and no registry file names a sandbox of it that may still
+ * have processes. Called holding load.lock, which every load, reuse
+ * (enforcer__open takes the live lock under it) and unload takes: no run
+ * can start on a set between the check and the unpinning. The legacy set
+ * (a build before sets) is never the newest.
+ */
+static void retire_locked(void)
+{
+	struct sets s = { .n = 0 };
+	size_t i, newest = 0;
+
+	rf_pins__each_set(add_set, &s);
+	for (i = 0; i < s.n; i++)
+		if (s.name[i][0] && s.meta_id[i] > s.meta_id[newest])
+			newest = i;
+	if (s.n && !s.name[newest][0])
+		newest = s.n;  /* only the legacy set has meta: none is kept */
+	for (i = 0; i < s.n; i++) {
+		int live_fd;
+
+		if (i == newest)
+			continue;
+		live_fd = take_live(s.name[i], LOCK_EX | LOCK_NB);
+		if (live_fd < 0)
+			continue;
+		if (!set_has_sandboxes(s.name[i])) {
+			int err = unpin_set(s.name[i]);
+
+			if (!err)
+				drop_live(s.name[i]);
+			rf_debug("pinned set %s of another build: its last sandbox ended, %s",
+				 s.name[i][0] ? s.name[i] : "(legacy, " RF_PIN_DIR ")",
+				 err ? strerror(-err) : "unloaded");
+		}
+		close(live_fd);
+	}
+}
+
+/* Nothing to retire: no set, or only one of sets (the legacy set is
+ * always retired). Unlocked: a set loaded after this look retires the
+ * others itself (enforcer__open, under load.lock). */
+static int only_a_set(const char *name, void *ctx)
+{
+	int *n = ctx;
+
+	*n += name[0] ? 1 : 2;
+	return 0;
+}
+
+int enforcer__retire_idle(void)
+{
+	int n = 0, load_fd;
+
+	rf_pins__each_set(only_a_set, &n);
+	if (n <= 1)
+		return 0;
+	load_fd = runlock__take("load.lock", LOCK_EX);
+	if (load_fd < 0)
+		return load_fd;
+	retire_locked();
+	close(load_fd);
+	return 0;
 }
 
 static struct rf_enforcer *enforcer_new(void)
@@ -908,10 +1108,13 @@ static struct rf_enforcer *enforcer_new(void)
 
 void enforcer__close(struct rf_enforcer *enf)
 {
+	bool was_live;
+
 	if (!enf)
 		return;
 	rf_pins__close_maps(enf->map_fd);
-	if (enf->live_lock_fd >= 0)
+	was_live = enf->live_lock_fd >= 0;
+	if (was_live)
 		close(enf->live_lock_fd);
 	if (enf->obs_lock_fd >= 0) {
 		/* Our shared hold first: the last observed supervisor detaches
@@ -919,6 +1122,10 @@ void enforcer__close(struct rf_enforcer *enf)
 		close(enf->obs_lock_fd);
 		enforcer__observe_idle();
 	}
+	/* The last supervisor of a set a newer build's has replaced unloads
+	 * it (its live lock dropped above: retire takes it exclusive). */
+	if (was_live)
+		enforcer__retire_idle();
 	free(enf);
 }
 
@@ -952,12 +1159,12 @@ static int obj_add(const struct extra_obj *o, int parent_fd, const uint8_t id[32
 	if (!err)
 		err = rf_pins__open_maps(0, fds);  /* features 0: the network maps */
 	if (err)
-		return rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR,
+		return rf_error_set(e, err, NULL, "open pinned maps in %s: %s", rf_pins__dir(),
 				    strerror(-err));
-	unpin_obj(o);
+	unpin_obj(rf_pins__dir(), o);
 	err = obj_install(o, fds, true, parent_fd, e);
 	if (err) {
-		unpin_obj(o);
+		unpin_obj(rf_pins__dir(), o);
 		goto cleanup;
 	}
 	meta.features |= o->feature;
@@ -985,17 +1192,22 @@ static int add_missing(const struct extra_obj *o, bool want, int parent_fd, cons
 
 int enforcer__open_pinned(struct rf_enforcer **ret_enf)
 {
+	return enforcer__open_pinned_set(rf_pins__selected(), ret_enf);
+}
+
+int enforcer__open_pinned_set(const char *set, struct rf_enforcer **ret_enf)
+{
 	struct rf_enforcer *enf = enforcer_new();
 	struct rf_meta meta;
 	int err;
 
 	if (!enf)
 		return -ENOMEM;
-	err = rf_pins__read_meta(&meta);
+	err = rf_pins__read_meta_in(set, &meta);
 	if (err)
 		goto cleanup;
 	enf->features = meta.features;
-	err = rf_pins__open_maps(enf->features, enf->map_fd);
+	err = rf_pins__open_maps_in(set, enf->features, enf->map_fd);
 	if (err)
 		goto cleanup;
 	*ret_enf = enf;
@@ -1064,9 +1276,10 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 	if (err)
 		return rf_error_set(e, err, NULL, "loading the network programs failed: %s",
 				    strerror(-err));
-	if (mkdir(RF_PIN_DIR, 0700) && errno != EEXIST) {
+	if ((mkdir(RF_PIN_DIR, 0700) && errno != EEXIST) ||
+	    (mkdir(rf_pins__dir(), 0700) && errno != EEXIST)) {
 		err = -errno;
-		rf_error_set(e, err, NULL, "mkdir %s: %s", RF_PIN_DIR, strerror(-err));
+		rf_error_set(e, err, NULL, "mkdir %s: %s", rf_pins__dir(), strerror(-err));
 		goto cleanup;
 	}
 	err = net_pin(skel, parent_fd, want_unix, &meta.features, e);
@@ -1079,7 +1292,7 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
 			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
 	if (want_observe)
-		unpin_obj(&obs_obj);  /* left behind by a build that did not know them */
+		unpin_obj(rf_pins__dir(), &obs_obj);  /* left behind by a build that did not know them */
 	for (i = 0; i < sizeof(extras) / sizeof(extras[0]); i++) {
 		if (!(want & extras[i]->feature))
 			continue;
@@ -1100,7 +1313,7 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 		rf_error_set(e, err, NULL, "pin meta: %s", strerror(-err));
 cleanup:
 	if (err)
-		unpin_all();
+		unpin_set(rf_pins__selected());
 	net_bpf__destroy(skel);
 	return err;
 }
@@ -1122,6 +1335,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	struct rf_enforcer *enf = NULL;
 	struct rf_meta meta;
 	uint8_t id[32];
+	char lock[64];
 	int load_fd = -1, live_fd, err;
 	uint32_t had = 0;
 	bool reuse;
@@ -1153,26 +1367,28 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 		if (err)
 			goto cleanup;
 	}
-	if (!reuse && err != -ENOENT) {
-		/* Pinned by another build (or incomplete): replace it, but
-		 * only when no supervisor is using it. */
-		live_fd = runlock__take("live.lock", LOCK_EX | LOCK_NB);
+	if (!reuse) {
+		/* This build's set, incomplete (a loader died) or attached to
+		 * another cgroup: replaced, but only when no supervisor of this
+		 * build uses it. Other builds' sets are in directories of their
+		 * own and stay. */
+		live_fd = take_live(rf_pins__selected(), LOCK_EX | LOCK_NB);
 		if (live_fd < 0) {
 			err = rf_error_set(e, -ESTALE, NULL,
-					   "the pinned enforcement programs in %s come from another "
-					   "ringfence build, or are attached to another cgroup than "
-					   "this run's, and sandboxes are live", RF_PIN_DIR);
+					   "this build's pinned enforcement programs in %s are "
+					   "attached to another cgroup than this run's, or "
+					   "incomplete, and sandboxes are live", rf_pins__dir());
 			rf_error_hint(e, "retry when they end, or run `ringfence unload --force`");
 			goto cleanup;
 		}
-		unpin_all();
+		unpin_set(rf_pins__selected());
 		close(live_fd);
-	}
-	if (!reuse) {
 		err = load_and_pin(parent_fd, want_unix, want_lsm, want_observe, id, e);
 		if (err)
 			goto cleanup;
 		enf->loaded_now = true;
+		/* The newest set now: older ones without sandboxes go. */
+		retire_locked();
 		err = rf_pins__read_meta(&meta);
 		if (err) {
 			rf_error_set(e, err, NULL, "read pinned meta: %s", strerror(-err));
@@ -1185,18 +1401,18 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	if (want_observe && attach_observe && (meta.features & RF_FEAT_OBSERVE)) {
 		err = obj_each_prog(&obs_obj, link_up, e);
 		if (!err) {
-			enf->obs_lock_fd = runlock__take("observe.lock", LOCK_SH);
+			enf->obs_lock_fd = take_obs(rf_pins__selected(), LOCK_SH);
 			err = enf->obs_lock_fd < 0 ? enf->obs_lock_fd : 0;
 			if (err)
-				rf_error_set(e, err, NULL, "lock %s/observe.lock: %s", RF_RUN_DIR,
-					     strerror(-err));
+				rf_error_set(e, err, NULL, "lock %s/observe-%s.lock: %s", RF_RUN_DIR,
+					     rf_pins__selected(), strerror(-err));
 		}
 		if (err)
 			goto cleanup;
 	}
 	err = rf_pins__open_maps(enf->features, enf->map_fd);
 	if (err) {
-		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", RF_PIN_DIR, strerror(-err));
+		rf_error_set(e, err, NULL, "open pinned maps in %s: %s", rf_pins__dir(), strerror(-err));
 		goto cleanup;
 	}
 	/* The pool of per-sandbox maps, made (or given the maps of an object
@@ -1209,9 +1425,10 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 			goto cleanup;
 		}
 	}
-	enf->live_lock_fd = runlock__take("live.lock", LOCK_SH);
+	enf->live_lock_fd = take_live(rf_pins__selected(), LOCK_SH);
 	if (enf->live_lock_fd < 0) {
-		err = rf_error_set(e, enf->live_lock_fd, NULL, "lock %s/live.lock: %s", RF_RUN_DIR,
+		err = rf_error_set(e, enf->live_lock_fd, NULL, "lock %s/%s: %s", RF_RUN_DIR,
+				   rf_pins__live_lock(rf_pins__selected(), lock, sizeof(lock)),
 				   strerror(-enf->live_lock_fd));
 		goto cleanup;
 	}
@@ -1231,24 +1448,46 @@ int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_va
 	return bpfutil__percpu_sum(enf->map_fd[RF_PIN_STATS], idx, ret_val);
 }
 
+struct unload {
+	bool force;
+	int err;
+};
+
+/* One set: -EBUSY (stops the walk) while a supervisor holds its live
+ * lock, unless force. */
+static int unload_set(const char *name, void *ctx)
+{
+	struct unload *u = ctx;
+	int live_fd, err;
+
+	live_fd = take_live(name, LOCK_EX | (u->force ? 0 : LOCK_NB));
+	if (live_fd < 0) {
+		u->err = live_fd == -EWOULDBLOCK ? -EBUSY : live_fd;
+		return 1;
+	}
+	err = unpin_set(name);
+	if (err && !u->err)
+		u->err = err;
+	if (!err)
+		drop_live(name);
+	close(live_fd);
+	return 0;
+}
+
 int enforcer__unload(bool force)
 {
-	int load_fd, live_fd = -1, err = 0;
+	struct unload u = { .force = force };
+	int load_fd;
 
 	load_fd = runlock__take("load.lock", LOCK_EX);
 	if (load_fd < 0)
 		return load_fd;
-	live_fd = runlock__take("live.lock", LOCK_EX | (force ? 0 : LOCK_NB));
-	if (live_fd < 0) {
-		err = live_fd == -EWOULDBLOCK ? -EBUSY : live_fd;
-		goto cleanup;
-	}
-	err = unpin_all();
-cleanup:
-	if (live_fd >= 0)
-		close(live_fd);
+	/* Every build's set, the legacy one too. */
+	rf_pins__each_set(unload_set, &u);
+	if (!u.err && rmdir(RF_PIN_DIR) && errno != ENOENT)
+		u.err = -errno;
 	close(load_fd);
-	return err;
+	return u.err;
 }
 
 /* The program behind a pinned cgroup link. */
@@ -1284,7 +1523,7 @@ int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct
 			continue;
 		pfd = link_prog_fd(rf_pin_links[i].pin);
 		if (pfd < 0)
-			return rf_error_set(e, pfd, NULL, "the program of %s/%s: %s", RF_PIN_DIR,
+			return rf_error_set(e, pfd, NULL, "the program of %s/%s: %s", rf_pins__dir(),
 					    rf_pin_links[i].pin, strerror(-pfd));
 		/* No link: the attachment lives exactly as long as the cgroup,
 		 * also when this process dies. */
@@ -1294,7 +1533,7 @@ int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct
 		close(pfd);
 		if (err)
 			return rf_error_set(e, err, NULL, "attaching the program of %s/%s to the "
-					    "sandbox cgroup: %s", RF_PIN_DIR, rf_pin_links[i].pin,
+					    "sandbox cgroup: %s", rf_pins__dir(), rf_pin_links[i].pin,
 					    strerror(-err));
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The one pinned set of enforcement programs and maps every sandbox shares. */
+/* This build's pinned set of enforcement programs and maps, which all its
+ * sandboxes share (other builds' sets beside it: pins.h). */
 #ifndef RF_ENFORCER_H
 #define RF_ENFORCER_H
 
@@ -19,20 +20,23 @@ struct rf_enforcer {
 };
 
 /*
- * Load, attach and pin the programs once (to MOUNT/ringfence, parent_fd),
- * or reuse the pinned set when it comes from this very build. Guarded by
- * RF_RUN_DIR/load.lock; holds RF_RUN_DIR/live.lock shared until
- * enforcer__close so `unload` cannot pull the programs from under a live
- * sandbox. want_unix: also attach connect_unix/sendmsg_unix. want_lsm:
+ * Load, attach and pin the programs once (to MOUNT/ringfence, parent_fd)
+ * into this build's set RF_PIN_DIR/<set> (pins.h), or reuse it. Guarded
+ * by RF_RUN_DIR/load.lock; holds the set's live lock (RF_RUN_DIR/
+ * live-<set>.lock) shared until enforcer__close so `unload` and the
+ * retiring of old sets cannot pull the programs from under a live
+ * sandbox. Another build's set stays beside it: each set's programs judge
+ * only the sandboxes in its own maps (the others pass). want_unix: also attach connect_unix/sendmsg_unix. want_lsm:
  * also load, attach and pin the BPF-LSM object (lsm.bpf.c; it shares the
  * network object's maps); added to a pinned set of this build that lacks
  * it without disturbing live sandboxes. want_observe: also load and pin
  * the observe object (observe.bpf.c) and attach its programs by pinned
  * links (attach_observe: this sandbox wants them) until the last
- * supervisor that wanted them ends (RF_RUN_DIR/observe.lock, enforcer__observe_idle); pinned but not attached, the
+ * supervisor that wanted them ends (RF_RUN_DIR/observe-<set>.lock, enforcer__observe_idle); pinned but not attached, the
  * next runs' probes find them without loading them again. A failure is -errno with e
  * filled (its why is the whole message: no where).
- * -ESTALE: pinned objects of another build are in use by live sandboxes.
+ * -ESTALE: this build's set is attached to another cgroup or incomplete,
+ * and in use by live sandboxes.
  */
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
 		   bool attach_observe,
@@ -80,12 +84,24 @@ int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_va
  */
 int enforcer__observe_idle(void);
 
-/* Detach and unpin everything. Fails with -EBUSY while a supervisor holds
- * live.lock, unless force (the caller kills the sandboxes first). */
+/* Detach and unpin every build's set. Fails with -EBUSY while a supervisor
+ * holds a set's live lock, unless force (the caller kills the sandboxes
+ * first). */
 int enforcer__unload(bool force);
 
-/* Open the pinned maps without loading anything (status, monitor).
- * -ENOENT when nothing is pinned. */
+/* Open the pinned maps without loading anything (status, monitor): of
+ * this build's set, or of the set named set (pins.h; another ABI's is
+ * -ESTALE: its maps are not this build's to read). -ENOENT when nothing
+ * is pinned. */
 int enforcer__open_pinned(struct rf_enforcer **ret_enf);
+int enforcer__open_pinned_set(const char *set, struct rf_enforcer **ret_enf);
+
+/* Unload every other build's set that is not the newest and whose last
+ * sandbox has ended (no supervisor holds its live lock, no registry file
+ * names a sandbox of it with processes). The last supervisor of a set,
+ * its reaper and gc call it; a run that loads a new set does it under the
+ * same load.lock. Takes load.lock: never call it holding load.lock or a
+ * live lock. 0 or -errno (the lock). */
+int enforcer__retire_idle(void);
 
 #endif

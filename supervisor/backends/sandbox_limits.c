@@ -5,8 +5,8 @@
  * in the cgroup2 hierarchy (a hybrid host's cgroup2 mount often has none
  * of them: the plan refuses then). wall_seconds and output_bytes are the
  * supervisor's: a deadline and a relay of the command's stdout/stderr
- * through pipes (ptys where ringfence's own are terminals) that stops at
- * the budget. Reaching memory_mb (an OOM kill
+ * through pipes (where ringfence's own are terminals, the command's pty:
+ * run/tty_relay.c) that stops at the budget. Reaching memory_mb (an OOM kill
  * of the whole group), pids (a refused fork), wall_seconds or
  * output_bytes ends the run: the caller kills the sandbox and records it.
  */
@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <termios.h>
-#include <sys/ioctl.h>
 #include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 
@@ -84,6 +82,25 @@ void sandbox_limits__probe(struct rf_caps *caps)
 	sandbox_limits__probe_at(caps, caps->cgroup_mount);
 }
 
+/* The io controller: the sandbox's io.stat, for disk_write_mb. */
+static void probe_io(struct rf_caps *caps, const char *dir, const char *have, int err)
+{
+	struct rf_backend_probe *p = &caps->cgroup_io;
+
+	p->ok = !err && has_word(have, "io");
+	p->err = err ? err : p->ok ? 0 : -EOPNOTSUPP;
+	if (err)
+		snprintf(p->detail, sizeof(p->detail), "reading %s/cgroup.controllers: %s", dir,
+			 strerror(-err));
+	else if (p->ok)
+		snprintf(p->detail, sizeof(p->detail), "io controller in the cgroup2 hierarchy "
+			 "at %s", dir);
+	else
+		snprintf(p->detail, sizeof(p->detail), "the io controller is not in the cgroup2 "
+			 "hierarchy at %s (its cgroup.controllers: %s): the kernel counts no "
+			 "writes per cgroup here", dir, have[0] ? have : "none");
+}
+
 void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir)
 {
 	char have[512] = "";
@@ -109,6 +126,25 @@ void sandbox_limits__probe_at(struct rf_caps *caps, const char *dir)
 				 "cgroup2 hierarchy at %s (its cgroup.controllers: %s)",
 				 controllers[i], dir, have[0] ? have : "none");
 	}
+	probe_io(caps, dir, have, err);
+}
+
+int sandbox_limits__io_write_bytes(const struct rf_cgroup *cg, uint64_t *ret_bytes)
+{
+	char buf[4096], *p;
+	uint64_t sum = 0;
+	int err;
+
+	if (cg->dir_fd < 0)
+		return -EBADF;
+	err = read_text_at(cg->dir_fd, "io.stat", buf, sizeof(buf));
+	if (err)
+		return err;
+	/* "MAJ:MIN rbytes=N wbytes=N rios=N ..." per device */
+	for (p = strstr(buf, "wbytes="); p; p = strstr(p + 7, "wbytes="))
+		sum += strtoull(p + 7, NULL, 10);
+	*ret_bytes = sum;
+	return 0;
 }
 
 void sandbox_limits__cpu_max(uint64_t percent, char *buf, size_t len)
@@ -172,6 +208,8 @@ int sandbox_limits__apply_cgroup(const struct rf_plan *plan, const char *mount,
 		if (err)
 			return err;
 	}
+	if (l[RF_LIMIT_DISK_WRITE].set && (err = enable_controller(mount, "io", e)))
+		return err;
 	if (l[RF_LIMIT_MEMORY].set) {
 		snprintf(v, sizeof(v), "%llu", (unsigned long long)l[RF_LIMIT_MEMORY].value << 20);
 		err = write_text_at(cg->dir_fd, "memory.max", v);
@@ -232,51 +270,18 @@ void sandbox_limits__watch_close(struct rf_limits_watch *w)
 	}
 }
 
-/* Where ringfence's own stream is a terminal the command gets one too: a
- * pty of its own, raw (bytes pass unchanged, the real terminal does its
- * own output processing), the terminal's size copied. Opened O_NOCTTY: it
- * never becomes the command's controlling terminal. p[0] ours, p[1] its. */
-static int relay_pty(int dest, int p[2])
-{
-	struct termios t;
-	struct winsize ws;
-	char name[128];
-	int m, s;
-
-	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (m < 0)
-		return -errno;
-	if (grantpt(m) || unlockpt(m) || ptsname_r(m, name, sizeof(name)) ||
-	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
-		int e = -errno;
-
-		close(m);
-		return e;
-	}
-	if (tcgetattr(s, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(s, TCSANOW, &t);
-	}
-	if (ioctl(dest, TIOCGWINSZ, &ws) == 0)
-		ioctl(s, TIOCSWINSZ, &ws);
-	p[0] = m;
-	p[1] = s;
-	return 0;
-}
-
-/* One relay channel, a pipe (or a pty for a terminal): the command's end
- * moved to >= 10 (out of the launcher child's way, like the Landlock
- * ruleset), ours non-blocking. */
+/* One relay channel, a pipe: the command's end moved to >= 10 (out of
+ * the launcher child's way, like the Landlock ruleset), ours
+ * non-blocking. A terminal needs none: the command's pty carries that
+ * stream (run/tty_relay.c), counted against the same budget. */
 static int relay_pipe(struct rf_limits_watch *w, int i)
 {
-	int p[2], r;
+	int p[2];
 
 	if (isatty(w->dest[i]))
-		r = relay_pty(w->dest[i], p);
-	else
-		r = pipe2(p, O_CLOEXEC) < 0 ? -errno : 0;
-	if (r < 0)
-		return r;
+		return 0;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
 	w->out_r[i] = p[0];
 	w->child_w[i] = fcntl(p[1], F_DUPFD_CLOEXEC, 10);
 	close(p[1]);
@@ -415,6 +420,20 @@ static int relay_once(struct rf_limits_watch *w, int i, bool *hit_now)
 	return 1;
 }
 
+uint64_t sandbox_limits__admit_output(struct rf_limits_watch *w, uint64_t n, bool *hit_now)
+{
+	uint64_t room = w->output_bytes - w->out_delivered, give;
+
+	if (!w->output_bytes)
+		return n;
+	give = n < room ? n : room;
+	w->out_delivered += give;
+	w->out_read += n;
+	if (n > give)
+		*hit_now |= set_hit(w, RF_LIMIT_OUTPUT, w->out_read, w->output_bytes);
+	return give;
+}
+
 static uint64_t elapsed_ms(const struct rf_limits_watch *w)
 {
 	struct timespec now;
@@ -513,6 +532,7 @@ static const char *unit_of(enum rf_limit l)
 		[RF_LIMIT_MEMORY] = "MiB", [RF_LIMIT_PIDS] = "processes",
 		[RF_LIMIT_CPU] = "percent", [RF_LIMIT_WALL] = "seconds",
 		[RF_LIMIT_OUTPUT] = "bytes", [RF_LIMIT_SCRATCH] = "MiB",
+		[RF_LIMIT_EGRESS] = "bytes", [RF_LIMIT_DISK_WRITE] = "MiB",
 	};
 
 	return (unsigned int)l < RF_LIMIT_MAX ? units[l] : "";

@@ -76,6 +76,10 @@ bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd);
 /* The cgroup's own counters: the memory cap's OOM kill, a refused fork.
  * True when a limit was reached just now. */
 bool sandbox_limits__check_cgroup(struct rf_limits_watch *w);
+/* n bytes of the command's output came in elsewhere (the pty relay):
+ * how many of them fit in the budget and go on; the rest ends the run
+ * (*hit_now). Without output_bytes, all n. */
+uint64_t sandbox_limits__admit_output(struct rf_limits_watch *w, uint64_t n, bool *hit_now);
 /* Relay what is left in the pipes without blocking (all of it once every
  * writer is gone). */
 void sandbox_limits__drain(struct rf_limits_watch *w);
@@ -84,6 +88,9 @@ json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w);
 /* For the stderr line: "limit wall_seconds=1 reached". */
 void sandbox_limits__hit_text(const struct rf_limits_watch *w, char *buf, size_t len);
 void sandbox_limits__watch_close(struct rf_limits_watch *w);
+/* Bytes the cgroup's tasks wrote to block devices (io.stat wbytes summed
+ * over devices): 0, or -errno (-ENOENT: no io controller there). */
+int sandbox_limits__io_write_bytes(const struct rf_cgroup *cg, uint64_t *ret_bytes);
 /* The cgroup's CPU time so far (cpu.stat usage_usec); 0 when unreadable. */
 uint64_t sandbox_limits__cpu_usec(const struct rf_cgroup *cg);
 

@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <netinet/in.h>
@@ -339,6 +340,27 @@ static int add_task_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_e
 	return r;
 }
 
+/* W^X as systemd's MemoryDenyWriteExecute= does it: seccomp cannot tell
+ * whether a mapping was executable before, so mprotect never adds
+ * PROT_EXEC; the ELF loader maps its segments with mmap. */
+static int add_wx_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_error *err)
+{
+	const uint64_t wx = PROT_WRITE | PROT_EXEC;
+	const struct scmp_arg_cmp mmap_wx = SCMP_A2_64(SCMP_CMP_MASKED_EQ, wx, wx);
+	const struct scmp_arg_cmp prot_x = SCMP_A2_64(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC);
+	const struct scmp_arg_cmp shm_x = SCMP_A2_64(SCMP_CMP_MASKED_EQ, SHM_EXEC, SHM_EXEC);
+	int r;
+
+	r = add_and_rule(ctx, "mmap", &mmap_wx, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "mprotect", &prot_x, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "pkey_mprotect", &prot_x, 1, c, err);
+	if (!r)
+		r = add_and_rule(ctx, "shmat", &shm_x, 1, c, err);
+	return r;
+}
+
 static int add_net_task_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
 			      struct rf_error *err)
 {
@@ -348,6 +370,8 @@ static int add_net_task_rules(scmp_filter_ctx ctx, unsigned int holes, struct ru
 		r = add_net_opt_rules(ctx, c, err);
 	if (!r && (holes & RF_SECCOMP_HOLE_TASKS))
 		r = add_task_rules(ctx, c, err);
+	if (!r && (holes & RF_SECCOMP_HOLE_WX))
+		r = add_wx_rules(ctx, c, err);
 	return r;
 }
 
@@ -360,6 +384,10 @@ static const struct hole_call {
 	uint8_t class, arg, target;
 } hole_calls[] = {
 	{ "memfd_create", RF_OP_MEMFD_CREATE, RF_CLASS_EXEC, 2, 0 },
+	{ "mmap", RF_OP_MMAP_EXEC, RF_CLASS_EXEC, 3, 0 },
+	{ "mprotect", RF_OP_MPROTECT_EXEC, RF_CLASS_EXEC, 3, 0 },
+	{ "pkey_mprotect", RF_OP_MPROTECT_EXEC, RF_CLASS_EXEC, 3, 0 },
+	{ "shmat", RF_OP_MMAP_EXEC, RF_CLASS_EXEC, 3, 0 },
 	{ "setsockopt", RF_OP_ROUTE_SOCKOPT, RF_CLASS_PROCESS, 0, 0 },
 	{ "setpriority", RF_OP_SETNICE, RF_CLASS_PROCESS, 3, 2 },
 	{ "ioprio_set", RF_OP_SETIOPRIO, RF_CLASS_PROCESS, 3, 2 },

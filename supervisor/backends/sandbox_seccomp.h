@@ -76,6 +76,10 @@ enum rf_seccomp_hole {
 	 * (setpriority, ioprio_set, prlimit64 writes, sched_set*): only 0,
 	 * the caller, is allowed; PRIO_USER and IOPRIO_WHO_USER never */
 	RF_SECCOMP_HOLE_TASKS = 1u << 4,
+	/* W^X (memory.deny_write_execute) where PR_SET_MDWE is missing: mmap
+	 * writable and executable at once, mprotect/pkey_mprotect adding
+	 * PROT_EXEC, shmat with SHM_EXEC: EPERM */
+	RF_SECCOMP_HOLE_WX = 1u << 5,
 };
 int sandbox_seccomp__build(const struct rf_policy *policy, bool boundary, unsigned int holes,
 			   struct rf_seccomp *ret, struct rf_error *err);

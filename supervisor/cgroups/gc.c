@@ -432,16 +432,43 @@ static bool doomed(uint64_t cgid, void *ctx)
 	return true;
 }
 
+struct maps_walk {
+	struct doom *d;
+	const struct rf_enforcer *own;
+};
+
+/* One pinned set's maps: this build's through the caller's enforcer,
+ * another build's opened here (one of another ABI is not this build's to
+ * read: its own gc purges it). */
+static int walk_set(const char *set, void *ctx)
+{
+	struct maps_walk *w = ctx;
+	struct rf_enforcer *enf = NULL;
+
+	if (!strcmp(set, rf_pins__selected())) {
+		if (w->own)
+			sbmaps__purge_where(w->own, doomed, w->d, w->d->g->flags & RF_GC_FULL);
+		return 0;
+	}
+	if (enforcer__open_pinned_set(set, &enf))
+		return 0;
+	sbmaps__purge_where(enf, doomed, w->d, w->d->g->flags & RF_GC_FULL);
+	enforcer__close(enf);
+	return 0;
+}
+
+/* Every set's maps: a sandbox's keys are in its build's set. */
 static void walk_maps(struct gc *g, const struct rf_enforcer *enf)
 {
 	struct doom d = { .g = g };
+	struct maps_walk w = { .d = &d, .own = enf };
 	size_t i;
 
-	if (!enf || (!(g->flags & RF_GC_FULL) && !g->dead.n))
+	if (!(g->flags & RF_GC_FULL) && !g->dead.n)
 		return;
 	qsort(g->live.v, g->live.n, sizeof(*g->live.v), cmp_u64);
 	qsort(g->dead.v, g->dead.n, sizeof(*g->dead.v), cmp_u64);
-	sbmaps__purge_where(enf, doomed, &d, g->flags & RF_GC_FULL);
+	rf_pins__each_set(walk_set, &w);
 	for (i = 0; i < d.ids.n; i++) {
 		g->st.map_entries += d.count[i];
 		say(g, "removed %llu map entr%s of cgroup id %llu", d.count[i],
@@ -481,9 +508,12 @@ int gc__run(const struct rf_enforcer *enf, const char *mount, unsigned flags,
 	walk_temp_files(&g);
 	walk_maps(&g, enf);
 	/* The observe links, when the last live supervisor died without
-	 * detaching them. Not from a run (it holds live.lock). */
-	if (flags & RF_GC_FULL)
+	 * detaching them, and other builds' sets whose last sandbox this
+	 * removed. Not from a run (it holds its set's live lock). */
+	if (flags & RF_GC_FULL) {
 		enforcer__observe_idle();
+		enforcer__retire_idle();
+	}
 	if (ret_stats)
 		*ret_stats = g.st;
 	free(g.live.v);
@@ -498,19 +528,23 @@ int gc__sandbox(const char *name, const char *cgroup_path)
 {
 	struct rf_registry_entry e;
 	struct rf_enforcer *enf = NULL;
-	char path[PATH_MAX];
+	char path[PATH_MAX], set[RF_PIN_SET_LEN];
 	uint64_t id = 0;
 
+	/* the set that enforced it: the reaper's own build's, by default */
+	snprintf(set, sizeof(set), "%s", rf_pins__selected());
 	snprintf(path, sizeof(path), "%s/%s.json", RF_REGISTRY_DIR, name);
 	if (!registry__read_file(path, &e)) {
 		id = e.cgroup_id;
+		if (e.pin_set[0])
+			snprintf(set, sizeof(set), "%s", e.pin_set);
 		registry__entry_clear(&e);
 	}
 	if (!id && cgroup__id_of(cgroup_path, &id))
 		return 0;  /* no cgroup, no file: it cleaned up, or never got that far */
 	if (!kill_cgroup(cgroup_path))
 		return -EBUSY;
-	if (!enforcer__open_pinned(&enf)) {
+	if (!enforcer__open_pinned_set(set, &enf)) {
 		sbmaps__purge(enf, id);
 		enforcer__close(enf);
 	}

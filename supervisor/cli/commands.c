@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgroups/gc.h"
+#include "cleanup.h"
 #include "log.h"
 #include "registry.h"
 #include "run/run.h"
@@ -182,6 +183,7 @@ int cmd_status(bool as_json)
 {
 	struct rf_registry_entry *v = NULL;
 	struct rf_enforcer *enf = NULL;
+	char set[RF_PIN_SET_LEN] = "";
 	size_t n = 0, i;
 	json_t *arr;
 	int err;
@@ -191,7 +193,6 @@ int cmd_status(bool as_json)
 		rf_err("reading %s: %s", RF_REGISTRY_DIR, strerror(-err));
 		return 1;
 	}
-	enforcer__open_pinned(&enf);
 	arr = json_array();
 	for (i = 0; i < n; i++) {
 		struct rf_sandbox st = { 0 };
@@ -199,6 +200,12 @@ int cmd_status(bool as_json)
 		uint64_t total = 0;
 		int k;
 
+		/* its counters are in its build's set (pins.h) */
+		if (!enf || strcmp(set, v[i].pin_set)) {
+			enforcer__close(TAKE_PTR(enf));
+			snprintf(set, sizeof(set), "%s", v[i].pin_set);
+			enforcer__open_pinned_set(set, &enf);
+		}
 		if (enf && !sbmaps__read_sandbox(enf, v[i].cgroup_id, &st))
 			for (k = 0; k < RF_CLASS_KERNEL_MAX; k++)
 				total += st.denials[k];
@@ -299,6 +306,6 @@ int cmd_unload(bool force)
 		rf_err("unload: %s", strerror(-err));
 		return 1;
 	}
-	rf_info("unloaded: programs detached, %s removed", RF_PIN_DIR);
+	rf_info("unloaded: every build's programs detached, %s removed", RF_PIN_DIR);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "names.h"
 #include "privs.h"
 #include "run/reaper.h"
+#include "run/oci.h"
 #include "run/run.h"
 #include "verbs.h"
 
@@ -18,7 +19,7 @@
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 enum verb {
-	V_RUN, V_CHECK, V_LINT, V_LEARN, V_PROBE, V_STATUS, V_GC, V_UNLOAD,
+	V_RUN, V_CHECK, V_LINT, V_LEARN, V_PROBE, V_STATUS, V_GC, V_UNLOAD, V_OCI_HOOK,
 	V_HELP,                 /* hidden: "ringfence help [COMMAND]", as --help */
 	V_REAP,                 /* hidden: a reaper's clean-up (reaper.h) */
 	V_MAX,
@@ -47,6 +48,7 @@ static int do_probe(int argc, char **argv, void *ctx);
 static int do_status(int argc, char **argv, void *ctx);
 static int do_gc(int argc, char **argv, void *ctx);
 static int do_unload(int argc, char **argv, void *ctx);
+static int do_oci_hook(int argc, char **argv, void *ctx);
 static int do_help(int argc, char **argv, void *ctx);
 static int do_reap(int argc, char **argv, void *ctx);
 
@@ -71,6 +73,8 @@ static const struct rf_cli_verb verbs[] = {
 		   .help = "remove what killed supervisors left behind" },
 	[V_UNLOAD] = { "unload", "", 0, 0, .root_exit = 1, .handler = do_unload,
 		       .help = "unpin the BPF programs (--force: even with live sandboxes)" },
+	[V_OCI_HOOK] = { "oci-hook", "", 0, 0, .root_exit = ROOT_REFUSED, .handler = do_oci_hook,
+			 .help = "OCI runtime hook: confine a container by its run.ringfence.policy" },
 	[V_HELP] = { "help", "[COMMAND]", 0, 1, .hidden = true, .raw = true, .handler = do_help,
 		     .help = "as --help" },
 	[V_REAP] = { RF_REAPER_CMD, "NAME CGROUP ...", 0, -1, .hidden = true, .raw = true,
@@ -137,7 +141,7 @@ static const struct rf_cli_option opts[] = {
 _Static_assert(N_OF(opts) == O_MAX, "opts covers enum opt");
 _Static_assert(O_MAX <= RF_CLI_OPTS_MAX && O_MAX <= 64, "options fit the parser and .required");
 _Static_assert(V_MAX <= 32, "verbs fit rf_cli_option.verbs");
-_Static_assert(V_HELP == V_UNLOAD + 1 && V_REAP == V_MAX - 1, "the hidden verbs come last");
+_Static_assert(V_HELP == V_OCI_HOOK + 1 && V_REAP == V_MAX - 1, "the hidden verbs come last");
 
 #define EXIT_ROW_(name, value, text) { value, text },
 static const struct rf_cli_exit exits[] = { RF_EXITS(EXIT_ROW_) };
@@ -431,6 +435,12 @@ static int do_help(int argc, char **argv, void *ctx)
 	(void)ctx;
 	help(verb >= 0 && !verbs[verb].hidden ? verb : -1);
 	return 0;
+}
+
+static int do_oci_hook(int argc, char **argv, void *ctx)
+{
+	(void)argc, (void)argv, (void)ctx;
+	return cmd_oci_hook();
 }
 
 static int do_reap(int argc, char **argv, void *ctx)

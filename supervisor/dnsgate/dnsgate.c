@@ -145,7 +145,7 @@ int dnsgate__open(const struct rf_dnsgate_opts *o, struct rf_dnsgate **ret_gate,
 	g->note_fd = rf_pins__get(RF_PIN_DNS_NOTE);
 	if (g->note_fd < 0)
 		rf_info("dns gate: %s/%s missing: its refusals reach the trace only",
-			RF_PIN_DIR, RF_PIN_DNS_NOTE);
+			rf_pins__dir(), RF_PIN_DNS_NOTE);
 	for (i = 0; i < L_MAX; i++)
 		g->lfd[i] = -1;
 	for (i = 0; i < GATE_TCP_MAX; i++)

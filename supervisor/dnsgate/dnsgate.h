@@ -44,6 +44,7 @@ struct rf_dnsgate_opts {
 /* Counters, read after dnsgate__stop. */
 struct rf_dnsgate_stats {
 	uint64_t queries, allowed, denied, dropped_answers, granted, expired, servfail;
+	uint64_t monitor_lost;       /* DNS records the events ring buffer had no room for */
 };
 
 /*

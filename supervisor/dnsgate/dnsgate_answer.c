@@ -14,7 +14,8 @@
  * would connect to is left half open).
  */
 static int answer_filter(struct rf_dnsgate *g, const struct pending *p, ldns_pkt *r,
-			 json_t *granted, json_t *dropped, bool *ret_changed)
+			 json_t *granted, json_t *dropped, bool *ret_changed,
+			 struct rf_dns_record *rec)
 {
 	ldns_rr_list *an = ldns_pkt_answer(r), *keep = ldns_rr_list_new();
 	ldns_rdf *chain[DNSGATE_CHAIN_MAX];
@@ -44,6 +45,11 @@ static int answer_filter(struct rf_dnsgate *g, const struct pending *p, ldns_pkt
 			if (named)
 				err = dnsgate_grants__for_name(g, p->qname, family, addr,
 							       ldns_rr_ttl(rr));
+			if (!rec->n_granted++) {
+				rec->family = (uint16_t)family;
+				memcpy(rec->addr, addr, family == AF_INET ? 4 : 16);
+				rec->ttl = ldns_rr_ttl(rr);
+			}
 			json_array_append_new(granted, json_pack("{s:o, s:I}", "address",
 						dnsgate_trace__addr_json(family, addr), "ttl",
 						(json_int_t)ldns_rr_ttl(rr)));
@@ -65,6 +71,7 @@ static int answer_filter(struct rf_dnsgate *g, const struct pending *p, ldns_pkt
 static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, size_t len)
 {
 	json_t *granted = json_array(), *dropped = json_array();
+	struct rf_dns_record rec = { 0 };
 	char qname[RF_DNS_NAME_MAX + 2];
 	bool changed = false;
 	ldns_pkt *r = NULL;
@@ -78,10 +85,14 @@ static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, siz
 		json_decref(dropped);
 		return;
 	}
-	if (answer_filter(g, p, r, granted, dropped, &changed)) {
+	if (answer_filter(g, p, r, granted, dropped, &changed, &rec)) {
+		struct rf_dns_record fail = { .verdict = RF_DNS_FAILED,
+					      .rcode = LDNS_RCODE_SERVFAIL };
+
 		g->st.servfail++;
 		ldns_pkt_set_id(r, p->client_id);
 		dnsgate_send__rcode(g, &p->c, r, LDNS_RCODE_SERVFAIL);
+		dnsgate_trace__record(g, &fail, p->qname, p->qtype, &p->c, p->t0_us);
 		json_decref(granted);
 		json_decref(dropped);
 		goto out;
@@ -93,6 +104,12 @@ static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, siz
 				    dnsgate_policy__match_entry(g->o.policy, p->qname, 0),
 				    json_incref(dropped));
 	}
+	rec.n_dropped = (uint16_t)json_array_size(dropped);
+	if (rec.n_dropped)
+		rec.reason = RF_REASON_DNS_REBIND;
+	rec.verdict = dnsgate_policy__match_entry(g->o.policy, p->qname, 0) <
+		      g->o.policy->n_connect ? RF_DNS_ANSWERED : RF_DNS_AUDITED;
+	rec.rcode = (uint16_t)ldns_pkt_get_rcode(r);
 	json_decref(dropped);
 	dnsgate_trace__query(g, p, r, granted);
 	ldns_pkt_set_id(r, p->client_id);
@@ -104,6 +121,7 @@ static void on_answer(struct rf_dnsgate *g, struct pending *p, uint8_t *msg, siz
 		msg[1] = (uint8_t)p->client_id;
 		dnsgate_send__msg(g, &p->c, msg, len);
 	}
+	dnsgate_trace__record(g, &rec, p->qname, p->qtype, &p->c, p->t0_us);
 out:
 	ldns_pkt_free(r);
 	dnsgate_query__free(p);

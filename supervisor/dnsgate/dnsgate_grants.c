@@ -10,6 +10,8 @@
 #include "dnsgate_internal.h"
 #include "rules/netrules.h"
 #include "backends/sbmaps.h"
+#include "ledger.h"
+#include "pins.h"
 
 /* Write (or remove) the kernel's key for one address: the static rules
  * plus every live grant for it, built like the rest (netrules.c). */
@@ -88,9 +90,18 @@ int dnsgate_grants__for_name(struct rf_dnsgate *g, const char *qname, int family
 	size_t e;
 	int r = 0;
 
+	bool opened = false;
+
 	for (e = dnsgate_policy__match_entry(pol, qname, 0); !r && e < pol->n_connect;
-	     e = dnsgate_policy__match_entry(pol, qname, e + 1))
+	     e = dnsgate_policy__match_entry(pol, qname, e + 1)) {
 		r = grant_add(g, family, addr, e, expiry);
+		opened = true;
+	}
+	/* The ledger's flows to addr carry the name (the last one that opened
+	 * it); a failure here loses the name, never the grant. */
+	if (!r && opened)
+		ledger__note_name(g->o.enf->map_fd[RF_PIN_FLOW_NAMES], g->o.cgid, family, addr,
+				  qname);
 	return r;
 }
 

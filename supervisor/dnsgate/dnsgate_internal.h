@@ -53,6 +53,7 @@ struct pending {
 	size_t query_len;
 	char qname[RF_DNS_NAME_MAX + 2];
 	uint16_t qtype;
+	uint64_t t0_us;              /* received (CLOCK_MONOTONIC): the record's latency */
 };
 
 struct conn {
@@ -87,10 +88,19 @@ struct rf_dnsgate {
 	struct rf_dnsgate_stats st;
 	uint64_t deny_traced;
 	int note_fd;                 /* rf_dns_note (net.bpf.c); -1: the monitor gets none */
+	uint64_t dns_seq;            /* rf_dns_record.seq of the next query */
 	uint8_t rbuf[GATE_MSG_MAX];
 };
 
 #define DNSGATE_CHAIN_MAX 16    /* names of a CNAME chain followed */
+
+static inline uint64_t dnsgate_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 static inline uint64_t dnsgate_now_ms(void)
 {
@@ -144,6 +154,13 @@ json_t *dnsgate_trace__addr_json(int family, const uint8_t *a);
 /* dns.deny (and the monitor's note) for a refused name or dropped answers. */
 void dnsgate_trace__deny(struct rf_dnsgate *g, const char *qname, uint16_t qtype,
 			 enum rf_reason reason, size_t entry, json_t *dropped);
+/* The query's rf_dns_record on the monitor's stream: rec holds what the
+ * caller knows (verdict, reason, rcode, the answer's figures); qname,
+ * qtype, the client's protocol, the matched suffix, the latency since
+ * t0_us and the header are filled here. A record the ring buffer had no
+ * room for is counted (stats monitor_lost) as the kernel counts it. */
+void dnsgate_trace__record(struct rf_dnsgate *g, struct rf_dns_record *rec, const char *qname,
+			   uint16_t qtype, const struct client *c, uint64_t t0_us);
 /* dns.query for an answered name (takes granted). */
 void dnsgate_trace__query(struct rf_dnsgate *g, const struct pending *p, const ldns_pkt *r,
 			  json_t *granted);

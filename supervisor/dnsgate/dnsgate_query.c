@@ -65,16 +65,21 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 	char qname[RF_DNS_NAME_MAX + 2];
 	ldns_pkt *q = NULL;
 	struct pending *p;
-	uint16_t qtype;
+	uint64_t t0 = dnsgate_now_us();
+	uint16_t qtype = 0;
 	size_t entry;
 	int r;
 
+	qname[0] = 0;
 	g->st.queries++;
 	if (len < 12 || ldns_wire2pkt(&q, msg, len) != LDNS_STATUS_OK)
 		return;  /* not DNS: no answer */
 	r = ldns_pkt_qr(q) ? -EINVAL : dnsgate_wire__question(q, qname, sizeof(qname), &qtype);
 	if (r && r != -EILSEQ) {
+		struct rf_dns_record rec = { .verdict = RF_DNS_FAILED, .rcode = LDNS_RCODE_FORMERR };
+
 		dnsgate_send__rcode(g, c, q, LDNS_RCODE_FORMERR);
+		dnsgate_trace__record(g, &rec, "", 0, c, t0);
 		goto out;
 	}
 	/* Not a host name: no entry can allow it, whatever it prints as. */
@@ -84,17 +89,26 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 		g->st.denied++;
 		dnsgate_trace__deny(g, qname, qtype, RF_REASON_DNS_NAME, entry, NULL);
 		if (!g->o.audit) {
+			struct rf_dns_record rec = { .verdict = RF_DNS_REFUSED,
+						     .reason = RF_REASON_DNS_NAME,
+						     .rcode = LDNS_RCODE_REFUSED };
+
 			dnsgate_send__rcode(g, c, q, LDNS_RCODE_REFUSED);
+			dnsgate_trace__record(g, &rec, qname, qtype, c, t0);
 			goto out;
 		}
 	}
 	p = pending_new(g);
 	if (!p || !(p->query = malloc(len))) {
 		/* overloaded: fail, never pass */
+		struct rf_dns_record rec = { .verdict = RF_DNS_FAILED,
+					     .rcode = LDNS_RCODE_SERVFAIL };
+
 		g->st.servfail++;
 		if (p)
 			dnsgate_query__free(p);
 		dnsgate_send__rcode(g, c, q, LDNS_RCODE_SERVFAIL);
+		dnsgate_trace__record(g, &rec, qname, qtype, c, t0);
 		goto out;
 	}
 	memcpy(p->query, msg, len);
@@ -104,6 +118,7 @@ void dnsgate_query__on_query(struct rf_dnsgate *g, const struct client *c, const
 	p->query[1] = (uint8_t)p->up_id;
 	p->c = *c;
 	p->qtype = qtype;
+	p->t0_us = t0;
 	snprintf(p->qname, sizeof(p->qname), "%s", qname);
 	if (upstream_send(g, p))
 		p->deadline_ms = 0;  /* retried on the next upstream at once */
@@ -128,6 +143,12 @@ void dnsgate_query__expire(struct rf_dnsgate *g, uint64_t now)
 		if (p->upstream < g->n_ups)
 			continue;
 		g->st.servfail++;
+		{
+			struct rf_dns_record rec = { .verdict = RF_DNS_FAILED,
+						     .rcode = LDNS_RCODE_SERVFAIL };
+
+			dnsgate_trace__record(g, &rec, p->qname, p->qtype, &p->c, p->t0_us);
+		}
 		p->query[0] = (uint8_t)(p->client_id >> 8);
 		p->query[1] = (uint8_t)p->client_id;
 		if (ldns_wire2pkt(&q, p->query, p->query_len) == LDNS_STATUS_OK)

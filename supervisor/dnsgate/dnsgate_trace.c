@@ -3,6 +3,7 @@
  * on the monitor's stream through rf_dns_note. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -48,6 +49,34 @@ static void note_deny(struct rf_dnsgate *g, const char *qname, enum rf_reason re
 	if (ev.path_len >= sizeof(ev.path))
 		ev.path_len = sizeof(ev.path) - 1;
 	bpf_prog_test_run_opts(g->note_fd, &opts);
+}
+
+void dnsgate_trace__record(struct rf_dnsgate *g, struct rf_dns_record *rec, const char *qname,
+			   uint16_t qtype, const struct client *c, uint64_t t0_us)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = rec, .ctx_size_in = sizeof(*rec));
+	const struct rf_policy *pol = g->o.policy;
+	size_t e = dnsgate_policy__match_entry(pol, qname, 0), n = strlen(qname);
+	uint64_t now = dnsgate_now_us();
+
+	if (g->note_fd < 0)
+		return;
+	rec->cgroup_id = g->o.cgid;
+	rec->kind = RF_EV_DNS;
+	rec->seq = g->dns_seq++;
+	rec->pid = (uint32_t)getpid();
+	rec->qtype = qtype;
+	rec->protocol = c->udp_fd < 0 ? IPPROTO_TCP : IPPROTO_UDP;
+	rec->name_len = (uint16_t)(n < sizeof(rec->name) ? n : sizeof(rec->name) - 1);
+	memcpy(rec->name, qname, rec->name_len);
+	/* the entry's own name is the tail of qname (endpoint__name_matches) */
+	rec->suffix_off = RF_DNS_NO_SUFFIX;
+	if (e < pol->n_connect && strlen(pol->connect[e].name) <= n)
+		rec->suffix_off = (uint16_t)(n - strlen(pol->connect[e].name));
+	rec->latency_us = (uint32_t)(now > t0_us ? (now - t0_us > UINT32_MAX ? UINT32_MAX :
+								 now - t0_us) : 0);
+	if (bpf_prog_test_run_opts(g->note_fd, &opts) || opts.retval == (uint32_t)-28)
+		g->st.monitor_lost++;
 }
 
 /* dns.deny: a refused name or a dropped answer; the first

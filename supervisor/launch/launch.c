@@ -209,6 +209,35 @@ static int plan_scratch_cwd(struct launch_plan *p, const struct launch_opts *o)
 	return 0;
 }
 
+static int by_length(const void *a, const void *b)
+{
+	size_t la = strlen(*(const char *const *)a), lb = strlen(*(const char *const *)b);
+
+	return la < lb ? -1 : la > lb;
+}
+
+/* Room for the child, which may not allocate: the write rules in the
+ * order their trees go back, and an fd for each. */
+static int plan_rw_paths(struct launch_plan *p, const struct launch_opts *o)
+{
+	size_t n = 0, i;
+
+	while (o->rw_paths && o->rw_paths[n])
+		n++;
+	p->rw_sorted = calloc(n + 1, sizeof(*p->rw_sorted));
+	p->rw_fds = calloc(n + 1, sizeof(*p->rw_fds));
+	if (!p->rw_sorted || !p->rw_fds)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		p->rw_sorted[i] = o->rw_paths[i];
+		p->rw_fds[i] = -1;
+	}
+	qsort(p->rw_sorted, n, sizeof(*p->rw_sorted), by_length);
+	p->n_rw = n;
+	p->rw_cwd = getcwd(NULL, 0);
+	return p->rw_cwd ? 0 : -errno;
+}
+
 /* The per-mount flags a bind remount must repeat, or it fails (locked
  * flags) or silently drops them. */
 static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
@@ -219,6 +248,12 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 		n++;
 	/* Always: the PID namespace's own /proc goes over the host's. */
 	p->new_ns = true;
+	if (o->ro_tree) {
+		int r = plan_rw_paths(p, o);
+
+		if (r < 0)
+			return r;
+	}
 	if (o->scratch_path)
 		snprintf(p->scratch_opts, sizeof(p->scratch_opts), "size=%llum,mode=1777",
 			 (unsigned long long)o->scratch_mb);
@@ -252,6 +287,9 @@ static void plan_free(struct launch_plan *p)
 	if (p->notify_w >= 0)
 		close(p->notify_w);
 	free(p->ro_flags);
+	free(p->rw_sorted);
+	free(p->rw_fds);
+	free(p->rw_cwd);
 	for (size_t i = 0; i < p->n_cands; i++)
 		free(p->cands[i]);
 	free(p->cands);

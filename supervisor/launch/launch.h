@@ -38,6 +38,14 @@ struct launch_opts {
 	 * even as uid 0; detach_mounts (bpffs) are unmounted there. */
 	const char *const *ro_mounts;
 	const char *const *detach_mounts;
+	/* ro_tree: every mount of the namespace read-only except the trees of
+	 * rw_paths (NULL-terminated; missing ones skipped), which keep their
+	 * own flags: metadata changes outside the write rules fail (EROFS). */
+	bool ro_tree;
+	const char *const *rw_paths;
+	/* W^X memory (memory.deny_write_execute): prctl(PR_SET_MDWE) before
+	 * the confinement, checked with PR_GET_MDWE. */
+	bool mdwe;
 	/* Applied last, in this order, after no_new_privs and the checks:
 	 * a Landlock ruleset (-1: none; 0 is never a ruleset here) and the
 	 * seccomp filters (NULL: none). Failing either is a SETUP failure:
@@ -48,6 +56,11 @@ struct launch_opts {
 	 * pipes, limits.output_bytes); otherwise the ones inherited. */
 	int stdout_fd;
 	int stderr_fd;
+	/* Above 2: the command's pty (run/tty_relay.h), on the fds 0-2 that
+	 * tty_std marks (instead of the above), made the controlling terminal
+	 * of the command's new session. */
+	int tty_fd;
+	bool tty_std[3];
 	/* Non-NULL: an empty tmpfs of scratch_mb MiB is mounted there in the
 	 * child's (private) mount namespace (limits.scratch). */
 	const char *scratch_path;
@@ -91,8 +104,10 @@ struct launch_result {
 /*
  * Start argv inside the cgroup: clone3 with CLONE_INTO_CGROUP|CLONE_PIDFD
  * so the child never runs outside it, as PID 2 of a new PID namespace
- * whose init this makes first (pidns.h); res->pidns holds it. In the child, in this order: reset
- * signal dispositions and mask, close every fd but 0-2, setgroups,
+ * whose init this makes first (pidns.h); res->pidns holds it. In the
+ * child, in this order: reset signal dispositions and mask, close every
+ * fd but 0-2, a session of its own (its pty the controlling terminal:
+ * tty_fd), setgroups,
  * setresgid, setresuid, PR_SET_NO_NEW_PRIVS, drop every capability
  * (effective, permitted, inheritable, ambient and bounding; securebits
  * locked), then execve. Setup and exec errors travel back over a CLOEXEC

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -18,6 +19,7 @@
 
 #include "launch.h"
 #include "launch_internal.h"
+#include "backends/boundary_consts.h"
 #include "backends/sandbox_landlock.h"
 
 /* Where the child keeps the error pipe's write end once every other fd
@@ -173,9 +175,57 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
 	if (o->stderr_fd > 2 && dup2(o->stderr_fd, STDERR_FILENO) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stderr");
+	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
+		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
 	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+}
+
+/* The pty on the first of fds 0-2 that holds it: this session's
+ * controlling terminal, this process group its foreground. */
+static void child_ctty(const struct launch_opts *o, int efd)
+{
+	int fd;
+
+	for (fd = 0; o->tty_fd > 2 && fd <= 2; fd++)
+		if (o->tty_std[fd]) {
+			if (ioctl(fd, TIOCSCTTY, 0) < 0)
+				child_fail(efd, LAUNCH_STAGE_SETUP, errno, "TIOCSCTTY");
+			return;
+		}
+}
+
+/*
+ * Landlock has no right for chmod, chown, utimes or xattrs: the kernel's
+ * own refusal is a read-only mount. A detached copy of each write rule's
+ * tree is taken first (its mounts keep their flags), then every mount
+ * becomes read-only, then the copies go back over their paths.
+ */
+static void child_ro_tree(const struct launch_plan *p, int efd)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	size_t i;
+
+	for (i = 0; i < p->n_rw; i++) {
+		p->rw_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p->rw_sorted[i],
+					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (p->rw_fds[i] < 0 && errno != ENOENT && errno != ENOTDIR)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open_tree of a write rule");
+	}
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
+	for (i = 0; i < p->n_rw; i++) {
+		if (p->rw_fds[i] < 0)
+			continue;
+		if (syscall(SYS_move_mount, p->rw_fds[i], "", AT_FDCWD, p->rw_sorted[i],
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount of a write rule");
+		(void)close(p->rw_fds[i]);
+	}
+	if (p->rw_cwd && chdir(p->rw_cwd) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir after the read-only tree");
 }
 
 /* Private mounts first: an unmount below must not propagate to the
@@ -196,6 +246,8 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
 		    errno != ENOENT)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
+	if (o->ro_tree)
+		child_ro_tree(p, efd);
 	/* The PID namespace's own processes, and no one else's: hidepid
 	 * also hides what the command could not ptrace, the init (not
 	 * dumpable) included (systemd ProtectProc=ptraceable). Not
@@ -311,6 +363,10 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 {
 	int r;
 
+	/* Kept across execve and fork, and never cleared again. */
+	if (o->mdwe && (prctl(RF_PR_SET_MDWE, RF_PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) < 0 ||
+			prctl(RF_PR_GET_MDWE, 0, 0, 0, 0) != (int)RF_PR_MDWE_REFUSE_EXEC_GAIN))
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno ? errno : EPERM, "prctl PR_SET_MDWE");
 	if (p->ll_fd >= 0 && o->proc_landlock_access) {
 		r = sandbox_landlock__add_path(CHILD_LL_FD, "/proc", o->proc_landlock_access);
 		if (r < 0)
@@ -391,11 +447,13 @@ _Noreturn void launch_child__main(const struct launch_opts *o, const struct laun
 {
 	child_reset_signals(err_w);
 	child_fds(o, p, err_r, err_w);
-	/* A session of its own: no controlling terminal, so it cannot push
-	 * input into the invoking shell's terminal (TIOCSTI) or signal its
-	 * process group. The supervisor forwards terminal signals. */
+	/* A session of its own: never the invoking shell's terminal, so it
+	 * cannot push input into it (TIOCSTI) or signal its process group.
+	 * Its own pty, where the caller had a terminal, is its controlling
+	 * terminal (job control, /dev/tty); the supervisor forwards the rest. */
 	if (setsid() < 0)
 		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_ctty(o, CHILD_ERR_FD);
 	child_mounts(o, p, CHILD_ERR_FD);
 	child_drop_privs(o, p, CHILD_ERR_FD);
 	child_verify(o, p, CHILD_ERR_FD);

@@ -32,6 +32,12 @@ struct launch_plan {
 				   * boundary's seccomp listener over (>= 10); -1 none */
 	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
 	size_t n_ro;
+	const char **rw_sorted;   /* opts->rw_paths, shortest first (a tree moved
+				   * back later lands on top of its parent's) */
+	int *rw_fds;              /* the child's detached copies of them */
+	size_t n_rw;
+	char *rw_cwd;             /* the cwd, entered again once the trees are
+				   * back (it still names the read-only mount) */
 	bool new_ns;
 	char scratch_opts[64];    /* tmpfs mount data for opts->scratch_path */
 	bool chdir_scratch;       /* the cwd is the scratch path: enter the tmpfs */

@@ -136,7 +136,8 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	} else if (c == RF_CLASS_FILE) {
 		plan->install.seccomp_fs_ioctl = true;
 		plan->install.seccomp_fs_meta = p->files_write.n == 0;
-		if (p->files_write.n) {
+		plan->install.ro_tree = p->files_write.n && caps->mount_setattr;
+		if (p->files_write.n && !caps->mount_setattr) {
 			add_gap(plan, RF_GAP_FILE_XATTR);
 			add_gap(plan, RF_GAP_FILE_ATTR);
 		}
@@ -148,7 +149,32 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	if (c == RF_CLASS_EXEC) {
 		add_gap(plan, RF_GAP_EXEC_MMAP);
 		add_gap(plan, RF_GAP_EXEC_ANON_CODE);
+		plan->install.loader_kill = caps->observe.ok && !plan->observe_off;
+		if (!plan->install.loader_kill)
+			add_gap(plan, RF_GAP_EXEC_LOADER);
 	}
+}
+
+/* memory.deny_write_execute (enforce mode): the kernel's W^X where it has
+ * it (6.3+), else the boundary filter's rules; either way no code can be
+ * copied into memory and run, so exec.anon-code is closed. */
+static void plan_memory(struct rf_plan *plan, const struct rf_policy *p,
+			const struct rf_caps *caps)
+{
+	struct rf_class_plan *cp = &plan->c[RF_CLASS_EXEC];
+
+	if (!p->memory.deny_write_execute || p->mode != RF_MODE_ENFORCE)
+		return;
+	if (caps->mdwe) {
+		plan->install.mdwe = true;
+		cp->layers |= RF_LAYER_MDWE;
+	} else if (plan->install.seccomp_boundary) {
+		plan->install.seccomp_wx = true;
+		cp->layers |= RF_LAYER_SECCOMP_WX;
+	} else {
+		return;  /* nothing holds it: the gap stays listed */
+	}
+	plan->gaps &= ~(1ull << RF_GAP_EXEC_ANON_CODE);
 }
 
 /* file and exec: bpf-lsm where this build's LSM programs load, else Landlock. */
@@ -323,6 +349,9 @@ enum rf_backend plan__limit_backend(enum rf_limit l)
 		[RF_LIMIT_MEMORY] = RF_BE_CGROUP_MEMORY, [RF_LIMIT_PIDS] = RF_BE_CGROUP_PIDS,
 		[RF_LIMIT_CPU] = RF_BE_CGROUP_CPU, [RF_LIMIT_WALL] = RF_BE_SUPERVISOR,
 		[RF_LIMIT_OUTPUT] = RF_BE_SUPERVISOR, [RF_LIMIT_SCRATCH] = RF_BE_TMPFS,
+		/* the cgroup_skb programs drop the sends; the supervisor watches
+		 * io.stat's write bytes */
+		[RF_LIMIT_EGRESS] = RF_BE_CGROUP_SOCK_ADDR, [RF_LIMIT_DISK_WRITE] = RF_BE_SUPERVISOR,
 	};
 
 	return (unsigned int)l < RF_LIMIT_MAX ? be[l] : RF_BE_NONE;
@@ -355,7 +384,8 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 	const struct rf_opt_u64 *v[RF_LIMIT_MAX] = {
 		[RF_LIMIT_MEMORY] = &l->memory_mb, [RF_LIMIT_PIDS] = &l->pids,
 		[RF_LIMIT_CPU] = &l->cpu_percent, [RF_LIMIT_WALL] = &l->wall_seconds,
-		[RF_LIMIT_OUTPUT] = &l->output_bytes,
+		[RF_LIMIT_OUTPUT] = &l->output_bytes, [RF_LIMIT_EGRESS] = &l->egress_bytes,
+		[RF_LIMIT_DISK_WRITE] = &l->disk_write_mb,
 	};
 	struct rf_class_plan *cp = &plan->c[RF_CLASS_LIMITS];
 	int i;
@@ -369,7 +399,7 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 	for (i = 0; i < RF_LIMIT_MAX; i++) {
 		struct rf_limit_plan *lp = &plan->limits[i];
 		const struct rf_backend_probe *probe = i <= RF_LIMIT_CPU ?
-			&caps->cgroup_ctrl[i] : NULL;
+			&caps->cgroup_ctrl[i] : i == RF_LIMIT_DISK_WRITE ? &caps->cgroup_io : NULL;
 		struct rf_plan_reason *r = NULL;
 
 		lp->set = i == RF_LIMIT_SCRATCH ? l->scratch.set : v[i]->set;
@@ -387,6 +417,14 @@ static void plan_limits(struct rf_plan *plan, const struct rf_limits *l,
 				       probe->detail);
 		if (probe && (!caps->cgroup_v2.ok || !probe->ok))
 			refuse_limit(plan, i, r);
+		if (i == RF_LIMIT_EGRESS)
+			add_gap(plan, RF_GAP_LIMITS_EGRESS_UNIX);
+		if (i == RF_LIMIT_DISK_WRITE)
+			add_gap(plan, RF_GAP_LIMITS_DISK_WRITEBACK);
+		/* the budget is the cgroup_skb egress program's */
+		if (i == RF_LIMIT_EGRESS && !caps->sock_addr.ok)
+			refuse_limit(plan, i, add_reason(plan, RF_CLASS_LIMITS, RF_WHY_NO_CONTROLLER,
+							 i, caps->sock_addr.detail));
 	}
 }
 
@@ -457,6 +495,39 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 	use(up, RF_BE_BPF_LSM, RF_NOTE_LSM_UNIX);
 	up->observed = RF_OBSV_KERNEL;
 	plan->install.lsm_flags |= RF_SB_LSM_UNIX;
+}
+
+/* Bounded work for huge policies: past it, assume they meet. */
+#define RF_UNIX_WRITE_PAIRS_MAX 1000000u
+
+/* Could the sandbox make an allowed unix name (a link, a rename, a
+ * symlink, a directory moved) for a socket it did not bind? Where it may
+ * create names in the allowed name's directory or above it, or anywhere
+ * below an allowed subtree. */
+static bool unix_names_writable(const struct rf_policy *p)
+{
+	const struct rf_path_list *w = &p->files_write;
+	size_t i, k;
+
+	for (i = 0; i < p->n_unix; i++) {
+		const struct rf_unix_rule *u = &p->unix_rules[i];
+
+		if (u->abstract)
+			continue;
+		if (p->files == RF_CONFINE_UNRESTRICTED ||
+		    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX)
+			return true;
+		for (k = 0; k < w->n; k++) {
+			const char *wp = w->v[k].path;
+
+			if (!w->v[k].subtree)
+				continue;  /* a file rule makes no names */
+			if (!strncmp(u->name, wp, strlen(wp)) ||
+			    (u->subtree && !strncmp(wp, u->name, strlen(u->name))))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Second, independent layers. Audit mode must deny nothing, so no layer
@@ -575,6 +646,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan->install.seccomp_net_opts = plan->install.seccomp_task_targets &&
 					 plan->c[RF_CLASS_NET].enforced &&
 					 policy->mode == RF_MODE_ENFORCE;
+	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
+	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR && unix_names_writable(policy))
+		add_gap(plan, RF_GAP_UNIX_RENAME);
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)
@@ -583,6 +657,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 			add_gap(plan, RF_GAP_PROCESS_SIGIO);
 	}
 	plan_syscalls(plan, policy, caps);
+	plan_memory(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);
 	plan_private(plan, policy);

@@ -23,6 +23,8 @@ enum rf_plan_layer {
 	RF_LAYER_LANDLOCK_TCP = 1u << 3,        /* TCP connect ports (ABI 4+) */
 	RF_LAYER_LANDLOCK_SCOPE_UNIX = 1u << 4, /* abstract unix scoping (ABI 6+) */
 	RF_LAYER_LANDLOCK_SCOPE_SIGNAL = 1u << 5, /* signal scoping (ABI 6+) */
+	RF_LAYER_MDWE = 1u << 6,                /* W^X memory: prctl(PR_SET_MDWE), 6.3+ */
+	RF_LAYER_SECCOMP_WX = 1u << 7,          /* W^X memory: the boundary filter */
 };
 
 /* What a class's note says. */
@@ -101,14 +103,20 @@ enum rf_plan_observed {
 	X(FILE_XATTR, "file.xattr", RF_CLASS_FILE,                                       \
 	  "setxattr/removexattr (POSIX ACLs included, which change the mode) on files "   \
 	  "outside the write rules: Landlock has no right for them; seccomp refuses "    \
-	  "them only when the policy has no write rule")                                 \
+	  "them only when the policy has no write rule, and this kernel lacks "          \
+	  "mount_setattr (5.12+) to make the rest of the tree read-only")                \
 	X(FILE_ATTR, "file.attr", RF_CLASS_FILE,                                         \
 	  "chmod, chown and utimes of files outside the write rules, by path or through " \
 	  "a read-only fd: Landlock has no right for them; seccomp refuses them only "   \
-	  "when the policy has no write rule")                                           \
+	  "when the policy has no write rule, and this kernel lacks mount_setattr "     \
+	  "(5.12+) to make the rest of the tree read-only")                              \
 	X(EXEC_MMAP, "exec.mmap", RF_CLASS_EXEC,                                         \
-	  "a readable file mapped executable (mmap or mprotect with PROT_EXEC, or "      \
-	  "`ld.so FILE`): Landlock judges execve only")                                  \
+	  "a readable file mapped executable (mmap or mprotect with PROT_EXEC): "        \
+	  "Landlock judges execve only, and seccomp cannot see which file a mapping is")  \
+	X(EXEC_LOADER, "exec.loader", RF_CLASS_EXEC,                                     \
+	  "`ld.so FILE`: the dynamic loader run as the program maps a readable FILE "    \
+	  "itself; the observe programs (tp_btf), which kill it at exec, are not "       \
+	  "available here")                                                              \
 	X(EXEC_MEMFD, "exec.memfd", RF_CLASS_EXEC,                                       \
 	  "a memfd executed or mapped executable: Landlock does not judge memfds and "   \
 	  "this kernel has no MFD_NOEXEC_SEAL for seccomp to insist on")                 \
@@ -121,9 +129,24 @@ enum rf_plan_observed {
 	  "with mobile IPv6) sends the datagram past the address judged: seccomp cannot " \
 	  "read ancillary data, and the egress program did not stop it on 7.3 "        \
 	  "(BPF-LSM's socket_sendmsg refuses it)")                                       \
+	X(UNIX_RENAME, "unix.rename", RF_CLASS_UNIX,                                     \
+	  "a socket outside network.unix given an allowed name (renamed, linked, a "     \
+	  "symlink, its directory renamed) where the policy lets the sandbox write: "    \
+	  "the cgroup hooks judge the name as written, not the socket as it was bound "  \
+	  "(BPF-LSM judges both)")                                                       \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
-	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")
+	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")   \
+	/* issue 22: what the ledger's budgets do not hold */                            \
+	X(LIMITS_EGRESS_UNIX, "limits.egress-unix", RF_CLASS_LIMITS,                     \
+	  "egress_bytes counts payload over IP (loopback included): bytes written to a "  \
+	  "unix socket whose peer is outside the sandbox are neither budgeted nor in "    \
+	  "the ledger (no cgroup_skb hook sees them)")                                  \
+	X(LIMITS_DISK_WRITEBACK, "limits.disk-writeback", RF_CLASS_LIMITS,               \
+	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
+	  "layer) every 100 ms: data still in the page cache is not counted until it "    \
+	  "is written back, so a run may dirty more than the limit before it is "        \
+	  "stopped; tmpfs writes are never disk writes")
 
 enum rf_gap {
 #define RF_GAP_ENUM_(n, id, c, what) RF_GAP_##n,
@@ -183,6 +206,17 @@ struct rf_plan_install {
 	bool seccomp_fs_meta;
 	bool seccomp_fs_ioctl;
 	bool seccomp_memfd_noexec;
+	/* The rest of Landlock's metadata hole (files, enforce, write rules):
+	 * every mount of the child's namespace read-only but the write rules'
+	 * own trees, so chmod/chown/utimes/xattrs fail with EROFS outside them. */
+	bool ro_tree;
+	/* memory.deny_write_execute: prctl(PR_SET_MDWE) where the kernel has
+	 * it, else the boundary filter's W^X rules. */
+	bool mdwe;
+	bool seccomp_wx;
+	/* exec on Landlock: the observe programs kill a process whose program
+	 * is the dynamic loader itself (RF_SB_OBSERVE_LOADER). */
+	bool loader_kill;
 	uint32_t lsm_flags;       /* RF_SB_LSM_*: classes the BPF-LSM programs judge */
 	bool keep_caps;           /* test-only --keep-caps */
 };
@@ -267,7 +301,8 @@ void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why 
  * sandbox (they then run for every task on the host). Pure. */
 bool plan__tracepoints(const struct rf_plan *plan);
 
-#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS)
+#define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS | \
+			  RF_SB_OBSERVE_LOADER)
 
 /* A class whose backend records nothing itself (Landlock, seccomp) and
  * which the policy confines: its failed syscalls are observed. */

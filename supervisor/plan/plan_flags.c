@@ -22,7 +22,8 @@ bool plan__tracepoints(const struct rf_plan *plan)
 {
 	return !plan->observe_off &&
 	       (inferred_paths(plan, RF_CLASS_FILE) || inferred_paths(plan, RF_CLASS_EXEC) ||
-		(plan->install.seccomp_boundary && !plan->install.seccomp_notify));
+		(plan->install.seccomp_boundary && !plan->install.seccomp_notify) ||
+		plan->install.loader_kill);
 }
 
 static uint32_t observe_flags(const struct rf_plan *plan, const struct rf_policy *p)
@@ -38,6 +39,8 @@ static uint32_t observe_flags(const struct rf_plan *plan, const struct rf_policy
 	 * notifying boundary's refusals come from its listener instead. */
 	if (plan->install.seccomp_boundary && !plan->install.seccomp_notify)
 		f |= RF_SB_OBSERVE_BOUNDARY;
+	if (plan->install.loader_kill)
+		f |= RF_SB_OBSERVE_LOADER;
 	return f;
 }
 

@@ -108,6 +108,9 @@ static const struct {
 				 "before the cgroup hook, with EACCES, unrecorded)" },
 	{ RF_LAYER_LANDLOCK_SCOPE_UNIX, "landlock-abi%d (abstract sockets outside the sandbox)" },
 	{ RF_LAYER_LANDLOCK_SCOPE_SIGNAL, "landlock-abi%d (signal scoping, ptrace confinement)" },
+	{ RF_LAYER_MDWE, "prctl-mdwe (W^X memory: memory.deny_write_execute)" },
+	{ RF_LAYER_SECCOMP_WX, "seccomp (W^X memory: memory.deny_write_execute; mprotect "
+			       "never adds PROT_EXEC)" },
 };
 
 /* The limits class: its limits' backends, each once, in limit order. */

@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "backends/boundary_consts.h"
 #include "backends/enforcer.h"
 #include "backends/sandbox_limits.h"
 #include "audit_nl.h"
@@ -195,6 +196,18 @@ static void probe_seccomp(struct rf_caps *caps)
 }
 
 /* MFD_NOEXEC_SEAL (Linux 6.3+): a memfd that can never be executed. */
+/* The new mount API: a bad fd says EBADF where the syscall exists. */
+static bool probe_mount_setattr(void)
+{
+	return syscall(SYS_mount_setattr, -1, "", 0, NULL, 0) < 0 && errno != ENOSYS;
+}
+
+/* PR_GET_MDWE answers (0: not set) from 6.3 on, EINVAL before. */
+static bool probe_mdwe(void)
+{
+	return prctl(RF_PR_GET_MDWE, 0, 0, 0, 0) >= 0;
+}
+
 static bool probe_memfd_noexec(void)
 {
 	int fd = memfd_create("ringfence-probe", MFD_CLOEXEC | RF_MFD_NOEXEC_SEAL);
@@ -386,6 +399,8 @@ static void probe_all_but_audit(struct rf_caps *caps, unsigned int flags)
 	t = now_ms();
 	probe_seccomp(caps);
 	caps->memfd_noexec_seal = probe_memfd_noexec();
+	caps->mount_setattr = probe_mount_setattr();
+	caps->mdwe = probe_mdwe();
 	caps->ipv6_rthdr2 = probe_ipv6_rthdr2();
 	caps->seccomp.ms = now_ms() - t;
 	t = now_ms();

@@ -23,6 +23,8 @@ struct rf_caps {
 	/* The memory, pids and cpu controllers (index: enum rf_limit) are
 	 * available in that cgroup2 hierarchy (limits.c). */
 	struct rf_backend_probe cgroup_ctrl[RF_LIMIT_CPU + 1];
+	/* The io controller there: disk_write_mb reads the sandbox's io.stat. */
+	struct rf_backend_probe cgroup_io;
 	struct rf_backend_probe sock_addr;       /* connect4/6, sendmsg4/6, sock_create */
 	struct rf_backend_probe unix_sock_addr;  /* connect_unix/sendmsg_unix (6.7+) */
 	struct rf_backend_probe bpf_lsm;         /* an lsm/ program loaded and attached */
@@ -42,6 +44,8 @@ struct rf_caps {
 						  * (observe.bpf.c, tp_btf sys_enter/exit) */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 	bool memfd_noexec_seal;                  /* memfd_create takes MFD_NOEXEC_SEAL (6.3+) */
+	bool mount_setattr;                      /* open_tree, move_mount, mount_setattr (5.12+) */
+	bool mdwe;                               /* prctl(PR_SET_MDWE) (6.3+) */
 	bool ipv6_rthdr2;                        /* a type-2 routing header in ancillary
 						  * data is taken (CONFIG_IPV6_MIP6) */
 };

@@ -53,7 +53,7 @@ static int pol_parse_root(json_t *root, struct rf_policy *p, struct rf_error *er
 {
 	static const char *const keys[] = { "version", "id", "mode", "approximate", "files",
 					     "exec", "network", "env", "limits", "syscalls",
-					     "monitor", NULL };
+					     "monitor", "memory", NULL };
 	static const char *const modes[] = { "enforce", "audit" };
 	json_t *v;
 	int r;
@@ -466,6 +466,7 @@ void policy__free(struct rf_policy *p)
 	}
 	free(p->env_set);
 	pol_free_strv(p->syscalls.allow, p->syscalls.n_allow);
+	pol_free_strv(p->monitor.exec, p->monitor.n_exec);
 	for (i = 0; i < p->n_vars; i++) {
 		free(p->vars[i].name);
 		free(p->vars[i].value);

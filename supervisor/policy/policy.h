@@ -128,6 +128,7 @@ enum rf_tmp {
 struct rf_limits {
 	bool present;
 	struct rf_opt_u64 pids, memory_mb, cpu_percent, wall_seconds, output_bytes;
+	struct rf_opt_u64 egress_bytes, disk_write_mb;   /* issue 22: the ledger's budgets */
 	struct rf_scratch scratch;
 };
 
@@ -143,11 +144,33 @@ struct rf_syscalls {
 	enum rf_on_violation on_violation; /* default deny */
 };
 
+/* monitor.on_alert: what ringfence-monitor does to the sandbox on an alert. */
+enum rf_on_alert {
+	RF_ON_ALERT_ALERT = 0,       /* only the alert (default) */
+	RF_ON_ALERT_FREEZE = 1,      /* freeze its cgroup, left for inspection */
+	RF_ON_ALERT_KILL = 2,        /* freeze, record the process tree, kill the cgroup */
+};
+
 struct rf_monitor {
 	bool present;
 	struct rf_opt_u64 deny_burst_count;     /* "deny_burst": {"count": N, */
 	struct rf_opt_u64 deny_burst_window_ms; /*   "window_ms": W}          */
 	struct rf_opt_u64 cpu_percent, memory_mb, pids;
+	struct rf_opt_u64 dns_names_count;      /* "dns_names": {"count": N, */
+	struct rf_opt_u64 dns_names_window_ms;  /*   "window_ms": W}          */
+	struct rf_opt_u64 dns_label_len;        /* longest DNS label not alerted */
+	struct rf_opt_u64 disk_write_mb;        /* bytes written to storage, MiB */
+	bool has_exec;                          /* "exec": the programs expected */
+	char **exec;                            /* names (basename) or absolute paths */
+	size_t n_exec;
+	enum rf_on_alert on_alert;
+};
+
+/* "memory": {"deny_write_execute": true}: W^X for commands that need no
+ * JIT (systemd's MemoryDenyWriteExecute=). */
+struct rf_memory {
+	bool present;
+	bool deny_write_execute;
 };
 
 struct rf_policy {
@@ -186,6 +209,7 @@ struct rf_policy {
 	struct rf_limits limits;
 	struct rf_syscalls syscalls;
 	struct rf_monitor monitor;
+	struct rf_memory memory;
 
 	struct rf_env_var *vars;     /* the ${NAME}s the policy used, resolved */
 	size_t n_vars;

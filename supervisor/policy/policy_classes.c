@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "policy_internal.h"
+#include "rf_abi.h"
 
 #define POL_UNIX_PATH_MAX 107        /* sun_path is 108 with the NUL */
 #define POL_ENV_NAME_MAX 255
@@ -490,13 +491,16 @@ static int pol_parse_scratch(json_t *v, struct rf_scratch *sc, struct rf_error *
 static int pol_parse_limits(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "pids", "memory_mb", "cpu_percent",
-					     "wall_seconds", "output_bytes", "scratch", NULL };
+					     "wall_seconds", "output_bytes", "scratch",
+					     "egress_bytes", "disk_write_mb", NULL };
 	static const struct pol_uint_field fields[] = {
 		{ "pids", 1, POL_PIDS_MAX, offsetof(struct rf_limits, pids) },
 		{ "memory_mb", 1, POL_MEMORY_MB_MAX, offsetof(struct rf_limits, memory_mb) },
 		{ "cpu_percent", 1, POL_CPU_PERCENT_MAX, offsetof(struct rf_limits, cpu_percent) },
 		{ "wall_seconds", 1, 31536000ULL, offsetof(struct rf_limits, wall_seconds) },
 		{ "output_bytes", 1, 1ULL << 50, offsetof(struct rf_limits, output_bytes) },
+		{ "egress_bytes", 1, 1ULL << 50, offsetof(struct rf_limits, egress_bytes) },
+		{ "disk_write_mb", 1, 1ULL << 30, offsetof(struct rf_limits, disk_write_mb) },
 		{},
 	};
 	json_t *scratch;
@@ -577,15 +581,98 @@ static int pol_parse_syscalls(json_t *v, struct rf_policy *p, struct rf_error *e
 	return 0;
 }
 
+/* A monitor.exec entry: a program's name (matched against the exec'd
+ * file's last component) or its absolute path (the whole file name as
+ * exec'd), within what the monitor's exec sensor keeps of a file name. */
+static int pol_check_program(const char *s, const char *where, struct rf_error *err)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= RF_MON_PATH_LEN)
+		return policy_json__fail(err, where, "expected a program name or absolute path "
+					 "of 1 to %d bytes", RF_MON_PATH_LEN - 1);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return policy_json__fail(err, where, "control character in program");
+	if (s[0] != '/' && strchr(s, '/'))
+		return policy_json__fail(err, where, "expected a program name without '/' "
+					 "or an absolute path");
+	return 0;
+}
+
+/* "name": {"count": N, "window_ms": W}, both required. */
+static int pol_parse_count_window(json_t *v, const char *where,
+				  size_t count_off, size_t window_off, struct rf_monitor *m,
+				  struct rf_error *err)
+{
+	static const char *const keys[] = { "count", "window_ms", NULL };
+	const struct pol_uint_field fields[] = {
+		{ "count", 1, 1000000ULL, count_off },
+		{ "window_ms", 1, 3600000ULL, window_off },
+		{},
+	};
+	int r;
+
+	if (!json_is_object(v))
+		return policy_json__fail(err, where, "expected an object");
+	r = policy_json__check_keys(v, where, keys, err);
+	if (r < 0)
+		return r;
+	if (!json_object_get(v, "count"))
+		return policy_json__fail(err, where, "missing required key \"count\"");
+	if (!json_object_get(v, "window_ms"))
+		return policy_json__fail(err, where, "missing required key \"window_ms\"");
+	return policy_json__collect(err, pol_parse_uint_fields(v, where, fields, m, err));
+}
+
+/* monitor.exec, monitor.on_alert */
+static int pol_parse_monitor_actions(json_t *v, struct rf_monitor *m, struct rf_error *err)
+{
+	json_t *ex = json_object_get(v, "exec"), *oa = json_object_get(v, "on_alert");
+	const char *s;
+	int r;
+
+	if (ex) {
+		if (!json_is_array(ex) || json_array_size(ex) == 0)
+			return policy_json__fail(err, "$.monitor.exec",
+						 "expected a non-empty array of programs");
+		m->has_exec = true;
+		r = policy_json__collect(err, pol_parse_name_list(ex, "$.monitor.exec", "program",
+								  pol_check_program, &m->exec,
+								  &m->n_exec, err));
+		if (r < 0)
+			return r;
+	}
+	if (!oa)
+		return 0;
+	r = policy_json__get_string(oa, "$.monitor.on_alert", &s, err);
+	if (r < 0)
+		return r;
+	if (!strcmp(s, "alert"))
+		m->on_alert = RF_ON_ALERT_ALERT;
+	else if (!strcmp(s, "freeze"))
+		m->on_alert = RF_ON_ALERT_FREEZE;
+	else if (!strcmp(s, "kill"))
+		m->on_alert = RF_ON_ALERT_KILL;
+	else
+		return policy_json__fail(err, "$.monitor.on_alert",
+					 "expected \"alert\", \"freeze\" or \"kill\"");
+	return 0;
+}
+
 static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *err)
 {
 	static const char *const keys[] = { "deny_burst", "cpu_percent",
-					     "memory_mb", "pids", NULL };
+					     "memory_mb", "pids", "dns_names", "dns_label_len",
+					     "disk_write_mb", "exec", "on_alert", NULL };
 	static const char *const burst_keys[] = { "count", "window_ms", NULL };
 	static const struct pol_uint_field fields[] = {
 		{ "cpu_percent", 1, POL_CPU_PERCENT_MAX, offsetof(struct rf_monitor, cpu_percent) },
 		{ "memory_mb", 1, POL_MEMORY_MB_MAX, offsetof(struct rf_monitor, memory_mb) },
 		{ "pids", 1, POL_PIDS_MAX, offsetof(struct rf_monitor, pids) },
+		/* a label is at most 63 bytes: 63 turns the check off */
+		{ "dns_label_len", 1, 63, offsetof(struct rf_monitor, dns_label_len) },
+		{ "disk_write_mb", 1, 1ULL << 40, offsetof(struct rf_monitor, disk_write_mb) },
 		{},
 	};
 	static const struct pol_uint_field burst_fields[] = {
@@ -621,7 +708,39 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 		if (r < 0)
 			return r;
 	}
+	if (json_object_get(v, "dns_names")) {
+		r = pol_parse_count_window(json_object_get(v, "dns_names"),
+					   "$.monitor.dns_names",
+					   offsetof(struct rf_monitor, dns_names_count),
+					   offsetof(struct rf_monitor, dns_names_window_ms),
+					   &p->monitor, err);
+		if (r < 0)
+			return r;
+	}
+	r = policy_json__collect(err, pol_parse_monitor_actions(v, &p->monitor, err));
+	if (r < 0)
+		return r;
 	return pol_parse_uint_fields(v, "$.monitor", fields, &p->monitor, err);
+}
+
+static int pol_parse_memory(json_t *v, struct rf_policy *p, struct rf_error *err)
+{
+	static const char *const keys[] = { "deny_write_execute", NULL };
+	json_t *wx;
+	int r;
+
+	if (!json_is_object(v))
+		return policy_json__fail(err, "$.memory", "expected an object");
+	r = policy_json__check_keys(v, "$.memory", keys, err);
+	if (r < 0)
+		return r;
+	p->memory.present = true;
+	wx = json_object_get(v, "deny_write_execute");
+	if (wx && !json_is_boolean(wx))
+		return policy_json__fail(err, "$.memory.deny_write_execute",
+					 "expected true or false");
+	p->memory.deny_write_execute = wx && json_is_true(wx);
+	return 0;
 }
 
 int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *err)
@@ -637,6 +756,7 @@ int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *er
 		{ "limits", pol_parse_limits },
 		{ "syscalls", pol_parse_syscalls },
 		{ "monitor", pol_parse_monitor },
+		{ "memory", pol_parse_memory },
 	};
 	json_t *v;
 	size_t i;

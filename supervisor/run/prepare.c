@@ -144,7 +144,8 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 				     (in->seccomp_fs_ioctl ? RF_SECCOMP_HOLE_FS_IOCTL : 0) |
 				     (in->seccomp_memfd_noexec ? RF_SECCOMP_HOLE_MEMFD : 0) |
 				     (in->seccomp_net_opts ? RF_SECCOMP_HOLE_NET_OPTS : 0) |
-				     (in->seccomp_task_targets ? RF_SECCOMP_HOLE_TASKS : 0);
+				     (in->seccomp_task_targets ? RF_SECCOMP_HOLE_TASKS : 0) |
+				     (in->seccomp_wx ? RF_SECCOMP_HOLE_WX : 0);
 
 		err = seccomp_cache__build_notify(p, in->seccomp_boundary, holes,
 						  in->seccomp_notify, sc, &be);

@@ -157,8 +157,10 @@ int reaper__main(int argc, char **argv)
 	if (!strcmp(argv[3], "1"))
 		wait_empty(argv[2]);
 	ret = gc__sandbox(argv[1], argv[2]);
-	/* The observe links, if the dead supervisor was the last live one. */
+	/* The observe links, if the dead supervisor was the last live one,
+	 * and its set, if a newer build's has replaced it. */
 	enforcer__observe_idle();
+	enforcer__retire_idle();
 	return ret ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
+#include "monaction.h"
 #include "paths.h"
 #include "backends/enforcer.h"
 #include "observe/observe.h"
@@ -177,7 +178,7 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 		      "policy_sha256", p->digest,
 		      "mode", audit ? "audit" : "enforce",
 		      "cgroup", "path", sb->cg.path, "id", (json_int_t)sb->cgid,
-		      "programs", "pinned", RF_PIN_DIR, "loaded_now", sb->enf->loaded_now,
+		      "programs", "pinned", rf_pins__dir(), "loaded_now", sb->enf->loaded_now,
 		      "unix_hooks", (sb->enf->features & RF_FEAT_UNIX) != 0,
 		      "classes", classes);
 	if (o && sb->ll.ruleset_fd >= 0)
@@ -193,6 +194,8 @@ json_t *report__configure(const struct sandbox *sb, bool installed)
 			"boundary", sb->sc.boundary_rules,
 			"allowlist", sb->sc.allowlist.len > 0 || sb->sc.profile,
 			"summary", sb->sc.summary));
+	if (o && sb->tty.on)
+		json_object_set_new(o, "terminal", tty_relay__json(&sb->tty));
 	if (o && sb->plan.install.keep_caps)
 		json_object_set_new(o, "keep_caps_note", json_string(
 			"--keep-caps test mode: the command kept every capability; only the "
@@ -552,5 +555,42 @@ void report__summary(const struct sandbox *sb)
 		if (off >= sizeof(line))
 			break;
 	}
-	rf_info("sandbox %s: %s", sb->name, line);
+	rf_info("sandbox %s: %s%s%s", sb->name, line,
+		sb->tty.on ? "; terminal: a private pty, relayed to and from " : "",
+		sb->tty.on ? sb->tty.caller_name : "");
+}
+
+json_t *report__monitor_action(const struct sandbox *sb)
+{
+	struct rf_mon_action a;
+
+	if (monaction__read(RF_ACTIONS_DIR, sb->name, &a))
+		return NULL;
+	return monaction__to_json(&a);
+}
+
+void report__frozen(struct sandbox *sb)
+{
+	json_t *a = report__monitor_action(sb);
+	char rule[32] = "", action[8] = "freeze";
+
+	if (sb->frozen_reported) {
+		json_decref(a);
+		return;
+	}
+	sb->frozen_reported = true;
+	if (a) {
+		snprintf(rule, sizeof(rule), "%s", json_string_value(json_object_get(a, "rule")));
+		snprintf(action, sizeof(action), "%s",
+			 json_string_value(json_object_get(a, "action")));
+	} else {
+		a = json_pack("{s:s, s:s}", "action", "freeze", "result", "frozen by another party");
+	}
+	json_object_set_new(a, "frozen", json_true());
+	trace__emit(sb->trace, "monitor.action", a);
+	/* kill freezes first: the kill follows at once */
+	if (strcmp(action, "kill"))
+		rf_err("sandbox %s: frozen%s%s; left for inspection (its cgroup.freeze: 0 thaws "
+		       "it, cgroup.kill ends it)", sb->name, rule[0] ? " by ringfence-monitor on " : "",
+		       rule);
 }

@@ -31,6 +31,12 @@ json_t *report__exit_counts(const struct sandbox *sb);
  * sandbox has no observed class. */
 void report__inferred_text(const struct sandbox *sb, char *buf, size_t len);
 void report__summary(const struct sandbox *sb);
+/* What ringfence-monitor did to this sandbox (monitor.on_alert), from
+ * RF_ACTIONS_DIR: a new object, or NULL when it did nothing. */
+json_t *report__monitor_action(const struct sandbox *sb);
+/* The sandbox's cgroup froze (cgroup.events): a monitor.action line, once,
+ * and a line for humans; it stays frozen for inspection. */
+void report__frozen(struct sandbox *sb);
 /* Every kernel.deny record, kernel-kept or inferred, passes here: -v
  * prints it (rate-limited) and the exit summary lists the first few. */
 void report__deny_human(struct sandbox *sb, const struct rf_event *ev);

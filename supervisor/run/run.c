@@ -37,6 +37,7 @@
 #include "cgroups/gc.h"
 #include "launch/launch.h"
 #include "log.h"
+#include "monaction.h"
 #include "mounts.h"
 #include "names.h"
 #include "dnsgate/dnsgate.h"
@@ -146,6 +147,8 @@ static void limit_hit(struct sandbox *sb)
 	registry_note_limit(sb, ex);
 	trace__emit(sb->trace, "limit.exceeded", ex);
 	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
+	if (sb->lw.hit == RF_LIMIT_EGRESS)
+		flows__abort_sockets(sb);
 	sandbox_kill(sb);
 }
 
@@ -607,8 +610,9 @@ static void undo_cgroup(void *ctx)
 	sandbox_kill(&r->sb);
 }
 
-/* The cgroup controllers' caps on the sandbox cgroup, and the relay pipes
- * for output_bytes; the clock starts with the command (wait). */
+/* The cgroup controllers' caps on the sandbox cgroup, the relay pipes
+ * for output_bytes and the command's pty where the caller has a
+ * terminal; the clock starts with the command (wait). */
 static int step_limits(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
@@ -617,9 +621,13 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 
 	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
+		err = tty_relay__open(&sb->tty, &e->e);
+	if (!err)
 		err = sandbox_limits__apply_cgroup(&sb->plan, sb->place.base, &sb->cg, &e->e);
-	if (err)
+	if (err) {
+		tty_relay__close(&sb->tty);
 		sandbox_limits__watch_close(&sb->lw);
+	}
 	return err;
 }
 
@@ -627,6 +635,7 @@ static void undo_limits(void *ctx)
 {
 	struct run *r = ctx;
 
+	tty_relay__close(&r->sb.tty);
 	sandbox_limits__watch_close(&r->sb.lw);
 }
 
@@ -673,6 +682,13 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		note_pool(&note);
 		r->pool = note;
 	}
+	if (!err && (err = flows__start(sb))) {
+		flows__stop(sb);
+		sbmaps__remove(sb->enf, sb->cgid);
+		observe__free(&sb->obs);
+		return rf_error_set(&e->e, err, "refused", "the connection ledger: %s",
+				    strerror(-err));
+	}
 	if (err)
 		observe__free(&sb->obs);
 	if (err == -ENOSPC && map)
@@ -694,8 +710,10 @@ static void undo_maps(void *ctx)
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
 
-	if (!sb->keep_policy)
+	if (!sb->keep_policy) {
+		flows__stop(sb);
 		sbmaps__remove(sb->enf, sb->cgid);
+	}
 	observe__free(&sb->obs);
 }
 
@@ -807,6 +825,7 @@ static int step_registry(void *ctx, struct rf_step_error *e)
 	snprintf(reg->cgroup_placement, sizeof(reg->cgroup_placement), "%s",
 		 cgplace__how_name(sb->place.how));
 	reg->cgroup_id = sb->cgid;
+	snprintf(reg->pin_set, sizeof(reg->pin_set), "%s", rf_pins__selected());
 	reg->supervisor_pid = getpid();
 	reg->keep_running = r->o->keep_running;
 	registry_fill__policy(reg, sb->policy);
@@ -921,6 +940,8 @@ static int start_child(struct run *r)
 		.seccomp = sb->sc.boundary.len || sb->sc.allowlist.len ? &sb->sc : NULL,
 		.stdout_fd = sb->lw.child_w[0],
 		.stderr_fd = sb->lw.child_w[1],
+		.tty_fd = sb->tty.slave,
+		.tty_std = { sb->tty.std[0], sb->tty.std[1], sb->tty.std[2] },
 		.scratch_path = sb->plan.limits[RF_LIMIT_SCRATCH].set ?
 				sb->policy->limits.scratch.path : NULL,
 		.scratch_mb = sb->plan.limits[RF_LIMIT_SCRATCH].value,
@@ -930,9 +951,18 @@ static int start_child(struct run *r)
 		.n_ll_later = sb->ll.n_later,
 		.mounts = mounts,
 		.n_mounts = n_mounts,
+		.ro_tree = sb->plan.install.ro_tree,
+		.mdwe = sb->plan.install.mdwe,
 	};
+	const struct rf_path_list *w = &sb->policy->files_write;
+	_cleanup_free_ const char **rw = calloc(w->n + 1, sizeof(*rw));
 	int err;
 
+	if (!rw)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++)
+		rw[i] = w->v[i].path;
+	lo.rw_paths = rw;
 	err = launch__start(&lo, &r->lr);
 	notify__init(&sb->notify, r->lr.notify_fd);
 	notify__profile(&sb->notify, &sb->sc);
@@ -960,6 +990,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	/* the pty's: read in the wait (wait.c) */
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
 	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
 	 * mqueue mounts too: each names the host's IPC namespace's queues. */
@@ -987,12 +1021,13 @@ static json_t *dns_stats_json(struct rf_dnsgate *g)
 
 	dnsgate__stop(g);
 	dnsgate__stats(g, &st);
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "queries", (json_int_t)st.queries, "allowed", (json_int_t)st.allowed,
 			 "denied", (json_int_t)st.denied,
 			 "dropped_answers", (json_int_t)st.dropped_answers,
 			 "granted", (json_int_t)st.granted, "expired", (json_int_t)st.expired,
-			 "servfail", (json_int_t)st.servfail);
+			 "servfail", (json_int_t)st.servfail,
+			 "monitor_lost", (json_int_t)st.monitor_lost);
 }
 
 /* The last event: how the command ended and what the kernel denied. */
@@ -1037,9 +1072,20 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 	/* The DNS gate's counts: the sandbox is gone, so the gate stops here. */
 	if (ex && r->gate)
 		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
+	/* The ledger: each destination's network.flow, then the totals. */
+	flows__finish(sb, ex);
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
+	/* ringfence-monitor froze or killed it (monitor.on_alert): said here,
+	 * its file then goes */
+	if (ex) {
+		json_t *ma = report__monitor_action(sb);
+
+		if (ma)
+			json_object_set_new(ex, "monitor_action", ma);
+		monaction__remove(RF_ACTIONS_DIR, sb->name);
+	}
 	trace__emit(sb->trace, "sandbox.exit", ex);
 	report__inferred_text(sb, inferred, sizeof(inferred));
 	if (exited)
@@ -1082,8 +1128,9 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 		r->status = info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
 	/* A cap the cgroup itself held (an OOM kill of the group) is read
 	 * before the cgroup goes. */
-	if (sandbox_limits__check_cgroup(&r->sb.lw))
+	if (sandbox_limits__check_cgroup(&r->sb.lw) || flows__check(&r->sb))
 		limit_hit(&r->sb);
+	flows__settle(&r->sb);
 	/* A run a limit ended exits 137, whatever its first process did. */
 	if (!err && r->sb.lw.hit != RF_LIMIT_MAX)
 		r->status = 128 + SIGKILL;
@@ -1091,6 +1138,11 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	 * the output it wrote before dying is passed on. */
 	sandbox_kill(&r->sb);
 	sandbox_limits__drain(&r->sb.lw);
+	tty_relay__finish(&r->sb.tty, &r->sb.lw);
+	if (r->sb.tty.dropped)
+		rf_info("sandbox %s: %llu bytes of the command's output dropped: the terminal "
+			"took nothing for a second", r->sb.name,
+			(unsigned long long)r->sb.tty.dropped);
 	report_exit(r, &info, err ? e->exit : r->status);
 	return err;
 }

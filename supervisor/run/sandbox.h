@@ -18,6 +18,8 @@
 #include "observe/notify.h"
 #include "observe/observe.h"
 #include "plan/plan.h"
+#include "tty_relay.h"
+#include "flows.h"
 
 struct rf_enforcer;
 struct rf_net_entry;
@@ -46,12 +48,16 @@ struct sandbox {
 	size_t n_entries;
 	uint64_t next_seq;        /* next kernel sample to put in the trace */
 	uint64_t traced;          /* exact samples written to the trace */
+	bool frozen_reported;     /* monitor.action written for a freeze */
+	bool tty_freeze;            /* frozen by the pty's job control (^Z), not the monitor */
 	uint32_t sandbox_flags;   /* rf_sandbox.flags as installed */
 	struct rf_observer obs;   /* inferred records: matcher and counts */
 	struct rf_ll_audit la;    /* Landlock's own denial log, when audit is on */
 	uint64_t missing;         /* samples the kernel could not keep */
 	struct deny_log shown;    /* denials as lines for humans (-v, summary) */
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
+	struct rf_tty_relay tty;      /* the command's pty, where fds 0-2 hold a terminal */
+	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named

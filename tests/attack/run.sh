@@ -9,6 +9,9 @@
 # arguments and the policies. LIST.reset WORLD, when present, remakes the
 # world before every run; LIST.setup WORLD runs once before the list (it
 # may start helpers; their pids go to WORLD/pids, killed at the end).
+# CMD "stdin=KIND" or "tty=ROWSxCOLS" first runs both commands under a
+# wrapper: a socket made outside on fd 0 (rf-attack-net with-stdin), or a
+# fresh pty as the caller's terminal (rf-attack-tty with-pty WORLD/tty).
 #
 # Each attempt runs unconfined first (it must succeed: the attack is real),
 # then under `ringfence run --policy`. The plan of the policy lists the gaps
@@ -81,7 +84,11 @@ run_attempt() {
 	list=$1 id=$2 pol=$3
 	shift 3
 	wrap=
-	case $1 in stdin=*) wrap="$TOOLS/rf-attack-net with-stdin ${1#stdin=} --"; shift ;; esac
+	case $1 in
+		stdin=*) wrap="$TOOLS/rf-attack-net with-stdin ${1#stdin=} --"; shift ;;
+		tty=*) size=${1#tty=}
+		       wrap="$TOOLS/rf-attack-tty with-pty $W/tty ${size%x*} ${size#*x} --"; shift ;;
+	esac
 	tool=$1
 	shift
 	[ -x "$TOOLS/$tool" ] || { fail "$id" "no tool $TOOLS/$tool"; return; }
@@ -119,7 +126,7 @@ run_attempt() {
 	(cd "$W" && $wrap "$RINGFENCE" run -q --policy "$pf" -- "$TOOLS/$tool" "$@") > "$WORK/out" 2>&1 ||
 		rc=$?
 	# ringfence refused to start with the outside socket on stdin
-	[ -z "$wrap" ] || [ "$rc" != 126 ] || rc=10
+	case $wrap in *with-stdin*) [ "$rc" != 126 ] || rc=10 ;; esac
 	case $rc in
 		0) got=escaped ;;
 		10 | 137 | 159) got=blocked ;;  # refused, or killed (SIGKILL, SIGSYS)

@@ -188,6 +188,49 @@ printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate (flood, draine
 echo
 sinks_bench
 
+# ---- drain capacity with the DNS gate's records ---------------------------------
+# The same flood, every other batch of 256 the DNS gate's query records
+# (rf_dns_record: the tunnelling detector's path), each batch a new name
+# under flood.test; then again with --activity (a DNS Activity JSON line
+# written per DNS record). consumed: decision + dns records.
+records_in() { # decision + dns records the monitor consumed
+	local d n
+	d=$(metric 'ringfence_monitor_events_total{source="decision"}')
+	n=$(metric 'ringfence_monitor_events_total{source="dns"}')
+	echo $(( ${d:-0} + ${n:-0} ))
+}
+flood_mix() { # label, monitor args...
+	local label=$1 best=0 RATE ev0 ev1 cpu0 cpu1 out achieved lost ev per drained
+	shift
+	start_monitor "$@"
+	printf '%-26s %10s %10s %10s %8s %14s\n' "$label" "offered/s" "achieved/s" "consumed" "lost" "mon CPU ns/ev"
+	for RATE in 500000 1000000 1500000 2000000; do
+		sleep 0.5
+		ev0=$(records_in)
+		cpu0=$(cpu_ticks "$monpid")
+		out=$("$FLOOD" "$cgid" "$RATE" 2000 mix)
+		sleep 0.6
+		ev1=$(records_in)
+		cpu1=$(cpu_ticks "$monpid")
+		achieved=$(echo "$out" | sed -n 's/.*achieved=\([0-9]*\).*/\1/p')
+		lost=$(echo "$out" | sed -n 's/.*lost=\([0-9]*\).*/\1/p')
+		ev=$((ev1 - ev0))
+		per=$(awk -v c="$((cpu1 - cpu0))" -v hz="$(getconf CLK_TCK)" -v ev="$ev" 'BEGIN{ if (ev) printf "%.0f", c * 1e9 / hz / ev; else print 0 }')
+		printf '%-26s %10s %10s %10s %8s %14s\n' "" "$RATE" "$achieved" "$ev" "$lost" "$per"
+		drained=$((ev / 2))
+		if [ "$lost" = 0 ] && [ "$drained" -gt "$best" ]; then best=$drained; fi
+	done
+	stop_monitor
+	printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate ($label)" "$best" \
+		"$([ "$best" -ge 1000000 ] && echo PASS || echo MISS)"
+	echo
+}
+flood_start "$tmp/deny.json"
+flood_mix "flood, half DNS records"
+flood_mix "flood, half DNS, --activity" --activity "$tmp/activity.ndjson"
+rm -f "$tmp/activity.ndjson"
+flood_stop
+
 # ---- per-syscall cost --------------------------------------------------------
 # getppid of a process outside every sandbox (rf-bench's median of 15
 # batches of its own CPU time), in interleaved rounds, each state back to

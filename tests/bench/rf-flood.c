@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rf-flood CGID RATE MS: write denied-connect decision records of sandbox
- * CGID into the pinned decisions ring buffer (RF_PIN_DIR/events) at RATE
- * per second for MS milliseconds, and print
+ * rf-flood CGID RATE MS [mix]: write denied-connect decision records of
+ * sandbox CGID into the pinned decisions ring buffer (RF_PIN_DIR/<set>/events,
+ * of the first set that has one: the bench runs one build) at RATE per
+ * second for MS milliseconds, and print
  *   "flood RATE achieved=N/s written=W lost=L".
+ * mix: every other batch is the DNS gate's query records instead
+ * (rf_dns_record, kind RF_EV_DNS, the same size), each batch of 256 under
+ * a new name below flood.test: the monitor's DNS path (the tunnelling
+ * detector, and the activity stream when it writes one) half the time.
  * lost: records the ring buffer had no room for (bpf_ringbuf_output
  * failed), i.e. what a real producer would have counted in
  * RF_STAT_RINGBUF_LOST.
@@ -16,7 +21,9 @@
  * flags 0, as the enforcement programs submit), so the monitor sees the
  * same ring buffer, record layout and wakeups as from the hooks.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +37,7 @@
 
 #define BATCH 256
 #define EV ((int)sizeof(struct rf_event))
+_Static_assert(sizeof(struct rf_dns_record) == sizeof(struct rf_event), "one template size");
 
 static struct bpf_insn ins(__u8 code, __u8 dst, __u8 src, __s16 off, __s32 imm)
 {
@@ -85,22 +93,67 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The first pinned set's decisions ring buffer. */
+static int events_fd(void)
+{
+	DIR *d = opendir(RF_PIN_DIR);
+	struct dirent *de;
+	char path[512];
+	int fd = -1;
+
+	if (!d)
+		return -1;
+	while (fd < 0 && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), RF_PIN_DIR "/%s/events", de->d_name);
+		fd = bpf_obj_get(path);
+	}
+	closedir(d);
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
+/* The DNS template of batch i: an answered A query, a new name. */
+static void dns_template(struct rf_dns_record *r, __u64 cgid, long i)
+{
+	static const char suffix[] = "flood.test";
+
+	memset(r, 0, sizeof(*r));
+	r->cgroup_id = cgid;
+	r->kind = RF_EV_DNS;
+	r->pid = (__u32)getpid();
+	r->verdict = RF_DNS_ANSWERED;
+	r->qtype = 1;
+	r->protocol = 17;
+	r->family = AF_INET;
+	r->n_granted = 1;
+	r->ttl = 60;
+	inet_pton(AF_INET, "127.77.2.1", r->addr);
+	r->name_len = (__u16)snprintf(r->name, sizeof(r->name), "b%ld.%s", i, suffix);
+	r->suffix_off = (__u16)(r->name_len - strlen(suffix));
+}
+
 int main(int argc, char **argv)
 {
 	struct rf_event ev = { 0 };
-	long rate, ms, written = 0, lost = 0;
+	struct rf_dns_record dns;
+	long rate, ms, written = 0, lost = 0, batches = 0;
 	double t0, el;
 	int map_fd, prog_fd;
+	bool mix;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: rf-flood CGID RATE MS\n");
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "mix"))) {
+		fprintf(stderr, "usage: rf-flood CGID RATE MS [mix]\n");
 		return 2;
 	}
+	mix = argc == 5;
 	rate = atol(argv[2]);
 	ms = atol(argv[3]);
-	map_fd = bpf_obj_get(RF_PIN_DIR "/events");
+	map_fd = events_fd();
 	if (map_fd < 0) {
-		perror("rf-flood: " RF_PIN_DIR "/events");
+		perror("rf-flood: " RF_PIN_DIR "/*/events");
 		return 1;
 	}
 	prog_fd = prog_load(map_fd);
@@ -123,6 +176,7 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	while ((el = now_s() - t0) < ms / 1e3) {
 		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &ev, .ctx_size_in = sizeof(ev));
+		bool as_dns = mix && batches % 2;
 
 		if (written + lost >= (long)(el * rate)) {
 			struct timespec ts = { 0, 100000 };
@@ -131,6 +185,12 @@ int main(int argc, char **argv)
 			continue;
 		}
 		ev.seq = (__u64)written;
+		if (as_dns) {
+			dns_template(&dns, ev.cgroup_id, batches);
+			dns.seq = (__u64)written;
+			o.ctx_in = &dns;
+		}
+		batches++;
 		if (bpf_prog_test_run_opts(prog_fd, &o)) {
 			perror("rf-flood: run");
 			return 1;

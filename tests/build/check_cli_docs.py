@@ -228,7 +228,7 @@ def fish_complete(line):
 def zsh_blocks(text):
     """{verb: the options in its case branch "(verb)" ... ";;"}."""
     return {m.group(1): longs(m.group(2))
-            for m in re.finditer(r"^\s*\(([a-z]+)\)\s*\n(.*?);;", text, re.M | re.S)}
+            for m in re.finditer(r"^\s*\(([a-z-]+)\)\s*\n(.*?);;", text, re.M | re.S)}
 
 
 def check_zsh(rf, mon):
@@ -236,7 +236,7 @@ def check_zsh(rf, mon):
     blocks = zsh_blocks(text)
     cmds = re.search(r"commands=\((.*?)\n\s*\)", text, re.S)
     check("zsh: _ringfence lists every command",
-          diff(set(rf.verbs), set(re.findall(r"'([a-z]+):", cmds.group(1)) if cmds else [])))
+          diff(set(rf.verbs), set(re.findall(r"'([a-z-]+):", cmds.group(1)) if cmds else [])))
     top = re.search(r"#\s*before a command\n(.*?)\n\s*\n", text, re.S)
     check("zsh: _ringfence offers the options taken before a command",
           diff(rf.of(None), longs(top.group(1)) if top else set()))
@@ -268,12 +268,12 @@ def fish_pairs(text, prog):
         if not re.match(r"complete -c " + re.escape(prog) + r"\b", line):
             continue
         m = re.search(r"-l ([a-z][a-z0-9-]*)", line)
-        seen = re.search(r"__fish_seen_subcommand_from ([a-z ]+)", line)
+        seen = re.search(r"__fish_seen_subcommand_from ([a-z -]+)", line)
         if m:
             verbs = seen.group(1).split() if seen else [None]
             pairs |= {(v, "--" + m.group(1)) for v in verbs}
         elif "__fish_use_subcommand" in line:
-            a = re.search(r"-a ([a-z]+)\b", line)
+            a = re.search(r"-a ([a-z-]+)\b", line)
             if a:
                 cmds.add(a.group(1))
     return pairs, cmds

@@ -56,6 +56,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 		"${nobody[@]}" "$RF" learn -- /bin/true
 	expect "gc as nobody: needs root" 1 "gc $root_pat" "${nobody[@]}" "$RF" gc
 	expect "unload as nobody: needs root" 1 "unload $root_pat" "${nobody[@]}" "$RF" unload
+	expect "oci-hook as nobody: needs root, exit 126" 126 "oci-hook $root_pat" \
+		"${nobody[@]}" "$RF" oci-hook
 	expect "check as nobody: the refusal names root" 126 "network: .*$root_pat" \
 		"${nobody[@]}" "$RF" check --policy "$tmp/policy.json"
 	expect "monitor as nobody: needs root" 1 \
@@ -120,8 +122,21 @@ else
 	echo "# not root (or no setpriv): the unprivileged-user checks are skipped"
 fi
 
+# the OCI hook's input: the field named, exit 125, nothing made
+if [ "$(id -u)" = 0 ]; then
+	expect "oci-hook: a state without id names it, exit 125" 125 \
+		'^ringfence: error: state on stdin: id: missing$' sh -c "echo '{}' | '$RF' oci-hook"
+	mkdir -p "$tmp/bundle" && echo '{}' > "$tmp/bundle/config.json"
+	cp "$tmp/policy.json" "$tmp/open.json" && chmod 666 "$tmp/open.json"
+	expect "oci-hook: a policy file others may write is refused, exit 125" 125 \
+		'error: annotations: run.ringfence.policy: .*open.json: must be a regular file owned by root and writable by root only' \
+		sh -c "echo '{\"id\":\"x\",\"status\":\"creating\",\"pid\":1,\"bundle\":\"$tmp/bundle\",\"annotations\":{\"run.ringfence.policy\":\"$tmp/open.json\"}}' | '$RF' oci-hook"
+	expect "oci-hook: a bundle without config.json is named, exit 125" 125 \
+		'error: /nonexistent/config.json: ' sh -c "echo '{\"id\":\"x\",\"status\":\"creating\",\"pid\":1,\"bundle\":\"/nonexistent\"}' | '$RF' oci-hook"
+fi
+
 # --help: per command, every option with its text
-for c in run check learn probe status gc unload; do
+for c in run check learn probe status gc unload oci-hook; do
 	"$RF" "$c" --help > "$tmp/h.$c" 2>&1 || not_ok "$c --help exits non-zero"
 done
 grep -q -- '--label KEY=VALUE *a correlation label' "$tmp/h.run" &&

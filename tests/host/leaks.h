@@ -48,7 +48,7 @@ static inline void h_walk_map(const struct rf_pin_map_def *m, struct h_idset *s)
 	bool first = true;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, m->pin);
+	snprintf(path, sizeof(path), "%s/%s", rf_pins__dir(), m->pin);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
@@ -74,7 +74,7 @@ static inline void h_walk_free_slots(struct h_idset *s)
 	int slots;
 	__u32 i;
 
-	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, rf_pin_maps[RF_PIN_SLOTS].pin);
+	snprintf(path, sizeof(path), "%s/%s", rf_pins__dir(), rf_pin_maps[RF_PIN_SLOTS].pin);
 	slots = bpf_obj_get(path);
 	if (slots < 0)
 		return;
@@ -93,7 +93,7 @@ static inline void h_walk_free_slots(struct h_idset *s)
 
 			if (!(rf_pin_maps[m].flags & RF_PINF_PER_SB))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, rf_pin_maps[m].pin);
+			snprintf(path, sizeof(path), "%s/%s", rf_pins__dir(), rf_pin_maps[m].pin);
 			outer = bpf_obj_get(path);
 			if (outer < 0)
 				continue;

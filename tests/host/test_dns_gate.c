@@ -168,6 +168,7 @@ static const struct dns_case basic = {
 static void allowed_name_opens_its_address_only(void **state)
 {
 	json_t *tr, *ev, *g;
+	size_t i, named = 0;
 
 	(void)state;
 	run_case(&basic, &tr);
@@ -188,6 +189,23 @@ static void allowed_name_opens_its_address_only(void **state)
 	assert_int_equal(json_integer_value(json_object_get(ev, "allowed")), 1);
 	assert_int_equal(json_integer_value(json_object_get(ev, "granted")), 1);
 	assert_int_equal(json_integer_value(json_object_get(ev, "queries")), 2);
+	/* The ledger's flow to the opened address carries the name the gate
+	 * opened it for; the connects refused before the lookup and on the
+	 * other port made none. The lookups themselves went to the gate. */
+	for (i = 0; (ev = h_event(tr, "network.flow", i)); i++) {
+		const char *dst = json_string_value(json_object_get(ev, "dst"));
+
+		if (!strcmp(dst, "127.77.0.1:18300")) {
+			assert_string_equal(json_string_value(json_object_get(ev, "name")),
+					    "allowed.test");
+			assert_int_equal(json_integer_value(json_object_get(ev, "connections")), 1);
+			named++;
+		} else {
+			assert_null(json_object_get(ev, "name"));
+			assert_string_equal(json_string_value(json_object_get(ev, "proto")), "udp");
+		}
+	}
+	assert_int_equal(named, 1);
 	json_decref(tr);
 }
 
@@ -345,7 +363,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct seen_note *s = ctx;
 	const struct rf_event *ev = data;
 
-	if (len >= sizeof(*ev) && ev->op == RF_OP_DNS_QUERY && (ev->flags & RF_EVF_DNS) &&
+	if (len >= sizeof(*ev) && ev->kind == RF_EV_DECISION && ev->op == RF_OP_DNS_QUERY &&
+	    (ev->flags & RF_EVF_DNS) &&
 	    !strcmp(ev->path, "other.test")) {
 		s->n++;
 		s->ev = *ev;

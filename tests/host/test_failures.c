@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 
 #include "paths.h"
+#include "pins.h"
 #include "rf_abi.h"
 
 #define FAIL_POLICY(id)                                                                \
@@ -34,7 +35,7 @@ static long map_keys(const char *pin, size_t key_size)
 	long n = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", RF_PIN_DIR, pin);
+	snprintf(path, sizeof(path), "%s/%s", rf_pins__dir(), pin);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -1;

@@ -17,6 +17,7 @@ static const struct {
 	bool undo;
 } steps[] = {
 	{ "boundary", false }, { "lock", true }, { "origin", false }, { "output", true },
+	{ "sinks", true }, { "activity", true },
 	{ "recent", true }, { "detectors", true }, { "record", true },
 	{ "metrics-http", true }, { "sandbox-table", true }, { "sensors", true },
 	{ "cgroups", false }, { "registry", true }, { "scan", false }, { "attach", false },

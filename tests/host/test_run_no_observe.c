@@ -10,6 +10,7 @@
  * run observes as always.
  */
 #include "harness.h"
+#include "pins.h"
 
 static char tree[64];            /* /tmp/rf-noobs-XXXXXX */
 
@@ -109,7 +110,8 @@ static void no_observe_needs_the_test_hooks_gate(void **state)
 	assert_int_equal(secret_denials("1", "1"), 0);       /* both: not observed */
 }
 
-#define PIN_DIR "/sys/fs/bpf/ringfence"
+/* this build's pinned set (pins.h) */
+#define PIN_DIR rf_pins__dir()
 
 static char *policy_file(const char *mode)
 {

@@ -4,7 +4,9 @@
 #   - every line of traces written by real runs (enforce, audit, refused,
 #     --require bpf-lsm, monitor thresholds, command not found, not
 #     executable, killed by a signal, network unrestricted, network omitted,
-#     a wall-clock and an output limit reached, a memory limit refused where
+#     a wall-clock and an output limit reached, the connection ledger
+#     (network.flow, sandbox.exit's byte totals) and an egress_bytes budget
+#     reached, a memory limit refused where
 #     the cgroup2 hierarchy has no memory controller,
 #     a DNS name, more denials than the sample limit; where the kernel has
 #     them: Landlock files/exec with an approximated entry, a command
@@ -442,6 +444,7 @@ int main(int argc, char **argv)
 	struct rf_registry_entry e = {
 		.sandbox = "t-genreg-0123abcd", .policy_id = "t-genreg", .mode = "audit",
 		.cgroup_path = "/sys/fs/cgroup/ringfence/t-genreg-0123abcd", .cgroup_id = 4242,
+		.pin_set = "0123456789abcdef",
 		.supervisor_pid = 100, .supervisor_start = 5555, .child_pid = 101,
 		.started = "2026-12-01T12:00:00.123456789Z",
 		.monitor = { .present = true, .burst_count = { true, 5 },
@@ -559,6 +562,12 @@ pol output '{"version":1,"id":"t-output","files":"unrestricted","exec":"unrestri
 # memory_mb: refused where the cgroup2 hierarchy has no memory controller.
 pol cgmem '{"version":1,"id":"t-cgmem","files":"unrestricted","exec":"unrestricted",
   "network":"unrestricted","limits":{"memory_mb":64}}'
+# The connection ledger (issue 22): datagrams to 127.0.0.1:9 (nothing need
+# listen), once within and once past an egress budget.
+pol ledger '{"version":1,"id":"t-ledger","files":"unrestricted","exec":"unrestricted",
+  "network":{"connect":["127.0.0.1:9"]}}'
+pol egress '{"version":1,"id":"t-egress","files":"unrestricted","exec":"unrestricted",
+  "network":{"connect":["127.0.0.1:9"]},"limits":{"egress_bytes":1000}}'
 pol unrestricted '{"version":1,"id":"t-unres","files":"unrestricted","exec":"unrestricted","network":"unrestricted"}'
 pol omitted '{"version":1,"id":"t-omitted","files":"unrestricted","exec":"unrestricted"}'
 pol monitor '{"version":1,"id":"t-monitor","files":"unrestricted","exec":"unrestricted",
@@ -648,6 +657,8 @@ run monitor 0 monitor /bin/sh -c 'exit 0'
 # directory) may lie below /tmp, where such a run is refused on purpose.
 RUN_PREFIX=(env -C /); run wall 137 wall /bin/sh -c 'sleep 30 & sleep 30'
 run output 137 output yes
+run ledger 0 ledger "$NET" udpsend 127.0.0.1 9 3 100 tcp 127.0.0.1 8
+run egress 137 egress "$NET" udpsend 127.0.0.1 9 20 100
 if grep -qw memory "$(findmnt -n -o TARGET -t cgroup2 | sed -n 1p)/cgroup.controllers" 2> /dev/null; then
 	echo "# skipped: memory_mb refusal run (this host's cgroup2 has the memory controller)"
 else
@@ -715,10 +726,11 @@ def check(cond, msg):
     if not cond:
         bad.append(msg)
 refused = ["refused", "cgmem"] + ([] if lsm else ["require"])
-limited = {"wall": "wall_seconds", "output": "output_bytes"}
+limited = {"wall": "wall_seconds", "output": "output_bytes", "egress": "egress_bytes"}
 for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "signal",
           "unrestricted", "omitted", "name", "gate", "burst", "monitor",
-          "landlock", "execdenied", "layer", "syscalls", "setup", "wall", "output", "cgmem"]:
+          "landlock", "execdenied", "layer", "syscalls", "setup", "wall", "output", "cgmem",
+          "ledger", "egress"]:
     if not has(n):
         continue
     t = load(n)
@@ -736,15 +748,30 @@ for n in ["enforce", "audit", "refused", "require", "notfound", "notexec", "sign
         check(("installed" in c) == (child or "layers" in c), f"{n}: {cname}: installed {c}")
     check(ev[1:3] == ["network.decision", "sandbox.configure"], f"{n}: {ev[:3]}")
     check(ev[-1] == "sandbox.exit" and ev.count("sandbox.exit") == 1, f"{n}: last {ev[-1]}")
+    # The ledger's last network.flow lines (final) come right before
+    # sandbox.exit, one per destination; interval ones (not final) earlier.
+    nf = 0
+    while len(ev) > nf + 1 and ev[-2 - nf] == "network.flow":
+        nf += 1
+    check(all(e["final"] for e in t[len(t) - 1 - nf:-1]), f"{n}: final flows")
+    check(all(not e["final"] for e in t[:len(t) - 1 - nf] if e["event"] == "network.flow"),
+          f"{n}: final flows not last")
+    check(t[-1].get("flows", nf) == nf, f"{n}: sandbox.exit flows {t[-1].get('flows')} != {nf}")
+    ev = ev[:len(ev) - 1 - nf] + ev[-1:]
     if n in limited:
         # A limit ends the run: its event right before sandbox.exit, named there.
         check(ev[-2] == "limit.exceeded" and ev.count("limit.exceeded") == 1, f"{n}: {ev}")
-        check(t[-2]["limit"] == limited[n] == t[-1].get("limit"), f"{n}: limit {t[-2]}")
-        check(t[-1]["exit_code"] == 137 and t[-1]["signal"] == 9, f"{n}: exit {t[-1]}")
+        le = t[len(t) - 2 - nf]
+        check(le["limit"] == limited[n] == t[-1].get("limit"), f"{n}: limit {le}")
+        # egress: the refused sendto may end the command before the kill
+        # (status 0); the run still exits 137 as the budget's
+        check(t[-1]["exit_code"] == 137 and (t[-1]["signal"] == 9 or n == "egress"),
+              f"{n}: exit {t[-1]}")
         ev = ev[:-2] + ev[-1:]
     else:
         check("limit.exceeded" not in ev and "limit" not in t[-1], f"{n}: limit in {ev}")
-    check(all(x in ("kernel.deny", "dns.query", "dns.deny") for x in ev[3:-1]), f"{n}: {ev[3:-1]}")
+    check(all(x in ("kernel.deny", "dns.query", "dns.deny", "network.flow") for x in ev[3:-1]),
+          f"{n}: {ev[3:-1]}")
     x, every = t[-1], [e for e in t if e["event"] == "kernel.deny"]
     # The kernel's own records (exact counts) apart from the inferred ones.
     # (the syscalls profile's lines are the listener's, not among them)
@@ -785,6 +812,18 @@ if has("cgmem"):
     check(any(r.startswith("limits: memory_mb: cgroup-v2-memory cannot be enforced here: the "
                            "memory controller is not in the cgroup2 hierarchy")
               for r in load("cgmem")[0]["plan"]["reasons"]), "cgmem: no controller reason")
+# The ledger: three 100-byte datagrams to 127.0.0.1:9, exactly; the refused
+# connect leaves no flow. The budget: at most 1000 bytes sent, the rest
+# refused (sendto EPERM), the run ended by egress_bytes.
+lf = [x for x in load("ledger") if x["event"] == "network.flow"]
+check(len(lf) == 1 and lf[0]["dst"] == "127.0.0.1:9" and lf[0]["proto"] == "udp"
+      and lf[0]["bytes_sent"] == 300 and lf[0]["connections"] == 1 and lf[0]["loopback"],
+      f"ledger: flows {lf}")
+check(load("ledger")[-1]["bytes_sent"] == 300, "ledger: sandbox.exit bytes_sent")
+eg = load("egress")
+check(eg[-1]["bytes_sent"] == 1000 and event(eg, "limit.exceeded")["threshold"] == 1000,
+      f"egress: {eg[-1]}")
+check(result("egress", "udpsend 127.0.0.1:9") in (None, "ok=10 EPERM"), "egress: udpsend")
 check(event(load("output"), "limit.exceeded")["delivered"] == 100
       and os.path.getsize(os.path.join(work, "output.out")) == 100, "output: not 100 bytes")
 check(lsm or any(r.startswith("--require: bpf-lsm") for r in load("require")[0]["plan"]["reasons"]),

@@ -188,10 +188,17 @@ class Compiler:
         self.defs[name] = self.body(attrs, self.constraints(spec, self.objects))
         self.defs[name]["title"] = spec.get("caption", name)
 
+    def category(self, spec):
+        """A class's category, its parents' when it names none (dns_activity
+        takes network's)."""
+        while "category" not in spec and spec.get("extends"):
+            spec = self.classes[spec["extends"]]
+        return spec["category"]
+
     def event(self, cname):
         spec = self.classes[cname]
         attrs = self.resolve(self.attributes(spec, self.classes))
-        cat = self.categories[spec["category"]]
+        cat = self.categories[self.category(spec)]
         class_uid = cat["uid"] * 1000 + spec["uid"]
         s = self.body(attrs, self.constraints(spec, self.classes))
         props = s["properties"]

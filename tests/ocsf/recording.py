@@ -8,7 +8,12 @@ rule fire with every kind of evidence, for `--replay`:
     (the sensor's), one let through and one refused (the seccomp listener's);
   - resource: memory and pids over their thresholds, a cpu rise;
   - lost events; sandboxes shed from a full table;
-  - correlation labels and a W3C traceparent on one sandbox.
+  - correlation labels and a W3C traceparent on one sandbox;
+  - dns-tunnel: distinct names under one suffix, a long and a random label;
+    the DNS gate's records (answered A and AAAA, refused, failed, over TCP)
+    also become DNS Activity records with --activity;
+  - unexpected-exec: git run by python3 where monitor.exec lists python3,
+    in a sandbox whose on_alert is kill (a replay never acts).
 Usage: recording.py > FILE
 """
 import json
@@ -82,6 +87,35 @@ for i in range(1, 6):
     rec(t=T0 + i * 1000 * MS, type="sample", cgroup_id=11, cpu_ns=i * i * 400 * MS,
         mem_bytes=(200 << 20) if i == 3 else (10 << 20), procs=12 if i == 4 else 2,
         procs_peak=12 if i == 4 else 2, src=7)
+# DNS: the gate's records (verdict 1 answered, 2 refused, 3 failed)
+sandbox(T0 + 500 * MS, 15, "sb-dns",
+        monitor=dict(dns_names=dict(count=5, window_ms=1000), dns_label_len=40,
+                     exec=["python3"], on_alert="kill"))
+
+
+def dns(t, name, suffix="example.com", verdict=1, qtype=1, rcode=0, protocol=17,
+        family=2, addr="5db8d822" + "0" * 24, granted=1, reason=0):
+    off = len(name) - len(suffix) if suffix else 0xffff
+    rec(t=t, type="dns", cgroup_id=15, seq=len(out), pid=800, verdict=verdict, reason=reason,
+        qtype=qtype, rcode=rcode, protocol=protocol, suffix_off=off,
+        family=family if granted else 0, n_granted=granted, n_dropped=0, ttl=300,
+        latency_us=1500, addr=addr if granted else "0" * 32, name=name)
+
+
+for i in range(8):
+    dns(T0 + 600 * MS + i * MS, "n%d.example.com" % i)
+dns(T0 + 610 * MS, "v6.example.com", qtype=28, family=10, addr="20010db8" + "0" * 23 + "1",
+    protocol=6)
+dns(T0 + 611 * MS, "blocked.evil.test", suffix=None, verdict=2, rcode=5, granted=0, reason=10)
+dns(T0 + 612 * MS, "slow.example.com", verdict=3, rcode=2, granted=0)
+dns(T0 + 613 * MS, "a" * 45 + ".example.com")
+dns(T0 + 614 * MS, "mzxw6ytboi4dsnrugq3tmnzyhe2dcmrt.example.com")
+rec(t=T0 + 620 * MS, type="exec", cgroup_id=15, pid=810, ppid=809, uid=1000, comm="python3",
+    path="/usr/bin/python3")
+rec(t=T0 + 621 * MS, type="fork", cgroup_id=15, pid=811, ppid=810, uid=1000, comm="python3")
+rec(t=T0 + 622 * MS, type="exec", cgroup_id=15, pid=811, ppid=810, uid=1000, comm="git",
+    path="/usr/bin/git")
+rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=15)
 rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)
 # shed: more live sandboxes than the table holds, each with a decision
 for i in range(6):

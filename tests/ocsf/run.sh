@@ -20,6 +20,7 @@ shift
 PYTHON=${PYTHON:-/usr/bin/python3}
 DIR=tests/ocsf
 SCHEMA=$DIR/detection_finding-1.3.0.schema.json
+DNS_SCHEMA=$DIR/dns_activity-1.3.0.schema.json
 PROFILES="container datetime host security_control"
 tmp=$(mktemp -d /tmp/rf-ocsf-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -37,14 +38,22 @@ if [ -n "${OCSF_SCHEMA_DIR:-}" ]; then
 	else
 		not_ok "the committed schema differs from gen_schema.py's output for $OCSF_SCHEMA_DIR"
 	fi
+	# shellcheck disable=SC2086
+	"$PYTHON" $DIR/gen_schema.py "$OCSF_SCHEMA_DIR" dns_activity $PROFILES > "$tmp/gen-dns.json"
+	if cmp -s "$tmp/gen-dns.json" "$DNS_SCHEMA"; then
+		ok "the committed DNS Activity schema is what gen_schema.py compiles"
+	else
+		not_ok "the committed DNS Activity schema differs from gen_schema.py's output"
+	fi
 fi
 
 "$PYTHON" $DIR/recording.py > "$tmp/rec.jsonl"
-"$BUILD/ringfence-monitor" --replay "$tmp/rec.jsonl" --output "$tmp/alerts.jsonl"
+"$BUILD/ringfence-monitor" --replay "$tmp/rec.jsonl" --output "$tmp/alerts.jsonl" \
+	--activity "$tmp/activity.jsonl"
 rules=$("$PYTHON" -c 'import json,sys
 print(" ".join(sorted({json.loads(l)["unmapped"]["rule"] for l in open(sys.argv[1])})))' \
 	"$tmp/alerts.jsonl")
-if [ "$rules" = "deny-burst failed-ops lost-events resource-spike table-shed unexpected-syscall" ]
+if [ "$rules" = "deny-burst dns-tunnel failed-ops lost-events resource-spike table-shed unexpected-exec unexpected-syscall" ]
 then ok "the replay raised every rule ($(wc -l < "$tmp/alerts.jsonl") records)"
 else not_ok "the replay raised only: $rules"; fi
 labelled=$("$PYTHON" -c 'import json,sys
@@ -63,6 +72,29 @@ if check "$tmp/alerts.jsonl" "$@"; then
 	ok "every alert is a valid OCSF 1.3.0 Detection Finding and matches alert.schema.json"
 else
 	not_ok "alerts are not valid OCSF (errors above)"
+fi
+
+# The activity stream: every DNS record of the replay is a valid OCSF 1.3.0
+# DNS Activity record (class 4003), its own schema compiled the same way.
+check_dns() { "$PYTHON" $DIR/check_alerts.py --absent-ok $DIR/recommended-absent-dns.txt \
+	"$DNS_SCHEMA" "$@"; }
+n_dns=$(grep -c '"type":"dns"' "$tmp/rec.jsonl")
+n_act=$(wc -l < "$tmp/activity.jsonl")
+if [ "$n_act" = "$n_dns" ] && [ "$n_act" -gt 0 ]; then
+	ok "one DNS Activity record per DNS record ($n_act)"
+else
+	not_ok "DNS Activity records: $n_act for $n_dns DNS records"
+fi
+if check_dns "$tmp/activity.jsonl"; then
+	ok "every activity record is a valid OCSF 1.3.0 DNS Activity"
+else
+	not_ok "activity records are not valid OCSF (errors above)"
+fi
+head -1 "$tmp/activity.jsonl" | sed 's/"type_uid":400306/"type_uid":400301/' > "$tmp/act.bad"
+if check_dns "$tmp/act.bad" > /dev/null 2>&1; then
+	not_ok "refused: a DNS Activity record whose type_uid is not class*100+activity"
+else
+	ok "refused: a DNS Activity record whose type_uid is not class*100+activity"
 fi
 
 # Each mutation breaks one OCSF rule the alerts once broke; both the

@@ -54,7 +54,7 @@ usr/share/zsh/vendor-completions/_ringfence usr/share/zsh/vendor-completions/_ri
 usr/share/fish/vendor_completions.d/ringfence.fish usr/share/fish/vendor_completions.d/ringfence-monitor.fish
 usr/share/ringfence/schemas/policy.schema.json usr/share/ringfence/schemas/trace.schema.json
 usr/share/ringfence/schemas/alert.schema.json usr/share/ringfence/schemas/registry.schema.json
-usr/share/ringfence/examples/README.md"
+usr/share/ringfence/examples/README.md usr/share/containers/oci/hooks.d/ringfence.json"
 for f in schemas/examples/*.json; do EXPECT+=" usr/share/ringfence/examples/$(basename "$f")"; done
 missing() { # ROOT SUFFIX: expected files absent under ROOT (SUFFIX: .gz for man pages)
 	local f
@@ -245,14 +245,20 @@ else
 fi
 
 # ---- the postrm's purge, in a mount namespace with a private bpffs ----
-# CASE: none (nothing pinned), pinned (a pin, no sandbox), live (a pin and a
-# registry file). Prints the pin directory's state after purge and the exit.
+# CASE: none (nothing pinned), pinned (a flat pin as builds before sets
+# left, and two builds' set directories with a pin each, no sandbox), live
+# (the same and a registry file). Prints the pin directory's state after
+# purge and the exit.
 purge_case() {
 	unshare -m --propagation private sh -c '
 		mount -t bpf bpf /sys/fs/bpf && mkdir -p /run/ringfence && mount -t tmpfs tmpfs /run/ringfence || exit 99
 		if [ "$2" != none ]; then
 			mkdir /sys/fs/bpf/ringfence
 			bpftool map create /sys/fs/bpf/ringfence/rf_pkg_test type array key 4 value 4 entries 1 name rf_pkg_test || exit 98
+			for s in 0123456789abcdef fedcba9876543210; do
+				mkdir /sys/fs/bpf/ringfence/$s &&
+				bpftool map create /sys/fs/bpf/ringfence/$s/meta type array key 4 value 4 entries 1 name rf_pkg_test || exit 98
+			done
 		fi
 		if [ "$2" = live ]; then mkdir -p /run/ringfence/sandboxes; echo "{}" > /run/ringfence/sandboxes/x.json; fi
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin sh "$1" purge > /dev/null 2>&1; rc=$?
@@ -265,7 +271,7 @@ if [ -f "$W/ctl/postrm" ] && ! command -v ringfence > /dev/null; then
 	pinned=$(purge_case pinned)
 	live=$(purge_case live)
 	if [ "$none" = "gone 0" ] && [ "$pinned" = "gone 0" ] && [ "$live" = "kept 0" ]; then
-		ok "postrm purge: the pinned programs removed, nothing pinned is fine, live sandboxes keep them (exit 0 each)"
+		ok "postrm purge: the pinned programs removed (every build's set), nothing pinned is fine, live sandboxes keep them (exit 0 each)"
 	else
 		not_ok "postrm purge: nothing pinned '$none' (want gone 0), pinned '$pinned' (gone 0), live '$live' (kept 0)"
 	fi

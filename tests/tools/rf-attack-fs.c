@@ -6,7 +6,7 @@
  *   rf-attack-fs ATTEMPT ARGS...
  *
  * Exit status: 0 the attempt succeeded (the forbidden thing happened),
- * 10 the kernel refused it (EPERM, EACCES; EXDEV for Landlock's link and
+ * 10 the kernel refused it (EPERM, EACCES, EROFS; EXDEV for Landlock's link and
  * rename refusals), 3 not applicable here (EOPNOTSUPP: e.g. no user.*
  * xattrs on tmpfs before 6.6), anything else a setup error.
  * One line on stdout says what happened.
@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ static int verdict(const char *what, int e)
 		return 0;
 	if (e == EOPNOTSUPP)
 		return EXIT_NA;
-	return e == EPERM || e == EACCES || e == EXDEV ? EXIT_REFUSED : EXIT_SETUP;
+	return e == EPERM || e == EACCES || e == EXDEV || e == EROFS ? EXIT_REFUSED : EXIT_SETUP;
 }
 
 static int open_or_die(const char *p, int flags)
@@ -255,7 +256,10 @@ static int map_exec(int fd, int how)
 /* Code from a readable file copied into anonymous executable memory and
  * called: no file is ever mapped executable. The file holds x86-64
  * "mov eax, 42; ret". */
-static int anon_code(const char *p)
+/* Code copied into anonymous memory and called: mapped writable and
+ * executable at once, or (flip) written first and made executable after
+ * with mprotect, as a JIT does. */
+static int anon_code(const char *p, bool flip)
 {
 #if defined(__x86_64__)
 	unsigned char code[16];
@@ -265,15 +269,18 @@ static int anon_code(const char *p)
 
 	if (n <= 0)
 		return verdict("read", n < 0 ? errno : EIO);
-	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | (flip ? 0 : PROT_EXEC),
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return verdict("mmap anonymous PROT_EXEC", errno);
 	memcpy(m, code, (size_t)n);
+	if (flip && mprotect(m, 4096, PROT_READ | PROT_EXEC))
+		return verdict("mprotect anonymous PROT_EXEC", errno);
 	fn = (int (*)(void))m;
 	return fn() == 42 ? verdict("called the copied code", 0) : EXIT_SETUP;
 #else
 	(void)p;
+	(void)flip;
 	printf("anon-code: x86-64 only\n");
 	return EXIT_SETUP;
 #endif
@@ -308,7 +315,9 @@ static int do_exec(const char *op, const char *p, const char *arg)
 		return run_child(lv, -1);
 	}
 	if (!strcmp(op, "anon-code"))
-		return anon_code(p);
+		return anon_code(p, false);
+	if (!strcmp(op, "anon-code-mprotect"))
+		return anon_code(p, true);
 	return -1;
 }
 

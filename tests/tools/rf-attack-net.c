@@ -1019,6 +1019,92 @@ static int do_ipc_own(void)
 	return verdict("own shm, msg queue and POSIX queue", r);
 }
 
+static int usage(void);
+
+/* ---- unix socket names (tests/attack/unix.list) ---- */
+
+/* Outside: a unix stream server at path that greets every client with
+ * "rf-server" and hangs up; path.ready once it listens. Runs until killed. */
+static int do_unix_serve(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char ready[sizeof(a.sun_path) + 8];
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), c, fd;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	snprintf(ready, sizeof(ready), "%s.ready", path);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, 16))
+		return setup("unix-serve: bind");
+	fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return setup("unix-serve: ready file");
+	close(fd);
+	for (;;) {
+		c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		if (write(c, "rf-server", 9) < 0)
+			perror("rf-attack-net: unix-serve: write");
+		close(c);
+	}
+}
+
+/* Connect to path; 0 once the outside server's greeting arrived. */
+static int unix_reach(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char buf[16] = "";
+
+	if (s < 0)
+		return setup("socket");
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)))
+		return verdict("connect", errno);
+	if (read(s, buf, sizeof(buf) - 1) != 9 || strcmp(buf, "rf-server")) {
+		printf("connected to %s, but no greeting\n", path);
+		return EXIT_SETUP;
+	}
+	printf("connect %s: reached the outside server\n", path);
+	return 0;
+}
+
+/* A socket made to answer to another name: OP (rename, link, symlink)
+ * from src to dst, then a connect to reach (default dst). */
+static int do_unix_move(const char *op, const char *src, const char *dst, const char *reach)
+{
+	int r;
+
+	if (!strcmp(op, "rename"))
+		r = rename(src, dst);
+	else if (!strcmp(op, "link"))
+		r = link(src, dst);
+	else if (!strcmp(op, "symlink"))
+		r = symlink(src, dst);
+	else
+		return usage();
+	if (r) {
+		int e = errno;
+
+		printf("%s %s %s: %s\n", op, src, dst, strerror(e));
+		return e == EPERM || e == EACCES || e == EXDEV || e == EROFS ? EXIT_REFUSED :
+									       EXIT_SETUP;
+	}
+	return unix_reach(reach ? reach : dst);
+}
+
+/* The socket's inode through /proc/self/fd of an O_PATH fd. */
+static int do_unix_procfd(const char *path)
+{
+	char p[64];
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return verdict("open O_PATH", errno);
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return unix_reach(p);
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
@@ -1031,7 +1117,10 @@ static int usage(void)
 		"  setpriority|prlimit|ioprio|setscheduler|setaffinity|setattr DIR|self\n"
 		"  shm DIR | msg DIR | sem DIR | mq DIR | mq-fs DIR | ipc-own\n"
 		"  posix-shm DIR | posix-shm-own | proc DIR|self cmdline|stat|status|maps\n"
-		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n");
+		"  unix-move rename|link|symlink SRC DST [CONNECT] | unix-connect PATH\n"
+		"  unix-procfd PATH\n"
+		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n"
+		"  unix-serve PATH  (outside)\n");
 	return EXIT_SETUP;
 }
 
@@ -1123,6 +1212,14 @@ int main(int argc, char **argv)
 		return do_proc(argv[2], argv[3]);
 	if (!strcmp(a, "unix-stdin-write"))
 		return do_unix_stdin_write();
+	if (!strcmp(a, "unix-serve") && argc > 2)
+		return do_unix_serve(argv[2]);
+	if (!strcmp(a, "unix-connect") && argc > 2)
+		return unix_reach(argv[2]);
+	if (!strcmp(a, "unix-procfd") && argc > 2)
+		return do_unix_procfd(argv[2]);
+	if (!strcmp(a, "unix-move") && argc > 4)
+		return do_unix_move(argv[2], argv[3], argv[4], argc > 5 ? argv[5] : NULL);
 	if (!strcmp(a, "with-stdin") && argc > 4 && !strcmp(argv[3], "--"))
 		return do_with_stdin(argv[2], argv + 4);
 	r = net_attempt(argc, argv);

@@ -14,6 +14,14 @@
  *   raw4                 create a raw socket
  *   write FILE TEXT      write TEXT to FILE (e.g. a cgroup.procs)
  *   burst N HOST PORT    N TCP connects, one summary line
+ *   upload HOST PORT N   connect, send N bytes, shut down writing, read to
+ *                        the end: "upload HOST:PORT RESULT sent=S received=R"
+ *   udpsend HOST PORT N SIZE  N datagrams of SIZE bytes: ok=K then the first
+ *                        error's name
+ *   bulk HOST PORT N     upload N bytes as fast as it goes (the bench):
+ *                        "bulk HOST:PORT RESULT MB_PER_S"
+ *   sink HOST PORT N     listen, accept N connections one after the other,
+ *                        read each to its end: "sink HOST:PORT BYTES"
  *   sleep MS             wait
  */
 #include <arpa/inet.h>
@@ -150,6 +158,42 @@ static int do_write(const char *file, const char *text)
 	return rc;
 }
 
+/* Send n bytes, then read what the peer answers until it closes. */
+static int do_upload(const char *host, const char *port, long long n, long long *ret_sent,
+		     long long *ret_rcvd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = inet_addr_of(host, port, &ss);
+	static char buf[65536];
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), rc = 0;
+	ssize_t k;
+
+	*ret_sent = *ret_rcvd = 0;
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&ss, len)) {
+		rc = errno;
+		close(fd);
+		return rc;
+	}
+	memset(buf, 'u', sizeof(buf));
+	while (*ret_sent < n) {
+		long long want = n - *ret_sent;
+
+		k = write(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
+		if (k < 0) {
+			rc = errno;
+			break;
+		}
+		*ret_sent += k;
+	}
+	shutdown(fd, SHUT_WR);
+	while (!rc && (k = read(fd, buf, sizeof(buf))) > 0)
+		*ret_rcvd += k;
+	close(fd);
+	return rc;
+}
+
 static void need(int argc, int i, int n)
 {
 	if (i + n >= argc) {
@@ -203,6 +247,81 @@ int main(int argc, char **argv)
 			}
 			printf("burst %s:%s ok=%d EPERM=%d other=%d\n", argv[i + 2], argv[i + 3],
 			       ok, denied, other);
+			i += 4;
+		} else if (!strcmp(op, "upload")) {
+			long long s, r;
+			int e;
+
+			need(argc, i, 3);
+			e = do_upload(argv[i + 1], argv[i + 2], atoll(argv[i + 3]), &s, &r);
+			printf("upload %s:%s %s sent=%lld received=%lld\n", argv[i + 1], argv[i + 2],
+			       err_name(e), s, r);
+			i += 4;
+		} else if (!strcmp(op, "udpsend")) {
+			struct sockaddr_storage ss;
+			socklen_t len;
+			static char dg[65507];
+			int fd, n, size, k, ok = 0, e = 0;
+
+			need(argc, i, 4);
+			len = inet_addr_of(argv[i + 1], argv[i + 2], &ss);
+			n = atoi(argv[i + 3]);
+			size = atoi(argv[i + 4]);
+			if (size > (int)sizeof(dg))
+				size = (int)sizeof(dg);
+			fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			for (k = 0; fd >= 0 && k < n && !e; k++) {
+				if (sendto(fd, dg, (size_t)size, 0, (struct sockaddr *)&ss, len) < 0)
+					e = errno;
+				else
+					ok++;
+			}
+			if (fd < 0)
+				e = errno;
+			else
+				close(fd);
+			printf("udpsend %s:%s ok=%d %s\n", argv[i + 1], argv[i + 2], ok, err_name(e));
+			i += 5;
+		} else if (!strcmp(op, "bulk")) {
+			struct timespec t0, t1;
+			long long s, r;
+			double sec;
+			int e;
+
+			need(argc, i, 3);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			e = do_upload(argv[i + 1], argv[i + 2], atoll(argv[i + 3]), &s, &r);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			sec = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+			printf("bulk %s:%s %s %.1f\n", argv[i + 1], argv[i + 2], err_name(e),
+			       sec > 0 ? (double)s / sec / 1e6 : 0.0);
+			i += 4;
+		} else if (!strcmp(op, "sink")) {
+			struct sockaddr_storage ss;
+			socklen_t len;
+			static char sb[262144];
+			long long total = 0;
+			int lfd, one = 1, k;
+
+			need(argc, i, 3);
+			len = inet_addr_of(argv[i + 1], argv[i + 2], &ss);
+			lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, 64)) {
+				printf("sink %s:%s %s\n", argv[i + 1], argv[i + 2], err_name(errno));
+				return 1;
+			}
+			for (k = 0; k < atoi(argv[i + 3]); k++) {
+				int c = accept(lfd, NULL, NULL);
+				ssize_t n;
+
+				while (c >= 0 && (n = read(c, sb, sizeof(sb))) > 0)
+					total += n;
+				if (c >= 0)
+					close(c);
+			}
+			close(lfd);
+			printf("sink %s:%s %lld\n", argv[i + 1], argv[i + 2], total);
 			i += 4;
 		} else if (!strcmp(op, "sleep")) {
 			struct timespec ts;

@@ -220,8 +220,8 @@ static void test_replay_deterministic(void **state)
 	(void)state;
 	unlink(out1);
 	unlink(out2);
-	assert_int_equal(replay__run(rec, out1, &none, NULL), 0);
-	assert_int_equal(replay__run(rec, out2, &none, NULL), 0);
+	assert_int_equal(replay__run(rec, out1, NULL, &none, NULL), 0);
+	assert_int_equal(replay__run(rec, out2, NULL, &none, NULL), 0);
 	a = slurp(out1);
 	b = slurp(out2);
 	assert_string_equal(a, b);
@@ -258,12 +258,12 @@ static void test_replay_bad_files(void **state)
 	f = fopen(bad, "w");
 	fputs("{\"not\":\"a header\"}\n", f);
 	fclose(f);
-	assert_int_equal(replay__run(bad, out, &none, NULL), 1);
+	assert_int_equal(replay__run(bad, out, NULL, &none, NULL), 1);
 	f = fopen(bad, "w");
 	fputs("{\"ringfence_monitor_record\":1}\nnot json\n", f);
 	fclose(f);
-	assert_int_equal(replay__run(bad, out, &none, NULL), 1);
-	assert_int_equal(replay__run("/nonexistent/rec", out, &none, NULL), 1);
+	assert_int_equal(replay__run(bad, out, NULL, &none, NULL), 1);
+	assert_int_equal(replay__run("/nonexistent/rec", out, NULL, &none, NULL), 1);
 	unlink(bad);
 	unlink(out);
 	free(bad);
@@ -509,7 +509,7 @@ static void test_replay_metrics_file(void **state)
 	char *t;
 
 	(void)state;
-	assert_int_equal(replay__run(rec, out, &none, mf), 0);
+	assert_int_equal(replay__run(rec, out, NULL, &none, mf), 0);
 	t = slurp(mf);
 	assert_non_null(strstr(t, "ringfence_monitor_denials_total{class=\"network\","
 			       "verdict=\"denied\",backend=\"cgroup-sock-addr\"} 50\n"));
@@ -520,7 +520,7 @@ static void test_replay_metrics_file(void **state)
 	promtool_check(mf);
 	free(t);
 	/* an unwritable metrics file fails the replay */
-	assert_int_equal(replay__run(rec, out, &none, "/nonexistent/dir/m.prom"), 1);
+	assert_int_equal(replay__run(rec, out, NULL, &none, "/nonexistent/dir/m.prom"), 1);
 	unlink(rec);
 	unlink(out);
 	unlink(mf);

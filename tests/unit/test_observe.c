@@ -126,7 +126,8 @@ static void sandbox_flags_follow_the_plan(void **state)
 	 * listener where the observe programs load: no BOUNDARY flag. */
 	fx_init(&f, POLICY_FS);
 	assert_true(f.plan.install.seccomp_notify);
-	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS);
+	/* exec on landlock: the loader run as the program is killed at exec */
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_LOADER);
 	fx_init(&a, "{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"
 		    "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
 	assert_int_equal(OBS(a),
@@ -137,16 +138,17 @@ static void sandbox_flags_follow_the_plan(void **state)
 	/* A boundary that refuses with ERRNO itself is seen at sys_exit. */
 	f.plan.install.seccomp_notify = false;
 	u.plan.install.seccomp_notify = false;
-	assert_int_equal(OBS(f),
-			 RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY |
+					 RF_SB_OBSERVE_LOADER);
 	assert_int_equal(OBS(u), RF_SB_OBSERVE_BOUNDARY);
 	fx_free(&f);
 	fx_free(&a);
 	fx_free(&u);
 }
 
-/* Landlock logs its own denials (audit on, ABI 7+): enforce mode attaches
- * no syscall tracepoint for file and exec; audit mode still observes. */
+/* Landlock logs its own denials (audit on, ABI 7+): enforce mode observes
+ * no failed path syscall; audit mode still does. The loader check (exec on
+ * landlock) still needs the observe programs attached (their cost). */
 static void no_path_observation_when_landlock_logs(void **state)
 {
 	struct rf_caps c = caps_host();
@@ -159,16 +161,16 @@ static void no_path_observation_when_landlock_logs(void **state)
 	plan__compile(f.p, &c, NULL, &f.plan);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_KERNEL_AUDIT);
-	assert_int_equal(OBS(f), 0);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_LOADER);
 	/* a boundary refusing with ERRNO itself still needs sys_exit */
 	f.plan.install.seccomp_notify = false;
-	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_LOADER);
 	f.plan.install.seccomp_notify = true;
 	/* the audit socket refused: inferred again */
 	plan__landlock_unlogged(&f.plan, &c);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_INFERRED);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_INFERRED);
-	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_LOADER);
 	a.p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"
 		   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
 	plan__compile(a.p, &c, NULL, &a.plan);

@@ -27,6 +27,7 @@
 /* Maps the objects keep to themselves: never pinned, never shared. */
 static const char *const private_maps[] = {
 	"rf_scratch_map",       /* net.bpf.c: per-CPU event scratch */
+	"rf_sk_flows",          /* net.bpf.c: the ledger's socket storage */
 	"rf_parent",            /* lsm.bpf.c: the ringfence cgroup, set at attach */
 	"rf_lsm_scratch_map",   /* lsm.bpf.c: task-local scratch */
 	"rf_fowners",           /* lsm.bpf.c: which sandbox set a file's owner */
@@ -218,10 +219,47 @@ static void test_pin_path(void **state)
 	char buf[256];
 
 	(void)state;
+	/* nothing selected: the legacy set, flat in RF_PIN_DIR */
+	assert_int_equal(rf_pins__select(""), 0);
 	assert_string_equal(rf_pins__path(rf_pin_maps[RF_PIN_EVENTS].pin, buf, sizeof(buf)),
 			    RF_PIN_DIR "/events");
 	assert_string_equal(rf_pins__path(rf_pin_links[RF_LINK_CONNECT4].pin, buf, sizeof(buf)),
 			    RF_PIN_DIR "/link_connect4");
+	assert_int_equal(rf_pins__select("0123456789abcdef"), 0);
+	assert_string_equal(rf_pins__selected(), "0123456789abcdef");
+	assert_string_equal(rf_pins__dir(), RF_PIN_DIR "/0123456789abcdef");
+	assert_string_equal(rf_pins__path(rf_pin_maps[RF_PIN_EVENTS].pin, buf, sizeof(buf)),
+			    RF_PIN_DIR "/0123456789abcdef/events");
+	assert_int_equal(rf_pins__select(""), 0);
+}
+
+/* A set's name: its build id's first 16 hex digits; nothing else is one
+ * (a path out of RF_PIN_DIR above all). */
+static void test_set_names(void **state)
+{
+	static const char *const bad[] = {
+		"0123456789abcde", "0123456789abcdef0", "0123456789ABCDEF", "../../../../tmp/x",
+		"0123456789abcde/", "0123456789abcdeg",
+	};
+	uint8_t id[32];
+	char name[RF_PIN_SET_LEN], lock[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(id); i++)
+		id[i] = (uint8_t)(0xf0 + i);
+	rf_pins__set_name(id, name);
+	assert_string_equal(name, "f0f1f2f3f4f5f6f7");
+	assert_true(rf_pins__set_valid(name));
+	assert_true(rf_pins__set_valid(""));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(rf_pins__set_valid(bad[i]));
+		assert_int_equal(rf_pins__select(bad[i]), -EINVAL);
+	}
+	assert_string_equal(rf_pins__live_lock(name, lock, sizeof(lock)),
+			    "live-f0f1f2f3f4f5f6f7.lock");
+	/* the name builds before sets held while live */
+	assert_string_equal(rf_pins__live_lock("", lock, sizeof(lock)), "live.lock");
 }
 
 int main(void)
@@ -231,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_link_table_matches_program),
 		cmocka_unit_test(test_pin_names_unique),
 		cmocka_unit_test(test_pin_path),
+		cmocka_unit_test(test_set_names),
 	};
 
 	libbpf_set_print(NULL);

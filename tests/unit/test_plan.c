@@ -67,6 +67,47 @@ static bool has_reason(const struct rf_plan *plan, enum rf_class c, enum rf_plan
 
 static void assert_note(const struct rf_plan *plan, enum rf_class c, const char *want);
 
+/* The ledger's budgets: egress_bytes is the cgroup_skb program's (with a
+ * gap for unix sockets), refused without the inet programs; disk_write_mb
+ * the supervisor's, refused without the io controller (this host). */
+static void planner_ledger_budgets(void **state)
+{
+	struct rf_policy *p = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
+				   "\"limits\":{\"egress_bytes\":1000,\"disk_write_mb\":5}}");
+	struct rf_caps c = caps_host();
+	char text[RF_PLAN_REASON_LEN];
+	struct rf_plan plan;
+
+	(void)state;
+	snprintf(c.cgroup_io.detail, sizeof(c.cgroup_io.detail), "no io controller at /c");
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan.ok);
+	assert_true(plan.limits[RF_LIMIT_EGRESS].enforced);
+	assert_int_equal(plan.limits[RF_LIMIT_EGRESS].be, RF_BE_CGROUP_SOCK_ADDR);
+	assert_int_equal(plan.limits[RF_LIMIT_EGRESS].value, 1000);
+	assert_false(plan.limits[RF_LIMIT_DISK_WRITE].enforced);
+	assert_int_equal(plan.n_reasons, 1);
+	plan__reason_text(&plan, 0, text, sizeof(text));
+	assert_string_equal(text, "limits: disk_write_mb: supervisor cannot be enforced here: "
+			    "no io controller at /c; remove it to run without it");
+	assert_true(plan.gaps & (1ull << RF_GAP_LIMITS_EGRESS_UNIX));
+	/* with the controller both hold */
+	c.cgroup_io.ok = true;
+	plan__compile(p, &c, NULL, &plan);
+	assert_true(plan.ok);
+	assert_true(plan.limits[RF_LIMIT_DISK_WRITE].enforced);
+	assert_int_equal(plan.limits[RF_LIMIT_DISK_WRITE].be, RF_BE_SUPERVISOR);
+	assert_true(plan.gaps & (1ull << RF_GAP_LIMITS_DISK_WRITEBACK));
+	/* without the inet programs the budget cannot be held */
+	c.sock_addr.ok = false;
+	snprintf(c.sock_addr.detail, sizeof(c.sock_addr.detail), "no cgroup2 to attach to");
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan.ok);
+	assert_false(plan.limits[RF_LIMIT_EGRESS].enforced);
+	policy__free(p);
+}
+
 /* This host's hybrid cgroup2: wall clock, output and scratch are held by
  * the supervisor and tmpfs; memory, pids and cpu are refused, one reason
  * each, naming the missing controller. */
@@ -194,8 +235,10 @@ static void planner_sandbox_flags(void **state)
 		{ "unix unrestricted, connect confined", HOST,
 		  UNRESTRICTED_FX ",\"network\":{\"connect\":[],\"unix\":\"unrestricted\"}}",
 		  RF_SB_UNIX_UNRESTRICTED | RF_SB_OBSERVE_BOUNDARY, RF_SB_UNIX_UNRESTRICTED },
-		{ "the listener answers the boundary", HOST_OBSERVE, "}", RF_SB_OBSERVE_PATHS, 0 },
-		{ "landlock logs its own denials", HOST_LL_LOG, "}", 0, 0 },
+		/* exec on landlock: the loader is killed at exec where they load */
+		{ "the listener answers the boundary", HOST_OBSERVE, "}",
+		  RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_LOADER, 0 },
+		{ "landlock logs its own denials", HOST_LL_LOG, "}", RF_SB_OBSERVE_LOADER, 0 },
 		{ "audit, landlock logging", HOST_LL_LOG, "\"mode\":\"audit\"}",
 		  RF_SB_AUDIT | RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, RF_SB_AUDIT },
 		{ "bpf-lsm judges", LSM, "\"network\":{\"unix\":[\"/run/x\"]}}",
@@ -1106,6 +1149,72 @@ static void planner_text_bpf_lsm_and_bare_kernels(void **state)
 
 #define GAP(g) (1ull << RF_GAP_##g)
 
+/* memory.deny_write_execute: prctl where the kernel has it, else the
+ * boundary filter; exec.anon-code closed either way, on both backends. */
+static void planner_wx_closes_anon_code(void **state)
+{
+	struct rf_policy *wx = load("{\"version\":1,\"id\":\"a\",\"files\":\"unrestricted\","
+				    "\"exec\":[\"/usr/\"],\"memory\":{\"deny_write_execute\":true}}");
+	struct rf_policy *aud = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\","
+				     "\"files\":\"unrestricted\",\"exec\":[\"/usr/\"],"
+				     "\"memory\":{\"deny_write_execute\":true}}");
+	struct rf_caps c = caps_host(), l = caps_lsm();
+	struct rf_plan plan;
+
+	(void)state;
+	c.mdwe = true;
+	plan__compile(wx, &c, NULL, &plan);
+	assert_true(plan.install.mdwe && !plan.install.seccomp_wx);
+	assert_true(plan.c[RF_CLASS_EXEC].layers & RF_LAYER_MDWE);
+	assert_false(plan.gaps & GAP(EXEC_ANON_CODE));
+	c.mdwe = false;
+	plan__compile(wx, &c, NULL, &plan);
+	assert_true(!plan.install.mdwe && plan.install.seccomp_wx);
+	assert_true(plan.c[RF_CLASS_EXEC].layers & RF_LAYER_SECCOMP_WX);
+	assert_false(plan.gaps & GAP(EXEC_ANON_CODE));
+	plan__compile(wx, &l, NULL, &plan);
+	assert_true(plan.install.seccomp_wx);
+	assert_false(plan.gaps & GAP(EXEC_ANON_CODE));
+	/* audit mode denies nothing: not applied, the gap stays */
+	plan__compile(aud, &c, NULL, &plan);
+	assert_false(plan.install.mdwe || plan.install.seccomp_wx);
+	policy__free(wx);
+	policy__free(aud);
+}
+
+/* unix.rename: only on the cgroup hooks, and only where a write rule
+ * reaches an allowed pathname's directory. */
+static void planner_unix_rename_gap(void **state)
+{
+	static const struct { const char *write, *unx; bool gap; } cases[] = {
+		{ "\"/tmp/\"", "\"/tmp/x.sock\"", true },
+		{ "\"/tmp/\"", "\"/tmp/a/b/x.sock\"", true },
+		{ "\"/srv/in/\"", "\"/srv/\"", true },
+		{ "\"/tmp/\"", "\"/run/x.sock\"", false },
+		{ "\"/tmp/f\"", "\"/tmp/f\"", false },
+		{ "\"/tmp/\"", "\"@abstract\"", false },
+	};
+	struct rf_caps c = caps_host(), l = caps_lsm();
+	struct rf_plan plan;
+	char json[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rf_policy *p;
+
+		snprintf(json, sizeof(json), "{\"version\":1,\"id\":\"a\",\"files\":{\"read\":"
+			 "[\"/usr/\"],\"write\":[%s]},\"exec\":\"unrestricted\",\"network\":"
+			 "{\"connect\":[],\"unix\":[%s]}}", cases[i].write, cases[i].unx);
+		p = load(json);
+		plan__compile(p, &c, NULL, &plan);
+		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME)), cases[i].gap);
+		plan__compile(p, &l, NULL, &plan);
+		assert_false(plan.gaps & GAP(UNIX_RENAME));
+		policy__free(p);
+	}
+}
+
 /* Landlock's holes: what seccomp closes, the rest listed as gaps, which
  * depend on the policy (a write rule) and the kernel (MFD_NOEXEC_SEAL). */
 static void planner_gaps_follow_backend_policy_and_kernel(void **state)
@@ -1123,8 +1232,16 @@ static void planner_gaps_follow_backend_policy_and_kernel(void **state)
 	(void)state;
 	c.memfd_noexec_seal = true;
 	plan__compile(rw, &c, NULL, &plan);
+	/* no observe programs: nothing kills `ld.so FILE` */
+	assert_int_equal(plan.gaps, GAP(FILE_XATTR) | GAP(FILE_ATTR) | GAP(EXEC_MMAP) |
+					    GAP(EXEC_LOADER) | GAP(EXEC_ANON_CODE));
+	assert_false(plan.install.loader_kill);
+	c.observe.ok = true;
+	plan__compile(rw, &c, NULL, &plan);
 	assert_int_equal(plan.gaps, GAP(FILE_XATTR) | GAP(FILE_ATTR) | GAP(EXEC_MMAP) |
 					    GAP(EXEC_ANON_CODE));
+	assert_true(plan.install.loader_kill);
+	assert_true(plan__sandbox_flags(&plan, rw, true) & RF_SB_OBSERVE_LOADER);
 	assert_false(plan.install.seccomp_fs_meta);
 	assert_true(plan.install.seccomp_fs_ioctl && plan.install.seccomp_memfd_noexec);
 	j = plan__to_json(&plan);
@@ -1135,8 +1252,22 @@ static void planner_gaps_follow_backend_policy_and_kernel(void **state)
 	plan__compile(ro, &c, NULL, &plan);
 	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_ANON_CODE));
 	assert_true(plan.install.seccomp_fs_meta);
+	assert_false(plan.install.ro_tree);
+
+	/* The new mount API: the rest of the tree read-only closes both. */
+	c.mount_setattr = true;
+	plan__compile(rw, &c, NULL, &plan);
+	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_ANON_CODE));
+	assert_true(plan.install.ro_tree);
+	assert_false(plan.install.seccomp_fs_meta);
+	plan__compile(ro, &c, NULL, &plan);
+	assert_false(plan.install.ro_tree);
+	plan__compile(rw, &l, NULL, &plan);
+	assert_false(plan.install.ro_tree);
+	c.mount_setattr = false;
 
 	c.memfd_noexec_seal = false;
+	c.observe.ok = false;
 	plan__compile(ro, &c, NULL, &plan);
 	assert_true(plan.gaps & GAP(EXEC_MEMFD));
 	assert_false(plan.install.seccomp_memfd_noexec);
@@ -1164,7 +1295,8 @@ static void planner_gaps_follow_backend_policy_and_kernel(void **state)
 	/* A refused class takes its gaps with it. */
 	plan__compile(rw, &c, NULL, &plan);
 	plan__refuse(&plan, RF_CLASS_FILE, RF_WHY_LANDLOCK_ENTRY, 0, "x");
-	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_MEMFD) | GAP(EXEC_ANON_CODE));
+	assert_int_equal(plan.gaps, GAP(EXEC_MMAP) | GAP(EXEC_MEMFD) | GAP(EXEC_LOADER) |
+					    GAP(EXEC_ANON_CODE));
 	policy__free(rw);
 	policy__free(ro);
 	policy__free(open);
@@ -1228,11 +1360,14 @@ int main(void)
 		cmocka_unit_test(planner_sandbox_flags),
 		cmocka_unit_test(planner_bpf_lsm_refuses_paths_longer_than_its_matcher),
 		cmocka_unit_test(planner_gaps_follow_backend_policy_and_kernel),
+		cmocka_unit_test(planner_wx_closes_anon_code),
+		cmocka_unit_test(planner_unix_rename_gap),
 		cmocka_unit_test(planner_backend_names_round_trip),
 		cmocka_unit_test(planner_json_names_every_class),
 		cmocka_unit_test(planner_text_every_refusal),
 		cmocka_unit_test(planner_text_refused_note_and_refusal_lines),
 		cmocka_unit_test(planner_limits_per_limit_backends),
+		cmocka_unit_test(planner_ledger_budgets),
 		cmocka_unit_test(planner_limits_refused_later),
 		cmocka_unit_test(planner_text_landlock_host),
 		cmocka_unit_test(planner_text_bpf_lsm_and_bare_kernels),

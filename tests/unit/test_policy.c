@@ -245,6 +245,12 @@ static const struct invalid_case invalid_cases[] = {
 	  "out of range (1-1125899906842624)" },
 	{ "limits_cpu_zero", HDR "'limits':{'cpu_percent':0}}", "$.limits.cpu_percent",
 	  "out of range (1-100000)" },
+	{ "limits_egress_zero", HDR "'limits':{'egress_bytes':0}}", "$.limits.egress_bytes",
+	  "out of range (1-1125899906842624)" },
+	{ "limits_egress_string", HDR "'limits':{'egress_bytes':'1M'}}", "$.limits.egress_bytes",
+	  "expected an integer" },
+	{ "limits_disk_too_big", HDR "'limits':{'disk_write_mb':1073741825}}",
+	  "$.limits.disk_write_mb", "out of range (1-1073741824)" },
 	{ "scratch_string", HDR "'limits':{'scratch':'/tmp'}}", "$.limits.scratch",
 	  "expected an object {\"path\": ..., \"size_mb\": ...}" },
 	{ "scratch_no_path", HDR "'limits':{'scratch':{'size_mb':1}}}", "$.limits.scratch",
@@ -302,6 +308,24 @@ static const struct invalid_case invalid_cases[] = {
 	{ "monitor_memory_too_big", HDR "'monitor':{'memory_mb':16777217}}", "$.monitor.memory_mb",
 	  "out of range (1-16777216)" },
 	{ "monitor_pids_string", HDR "'monitor':{'pids':'10'}}", "$.monitor.pids", "expected an integer" },
+	{ "monitor_dns_names_missing_window", HDR "'monitor':{'dns_names':{'count':5}}}",
+	  "$.monitor.dns_names", "missing required key \"window_ms\"" },
+	{ "monitor_dns_names_count_zero", HDR "'monitor':{'dns_names':{'count':0,'window_ms':1}}}",
+	  "$.monitor.dns_names.count", "out of range (1-1000000)" },
+	{ "monitor_dns_label_len_64", HDR "'monitor':{'dns_label_len':64}}", "$.monitor.dns_label_len",
+	  "out of range (1-63)" },
+	{ "monitor_disk_write_zero", HDR "'monitor':{'disk_write_mb':0}}", "$.monitor.disk_write_mb",
+	  "out of range" },
+	{ "monitor_exec_empty", HDR "'monitor':{'exec':[]}}", "$.monitor.exec",
+	  "expected a non-empty array of programs" },
+	{ "monitor_exec_relative_path", HDR "'monitor':{'exec':['bin/git']}}", "$.monitor.exec[0]",
+	  "expected a program name without '/' or an absolute path" },
+	{ "monitor_exec_duplicate", HDR "'monitor':{'exec':['git','git']}}", "$.monitor.exec[1]",
+	  "duplicate program \"git\"" },
+	{ "monitor_exec_not_string", HDR "'monitor':{'exec':[1]}}", "$.monitor.exec[0]",
+	  "expected a string" },
+	{ "monitor_on_alert_block", HDR "'monitor':{'on_alert':'block'}}", "$.monitor.on_alert",
+	  "expected \"alert\", \"freeze\" or \"kill\"" },
 };
 
 #define N_INVALID (sizeof(invalid_cases) / sizeof(invalid_cases[0]))
@@ -428,6 +452,8 @@ static void sections(struct lines *l, const struct rf_policy *p)
 		     (unsigned long long)lim->scratch.size_mb);
 	else
 		line(l, "limits.scratch=unset");
+	opt(l, "limits.egress_bytes", &lim->egress_bytes);
+	opt(l, "limits.disk_write_mb", &lim->disk_write_mb);
 	line(l, "syscalls=%s", p->syscalls.present ? "present" : "absent");
 	line(l, "syscalls.n=%zu", p->syscalls.n_allow);
 	for (i = 0; i < p->syscalls.n_allow; i++)
@@ -440,6 +466,15 @@ static void sections(struct lines *l, const struct rf_policy *p)
 	opt(l, "monitor.cpu_percent", &m->cpu_percent);
 	opt(l, "monitor.memory_mb", &m->memory_mb);
 	opt(l, "monitor.pids", &m->pids);
+	opt(l, "monitor.dns_names_count", &m->dns_names_count);
+	opt(l, "monitor.dns_names_window_ms", &m->dns_names_window_ms);
+	opt(l, "monitor.dns_label_len", &m->dns_label_len);
+	opt(l, "monitor.disk_write_mb", &m->disk_write_mb);
+	line(l, "monitor.exec.n=%zu", m->n_exec);
+	for (i = 0; i < m->n_exec; i++)
+		line(l, "monitor.exec[%zu]=%s", i, m->exec[i]);
+	line(l, "monitor.on_alert=%s", m->on_alert == RF_ON_ALERT_KILL ? "kill" :
+				      m->on_alert == RF_ON_ALERT_FREEZE ? "freeze" : "alert");
 }
 
 /* Every field the parser fills, one "key=value" line each. */
@@ -527,6 +562,10 @@ static const struct valid_case valid_cases[] = {
 	  "limits=present\nlimits.pids=4194304\nlimits.memory_mb=16777216\n"
 	  "limits.cpu_percent=100000\nlimits.wall_seconds=31536000\n"
 	  "limits.output_bytes=1125899906842624\n", NULL },
+	{ "limits_ledger_budgets",
+	  HDR "'limits':{'egress_bytes':1125899906842624,'disk_write_mb':1}}",
+	  "limits.scratch=unset\nlimits.egress_bytes=1125899906842624\nlimits.disk_write_mb=1\n",
+	  NULL },
 	{ "limits_one", HDR "'limits':{'pids':1}}",
 	  "limits=present\nlimits.pids=1\nlimits.memory_mb=unset\nlimits.cpu_percent=unset\n"
 	  "limits.wall_seconds=unset\nlimits.output_bytes=unset\nlimits.scratch=unset\n", NULL },
@@ -546,6 +585,11 @@ static const struct valid_case valid_cases[] = {
 	  "'cpu_percent':150,'memory_mb':2048,'pids':64}}",
 	  "monitor=present\nmonitor.deny_burst_count=20\nmonitor.deny_burst_window_ms=1000\n"
 	  "monitor.cpu_percent=150\nmonitor.memory_mb=2048\nmonitor.pids=64\n", NULL },
+	{ "monitor_detect", HDR "'monitor':{'dns_names':{'count':200,'window_ms':5000},"
+	  "'dns_label_len':40,'disk_write_mb':10,'exec':['python3','/usr/bin/env'],'on_alert':'kill'}}",
+	  "monitor.dns_names_count=200\nmonitor.dns_names_window_ms=5000\nmonitor.dns_label_len=40\n"
+	  "monitor.disk_write_mb=10\nmonitor.exec.n=2\nmonitor.exec[0]=python3\n"
+	  "monitor.exec[1]=/usr/bin/env\nmonitor.on_alert=kill\n", NULL },
 	{ "monitor_one", HDR "'monitor':{'pids':1}}",
 	  "monitor=present\nmonitor.deny_burst_count=unset\nmonitor.deny_burst_window_ms=unset\n"
 	  "monitor.cpu_percent=unset\nmonitor.pids=1\n", NULL },

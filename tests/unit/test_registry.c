@@ -254,6 +254,10 @@ static const char *const malformed[] = {
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[],\"on_violation\":\"kill\"}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"syscalls\":{\"allow\":[],\"why\":1}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"cgroup_placement\":7}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":\"\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":\"../../../tmp/xxxxxx\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":\"0123456789ABCDEF\"}",
+	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"pin_set\":7}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{}}",
 	"{\"sandbox\":\"a\",\"cgroup_id\":1,\"limit_exceeded\":{\"limit\":\"pids\","
 		"\"value\":9,\"threshold\":8}}",                   /* no unit */
@@ -269,6 +273,7 @@ static void test_limit_and_placement(void **state)
 	static const char text[] =
 		"{\"sandbox\":\"a\",\"cgroup_path\":\"/cg/system.slice/x.scope/ringfence/a\","
 		"\"cgroup_placement\":\"systemd-scope\",\"cgroup_id\":1,"
+		"\"pin_set\":\"0123456789abcdef\","
 		"\"limit_exceeded\":{\"limit\":\"wall_seconds\",\"value\":2,\"threshold\":1,"
 		"\"unit\":\"seconds\"}}";
 	struct rf_registry_entry e;
@@ -278,6 +283,7 @@ static void test_limit_and_placement(void **state)
 	(void)state;
 	assert_int_equal(registry__parse(text, &e), 0);
 	assert_string_equal(e.cgroup_placement, "systemd-scope");
+	assert_string_equal(e.pin_set, "0123456789abcdef");
 	assert_true(e.limit_exceeded.present);
 	assert_string_equal(e.limit_exceeded.limit, "wall_seconds");
 	assert_int_equal(e.limit_exceeded.value, 2);
@@ -286,6 +292,7 @@ static void test_limit_and_placement(void **state)
 	j = registry__to_json(&e);
 	back = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	assert_non_null(strstr(back, "\"cgroup_placement\":\"systemd-scope\""));
+	assert_non_null(strstr(back, "\"cgroup_id\":1,\"pin_set\":\"0123456789abcdef\""));
 	assert_non_null(strstr(back, "\"limit_exceeded\":{\"limit\":\"wall_seconds\",\"value\":2,"
 				     "\"threshold\":1,\"unit\":\"seconds\"}"));
 	free(back);
@@ -296,6 +303,7 @@ static void test_limit_and_placement(void **state)
 	j = registry__to_json(&e);
 	back = json_dumps(j, JSON_COMPACT);
 	assert_null(strstr(back, "cgroup_placement"));
+	assert_null(strstr(back, "pin_set"));
 	assert_null(strstr(back, "limit_exceeded"));
 	free(back);
 	json_decref(j);
@@ -452,6 +460,45 @@ static void test_fill_from_policy(void **state)
 	assert_true(e.monitor.present);
 	assert_false(e.monitor.burst_count.set);
 	assert_false(e.syscalls.present);
+	policy__free(p);
+
+	/* the detectors' new thresholds, the programs and on_alert: written,
+	 * read back (the reader's copy is its own) */
+	assert_int_equal(policy__load_string(
+		"{\"version\":1,\"id\":\"t-fill\",\"files\":\"unrestricted\",\"exec\":\"unrestricted\","
+		"\"monitor\":{\"dns_names\":{\"count\":7,\"window_ms\":9},\"dns_label_len\":30,"
+		"\"disk_write_mb\":5,\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}}", &p, &err), 0);
+	memset(&e, 0, sizeof(e));
+	registry_fill__policy(&e, p);
+	o = registry__monitor_to_json(&e.monitor);
+	s = json_dumps(o, JSON_COMPACT);
+	assert_string_equal(s, "{\"dns_names\":{\"count\":7,\"window_ms\":9},\"dns_label_len\":30,"
+			    "\"disk_write_mb\":5,\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}");
+	free(s);
+	{
+		struct rf_reg_monitor back;
+
+		assert_int_equal(registry__monitor_from_json(o, &back), 0);
+		assert_int_equal(back.dns_names_count.v, 7);
+		assert_int_equal(back.dns_names_window_ms.v, 9);
+		assert_int_equal(back.dns_label_len.v, 30);
+		assert_int_equal(back.disk_write_mb.v, 5);
+		assert_true(back.has_exec);
+		assert_int_equal(back.n_exec, 1);
+		assert_string_equal(back.exec[0], "python3");
+		assert_string_equal(back.on_alert, "freeze");
+		assert_true(back.exec != p->monitor.exec);
+		registry__monitor_clear(&back);
+	}
+	json_decref(o);
+	o = json_pack("{s:s}", "on_alert", "explode");
+	{
+		struct rf_reg_monitor bad;
+
+		assert_int_equal(registry__monitor_from_json(o, &bad), -EINVAL);
+		registry__monitor_clear(&bad);
+	}
+	json_decref(o);
 	policy__free(p);
 }
 

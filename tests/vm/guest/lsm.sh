@@ -234,9 +234,13 @@ recorded unix denied unix_stream_connect @lsm-noabs no-rule
 recorded unix denied unix_may_send /tmp/lsm-nod.sock no-rule
 
 # ---- the process boundary ----
+# This build's pinned set (the only one here): /sys/fs/bpf/ringfence/<set>.
+PINSET=$(ls -d /sys/fs/bpf/ringfence/*/ 2> /dev/null | head -n 1)
+PINSET=${PINSET%/}
+[ -n "$PINSET" ] || PINSET=/sys/fs/bpf/ringfence/none
 sbx process "$W/enforce.json" /bin/sh -c \
 	"$T bpf kill $TGT ptrace $TGT procmem $TGT mount /tmp/lsm-mnt unshare_user chroot /w \
-	 clone_into_cgroup /sys/fs/cgroup/lsm-other unlink /sys/fs/bpf/ringfence/meta \
+	 clone_into_cgroup /sys/fs/cgroup/lsm-other unlink $PINSET/meta \
 	 cgroup_write /sys/fs/cgroup/lsm-other/cgroup.procs; \
 	 $T kill \$\$"
 expect process \
@@ -253,9 +257,9 @@ else
 fi
 # Unpinning would detach the enforcer. (ringfence's own mount namespace
 # has no bpffs at all: ENOENT first.)
-if { grep -qx "unlink /sys/fs/bpf/ringfence/meta EPERM" "$W/process.out" ||
-	{ [ "$RUNNER" = ringfence ] && grep -qx "unlink /sys/fs/bpf/ringfence/meta ENOENT" "$W/process.out"; }; } &&
-	[ -e /sys/fs/bpf/ringfence/meta ]; then
+if { grep -qx "unlink $PINSET/meta EPERM" "$W/process.out" ||
+	{ [ "$RUNNER" = ringfence ] && grep -qx "unlink $PINSET/meta ENOENT" "$W/process.out"; }; } &&
+	[ -e "$PINSET/meta" ]; then
 	pass "process: the pinned enforcer stays ($(grep '^unlink /sys/fs/bpf' "$W/process.out"))"
 else
 	fail "process: the pinned enforcer stays" "output:"
@@ -362,7 +366,8 @@ echo d > /data/victim
 # ---- unload takes the LSM programs too ----
 rc=0
 "$RINGFENCE" unload > "$W/unload.out" 2>&1 || rc=$?
-if [ "$rc" = 0 ] && ! ls /sys/fs/bpf/ringfence/lsm_* > /dev/null 2>&1 && [ ! -e /sys/fs/bpf/ringfence/paths ]; then
+if [ "$rc" = 0 ] && ! ls /sys/fs/bpf/ringfence/*/lsm_* /sys/fs/bpf/ringfence/lsm_* > /dev/null 2>&1 &&
+	[ ! -e "$PINSET/paths" ] && [ ! -e /sys/fs/bpf/ringfence ]; then
 	pass "unload: the LSM links and rf_paths are unpinned"
 else
 	fail "unload: the LSM links and rf_paths are unpinned" "exit $rc: $(ls /sys/fs/bpf/ringfence 2>&1 | tr '\n' ' ')"

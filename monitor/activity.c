@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "activity.h"
+#include "cleanup.h"
+#include "names.h"
+#include "table.h"
+
+/* OCSF dns_activity rcode_id captions (RFC 6895); 24 Unassigned, 25
+ * Reserved, 99 Other. */
+static const char *const rcodes[] = {
+	"NoError", "FormError", "ServError", "NXDomain", "NotImp", "Refused", "YXDomain",
+	"YXRRSet", "NXRRSet", "NotAuth", "NotZone", "DSOTYPENI", NULL, NULL, NULL, NULL,
+	"BADSIG_VERS", "BADKEY", "BADTIME", "BADMODE", "BADNAME", "BADALG", "BADTRUNC",
+	"BADCOOKIE", "Unassigned", "Reserved",
+};
+
+int activity__rcode_id(uint16_t rcode)
+{
+	if (rcode < 24 && rcodes[rcode])
+		return rcode;
+	if ((rcode >= 3841 && rcode <= 4095) || rcode == 65535)
+		return 25;
+	return 24;
+}
+
+const char *activity__rcode_caption(int id)
+{
+	return id >= 0 && id <= 25 && rcodes[id] ? rcodes[id] : "Other";
+}
+
+bool activity__hostname_ok(const char *name)
+{
+	size_t a = 0, n = strlen(name), b;
+
+	if (!n)
+		return false;
+	while (a <= n) {
+		b = a;
+		while (b < n && name[b] != '.')
+			b++;
+		if (b == a || name[a] == '-' || name[b - 1] == '-')
+			return false;
+		for (size_t i = a; i < b; i++)
+			if (!isalnum((unsigned char)name[i]) && name[i] != '-')
+				return false;
+		a = b + 1;
+	}
+	return true;
+}
+
+static const char *qtype_name(uint16_t t, char *buf, size_t len)
+{
+	static const struct { uint16_t t; const char *n; } known[] = {
+		{ 1, "A" }, { 2, "NS" }, { 5, "CNAME" }, { 6, "SOA" }, { 12, "PTR" },
+		{ 15, "MX" }, { 16, "TXT" }, { 28, "AAAA" }, { 33, "SRV" }, { 64, "SVCB" },
+		{ 65, "HTTPS" }, { 255, "ANY" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i].t == t)
+			return known[i].n;
+	snprintf(buf, len, "TYPE%u", t);
+	return buf;
+}
+
+static const char *verdict_name(uint32_t v)
+{
+	static const char *const n[RF_DNS_VERDICT_MAX] = {
+		[RF_DNS_ANSWERED] = "answered", [RF_DNS_REFUSED] = "refused",
+		[RF_DNS_FAILED] = "failed", [RF_DNS_AUDITED] = "audited",
+	};
+
+	return v < RF_DNS_VERDICT_MAX && n[v] ? n[v] : "unknown";
+}
+
+/* security_control: the gate answered (Allowed), refused (Denied,
+ * Blocked), forwarded in audit mode (Allowed, Logged) or failed. */
+static void control_of(uint32_t verdict, int *action, int *disp)
+{
+	switch (verdict) {
+	case RF_DNS_ANSWERED: *action = 1; *disp = 1; break;
+	case RF_DNS_REFUSED: *action = 2; *disp = 2; break;
+	case RF_DNS_AUDITED: *action = 1; *disp = 17; break;
+	default: *action = 0; *disp = 27; break;
+	}
+}
+
+static const char *const action_names[] = { "Unknown", "Allowed", "Denied" };
+
+static const char *disp_name(int d)
+{
+	return d == 1 ? "Allowed" : d == 2 ? "Blocked" : d == 17 ? "Logged" : "Error";
+}
+
+static void set_time(json_t *o, const char *key, int64_t ms)
+{
+	char dt[48], k[64];
+
+	alert__format_ms(ms, dt, sizeof(dt));
+	json_object_set_new(o, key, json_integer(ms));
+	snprintf(k, sizeof(k), "%s_dt", key);
+	json_object_set_new(o, k, json_string(dt));
+}
+
+static json_t *metadata(const struct rf_dns_record *r, const struct rf_sandbox_info *si,
+			uint64_t seq)
+{
+	json_t *md;
+	uint64_t h = rf_hash64(&r->cgroup_id, sizeof(r->cgroup_id), RF_HASH_SEED);
+	char uid[40];
+	uint32_t i;
+
+	h = rf_hash64(&r->seq, sizeof(r->seq), h);
+	h = rf_hash64(&r->ts_boot_ns, sizeof(r->ts_boot_ns), h);
+	snprintf(uid, sizeof(uid), "dns-%016" PRIx64, h);
+	/* the container profile: OCSF 1.3 puts no container at the top of a
+	 * network class; the sandbox is the device's container */
+	md = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:[s, s, s, s], s:I, s:s, s:s}",
+		       "version", RF_OCSF_VERSION, "uid", uid,
+		       "product", "name", "ringfence-monitor", "vendor_name", "ringfence",
+		       "version", RF_MON_VERSION,
+		       "profiles", "container", "datetime", "host", "security_control",
+		       "sequence", (json_int_t)seq, "log_name", "activity",
+		       "log_provider", "ringfence-monitor");
+	if (md && si && si->n_labels) {
+		json_t *labels = json_array();
+
+		for (i = 0; i < si->n_labels; i++)
+			json_array_append_new(labels, json_string(si->labels[i]));
+		json_object_set_new(md, "labels", labels);
+	}
+	if (md && si && strlen(si->traceparent) >= 35)
+		json_object_set_new(md, "correlation_uid", json_stringn(si->traceparent + 3, 32));
+	return md;
+}
+
+static json_t *answers(const struct rf_dns_record *r, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!r->n_granted || (r->family != AF_INET && r->family != AF_INET6))
+		return NULL;
+	inet_ntop(r->family, r->addr, a, sizeof(a));
+	return json_pack("[{s:s, s:s, s:s, s:I}]", "rdata", a, "class", "IN", "type",
+			 qtype_name(r->family == AF_INET ? 1 : 28, buf, len),
+			 "ttl", (json_int_t)r->ttl);
+}
+
+static json_t *unmapped(const struct rf_dns_record *r, const char *sandbox,
+			const struct rf_sandbox_info *si)
+{
+	json_t *um = json_pack("{s:s, s:I, s:s, s:I, s:I, s:I, s:I}", "sandbox", sandbox,
+			       "cgroup_id", (json_int_t)r->cgroup_id,
+			       "verdict", verdict_name(r->verdict), "seq", (json_int_t)r->seq,
+			       "granted", (json_int_t)r->n_granted,
+			       "dropped", (json_int_t)r->n_dropped,
+			       "latency_us", (json_int_t)r->latency_us);
+
+	if (si)
+		json_object_set_new(um, "policy_id", json_string(si->policy_id));
+	if (r->reason)
+		json_object_set_new(um, "reason", json_string(names__reason(r->reason)));
+	if (r->suffix_off < r->name_len)
+		json_object_set_new(um, "suffix", json_string(r->name + r->suffix_off));
+	if (!activity__hostname_ok(r->name))
+		json_object_set_new(um, "name", json_string(r->name));
+	return um;
+}
+
+static void message(const struct rf_dns_record *r, const char *sandbox, char *buf, size_t len)
+{
+	char t[16];
+
+	snprintf(buf, len, "sandbox %s: %s %s %s (%s), %u address%s opened", sandbox,
+		 qtype_name(r->qtype, t, sizeof(t)), r->name[0] ? r->name : "(none)",
+		 verdict_name(r->verdict), activity__rcode_caption(activity__rcode_id(r->rcode)),
+		 r->n_granted, r->n_granted == 1 ? "" : "es");
+}
+
+json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *si, uint64_t seq,
+		      int64_t off, const struct rf_alert_origin *og)
+{
+	const struct rf_dns_record *r = &in->u.dns;
+	int64_t t_ms = ((int64_t)in->t_ns + off) / 1000000;
+	int action, disp, rc = activity__rcode_id(r->rcode);
+	char sb[RF_SANDBOX_LEN], msg[512], t[16];
+	json_t *o, *an, *dev;
+
+	if (in->type != RF_IN_DNS)
+		return NULL;
+	snprintf(sb, sizeof(sb), "%s", si ? si->sandbox : "");
+	if (!sb[0])
+		snprintf(sb, sizeof(sb), "cgroup-%" PRIu64, in->cgroup_id);
+	control_of(r->verdict, &action, &disp);
+	message(r, sb, msg, sizeof(msg));
+	o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "metadata", metadata(r, si, seq));
+	json_object_set_new(o, "class_uid", json_integer(RF_OCSF_DNS_CLASS_UID));
+	json_object_set_new(o, "class_name", json_string(RF_OCSF_DNS_CLASS_NAME));
+	json_object_set_new(o, "category_uid", json_integer(4));
+	json_object_set_new(o, "category_name", json_string("Network Activity"));
+	/* one record for the question and its reply: Traffic */
+	json_object_set_new(o, "activity_id", json_integer(6));
+	json_object_set_new(o, "activity_name", json_string("Traffic"));
+	json_object_set_new(o, "type_uid", json_integer(RF_OCSF_DNS_CLASS_UID * 100 + 6));
+	json_object_set_new(o, "type_name", json_string("DNS Activity: Traffic"));
+	set_time(o, "time", t_ms);
+	set_time(o, "query_time", t_ms - (int64_t)r->latency_us / 1000);
+	set_time(o, "response_time", t_ms);
+	json_object_set_new(o, "timezone_offset", json_integer(0));
+	json_object_set_new(o, "severity_id", json_integer(1));
+	json_object_set_new(o, "severity", json_string("Informational"));
+	json_object_set_new(o, "action_id", json_integer(action));
+	json_object_set_new(o, "action", json_string(action_names[action]));
+	json_object_set_new(o, "disposition_id", json_integer(disp));
+	json_object_set_new(o, "disposition", json_string(disp_name(disp)));
+	json_object_set_new(o, "status_id", json_integer(r->verdict == RF_DNS_FAILED ? 2 : 1));
+	json_object_set_new(o, "status", json_string(r->verdict == RF_DNS_FAILED ? "Failure" :
+						   "Success"));
+	json_object_set_new(o, "message", json_string(msg));
+	if (activity__hostname_ok(r->name))
+		json_object_set_new(o, "query", json_pack("{s:s, s:s, s:s, s:i, s:s}",
+				    "hostname", r->name, "class", "IN",
+				    "type", qtype_name(r->qtype, t, sizeof(t)),
+				    "opcode_id", 0, "opcode", "Query"));
+	an = answers(r, t, sizeof(t));
+	if (an)
+		json_object_set_new(o, "answers", an);
+	json_object_set_new(o, "rcode_id", json_integer(rc));
+	json_object_set_new(o, "rcode", json_string(activity__rcode_caption(rc)));
+	/* the client asked the gate on loopback: IPv4 or IPv6 is not kept */
+	json_object_set_new(o, "connection_info", json_pack("{s:s, s:i, s:i, s:s}",
+			    "protocol_name", r->protocol == IPPROTO_TCP ? "tcp" : "udp",
+			    "protocol_num", r->protocol == IPPROTO_TCP ? 6 : 17,
+			    "direction_id", 2, "direction", "Outbound"));
+	dev = json_pack("{s:i, s:s}", "type_id", 0, "type", "Unknown");
+	if (dev && og->hostname[0])
+		json_object_set_new(dev, "hostname", json_string(og->hostname));
+	if (dev && og->device_uid[0])
+		json_object_set_new(dev, "uid", json_string(og->device_uid));
+	if (dev)
+		json_object_set_new(dev, "container", json_pack("{s:s, s:s}", "uid", sb, "name", sb));
+	json_object_set_new(o, "device", dev);
+	json_object_set_new(o, "unmapped", unmapped(r, sb, si));
+	return o;
+}
+
+char *activity__dns_line(const struct rf_input *in, const struct rf_sandbox_info *si,
+			 uint64_t seq, int64_t off, const struct rf_alert_origin *og)
+{
+	_cleanup_json_ json_t *o = activity__dns(in, si, seq, off, og);
+	_cleanup_free_ char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *line;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	line = realloc(s, n + 2);
+	if (!line)
+		return NULL;
+	s = NULL;
+	line[n] = '\n';
+	line[n + 1] = 0;
+	return line;
+}

@@ -1,0 +1,63 @@
+#!/bin/bash
+# make bench (connection ledger part, issue 22): what the ledger's counting
+# in the cgroup_skb programs costs, in a sandbox with vs. without its
+# rf_ledger entry (RINGFENCE_TEST_HOOKS=1 RINGFENCE_TEST_NO_LEDGER=1: the
+# programs still run, find no entry and count nothing):
+#   - loopback bulk TCP upload throughput (tests/tools/rf-net bulk, to an
+#     rf-net sink outside the sandbox), MB/s;
+#   - loopback connect rate (tests/bench/rf-bench connect to a closed
+#     allowed port: SYN out, RST in), ns per connect.
+# ROUNDS rounds, with and without interleaved; min/median/max of each and
+# the ratio of the medians (cost with / cost without). Target <= 1.03:
+# PASS or MISS (docs/benchmarks.md).
+set -euo pipefail
+BUILD=${1:-build}
+RF=$(realpath "$BUILD/ringfence")
+NET=$(realpath "$BUILD/tests/tools/rf-net")
+B=$(realpath "$BUILD/tests/bench/rf-bench")
+ROUNDS=${BENCH_ROUNDS:-7}
+BYTES=${BENCH_LEDGER_BYTES:-1000000000}   # per bulk upload
+N=${BENCH_LEDGER_N:-20000}                # connects per round
+PORT=18396          # the sink
+CLOSED=18397        # allowed, nothing listens
+TARGET=1.03
+[ "$(id -u)" = 0 ] || { echo "bench: run as root" >&2; exit 1; }
+for b in "$RF" "$NET" "$B"; do [ -x "$b" ] || { echo "bench: $b not built" >&2; exit 1; }; done
+tmp=$(mktemp -d)
+spid=
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+cat > "$tmp/policy.json" <<EOJ
+{"version":1,"id":"bench-ledger","files":"unrestricted","exec":"unrestricted",
+ "network":{"connect":["127.0.0.1:$PORT","127.0.0.1:$CLOSED"],"unix":[]}}
+EOJ
+
+"$NET" sink 127.0.0.1 "$PORT" $((2 * ROUNDS + 1)) > "$tmp/sink.out" &
+spid=$!
+sleep 0.2
+without() { RINGFENCE_TEST_HOOKS=1 RINGFENCE_TEST_NO_LEDGER=1 "$RF" run -q --policy "$tmp/policy.json" -- "$@"; }
+with() { "$RF" run -q --policy "$tmp/policy.json" -- "$@"; }
+with "$NET" bulk 127.0.0.1 "$PORT" 1000000 > /dev/null   # warm: programs pinned
+
+bw=() bo=() cw=() co=()
+for ((i = 0; i < ROUNDS; i++)); do
+	bo+=("$(without "$NET" bulk 127.0.0.1 "$PORT" "$BYTES" | awk '{print $4}')")
+	bw+=("$(with "$NET" bulk 127.0.0.1 "$PORT" "$BYTES" | awk '{print $4}')")
+	co+=("$(without "$B" connect 127.0.0.1 "$CLOSED" "$N" | awk '{print $2}')")
+	cw+=("$(with "$B" connect 127.0.0.1 "$CLOSED" "$N" | awk '{print $2}')")
+done
+wait "$spid" || true
+spid=
+
+stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%s %s %s", v[1], v[int((NR+1)/2)], v[NR]}'; }
+verdict() { awk -v r="$1" -v t="$TARGET" 'BEGIN{print (r <= t) ? "PASS" : "MISS"}'; }
+read -r bo1 bo2 bo3 <<< "$(stats "${bo[@]}")"
+read -r bw1 bw2 bw3 <<< "$(stats "${bw[@]}")"
+read -r co1 co2 co3 <<< "$(stats "${co[@]}")"
+read -r cw1 cw2 cw3 <<< "$(stats "${cw[@]}")"
+# cost ratios: throughput inverted (time per byte), connect ns as they are
+br=$(awk -v a="$bo2" -v b="$bw2" 'BEGIN{printf "%.3f", a/b}')
+cr=$(awk -v a="$cw2" -v b="$co2" 'BEGIN{printf "%.3f", a/b}')
+echo "ringfence bench: connection ledger ($(uname -r), $(nproc) CPUs, $ROUNDS rounds interleaved, min/median/max)"
+printf '%-34s %-26s %-26s %7s %s\n' "" "without ledger" "with ledger" "cost" "target <= $TARGET"
+printf '%-34s %-26s %-26s %7s %s\n' "loopback TCP upload (MB/s)" "$bo1/$bo2/$bo3" "$bw1/$bw2/$bw3" "x$br" "$(verdict "$br")"
+printf '%-34s %-26s %-26s %7s %s\n' "TCP connect, closed port (ns)" "$co1/$co2/$co3" "$cw1/$cw2/$cw3" "x$cr" "$(verdict "$cr")"

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ringfence-monitor on what sandboxes were allowed to do (privileged): the
+ * DNS gate's queries as DNS Activity records and the dns-tunnel rule
+ * (dnsmasq on 127.0.0.1:5398 answering every name under tunnel.test),
+ * monitor.exec's unexpected programs, and monitor.on_alert "kill" and
+ * "freeze" ending or holding a real sandbox. Each detection has its twin
+ * that must stay silent. One monitor runs for the suite.
+ */
+#include "harness.h"
+
+#define DNS_PORT "5398"
+#define WAIT_MS 15000
+
+static pid_t dnsmasq = -1, mon_pid = -1;
+static char *mon_out, *mon_act, *mon_status, *mon_state;
+
+static int start_dnsmasq(void)
+{
+	const char *argv[] = { "/usr/sbin/dnsmasq", "-k", "--conf-file=/dev/null",
+		"--no-resolv", "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1",
+		"-p", DNS_PORT, "--pid-file=", "--log-facility=/dev/null",
+		"--address=/tunnel.test/127.77.1.1", NULL };
+
+	dnsmasq = fork();
+	if (dnsmasq == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	usleep(300000);
+	return dnsmasq > 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+	const char *args[16];
+	int n = 0;
+
+	(void)state;
+	if (harness_require_root() || access("/usr/sbin/dnsmasq", X_OK) ||
+	    access("/usr/bin/python3", X_OK) || access("/usr/bin/git", X_OK))
+		return -1;
+	if (start_dnsmasq())
+		return -1;
+	mon_out = h_tempfile("allowed-alerts", NULL);
+	mon_act = h_tempfile("allowed-activity", NULL);
+	mon_status = h_tempfile("allowed-status", NULL);
+	mon_state = h_tempfile("allowed-state", NULL);
+	args[n++] = "--output";
+	args[n++] = mon_out;
+	args[n++] = "--activity";
+	args[n++] = mon_act;
+	args[n++] = "--state";
+	args[n++] = mon_state;
+	args[n++] = "--interval";
+	args[n++] = "500";
+	args[n++] = "--linger-ms";
+	args[n++] = "1000";
+	args[n] = NULL;
+	mon_pid = h_monitor_start(mon_status, args, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	h_monitor_stop(mon_pid);
+	if (dnsmasq > 0) {
+		kill(dnsmasq, SIGTERM);
+		waitpid(dnsmasq, NULL, 0);
+	}
+	unlink(mon_out);
+	unlink(mon_act);
+	unlink(mon_status);
+	unlink(mon_state);
+	return 0;
+}
+
+static const char *str2(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(b ? json_object_get(o, a) : o, b ? b : a);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* Records of path for one sandbox (unmapped.sandbox) and rule ("" any). */
+static json_t *select_of(const char *path, const char *sandbox, const char *rule)
+{
+	json_t *all = h_monitor_records(path), *sel = json_array(), *o;
+	size_t i;
+
+	json_array_foreach(all, i, o)
+		if (!strcmp(str2(o, "unmapped", "sandbox"), sandbox) &&
+		    (!rule[0] || !strcmp(str2(o, "unmapped", "rule"), rule)))
+			json_array_append(sel, o);
+	json_decref(all);
+	return sel;
+}
+
+/* The first alert record of rule for sandbox, waited for; NULL after
+ * WAIT_MS. */
+static json_t *wait_alert(const char *sandbox, const char *rule)
+{
+	uint64_t deadline = h_now_ms() + WAIT_MS;
+
+	while (h_now_ms() < deadline) {
+		json_t *sel = select_of(mon_out, sandbox, rule), *o = NULL;
+
+		if (json_array_size(sel))
+			o = json_incref(json_array_get(sel, 0));
+		json_decref(sel);
+		if (o)
+			return o;
+		h_sleep_ms(20);
+	}
+	return NULL;
+}
+
+/* A sandbox in the background: its name (from the trace's first line). */
+struct bg {
+	struct h_proc p;
+	char *policy, *trace, *name;
+};
+
+static struct bg bg_start(const char *policy_json, const char *const *argv)
+{
+	struct bg b = { 0 };
+	int i;
+
+	b.trace = h_tempfile("allowed-trace", NULL);
+	b.policy = h_tempfile("allowed-policy", policy_json);
+	b.p = h_spawn(b.policy, b.trace, NULL, argv);
+	for (i = 0; i < 500 && !b.name; i++) {
+		char line[8192] = "";
+		FILE *f = fopen(b.trace, "r");
+
+		if (f && fgets(line, sizeof(line), f) && strchr(line, '\n')) {
+			json_t *o = json_loads(line, 0, NULL);
+
+			if (o && json_is_string(json_object_get(o, "sandbox")))
+				b.name = strdup(json_string_value(json_object_get(o, "sandbox")));
+			json_decref(o);
+		}
+		if (f)
+			fclose(f);
+		if (!b.name)
+			h_sleep_ms(10);
+	}
+	assert_non_null(b.name);
+	return b;
+}
+
+/* Every line of the trace valid against schemas/trace.schema.json
+ * (monitor.action and sandbox.exit's monitor_action included). */
+static void trace_valid(const char *path)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c 'import json, sys\n"
+		 "from jsonschema import Draft202012Validator as V\n"
+		 "v = V(json.load(open(\"schemas/trace.schema.json\")))\n"
+		 "bad = [e.message[:200] for l in open(sys.argv[1]) for e in v.iter_errors(json.loads(l))]\n"
+		 "bad and print(*bad[:5], sep=\"\\n\")\nsys.exit(1 if bad else 0)' %s", h_sh(path));
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Wait for it to end: its exit status; its trace in *ret_trace. */
+static int bg_end(struct bg *b, json_t **ret_trace)
+{
+	int rc = h_wait(b->p, NULL, NULL);
+
+	trace_valid(b->trace);
+	*ret_trace = h_trace(b->trace);
+	unlink(b->policy);
+	unlink(b->trace);
+	free(b->policy);
+	free(b->trace);
+	return rc;
+}
+
+static int run_named(const char *policy_json, const char *const *argv, char **ret_name)
+{
+	struct bg b = bg_start(policy_json, argv);
+	json_t *tr;
+	int rc = bg_end(&b, &tr);
+
+	json_decref(tr);
+	*ret_name = b.name;
+	return rc;
+}
+
+#define TUNNEL_POLICY(id, count)                                                         \
+	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                    \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"*.tunnel.test:18300\"],"   \
+	"\"dns\":{\"upstream\":[\"127.0.0.1:" DNS_PORT "\"]}},"                           \
+	"\"monitor\":{\"dns_names\":{\"count\":" count ",\"window_ms\":60000}}}"
+
+/* N lookups of distinct names under tunnel.test, through the gate. */
+static char *lookups(int n, const char *prefix)
+{
+	char *cmd = malloc(512);
+
+	snprintf(cmd, 512, "seq %d | sed 's/.*/udp 192.0.2.53 53 %s&.tunnel.test/' | "
+		 "xargs %s", n, prefix, h_sh(h_tool("rf-dns")));
+	return cmd;
+}
+
+/* 200 distinct names under an allowed wildcard: one dns-tunnel alert, and
+ * a DNS Activity record of every query; its twin (50 names, threshold
+ * 100) none. */
+static void dns_tunnel_200_names(void **state)
+{
+	char *cmd = lookups(200, "x"), *twin_cmd = lookups(50, "y"), *name, *twin;
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *twin_argv[] = { "/bin/sh", "-c", twin_cmd, NULL };
+	json_t *a, *sel, *o;
+	size_t i, n_query = 0;
+	char check[1024];
+
+	(void)state;
+	assert_int_equal(run_named(TUNNEL_POLICY("mon-tunnel", "100"), argv, &name), 0);
+	assert_int_equal(run_named(TUNNEL_POLICY("mon-tunnel-twin", "100"), twin_argv, &twin), 0);
+	a = wait_alert(name, "dns-tunnel");
+	assert_non_null(a);
+	assert_string_equal(str2(a, "unmapped", "signal"), "distinct-names");
+	assert_string_equal(str2(a, "unmapped", "suffix"), "tunnel.test");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "unmapped"),
+							    "distinct_names")), 101);
+	json_decref(a);
+	/* every query of the sandbox is an activity record, none a finding */
+	h_sleep_ms(600);
+	sel = select_of(mon_act, name, "");
+	json_array_foreach(sel, i, o) {
+		assert_int_equal(json_integer_value(json_object_get(o, "class_uid")), 4003);
+		n_query += !strcmp(str2(o, "disposition", NULL), "Allowed") &&
+			   strstr(str2(o, "query", "hostname"), ".tunnel.test");
+	}
+	assert_int_equal(n_query, 200);
+	json_decref(sel);
+	sel = select_of(mon_out, twin, "dns-tunnel");
+	assert_int_equal(json_array_size(sel), 0);
+	json_decref(sel);
+	sel = select_of(mon_act, twin, "");
+	assert_int_equal(json_array_size(sel), 50);
+	json_decref(sel);
+	/* the live records against the official schema too */
+	snprintf(check, sizeof(check), "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
+		 "tests/ocsf/recommended-absent-dns.txt tests/ocsf/dns_activity-1.3.0.schema.json "
+		 "%s > /dev/null", mon_act);
+	assert_int_equal(system(check), 0);
+	free(cmd);
+	free(twin_cmd);
+	free(name);
+	free(twin);
+}
+
+#define EXEC_POLICY(id, programs, on_alert)                                              \
+	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                    \
+	"\"exec\":\"unrestricted\",\"network\":\"unrestricted\","                         \
+	"\"monitor\":{\"exec\":[" programs "],\"on_alert\":\"" on_alert "\"}}"
+
+/* python3 runs git, then (when not stopped) sleeps and leaves a mark. */
+static char *git_then_mark(char *mark)
+{
+	char *py = malloc(512);
+
+	snprintf(py, 512, "import subprocess, time\nsubprocess.run(['git', '--version'], "
+		 "stdout=subprocess.DEVNULL)\ntime.sleep(20)\nopen('%s', 'w').close()\n", mark);
+	return py;
+}
+
+/* git run by a sandbox whose monitor.exec lists only python3: an alert
+ * naming git and its parent; the twin that lists git too: none. */
+static void unexpected_program_named_with_parent(void **state)
+{
+	const char *py = "import subprocess\nsubprocess.run(['git', '--version'], "
+			 "stdout=subprocess.DEVNULL)\n";
+	const char *argv[] = { "/usr/bin/python3", "-c", py, NULL };
+	char *name, *twin;
+	json_t *a, *sel, *um;
+
+	(void)state;
+	assert_int_equal(run_named(EXEC_POLICY("mon-exec", "\"python3\"", "alert"), argv,
+				   &name), 0);
+	assert_int_equal(run_named(EXEC_POLICY("mon-exec-twin", "\"python3\",\"git\"", "alert"),
+				   argv, &twin), 0);
+	a = wait_alert(name, "unexpected-exec");
+	assert_non_null(a);
+	um = json_object_get(a, "unmapped");
+	/* as python found it on PATH (/bin or /usr/bin) */
+	assert_true(strlen(str2(um, "program", NULL)) > 4);
+	assert_string_equal(strrchr(str2(um, "program", NULL), '/'), "/git");
+	assert_string_equal(str2(um, "parent_name", NULL), "python3");
+	assert_string_equal(str2(a, "disposition", NULL), "Detected");
+	json_decref(a);
+	h_sleep_ms(600);
+	sel = select_of(mon_out, name, "unexpected-exec");
+	/* git only: python3 is expected (one alert: open, maybe close) */
+	assert_true(json_array_size(sel) >= 1);
+	json_decref(sel);
+	sel = select_of(mon_out, twin, "unexpected-exec");
+	assert_int_equal(json_array_size(sel), 0);
+	json_decref(sel);
+	free(name);
+	free(twin);
+}
+
+static int64_t ms_of_rfc3339(const char *s)
+{
+	struct tm tm = { 0 };
+	long ns = 0;
+
+	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d.%ldZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ns) != 7)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * 1000 + ns / 1000000;
+}
+
+/* on_alert "kill": the alert says killed, the sandbox ends with SIGKILL
+ * before its mark, and its supervisor's report names the action; the
+ * action follows the alert's detection and precedes the run's end. */
+static void on_alert_kill_ends_the_sandbox(void **state)
+{
+	char *mark = h_tempfile("allowed-mark", NULL), *py;
+	const char *argv[4] = { "/usr/bin/python3", "-c", NULL, NULL };
+	struct bg b;
+	json_t *a, *tr, *ex, *ma, *resp;
+	int rc;
+
+	(void)state;
+	unlink(mark);
+	py = git_then_mark(mark);
+	argv[2] = py;
+	b = bg_start(EXEC_POLICY("mon-kill", "\"python3\"", "kill"), argv);
+	a = wait_alert(b.name, "unexpected-exec");
+	assert_non_null(a);
+	resp = json_object_get(json_object_get(a, "unmapped"), "response");
+	assert_string_equal(str2(resp, "on_alert", NULL), "kill");
+	assert_true(json_is_true(json_object_get(resp, "performed")));
+	assert_string_equal(str2(resp, "result", NULL), "killed");
+	assert_non_null(strstr(str2(resp, "process_tree", NULL), "python3"));
+	assert_string_equal(str2(a, "disposition", NULL), "Blocked");
+	rc = bg_end(&b, &tr);
+	assert_int_equal(rc, 128 + SIGKILL);
+	assert_int_equal(access(mark, F_OK), -1);      /* it never got there */
+	ex = h_event(tr, "sandbox.exit", 0);
+	assert_non_null(ex);
+	assert_int_equal(json_integer_value(json_object_get(ex, "signal")), SIGKILL);
+	ma = json_object_get(ex, "monitor_action");
+	assert_non_null(ma);
+	assert_string_equal(str2(ma, "action", NULL), "kill");
+	assert_string_equal(str2(ma, "rule", NULL), "unexpected-exec");
+	assert_string_equal(str2(ma, "result", NULL), "killed");
+	/* ordering: detected, then acted, then the run ended */
+	assert_true(json_integer_value(json_object_get(a, "start_time")) <=
+		    json_integer_value(json_object_get(ma, "time_ms")));
+	assert_true(json_integer_value(json_object_get(ma, "time_ms")) <=
+		    ms_of_rfc3339(str2(ex, "ts", NULL)) + 1);
+	json_decref(tr);
+	json_decref(a);
+	unlink(mark);
+	free(mark);
+	free(py);
+	free(b.name);
+}
+
+/* The cgroup path of a live sandbox, from its registry file. */
+static char *cgroup_of(const char *sandbox)
+{
+	char path[512];
+	json_t *o;
+	char *cg;
+
+	snprintf(path, sizeof(path), "/run/ringfence/sandboxes/%s.json", sandbox);
+	o = json_load_file(path, 0, NULL);
+	assert_non_null(o);
+	cg = strdup(str2(o, "cgroup_path", NULL));
+	json_decref(o);
+	return cg;
+}
+
+static bool trace_has(const char *path, const char *event)
+{
+	json_t *tr = h_trace(path);
+	bool has = h_event(tr, event, 0) != NULL;
+
+	json_decref(tr);
+	return has;
+}
+
+/* on_alert "freeze": the sandbox stays, frozen (its mark never comes),
+ * its supervisor says so while it waits (monitor.action) and in its exit
+ * report once the test ends the frozen group. */
+static void on_alert_freeze_holds_the_sandbox(void **state)
+{
+	char *mark = h_tempfile("allowed-mark", NULL), *py, *cg, file[600], buf[256] = "";
+	const char *argv[4] = { "/usr/bin/python3", "-c", NULL, NULL };
+	struct bg b;
+	json_t *a, *tr, *ex, *ma, *ev, *resp;
+	int i, fd;
+
+	(void)state;
+	unlink(mark);
+	py = git_then_mark(mark);
+	argv[2] = py;
+	b = bg_start(EXEC_POLICY("mon-freeze", "\"python3\"", "freeze"), argv);
+	a = wait_alert(b.name, "unexpected-exec");
+	assert_non_null(a);
+	resp = json_object_get(json_object_get(a, "unmapped"), "response");
+	assert_string_equal(str2(resp, "result", NULL), "frozen");
+	assert_string_equal(str2(a, "disposition", NULL), "Isolated");
+	cg = cgroup_of(b.name);
+	snprintf(file, sizeof(file), "%s/cgroup.events", cg);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_true(read(fd, buf, sizeof(buf) - 1) > 0);
+	close(fd);
+	assert_non_null(strstr(buf, "frozen 1"));
+	for (i = 0; i < 500 && !trace_has(b.trace, "monitor.action"); i++)
+		h_sleep_ms(10);
+	assert_true(trace_has(b.trace, "monitor.action"));
+	assert_int_equal(waitpid(b.p.pid, NULL, WNOHANG), 0);  /* still there */
+	/* the inspector ends it */
+	snprintf(file, sizeof(file), "%s/cgroup.kill", cg);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "1", 1), 1);
+	close(fd);
+	assert_int_equal(bg_end(&b, &tr), 128 + SIGKILL);
+	assert_int_equal(access(mark, F_OK), -1);
+	ev = h_event(tr, "monitor.action", 0);
+	assert_string_equal(str2(ev, "action", NULL), "freeze");
+	assert_true(json_is_true(json_object_get(ev, "frozen")));
+	ex = h_event(tr, "sandbox.exit", 0);
+	ma = json_object_get(ex, "monitor_action");
+	assert_non_null(ma);
+	assert_string_equal(str2(ma, "action", NULL), "freeze");
+	assert_string_equal(str2(ma, "result", NULL), "frozen");
+	json_decref(tr);
+	json_decref(a);
+	unlink(mark);
+	free(mark);
+	free(py);
+	free(cg);
+	free(b.name);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dns_tunnel_200_names),
+		cmocka_unit_test(unexpected_program_named_with_parent),
+		cmocka_unit_test(on_alert_kill_ends_the_sandbox),
+		cmocka_unit_test(on_alert_freeze_holds_the_sandbox),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

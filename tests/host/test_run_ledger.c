@@ -1,0 +1,221 @@
+/*
+ * The connection ledger (issue 22) against the real kernel: a sandbox
+ * uploads to a loopback server it may reach and the trace's network.flow
+ * must say exactly what the server counted; an egress_bytes budget stops
+ * an upload that would pass it (the server gets at most the budget), with
+ * an allowed twin under a larger budget.
+ */
+#include "harness.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define P_UP 18310       /* the upload server: allowed */
+#define P_NO 18311       /* listening, not allowed */
+#define P_UDP 18312      /* a UDP sink: allowed */
+#define REPLY 1000       /* bytes the server answers each upload with */
+
+static int srv_fd = -1, no_fd = -1, udp_fd = -1;
+static atomic_llong srv_bytes, srv_conns;
+static pthread_t srv_thread;
+
+/* Accept, read to the end (or a reset), answer REPLY bytes, close. */
+static void *server(void *arg)
+{
+	static char buf[65536];
+	int c;
+
+	(void)arg;
+	memset(buf, 'r', sizeof(buf));
+	while ((c = accept(srv_fd, NULL, NULL)) >= 0) {
+		ssize_t k;
+
+		atomic_fetch_add(&srv_conns, 1);
+		while ((k = read(c, buf, sizeof(buf))) > 0)
+			atomic_fetch_add(&srv_bytes, k);
+		if (k == 0 && write(c, buf, REPLY) != REPLY)
+			fprintf(stderr, "server: short reply\n");
+		close(c);
+	}
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (harness_require_root())
+		return -1;
+	srv_fd = h_listen_inet(AF_INET, "127.0.0.1", P_UP, SOCK_STREAM);
+	no_fd = h_listen_inet(AF_INET, "127.0.0.1", P_NO, SOCK_STREAM);
+	udp_fd = h_listen_inet(AF_INET, "127.0.0.1", P_UDP, SOCK_DGRAM);
+	return pthread_create(&srv_thread, NULL, server, NULL);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	shutdown(srv_fd, SHUT_RDWR);
+	pthread_join(srv_thread, NULL);
+	close(srv_fd);
+	close(no_fd);
+	close(udp_fd);
+	return 0;
+}
+
+#define LEDGER_POLICY(id, limits)                                                        \
+	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                    \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18310\","        \
+	"\"127.0.0.1:18312\"]}" limits "}"
+
+/* The network.flow of dst/proto in the trace (NULL: none). */
+static json_t *flow_of(json_t *tr, const char *dst, const char *proto)
+{
+	json_t *ev;
+	size_t i;
+
+	for (i = 0; (ev = h_event(tr, "network.flow", i)); i++)
+		if (!strcmp(json_string_value(json_object_get(ev, "dst")), dst) &&
+		    !strcmp(json_string_value(json_object_get(ev, "proto")), proto))
+			return ev;
+	return NULL;
+}
+
+static long long num(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_integer(v))
+		fail_msg("%s is not an integer", k);
+	return (long long)json_integer_value(v);
+}
+
+/* Two uploads of odd sizes (more than one socket buffer, and a few bytes)
+ * and the server's answers: payload bytes, exactly what the server read
+ * and wrote; a destination the policy refuses has no flow; UDP datagrams
+ * count their payload. */
+static void upload_counted_exactly(void **state)
+{
+	const char *argv[] = { h_tool("rf-net"), "upload", "127.0.0.1", "18310", "3000017",
+		"upload", "127.0.0.1", "18310", "7", "tcp", "127.0.0.1", "18311",
+		"udpsend", "127.0.0.1", "18312", "5", "1234", NULL };
+	char *tp = h_tempfile("trace", NULL), *out = NULL;
+	long long before = atomic_load(&srv_bytes);
+	json_t *tr, *f, *ex;
+
+	(void)state;
+	assert_int_equal(h_run(LEDGER_POLICY("ledger-up", ""), tp, argv, &out, NULL), 0);
+	assert_non_null(strstr(out, "upload 127.0.0.1:18310 ok sent=3000017 received=1000\n"));
+	assert_non_null(strstr(out, "upload 127.0.0.1:18310 ok sent=7 received=1000\n"));
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18311"), "EPERM");
+	assert_non_null(strstr(out, "udpsend 127.0.0.1:18312 ok=5 ok\n"));
+	assert_int_equal(atomic_load(&srv_bytes) - before, 3000024);
+	tr = h_trace(tp);
+	f = flow_of(tr, "127.0.0.1:18310", "tcp");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 2);
+	assert_int_equal(num(f, "bytes_sent"), 3000024);
+	assert_int_equal(num(f, "bytes_received"), 2 * REPLY);
+	assert_true(json_is_true(json_object_get(f, "loopback")));
+	assert_true(json_is_false(json_object_get(f, "inbound")));
+	assert_true(json_is_true(json_object_get(f, "final")));
+	assert_null(json_object_get(f, "name"));
+	/* refused at connect: nothing left, nothing counted */
+	assert_null(flow_of(tr, "127.0.0.1:18311", "tcp"));
+	f = flow_of(tr, "127.0.0.1:18312", "udp");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 1);
+	assert_int_equal(num(f, "bytes_sent"), 5 * 1234);
+	assert_int_equal(num(f, "bytes_received"), 0);
+	ex = h_event(tr, "sandbox.exit", 0);
+	assert_int_equal(num(ex, "bytes_sent"), 3000024 + 5 * 1234);
+	assert_int_equal(num(ex, "bytes_received"), 2 * REPLY);
+	assert_int_equal(num(ex, "flows"), 2);
+	assert_int_equal(num(ex, "flows_lost"), 0);
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
+/* A 1 MB upload under a 100 kB budget: the run is killed (137) with
+ * limit.exceeded, and the server got no more than the budget (the send
+ * past it was dropped; the killed socket aborted, its queue discarded). */
+static void egress_budget_stops_upload(void **state)
+{
+	const char *argv[] = { h_tool("rf-net"), "upload", "127.0.0.1", "18310", "1000000",
+			       NULL };
+	char *tp = h_tempfile("trace", NULL);
+	long long before = atomic_load(&srv_bytes), got;
+	json_t *tr, *ev;
+
+	(void)state;
+	assert_int_equal(h_run(LEDGER_POLICY("ledger-budget",
+					     ",\"limits\":{\"egress_bytes\":100000}"),
+			       tp, argv, NULL, NULL), 137);
+	/* the server reads what reached it until the reset: give it a moment */
+	h_sleep_ms(300);
+	got = atomic_load(&srv_bytes) - before;
+	assert_true(got > 0);
+	if (got > 100000)
+		fail_msg("the server received %lld bytes, past the 100000-byte budget", got);
+	tr = h_trace(tp);
+	ev = h_event(tr, "limit.exceeded", 0);
+	assert_non_null(ev);
+	assert_string_equal(json_string_value(json_object_get(ev, "limit")), "egress_bytes");
+	assert_int_equal(num(ev, "threshold"), 100000);
+	assert_true(num(ev, "value") > 100000);
+	ev = h_event(tr, "sandbox.exit", 0);
+	assert_string_equal(json_string_value(json_object_get(ev, "limit")), "egress_bytes");
+	assert_true(num(ev, "bytes_sent") <= 100000);
+	assert_int_equal(num(ev, "bytes_sent"), got);
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+}
+
+/* The allowed twin: the same upload under a budget it fits. */
+static void egress_budget_allows_within(void **state)
+{
+	const char *argv[] = { h_tool("rf-net"), "upload", "127.0.0.1", "18310", "1000000",
+			       NULL };
+	long long before = atomic_load(&srv_bytes);
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(h_run(LEDGER_POLICY("ledger-fits",
+					     ",\"limits\":{\"egress_bytes\":1000000}"),
+			       NULL, argv, &out, NULL), 0);
+	assert_non_null(strstr(out, "upload 127.0.0.1:18310 ok sent=1000000 received=1000\n"));
+	assert_int_equal(atomic_load(&srv_bytes) - before, 1000000);
+	free(out);
+}
+
+/* UDP past the budget: sendto fails with EPERM inside the sandbox, and
+ * the run still ends as the budget's (137). */
+static void egress_budget_refuses_datagrams(void **state)
+{
+	const char *argv[] = { h_tool("rf-net"), "udpsend", "127.0.0.1", "18312", "20", "1000",
+			       NULL };
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(h_run(LEDGER_POLICY("ledger-udp",
+					     ",\"limits\":{\"egress_bytes\":10000}"),
+			       NULL, argv, &out, NULL), 137);
+	/* killed at once or after its report: never more than 10 datagrams */
+	if (strstr(out, "udpsend"))
+		assert_non_null(strstr(out, "udpsend 127.0.0.1:18312 ok=10 EPERM\n"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(upload_counted_exactly),
+		cmocka_unit_test(egress_budget_stops_upload),
+		cmocka_unit_test(egress_budget_allows_within),
+		cmocka_unit_test(egress_budget_refuses_datagrams),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
