@@ -1228,9 +1228,21 @@ static bool is_cgid(uint64_t cgid, void *ctx)
 
 int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid)
 {
-	/* Every map keyed by the cgroup id alone: a delete each; the rest
-	 * (observe_access) by a walk. */
-	return sbmaps__remove(enf, cgid);
+	/* What a live supervisor takes itself at its end (flows.c): the
+	 * ledger's totals and flows, by a walk each. */
+	static const enum rf_pin_map ledger[] = { RF_PIN_LEDGER, RF_PIN_FLOWS, RF_PIN_FLOW_NAMES };
+	const int *fd = enf->map_fd;
+	int err = sbmaps__remove(enf, cgid), e;
+	size_t i;
+
+	for (i = 0; i < sizeof(ledger) / sizeof(ledger[0]); i++) {
+		if (fd[ledger[i]] < 0)
+			continue;
+		e = purge_map(fd[ledger[i]], rf_pin_maps[ledger[i]].key_size,
+			      rf_pin_maps[ledger[i]].cgid_off, is_cgid, &cgid);
+		err = err ? err : e;
+	}
+	return err;
 }
 
 int sbmaps__read_sandbox(const struct rf_enforcer *enf, uint64_t cgid,

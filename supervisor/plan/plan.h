@@ -116,7 +116,8 @@ enum rf_plan_observed {
 	X(EXEC_LOADER, "exec.loader", RF_CLASS_EXEC,                                     \
 	  "`ld.so FILE`: the dynamic loader run as the program maps a readable FILE "    \
 	  "itself; the observe programs (tp_btf), which kill it at exec, are not "       \
-	  "available here")                                                              \
+	  "attached for this sandbox (not available here, --no-observe, or Landlock "    \
+	  "logs its own denials: no syscall tracepoint is attached then)")               \
 	X(EXEC_MEMFD, "exec.memfd", RF_CLASS_EXEC,                                       \
 	  "a memfd executed or mapped executable: Landlock does not judge memfds and "   \
 	  "this kernel has no MFD_NOEXEC_SEAL for seccomp to insist on")                 \

@@ -445,7 +445,7 @@ static void undo_maps(void *ctx)
 {
 	struct oci_hook *h = ctx;
 
-	sbmaps__remove(h->enf, h->cgid);
+	sbmaps__purge(h->enf, h->cgid);  /* the ledger's entries too */
 }
 
 static bool wants_gate(const struct rf_policy *p)

@@ -32,7 +32,7 @@ static void release(struct oci_hook *h)
 		sbmaps__set_dns_gate(h->enf, h->cgid, NULL);
 		dnsgate__close(TAKE_PTR(h->gate), NULL);
 	}
-	sbmaps__remove(h->enf, h->cgid);
+	sbmaps__purge(h->enf, h->cgid);  /* the ledger's entries too */
 	registry__remove(h->name);
 	if (h->placed)
 		cgroup__destroy(&h->cg);

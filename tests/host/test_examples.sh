@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.."
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 BUILD=$(cd "$1" && pwd)
 RF=$BUILD/ringfence
-NET=$BUILD/tests/tools/rf-net
+NET=$BUILD/tests/tools/rf-net  # copied below $W: ci-job gets a private /tmp
 EX=$(pwd)/schemas/examples
 fail=0
 ok()     { echo "ok - $*"; }
@@ -38,6 +38,9 @@ fi
 # directory under the host's /tmp would stay reachable (and writable) as ".".
 W=$(mktemp -d /var/tmp/rf-examples-XXXXXX)
 chmod 755 "$W"
+# ci-job writes /tmp/, so it gets a private /tmp: a checkout below /tmp
+# (CI's) would be hidden from it, the tool with it.
+cp "$NET" "$W/rf-net" && NET=$W/rf-net
 trap 'rm -rf "$W"' EXIT
 
 # ---- every example: what it needs, check on this host ----

@@ -161,16 +161,20 @@ static void no_path_observation_when_landlock_logs(void **state)
 	plan__compile(f.p, &c, NULL, &f.plan);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_KERNEL_AUDIT);
-	assert_int_equal(OBS(f), RF_SB_OBSERVE_LOADER);
+	/* no tracepoint: the loader is not killed (exec.loader listed) */
+	assert_int_equal(OBS(f), 0);
+	assert_true(f.plan.gaps & (1ull << RF_GAP_EXEC_LOADER));
 	/* a boundary refusing with ERRNO itself still needs sys_exit */
 	f.plan.install.seccomp_notify = false;
-	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_LOADER);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY);
 	f.plan.install.seccomp_notify = true;
 	/* the audit socket refused: inferred again */
 	plan__landlock_unlogged(&f.plan, &c);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_INFERRED);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_INFERRED);
+	/* the tracepoints attached after all: the loader killed again */
 	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_LOADER);
+	assert_false(f.plan.gaps & (1ull << RF_GAP_EXEC_LOADER));
 	a.p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"
 		   "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
 	plan__compile(a.p, &c, NULL, &a.plan);
