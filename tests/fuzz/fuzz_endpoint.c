@@ -80,8 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(err.why[0] && !ep.text);
 	r_pol = load_with_entry("connect", text);
 	/* A name the loader takes is one endpoint__parse takes; the loader may
-	 * refuse more (sensitive addresses written as a CIDR). */
-	if (r_pol == 0)
+	 * refuse more (sensitive addresses written as a CIDR). A text holding
+	 * "${" is expanded first (policy_vars.c: "${UID}" becomes digits), so
+	 * the loader parses another text than the one endpoint__parse saw. */
+	if (r_pol == 0 && !strstr(text, "${"))
 		FUZZ_ASSERT(r == 0);
 	endpoint__clear(&ep);
 
