@@ -535,13 +535,45 @@ static bool obj_progs_pinned(const struct extra_obj *o)
 
 /* Attach one pinned program (a tp_btf one: a raw tracepoint link) and pin
  * the link, unless it is pinned already. */
+/* The observe links by group: the lock its wanters hold shared (a
+ * printf format of the set's name) and the programs in it (the others:
+ * RF_OBS_SYSCALLS). */
+static const struct obs_group {
+	const char *lock_fmt;
+	const char *prog;  /* NULL: every program not named by another group */
+} obs_groups[] = {
+	[RF_OBS_SYSCALLS] = { "observe-%s.lock", NULL },
+	[RF_OBS_EXEC] = { "observe-exec-%s.lock", "rf_obs_exec" },
+};
+_Static_assert(sizeof(obs_groups) / sizeof(obs_groups[0]) == RF_OBS_GROUP_MAX,
+	       "obs_groups covers enum rf_obs_group");
+
+/* The group of an observe program, by its name. */
+static enum rf_obs_group obs_group_of(const char *prog)
+{
+	enum rf_obs_group g;
+
+	for (g = 0; g < RF_OBS_GROUP_MAX; g++)
+		if (obs_groups[g].prog && !strcmp(obs_groups[g].prog, prog))
+			return g;
+	return RF_OBS_SYSCALLS;
+}
+
+/* link_up's: the groups wanted, where to say why not. */
+struct link_up_ctx {
+	unsigned int want;  /* RF_OBS_WANT() bits */
+	struct rf_error *e;
+};
+
 static int link_up(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
 {
-	struct rf_error *e = ctx;
+	const struct link_up_ctx *c = ctx;
+	struct rf_error *e = c->e;
 	char path[256];
 	int prog_fd, link_fd, err = 0;
 
-	if (!link_pinned(o, prog, NULL))
+	if (!(c->want & RF_OBS_WANT(obs_group_of(bpf_program__name(prog)))) ||
+	    !link_pinned(o, prog, NULL))
 		return 0;
 	unlink(link_path(o, prog, path, sizeof(path)));  /* of another type: replaced */
 	prog_fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
@@ -919,14 +951,37 @@ static int take_live(const char *name, int op)
 	return runlock__take(rf_pins__live_lock(name, lock, sizeof(lock)), op);
 }
 
-/* A set's observe lock ("observe-<set>.lock"), taken with op: held shared
- * by its supervisors whose sandbox is observed. */
-static int take_obs(const char *name, int op)
+/* A set's lock of observe group g, taken with op: held shared by its
+ * supervisors whose sandbox wants that group. */
+static int take_obs(const char *name, enum rf_obs_group g, int op)
 {
 	char lock[64];
 
-	snprintf(lock, sizeof(lock), "observe-%s.lock", name);
+	snprintf(lock, sizeof(lock), obs_groups[g].lock_fmt, name);
 	return runlock__take(lock, op);
+}
+
+/* Unpin the set's observe links of group g (detaching them). Any left:
+ * true. */
+static bool obs_links_pinned(enum rf_obs_group g, bool unpin)
+{
+	size_t n = strlen(RF_PIN_OBS_LINK_PREFIX);
+	DIR *d = opendir(rf_pins__dir());
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, RF_PIN_OBS_LINK_PREFIX, n) ||
+		    obs_group_of(de->d_name + n) != g)
+			continue;
+		found = true;
+		if (unpin)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	return found;
 }
 
 /* The live and observe lock files of a set just unpinned, its live lock
@@ -943,32 +998,41 @@ static void drop_live(const char *name)
 	snprintf(path, sizeof(path), RF_RUN_DIR "/%s",
 		 rf_pins__live_lock(name, lock, sizeof(lock)));
 	unlink(path);
-	snprintf(path, sizeof(path), RF_RUN_DIR "/observe-%s.lock", name);
-	unlink(path);
+	for (enum rf_obs_group g = 0; g < RF_OBS_GROUP_MAX; g++) {
+		snprintf(lock, sizeof(lock), obs_groups[g].lock_fmt, name);
+		snprintf(path, sizeof(path), RF_RUN_DIR "/%s", lock);
+		unlink(path);
+	}
 }
 
 int enforcer__observe_idle(void)
 {
-	int load_fd, live_fd;
+	enum rf_obs_group g;
+	int load_fd, fd, ret = 1;
 
-	/* Links are pinned only by a supervisor that then holds its set's
-	 * live lock shared (both under load.lock), so none pinned needs no
-	 * lock. */
+	/* Links are pinned only by a supervisor that then holds the group's
+	 * lock shared (both under load.lock), so none pinned needs no lock. */
 	if (!prefix_pinned(RF_PIN_OBS_LINK_PREFIX))
 		return 1;
 	load_fd = runlock__take("load.lock", LOCK_EX);
 	if (load_fd < 0)
 		return load_fd;
-	/* Held shared by each supervisor of this set whose sandbox is
-	 * observed: one that is not (--no-observe) keeps no tracepoint on
-	 * the host. */
-	live_fd = take_obs(rf_pins__selected(), LOCK_EX | LOCK_NB);
-	if (live_fd >= 0) {
-		unpin_prefix(rf_pins__dir(), RF_PIN_OBS_LINK_PREFIX);
-		close(live_fd);
+	/* Held shared by each supervisor of this set whose sandbox wants the
+	 * group: one that is not observed (--no-observe) keeps no tracepoint
+	 * on the host. */
+	for (g = 0; g < RF_OBS_GROUP_MAX; g++) {
+		if (!obs_links_pinned(g, false))
+			continue;
+		fd = take_obs(rf_pins__selected(), g, LOCK_EX | LOCK_NB);
+		if (fd >= 0) {
+			obs_links_pinned(g, true);
+			close(fd);
+		} else if (ret == 1) {
+			ret = fd == -EWOULDBLOCK ? 0 : fd;
+		}
 	}
 	close(load_fd);
-	return live_fd >= 0 ? 1 : live_fd == -EWOULDBLOCK ? 0 : live_fd;
+	return ret;
 }
 
 /* ---- retiring the sets of other builds ---- */
@@ -1102,7 +1166,7 @@ static struct rf_enforcer *enforcer_new(void)
 		return NULL;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		enf->map_fd[i] = -1;
-	enf->live_lock_fd = enf->obs_lock_fd = -1;
+	enf->live_lock_fd = enf->obs_lock_fd[RF_OBS_SYSCALLS] = enf->obs_lock_fd[RF_OBS_EXEC] = -1;
 	return enf;
 }
 
@@ -1116,10 +1180,12 @@ void enforcer__close(struct rf_enforcer *enf)
 	was_live = enf->live_lock_fd >= 0;
 	if (was_live)
 		close(enf->live_lock_fd);
-	if (enf->obs_lock_fd >= 0) {
-		/* Our shared hold first: the last observed supervisor detaches
+	if (enf->obs_lock_fd[RF_OBS_SYSCALLS] >= 0 || enf->obs_lock_fd[RF_OBS_EXEC] >= 0) {
+		/* Our shared holds first: the last observed supervisor detaches
 		 * the observe programs (and none waits on load.lock holding it). */
-		close(enf->obs_lock_fd);
+		for (enum rf_obs_group g = 0; g < RF_OBS_GROUP_MAX; g++)
+			if (enf->obs_lock_fd[g] >= 0)
+				close(enf->obs_lock_fd[g]);
 		enforcer__observe_idle();
 	}
 	/* The last supervisor of a set a newer build's has replaced unloads
@@ -1329,8 +1395,32 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
 	       (!(meta->features & RF_FEAT_OBSERVE) || obj_progs_pinned(&obs_obj));
 }
 
+/* Attach the observe groups wanted (pinned links) and hold their locks
+ * shared. Under load.lock. */
+static int obs_links_up(struct rf_enforcer *enf, unsigned int want, struct rf_error *e)
+{
+	struct link_up_ctx c = { want, e };
+	enum rf_obs_group g;
+	int err = obj_each_prog(&obs_obj, link_up, &c);
+
+	for (g = 0; !err && g < RF_OBS_GROUP_MAX; g++) {
+		char lock[64];
+
+		if (!(want & RF_OBS_WANT(g)))
+			continue;
+		enf->obs_lock_fd[g] = take_obs(rf_pins__selected(), g, LOCK_SH);
+		err = enf->obs_lock_fd[g] < 0 ? enf->obs_lock_fd[g] : 0;
+		if (err) {
+			snprintf(lock, sizeof(lock), obs_groups[g].lock_fmt, rf_pins__selected());
+			rf_error_set(e, err, NULL, "lock %s/%s: %s", RF_RUN_DIR, lock,
+				     strerror(-err));
+		}
+	}
+	return err;
+}
+
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
-		   bool attach_observe, struct rf_enforcer **ret_enf, struct rf_error *e)
+		   unsigned int attach_observe, struct rf_enforcer **ret_enf, struct rf_error *e)
 {
 	struct rf_enforcer *enf = NULL;
 	struct rf_meta meta;
@@ -1399,14 +1489,7 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 	/* Attached while a sandbox that wants them is live: a syscall
 	 * tracepoint slows every task on the host. */
 	if (want_observe && attach_observe && (meta.features & RF_FEAT_OBSERVE)) {
-		err = obj_each_prog(&obs_obj, link_up, e);
-		if (!err) {
-			enf->obs_lock_fd = take_obs(rf_pins__selected(), LOCK_SH);
-			err = enf->obs_lock_fd < 0 ? enf->obs_lock_fd : 0;
-			if (err)
-				rf_error_set(e, err, NULL, "lock %s/observe-%s.lock: %s", RF_RUN_DIR,
-					     rf_pins__selected(), strerror(-err));
-		}
+		err = obs_links_up(enf, attach_observe, e);
 		if (err)
 			goto cleanup;
 	}

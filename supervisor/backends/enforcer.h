@@ -16,8 +16,21 @@ struct rf_enforcer {
 	uint32_t features;   /* RF_FEAT_* attached by the pinned set */
 	bool loaded_now;     /* this call loaded and pinned them */
 	int live_lock_fd;    /* shared lock held while a sandbox is live */
-	int obs_lock_fd;     /* shared lock held while an observed sandbox is live */
+	/* by enum rf_obs_group: shared locks held while a sandbox that wants
+	 * the group's tracepoints is live */
+	int obs_lock_fd[2];
 };
+
+/* The observe programs' links, in two groups attached on their own: the
+ * syscall tracepoints (every syscall of every task on the host) and the
+ * exec tracepoint (once per exec on the host: the loader kill). */
+enum rf_obs_group {
+	RF_OBS_SYSCALLS = 0,
+	RF_OBS_EXEC = 1,
+	RF_OBS_GROUP_MAX,
+};
+#define RF_OBS_WANT(g) (1u << (g))
+_Static_assert(RF_OBS_GROUP_MAX == 2, "struct rf_enforcer's obs_lock_fd has one per group");
 
 /*
  * Load, attach and pin the programs once (to MOUNT/ringfence, parent_fd)
@@ -31,15 +44,16 @@ struct rf_enforcer {
  * network object's maps); added to a pinned set of this build that lacks
  * it without disturbing live sandboxes. want_observe: also load and pin
  * the observe object (observe.bpf.c) and attach its programs by pinned
- * links (attach_observe: this sandbox wants them) until the last
- * supervisor that wanted them ends (RF_RUN_DIR/observe-<set>.lock, enforcer__observe_idle); pinned but not attached, the
+ * links (attach_observe: the RF_OBS_WANT() groups this sandbox wants)
+ * until the last supervisor that wanted a group ends (its lock in
+ * RF_RUN_DIR, enforcer__observe_idle); pinned but not attached, the
  * next runs' probes find them without loading them again. A failure is -errno with e
  * filled (its why is the whole message: no where).
  * -ESTALE: this build's set is attached to another cgroup or incomplete,
  * and in use by live sandboxes.
  */
 int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_observe,
-		   bool attach_observe,
+		   unsigned int attach_observe,
 		   struct rf_enforcer **ret_enf, struct rf_error *e);
 void enforcer__close(struct rf_enforcer *enf);
 
@@ -75,10 +89,10 @@ void enforcer__probe_observe(struct rf_backend_probe *ret);
 int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_val);
 
 /*
- * The observe programs' links (attached by enforcer__open for a sandbox
- * that wants observation) are unpinned, detaching them, when no
- * supervisor holds live.lock: 1 when none is live (unpinned, or nothing
- * was pinned), 0 when one is, or -errno. Takes load.lock: never call it
+ * Each group of the observe programs' links (attached by enforcer__open
+ * for a sandbox that wants it) is unpinned, detaching it, when no
+ * supervisor holds the group's lock: 1 when no group is wanted (unpinned,
+ * or nothing was pinned), 0 when one is, or -errno. Takes load.lock: never call it
  * holding load.lock or live.lock. enforcer__close does it after
  * dropping its live.lock; gc and the reaper do it for dead supervisors.
  */

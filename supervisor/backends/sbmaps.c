@@ -748,7 +748,8 @@ int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c)
  * it is still low. */
 static void __attribute__((noreturn)) top_up_child(uint32_t features, uint32_t c, unsigned n)
 {
-	struct rf_enforcer enf = { .features = features, .live_lock_fd = -1, .obs_lock_fd = -1 };
+	struct rf_enforcer enf = { .features = features, .live_lock_fd = -1,
+				    .obs_lock_fd = { -1, -1 } };
 	int k, lock, fd;
 
 	syscall(SYS_close_range, 0, ~0U, 0);

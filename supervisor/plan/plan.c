@@ -149,10 +149,9 @@ static void landlock_holes(struct rf_plan *plan, enum rf_class c, const struct r
 	if (c == RF_CLASS_EXEC) {
 		add_gap(plan, RF_GAP_EXEC_MMAP);
 		add_gap(plan, RF_GAP_EXEC_ANON_CODE);
-		/* Not where Landlock logs its own denials: attaching the observe
-		 * programs for this alone would slow every task on the host. */
-		plan->install.loader_kill = caps->observe.ok && !plan->observe_off &&
-					    !caps->landlock_audit_log;
+		/* The exec tracepoint alone (once per exec on the host), also
+		 * where Landlock logs its own denials and no syscall is watched. */
+		plan->install.loader_kill = caps->observe.ok && !plan->observe_off;
 		if (!plan->install.loader_kill)
 			add_gap(plan, RF_GAP_EXEC_LOADER);
 	}
@@ -581,12 +580,6 @@ void plan__landlock_unlogged(struct rf_plan *plan, const struct rf_caps *caps)
 		if (plan->c[c].observed == RF_OBSV_KERNEL_AUDIT)
 			plan->c[c].observed = caps->observe.ok && !plan->observe_off ?
 						      RF_OBSV_INFERRED : RF_OBSV_NONE;
-	/* the tracepoints are attached after all: the loader is killed too */
-	if (plan->c[RF_CLASS_EXEC].observed == RF_OBSV_INFERRED &&
-	    (plan->gaps & (1ull << RF_GAP_EXEC_LOADER))) {
-		plan->install.loader_kill = true;
-		plan->gaps &= ~(1ull << RF_GAP_EXEC_LOADER);
-	}
 }
 
 /* A write entry that reaches /tmp itself: creating any name in the

@@ -301,6 +301,10 @@ void plan__refuse_limit(struct rf_plan *plan, enum rf_limit l, enum rf_plan_why 
 /* The observe programs' syscall tracepoints are attached for this plan's
  * sandbox (they then run for every task on the host). Pure. */
 bool plan__tracepoints(const struct rf_plan *plan);
+/* The observe programs' exec tracepoint (sched_process_exec: once per exec
+ * of every task on the host) is attached for this plan's sandbox: the
+ * loader kill. Pure. */
+bool plan__exec_tracepoint(const struct rf_plan *plan);
 
 #define RF_OBSERVE_FLAGS (RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_ACCESS | \
 			  RF_SB_OBSERVE_LOADER)

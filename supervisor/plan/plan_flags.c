@@ -22,8 +22,12 @@ bool plan__tracepoints(const struct rf_plan *plan)
 {
 	return !plan->observe_off &&
 	       (inferred_paths(plan, RF_CLASS_FILE) || inferred_paths(plan, RF_CLASS_EXEC) ||
-		(plan->install.seccomp_boundary && !plan->install.seccomp_notify) ||
-		plan->install.loader_kill);
+		(plan->install.seccomp_boundary && !plan->install.seccomp_notify));
+}
+
+bool plan__exec_tracepoint(const struct rf_plan *plan)
+{
+	return !plan->observe_off && plan->install.loader_kill;
 }
 
 static uint32_t observe_flags(const struct rf_plan *plan, const struct rf_policy *p)
@@ -39,8 +43,6 @@ static uint32_t observe_flags(const struct rf_plan *plan, const struct rf_policy
 	 * notifying boundary's refusals come from its listener instead. */
 	if (plan->install.seccomp_boundary && !plan->install.seccomp_notify)
 		f |= RF_SB_OBSERVE_BOUNDARY;
-	if (plan->install.loader_kill)
-		f |= RF_SB_OBSERVE_LOADER;
 	return f;
 }
 
@@ -57,5 +59,8 @@ uint32_t plan__sandbox_flags(const struct rf_plan *plan, const struct rf_policy 
 		f |= RF_SB_UNIX_UNRESTRICTED;
 	if (observing && plan__tracepoints(plan))
 		f |= observe_flags(plan, p);
+	/* the exec tracepoint alone: once per exec, not per syscall */
+	if (observing && plan__exec_tracepoint(plan))
+		f |= RF_SB_OBSERVE_LOADER;
 	return f;
 }

@@ -368,20 +368,24 @@ static json_t *limits_json(const struct rf_plan *plan)
  * (docs/benchmarks.md, tests/bench/observe.sh measure it). */
 static json_t *observation_json(const struct rf_plan *plan)
 {
-	bool tp = plan__tracepoints(plan);
+	bool tp = plan__tracepoints(plan), xt = plan__exec_tracepoint(plan);
 	const char *cost =
 		tp ? "while this sandbox runs, observe.bpf.c's sys_enter and sys_exit programs "
 		     "run on every syscall of every task on the host (measured outside "
 		     "sandboxes with kernel audit off: getppid x1.14 to x1.77, open+close up to "
 		     "x1.75; docs/benchmarks.md); --no-observe trades the inferred denials for "
 		     "no cost outside" :
+		xt ? "while this sandbox runs, observe.bpf.c's sched_process_exec program runs "
+		     "once per exec of every task on the host (a cgroup check; it kills a "
+		     "sandboxed process whose program is the dynamic loader); no syscall is "
+		     "watched; --no-observe leaves exec.loader open instead" :
 		plan->observe_off ?
 		     "none from this sandbox: no syscall is watched for it (--no-observe); "
 		     "another observed sandbox that is live keeps the programs attached" :
 		     "none: no syscall needs watching for this sandbox's denials";
 
-	return json_pack("{s:s, s:b, s:s}", "choice", plan->observe_off ? "off" : "on",
-			 "syscall_tracepoints", tp, "host_cost", cost);
+	return json_pack("{s:s, s:b, s:b, s:s}", "choice", plan->observe_off ? "off" : "on",
+			 "syscall_tracepoints", tp, "exec_tracepoint", xt, "host_cost", cost);
 }
 
 /* [{"gap", "class", "backend", "what"}], in table order. */

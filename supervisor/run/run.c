@@ -492,6 +492,17 @@ static void undo_enforcer(void *ctx)
 		close(TAKE_FD(r->parent_fd));
 }
 
+/* The observe groups this sandbox wants attached (RF_OBS_WANT bits): the
+ * syscall tracepoints for its inferred denials, the exec tracepoint for
+ * the loader kill. */
+static unsigned int observe_groups(const struct sandbox *sb)
+{
+	uint32_t f = plan__sandbox_flags(&sb->plan, sb->policy, true);
+
+	return ((f & RF_OBSERVE_FLAGS & ~RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_SYSCALLS) : 0) |
+	       ((f & RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_EXEC) : 0);
+}
+
 /* The pinned programs on MOUNT/ringfence, loaded if need be. */
 static int step_enforcer(void *ctx, struct rf_step_error *e)
 {
@@ -509,10 +520,7 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 			     sb->plan.install.lsm_flags != 0,
 			     /* pinned whenever they work (the next probes find them),
 			      * attached only for a sandbox that is observed */
-			     sb->caps.observe.ok,
-			     (plan__sandbox_flags(&sb->plan, sb->policy, true) &
-			      RF_OBSERVE_FLAGS) != 0,
-			     &sb->enf, &e->e);
+			     sb->caps.observe.ok, observe_groups(sb), &sb->enf, &e->e);
 	if (err) {
 		rf_error_wrap(&e->e, "refused");
 	} else if (unx->required &&

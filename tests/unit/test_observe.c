@@ -148,7 +148,7 @@ static void sandbox_flags_follow_the_plan(void **state)
 
 /* Landlock logs its own denials (audit on, ABI 7+): enforce mode observes
  * no failed path syscall; audit mode still does. The loader check (exec on
- * landlock) still needs the observe programs attached (their cost). */
+ * landlock) needs only the exec tracepoint (once per exec on the host). */
 static void no_path_observation_when_landlock_logs(void **state)
 {
 	struct rf_caps c = caps_host();
@@ -161,18 +161,20 @@ static void no_path_observation_when_landlock_logs(void **state)
 	plan__compile(f.p, &c, NULL, &f.plan);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_KERNEL_AUDIT);
-	/* no tracepoint: the loader is not killed (exec.loader listed) */
-	assert_int_equal(OBS(f), 0);
-	assert_true(f.plan.gaps & (1ull << RF_GAP_EXEC_LOADER));
+	/* no syscall tracepoint: the exec one alone kills the loader */
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_LOADER);
+	assert_false(plan__tracepoints(&f.plan));
+	assert_true(plan__exec_tracepoint(&f.plan));
+	assert_false(f.plan.gaps & (1ull << RF_GAP_EXEC_LOADER));
 	/* a boundary refusing with ERRNO itself still needs sys_exit */
 	f.plan.install.seccomp_notify = false;
-	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY);
+	assert_int_equal(OBS(f), RF_SB_OBSERVE_BOUNDARY | RF_SB_OBSERVE_LOADER);
 	f.plan.install.seccomp_notify = true;
 	/* the audit socket refused: inferred again */
 	plan__landlock_unlogged(&f.plan, &c);
 	assert_int_equal(f.plan.c[RF_CLASS_FILE].observed, RF_OBSV_INFERRED);
 	assert_int_equal(f.plan.c[RF_CLASS_EXEC].observed, RF_OBSV_INFERRED);
-	/* the tracepoints attached after all: the loader killed again */
+	/* the syscall tracepoints attached after all; the loader killed as before */
 	assert_int_equal(OBS(f), RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_LOADER);
 	assert_false(f.plan.gaps & (1ull << RF_GAP_EXEC_LOADER));
 	a.p = load("{\"version\":1,\"id\":\"a\",\"mode\":\"audit\",\"files\":{\"read\":[\"/usr/\"]},"

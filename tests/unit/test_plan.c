@@ -238,8 +238,8 @@ static void planner_sandbox_flags(void **state)
 		/* exec on landlock: the loader is killed at exec where they load */
 		{ "the listener answers the boundary", HOST_OBSERVE, "}",
 		  RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_LOADER, 0 },
-		/* no tracepoint at all there: exec.loader is listed instead */
-		{ "landlock logs its own denials", HOST_LL_LOG, "}", 0, 0 },
+		/* no syscall tracepoint there: only the exec one kills the loader */
+		{ "landlock logs its own denials", HOST_LL_LOG, "}", RF_SB_OBSERVE_LOADER, 0 },
 		{ "audit, landlock logging", HOST_LL_LOG, "\"mode\":\"audit\"}",
 		  RF_SB_AUDIT | RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, RF_SB_AUDIT },
 		{ "bpf-lsm judges", LSM, "\"network\":{\"unix\":[\"/run/x\"]}}",
@@ -844,6 +844,21 @@ static void planner_no_observe_is_a_per_run_choice(void **state)
 	plan__compile(p, &c, &o, &plan);
 	assert_int_equal(plan.c[RF_CLASS_FILE].observed, RF_OBSV_KERNEL_AUDIT);
 	assert_false(plan__tracepoints(&plan));
+	assert_false(plan__exec_tracepoint(&plan));
+	/* observed, it is still no syscall tracepoint: the exec one alone
+	 * kills the loader, and the plan says what that costs */
+	plan__compile(p, &c, NULL, &plan);
+	assert_false(plan__tracepoints(&plan));
+	assert_true(plan__exec_tracepoint(&plan));
+	assert_int_equal(plan__sandbox_flags(&plan, p, true) & RF_OBSERVE_FLAGS,
+			 RF_SB_OBSERVE_LOADER);
+	assert_false(plan.gaps & (1ull << RF_GAP_EXEC_LOADER));
+	j = plan__to_json(&plan);
+	obs = json_object_get(j, "observation");
+	assert_false(json_is_true(json_object_get(obs, "syscall_tracepoints")));
+	assert_true(json_is_true(json_object_get(obs, "exec_tracepoint")));
+	assert_non_null(strstr(json_string_value(json_object_get(obs, "host_cost")), "exec"));
+	json_decref(j);
 	c.landlock_audit_log = false;
 
 	plan__compile(a, &c, &o, &plan);

@@ -6,9 +6,10 @@
 # trace. Audit is switched on inside this guest only (rf-audit); with it,
 # a denied read and a denied exec are kernel.deny lines in the kernel's
 # word (attribution "kernel", backend landlock-abiN, N the kernel's ABI:
-# 11 on 7.3.4), while the sandbox runs, with no observe program attached
-# anywhere (rf_obs_enter/rf_obs_exit: a syscall tracepoint would slow every
-# task of the host), and they reach a running ringfence-monitor's stream.
+# 11 on 7.3.4), while the sandbox runs, with no syscall tracepoint attached
+# anywhere (rf_obs_enter/rf_obs_exit: they would slow every task of the
+# host) but the exec one (rf_obs_exec, once per exec), which kills `ld.so
+# FILE`, and they reach a running ringfence-monitor's stream.
 # With audit off the same run yields inferred lines, and the observe
 # programs are attached while it runs.
 . "$GUEST/lib/tap.sh"
@@ -52,6 +53,7 @@ run() {
 		i=$((i + 1))
 	done
 	"$LINKS" rf_obs_enter rf_obs_exit > "$W/$1.links" 2>&1
+	"$LINKS" rf_obs_exec > "$W/$1.xlinks" 2>&1
 	if [ "$(grep -c '"event":"kernel.deny"' "$W/$1.trace" 2> /dev/null)" = 2 ]; then
 		pass "$1: both denials are in the trace while the sandbox runs"
 	else
@@ -182,9 +184,37 @@ want on /usr/bin/busybox kernel
 observed on kernel-audit
 n=$(cat "$W/on.links")
 if [ "$n" = 0 ]; then
-	pass "on: no observe program is attached anywhere while the sandbox runs"
+	pass "on: no syscall tracepoint (rf_obs_enter, rf_obs_exit) is attached anywhere while the sandbox runs"
 else
-	fail "on: no observe program is attached anywhere while the sandbox runs" "links: $n"
+	fail "on: no syscall tracepoint (rf_obs_enter, rf_obs_exit) is attached anywhere while the sandbox runs" "links: $n"
+fi
+n=$(cat "$W/on.xlinks")
+if [ "$n" = 1 ]; then
+	pass "on: the exec tracepoint alone (rf_obs_exec) is attached while the sandbox runs"
+else
+	fail "on: the exec tracepoint alone (rf_obs_exec) is attached while the sandbox runs" "links: $n"
+fi
+case $(grep '"event":"sandbox.plan"' "$W/on.trace") in
+	*'"exec.loader"'*) fail "on: exec.loader is closed, not listed" "the plan lists it" ;;
+	*'"syscall_tracepoints":false,"exec_tracepoint":true'*) pass "on: exec.loader is closed, not listed; the plan says only the exec tracepoint runs" ;;
+	*) fail "on: exec.loader is closed, not listed; the plan says only the exec tracepoint runs" "$(grep -o '"observation":{[^}]*}' "$W/on.trace")" ;;
+esac
+# the loader run as the program, on a readable program the policy does not
+# let it exec: killed at exec; the program run as itself works
+LDSO=$(ls /lib64/ld-linux-*.so.* /lib/ld-linux*.so.* 2> /dev/null | head -n 1)
+cp "$FS" "$W/data/fs-copy"
+rc=0
+"$RINGFENCE" run -q --policy "$W/policy.json" -- "$LDSO" "$W/data/fs-copy" read "$W/data/a" \
+	> "$W/ldso.out" 2> "$W/ldso.err" || rc=$?
+rc2=0
+"$RINGFENCE" run -q --policy "$W/policy.json" -- "$FS" read "$W/data/a" > "$W/twin.out" 2>&1 || rc2=$?
+if [ -n "$LDSO" ] && [ "$rc" = 137 ] && ! grep -q "^read" "$W/ldso.out" && [ "$rc2" = 0 ] &&
+	grep -q "^read $W/data/a ok" "$W/twin.out"; then
+	pass "on: \`$LDSO readable-program\` is killed at exec (137), the program run as itself works"
+else
+	fail "on: \`ld.so readable-program\` is killed at exec (137), the program run as itself works" \
+		"loader '$LDSO' exit $rc, twin exit $rc2"
+	show "$W/ldso.err"
 fi
 ex=$(grep '"event":"sandbox.exit"' "$W/on.trace")
 case $ex in
