@@ -22,27 +22,10 @@
 if [ ! -d /rf/guest ]; then
 	# ---- host ----
 	set -eu
-	BUILD=${1:-build}
-	ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-	# Guest time from the instructions the guest ran (2^0 ns each), not
-	# the host's clock: other load on the host then slows the run but
-	# moves no figure. A cost is then the instructions it runs (TCG models
-	# no caches); VM_QEMU_OPTS= measures wall time instead.
-	ICOUNT="-icount shift=0,sleep=off"
+	. "$(dirname "$0")/bench-lib.sh"
 	# the guest reads its settings from the kernel command line
-	ARGS="rf.bench_rounds=${BENCH_ROUNDS:-5} rf.bench_progstats=${BENCH_PROGSTATS:-0}"
-	for k in ${VM_KERNELS:-6.1 7.3}; do
-		if [ "$k" = 7.3 ]; then
-			set -- env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" \
-				VM_APPEND="lsm=lockdown,capability,landlock,yama,bpf $ARGS"
-		else
-			set -- env VM_KERNEL= VM_CACHE="${VM_CACHE:-$BUILD/vm}" VM_APPEND="$ARGS"
-		fi
-		"$@" VM_SUITE_DIR="$ROOT/tests/bench" VM_TIMEOUT="${VM_TIMEOUT:-900}" \
-			VM_QEMU_OPTS="${VM_QEMU_OPTS-$ICOUNT}" \
-			"$ROOT/tests/vm/run.sh" "$BUILD" vm-lsm |
-			sed -n 's/^# //p; /^vm: /p; /^not ok/p' || true
-	done
+	vm_bench_boot "${1:-build}" vm-lsm 900 \
+		"rf.bench_rounds=${BENCH_ROUNDS:-5} rf.bench_progstats=${BENCH_PROGSTATS:-0}"
 	exit 0
 fi
 

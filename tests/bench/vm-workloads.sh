@@ -15,23 +15,10 @@
 if [ ! -d /rf/guest ]; then
 	# ---- host ----
 	set -eu
-	BUILD=${1:-build}
-	ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-	ICOUNT="-icount shift=0,sleep=off"
+	. "$(dirname "$0")/bench-lib.sh"
 	ARGS="rf.bench_rounds=${BENCH_ROUNDS:-3}"
 	[ -z "${BENCH_WORKLOADS:-}" ] || ARGS="$ARGS rf.bench_only=$(echo "$BENCH_WORKLOADS" | tr ' ' ,)"
-	for k in ${VM_KERNELS:-6.1 7.3}; do
-		if [ "$k" = 7.3 ]; then
-			set -- env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$BUILD/vm73}" \
-				VM_APPEND="lsm=lockdown,capability,landlock,yama,bpf $ARGS"
-		else
-			set -- env VM_KERNEL= VM_CACHE="${VM_CACHE:-$BUILD/vm}" VM_APPEND="$ARGS"
-		fi
-		"$@" VM_SUITE_DIR="$ROOT/tests/bench" VM_TIMEOUT="${VM_TIMEOUT:-1500}" \
-			VM_QEMU_OPTS="${VM_QEMU_OPTS-$ICOUNT}" \
-			"$ROOT/tests/vm/run.sh" "$BUILD" vm-workloads |
-			sed -n 's/^# //p; /^vm: /p; /^not ok/p' || true
-	done
+	vm_bench_boot "${1:-build}" vm-workloads 1500 "$ARGS"
 	exit 0
 fi
 
@@ -48,37 +35,9 @@ W=$(mktemp -d /tmp/wl.XXXXXX)
 chmod 755 "$W"
 export HOME=/root PATH=/usr/bin:/bin LANG=C
 export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
-mkdir -p "$W/c" "$W/proj" "$W/repo" "$W/out"
-cat > "$W/c/h.c" << 'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <math.h>
-struct kv { char k[32]; double v; };
-static int cmp(const void *a, const void *b)
-{
-	const struct kv *x = a, *y = b;
-	return x->v < y->v ? -1 : x->v > y->v;
-}
-int main(int argc, char **argv)
-{
-	struct kv t[64];
-	int i;
-	for (i = 0; i < 64; i++) {
-		snprintf(t[i].k, sizeof(t[i].k), "k%d", i);
-		t[i].v = sin(i * (argc + 1.0));
-	}
-	qsort(t, 64, sizeof(t[0]), cmp);
-	printf("%s %s %f\n", argv[0], t[0].k, t[63].v);
-	return 0;
-}
-EOF
-for i in 1 2 3; do
-	sed "s/int main(int argc, char \*\*argv)/int f$i(int argc, char **argv)/" "$W/c/h.c" > "$W/proj/f$i.c"
-done
-printf 'int main(void) { return 0; }\n' > "$W/proj/main.c"
-printf 'OBJS := main.o f1.o f2.o f3.o\nprog: $(OBJS)\n\tgcc -o $@ $(OBJS) -lm\n%%.o: %%.c\n\tgcc -O2 -c -o $@ $<\nclean:\n\trm -f prog $(OBJS)\n' \
-	> "$W/proj/Makefile"
+. "$GUEST/bench-lib.sh"
+mkdir -p "$W/repo" "$W/out"
+wl_sources "$W" 3
 d=0
 while [ $d -lt 10 ]; do
 	mkdir -p "$W/repo/d$d"

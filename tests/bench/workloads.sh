@@ -31,40 +31,9 @@ stop_busy() { local p; for p in "${busy[@]}"; do kill "$p" 2>/dev/null || true; 
 trap 'stop_busy; rm -rf "$W"' EXIT
 
 # ---- the work: sources, a project, a repository, a tree ----
-mkdir -p "$W/c" "$W/proj" "$W/repo" "$W/out"
-cat > "$W/c/h.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <math.h>
-struct kv { char k[32]; double v; };
-static int cmp(const void *a, const void *b)
-{
-	const struct kv *x = a, *y = b;
-	return x->v < y->v ? -1 : x->v > y->v;
-}
-int main(int argc, char **argv)
-{
-	struct kv t[64];
-	int i;
-	for (i = 0; i < 64; i++) {
-		snprintf(t[i].k, sizeof(t[i].k), "k%d", i);
-		t[i].v = sin(i * (argc + 1.0));
-	}
-	qsort(t, 64, sizeof(t[0]), cmp);
-	printf("%s %s %f\n", argv[0], t[0].k, t[63].v);
-	return 0;
-}
-EOF
-for i in $(seq 1 30); do
-	sed "s/int main(int argc, char \*\*argv)/int f$i(int argc, char **argv)/" "$W/c/h.c" > "$W/proj/f$i.c"
-done
-printf 'int main(void) { return 0; }\n' > "$W/proj/main.c"
-{
-	printf 'OBJS := main.o'; for i in $(seq 1 30); do printf ' f%d.o' "$i"; done; printf '\n'
-	printf 'prog: $(OBJS)\n\tgcc -o $@ $(OBJS) -lm\n%%.o: %%.c\n\tgcc -O2 -c -o $@ $<\n'
-	printf 'clean:\n\trm -f prog $(OBJS)\n'
-} > "$W/proj/Makefile"
+mkdir -p "$W/repo" "$W/out"
+. "$(dirname "$0")/bench-lib.sh"
+wl_sources "$W" 30
 "$PY" - "$W/repo" <<'PY'
 import os, sys
 root = sys.argv[1]
