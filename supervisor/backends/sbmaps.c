@@ -518,6 +518,46 @@ static int map_empty(int fd, size_t key_size, size_t *budget, size_t *ret_n)
 	return err;
 }
 
+/* A hash map emptied in batches (BPF_MAP_LOOKUP_AND_DELETE_BATCH: one
+ * syscall per CHUNK keys instead of two per key; 10,000 keys took ~100 ms
+ * one by one), at most *budget keys (then -E2BIG). -EOPNOTSUPP: the kernel
+ * has no batch for it (the caller goes one by one). */
+static int hash_empty(int fd, const struct inner_def *d, size_t *budget, size_t *ret_n)
+{
+	unsigned char *keys = malloc(CHUNK * d->key_size), *vals = malloc(CHUNK * d->value_size);
+	__u32 batch, cnt;
+	int err = 0;
+
+	if (!keys || !vals)
+		err = -ENOMEM;
+	while (!err) {
+		cnt = *budget < CHUNK ? (__u32)*budget : CHUNK;
+		if (!cnt) {
+			/* the budget spent: more left? */
+			if (!bpf_map_get_next_key(fd, NULL, keys))
+				err = -E2BIG;
+			break;
+		}
+		/* from the start each time: the keys before are gone */
+		if (bpf_map_lookup_and_delete_batch(fd, NULL, &batch, keys, vals, &cnt, NULL) &&
+		    errno != ENOENT) {
+			/* no batch here (the kernel's ENOTSUPP is 524), or a
+			 * bucket larger than cnt: the rest one by one */
+			err = errno == EINVAL || errno == 524 || errno == EOPNOTSUPP ||
+					      errno == ENOSPC ?
+				      -EOPNOTSUPP : -errno;
+			cnt = 0;
+		}
+		*budget -= cnt;
+		*ret_n += cnt;
+		if (!err && !cnt)
+			break;  /* empty */
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 /* Empty slot i's inner maps, at most budget keys. 0 (all empty), -E2BIG
  * (more left), or -errno. *ret_n: keys deleted. */
 static int slot_empty(const struct rf_enforcer *enf, uint32_t i, size_t budget, size_t *ret_n)
@@ -531,7 +571,10 @@ static int slot_empty(const struct rf_enforcer *enf, uint32_t i, size_t budget, 
 			continue;
 		if (fd < 0)
 			return fd;
-		err = map_empty(fd, inner_defs[k].key_size, &budget, ret_n);
+		err = inner_defs[k].type == BPF_MAP_TYPE_HASH ?
+			      hash_empty(fd, &inner_defs[k], &budget, ret_n) : -EOPNOTSUPP;
+		if (err == -EOPNOTSUPP)
+			err = map_empty(fd, inner_defs[k].key_size, &budget, ret_n);
 		close(fd);
 	}
 	return err;
@@ -595,8 +638,9 @@ static int pool_grow(const struct rf_enforcer *enf, uint32_t c, unsigned n, uint
 }
 
 /*
- * A slot of class c for cgid, marked OWNED: a FREE one; else a DIRTY one
- * (emptied here); else a new one (the pool grown on this path, noted).
+ * A slot of class c for cgid, marked OWNED: a FREE one; else one the
+ * cleaner is emptying, once it is done; else a DIRTY one (emptied here);
+ * else a new one (the pool grown on this path, noted).
  */
 static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 		      uint32_t *ret_slot, struct sbmaps_note *note)
@@ -605,12 +649,14 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	struct rf_slot s = { .cgid = cgid, .state = RF_SLOT_OWNED, .class = c };
 	long pick = -1, dirty = -1;
 	size_t i, n = 0, nall = 0;
-	unsigned in_class = 0, free_left = 0, grow_by = grow_batch[c];
+	unsigned in_class = 0, free_left = 0, busy = 0, grow_by = grow_batch[c];
+	bool waited = false;
 	double t0;
 	int lock, err;
 
 	if (!all)
 		return -ENOMEM;
+rescan:
 	lock = slots_lock();
 	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
 	for (i = 0; !err && i < nall; i++) {
@@ -625,6 +671,21 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 			free_left++;
 		else if (dirty < 0 && (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i])))
 			dirty = (long)i;
+		else if (all[i].state == RF_SLOT_BUSY)
+			busy++;
+	}
+	/* Nothing to take but slots being worked on (the cleaner's, most
+	 * likely): waiting for the cleaner costs less than growing the pool
+	 * (a grace period per outer map). Once. */
+	if (!err && pick < 0 && dirty < 0 && busy && !waited) {
+		close(lock);
+		lock = runlock__take("clean.lock", LOCK_SH);
+		if (lock >= 0)
+			close(lock);
+		waited = true;
+		in_class = free_left = busy = 0;
+		grow_by = grow_batch[c];
+		goto rescan;
 	}
 	/* running low: the caller grows it once its command runs */
 	if (!err && note && pick >= 0 && free_left < low_water[c]) {
@@ -688,7 +749,7 @@ static void fds_close(int fds[SB_KINDS])
 }
 
 /* Give slot i back from cgid (a no-op when it is not cgid's): emptied
- * here up to budget keys, then FREE; with more left, DIRTY. */
+ * here up to budget keys, then FREE (0); with more left, DIRTY (1). */
 static int slot_release(const struct rf_enforcer *enf, uint32_t i, uint64_t cgid, size_t budget,
 			size_t *ret_n)
 {
@@ -721,7 +782,7 @@ static int slot_release(const struct rf_enforcer *enf, uint32_t i, uint64_t cgid
 		return lock;
 	slot_write(enf, i, &s);
 	close(lock);
-	return err == -E2BIG ? 0 : err;
+	return err == -E2BIG ? 1 : err;
 }
 
 int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c)
@@ -746,10 +807,14 @@ int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c)
  * would keep the tracepoints attached, one of its pipes an end open), the
  * pinned maps opened afresh, one grower at a time, the pool grown only if
  * it is still low. */
-static void __attribute__((noreturn)) top_up_child(uint32_t features, uint32_t c, unsigned n)
+/* A detached helper (the grower, the cleaner): none of the supervisor's
+ * fds (a copy of its observe lock would keep the tracepoints attached, one
+ * of its pipes an end open), the pinned maps opened afresh into *enf, one
+ * helper of its kind at a time (lock_name, held till it exits; NB: a
+ * second one is not needed). Exits when it cannot. */
+static void detached_open(uint32_t features, const char *lock_name, int lock_op,
+			  struct rf_enforcer *enf)
 {
-	struct rf_enforcer enf = { .features = features, .live_lock_fd = -1,
-				    .obs_lock_fd = { -1, -1 } };
 	int k, lock, fd;
 
 	syscall(SYS_close_range, 0, ~0U, 0);
@@ -758,37 +823,115 @@ static void __attribute__((noreturn)) top_up_child(uint32_t features, uint32_t c
 		dup2(0, 1);
 		dup2(0, 2);
 	}
+	*enf = (struct rf_enforcer){ .features = features, .live_lock_fd = -1,
+				     .obs_lock_fd = { -1, -1 } };
 	for (k = 0; k < RF_PIN_MAP_MAX; k++)
-		enf.map_fd[k] = -1;
-	lock = runlock__take("grow.lock", LOCK_EX | LOCK_NB);
-	if (lock < 0 || rf_pins__open_maps(features, enf.map_fd))
+		enf->map_fd[k] = -1;
+	lock = runlock__take(lock_name, lock_op);
+	if (lock < 0 || rf_pins__open_maps(features, enf->map_fd))
 		_exit(lock < 0 ? 0 : 1);
+}
+
+/* The grower: the pool grown only if it is still low. */
+static void __attribute__((noreturn)) top_up_child(uint32_t features, uint32_t c, unsigned n)
+{
+	struct rf_enforcer enf;
+	int k;
+
+	detached_open(features, "grow.lock", LOCK_EX | LOCK_NB, &enf);
 	k = sbmaps__pool_free(&enf, c);
 	if (k >= 0 && (unsigned)k < low_water[c] && pool_grow(&enf, c, n, 0, NULL, NULL))
 		_exit(1);
 	_exit(0);
 }
 
-int sbmaps__top_up_async(const struct rf_enforcer *enf, const struct sbmaps_note *n)
+/* One DIRTY (or abandoned BUSY) slot marked BUSY by this process: its
+ * index, or -1 when there is none. */
+static long dirty_take(const struct rf_enforcer *enf, uint32_t *ret_class)
+{
+	struct rf_slot *all = malloc(RF_MAX_SANDBOXES * sizeof(*all)), s;
+	size_t i, nall = 0;
+	long pick = -1;
+	int lock, err;
+
+	if (!all)
+		return -1;
+	lock = slots_lock();
+	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
+	for (i = 0; !err && pick < 0 && i < nall; i++)
+		if (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i]))
+			pick = (long)i;
+	if (pick >= 0) {
+		*ret_class = all[pick].class;
+		s = busy_slot(all[pick].class);
+		if (slot_write(enf, (uint32_t)pick, &s))
+			pick = -1;
+	}
+	if (lock >= 0)
+		close(lock);
+	free(all);
+	return pick;
+}
+
+/* The cleaner: every DIRTY slot emptied and FREE again, one at a time
+ * (marked BUSY meanwhile: no taker picks it; if the cleaner dies, it is
+ * DIRTY again to them, busy_dead). */
+static void __attribute__((noreturn)) clean_child(uint32_t features)
+{
+	struct rf_enforcer enf;
+	struct rf_slot s;
+	uint32_t c = 0;
+	long i;
+	size_t n = 0;
+
+	detached_open(features, "clean.lock", LOCK_EX, &enf);
+	while ((i = dirty_take(&enf, &c)) >= 0) {
+		int err = slot_empty(&enf, (uint32_t)i, SIZE_MAX, &n), lock;
+
+		s = (struct rf_slot){ .state = err ? RF_SLOT_DIRTY : RF_SLOT_FREE, .class = c };
+		lock = slots_lock();
+		slot_write(&enf, (uint32_t)i, &s);
+		if (lock >= 0)
+			close(lock);
+		if (err)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Run fn in a process that is nobody's child to wait for (forked twice). */
+static int spawn_detached(void (*fn)(uint32_t, uint32_t, unsigned), uint32_t features,
+			  uint32_t c, unsigned n)
 {
 	pid_t pid;
 	int st;
 
-	if (!enf || !n || !n->top_up)
-		return 0;
-	/* Twice forked: the grower is nobody's child to wait for. */
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		pid = fork();
 		if (pid == 0)
-			top_up_child(enf->features, n->top_up_class, n->top_up);
+			fn(features, c, n);
 		_exit(pid < 0 ? 1 : 0);
 	}
 	if (waitpid(pid, &st, 0) < 0)
 		return -errno;
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ECHILD;
+}
+
+static void clean_fn(uint32_t features, uint32_t c, unsigned n)
+{
+	(void)c;
+	(void)n;
+	clean_child(features);
+}
+
+int sbmaps__top_up_async(const struct rf_enforcer *enf, const struct sbmaps_note *n)
+{
+	if (!enf || !n || !n->top_up)
+		return 0;
+	return spawn_detached(top_up_child, enf->features, n->top_up_class, n->top_up);
 }
 
 int sbmaps__pool_fill(const struct rf_enforcer *enf, unsigned min_free)
@@ -992,8 +1135,12 @@ int sbmaps__remove(const struct rf_enforcer *enf, uint64_t cgid)
 	if (bpf_map_lookup_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb))
 		sb.flags = OBSERVE_FLAGS;  /* not known: look for observations too */
 	err = delete_key(fd[RF_PIN_SANDBOXES], &cgid);
-	/* One delete in rf_sb_slots; no outer map is written. */
+	/* One delete in rf_sb_slots; no outer map is written. A slot with
+	 * more keys than a run's end empties is the cleaner's, off the path
+	 * of this run's exit and of the next run's start. */
 	e = slot_drop(enf, cgid, CLEAN_NOW_KEYS, NULL);
+	if (e == 1)
+		e = spawn_detached(clean_fn, enf->features, 0, 0);
 	err = err ? err : e;
 	if (fd[RF_PIN_OBSERVE] >= 0 && (sb.flags & OBSERVE_FLAGS)) {
 		e = delete_key(fd[RF_PIN_OBSERVE], &cgid);

@@ -77,9 +77,12 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 /* Remove what sbmaps__install wrote and the samples: a delete in
  * rf_sandboxes and one in rf_sb_slots, whatever the size of the policy
  * (no outer map is written), then the slot given back: emptied here when
- * it holds at most 1,024 keys, else left to the next taker of
- * its class or gc (the observe_access map, keyed by cgroup id and
- * sequence, is walked when the sandbox had it). The slot is handed on
+ * it holds at most 1,024 keys, else by a detached cleaner process (one at
+ * a time, RF_RUN_DIR/clean.lock), off this exit's path and the next
+ * start's (a taker that finds only slots being cleaned waits for it; a
+ * dead cleaner's slot is DIRTY to the next taker or gc). The
+ * observe_access map, keyed by cgroup id and sequence, is walked when the
+ * sandbox had it. The slot is handed on
  * without waiting: a program that found it before the delete gets no
  * rules from it once it is another sandbox's (bpf/rf_sbmap.bpf.h).
  * Missing entries are no error. */

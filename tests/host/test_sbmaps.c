@@ -21,6 +21,7 @@
 #include "leaks.h"
 #include "paths.h"
 #include "rf_abi.h"
+#include "runlock.h"
 #include "backends/sbmaps.h"
 
 #define ISO_POLICY(id, p1, host2, p2, p3, uname)                                       \
@@ -686,6 +687,59 @@ static void pool_grows_in_the_background(void **state)
 	free(pol);
 }
 
+/* A policy of n single hosts 10.200.x.y:443: n keys in one inner map. */
+static char *hosts_policy(int n)
+{
+	size_t len = 128 + (size_t)n * 24, off;
+	char *j = malloc(len);
+	int i;
+
+	assert_non_null(j);
+	off = (size_t)snprintf(j, len, "{\"version\":1,\"id\":\"big\",\"files\":\"unrestricted\","
+			       "\"exec\":\"unrestricted\",\"network\":{\"connect\":[");
+	for (i = 0; i < n; i++)
+		off += (size_t)snprintf(j + off, len - off, "%s\"10.200.%d.%d:443\"", i ? "," : "",
+					i / 250, i % 250 + 1);
+	snprintf(j + off, len - off, "]}}");
+	return j;
+}
+
+/* A slot with more keys than a run's end empties is emptied by the
+ * detached cleaner: the next run of its class neither empties it on its
+ * path nor grows the pool, and the slot is FREE again afterwards. */
+static void big_slots_are_cleaned_off_the_path(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	char *pol = hosts_policy(3000), *err;
+	struct rf_enforcer *enf = NULL;
+	int i, lock, on_path = 0, grown = 0;
+
+	(void)state;
+	setenv("RINGFENCE_TIMINGS", "1", 1);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(h_run(pol, NULL, argv, NULL, &err), 0);
+		/* the first may grow the pool (no slot of the class yet) */
+		if (i) {
+			on_path += strstr(err, "emptied a slot given back earlier") != NULL;
+			grown += strstr(err, "pool grown on this path") != NULL;
+		}
+		free(err);
+		/* the cleaner has finished (it holds clean.lock while it works) */
+		lock = runlock__take("clean.lock", LOCK_SH);
+		assert_true(lock >= 0);
+		close(lock);
+	}
+	unsetenv("RINGFENCE_TIMINGS");
+	print_message("3 runs of 3,000 keys after the first: %d emptied a slot on their path, "
+		      "%d grew the pool\n", on_path, grown);
+	assert_int_equal(on_path, 0);
+	assert_int_equal(grown, 0);
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	assert_true(sbmaps__pool_free(enf, 1) >= 1);
+	enforcer__close(enf);
+	free(pol);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -712,6 +766,7 @@ int main(void)
 		cmocka_unit_test(grant_and_revoke_while_running),
 		cmocka_unit_test(slot_reuse_never_uses_a_previous_sandboxs_rules),
 		cmocka_unit_test(pool_grows_in_the_background),
+		cmocka_unit_test(big_slots_are_cleaned_off_the_path),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
