@@ -217,6 +217,23 @@ static void undo_detectors(void *ctx)
 	e->det = NULL;
 }
 
+/* The ledger's flows (flowwatch.h): read every interval. */
+static int step_flows(void *ctx, struct rf_step_error *err)
+{
+	struct rf_engine *e = ctx;
+	int ret = flowwatch__new(0, &e->flows);
+
+	return ret ? rf_error_set(&err->e, ret, "flows", "%s", strerror(-ret)) : 0;
+}
+
+static void undo_flows(void *ctx)
+{
+	struct rf_engine *e = ctx;
+
+	flowwatch__free(e->flows);
+	e->flows = NULL;
+}
+
 static int step_record(void *ctx, struct rf_step_error *err)
 {
 	struct rf_engine *e = ctx;
@@ -445,6 +462,7 @@ static const struct rf_step setup_steps[] = {
 	{ "activity", step_activity, undo_activity, EXIT_FAILED, false },
 	{ "recent", step_recent, undo_recent, EXIT_FAILED, false },
 	{ "detectors", step_detectors, undo_detectors, EXIT_FAILED, false },
+	{ "flows", step_flows, undo_flows, EXIT_FAILED, false },
 	{ "record", step_record, undo_record, EXIT_FAILED, false },
 	{ "metrics-http", step_http, undo_http, EXIT_FAILED, false },
 	{ "sandbox-table", step_sandbox_table, undo_sandbox_table, EXIT_FAILED, false },
