@@ -295,10 +295,13 @@ static json_t *peer_endpoint(const struct rf_in_flow *f)
 	return ep;
 }
 
-/* The sandbox's side: its container (inbound: the port it serves). */
+/* The sandbox's side: named by it, its container (inbound: the port it
+ * serves). OCSF wants an ip, uid, name or hostname: the ledger keeps no
+ * local address. */
 static json_t *sandbox_endpoint(const struct rf_in_flow *f, const char *sb)
 {
-	json_t *ep = json_pack("{s:{s:s, s:s}}", "container", "uid", sb, "name", sb);
+	json_t *ep = json_pack("{s:s, s:{s:s, s:s}}", "name", sb, "container", "uid", sb,
+			       "name", sb);
 
 	if (ep && (f->key.flags & RF_FLOW_INBOUND))
 		json_object_set_new(ep, "port", json_integer(f->key.port));

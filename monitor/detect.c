@@ -98,7 +98,6 @@ struct sandbox {
 	bool cap_registry;
 	struct rf_dnst dnst;            /* DNS tunnelling signs */
 	struct rf_egress *egress;       /* monitor.egress_bytes: made at the first bytes */
-	uint64_t bytes_sent;            /* the ledger's FLOW records so far */
 };
 
 struct proc {
@@ -867,10 +866,7 @@ static void flow_record(struct rf_detect *d, const struct rf_input *in)
 	struct sandbox *s = sb_touch(d, in->cgroup_id, in->t_ns);
 	uint64_t total, dest, window_ms;
 
-	if (!s)
-		return;
-	s->bytes_sent += f->bytes_sent;
-	if (!s->info.egress_bytes || !f->bytes_sent)
+	if (!s || !s->info.egress_bytes || !f->bytes_sent)
 		return;
 	window_ms = s->info.egress_window_ms ? s->info.egress_window_ms :
 		    RF_EGRESS_WINDOW_MS_DEFAULT;

@@ -23,7 +23,10 @@ struct fw_ent {
 
 struct rf_flowwatch {
 	struct fw_ent *e;
-	size_t max, hand;
+	size_t max;
+	size_t top;                 /* entries past it never used: the loops stop there */
+	int32_t *free_slots;        /* below top, unused (a stack) */
+	size_t n_free;
 	struct rf_index ix;
 	uint64_t shed;
 	uint32_t gen;
@@ -42,7 +45,8 @@ int flowwatch__new(size_t max, struct rf_flowwatch **ret)
 		return -ENOMEM;
 	fw->max = max ? max : RF_FLOWWATCH_MAX;
 	fw->e = calloc(fw->max, sizeof(*fw->e));
-	if (!fw->e || rf_index_init(&fw->ix, fw->max)) {
+	fw->free_slots = calloc(fw->max, sizeof(*fw->free_slots));
+	if (!fw->e || !fw->free_slots || rf_index_init(&fw->ix, fw->max)) {
 		flowwatch__free(fw);
 		return -ENOMEM;
 	}
@@ -55,6 +59,7 @@ void flowwatch__free(struct rf_flowwatch *fw)
 	if (!fw)
 		return;
 	rf_index_free(&fw->ix);
+	free(fw->free_slots);
 	free(fw->e);
 	free(fw);
 }
@@ -63,6 +68,7 @@ static void ent_drop(struct rf_flowwatch *fw, struct fw_ent *e)
 {
 	rf_index_del(&fw->ix, key_hash(&e->key));
 	memset(e, 0, sizeof(*e));
+	fw->free_slots[fw->n_free++] = (int32_t)(e - fw->e);
 }
 
 /* The entry of k, made when new (NULL: no room, counted). */
@@ -70,18 +76,23 @@ static struct fw_ent *ent_get(struct rf_flowwatch *fw, const struct rf_flow_key 
 {
 	uint64_t h = key_hash(k);
 	int32_t i = rf_index_get(&fw->ix, h);
-	size_t n;
 
-	if (i >= 0)
-		return memcmp(&fw->e[i].key, k, sizeof(*k)) ? NULL : &fw->e[i];
-	for (n = 0; n < fw->max && fw->e[(fw->hand + n) % fw->max].used; n++)
-		;
-	if (n == fw->max || rf_index_put(&fw->ix, h, (int32_t)((fw->hand + n) % fw->max))) {
+	/* a 64-bit hash of another key: as good as no room (counted) */
+	if (i >= 0 && !memcmp(&fw->e[i].key, k, sizeof(*k)))
+		return &fw->e[i];
+	if (i >= 0 || (!fw->n_free && fw->top == fw->max)) {
 		fw->shed++;
 		return NULL;
 	}
-	i = (int32_t)((fw->hand + n) % fw->max);
-	fw->hand = (size_t)i + 1;
+	i = fw->n_free ? fw->free_slots[fw->n_free - 1] : (int32_t)fw->top;
+	if (rf_index_put(&fw->ix, h, i)) {
+		fw->shed++;
+		return NULL;
+	}
+	if (fw->n_free)
+		fw->n_free--;
+	else
+		fw->top++;
 	memset(&fw->e[i], 0, sizeof(fw->e[i]));
 	fw->e[i].used = true;
 	fw->e[i].key = *k;
@@ -186,13 +197,13 @@ void flowwatch__poll(struct rf_flowwatch *fw, uint64_t t_ns, rf_flow_fn fn, void
 	struct poll_ctx p = { fw, t_ns, fn, ctx, 0 };
 	size_t i;
 
-	for (i = 0; i < fw->max; i++)
+	for (i = 0; i < fw->top; i++)
 		if (fw->e[i].used)
 			fw->e[i].misses++;
 	rf_pins__each_set(poll_set, &p);
 	/* gone from every map: its sandbox ended (the final record came, or
 	 * the supervisor died: the reaper purged it), or its set went */
-	for (i = 0; i < fw->max; i++)
+	for (i = 0; i < fw->top; i++)
 		if (fw->e[i].used && fw->e[i].misses &&
 		    (fw->e[i].final || fw->e[i].misses >= RF_FLOWWATCH_MISSES))
 			ent_drop(fw, &fw->e[i]);

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "error.h"
 #include "events.h"
+#include "flowwatch.h"
 #include "log.h"
 #include "output.h"
 #include "paths.h"

@@ -282,8 +282,8 @@ static void test_activity_flow(void **state)
 	assert_non_null(o);
 	assert_int_equal(json_integer_value(json_object_get(o, "class_uid")), 4001);
 	assert_int_equal(json_integer_value(json_object_get(o, "type_uid")), 400106);
-	assert_int_equal(json_integer_value(json_object_get(o, "start_time")), 1000001000);
-	assert_int_equal(json_integer_value(json_object_get(o, "end_time")), 1000001500);
+	assert_int_equal(json_integer_value(json_object_get(o, "start_time")), 1001000);
+	assert_int_equal(json_integer_value(json_object_get(o, "end_time")), 1001500);
 	dst = json_object_get(o, "dst_endpoint");
 	assert_string_equal(json_string_value(json_object_get(dst, "ip")), "127.0.0.1");
 	assert_int_equal(json_integer_value(json_object_get(dst, "port")), 8080);
