@@ -124,6 +124,7 @@ usage "all-zero trace id" TRACEPARENT env \
 	--otlp http://127.0.0.1:1/
 usage "spool bound 0" --spool-mb "$MON" "${R[@]}" --webhook http://127.0.0.1:1/ --spool-mb 0
 usage "sinks with --top" --top "$MON" --top --journal
+usage "--sink-activity without a sink" --sink-activity "$MON" "${R[@]}" --sink-activity
 read -r DEADU DEADT < <(free_ports)
 "$MON" "${R[@]}" --syslog "tcp://127.0.0.1:$DEADT" --webhook "http://127.0.0.1:$DEADT/" \
 	--otlp "http://127.0.0.1:$DEADT" --metrics-file "$tmp/u.prom" 2> "$tmp/u.err"
@@ -192,7 +193,8 @@ recv_start act || nok "receiver (activity)"
 	--sink-drain-ms 10000 --syslog "udp://127.0.0.1:$UDP" \
 	--webhook "http://127.0.0.1:$(cat "$tmp/act.port")/hook" \
 	--otlp "http://127.0.0.1:$(cat "$tmp/act.port")" 2> "$tmp/act.err"
-check "--sink-activity run: exit $?" test -s "$tmp/act.ndjson"
+rc=$?
+check "--sink-activity run: exit $rc, activity records written" test "$rc" = 0 -a -s "$tmp/act.ndjson"
 kindm() { # file sink kind outcome
 	metric "$1" "ringfence_monitor_sink_records_by_kind_total{sink=\"$2\",kind=\"$3\",outcome=\"$4\"}"
 }
