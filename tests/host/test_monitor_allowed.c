@@ -264,12 +264,16 @@ static void dns_tunnel_200_names(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "unmapped"),
 							    "distinct_names")), 101);
 	json_decref(a);
-	/* every query of the sandbox is an activity record, none a finding */
+	/* every query of the sandbox is an activity record, none a finding
+	 * (beside them: the ledger's Network Activity of its datagrams to
+	 * the gate) */
 	h_sleep_ms(600);
 	sel = select_of(mon_act, name, "");
 	json_array_foreach(sel, i, o) {
-		assert_int_equal(json_integer_value(json_object_get(o, "class_uid")), 4003);
-		n_query += !strcmp(str2(o, "disposition", NULL), "Allowed") &&
+		json_int_t c = json_integer_value(json_object_get(o, "class_uid"));
+
+		assert_true(c == 4003 || c == 4001);
+		n_query += c == 4003 && !strcmp(str2(o, "disposition", NULL), "Allowed") &&
 			   strstr(str2(o, "query", "hostname"), ".tunnel.test");
 	}
 	assert_int_equal(n_query, 200);
@@ -278,12 +282,17 @@ static void dns_tunnel_200_names(void **state)
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
 	sel = select_of(mon_act, twin, "");
-	assert_int_equal(json_array_size(sel), 50);
+	n_query = 0;
+	json_array_foreach(sel, i, o)
+		n_query += json_integer_value(json_object_get(o, "class_uid")) == 4003;
+	assert_int_equal(n_query, 50);
 	json_decref(sel);
 	/* the live records against the official schema too */
-	snprintf(check, sizeof(check), "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
+	snprintf(check, sizeof(check), "grep '\"class_uid\":4003' %s > %s.dns && "
+		 "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
 		 "tests/ocsf/recommended-absent-dns.txt tests/ocsf/dns_activity-1.3.0.schema.json "
-		 "%s > /dev/null", mon_act);
+		 "%s.dns > /dev/null; r=$?; rm -f %s.dns; exit $r", mon_act, mon_act, mon_act,
+		 mon_act);
 	assert_int_equal(system(check), 0);
 	free(cmd);
 	free(twin_cmd);
