@@ -65,7 +65,9 @@ enum rf_rule_alt {
  * someone who can start sandboxes may have made on purpose. DNS
  * tunnelling and an unexpected program are High: both are what a coerced
  * agent does with what its policy allows (data out through names under an
- * allowed wildcard; `git` run by a tool that should only run `python3`).
+ * allowed wildcard; `git` run by a tool that should only run `python3`);
+ * so is an egress volume over the policy's threshold (a secret sent to a
+ * destination the policy allows).
  */
 #define RF_RULES(X)                                                                     \
 	X(DENY_BURST, "deny-burst", "Denied-connection burst", MEDIUM, RF_ALT_NONE,    \
@@ -83,7 +85,9 @@ enum rf_rule_alt {
 	X(DNS_TUNNEL, "dns-tunnel", "DNS tunnelling", HIGH, RF_ALT_NONE, HIGH,         \
 	  RF_CONTROL_DETECT, dns)                                                       \
 	X(EXEC, "unexpected-exec", "Unexpected program", HIGH, RF_ALT_NONE, HIGH,      \
-	  RF_CONTROL_DETECT, exec)
+	  RF_CONTROL_DETECT, exec)                                                      \
+	X(EGRESS, "egress-volume", "Egress volume", HIGH, RF_ALT_NONE, HIGH,           \
+	  RF_CONTROL_DETECT, egress)
 
 enum rf_rule {
 #define RF_RULE_ENUM(e, id, name, sev, alt, sev_alt, control, shape) RF_RULE_##e,
