@@ -35,7 +35,8 @@ struct launch_opts {
 	/* When either list is non-empty the child gets a private mount
 	 * namespace: ro_mounts (every cgroup2 mount) become read-only there,
 	 * so it cannot move itself out of its cgroup or make sub-cgroups
-	 * even as uid 0; detach_mounts (bpffs) are unmounted there. */
+	 * even as uid 0; detach_mounts (bpffs, mqueue) are covered there by an
+	 * empty read-only tmpfs. */
 	const char *const *ro_mounts;
 	const char *const *detach_mounts;
 	/* ro_tree: every mount of the namespace read-only except the trees of

@@ -190,14 +190,21 @@ void pidns__release(struct rf_pidns *ns, bool started)
 	ns->go_w = -1;
 }
 
+void pidns__kill(struct rf_pidns *ns)
+{
+	if (!ns || ns->init_pidfd < 0)
+		return;
+	pidns__release(ns, false);
+	(void)syscall(SYS_pidfd_send_signal, ns->init_pidfd, SIGKILL, NULL, 0);
+}
+
 void pidns__stop(struct rf_pidns *ns)
 {
 	struct pollfd p;
 
 	if (!ns || ns->init_pidfd < 0)
 		return;
-	pidns__release(ns, false);
-	(void)syscall(SYS_pidfd_send_signal, ns->init_pidfd, SIGKILL, NULL, 0);
+	pidns__kill(ns);
 	/* Its exit waits until every task of its namespace is gone, the
 	 * command's zombie included (reaped by the caller first). */
 	p = (struct pollfd){ .fd = ns->init_pidfd, .events = POLLIN };

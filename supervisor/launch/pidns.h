@@ -49,6 +49,11 @@ int pidns__leave(struct rf_pidns *ns);
  * command; otherwise it exits at once. Once. */
 void pidns__release(struct rf_pidns *ns, bool started);
 
+/* Kill the init (with it, anything left in the namespace) without
+ * waiting: its exit runs beside the caller's other teardown work, and
+ * pidns__stop reaps it later. NULL or a stopped one is fine. */
+void pidns__kill(struct rf_pidns *ns);
+
 /* Kill the init (with it, anything left in the namespace) and reap it.
  * NULL or a stopped one is fine. */
 void pidns__stop(struct rf_pidns *ns);

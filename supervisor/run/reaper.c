@@ -283,7 +283,7 @@ fail:
 	return err;
 }
 
-void reaper__stop(struct rf_reaper *r)
+void reaper__tell(struct rf_reaper *r)
 {
 	if (!r || r->done_fd < 0)
 		return;
@@ -292,6 +292,13 @@ void reaper__stop(struct rf_reaper *r)
 	}
 	close(r->done_fd);
 	r->done_fd = -1;
+}
+
+void reaper__stop(struct rf_reaper *r)
+{
+	if (!r || !r->block)
+		return;
+	reaper__tell(r);
 	/* Our child: reaped here, so no zombie is left to an init that
 	 * may not reap; then its stack is ours again. */
 	while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)

@@ -38,7 +38,11 @@ struct rf_reaper {
 int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
 		  struct rf_reaper *ret);
 
-/* Tell it the supervisor cleaned up itself; it exits. NULL/-1 is fine. */
+/* Tell it the supervisor cleaned up itself; it exits (not waited for:
+ * the caller may do other work while it does). NULL/-1 is fine. */
+void reaper__tell(struct rf_reaper *r);
+
+/* Tell it (if not told yet) and reap it. NULL/-1 is fine. */
 void reaper__stop(struct rf_reaper *r);
 
 /* RF_REAPER_CMD's argv (after the command name): 0 when the sandbox was

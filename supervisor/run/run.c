@@ -569,10 +569,15 @@ static int step_reaper(void *ctx, struct rf_step_error *e)
 				  strerror(-err)) : 0;
 }
 
+/* Told first, then both waited for: the init (killed by the launch's
+ * undo, its exit running beside the undos since) and the reaper leave
+ * at once, not one after the other, each a wake-up on a busy host. */
 static void undo_reaper(void *ctx)
 {
 	struct run *r = ctx;
 
+	reaper__tell(&r->reaper);
+	pidns__stop(&r->lr.pidns);
 	reaper__stop(&r->reaper);
 }
 
@@ -905,7 +910,9 @@ static void undo_launch(void *ctx)
 		(void)waitid(P_PIDFD, (id_t)r->lr.pidfd, &si, WEXITED | WNOHANG);
 		close(TAKE_FD(r->lr.pidfd));
 	}
-	pidns__stop(&r->lr.pidns);
+	/* Reaped by the reaper's undo, which comes later (the reaper step
+	 * precedes this one), so its exit overlaps the undos between. */
+	pidns__kill(&r->lr.pidns);
 	notify__close(&r->sb.notify);
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	mounts__free(TAKE_PTR(r->ro_mounts));

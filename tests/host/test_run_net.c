@@ -157,7 +157,8 @@ static void sandbox_non_tcp_udp_inet_sockets_refused(void **state)
 }
 
 /* A uid-0 sandbox cannot leave its cgroup: cgroup2 is read-only in its
- * mount namespace, and bpffs is not there at all. */
+ * mount namespace, and bpffs is covered by an empty read-only tmpfs that
+ * it cannot take away (umount2, lazy or not, is refused). */
 static void sandbox_cannot_leave_its_cgroup(void **state)
 {
 	char procs[600], sub[600], mnt[512];
@@ -175,10 +176,14 @@ static void sandbox_cannot_leave_its_cgroup(void **state)
 	assert_string_equal(h_result(out, "tcp 127.0.0.1:18181"), "EPERM");
 	free(out);
 	snprintf(sub, sizeof(sub), "mkdir %s/ringfence/escape-x 2>/dev/null && echo made; "
-		 "ls -A /sys/fs/bpf | wc -l", mnt);
+		 "umount /sys/fs/bpf 2>/dev/null && echo unmounted; "
+		 "umount -l /sys/fs/bpf 2>/dev/null && echo unmounted; "
+		 "ls -A /sys/fs/bpf | wc -l; grep -c ' /sys/fs/bpf .* ringfence-hidden ' "
+		 "/proc/self/mountinfo", mnt);
 	assert_int_equal(h_run(NET_POLICY("escape", "enforce"), NULL, argv2, &out, NULL), 0);
 	assert_null(strstr(out, "made"));
-	assert_string_equal(out, "0\n");
+	assert_null(strstr(out, "unmounted"));
+	assert_string_equal(out, "0\n1\n");
 	free(out);
 }
 
