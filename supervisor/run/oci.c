@@ -352,15 +352,26 @@ static int pid_cgroup(int pid, char *ret, size_t len)
 static int adopt_cgroup(struct oci_hook *h, const char *rel, struct rf_error *e)
 {
 	char path[PATH_MAX];
+	/* below MOUNT/ringfence: the pinned set's own attachment there
+	 * already covers it (attached again, each program would run twice) */
+	bool below = !strncmp(rel, "/" RF_CGROUP_PARENT "/", strlen(RF_CGROUP_PARENT) + 2);
 	int err;
 
+	/* The BPF-LSM programs pass every task outside MOUNT/ringfence at
+	 * once (their fast path, bpf_current_task_under_cgroup): elsewhere
+	 * their rules, the process boundary's too, would silently not hold. */
+	if (!below && h->plan.install.lsm_flags)
+		return rf_error_set(e, -EPERM, "refused", "the container's cgroup %s%s is not below "
+				    "%s/%s, where alone the BPF-LSM programs judge tasks: start it "
+				    "there (podman --cgroup-parent=/%s)", h->caps.cgroup_mount, rel,
+				    h->caps.cgroup_mount, RF_CGROUP_PARENT, RF_CGROUP_PARENT);
 	snprintf(path, sizeof(path), "%s%s", h->caps.cgroup_mount, rel);
 	h->cg.dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (h->cg.dir_fd < 0)
 		return rf_error_set(e, -errno, "refused", "cgroup %s: %s", path, strerror(errno));
 	snprintf(h->cg.path, sizeof(h->cg.path), "%s", path);
 	err = cgroup__id_of(path, &h->cg.id);
-	if (!err)
+	if (!err && !below)
 		err = enforcer__attach_cgroup(h->enf, h->cg.dir_fd, e);
 	else
 		rf_error_set(e, err, "refused", "cgroup %s: %s", path, strerror(-err));

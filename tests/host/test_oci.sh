@@ -276,7 +276,11 @@ fi
 # profile `ringfence oci-seccomp` writes from the policy (the supervisor's
 # allowlist rules), installed by crun; the hook accepts the policy only
 # for a container whose linux.seccomp holds it.
-SYS='"read","write","open","openat","close","stat","fstat","lstat","newfstatat","statx","poll","ppoll","lseek","mmap","mprotect","munmap","brk","rt_sigaction","rt_sigprocmask","rt_sigreturn","ioctl","pread64","readv","writev","access","faccessat","faccessat2","pipe","pipe2","dup","dup2","dup3","nanosleep","clock_nanosleep","getpid","getppid","gettid","clone","fork","vfork","execve","wait4","waitid","kill","tgkill","uname","fcntl","getcwd","chdir","umask","clock_gettime","gettimeofday","getrlimit","prlimit64","getuid","geteuid","getgid","getegid","getgroups","setpgid","getpgrp","getpgid","setsid","arch_prctl","set_tid_address","set_robust_list","rseq","futex","getdents64","getrandom","sysinfo","sigaltstack","prctl","capget","close_range","exit","exit_group"'
+SYS='"read","write","open","openat","close","stat","fstat","lstat","newfstatat","statx","poll","ppoll","lseek","mmap","mprotect","munmap","brk","rt_sigaction","rt_sigprocmask","rt_sigreturn","ioctl","pread64","readv","writev","access","faccessat","faccessat2","pipe","pipe2","dup","dup2","dup3","nanosleep","clock_nanosleep","getpid","getppid","gettid","clone","fork","vfork","execve","wait4","waitid","kill","tgkill","uname","fcntl","getcwd","chdir","umask","clock_gettime","gettimeofday","getrlimit","prlimit64","getuid","geteuid","getgid","getegid","getgroups","setpgid","getpgrp","getpgid","setsid","arch_prctl","set_tid_address","set_robust_list","rseq","futex","getdents64","getrandom","sysinfo","sigaltstack","prctl","capget","close_range","exit","exit_group",'
+# what crun calls after it has loaded the profile, before its execve (its
+# start: waiting on the exec fifo with pselect6; the user, capabilities): the
+# policy lists them (a runtime's, not the command's: stated in docs/fleet.md)
+SYS+='"setresuid","setresgid","setgroups","capset","pselect6","select"'
 printf '{"version":1,"id":"sys","files":"unrestricted","exec":"unrestricted","syscalls":{"allow":[%s]}}\n' "$SYS" > "$W/sys.json"
 printf '{"version":1,"id":"sys2","files":"unrestricted","exec":"unrestricted","syscalls":{"allow":[%s,"mkdir","mkdirat"]}}\n' "$SYS" > "$W/sys2.json"
 chmod 644 "$W/sys.json" "$W/sys2.json"
