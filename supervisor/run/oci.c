@@ -352,9 +352,11 @@ static int pid_cgroup(int pid, char *ret, size_t len)
 static int adopt_cgroup(struct oci_hook *h, const char *rel, struct rf_error *e)
 {
 	char path[PATH_MAX];
-	/* below MOUNT/ringfence: the pinned set's own attachment there
-	 * already covers it (attached again, each program would run twice) */
-	bool below = !strncmp(rel, "/" RF_CGROUP_PARENT "/", strlen(RF_CGROUP_PARENT) + 2);
+	/* below MOUNT/ringfence/containers: the pinned set's own attachment
+	 * to MOUNT/ringfence already covers it (attached again, each program
+	 * would run twice) */
+	static const char under[] = "/" RF_CGROUP_PARENT "/" RF_CGROUP_CONTAINERS "/";
+	bool below = !strncmp(rel, under, sizeof(under) - 1);
 	int err;
 
 	/* The BPF-LSM programs pass every task outside MOUNT/ringfence at
@@ -362,9 +364,10 @@ static int adopt_cgroup(struct oci_hook *h, const char *rel, struct rf_error *e)
 	 * their rules, the process boundary's too, would silently not hold. */
 	if (!below && h->plan.install.lsm_flags)
 		return rf_error_set(e, -EPERM, "refused", "the container's cgroup %s%s is not below "
-				    "%s/%s, where alone the BPF-LSM programs judge tasks: start it "
-				    "there (podman --cgroup-parent=/%s)", h->caps.cgroup_mount, rel,
-				    h->caps.cgroup_mount, RF_CGROUP_PARENT, RF_CGROUP_PARENT);
+				    "%s%s, and the BPF-LSM programs judge only tasks below %s/%s: "
+				    "start it there (podman --cgroup-parent=%.*s)",
+				    h->caps.cgroup_mount, rel, h->caps.cgroup_mount, under,
+				    h->caps.cgroup_mount, RF_CGROUP_PARENT, (int)sizeof(under) - 2, under);
 	snprintf(path, sizeof(path), "%s%s", h->caps.cgroup_mount, rel);
 	h->cg.dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (h->cg.dir_fd < 0)

@@ -15,8 +15,9 @@
 #     stays closed;
 #   - with BPF-LSM: a denied file open gets EPERM while its allowed twin
 #     reads; a denied exec gets EPERM while an allowed one runs; a container
-#     holding CAP_SYS_ADMIN (no seccomp profile) is refused mount(2) and
-#     unshare(CLONE_NEWNET) by the BPF-LSM while getpid works;
+#     holding CAP_SYS_ADMIN (no seccomp profile) is refused mount(2), a user
+#     namespace and chroot by the BPF-LSM while a read works; a container
+#     whose cgroup podman made outside <cgroup2>/ringfence is refused;
 #   - the monitor's alert for the denied connect names oci-<container id>;
 #   - without BPF-LSM (7.3 booted with lsm= leaving out bpf): the files
 #     policy is refused and the container does not start, the reason on
@@ -81,7 +82,7 @@ P_OK=18411 P_NO=18412 DNS=5411
 # The BPF-LSM programs judge only tasks below <cgroup2>/ringfence: podman
 # makes the container's cgroup there (the hook refuses one elsewhere while
 # it plans BPF-LSM; checked last)
-CGP=--cgroup-parent=/ringfence
+CGP=--cgroup-parent=/ringfence/containers
 cat > "$W/net.json" << EOF
 {"version": 1, "id": "vm-oci-net", "files": "unrestricted", "exec": "unrestricted",
  "network": {"connect": ["127.0.0.1:$P_OK", "allowed.test:$P_OK"], "unix": [],
@@ -170,7 +171,7 @@ cgid=$(sed -n 's/.*"cgroup_id": *\([0-9]*\).*/\1/p' "$reg" 2> /dev/null)
 pid=$(podman $POPTS inspect -f '{{.State.Pid}}' "$id" 2> /dev/null)
 own=$(sed -n 's/^0:://p' "/proc/$pid/cgroup" 2> /dev/null)
 case $cgpath in
-	/sys/fs/cgroup/ringfence/libpod-"$id") podcg=1 ;;
+	/sys/fs/cgroup/ringfence/containers/libpod-"$id") podcg=1 ;;
 	*) podcg=0 ;;
 esac
 if [ -n "$id" ] && [ "$placement" = oci-runtime ] && [ "$podcg" = 1 ] &&
@@ -217,14 +218,15 @@ EOF
 		show "$W/files.err"
 	fi
 	ctr boundary "$W/net.json" --cap-add SYS_ADMIN --security-opt seccomp=unconfined -- \
-		/rf/tests/tools/rf-sys mount unshare_net getpid
+		/rf/tests/vm/rf-lsm mount /tmp unshare_user chroot /tmp read /data/a
 	cat > "$W/boundary.want" << EOF
-mount EPERM
-unshare_net EPERM
-getpid ok
+mount /tmp EPERM
+unshare_user EPERM
+chroot /tmp EPERM
+read /data/a ok
 EOF
 	if [ "$rc" = 0 ] && cmp -s "$W/boundary.out" "$W/boundary.want"; then
-		pass "oci: a container holding CAP_SYS_ADMIN (no seccomp) starts under BPF-LSM, which refuses mount and unshare(CLONE_NEWNET); getpid works"
+		pass "oci: a container holding CAP_SYS_ADMIN (no seccomp) starts under BPF-LSM, which refuses mount, a user namespace and chroot (the process boundary); a read works"
 	else
 		fail "oci: the process boundary in a CAP_SYS_ADMIN container" "podman exit $rc, output:"
 		show "$W/boundary.out"
@@ -232,7 +234,7 @@ EOF
 	fi
 	CGP=
 	ctr outside "$W/net.json" -- /usr/bin/busybox echo STARTED
-	if [ "$rc" != 0 ] && ! grep -q STARTED "$W/outside.out" && grep -q 'is not below /sys/fs/cgroup/ringfence' "$W/outside.err"; then
+	if [ "$rc" != 0 ] && ! grep -q STARTED "$W/outside.out" && grep -q 'is not below /sys/fs/cgroup/ringfence/containers/' "$W/outside.err"; then
 		pass "oci: a container whose cgroup podman made outside <cgroup2>/ringfence (where the BPF-LSM programs do not look) does not start, the reason shown"
 	else
 		fail "oci: a container cgroup outside <cgroup2>/ringfence under BPF-LSM" "podman exit $rc"
