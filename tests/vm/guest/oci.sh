@@ -42,6 +42,9 @@ cleanup() {
 	for p in $BG; do kill "$p" 2> /dev/null; done
 	podman $POPTS rm -a -f > /dev/null 2>&1
 	umount "$R/usr" "$R/rf" 2> /dev/null
+	# the suites after this one see the guest's own resolv.conf (none)
+	rm -f /etc/resolv.conf
+	[ -e "$W/resolv.conf.orig" ] && cp "$W/resolv.conf.orig" /etc/resolv.conf
 }
 trap cleanup EXIT
 
@@ -58,6 +61,7 @@ cp /etc/passwd /etc/group "$R/etc/"
 printf 'passwd: files\ngroup: files\nhosts: files dns\n' > "$R/etc/nsswitch.conf"
 # What podman gives the container as its resolv.conf (network=host): a
 # server that is not there, so only the gate's steering can answer.
+[ -e /etc/resolv.conf ] && cp /etc/resolv.conf "$W/resolv.conf.orig"
 echo 'nameserver 192.0.2.53' > /etc/resolv.conf
 
 # ---- podman: no systemd, no registry, no network backend ----
