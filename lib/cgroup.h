@@ -9,6 +9,10 @@
 #include <sys/types.h>
 
 #define RF_CGROUP_PARENT "ringfence"
+/* MOUNT/ringfence/containers: where a container runtime makes the cgroups
+ * of containers under BPF-LSM rules (podman --cgroup-parent=
+ * /ringfence/containers); gc leaves it, and what is below it, alone. */
+#define RF_CGROUP_CONTAINERS "containers"
 
 /* The cgroup2 mount point, from /proc/self/mountinfo (/sys/fs/cgroup on
  * pure v2 hosts, /sys/fs/cgroup/unified on hybrid ones). 0, -ENOENT when

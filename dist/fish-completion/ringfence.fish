@@ -5,7 +5,7 @@
 
 # names__backend_choice (lib/names.c): what --require/--prefer accept
 set -l backends cgroup-sock-addr bpf-lsm landlock seccomp capabilities cgroup-v2-memory cgroup-v2-pids cgroup-v2-cpu supervisor tmpfs
-set -l all run check lint learn probe status gc unload oci-hook
+set -l all run check lint learn probe status gc unload oci-hook oci-seccomp
 # after "--" of run or learn: the command to run, completed as itself
 set -l after_dashdash '__fish_seen_subcommand_from run learn; and contains -- -- (commandline -opc)'
 set -l before_dashdash 'not contains -- -- (commandline -opc)'
@@ -22,13 +22,14 @@ complete -c ringfence -n __fish_use_subcommand -a status -d 'the live sandboxes'
 complete -c ringfence -n __fish_use_subcommand -a gc -d 'remove what killed supervisors left behind'
 complete -c ringfence -n __fish_use_subcommand -a unload -d 'unpin the BPF programs'
 complete -c ringfence -n __fish_use_subcommand -a oci-hook -d 'OCI runtime hook: confine a container'
+complete -c ringfence -n __fish_use_subcommand -a oci-seccomp -d 'the syscalls allowlist as an OCI seccomp profile'
 
 # before a command
 complete -c ringfence -n __fish_use_subcommand -s h -l help -d 'show the usage'
 complete -c ringfence -n __fish_use_subcommand -l version -d 'show the version'
 
 # each option with the commands that take it
-complete -c ringfence -n "__fish_seen_subcommand_from run check learn; and $before_dashdash" -s p -l policy -r -F -d 'the JSON policy'
+complete -c ringfence -n "__fish_seen_subcommand_from run check learn oci-seccomp; and $before_dashdash" -s p -l policy -r -F -d 'the JSON policy'
 complete -c ringfence -n "__fish_seen_subcommand_from run; and $before_dashdash" -s t -l trace -r -F -d 'write the JSON-lines trace there'
 complete -c ringfence -n "__fish_seen_subcommand_from run learn; and $before_dashdash" -s u -l user -x -a '(__fish_complete_users)' -d 'run CMD as this user'
 complete -c ringfence -n "__fish_seen_subcommand_from run; and $before_dashdash" -l keep-running -d 'if ringfence is killed, CMD runs on, confined'

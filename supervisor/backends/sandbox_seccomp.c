@@ -60,6 +60,7 @@ struct rule_count {
 	bool added_execve;  /* allowlist: execve was not listed */
 	bool clone3_enosys; /* allowlist: clone3 was not listed */
 	uint32_t refuse;    /* boundary: ERRNO(EPERM), or NOTIFY (the supervisor answers) */
+	const struct rf_seccomp_sink *sink; /* each rule told to it too (an OCI profile) */
 };
 
 /* A syscall this architecture lacks: its number (< 0) is a libseccomp
@@ -85,6 +86,29 @@ bool sandbox_seccomp__nr_in(const uint64_t *set, int nr)
 	return nr >= 0 && nr < RF_SECCOMP_NR_MAX && (set[nr / 64] >> (nr % 64)) & 1;
 }
 
+/* A rule as the sink sees it: the syscall by its native name, the action
+ * as the kernel's SECCOMP_RET_* value, the comparisons as libseccomp's. */
+static int sink_rule(const struct rf_seccomp_sink *sink, uint32_t action, int nr,
+		     unsigned n_cmp, const struct scmp_arg_cmp *cmp, struct rf_error *err)
+{
+	struct rf_seccomp_cmp c[RF_SECCOMP_SINK_CMP_MAX];
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+	unsigned i;
+	int r;
+
+	if (!name || n_cmp > RF_SECCOMP_SINK_CMP_MAX) {
+		free(name);
+		return rf_error_set(err, -EINVAL, "seccomp", "syscall %d: no name on this "
+				    "architecture, or %u comparisons", nr, n_cmp);
+	}
+	for (i = 0; i < n_cmp; i++)
+		c[i] = (struct rf_seccomp_cmp){ cmp[i].arg, (int)cmp[i].op, cmp[i].datum_a,
+						cmp[i].datum_b };
+	r = sink->rule(sink->arg, name, action, c, n_cmp);
+	free(name);
+	return r < 0 ? rf_error_set(err, r, "seccomp", "recording a rule: %s", strerror(-r)) : 0;
+}
+
 static int add_rule(scmp_filter_ctx ctx, struct rule_count *c, uint32_t action, int nr,
 		    const char *name, unsigned n_cmp, const struct scmp_arg_cmp *cmp,
 		    struct rf_error *err)
@@ -94,8 +118,9 @@ static int add_rule(scmp_filter_ctx ctx, struct rule_count *c, uint32_t action, 
 	nr_set(c->nrs, nr);
 	r = seccomp_rule_add_exact_array(ctx, action, nr, n_cmp, cmp);
 	if (r < 0)
-		rf_error_set(err, r, "seccomp", "adding the rule for %s: %s", name, strerror(-r));
-	return r;
+		return rf_error_set(err, r, "seccomp", "adding the rule for %s: %s", name,
+				    strerror(-r));
+	return c->sink ? sink_rule(c->sink, action, nr, n_cmp, cmp, err) : 0;
 }
 
 /* n EPERM rules on one syscall, one comparison each (rules on one syscall
@@ -918,6 +943,26 @@ out:
 	if (r < 0)
 		sandbox_seccomp__free(ret);
 	return r;
+}
+
+int sandbox_seccomp__allowlist_rules(const struct rf_policy *policy,
+				     const struct rf_seccomp_sink *sink, struct rf_error *err)
+{
+	struct rule_count ac = { .sink = sink };
+	scmp_filter_ctx ctx = NULL;
+	int r;
+
+	if (!policy->syscalls.present || policy->syscalls.on_violation != RF_VIOLATION_DENY)
+		return rf_error_set(err, -EINVAL, "$.syscalls", "%s",
+				    policy->syscalls.present ? "on_violation is \"alert\": no "
+				    "allowlist to enforce" : "missing: the policy lists no syscalls");
+	/* the same rules as the supervisor's allowlist filter, also built */
+	r = new_ctx(SCMP_ACT_ERRNO(EPERM), &ctx, err);
+	if (r >= 0)
+		r = add_allowlist_rules(ctx, &policy->syscalls, &ac, err);
+	if (ctx)
+		seccomp_release(ctx);
+	return r < 0 ? r : 0;
 }
 
 void sandbox_seccomp__free(struct rf_seccomp *f)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/filter.h>
 #include "policy/policy.h"
 #include "rf_abi.h"
@@ -90,6 +91,26 @@ int sandbox_seccomp__build_notify(const struct rf_policy *policy, bool boundary,
 				  unsigned int holes, bool notify, struct rf_seccomp *ret,
 				  struct rf_error *err);
 void sandbox_seccomp__free(struct rf_seccomp *f);
+
+/* The allowlist filter's rules one by one, for a runtime to install them
+ * (`ringfence oci-seccomp`): the syscall's native name, the action (the
+ * kernel's SECCOMP_RET_* value: ALLOW, or ERRNO | errno), the comparisons
+ * (op: libseccomp's enum scmp_compare). Default: EPERM for the rest. */
+#define RF_SECCOMP_SINK_CMP_MAX 6
+struct rf_seccomp_cmp {
+	unsigned int arg;
+	int op;
+	uint64_t a, b;  /* datum_a (the mask for a masked compare), datum_b */
+};
+struct rf_seccomp_sink {
+	int (*rule)(void *arg, const char *name, uint32_t action,
+		    const struct rf_seccomp_cmp *cmp, unsigned int n_cmp);
+	void *arg;
+};
+/* 0, or -EINVAL (err naming the entry or "$.syscalls") for a policy
+ * without a "deny" allowlist or a name this architecture lacks. */
+int sandbox_seccomp__allowlist_rules(const struct rf_policy *policy,
+				     const struct rf_seccomp_sink *sink, struct rf_error *err);
 
 /* In the child, after no_new_privs, as the last step before execve:
  * async-signal-safe (only prctl/seccomp syscalls). 0 or -errno. */

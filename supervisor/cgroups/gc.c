@@ -212,6 +212,8 @@ static void gc_cgroup(struct gc *g, const char *dir, const char *name)
 	size_t i;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!strcmp(name, RF_CGROUP_CONTAINERS))
+		return;  /* a runtime's; each container's sandbox is the OCI hook's keeper's */
 	if (probe__is_scratch(name)) {
 		if (probe__scratch_live(name))
 			return;

@@ -19,7 +19,7 @@
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 enum verb {
-	V_RUN, V_CHECK, V_LINT, V_LEARN, V_PROBE, V_STATUS, V_GC, V_UNLOAD, V_OCI_HOOK,
+	V_RUN, V_CHECK, V_LINT, V_LEARN, V_PROBE, V_STATUS, V_GC, V_UNLOAD, V_OCI_HOOK, V_OCI_SECCOMP,
 	V_HELP,                 /* hidden: "ringfence help [COMMAND]", as --help */
 	V_REAP,                 /* hidden: a reaper's clean-up (reaper.h) */
 	V_MAX,
@@ -49,6 +49,7 @@ static int do_status(int argc, char **argv, void *ctx);
 static int do_gc(int argc, char **argv, void *ctx);
 static int do_unload(int argc, char **argv, void *ctx);
 static int do_oci_hook(int argc, char **argv, void *ctx);
+static int do_oci_seccomp(int argc, char **argv, void *ctx);
 static int do_help(int argc, char **argv, void *ctx);
 static int do_reap(int argc, char **argv, void *ctx);
 
@@ -75,6 +76,9 @@ static const struct rf_cli_verb verbs[] = {
 		       .help = "unpin the BPF programs (--force: even with live sandboxes)" },
 	[V_OCI_HOOK] = { "oci-hook", "", 0, 0, .root_exit = ROOT_REFUSED, .handler = do_oci_hook,
 			 .help = "OCI runtime hook: confine a container by its run.ringfence.policy" },
+	[V_OCI_SECCOMP] = { "oci-seccomp", "", 0, 0, .required = 1ull << O_POLICY,
+			    .handler = do_oci_seccomp,
+			    .help = "the policy's syscalls allowlist as an OCI seccomp profile (JSON)" },
 	[V_HELP] = { "help", "[COMMAND]", 0, 1, .hidden = true, .raw = true, .handler = do_help,
 		     .help = "as --help" },
 	[V_REAP] = { RF_REAPER_CMD, "NAME CGROUP ...", 0, -1, .hidden = true, .raw = true,
@@ -85,7 +89,8 @@ _Static_assert(N_OF(verbs) == V_MAX, "verbs covers enum verb");
 #define ALL RF_CLI_ALL_VERBS
 
 static const struct rf_cli_option opts[] = {
-	[O_POLICY] = { "policy", 'p', RF_CLI_FILE, "FILE", .verbs = V(RUN) | V(CHECK) | V(LEARN),
+	[O_POLICY] = { "policy", 'p', RF_CLI_FILE, "FILE", .verbs = V(RUN) | V(CHECK) | V(LEARN) |
+		       V(OCI_SECCOMP),
 		       .help = "the JSON policy (learn: the BASE policy, default deny-all)" },
 	[O_TRACE] = { "trace", 't', RF_CLI_FILE, "FILE", .verbs = V(RUN),
 		      .help = "write the JSON-lines trace there (truncated first)" },
@@ -141,7 +146,7 @@ static const struct rf_cli_option opts[] = {
 _Static_assert(N_OF(opts) == O_MAX, "opts covers enum opt");
 _Static_assert(O_MAX <= RF_CLI_OPTS_MAX && O_MAX <= 64, "options fit the parser and .required");
 _Static_assert(V_MAX <= 32, "verbs fit rf_cli_option.verbs");
-_Static_assert(V_HELP == V_OCI_HOOK + 1 && V_REAP == V_MAX - 1, "the hidden verbs come last");
+_Static_assert(V_HELP == V_OCI_SECCOMP + 1 && V_REAP == V_MAX - 1, "the hidden verbs come last");
 
 #define EXIT_ROW_(name, value, text) { value, text },
 static const struct rf_cli_exit exits[] = { RF_EXITS(EXIT_ROW_) };
@@ -441,6 +446,12 @@ static int do_oci_hook(int argc, char **argv, void *ctx)
 {
 	(void)argc, (void)argv, (void)ctx;
 	return cmd_oci_hook();
+}
+
+static int do_oci_seccomp(int argc, char **argv, void *ctx)
+{
+	(void)argc, (void)argv;
+	return cmd_oci_seccomp(((struct cli_args *)ctx)->learn.run.policy_path);
 }
 
 static int do_reap(int argc, char **argv, void *ctx)

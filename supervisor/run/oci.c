@@ -93,6 +93,9 @@ static int load_config(struct oci_hook *h, struct rf_error *e)
 	if (!c)
 		return rf_error_set(e, -EINVAL, path, "%s", je.text);
 	err = oci__parse_config(c, &h->st, e);
+	if (!err && h->st.runtime_seccomp)
+		h->runtime_seccomp = json_incref(json_object_get(json_object_get(c, "linux"),
+								  "seccomp"));
 	json_decref(c);
 	return err;
 }
@@ -153,23 +156,67 @@ static void undo_policy(void *ctx)
 	policy__free(TAKE_PTR(h->policy));
 }
 
+/* The policy's syscalls allowlist, when config.json's linux.seccomp holds
+ * it (the runtime installs that profile in the container, `ringfence
+ * oci-seccomp` writes one): false with why in detail otherwise. */
+static bool runtime_holds_syscalls(struct oci_hook *h, char *detail, size_t len)
+{
+	struct rf_error e = { 0 };
+	char why[256];
+	json_t *want = NULL;
+	bool ok;
+
+	if (!h->runtime_seccomp) {
+		snprintf(detail, len, "; config.json has no linux.seccomp (ringfence "
+			 "oci-seccomp --policy FILE writes one)");
+		return false;
+	}
+	if (oci_seccomp__profile(h->policy, &want, &e)) {
+		snprintf(detail, len, "; %.60s: %.120s", e.where, e.why);
+		return false;
+	}
+	ok = oci_seccomp__holds(h->runtime_seccomp, want, why, sizeof(why));
+	json_decref(want);
+	if (!ok)
+		snprintf(detail, len, "; config.json's linux.seccomp does not hold the policy's "
+			 "syscalls: %.120s", why);
+	return ok;
+}
+
 /* Landlock and seccomp are applied by a process to itself: the planner
  * sees them as unavailable, so a class only they could hold is refused
- * with that reason, and BPF programs hold the rest. */
+ * with that reason, and BPF programs hold the rest. The one exception: a
+ * syscalls allowlist the runtime's own seccomp profile holds is left out
+ * of the plan (the oci object says who enforces it). */
 static int step_plan(void *ctx, struct rf_step_error *e)
 {
 	struct oci_hook *h = ctx;
 	struct rf_plan_opts opts = { 0 };
+	struct rf_syscalls *sc = &h->policy->syscalls;
+	char detail[200] = "";
+	bool listed = sc->present;
 
 	(void)e;
 	probe__run(&h->caps, prepare__probe_flags(h->policy, &opts));
 	h->caps.landlock.ok = h->caps.seccomp.ok = false;
 	h->caps.landlock_abi = 0;
 	h->caps.landlock_audit_log = false;
+	if (listed && sc->on_violation == RF_VIOLATION_DENY && h->policy->mode != RF_MODE_AUDIT)
+		h->syscalls_by_runtime = runtime_holds_syscalls(h, detail, sizeof(detail));
 	snprintf(h->caps.landlock.detail, sizeof(h->caps.landlock.detail), "%s", NOT_IN_PROCESS);
-	snprintf(h->caps.seccomp.detail, sizeof(h->caps.seccomp.detail), "%s (a syscall "
-		 "allowlist belongs in the runtime's own seccomp profile)", NOT_IN_PROCESS);
+	if (h->syscalls_by_runtime)
+		snprintf(h->caps.seccomp.detail, sizeof(h->caps.seccomp.detail), "the policy's "
+			 "syscalls allowlist: held by the runtime's seccomp profile (config.json "
+			 "linux.seccomp), which the runtime installs in the container");
+	else if (detail[0])
+		snprintf(h->caps.seccomp.detail, sizeof(h->caps.seccomp.detail), "%s%.170s",
+			 NOT_IN_PROCESS, detail);
+	else
+		snprintf(h->caps.seccomp.detail, sizeof(h->caps.seccomp.detail), "%s (a syscall "
+			 "allowlist belongs in the runtime's own seccomp profile)", NOT_IN_PROCESS);
+	sc->present = listed && !h->syscalls_by_runtime;
 	plan__compile(h->policy, &h->caps, &opts, &h->plan);
+	sc->present = listed;
 	return 0;
 }
 
@@ -183,10 +230,10 @@ static void print_plan(const struct oci_hook *h)
 
 	if (!p)
 		return;
-	json_object_set_new(p, "oci", json_pack("{s:s, s:s, s:s, s:b}",
+	json_object_set_new(p, "oci", json_pack("{s:s, s:s, s:s, s:b, s:b}",
 		"container", h->st.id, "landlock", h->caps.landlock.detail,
 		"seccomp", h->caps.seccomp.detail, "runtime_seccomp_profile",
-		h->st.runtime_seccomp));
+		h->st.runtime_seccomp, "syscalls_by_runtime_seccomp", h->syscalls_by_runtime));
 	text = json_dumps(p, JSON_COMPACT);
 	if (text)
 		printf("%s\n", text);
@@ -305,15 +352,29 @@ static int pid_cgroup(int pid, char *ret, size_t len)
 static int adopt_cgroup(struct oci_hook *h, const char *rel, struct rf_error *e)
 {
 	char path[PATH_MAX];
+	/* below MOUNT/ringfence/containers: the pinned set's own attachment
+	 * to MOUNT/ringfence already covers it (attached again, each program
+	 * would run twice) */
+	static const char under[] = "/" RF_CGROUP_PARENT "/" RF_CGROUP_CONTAINERS "/";
+	bool below = !strncmp(rel, under, sizeof(under) - 1);
 	int err;
 
+	/* The BPF-LSM programs pass every task outside MOUNT/ringfence at
+	 * once (their fast path, bpf_current_task_under_cgroup): elsewhere
+	 * their rules, the process boundary's too, would silently not hold. */
+	if (!below && h->plan.install.lsm_flags)
+		return rf_error_set(e, -EPERM, "refused", "the container's cgroup %s%s is not below "
+				    "%s%s, and the BPF-LSM programs judge only tasks below %s/%s: "
+				    "start it there (podman --cgroup-parent=%.*s)",
+				    h->caps.cgroup_mount, rel, h->caps.cgroup_mount, under,
+				    h->caps.cgroup_mount, RF_CGROUP_PARENT, (int)sizeof(under) - 2, under);
 	snprintf(path, sizeof(path), "%s%s", h->caps.cgroup_mount, rel);
 	h->cg.dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (h->cg.dir_fd < 0)
 		return rf_error_set(e, -errno, "refused", "cgroup %s: %s", path, strerror(errno));
 	snprintf(h->cg.path, sizeof(h->cg.path), "%s", path);
 	err = cgroup__id_of(path, &h->cg.id);
-	if (!err)
+	if (!err && !below)
 		err = enforcer__attach_cgroup(h->enf, h->cg.dir_fd, e);
 	else
 		rf_error_set(e, err, "refused", "cgroup %s: %s", path, strerror(-err));
@@ -545,11 +606,14 @@ int cmd_oci_hook(void)
 	/* Whatever the runtime left open stays out of the keeper. */
 	syscall(SYS_close_range, 3u, ~0u, 0u);
 	rc = steps__run(&st, &h, NULL);
-	if (rc)
+	if (rc) {
+		json_decref(h.runtime_seccomp);
 		return rc;
+	}
 	if (strcmp(h.st.status, "creating") && strcmp(h.st.status, "created"))
 		return oci_keep__stop(h.name);
 	rc = steps__run(&s, &h, NULL);
+	json_decref(TAKE_PTR(h.runtime_seccomp));
 	if (rc) {
 		steps__undo(&s, &h);
 		return rc;

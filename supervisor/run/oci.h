@@ -49,4 +49,19 @@ const char *oci__dangerous_cap(uint64_t caps);
  * not start it). */
 int cmd_oci_hook(void);
 
+/* The policy's syscalls allowlist as an OCI seccomp profile (oci_seccomp.c):
+ * the supervisor's allowlist filter's rules, default SCMP_ACT_ERRNO
+ * (EPERM), the native architecture only. 0, or -EINVAL with e naming the
+ * field when the policy has no "deny" allowlist. */
+struct rf_policy;
+int oci_seccomp__profile(const struct rf_policy *policy, json_t **ret, struct rf_error *e);
+/* A runtime's linux.seccomp lets through nothing the profile refuses: its
+ * default refuses, it lists no other architecture, and every name an
+ * entry lets through (ALLOW, LOG, NOTIFY, TRACE) the profile allows. Else
+ * false with why. */
+bool oci_seccomp__holds(json_t *runtime, json_t *profile, char *why, size_t len);
+/* `ringfence oci-seccomp --policy FILE`: the profile on stdout; 0, or
+ * RF_EXIT_USAGE (the error on stderr). */
+int cmd_oci_seccomp(const char *policy_path);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #include "cgroup.h"
 #include "oci.h"
@@ -40,6 +41,8 @@ struct oci_hook {
 	int start_lock;
 	struct rf_registry_entry reg;
 	struct rf_dnsgate *gate;
+	json_t *runtime_seccomp;        /* config.json linux.seccomp, NULL when none */
+	bool syscalls_by_runtime;       /* it holds the policy's syscalls allowlist */
 };
 
 /* The keeper step: a process of its own (its own session, stdio on

@@ -134,9 +134,15 @@ if [ "$(id -u)" = 0 ]; then
 	expect "oci-hook: a bundle without config.json is named, exit 125" 125 \
 		'error: /nonexistent/config.json: ' sh -c "echo '{\"id\":\"x\",\"status\":\"creating\",\"pid\":1,\"bundle\":\"/nonexistent\"}' | '$RF' oci-hook"
 fi
+# oci-seccomp: a policy without a syscalls allowlist names the field
+expect "oci-seccomp: a policy without syscalls names \$.syscalls, exit 125" 125 \
+	'^ringfence: error: \$\.syscalls: missing: the policy lists no syscalls$' "$RF" oci-seccomp --policy "$tmp/policy.json"
+printf '{"version":1,"id":"s","syscalls":{"allow":["read","nosuchcall"]}}\n' > "$tmp/sys.json"
+expect "oci-seccomp: an unknown syscall names its entry, exit 125" 125 \
+	'syscalls.allow\[1\]: unknown syscall "nosuchcall"' "$RF" oci-seccomp --policy "$tmp/sys.json"
 
 # --help: per command, every option with its text
-for c in run check learn probe status gc unload oci-hook; do
+for c in run check learn probe status gc unload oci-hook oci-seccomp; do
 	"$RF" "$c" --help > "$tmp/h.$c" 2>&1 || not_ok "$c --help exits non-zero"
 done
 grep -q -- '--label KEY=VALUE *a correlation label' "$tmp/h.run" &&

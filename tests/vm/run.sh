@@ -33,6 +33,8 @@
 #               monitor_unit.sh)
 #   VM_VERBOSE  1: print the whole console, not only the test lines
 #   ATTACK_SET  smoke: the guest suite "attack" runs only tests/attack/smoke
+#   (a suite's "# vm-bins: PATH..." line: host programs it needs, packed with
+#   their libraries, e.g. oci.sh's podman, conmon, crun and dnsmasq)
 #   VM_SUITE_DIR  where the suites are (default tests/vm/guest); its *.sh are
 #               copied next to tests/vm/guest/ in the guest (the benchmark,
 #               tests/bench/vm-lsm.sh, runs this way)
@@ -207,6 +209,14 @@ done
 # VM_EXTRA_BINS: host programs for a look inside (e.g. /usr/bin/strace),
 # at their paths with their libraries.
 for f in ${VM_EXTRA_BINS:-}; do copy_bin "$f" "$f"; done
+# A suite's "# vm-bins: PATH..." line: host programs it runs (podman, crun,
+# dnsmasq, ...), copied the same way; one missing is left out (the suite
+# says so: make deps installs them).
+for s in "${SUITES[@]}"; do
+	for f in $(sed -n 's/^# vm-bins: *//p' "$VM_SUITE_DIR/$s.sh"); do
+		if [ -x "$f" ]; then copy_bin "$f" "$f"; else echo "vm: $s wants $f, missing here" >&2; fi
+	done
+done
 cp -r "$VMDIR/guest" "$R/rf/guest"
 cp -r "$ROOT/tests/attack" "$R/rf/attack"
 # the shipped unit and logrotate file (tests/vm/guest/monitor_unit.sh installs the unit)
