@@ -66,6 +66,10 @@ enum rf_rule_alt {
  * tunnelling and an unexpected program are High: both are what a coerced
  * agent does with what its policy allows (data out through names under an
  * allowed wildcard; `git` run by a tool that should only run `python3`).
+ * An unexpected file path is Medium: a file the policy allows, outside the
+ * paths the task was expected to open, is often a harmless dependency
+ * the list missed (a locale, a config file); it is what to look at first
+ * when something else alerts.
  */
 #define RF_RULES(X)                                                                     \
 	X(DENY_BURST, "deny-burst", "Denied-connection burst", MEDIUM, RF_ALT_NONE,    \
@@ -83,7 +87,9 @@ enum rf_rule_alt {
 	X(DNS_TUNNEL, "dns-tunnel", "DNS tunnelling", HIGH, RF_ALT_NONE, HIGH,         \
 	  RF_CONTROL_DETECT, dns)                                                       \
 	X(EXEC, "unexpected-exec", "Unexpected program", HIGH, RF_ALT_NONE, HIGH,      \
-	  RF_CONTROL_DETECT, exec)
+	  RF_CONTROL_DETECT, exec)                                                      \
+	X(FILES, "unexpected-file", "Unexpected file path", MEDIUM, RF_ALT_NONE,       \
+	  MEDIUM, RF_CONTROL_DETECT, files)
 
 enum rf_rule {
 #define RF_RULE_ENUM(e, id, name, sev, alt, sev_alt, control, shape) RF_RULE_##e,

@@ -41,6 +41,7 @@
 #include "mounts.h"
 #include "names.h"
 #include "dnsgate/dnsgate.h"
+#include "filewatch.h"
 #include "rules/netrules.h"
 #include "observe/observe.h"
 #include "plan/plan.h"
@@ -697,6 +698,13 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		return rf_error_set(&e->e, err, "refused", "the connection ledger: %s",
 				    strerror(-err));
 	}
+	if (!err && (err = filewatch__start(sb))) {
+		flows__stop(sb);
+		sbmaps__remove(sb->enf, sb->cgid);
+		observe__free(&sb->obs);
+		return rf_error_set(&e->e, err, "refused", "monitor.files: fanotify: %s",
+				    strerror(-err));
+	}
 	if (err)
 		observe__free(&sb->obs);
 	if (err == -ENOSPC && map)
@@ -718,6 +726,7 @@ static void undo_maps(void *ctx)
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
 
+	filewatch__stop(sb);
 	if (!sb->keep_policy) {
 		flows__stop(sb);
 		sbmaps__remove(sb->enf, sb->cgid);
@@ -961,6 +970,8 @@ static int start_child(struct run *r)
 		.n_mounts = n_mounts,
 		.ro_tree = sb->plan.install.ro_tree,
 		.mdwe = sb->plan.install.mdwe,
+		.fanotify_fd = filewatch__fd(sb),
+		.fanotify_mask = filewatch__mask(),
 	};
 	const struct rf_path_list *w = &sb->policy->files_write;
 	_cleanup_free_ const char **rw = calloc(w->n + 1, sizeof(*rw));
@@ -1082,6 +1093,9 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
 	/* The ledger: each destination's network.flow, then the totals. */
 	flows__finish(sb, ex);
+	/* monitor.files: what the fanotify watch saw and sent */
+	if (ex)
+		filewatch__finish(sb, ex);
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));

@@ -13,7 +13,10 @@ rule fire with every kind of evidence, for `--replay`:
     the DNS gate's records (answered A and AAAA, refused, failed, over TCP)
     also become DNS Activity records with --activity;
   - unexpected-exec: git run by python3 where monitor.exec lists python3,
-    in a sandbox whose on_alert is kill (a replay never acts).
+    in a sandbox whose on_alert is kill (a replay never acts);
+  - unexpected-file: the supervisor's records of opens outside monitor.files
+    (flags UNEXPECTED|ACCESS): a file read then written by python3, a
+    program exec'd from /tmp.
 Usage: recording.py > FILE
 """
 import json
@@ -115,6 +118,14 @@ rec(t=T0 + 620 * MS, type="exec", cgroup_id=15, pid=810, ppid=809, uid=1000, com
 rec(t=T0 + 621 * MS, type="fork", cgroup_id=15, pid=811, ppid=810, uid=1000, comm="python3")
 rec(t=T0 + 622 * MS, type="exec", cgroup_id=15, pid=811, ppid=810, uid=1000, comm="git",
     path="/usr/bin/git")
+# monitor.files: flags 128 (RF_EVF_UNEXPECTED) | 2 (ACCESS), class file, op
+# open (8) or exec (9), need the access bits, target_pid the parent
+decision(T0 + 623 * MS, 15, 2, 8, verdict=0, reason=0, path="/etc/hostname", comm="python3",
+         pid=810, flags=130, need=1, target_pid=809)
+decision(T0 + 624 * MS, 15, 2, 8, verdict=0, reason=0, path="/etc/hostname", comm="python3",
+         pid=810, flags=130, need=2, target_pid=809)
+decision(T0 + 625 * MS, 15, 2, 9, verdict=0, reason=0, path="/tmp/x/tool", comm="python3",
+         pid=811, flags=130, need=4, target_pid=810)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=15)
 rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)
 # shed: more live sandboxes than the table holds, each with a decision
