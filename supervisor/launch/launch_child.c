@@ -230,6 +230,9 @@ static void child_watch_mounts(const struct launch_opts *o, const struct launch_
 
 	if (p->fan_fd < 0)
 		return;
+	/* the host's mounts are never marked */
+	if (!p->new_ns)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EINVAL, "monitor.files: no mount namespace");
 	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open mountinfo");

@@ -215,13 +215,14 @@ void filewatch__finish(struct sandbox *sb, json_t *ex)
 	if (!w->on)
 		return;
 	filewatch__drain(sb);
-	json_object_set_new(ex, "files_watch",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I}",
-				      "events", (json_int_t)w->events,
-				      "unexpected", (json_int_t)w->unexpected,
-				      "sent", (json_int_t)(w->sent_n - w->send_failed),
-				      "suppressed", (json_int_t)w->suppressed,
-				      "overflows", (json_int_t)w->overflows));
+	if (ex)
+		json_object_set_new(ex, "files_watch",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I}",
+					      "events", (json_int_t)w->events,
+					      "unexpected", (json_int_t)w->unexpected,
+					      "sent", (json_int_t)(w->sent_n - w->send_failed),
+					      "suppressed", (json_int_t)w->suppressed,
+					      "overflows", (json_int_t)w->overflows));
 }
 
 void filewatch__stop(struct sandbox *sb)

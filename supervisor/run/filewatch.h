@@ -42,7 +42,8 @@ int filewatch__fd(const struct sandbox *sb);
 uint64_t filewatch__mask(void);
 /* Read what is queued: judge each open, send the unexpected ones. */
 void filewatch__drain(struct sandbox *sb);
-/* The last events, and the counts into ex (sandbox.exit "files"). */
+/* The last events, and the counts into ex (sandbox.exit "files_watch";
+ * NULL: none). */
 void filewatch__finish(struct sandbox *sb, json_t *ex);
 void filewatch__stop(struct sandbox *sb);
 

@@ -1093,9 +1093,8 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
 	/* The ledger: each destination's network.flow, then the totals. */
 	flows__finish(sb, ex);
-	/* monitor.files: what the fanotify watch saw and sent */
-	if (ex)
-		filewatch__finish(sb, ex);
+	/* monitor.files: the last events sent, what the watch saw */
+	filewatch__finish(sb, ex);
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));
