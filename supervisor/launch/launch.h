@@ -80,9 +80,15 @@ struct launch_opts {
 	/* Above 2: a fanotify group (monitor.files, run/filewatch.h) the
 	 * child marks each mount of its namespace with (FAN_MARK_MOUNT,
 	 * fanotify_mask) after its last mount and before it drops its
-	 * capabilities; the command never holds it. */
+	 * capabilities; the command never holds it. A mount made in the
+	 * caller's namespace between its listing and the clone is missed. */
 	int fanotify_fd;
 	uint64_t fanotify_mask;
+	/* the mount points the child's namespace copies (the caller's mount
+	 * table, NULL-terminated), marked by path with its own /proc, mounts
+	 * and scratch: the child opens no file for it (a BPF-LSM file policy
+	 * judges the child's opens already) */
+	const char *const *fanotify_mounts;
 	/* Test-only: keep every capability (uid stays as given). Only for
 	 * proving a kernel-side (BPF-LSM) boundary against a root process
 	 * that holds its capabilities; the CLI gates it. */

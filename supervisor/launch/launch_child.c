@@ -213,68 +213,28 @@ static void child_mark(const struct launch_opts *o, const char *mp, int efd)
 
 /*
  * monitor.files: every mount of this namespace, now that it has its last
- * one, marked with the supervisor's group; then the group is closed (the
- * command never holds it). /proc/self/mountinfo's fifth field is the
- * mount point (octal escapes for space, tab, newline and backslash), read
- * a byte at a time through a small buffer: no allocation in the child.
+ * one, marked with the supervisor's group: the copies of the caller's
+ * mounts (its list, by path), then this namespace's own /proc, private
+ * mounts and scratch. Then the group is closed: the command never holds it.
  */
 static void child_watch_mounts(const struct launch_opts *o, const struct launch_plan *p,
 			       int efd)
 {
-	char buf[4096], mp[4096];
-	size_t len = 0, field = 0, esc = 0;
-	unsigned int code = 0;
-	bool over = false;
-	ssize_t n;
-	int fd;
+	size_t i;
 
 	if (p->fan_fd < 0)
 		return;
 	/* the host's mounts are never marked */
 	if (!p->new_ns)
 		child_fail(efd, LAUNCH_STAGE_SETUP, EINVAL, "monitor.files: no mount namespace");
-	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open mountinfo");
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			char c = buf[i];
-
-			if (c == '\n') {
-				field = 0;
-				continue;
-			}
-			if (c == ' ') {
-				if (field == 4 && !over) {
-					mp[len] = 0;
-					child_mark(o, mp, efd);
-				}
-				if (++field == 4)
-					len = 0, esc = 0, over = false;
-				continue;
-			}
-			if (field != 4 || over)
-				continue;
-			if (esc) {
-				code = code * 8 + (unsigned int)(c - '0');
-				if (++esc < 4)
-					continue;
-				c = (char)code;
-				esc = 0;
-			} else if (c == '\\') {
-				esc = 1;
-				code = 0;
-				continue;
-			}
-			if (len + 1 >= sizeof(mp))
-				over = true;    /* longer than a path: not reachable */
-			else
-				mp[len++] = c;
-		}
-	}
-	if (n < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "read mountinfo");
-	(void)close(fd);
+	child_mark(o, "/", efd);
+	for (i = 0; o->fanotify_mounts && o->fanotify_mounts[i]; i++)
+		child_mark(o, o->fanotify_mounts[i], efd);
+	child_mark(o, "/proc", efd);
+	for (i = 0; i < o->n_mounts; i++)
+		child_mark(o, o->mounts[i].path, efd);
+	if (o->scratch_path)
+		child_mark(o, o->scratch_path, efd);
 	(void)close(CHILD_FAN_FD);
 }
 

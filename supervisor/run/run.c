@@ -171,6 +171,7 @@ struct run {
 	int start_lock;           /* held from the cgroup's mkdir to its registry file */
 	char **ro_mounts;
 	char **bpf_mounts;
+	char **fan_mounts;        /* monitor.files: every mount point, for the child */
 	sigset_t oldmask;
 	struct launch_result lr;
 	int status;               /* the command's exit status (wait) */
@@ -919,6 +920,7 @@ static void undo_launch(void *ctx)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	mounts__free(TAKE_PTR(r->ro_mounts));
 	mounts__free(TAKE_PTR(r->bpf_mounts));
+	mounts__free(TAKE_PTR(r->fan_mounts));
 }
 
 /* The tmpfs mounts of the plan's private places: /dev/shm always (where
@@ -972,6 +974,7 @@ static int start_child(struct run *r)
 		.mdwe = sb->plan.install.mdwe,
 		.fanotify_fd = filewatch__fd(sb),
 		.fanotify_mask = filewatch__mask(),
+		.fanotify_mounts = (const char *const *)r->fan_mounts,
 	};
 	const struct rf_path_list *w = &sb->policy->files_write;
 	_cleanup_free_ const char **rw = calloc(w->n + 1, sizeof(*rw));
@@ -1017,6 +1020,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
 	 * mqueue mounts too: each names the host's IPC namespace's queues. */
 	err = mounts__list2("cgroup2", &r->ro_mounts, "bpf,mqueue", &r->bpf_mounts);
+	/* monitor.files: the child marks each mount it got a copy of (it may
+	 * not open mountinfo itself: a BPF-LSM file policy judges it already) */
+	if (!err && filewatch__fd(&r->sb) >= 0)
+		err = mounts__list("*", &r->fan_mounts);
 	if (err) {
 		rf_error_set(&e->e, err, "refused", "reading the mount table: %s", strerror(-err));
 	} else if ((err = start_child(r))) {
