@@ -20,8 +20,11 @@
 struct sandbox;
 
 /* Distinct (path, access) records sent to the monitor per run; past it
- * they are counted (sandbox.exit files.suppressed), not sent. */
-#define RF_FILEWATCH_SEND_MAX 1024
+ * they are counted (sandbox.exit files_watch.suppressed), not sent: one
+ * sandbox must not fill the monitor's alert table (1,024 alerts for the
+ * host). A sandbox past it has alerted 256 times already (and on_alert
+ * acted on the first). */
+#define RF_FILEWATCH_SEND_MAX 256
 /* Ignore marks (one per file seen) a group may hold: each pins an inode. */
 #define RF_FILEWATCH_IGNORE_MAX 8192
 

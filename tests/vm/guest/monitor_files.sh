@@ -41,12 +41,15 @@ run() {
 	"$RINGFENCE" run --policy "$W/$1.json" --trace "$W/$1.jsonl" -- /bin/sh -c "$2" \
 		> "$W/$1.out" 2> "$W/$1.err" || rc=$?
 }
-# the alert of policy ID for PATH: its line, waited for up to 10 s
+# the alert of policy ID for PATH whose record matches PATTERN: its line,
+# waited for up to 10 s (the first record may say "open", a later one
+# "read" too: the read comes after the open)
 alert_of() {
 	n=50
 	while [ "$n" -gt 0 ]; do
 		l=$(grep "\"policy_id\":\"$1\"" "$W/alerts.ndjson" 2> /dev/null |
-			grep '"rule":"unexpected-file"' | grep -F "\"path\":\"$2\"" | head -n 1)
+			grep '"rule":"unexpected-file"' | grep -F "\"path\":\"$2\"" |
+			grep -e "$3" | head -n 1)
 		[ -n "$l" ] && { echo "$l"; return 0; }
 		sleep 0.2
 		n=$((n - 1))
@@ -73,9 +76,9 @@ fi
 # ---- an allowed file outside monitor.files: an alert naming it ----
 pol mf-read alert
 run mf-read "cat /etc/rf-files-secret $W/in.txt"
-a=$(alert_of mf-read /etc/rf-files-secret) || a=
+a=$(alert_of mf-read /etc/rf-files-secret '"access":"read') || a=
 if [ "$rc" = 0 ] && grep -q "not for the task" "$W/mf-read.out" &&
-   echo "$a" | grep -q '"access":"read"' && echo "$a" | grep -q '"parent_pid":[1-9]' &&
+   echo "$a" | grep -q '"access":"read' && echo "$a" | grep -q '"parent_pid":[1-9]' &&
    echo "$a" | grep -q '(read) by [a-z]* (pid [0-9]*, parent '; then
 	# busybox sh may run cat in-process: the process is sh or cat
 	pass "unexpected-file: /etc/rf-files-secret read, named with its process and parent"
@@ -103,7 +106,7 @@ fi
 pol mf-kill kill
 rm -f "$W/mark"
 run mf-kill "cat /etc/rf-files-secret; sleep 20; touch $W/mark"
-a=$(alert_of mf-kill /etc/rf-files-secret) || a=
+a=$(alert_of mf-kill /etc/rf-files-secret '"phase":"open"') || a=
 if [ "$rc" = 137 ] && [ ! -e "$W/mark" ] && echo "$a" | grep -q '"result":"killed"'; then
 	pass "on_alert kill: the sandbox ended (137) before its mark, the alert says killed"
 else
