@@ -352,8 +352,10 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
  * buffer has no user-space producer). Two kinds, of one size: a decision
  * (a refused name, a dropped answer: never counted in rf_sandbox.denials
  * and never a sample, the trace has dns.deny), or, kind RF_EV_DNS, an
- * rf_dns_record of every query (the monitor's DNS Activity stream); and
- * the file watch's unexpected opens (RF_EVF_UNEXPECTED, filewatch.c). Only
+ * rf_dns_record of every query (the monitor's DNS Activity stream), or,
+ * kind RF_EV_FLOW, the supervisor's rf_flow_record of a flow's last
+ * counts (the monitor's Network Activity stream); and the file watch's
+ * unexpected opens (RF_EVF_UNEXPECTED, filewatch.c). Only
  * for a live sandbox; a full ring buffer is counted (RINGBUF_LOST).
  */
 SEC("syscall")
@@ -373,8 +375,8 @@ int rf_dns_note(struct rf_event *ctx)
 	__builtin_memcpy(rb, ctx, sizeof(*rb));
 	rb->ts_boot_ns = bpf_ktime_get_boot_ns();
 	rb->cgroup_id = cgid;
-	if (kind == RF_EV_DNS) {
-		rb->kind = RF_EV_DNS;
+	if (kind == RF_EV_DNS || kind == RF_EV_FLOW) {
+		rb->kind = kind;
 		bpf_ringbuf_submit(rb, 0);
 		return 0;
 	}

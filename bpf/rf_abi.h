@@ -354,6 +354,7 @@ struct rf_sample_key {
 enum rf_event_kind {
 	RF_EV_DECISION = 1,     /* struct rf_event */
 	RF_EV_DNS = 2,          /* struct rf_dns_record (the DNS gate, every query) */
+	RF_EV_FLOW = 3,         /* struct rf_flow_record (the supervisor, a flow's end) */
 };
 
 /* One recorded decision: a sample in rf_samples and a ring-buffer record. */
@@ -542,6 +543,25 @@ struct rf_flow_name_key {
 
 struct rf_flow_name {
 	char name[RF_FLOW_NAME_LEN];    /* NUL-terminated; the name the gate answered */
+};
+
+/*
+ * A flow's final totals for ringfence-monitor (kind RF_EV_FLOW, through
+ * rf_dns_note like the DNS gate's records): written by the supervisor at
+ * the end of the run, before it deletes the sandbox's rf_flows entries,
+ * so the monitor, which reads rf_flows on an interval, gets the exact last
+ * counts. The header sits where rf_event's does; as large as rf_event.
+ */
+struct rf_flow_record {
+	__u64 ts_boot_ns;               /* set by rf_dns_note */
+	__u64 cgroup_id;
+	__u64 seq;                      /* the flow's number in this run's report */
+	__u32 kind;                     /* RF_EV_FLOW */
+	__u32 final;                    /* 1: the run ended (always, today) */
+	struct rf_flow_key key;
+	struct rf_flow flow;
+	char name[RF_FLOW_NAME_LEN];    /* the DNS gate's name for key.addr, or "" */
+	__u8 _reserved[16];             /* to rf_event's size: zero */
 };
 
 /* ====================================================================
@@ -784,6 +804,9 @@ RF_ABI_OFF(rf_flow_key, port, 24);
 RF_ABI_SIZE(rf_flow, 40);
 RF_ABI_SIZE(rf_ledger, 48);
 RF_ABI_SIZE(rf_flow_name_key, 32);
+RF_ABI_OFF(rf_flow_record, key, 32);
+_Static_assert(sizeof(struct rf_flow_record) == sizeof(struct rf_event),
+	       "rf_flow_record: rf_event's size");
 
 /* ringfence-monitor */
 RF_ABI_OFF(rf_mon_acct, seen, 72);

@@ -99,6 +99,8 @@ json_t *registry__monitor_to_json(const struct rf_reg_monitor *m)
 				  "window_ms", u64_json(m->dns_names_window_ms.v)));
 	opt_u64_put(o, "dns_label_len", &m->dns_label_len);
 	opt_u64_put(o, "disk_write_mb", &m->disk_write_mb);
+	opt_u64_put(o, "egress_bytes", &m->egress_bytes);
+	opt_u64_put(o, "egress_window_ms", &m->egress_window_ms);
 	if (m->has_exec) {
 		json_t *a = json_array();
 		size_t i;
@@ -212,6 +214,10 @@ static int monitor_key(void *ctx, const char *k, json_t *v)
 		return opt_u64_of(v, &m->dns_label_len);
 	if (!strcmp(k, "disk_write_mb"))
 		return opt_u64_of(v, &m->disk_write_mb);
+	if (!strcmp(k, "egress_bytes"))
+		return opt_u64_of(v, &m->egress_bytes);
+	if (!strcmp(k, "egress_window_ms"))
+		return opt_u64_of(v, &m->egress_window_ms);
 	if (!strcmp(k, "exec"))
 		return m->has_exec ? -EINVAL : exec_of(v, m);
 	if (!strcmp(k, "on_alert"))

@@ -56,6 +56,7 @@ struct rf_reg_monitor {
 	struct rf_reg_u64 dns_names_count;      /* "dns_names": {"count": N, */
 	struct rf_reg_u64 dns_names_window_ms;  /*  "window_ms": W}: written with count */
 	struct rf_reg_u64 dns_label_len, disk_write_mb;
+	struct rf_reg_u64 egress_bytes, egress_window_ms;  /* bytes sent within a window */
 	/* "on_alert": "alert", "freeze" or "kill" ("" absent: alert) */
 	char on_alert[8];
 	/* "exec": the programs the task is expected to run (has_exec: the key

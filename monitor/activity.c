@@ -10,6 +10,7 @@
 
 #include "activity.h"
 #include "cleanup.h"
+#include "ledger.h"
 #include "names.h"
 #include "table.h"
 
@@ -111,17 +112,12 @@ static void set_time(json_t *o, const char *key, int64_t ms)
 	json_object_set_new(o, k, json_string(dt));
 }
 
-static json_t *metadata(const struct rf_dns_record *r, const struct rf_sandbox_info *si,
-			uint64_t seq)
+/* The record's metadata; uid: its own identity. */
+static json_t *metadata_of(const char *uid, const struct rf_sandbox_info *si, uint64_t seq)
 {
 	json_t *md;
-	uint64_t h = rf_hash64(&r->cgroup_id, sizeof(r->cgroup_id), RF_HASH_SEED);
-	char uid[40];
 	uint32_t i;
 
-	h = rf_hash64(&r->seq, sizeof(r->seq), h);
-	h = rf_hash64(&r->ts_boot_ns, sizeof(r->ts_boot_ns), h);
-	snprintf(uid, sizeof(uid), "dns-%016" PRIx64, h);
 	/* the container profile: OCSF 1.3 puts no container at the top of a
 	 * network class; the sandbox is the device's container */
 	md = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:[s, s, s, s], s:I, s:s, s:s}",
@@ -141,6 +137,18 @@ static json_t *metadata(const struct rf_dns_record *r, const struct rf_sandbox_i
 	if (md && si && strlen(si->traceparent) >= 35)
 		json_object_set_new(md, "correlation_uid", json_stringn(si->traceparent + 3, 32));
 	return md;
+}
+
+static json_t *metadata(const struct rf_dns_record *r, const struct rf_sandbox_info *si,
+			uint64_t seq)
+{
+	uint64_t h = rf_hash64(&r->cgroup_id, sizeof(r->cgroup_id), RF_HASH_SEED);
+	char uid[40];
+
+	h = rf_hash64(&r->seq, sizeof(r->seq), h);
+	h = rf_hash64(&r->ts_boot_ns, sizeof(r->ts_boot_ns), h);
+	snprintf(uid, sizeof(uid), "dns-%016" PRIx64, h);
+	return metadata_of(uid, si, seq);
 }
 
 static json_t *answers(const struct rf_dns_record *r, char *buf, size_t len)
@@ -186,6 +194,20 @@ static void message(const struct rf_dns_record *r, const char *sandbox, char *bu
 		 r->n_granted, r->n_granted == 1 ? "" : "es");
 }
 
+/* The monitor's host; its container is the sandbox. */
+static json_t *device_of(const struct rf_alert_origin *og, const char *sb)
+{
+	json_t *dev = json_pack("{s:i, s:s}", "type_id", 0, "type", "Unknown");
+
+	if (dev && og->hostname[0])
+		json_object_set_new(dev, "hostname", json_string(og->hostname));
+	if (dev && og->device_uid[0])
+		json_object_set_new(dev, "uid", json_string(og->device_uid));
+	if (dev)
+		json_object_set_new(dev, "container", json_pack("{s:s, s:s}", "uid", sb, "name", sb));
+	return dev;
+}
+
 json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *si, uint64_t seq,
 		      int64_t off, const struct rf_alert_origin *og)
 {
@@ -193,7 +215,7 @@ json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *s
 	int64_t t_ms = ((int64_t)in->t_ns + off) / 1000000;
 	int action, disp, rc = activity__rcode_id(r->rcode);
 	char sb[RF_SANDBOX_LEN], msg[512], t[16];
-	json_t *o, *an, *dev;
+	json_t *o, *an;
 
 	if (in->type != RF_IN_DNS)
 		return NULL;
@@ -244,22 +266,158 @@ json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *s
 			    "protocol_name", r->protocol == IPPROTO_TCP ? "tcp" : "udp",
 			    "protocol_num", r->protocol == IPPROTO_TCP ? 6 : 17,
 			    "direction_id", 2, "direction", "Outbound"));
-	dev = json_pack("{s:i, s:s}", "type_id", 0, "type", "Unknown");
-	if (dev && og->hostname[0])
-		json_object_set_new(dev, "hostname", json_string(og->hostname));
-	if (dev && og->device_uid[0])
-		json_object_set_new(dev, "uid", json_string(og->device_uid));
-	if (dev)
-		json_object_set_new(dev, "container", json_pack("{s:s, s:s}", "uid", sb, "name", sb));
-	json_object_set_new(o, "device", dev);
+	json_object_set_new(o, "device", device_of(og, sb));
 	json_object_set_new(o, "unmapped", unmapped(r, sb, si));
 	return o;
 }
 
-char *activity__dns_line(const struct rf_input *in, const struct rf_sandbox_info *si,
-			 uint64_t seq, int64_t off, const struct rf_alert_origin *og)
+/* ---- Network Activity (class 4001): the ledger's flows ------------------ */
+
+static void sandbox_name(const struct rf_sandbox_info *si, uint64_t cgid, char *buf, size_t len)
 {
-	_cleanup_json_ json_t *o = activity__dns(in, si, seq, off, og);
+	snprintf(buf, len, "%s", si ? si->sandbox : "");
+	if (!buf[0])
+		snprintf(buf, len, "cgroup-%" PRIu64, cgid);
+}
+
+/* The peer: its address and port (outbound: the port it listens on). */
+static json_t *peer_endpoint(const struct rf_in_flow *f)
+{
+	char a[INET6_ADDRSTRLEN] = "";
+	json_t *ep;
+
+	inet_ntop(f->key.family == AF_INET ? AF_INET : AF_INET6, f->key.addr, a, sizeof(a));
+	ep = json_pack("{s:s}", "ip", a);
+	if (ep && !(f->key.flags & RF_FLOW_INBOUND))
+		json_object_set_new(ep, "port", json_integer(f->key.port));
+	if (ep && f->name[0] && activity__hostname_ok(f->name))
+		json_object_set_new(ep, "hostname", json_string(f->name));
+	return ep;
+}
+
+/* The sandbox's side: named by it, its container (inbound: the port it
+ * serves). OCSF wants an ip, uid, name or hostname: the ledger keeps no
+ * local address. */
+static json_t *sandbox_endpoint(const struct rf_in_flow *f, const char *sb)
+{
+	json_t *ep = json_pack("{s:s, s:{s:s, s:s}}", "name", sb, "container", "uid", sb,
+			       "name", sb);
+
+	if (ep && (f->key.flags & RF_FLOW_INBOUND))
+		json_object_set_new(ep, "port", json_integer(f->key.port));
+	return ep;
+}
+
+static json_t *flow_unmapped(const struct rf_in_flow *f, const char *sb,
+			     const struct rf_sandbox_info *si)
+{
+	json_t *um = json_pack("{s:s, s:I, s:b, s:b, s:b, s:I, s:I, s:I, s:I}",
+			       "sandbox", sb, "cgroup_id", (json_int_t)f->key.cgroup_id,
+			       "final", f->final,
+			       "inbound", (f->key.flags & RF_FLOW_INBOUND) != 0,
+			       "loopback", (f->key.flags & RF_FLOW_LOOPBACK) != 0,
+			       "connections", (json_int_t)f->connections,
+			       "connections_total", (json_int_t)f->total.connections,
+			       "bytes_sent_total", (json_int_t)f->total.bytes_sent,
+			       "bytes_received_total", (json_int_t)f->total.bytes_received);
+
+	if (um && si)
+		json_object_set_new(um, "policy_id", json_string(si->policy_id));
+	if (um && f->name[0])
+		json_object_set_new(um, "name", json_string(f->name));
+	return um;
+}
+
+json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *si,
+		       uint64_t seq, int64_t off, const struct rf_alert_origin *og)
+{
+	const struct rf_in_flow *f = &in->u.flow;
+	bool inbound = (f->key.flags & RF_FLOW_INBOUND) != 0, v4 = f->key.family == AF_INET;
+	int64_t t_ms = ((int64_t)in->t_ns + off) / 1000000;
+	int64_t start_ms = ((int64_t)f->since_ns + off) / 1000000;
+	int64_t end_ms = ((int64_t)(f->total.last_ns > f->since_ns ? f->total.last_ns :
+				    f->since_ns) + off) / 1000000;
+	char sb[RF_SANDBOX_LEN], msg[512], dst[80], uid[40];
+	uint64_t h;
+	json_t *o;
+
+	if (in->type != RF_IN_FLOW)
+		return NULL;
+	sandbox_name(si, f->key.cgroup_id, sb, sizeof(sb));
+	h = rf_hash64(&f->key, sizeof(f->key), RF_HASH_SEED);
+	h = rf_hash64(&in->t_ns, sizeof(in->t_ns), h);
+	snprintf(uid, sizeof(uid), "flow-%016" PRIx64, h);
+	ledger__dst_text(&f->key, dst, sizeof(dst));
+	snprintf(msg, sizeof(msg), "sandbox %s: %s %s%s%s%s: %" PRIu64 " bytes sent, %" PRIu64
+		 " received, %" PRIu64 " connection%s%s", sb, ledger__proto(&f->key), dst,
+		 f->name[0] ? " (" : "", f->name, f->name[0] ? ")" : "", f->bytes_sent,
+		 f->bytes_received, f->connections, f->connections == 1 ? "" : "s",
+		 f->final ? " (final)" : "");
+	o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "metadata", metadata_of(uid, si, seq));
+	json_object_set_new(o, "class_uid", json_integer(RF_OCSF_NET_CLASS_UID));
+	json_object_set_new(o, "class_name", json_string(RF_OCSF_NET_CLASS_NAME));
+	json_object_set_new(o, "category_uid", json_integer(4));
+	json_object_set_new(o, "category_name", json_string("Network Activity"));
+	/* the traffic of one destination over an interval: Traffic */
+	json_object_set_new(o, "activity_id", json_integer(6));
+	json_object_set_new(o, "activity_name", json_string("Traffic"));
+	json_object_set_new(o, "type_uid", json_integer(RF_OCSF_NET_CLASS_UID * 100 + 6));
+	json_object_set_new(o, "type_name", json_string("Network Activity: Traffic"));
+	set_time(o, "time", t_ms);
+	set_time(o, "start_time", start_ms);
+	set_time(o, "end_time", end_ms);
+	json_object_set_new(o, "timezone_offset", json_integer(0));
+	json_object_set_new(o, "severity_id", json_integer(1));
+	json_object_set_new(o, "severity", json_string("Informational"));
+	/* the policy let it through: every flow the ledger holds was allowed */
+	json_object_set_new(o, "action_id", json_integer(1));
+	json_object_set_new(o, "action", json_string("Allowed"));
+	json_object_set_new(o, "disposition_id", json_integer(1));
+	json_object_set_new(o, "disposition", json_string("Allowed"));
+	json_object_set_new(o, "status_id", json_integer(1));
+	json_object_set_new(o, "status", json_string("Success"));
+	json_object_set_new(o, "message", json_string(msg));
+	json_object_set_new(o, "src_endpoint", inbound ? peer_endpoint(f) :
+						     sandbox_endpoint(f, sb));
+	json_object_set_new(o, "dst_endpoint", inbound ? sandbox_endpoint(f, sb) :
+						     peer_endpoint(f));
+	json_object_set_new(o, "connection_info",
+			    json_pack("{s:s, s:i, s:i, s:s, s:i, s:s}",
+				      "protocol_name", ledger__proto(&f->key),
+				      "protocol_num", f->key.proto,
+				      "protocol_ver_id", v4 ? 4 : 6, "protocol_ver",
+				      v4 ? "Internet Protocol version 4 (IPv4)" :
+					   "Internet Protocol version 6 (IPv6)",
+				      "direction_id", inbound ? 1 : 2,
+				      "direction", inbound ? "Inbound" : "Outbound"));
+	/* what is new since this flow's previous record: the records of one
+	 * flow add up to the kernel's totals (unmapped *_total) */
+	json_object_set_new(o, "traffic", json_pack("{s:I, s:I, s:I}",
+			    "bytes_out", (json_int_t)f->bytes_sent,
+			    "bytes_in", (json_int_t)f->bytes_received,
+			    "bytes", (json_int_t)(f->bytes_sent + f->bytes_received)));
+	json_object_set_new(o, "device", device_of(og, sb));
+	json_object_set_new(o, "unmapped", flow_unmapped(f, sb, si));
+	return o;
+}
+
+json_t *activity__ocsf(const struct rf_input *in, const struct rf_sandbox_info *si,
+		       uint64_t seq, int64_t off, const struct rf_alert_origin *og)
+{
+	if (in->type == RF_IN_DNS)
+		return activity__dns(in, si, seq, off, og);
+	if (in->type == RF_IN_FLOW)
+		return activity__flow(in, si, seq, off, og);
+	return NULL;
+}
+
+char *activity__line(const struct rf_input *in, const struct rf_sandbox_info *si,
+		     uint64_t seq, int64_t off, const struct rf_alert_origin *og)
+{
+	_cleanup_json_ json_t *o = activity__ocsf(in, si, seq, off, og);
 	_cleanup_free_ char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	char *line;
 	size_t n;

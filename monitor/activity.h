@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Activity records: what sandboxes were allowed (and refused) to do, as
- * OCSF events apart from the findings (--activity FILE). Now: one DNS
- * Activity (class 4003) record per query the DNS gate answered or refused.
+ * OCSF events apart from the findings (--activity FILE): one DNS Activity
+ * (class 4003) record per query the DNS gate answered or refused, and one
+ * Network Activity (class 4001) record per FLOW input (a destination of a
+ * sandbox, what moved since its previous record; flowwatch.h).
  */
 #ifndef RF_MON_ACTIVITY_H
 #define RF_MON_ACTIVITY_H
@@ -14,14 +16,22 @@
 
 #define RF_OCSF_DNS_CLASS_UID 4003
 #define RF_OCSF_DNS_CLASS_NAME "DNS Activity"
+#define RF_OCSF_NET_CLASS_UID 4001
+#define RF_OCSF_NET_CLASS_NAME "Network Activity"
 
 /* The record of in (type RF_IN_DNS); si: its sandbox (NULL: unknown, named
  * by cgroup id). A new JSON object, NULL on ENOMEM or another input type. */
 json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *si, uint64_t seq,
 		      int64_t boot_to_real_ns, const struct rf_alert_origin *og);
-/* The same as one compact line with '\n' (malloc'd). */
-char *activity__dns_line(const struct rf_input *in, const struct rf_sandbox_info *si,
-			 uint64_t seq, int64_t boot_to_real_ns, const struct rf_alert_origin *og);
+/* The record of in (type RF_IN_FLOW): Network Activity, Traffic. */
+json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *si,
+		       uint64_t seq, int64_t boot_to_real_ns, const struct rf_alert_origin *og);
+/* Either, by in->type (NULL for the other types). */
+json_t *activity__ocsf(const struct rf_input *in, const struct rf_sandbox_info *si,
+		       uint64_t seq, int64_t boot_to_real_ns, const struct rf_alert_origin *og);
+/* The same as one compact line with '\n' (malloc'd); NULL for other types. */
+char *activity__line(const struct rf_input *in, const struct rf_sandbox_info *si,
+		     uint64_t seq, int64_t boot_to_real_ns, const struct rf_alert_origin *og);
 /* OCSF rcode_id of a DNS rcode, and its caption. */
 int activity__rcode_id(uint16_t rcode);
 const char *activity__rcode_caption(int rcode_id);

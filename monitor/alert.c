@@ -240,6 +240,23 @@ static void message_dns(const struct rf_alert *a, const char *sb, char *buf, siz
 			 "%s", sb, a->dns_label, a->dns_label_len, a->dns_entropy, a->dns_suffix);
 }
 
+static void message_egress(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	char v[32], t[32], name[RF_DNS_RECORD_NAME_LEN + 4] = "";
+	const char *dst = a->n_dests ? a->dests[0].key : "?";
+
+	amount(a->value, "bytes", v, sizeof(v));
+	amount(a->threshold, "bytes", t, sizeof(t));
+	if (a->dns_name[0])
+		snprintf(name, sizeof(name), " (%s)", a->dns_name);
+	if (!strncmp(a->key, "dst:", 4))
+		snprintf(buf, len, "sandbox %s: %s sent to %s%s within %" PRIu64
+			 " ms (threshold %s)", sb, v, dst, name, a->window_ms, t);
+	else
+		snprintf(buf, len, "sandbox %s: %s sent within %" PRIu64 " ms (threshold %s), "
+			 "latest to %s%s", sb, v, a->window_ms, t, dst, name);
+}
+
 static void message_exec(const struct rf_alert *a, const char *sb, char *buf, size_t len)
 {
 	snprintf(buf, len, "sandbox %s: %s (pid %u) run by %s (pid %u), not a program of "
@@ -518,6 +535,23 @@ static void evidences_dns(const struct rf_alert *a, json_t *container, json_t *e
 	json_array_append_new(evs, ev);
 }
 
+/* The destination (its address, port and protocol) is the evidence, the
+ * volume beside it. */
+static void evidences_egress(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_t *ev = a->n_dests ? dest_evidence(a, &a->dests[0], container) :
+				  evidence(a, container);
+
+	if (a->n_dests && a->dns_name[0] && json_object_get(ev, "dst_endpoint"))
+		json_object_set_new(json_object_get(ev, "dst_endpoint"), "hostname",
+				    json_string(a->dns_name));
+	json_object_set_new(ev, "data", json_pack("{s:s, s:I, s:I, s:I, s:s}",
+			    "scope", strncmp(a->key, "dst:", 4) ? "sandbox" : "destination",
+			    "bytes", (json_int_t)a->value, "threshold", (json_int_t)a->threshold,
+			    "window_ms", (json_int_t)a->window_ms, "unit", "bytes"));
+	json_array_append_new(evs, ev);
+}
+
 static void evidences_exec(const struct rf_alert *a, json_t *container, json_t *evs)
 {
 	json_array_append_new(evs, evidence(a, container));
@@ -591,6 +625,19 @@ static void unmapped_dns(json_t *um, const struct rf_alert *a)
 		json_object_set_new(um, "entropy", json_real((double)(int)(a->dns_entropy * 100)
 							       / 100));
 	}
+}
+
+static void unmapped_egress(json_t *um, const struct rf_alert *a)
+{
+	json_object_set_new(um, "scope", json_string(strncmp(a->key, "dst:", 4) ? "sandbox" :
+						     "destination"));
+	json_object_set_new(um, "bytes", json_integer((json_int_t)a->value));
+	json_object_set_new(um, "threshold", json_integer((json_int_t)a->threshold));
+	json_object_set_new(um, "window_ms", json_integer((json_int_t)a->window_ms));
+	if (a->n_dests)
+		json_object_set_new(um, "destination", json_string(a->dests[0].key));
+	if (a->dns_name[0])
+		json_object_set_new(um, "name", json_string(a->dns_name));
 }
 
 static void unmapped_exec(json_t *um, const struct rf_alert *a)

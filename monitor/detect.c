@@ -14,6 +14,8 @@
 
 #include "detect.h"
 #include "dnstunnel.h"
+#include "egress.h"
+#include "ledger.h"
 #include "names.h"
 #include "sysnames.h"
 #include "table.h"
@@ -95,6 +97,7 @@ struct sandbox {
 	uint64_t cap_mem, cap_pids, cap_cpu;
 	bool cap_registry;
 	struct rf_dnst dnst;            /* DNS tunnelling signs */
+	struct rf_egress *egress;       /* monitor.egress_bytes: made at the first bytes */
 };
 
 struct proc {
@@ -277,6 +280,7 @@ static void sb_free(struct rf_detect *d, struct sandbox *s)
 		free(s->burst[c].dc);
 	}
 	dnst__free(&s->dnst);
+	free(s->egress);
 	rf_sandbox_info_clear(&s->info);
 	memset(s, 0, sizeof(*s));
 }
@@ -878,6 +882,81 @@ static void dns_record(struct rf_detect *d, const struct rf_input *in)
 		dns_alert(d, s, r, &res, &lim, false, in->t_ns);
 }
 
+/* ---- egress volume --------------------------------------------------------- */
+
+/* More than monitor.egress_bytes within the window, sent by the sandbox
+ * in all (key "sandbox") or to one destination (key "dst:ADDR:PORT/PROTO",
+ * the DNS name the gate opened it through in the alert). An occurrence per
+ * FLOW record over the threshold; quiet for linger_ms, the alert closes. */
+static void egress_alert(struct rf_detect *d, struct sandbox *s, const struct rf_in_flow *f,
+			 bool dest, uint64_t bytes, uint64_t t)
+{
+	char key[RF_KEY_LEN], dst[80];
+	struct rf_episode *e;
+
+	ledger__dst_text(&f->key, dst, sizeof(dst));
+	if (dest)
+		snprintf(key, sizeof(key), "dst:%s/%s", dst, ledger__proto(&f->key));
+	else
+		snprintf(key, sizeof(key), "sandbox");
+	e = ep_get(d, RF_RULE_EGRESS, s, key);
+	if (!e)
+		return;
+	if (!e->a.count) {
+		e->a.threshold = s->info.egress_bytes;
+		e->a.window_ms = s->egress->window_ns / MS;
+		e->a.unit = "bytes";
+	}
+	if (bytes > e->a.value)
+		e->a.value = bytes;
+	/* the destination that sent the sandbox over (dest: its own) */
+	if (!e->a.n_dests || dest) {
+		struct rf_alert_dest *ad = &e->a.dests[0];
+		char a[48] = "";
+
+		memset(ad, 0, sizeof(*ad));
+		inet_ntop(f->key.family == AF_INET ? AF_INET : AF_INET6, f->key.addr, a, sizeof(a));
+		snprintf(ad->key, sizeof(ad->key), "%s/%s", dst, ledger__proto(&f->key));
+		ad->family = f->key.family;
+		snprintf(ad->address, sizeof(ad->address), "%s", a);
+		ad->port = f->key.port;
+		snprintf(ad->protocol, sizeof(ad->protocol), "%s", ledger__proto(&f->key));
+		ad->protocol_num = f->key.proto;
+		ad->count = bytes;
+		e->a.n_dests = 1;
+		snprintf(e->a.dns_name, sizeof(e->a.dns_name), "%s", f->name);
+	}
+	e->a.count++;
+	ep_commit(d, e, t, false);
+}
+
+static void flow_record(struct rf_detect *d, const struct rf_input *in)
+{
+	const struct rf_in_flow *f = &in->u.flow;
+	struct sandbox *s = sb_touch(d, in->cgroup_id, in->t_ns);
+	uint64_t total, dest, window_ms;
+
+	if (!s || !s->info.egress_bytes || !f->bytes_sent)
+		return;
+	window_ms = s->info.egress_window_ms ? s->info.egress_window_ms :
+		    RF_EGRESS_WINDOW_MS_DEFAULT;
+	if (!s->egress || s->egress->window_ns != window_ms * MS) {
+		free(s->egress);
+		s->egress = malloc(sizeof(*s->egress));
+		if (!s->egress) {
+			d->shed++;
+			return;
+		}
+		egress__init(s->egress, window_ms * MS);
+	}
+	if (!egress__add(s->egress, &f->key, f->bytes_sent, in->t_ns, &total, &dest))
+		return;
+	if (total > s->info.egress_bytes)
+		egress_alert(d, s, f, false, total, in->t_ns);
+	if (dest > s->info.egress_bytes)
+		egress_alert(d, s, f, true, dest, in->t_ns);
+}
+
 /* ---- resources ----------------------------------------------------------- */
 
 static void res_check(struct rf_detect *d, struct sandbox *s, int r, uint64_t value,
@@ -1277,6 +1356,9 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		break;
 	case RF_IN_DNS:
 		dns_record(d, in);
+		break;
+	case RF_IN_FLOW:
+		flow_record(d, in);
 		break;
 	case RF_IN_MAX:
 		break;

@@ -38,6 +38,7 @@
 #include "engine.h"
 #include "events.h"
 #include "fileio.h"
+#include "flowwatch.h"
 #include "log.h"
 #include "output.h"
 #include "pins.h"
@@ -91,19 +92,22 @@ void engine__on_alert(const struct rf_alert *a, void *ctx)
 
 /* ---- inputs ------------------------------------------------------------- */
 
-/* A DNS record on the activity stream, named as the detectors know its
- * sandbox. */
+/* A DNS or flow record on the activity stream, named as the detectors
+ * know its sandbox. */
 static void activity_out(struct rf_engine *e, const struct rf_input *in)
 {
 	_cleanup_free_ char *line = NULL;
+	bool to_sinks = e->sinks && e->o->sinks.activity;
 
-	if (!e->act)
+	if (!e->act && !to_sinks)
 		return;
-	line = activity__dns_line(in, detect__info(e->det, in->cgroup_id), ++e->act_seq,
-				  e->boot_to_real, &e->origin);
-	if (!line || !output__push(e->act, line))
+	line = activity__line(in, detect__info(e->det, in->cgroup_id), ++e->act_seq,
+			      e->boot_to_real, &e->origin);
+	if (e->act && (!line || !output__push(e->act, line)))
 		rf_debug("activity queue full: record %llu dropped",
 			 (unsigned long long)e->act_seq);
+	if (line && to_sinks)
+		sinks__push(e->sinks, line);
 }
 
 void engine__feed(void *ctx, const struct rf_input *in)
@@ -114,7 +118,7 @@ void engine__feed(void *ctx, const struct rf_input *in)
 	if (e->rec && record__write(e->rec, in))
 		rf_debug("--record: write failed");
 	detect__input(e->det, in);
-	if (in->type == RF_IN_DNS)
+	if (in->type == RF_IN_DNS || in->type == RF_IN_FLOW)
 		activity_out(e, in);
 }
 
@@ -138,6 +142,14 @@ static int on_dns(struct rf_engine *e, const void *data)
 	return 0;
 }
 
+/* A FLOW input of the flow watcher: as a DNS record, it names a sandbox. */
+static void on_flow(const struct rf_input *in, void *ctx)
+{
+	struct rf_engine *e = ctx;
+
+	sandboxes__feed_input(&e->sbx, in);
+}
+
 int engine__on_decision(void *ctx, void *data, size_t size)
 {
 	struct rf_engine *e = ctx;
@@ -150,6 +162,14 @@ int engine__on_decision(void *ctx, void *data, size_t size)
 	memcpy(ev, data, sizeof(*ev));
 	if (ev->kind == RF_EV_DNS)
 		return on_dns(e, data);
+	if (ev->kind == RF_EV_FLOW) {
+		struct rf_flow_record fr;
+
+		memcpy(&fr, data, sizeof(fr));
+		if (e->flows)
+			flowwatch__final(e->flows, &fr, fr.ts_boot_ns, on_flow, e);
+		return 0;
+	}
 	if (ev->kind != RF_EV_DECISION)
 		return 0;
 	memcpy(tmp, ev->comm, RF_COMM_LEN);
@@ -311,7 +331,12 @@ static void poll_lost(struct rf_engine *e, uint64_t now)
 	v = sinks__dropped(e->sinks);
 	lost_input(e, RF_HOP_SINKS, v - e->sinks_lost_last, false, now);
 	e->sinks_lost_last = v;
-	e->m.lost[RF_HOP_MONITOR_TABLES] = detect__shed(e->det);
+	/* flows the flow table had no room for: their records are missing
+	 * (the kernel's totals are not) */
+	v = e->flows ? flowwatch__shed(e->flows) : 0;
+	lost_input(e, RF_HOP_MONITOR_TABLES, v - e->flows_shed_last, false, now);
+	e->flows_shed_last = v;
+	e->m.lost[RF_HOP_MONITOR_TABLES] = detect__shed(e->det) + v;
 }
 
 static void ep_add(struct rf_engine *e, int fd)
@@ -390,6 +415,8 @@ static void periodic(struct rf_engine *e, uint64_t now)
 	sandboxes__find_parent(&e->sbx);
 	engine__drain(e);
 	sandboxes__sample(&e->sbx, now);
+	if (e->flows)
+		flowwatch__poll(e->flows, now, on_flow, e);
 	poll_lost(e, now);
 	sandboxes__gc(&e->sbx, now);
 	record__flush(e->rec);

@@ -42,9 +42,12 @@ struct rf_engine_opts {
 	struct rf_sinks_opts sinks; /* --journal, --syslog, --otlp, --webhook */
 };
 
+struct rf_flowwatch;
+
 struct rf_engine {
 	const struct rf_engine_opts *o;
 	struct rf_detect *det;
+	struct rf_flowwatch *flows;     /* the ledger's flows */
 	struct rf_output *out;
 	struct rf_sinks *sinks;
 	struct rf_output *act;          /* --activity; NULL: none */
@@ -69,7 +72,7 @@ struct rf_engine {
 	bool dec_baseline_set;
 	uint64_t dec_lost_last;
 	uint32_t dec_stats_id;
-	uint64_t mon_lost_last, maps_lost_last, out_lost_last, sinks_lost_last;
+	uint64_t mon_lost_last, maps_lost_last, out_lost_last, sinks_lost_last, flows_shed_last;
 	json_t *recent;
 };
 

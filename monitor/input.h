@@ -31,7 +31,8 @@ enum rf_in_type {
 	RF_IN_LOST = 10,        /* events lost on one hop since the last report */
 	RF_IN_TICK = 11,        /* time passes (closes windows and alerts) */
 	RF_IN_DNS = 12,         /* a query the DNS gate answered or refused */
-	RF_IN_MAX = 13,
+	RF_IN_FLOW = 13,        /* a destination's counts since its previous record */
+	RF_IN_MAX = 14,
 };
 
 /* Where events can be lost, in order along the path. */
@@ -73,6 +74,7 @@ struct rf_sandbox_info {
 	uint64_t dns_names, dns_window_ms;  /* distinct names under one suffix */
 	uint64_t dns_label_len;             /* longest label not alerted */
 	uint64_t disk_write_mb;
+	uint64_t egress_bytes, egress_window_ms;    /* bytes sent within a window */
 	enum rf_mon_response on_alert;
 	/* monitor.exec: the programs expected (sorted); has_exec: the policy
 	 * names them (every other exec is an alert) */
@@ -150,6 +152,18 @@ struct rf_in_lost {
 	bool before_start;      /* lost while no monitor was running */
 };
 
+/* FLOW: one destination of one sandbox (the kernel's ledger, rf_flows):
+ * its totals, and what of them is new since its previous FLOW record (the
+ * records' deltas add up to the totals: nothing counted twice). */
+struct rf_in_flow {
+	struct rf_flow_key key;     /* key.cgroup_id: the sandbox */
+	struct rf_flow total;       /* as the kernel counted it so far */
+	uint64_t connections, bytes_sent, bytes_received;  /* new in this record */
+	uint64_t since_ns;          /* where this record's interval starts (boot ns) */
+	bool final;                 /* the run ended: the last record of this flow */
+	char name[RF_FLOW_NAME_LEN];    /* the DNS gate's name for the address, or "" */
+};
+
 struct rf_input {
 	uint64_t t_ns;          /* CLOCK_BOOTTIME nanoseconds */
 	enum rf_in_type type;
@@ -161,6 +175,7 @@ struct rf_input {
 		struct rf_in_sample sample;
 		struct rf_in_lost lost;
 		struct rf_dns_record dns;           /* DNS: name NUL-terminated, printable */
+		struct rf_in_flow flow;             /* FLOW: name printable */
 	} u;
 };
 

@@ -20,7 +20,7 @@
 #include "metrics.h"
 
 static const char *const src_names[RF_EVSRC_MAX] = {
-	"decision", "syscall", "fork", "exec", "exit", "sample", "registry", "dns",
+	"decision", "syscall", "fork", "exec", "exit", "sample", "registry", "dns", "flow",
 };
 
 struct buf {
@@ -72,6 +72,7 @@ void metrics__count_input(struct rf_metrics *m, const struct rf_input *in)
 	case RF_IN_EXIT: m->events[RF_EVSRC_EXIT]++; break;
 	case RF_IN_SAMPLE: m->events[RF_EVSRC_SAMPLE]++; break;
 	case RF_IN_DNS: m->events[RF_EVSRC_DNS]++; break;
+	case RF_IN_FLOW: m->events[RF_EVSRC_FLOW]++; break;
 	case RF_IN_SANDBOX:
 	case RF_IN_SANDBOX_END: m->events[RF_EVSRC_REGISTRY]++; break;
 	case RF_IN_LOST:
@@ -171,7 +172,7 @@ static void render_process(struct buf *b)
  * went through the spool on its way). */
 static void render_sinks(struct buf *b, const struct rf_metrics *m)
 {
-	static const char *const outcomes[] = { "delivered", "spooled", "dropped" };
+	static const char *const outcomes[RF_SINK_OUTCOMES] = { "delivered", "spooled", "dropped" };
 	int k, i;
 	bool any = false;
 
@@ -197,6 +198,21 @@ static void render_sinks(struct buf *b, const struct rf_metrics *m)
 			bprintf(b, "ringfence_monitor_sink_records_total{sink=\"%s\",outcome=\"%s\"} "
 				"%llu\n", rf_sink_name((enum rf_sink_kind)k), outcomes[i],
 				(unsigned long long)v[i]);
+	}
+	bprintf(b, "# HELP ringfence_monitor_sink_records_by_kind_total The same by record kind: "
+		"finding, network_activity, dns_activity (--sink-activity), other.\n"
+		"# TYPE ringfence_monitor_sink_records_by_kind_total counter\n");
+	for (k = 0; k < RF_SINK_MAX; k++) {
+		const struct rf_sink_stats *s = &m->sinks[k];
+		int r;
+
+		for (r = 0; s->on && r < RF_SINK_REC_MAX; r++)
+			for (i = 0; i < RF_SINK_OUTCOMES; i++)
+				bprintf(b, "ringfence_monitor_sink_records_by_kind_total{sink=\"%s\","
+					"kind=\"%s\",outcome=\"%s\"} %llu\n",
+					rf_sink_name((enum rf_sink_kind)k),
+					rf_sink_rec_name((enum rf_sink_rec)r), outcomes[i],
+					(unsigned long long)s->by_kind[r][i]);
 	}
 	bprintf(b, "# HELP ringfence_monitor_sink_pending_records Records of a sink in its "
 		"queue or spool now.\n# TYPE ringfence_monitor_sink_pending_records gauge\n");

@@ -24,6 +24,7 @@ enum rf_evsrc {
 	RF_EVSRC_SAMPLE,
 	RF_EVSRC_REGISTRY,
 	RF_EVSRC_DNS,           /* the DNS gates' query records */
+	RF_EVSRC_FLOW,          /* the ledger's flow records */
 	RF_EVSRC_MAX,
 };
 

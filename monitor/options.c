@@ -18,7 +18,7 @@
 
 enum opt {
 	O_OUTPUT, O_ACTIVITY, O_METRICS, O_METRICS_FILE, O_RECORD, O_REPLAY, O_PROFILE, O_TOP, O_ONCE,
-	O_STATUS, O_STATE, O_INTERVAL, O_UPDATE, O_LINGER, O_BURST_N, O_BURST_W, O_CPU,
+	O_SINK_ACTIVITY, O_STATUS, O_STATE, O_INTERVAL, O_UPDATE, O_LINGER, O_BURST_N, O_BURST_W, O_CPU,
 	O_MEM, O_PIDS, O_RINGBUF, O_QUEUE, O_TICK, O_REGISTRY, O_COALESCE, O_BPF_CPU,
 	O_BOOST, O_JOURNAL, O_SYSLOG, O_OTLP, O_WEBHOOK, O_SPOOL_DIR, O_SPOOL_MB, O_SINK_DRAIN,
 	O_QUIET, O_VERBOSE, O_VERSION, O_HELP, O_MAX,
@@ -37,7 +37,11 @@ static const struct rf_cli_option opts[] = {
 		       .help = "append alerts to FILE (reopened on SIGHUP); default stdout" },
 	[O_ACTIVITY] = { "activity", 0, STR(RF_CLI_FILE, "FILE", o.activity),
 			 .help = "append activity records (OCSF DNS Activity: every query\n"
-				 "a DNS gate answered or refused) to FILE; default none" },
+				 "a DNS gate answered or refused; Network Activity: each\n"
+				 "destination's bytes every interval and at the end) to FILE" },
+	[O_SINK_ACTIVITY] = { "sink-activity", 0, FLAG(o.sinks.activity),
+			      .help = "the sinks carry the activity records too (DNS and Network\n"
+				      "Activity, as --activity writes them), beside the alerts" },
 	[O_METRICS] = { "metrics", 0, STR(RF_CLI_TEXT, "ADDR:PORT", o.metrics_addr),
 			.help = "serve Prometheus metrics (GET or HEAD /metrics) on a loopback\n"
 				"address (e.g. 127.0.0.1:9464 or [::1]:9464)" },
@@ -213,6 +217,8 @@ int options__check(const struct cli *c)
 		      "and thresholds";
 	else if (c->top && (c->journal || sinks__any(&c->o.sinks)))
 		bad = "--top only reads the view: the sinks go with a monitor";
+	else if (c->o.sinks.activity && !c->journal && !sinks__any(&c->o.sinks))
+		bad = "--sink-activity needs a sink (--journal, --syslog, --otlp or --webhook)";
 	if (bad) {
 		fprintf(stderr, "ringfence-monitor: %s\n", bad);
 		return EXIT_USAGE;

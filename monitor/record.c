@@ -23,7 +23,7 @@ static const char *const type_names[] = {
 	[RF_IN_DECISION] = "decision", [RF_IN_SYSCALL] = "syscall", [RF_IN_FORK] = "fork",
 	[RF_IN_EXEC] = "exec", [RF_IN_EXIT] = "exit", [RF_IN_PROC] = "proc",
 	[RF_IN_SAMPLE] = "sample", [RF_IN_LOST] = "lost", [RF_IN_TICK] = "tick",
-	[RF_IN_DNS] = "dns",
+	[RF_IN_DNS] = "dns", [RF_IN_FLOW] = "flow",
 };
 _Static_assert(sizeof(type_names) / sizeof(type_names[0]) == RF_IN_MAX, "a name per type");
 #define N_TYPES (sizeof(type_names) / sizeof(type_names[0]))
@@ -109,6 +109,27 @@ static const struct int_field decision_fields[] = {
 	INT_FIELD(struct rf_event, need), INT_FIELD(struct rf_event, target_pid), { 0 },
 };
 
+/* FLOW: the key's fields, the totals (total_*), and what is new. */
+static const struct int_field flow_key_fields[] = {
+	INT_FIELD(struct rf_flow_key, port), INT_FIELD(struct rf_flow_key, family),
+	INT_FIELD(struct rf_flow_key, proto), INT_FIELD(struct rf_flow_key, flags), { 0 },
+};
+
+static const struct int_field flow_fields[] = {
+	INT_FIELD(struct rf_in_flow, connections), INT_FIELD(struct rf_in_flow, bytes_sent),
+	INT_FIELD(struct rf_in_flow, bytes_received), INT_FIELD(struct rf_in_flow, since_ns),
+	{ 0 },
+};
+
+static const struct int_field flow_total_fields[] = {
+	{ "total_connections", offsetof(struct rf_flow, connections), 8 },
+	{ "total_bytes_sent", offsetof(struct rf_flow, bytes_sent), 8 },
+	{ "total_bytes_received", offsetof(struct rf_flow, bytes_received), 8 },
+	{ "first_ns", offsetof(struct rf_flow, first_ns), 8 },
+	{ "last_ns", offsetof(struct rf_flow, last_ns), 8 },
+	{ 0 },
+};
+
 static const struct int_field sample_fields[] = {
 	INT_FIELD(struct rf_in_sample, cpu_ns), INT_FIELD(struct rf_in_sample, mem_bytes),
 	INT_FIELD(struct rf_in_sample, procs), INT_FIELD(struct rf_in_sample, procs_peak),
@@ -187,6 +208,8 @@ static void sandbox_to_json(json_t *o, const struct rf_sandbox_info *si)
 		.dns_names_window_ms = { si->dns_names != 0, si->dns_window_ms },
 		.dns_label_len = { si->dns_label_len != 0, si->dns_label_len },
 		.disk_write_mb = { si->disk_write_mb != 0, si->disk_write_mb },
+		.egress_bytes = { si->egress_bytes != 0, si->egress_bytes },
+		.egress_window_ms = { si->egress_window_ms != 0, si->egress_window_ms },
 		.has_exec = si->has_exec, .exec = si->exec, .n_exec = si->n_exec,
 	};
 	const struct rf_reg_syscalls sc = {
@@ -291,6 +314,20 @@ json_t *record__to_json(const struct rf_input *in)
 		json_object_set_new(o, "name", json_string(in->u.dns.name));
 		break;
 	}
+	case RF_IN_FLOW: {
+		char buf[40];
+
+		fields_to_json(o, &in->u.flow.key, flow_key_fields);
+		hex(buf, in->u.flow.key.addr, 16);
+		json_object_set_new(o, "addr", json_string(buf));
+		fields_to_json(o, &in->u.flow, flow_fields);
+		fields_to_json(o, &in->u.flow.total, flow_total_fields);
+		if (in->u.flow.final)
+			json_object_set_new(o, "final", json_true());
+		if (in->u.flow.name[0])
+			json_object_set_new(o, "name", json_string(in->u.flow.name));
+		break;
+	}
 	case RF_IN_LOST:
 		json_object_set_new(o, "hop", json_string(rf_hop_name(in->u.lost.hop)));
 		set_u64(o, "count", in->u.lost.count);
@@ -373,6 +410,22 @@ static int dns_from_json(json_t *o, struct rf_input *in)
 	return 0;
 }
 
+static int flow_from_json(json_t *o, struct rf_input *in)
+{
+	struct rf_in_flow *f = &in->u.flow;
+	const char *addr = json_string_value(json_object_get(o, "addr"));
+
+	fields_from_json(o, &f->key, flow_key_fields);
+	f->key.cgroup_id = in->cgroup_id;
+	if (addr && unhex(f->key.addr, 16, addr))
+		return -EINVAL;
+	fields_from_json(o, f, flow_fields);
+	fields_from_json(o, &f->total, flow_total_fields);
+	f->final = json_is_true(json_object_get(o, "final"));
+	get_str(o, "name", f->name, sizeof(f->name));
+	return 0;
+}
+
 static void proc_from_json(json_t *o, struct rf_in_proc *p)
 {
 	p->pid = (uint32_t)get_u64(o, "pid");
@@ -429,6 +482,8 @@ int record__from_json(json_t *o, struct rf_input *in, struct rf_sandbox_info *si
 		return lost_from_json(o, &in->u.lost);
 	case RF_IN_DNS:
 		return dns_from_json(o, in);
+	case RF_IN_FLOW:
+		return flow_from_json(o, in);
 	default:
 		return 0;
 	}

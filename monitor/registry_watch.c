@@ -64,6 +64,8 @@ int regwatch__info(const struct rf_registry_entry *e, struct rf_sandbox_info *si
 	}
 	si->dns_label_len = m->dns_label_len.set ? m->dns_label_len.v : 0;
 	si->disk_write_mb = m->disk_write_mb.set ? m->disk_write_mb.v : 0;
+	si->egress_bytes = m->egress_bytes.set ? m->egress_bytes.v : 0;
+	si->egress_window_ms = m->egress_window_ms.set ? m->egress_window_ms.v : 0;
 	oa = rf_response_parse(m->on_alert);
 	si->on_alert = oa > 0 ? (enum rf_mon_response)oa : RF_RESP_ALERT;
 	if (m->has_exec) {

@@ -20,6 +20,7 @@ struct rctx {
 	struct rf_detect *det;
 	struct rf_output *out;
 	struct rf_sinks *sinks;
+	bool sink_activity;             /* --sink-activity */
 	struct rf_output *act;          /* --activity, or NULL */
 	uint64_t act_seq;
 	int64_t off;
@@ -74,14 +75,16 @@ static void on_input(const struct rf_input *in, void *ctx)
 	if (in->t_ns > r->last_t)
 		r->last_t = in->t_ns;
 	detect__input(r->det, in);
-	if (in->type == RF_IN_DNS && r->act) {
-		_cleanup_free_ char *line = activity__dns_line(in, detect__info(r->det, in->cgroup_id),
+	if ((in->type == RF_IN_DNS || in->type == RF_IN_FLOW) && (r->act || r->sink_activity)) {
+		_cleanup_free_ char *line = activity__line(in, detect__info(r->det, in->cgroup_id),
 							       ++r->act_seq, r->off, &r->origin);
 
-		if (line) {
+		if (line && r->act) {
 			output__push(r->act, line);
 			output__flush(r->act, 5000);
 		}
+		if (line && r->sink_activity)
+			sinks__push(r->sinks, line);
 	}
 }
 
@@ -116,6 +119,7 @@ int replay__run_sinks(const char *file, const char *output, const char *activity
 
 	alert__origin_local(&r.origin);
 	r.m.start_time = (double)time(NULL);
+	r.sink_activity = sinks && sinks->activity;
 
 	err = output__open(output, 64u << 20, &r.out);
 	if (err) {

@@ -65,7 +65,9 @@ enum rf_rule_alt {
  * someone who can start sandboxes may have made on purpose. DNS
  * tunnelling and an unexpected program are High: both are what a coerced
  * agent does with what its policy allows (data out through names under an
- * allowed wildcard; `git` run by a tool that should only run `python3`).
+ * allowed wildcard; `git` run by a tool that should only run `python3`);
+ * so is an egress volume over the policy's threshold (a secret sent to a
+ * destination the policy allows).
  * An unexpected file path is Medium: a file the policy allows, outside the
  * paths the task was expected to open, is often a harmless dependency
  * the list missed (a locale, a config file); it is what to look at first
@@ -88,6 +90,8 @@ enum rf_rule_alt {
 	  RF_CONTROL_DETECT, dns)                                                       \
 	X(EXEC, "unexpected-exec", "Unexpected program", HIGH, RF_ALT_NONE, HIGH,      \
 	  RF_CONTROL_DETECT, exec)                                                      \
+	X(EGRESS, "egress-volume", "Egress volume", HIGH, RF_ALT_NONE, HIGH,           \
+	  RF_CONTROL_DETECT, egress)                                                    \
 	X(FILES, "unexpected-file", "Unexpected file path", MEDIUM, RF_ALT_NONE,       \
 	  MEDIUM, RF_CONTROL_DETECT, files)
 

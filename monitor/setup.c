@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "error.h"
 #include "events.h"
+#include "flowwatch.h"
 #include "log.h"
 #include "output.h"
 #include "paths.h"
@@ -215,6 +216,23 @@ static void undo_detectors(void *ctx)
 	detect__finish(e->det, clock__boottime_ns());
 	detect__free(e->det);
 	e->det = NULL;
+}
+
+/* The ledger's flows (flowwatch.h): read every interval. */
+static int step_flows(void *ctx, struct rf_step_error *err)
+{
+	struct rf_engine *e = ctx;
+	int ret = flowwatch__new(0, &e->flows);
+
+	return ret ? rf_error_set(&err->e, ret, "flows", "%s", strerror(-ret)) : 0;
+}
+
+static void undo_flows(void *ctx)
+{
+	struct rf_engine *e = ctx;
+
+	flowwatch__free(e->flows);
+	e->flows = NULL;
 }
 
 static int step_record(void *ctx, struct rf_step_error *err)
@@ -445,6 +463,7 @@ static const struct rf_step setup_steps[] = {
 	{ "activity", step_activity, undo_activity, EXIT_FAILED, false },
 	{ "recent", step_recent, undo_recent, EXIT_FAILED, false },
 	{ "detectors", step_detectors, undo_detectors, EXIT_FAILED, false },
+	{ "flows", step_flows, undo_flows, EXIT_FAILED, false },
 	{ "record", step_record, undo_record, EXIT_FAILED, false },
 	{ "metrics-http", step_http, undo_http, EXIT_FAILED, false },
 	{ "sandbox-table", step_sandbox_table, undo_sandbox_table, EXIT_FAILED, false },

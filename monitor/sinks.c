@@ -47,6 +47,29 @@ const char *rf_sink_name(enum rf_sink_kind k)
 	return k < RF_SINK_MAX ? sink_names[k] : "unknown";
 }
 
+static const struct { const char *name; const char *needle; } recs[] = {
+#define RF_SINK_REC_ROW(e, name, uid) [RF_SINK_REC_##e] = { name, "\"class_uid\":" #uid },
+	RF_SINK_RECS(RF_SINK_REC_ROW)
+#undef RF_SINK_REC_ROW
+};
+_Static_assert(N_OF(recs) == RF_SINK_REC_MAX, "recs covers enum rf_sink_rec");
+
+const char *rf_sink_rec_name(enum rf_sink_rec k)
+{
+	return k < RF_SINK_REC_MAX ? recs[k].name : "other";
+}
+
+enum rf_sink_rec sinks__rec_kind(const char *line, size_t len)
+{
+	int k;
+
+	/* the monitor's records are compact JSON: "class_uid":N, once */
+	for (k = 0; k < RF_SINK_REC_OTHER; k++)
+		if (memmem(line, len, recs[k].needle, strlen(recs[k].needle)))
+			return (enum rf_sink_rec)k;
+	return RF_SINK_REC_OTHER;
+}
+
 struct qrec {
 	struct qrec *next;
 	size_t len;             /* without '\n' */
@@ -221,9 +244,22 @@ static void count(struct sink *s, uint64_t *field, uint64_t n)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static void drop(struct sink *s, const char *why)
+/* n records of one kind (the line's, or RF_SINK_REC_OTHER unread) had
+ * outcome o: in the totals and by kind. */
+static void count_rec(struct sink *s, enum rf_sink_outcome o, enum rf_sink_rec k, uint64_t n)
 {
-	count(s, &s->st.dropped, 1);
+	uint64_t *total[RF_SINK_OUTCOMES] = { &s->st.delivered, &s->st.spooled, &s->st.dropped };
+
+	pthread_mutex_lock(&s->mu);
+	*total[o] += n;
+	s->st.by_kind[k][o] += n;
+	refresh_locked(s);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void drop(struct sink *s, const char *line, size_t len, const char *why)
+{
+	count_rec(s, RF_SINK_DROPPED, sinks__rec_kind(line, len), 1);
 	rf_debug("%s: record dropped: %s", sink_names[s->kind], why);
 }
 
@@ -235,16 +271,16 @@ static void spool_append(struct sink *s, const struct qrec *r)
 	if (s->spool_size + n > s->spool_cap && s->spool_off)
 		spool_compact(s);
 	if (s->spool_size + n > s->spool_cap) {
-		drop(s, "spool full");
+		drop(s, r->data, r->len, "spool full");
 		return;
 	}
 	if (pwrite(s->spool_fd, r->data, n, (off_t)s->spool_size) != (ssize_t)n) {
-		drop(s, "spool write failed");
+		drop(s, r->data, r->len, "spool write failed");
 		return;
 	}
 	s->spool_size += n;
 	s->spool_records++;
-	count(s, &s->st.spooled, 1);
+	count_rec(s, RF_SINK_SPOOLED, sinks__rec_kind(r->data, r->len), 1);
 }
 
 /* The spool's first record: *ret (in s->rbuf, a window on the file that
@@ -320,17 +356,17 @@ static enum sink_result deliver(struct sink *s, const char *line, size_t len)
 	char why[512] = "";
 
 	if (sink__rec_parse(line, len, &r)) {
-		drop(s, "not a JSON object");
+		drop(s, line, len, "not a JSON object");
 		return SINK_REFUSED;
 	}
 	res = sink_io__send(s->conn, &r, why, sizeof(why));
 	sink__rec_free(&r);
 	if (res == SINK_OK) {
 		up(s);
-		count(s, &s->st.delivered, 1);
+		count_rec(s, RF_SINK_DELIVERED, sinks__rec_kind(line, len), 1);
 	} else if (res == SINK_REFUSED) {
 		rf_info("%s: %s: record dropped", sink_names[s->kind], why);
-		count(s, &s->st.dropped, 1);
+		count_rec(s, RF_SINK_DROPPED, sinks__rec_kind(line, len), 1);
 	} else {
 		backoff(s, why);
 	}
@@ -346,7 +382,7 @@ static void drain_spool(struct sink *s)
 
 		if (n < 0) {
 			/* unreadable: what is left cannot be delivered */
-			count(s, &s->st.dropped, s->spool_records);
+			count_rec(s, RF_SINK_DROPPED, RF_SINK_REC_OTHER, s->spool_records);
 			s->spool_records = 0;
 			break;
 		}
@@ -478,6 +514,7 @@ void sinks__push(struct rf_sinks *ss, const char *line)
 		s->st.queued++;
 		if (!r || s->qbytes + len + 1 > s->qcap) {
 			s->st.dropped++;
+			s->st.by_kind[sinks__rec_kind(line, len)][RF_SINK_DROPPED]++;
 			pthread_mutex_unlock(&s->mu);
 			free(r);
 			continue;

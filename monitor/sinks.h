@@ -34,6 +34,26 @@ enum rf_sink_kind {
 	RF_SINK_MAX
 };
 
+/* X(ENUM, name, OCSF class_uid): the kinds of record the sinks carry, by
+ * class (metrics label kind="<name>"): findings, and with
+ * --sink-activity the activity records. */
+#define RF_SINK_RECS(X)                            \
+	X(FINDING, "finding", 2004)                \
+	X(NETWORK, "network_activity", 4001)       \
+	X(DNS, "dns_activity", 4003)               \
+	X(OTHER, "other", 0)
+
+enum rf_sink_rec {
+#define RF_SINK_REC_ENUM(e, name, uid) RF_SINK_REC_##e,
+	RF_SINK_RECS(RF_SINK_REC_ENUM)
+#undef RF_SINK_REC_ENUM
+	RF_SINK_REC_MAX
+};
+
+/* What became of a record (each is counted once in one of the last two,
+ * or is pending; spooled counts those that went through the spool). */
+enum rf_sink_outcome { RF_SINK_DELIVERED, RF_SINK_SPOOLED, RF_SINK_DROPPED, RF_SINK_OUTCOMES };
+
 #define RF_MON_SPOOL_DEFAULT "/var/lib/ringfence/spool"
 #define RF_SINK_SPOOL_MB_DEFAULT 64
 #define RF_SINK_DRAIN_MS_DEFAULT 3000
@@ -46,6 +66,7 @@ struct rf_sinks_opts {
 	uint64_t spool_bytes;   /* per sink */
 	size_t queue_bytes;     /* per sink, in memory */
 	uint64_t drain_ms;      /* at close: keep delivering that long */
+	bool activity;          /* --sink-activity: the activity records too */
 };
 
 struct rf_sink_stats {
@@ -56,11 +77,15 @@ struct rf_sink_stats {
 	uint64_t dropped;       /* neither queue nor spool had room, or the receiver refused */
 	uint64_t pending;       /* in its queue or spool now */
 	uint64_t spool_bytes;   /* its spool file's size now */
+	uint64_t by_kind[RF_SINK_REC_MAX][RF_SINK_OUTCOMES];    /* the same by record kind */
 };
 
 struct rf_sinks;
 
 const char *rf_sink_name(enum rf_sink_kind k);
+const char *rf_sink_rec_name(enum rf_sink_rec k);
+/* The kind of a record line (len bytes) by its "class_uid". */
+enum rf_sink_rec sinks__rec_kind(const char *line, size_t len);
 bool sinks__any(const struct rf_sinks_opts *o);
 
 /* The addresses' syntax and TRACEPARENT (with --otlp): 0, or -EINVAL with

@@ -35,6 +35,7 @@ complete -c ringfence-monitor -l webhook -x -a 'http:// https://' -d 'also POST 
 complete -c ringfence-monitor -l spool-dir -x -a '(__fish_complete_directories)' -d 'where a sink that is down has its records kept'
 complete -c ringfence-monitor -l spool-mb -x -d 'each sink spool bound (MiB)'
 complete -c ringfence-monitor -l sink-drain-ms -x -d 'at exit, keep delivering that long (ms)'
+complete -c ringfence-monitor -l sink-activity -d 'the sinks carry the activity records too'
 complete -c ringfence-monitor -s q -l quiet -d 'errors only'
 complete -c ringfence-monitor -s v -l verbose -d 'debug messages'
 complete -c ringfence-monitor -l version -d 'show the version'

@@ -160,6 +160,9 @@ struct rf_monitor {
 	struct rf_opt_u64 dns_names_window_ms;  /*   "window_ms": W}          */
 	struct rf_opt_u64 dns_label_len;        /* longest DNS label not alerted */
 	struct rf_opt_u64 disk_write_mb;        /* bytes written to storage, MiB */
+	struct rf_opt_u64 egress_bytes;         /* bytes sent, per sandbox and per
+						 * destination, within egress_window_ms */
+	struct rf_opt_u64 egress_window_ms;
 	bool has_exec;                          /* "exec": the programs expected */
 	char **exec;                            /* names (basename) or absolute paths */
 	size_t n_exec;

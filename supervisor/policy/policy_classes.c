@@ -689,7 +689,8 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 {
 	static const char *const keys[] = { "deny_burst", "cpu_percent",
 					     "memory_mb", "pids", "dns_names", "dns_label_len",
-					     "disk_write_mb", "exec", "files", "on_alert", NULL };
+					     "disk_write_mb", "egress_bytes", "egress_window_ms",
+					     "exec", "files", "on_alert", NULL };
 	static const char *const burst_keys[] = { "count", "window_ms", NULL };
 	static const struct pol_uint_field fields[] = {
 		{ "cpu_percent", 1, POL_CPU_PERCENT_MAX, offsetof(struct rf_monitor, cpu_percent) },
@@ -698,6 +699,8 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 		/* a label is at most 63 bytes: 63 turns the check off */
 		{ "dns_label_len", 1, 63, offsetof(struct rf_monitor, dns_label_len) },
 		{ "disk_write_mb", 1, 1ULL << 40, offsetof(struct rf_monitor, disk_write_mb) },
+		{ "egress_bytes", 1, 1ULL << 50, offsetof(struct rf_monitor, egress_bytes) },
+		{ "egress_window_ms", 1, 86400000ULL, offsetof(struct rf_monitor, egress_window_ms) },
 		{},
 	};
 	static const struct pol_uint_field burst_fields[] = {
@@ -748,7 +751,11 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 	r = policy_json__collect(err, pol_parse_monitor_files(v, &p->monitor, err));
 	if (r < 0)
 		return r;
-	return pol_parse_uint_fields(v, "$.monitor", fields, &p->monitor, err);
+	r = pol_parse_uint_fields(v, "$.monitor", fields, &p->monitor, err);
+	if (r >= 0 && p->monitor.egress_window_ms.set && !p->monitor.egress_bytes.set)
+		return policy_json__fail(err, "$.monitor.egress_window_ms",
+					 "needs \"egress_bytes\" beside it");
+	return r;
 }
 
 static int pol_parse_memory(json_t *v, struct rf_policy *p, struct rf_error *err)

@@ -95,22 +95,54 @@ static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, 
 	return o;
 }
 
-/* One network.flow per destination: the counts so far (final: at the end). */
+/*
+ * Each flow's last counts to ringfence-monitor (RF_EV_FLOW through the
+ * pinned rf_dns_note), before flows__stop deletes them: the monitor reads
+ * rf_flows on an interval and would miss what came after its last read.
+ * A full ring buffer is counted there (RINGBUF_LOST, a lost-events alert).
+ */
+static void note_all(struct sandbox *sb, const struct rf_flow_row *rows, size_t n)
+{
+	_cleanup_close_ int fd = rf_pins__get(RF_PIN_DNS_NOTE);
+	struct rf_flow_record rec;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &rec, .ctx_size_in = sizeof(rec));
+	size_t i;
+
+	for (i = 0; fd >= 0 && i < n; i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.cgroup_id = sb->cgid;
+		rec.kind = RF_EV_FLOW;
+		rec.seq = i;
+		rec.final = 1;
+		rec.key = rows[i].key;
+		rec.flow = rows[i].flow;
+		if (ledger__name(sb->enf->map_fd[RF_PIN_FLOW_NAMES], sb->cgid, rows[i].key.family,
+				 rows[i].key.addr, rec.name, sizeof(rec.name)))
+			rec.name[0] = 0;
+		if (bpf_prog_test_run_opts(fd, &opts))
+			rf_debug("sandbox %s: flow note: %s", sb->name, strerror(errno));
+	}
+}
+
+/* One network.flow per destination: the counts so far (final: at the end,
+ * then also to the monitor). */
 static size_t emit_all(struct sandbox *sb, bool final)
 {
 	_cleanup_free_ struct rf_flow_row *rows = NULL;
 	size_t n = 0, i;
 	int err;
 
-	if (!sb->flows.on || !trace__on(sb->trace))
+	if (!sb->flows.on || (!final && !trace__on(sb->trace)))
 		return 0;
 	err = ledger__flows(sb->enf->map_fd[RF_PIN_FLOWS], sb->cgid, &rows, &n);
 	if (err) {
 		rf_debug("sandbox %s: reading the flows: %s", sb->name, strerror(-err));
 		return 0;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && trace__on(sb->trace); i++)
 		trace__emit(sb->trace, "network.flow", flow_json(sb, &rows[i], final));
+	if (final)
+		note_all(sb, rows, n);
 	return n;
 }
 

@@ -25,6 +25,8 @@ void registry_fill__policy(struct rf_registry_entry *e, const struct rf_policy *
 		e->monitor.dns_names_window_ms = opt(&m->dns_names_window_ms);
 		e->monitor.dns_label_len = opt(&m->dns_label_len);
 		e->monitor.disk_write_mb = opt(&m->disk_write_mb);
+		e->monitor.egress_bytes = opt(&m->egress_bytes);
+		e->monitor.egress_window_ms = opt(&m->egress_window_ms);
 		/* lent: the registry entry never frees the policy's names */
 		e->monitor.has_exec = m->has_exec;
 		e->monitor.exec = m->exec;

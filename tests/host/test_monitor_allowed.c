@@ -4,16 +4,44 @@
  * DNS gate's queries as DNS Activity records and the dns-tunnel rule
  * (dnsmasq on 127.0.0.1:5398 answering every name under tunnel.test),
  * monitor.exec's unexpected programs, and monitor.on_alert "kill" and
- * "freeze" ending or holding a real sandbox. Each detection has its twin
- * that must stay silent. One monitor runs for the suite.
+ * "freeze" ending or holding a real sandbox; the connection ledger's flows
+ * as Network Activity records (exact: what a loopback server read) and the
+ * egress-volume rule (monitor.egress_bytes), ending an upload with on_alert
+ * "kill". Each detection has its twin that must stay silent. One monitor
+ * runs for the suite.
  */
 #include "harness.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #define DNS_PORT "5398"
 #define WAIT_MS 15000
 
+#define P_UP 18320      /* the loopback upload server */
+
 static pid_t dnsmasq = -1, mon_pid = -1;
 static char *mon_out, *mon_act, *mon_status, *mon_state;
+static int srv_fd = -1;
+static atomic_llong srv_bytes;
+static pthread_t srv_thread;
+
+/* Accept and read to the end, counting; answer nothing. */
+static void *server(void *arg)
+{
+	static char buf[65536];
+	int c;
+
+	(void)arg;
+	while ((c = accept(srv_fd, NULL, NULL)) >= 0) {
+		ssize_t k;
+
+		while ((k = read(c, buf, sizeof(buf))) > 0)
+			atomic_fetch_add(&srv_bytes, k);
+		close(c);
+	}
+	return NULL;
+}
 
 static int start_dnsmasq(void)
 {
@@ -43,6 +71,9 @@ static int setup(void **state)
 		return -1;
 	if (start_dnsmasq())
 		return -1;
+	srv_fd = h_listen_inet(AF_INET, "127.0.0.1", P_UP, SOCK_STREAM);
+	if (srv_fd < 0 || pthread_create(&srv_thread, NULL, server, NULL))
+		return -1;
 	mon_out = h_tempfile("allowed-alerts", NULL);
 	mon_act = h_tempfile("allowed-activity", NULL);
 	mon_status = h_tempfile("allowed-status", NULL);
@@ -66,6 +97,11 @@ static int teardown(void **state)
 {
 	(void)state;
 	h_monitor_stop(mon_pid);
+	if (srv_fd >= 0) {
+		shutdown(srv_fd, SHUT_RDWR);
+		pthread_join(srv_thread, NULL);
+		close(srv_fd);
+	}
 	if (dnsmasq > 0) {
 		kill(dnsmasq, SIGTERM);
 		waitpid(dnsmasq, NULL, 0);
@@ -228,12 +264,16 @@ static void dns_tunnel_200_names(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "unmapped"),
 							    "distinct_names")), 101);
 	json_decref(a);
-	/* every query of the sandbox is an activity record, none a finding */
+	/* every query of the sandbox is an activity record, none a finding
+	 * (beside them: the ledger's Network Activity of its datagrams to
+	 * the gate) */
 	h_sleep_ms(600);
 	sel = select_of(mon_act, name, "");
 	json_array_foreach(sel, i, o) {
-		assert_int_equal(json_integer_value(json_object_get(o, "class_uid")), 4003);
-		n_query += !strcmp(str2(o, "disposition", NULL), "Allowed") &&
+		json_int_t c = json_integer_value(json_object_get(o, "class_uid"));
+
+		assert_true(c == 4003 || c == 4001);
+		n_query += c == 4003 && !strcmp(str2(o, "disposition", NULL), "Allowed") &&
 			   strstr(str2(o, "query", "hostname"), ".tunnel.test");
 	}
 	assert_int_equal(n_query, 200);
@@ -242,12 +282,17 @@ static void dns_tunnel_200_names(void **state)
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
 	sel = select_of(mon_act, twin, "");
-	assert_int_equal(json_array_size(sel), 50);
+	n_query = 0;
+	json_array_foreach(sel, i, o)
+		n_query += json_integer_value(json_object_get(o, "class_uid")) == 4003;
+	assert_int_equal(n_query, 50);
 	json_decref(sel);
 	/* the live records against the official schema too */
-	snprintf(check, sizeof(check), "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
+	snprintf(check, sizeof(check), "grep '\"class_uid\":4003' %s > %s.dns && "
+		 "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
 		 "tests/ocsf/recommended-absent-dns.txt tests/ocsf/dns_activity-1.3.0.schema.json "
-		 "%s > /dev/null", mon_act);
+		 "%s.dns > /dev/null; r=$?; rm -f %s.dns; exit $r", mon_act, mon_act, mon_act,
+		 mon_act);
 	assert_int_equal(system(check), 0);
 	free(cmd);
 	free(twin_cmd);
@@ -448,6 +493,148 @@ static void on_alert_freeze_holds_the_sandbox(void **state)
 	free(b.name);
 }
 
+#define EGRESS_POLICY(id, bytes, on_alert)                                                \
+	"{\"version\":1,\"id\":\"" id "\",\"files\":\"unrestricted\","                    \
+	"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18320\"]},"        \
+	"\"monitor\":{\"egress_bytes\":" bytes ",\"egress_window_ms\":5000,"               \
+	"\"on_alert\":\"" on_alert "\"}}"
+
+static long long num(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(b ? json_object_get(o, a) : o, b ? b : a);
+
+	if (!json_is_integer(v))
+		fail_msg("%s.%s is not an integer", a, b ? b : "");
+	return (long long)json_integer_value(v);
+}
+
+/* The sandbox's Network Activity records of the upload server, waited for
+ * until a final one is there: bytes sent (the records' sum), their number
+ * in *ret_n; the records checked against the official OCSF schema. */
+static long long flow_records(const char *sandbox, size_t *ret_n)
+{
+	uint64_t deadline = h_now_ms() + WAIT_MS;
+	long long sent = 0, total = -1;
+	char check[1024];
+	json_t *sel, *o;
+	size_t i, n = 0;
+	bool final = false;
+
+	while (!final && h_now_ms() < deadline) {
+		h_sleep_ms(50);
+		sel = select_of(mon_act, sandbox, "");
+		sent = 0;
+		n = 0;
+		json_array_foreach(sel, i, o) {
+			if (num(o, "class_uid", NULL) != 4001 ||
+			    num(o, "dst_endpoint", "port") != P_UP)
+				continue;
+			n++;
+			sent += num(o, "traffic", "bytes_out");
+			total = num(o, "unmapped", "bytes_sent_total");
+			final |= json_is_true(json_object_get(json_object_get(o, "unmapped"),
+							      "final"));
+		}
+		json_decref(sel);
+	}
+	assert_true(final);
+	assert_int_equal(sent, total);
+	snprintf(check, sizeof(check), "grep '\"class_uid\":4001' %s > %s.net && "
+		 "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
+		 "tests/ocsf/recommended-absent-net.txt "
+		 "tests/ocsf/network_activity-1.3.0.schema.json %s.net > /dev/null; r=$?; "
+		 "rm -f %s.net; exit $r", mon_act, mon_act, mon_act, mon_act);
+	assert_int_equal(system(check), 0);
+	*ret_n = n;
+	return sent;
+}
+
+/* Under the threshold (60 kB of 100 kB within 5 s): no alert; the
+ * Network Activity records of the upload add up to exactly what the
+ * server read and the supervisor's sandbox.exit says it sent. */
+static void egress_under_threshold_flows_exact(void **state)
+{
+	char *cmd = malloc(512), *name;
+	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	long long before = atomic_load(&srv_bytes), sent;
+	struct bg b;
+	json_t *tr, *ex, *sel;
+	size_t n;
+
+	(void)state;
+	snprintf(cmd, 512, "%s upload 127.0.0.1 18320 60001 && %s upload 127.0.0.1 18320 17",
+		 h_sh(h_tool("rf-net")), h_sh(h_tool("rf-net")));
+	argv[2] = cmd;
+	b = bg_start(EGRESS_POLICY("mon-egress-under", "100000", "kill"), argv);
+	assert_int_equal(bg_end(&b, &tr), 0);
+	name = b.name;
+	assert_int_equal(atomic_load(&srv_bytes) - before, 60018);
+	ex = h_event(tr, "sandbox.exit", 0);
+	assert_non_null(ex);
+	assert_int_equal(num(ex, "bytes_sent", NULL), 60018);
+	sent = flow_records(name, &n);
+	assert_int_equal(sent, 60018);
+	assert_true(n >= 1);
+	h_sleep_ms(600);
+	sel = select_of(mon_out, name, "egress-volume");
+	assert_int_equal(json_array_size(sel), 0);
+	json_decref(sel);
+	json_decref(tr);
+	free(cmd);
+	free(name);
+}
+
+/* Over it (2 MB, then a long sleep): an egress-volume alert naming the
+ * sandbox, the destination, the bytes and the window; on_alert "kill"
+ * ends the sandbox before its sleep is over, and its records still add
+ * up to what the server read. */
+static void egress_over_threshold_alert_kills(void **state)
+{
+	char *mark = h_tempfile("allowed-mark", NULL), *cmd = malloc(1024);
+	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	long long before = atomic_load(&srv_bytes), got;
+	struct bg b;
+	json_t *a, *tr, *ex, *ma, *um, *resp;
+	size_t n;
+
+	(void)state;
+	unlink(mark);
+	snprintf(cmd, 1024, "%s upload 127.0.0.1 18320 2000000 && sleep 20 && touch %s",
+		 h_sh(h_tool("rf-net")), h_sh(mark));
+	argv[2] = cmd;
+	b = bg_start(EGRESS_POLICY("mon-egress-over", "100000", "kill"), argv);
+	a = wait_alert(b.name, "egress-volume");
+	assert_non_null(a);
+	um = json_object_get(a, "unmapped");
+	assert_true(num(um, "bytes", NULL) > 100000);
+	assert_int_equal(num(um, "threshold", NULL), 100000);
+	assert_int_equal(num(um, "window_ms", NULL), 5000);
+	assert_string_equal(str2(um, "destination", NULL), "127.0.0.1:18320/tcp");
+	resp = json_object_get(um, "response");
+	assert_string_equal(str2(resp, "result", NULL), "killed");
+	assert_int_equal(bg_end(&b, &tr), 128 + SIGKILL);
+	assert_int_equal(access(mark, F_OK), -1);      /* its sleep never ended */
+	ex = h_event(tr, "sandbox.exit", 0);
+	ma = json_object_get(ex, "monitor_action");
+	assert_non_null(ma);
+	assert_string_equal(str2(ma, "rule", NULL), "egress-volume");
+	/* detected, then acted, then the run ended (the figure, for the
+	 * report: alert to the end of the run) */
+	assert_true(num(a, "time", NULL) <= num(ma, "time_ms", NULL));
+	fprintf(stderr, "# egress-volume: alert %lld ms, kill %lld ms, run end %lld ms\n",
+		num(a, "time", NULL), num(ma, "time_ms", NULL),
+		(long long)ms_of_rfc3339(str2(ex, "ts", NULL)));
+	got = atomic_load(&srv_bytes) - before;
+	assert_int_equal(got, 2000000);
+	assert_int_equal(flow_records(b.name, &n), got);
+	json_decref(tr);
+	json_decref(a);
+	unlink(mark);
+	free(mark);
+	free(cmd);
+	free(b.name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +642,8 @@ int main(void)
 		cmocka_unit_test(unexpected_program_named_with_parent),
 		cmocka_unit_test(on_alert_kill_ends_the_sandbox),
 		cmocka_unit_test(on_alert_freeze_holds_the_sandbox),
+		cmocka_unit_test(egress_under_threshold_flows_exact),
+		cmocka_unit_test(egress_over_threshold_alert_kills),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,6 +14,10 @@ rule fire with every kind of evidence, for `--replay`:
     also become DNS Activity records with --activity;
   - unexpected-exec: git run by python3 where monitor.exec lists python3,
     in a sandbox whose on_alert is kill (a replay never acts);
+  - egress-volume: the ledger's flow records (outbound IPv4 with the DNS
+    gate's name, IPv6, UDP, an inbound one, final ones) past
+    monitor.egress_bytes, for the sandbox and for one destination; they
+    also become Network Activity records with --activity;
   - unexpected-file: the supervisor's records of opens outside monitor.files
     (flags UNEXPECTED|ACCESS): a file read then written by python3, a
     program exec'd from /tmp.
@@ -126,7 +130,38 @@ decision(T0 + 624 * MS, 15, 2, 8, verdict=0, reason=0, path="/etc/hostname", com
          pid=810, flags=130, need=2, target_pid=809)
 decision(T0 + 625 * MS, 15, 2, 9, verdict=0, reason=0, path="/tmp/x/tool", comm="python3",
          pid=811, flags=130, need=4, target_pid=810)
+# the ledger's flows (type flow: what is new since the flow's previous record)
+sandbox(T0 + 700 * MS, 16, "sb-flows", monitor=dict(egress_bytes=100000, egress_window_ms=5000),
+        labels={"job": "ci-43"})
+V4_LO = "7f000001" + "0" * 24
+V4_NET = "cb007107" + "0" * 24
+
+
+def flow(t, addr, port, sent, rcvd, conns, tot, family=2, proto=6, flags=0, name="",
+         final=False, since=None):
+    d = dict(t=t, type="flow", cgroup_id=16, addr=addr, port=port, family=family,
+             proto=proto, flags=flags, connections=conns, bytes_sent=sent,
+             bytes_received=rcvd, since_ns=since if since else t - 1000 * MS,
+             total_connections=tot[0], total_bytes_sent=tot[1], total_bytes_received=tot[2],
+             first_ns=T0 + 700 * MS, last_ns=t - MS)
+    if name:
+        d["name"] = name
+    if final:
+        d["final"] = True
+    rec(**d)
+
+
+flow(T0 + 1000 * MS, V4_NET, 443, 60000, 900, 1, (1, 60000, 900), name="up.example.com")
+flow(T0 + 1000 * MS, V4_LO, 8080, 10, 20, 1, (1, 10, 20), flags=2)
+flow(T0 + 1000 * MS, V6, 443, 300, 4000, 1, (1, 300, 4000), family=10, flags=2)
+flow(T0 + 1000 * MS, V4_NET, 53, 40, 120, 1, (1, 40, 120), proto=17)
+flow(T0 + 1000 * MS, V4_LO, 9000, 5, 500, 1, (1, 5, 500), flags=1 | 2)
+flow(T0 + 2000 * MS, V4_NET, 443, 70000, 100, 0, (1, 130000, 1000), name="up.example.com")
+flow(T0 + 3000 * MS, V4_NET, 443, 5000, 0, 1, (2, 135000, 1000), name="up.example.com",
+     final=True)
+flow(T0 + 3000 * MS, V4_LO, 8080, 0, 0, 0, (1, 10, 20), flags=2, final=True)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=15)
+rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=16)
 rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)
 # shed: more live sandboxes than the table holds, each with a decision
 for i in range(6):

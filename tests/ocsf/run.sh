@@ -21,6 +21,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 DIR=tests/ocsf
 SCHEMA=$DIR/detection_finding-1.3.0.schema.json
 DNS_SCHEMA=$DIR/dns_activity-1.3.0.schema.json
+NET_SCHEMA=$DIR/network_activity-1.3.0.schema.json
 PROFILES="container datetime host security_control"
 tmp=$(mktemp -d /tmp/rf-ocsf-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -45,6 +46,13 @@ if [ -n "${OCSF_SCHEMA_DIR:-}" ]; then
 	else
 		not_ok "the committed DNS Activity schema differs from gen_schema.py's output"
 	fi
+	# shellcheck disable=SC2086
+	"$PYTHON" $DIR/gen_schema.py "$OCSF_SCHEMA_DIR" network_activity $PROFILES > "$tmp/gen-net.json"
+	if cmp -s "$tmp/gen-net.json" "$NET_SCHEMA"; then
+		ok "the committed Network Activity schema is what gen_schema.py compiles"
+	else
+		not_ok "the committed Network Activity schema differs from gen_schema.py's output"
+	fi
 fi
 
 "$PYTHON" $DIR/recording.py > "$tmp/rec.jsonl"
@@ -53,7 +61,7 @@ fi
 rules=$("$PYTHON" -c 'import json,sys
 print(" ".join(sorted({json.loads(l)["unmapped"]["rule"] for l in open(sys.argv[1])})))' \
 	"$tmp/alerts.jsonl")
-if [ "$rules" = "deny-burst dns-tunnel failed-ops lost-events resource-spike table-shed unexpected-exec unexpected-file unexpected-syscall" ]
+if [ "$rules" = "deny-burst dns-tunnel egress-volume failed-ops lost-events resource-spike table-shed unexpected-exec unexpected-file unexpected-syscall" ]
 then ok "the replay raised every rule ($(wc -l < "$tmp/alerts.jsonl") records)"
 else not_ok "the replay raised only: $rules"; fi
 labelled=$("$PYTHON" -c 'import json,sys
@@ -79,18 +87,42 @@ fi
 check_dns() { "$PYTHON" $DIR/check_alerts.py --absent-ok $DIR/recommended-absent-dns.txt \
 	"$DNS_SCHEMA" "$@"; }
 n_dns=$(grep -c '"type":"dns"' "$tmp/rec.jsonl")
-n_act=$(wc -l < "$tmp/activity.jsonl")
+grep '"class_uid":4003' "$tmp/activity.jsonl" > "$tmp/act-dns.jsonl" || true
+n_act=$(wc -l < "$tmp/act-dns.jsonl")
 if [ "$n_act" = "$n_dns" ] && [ "$n_act" -gt 0 ]; then
 	ok "one DNS Activity record per DNS record ($n_act)"
 else
 	not_ok "DNS Activity records: $n_act for $n_dns DNS records"
 fi
-if check_dns "$tmp/activity.jsonl"; then
-	ok "every activity record is a valid OCSF 1.3.0 DNS Activity"
+if check_dns "$tmp/act-dns.jsonl"; then
+	ok "every DNS activity record is a valid OCSF 1.3.0 DNS Activity"
 else
-	not_ok "activity records are not valid OCSF (errors above)"
+	not_ok "DNS activity records are not valid OCSF (errors above)"
 fi
-head -1 "$tmp/activity.jsonl" | sed 's/"type_uid":400306/"type_uid":400301/' > "$tmp/act.bad"
+# ... and every flow record a valid Network Activity (class 4001); the
+# records of one flow add up to its last totals.
+check_net() { "$PYTHON" $DIR/check_alerts.py --absent-ok $DIR/recommended-absent-net.txt \
+	"$NET_SCHEMA" "$@"; }
+n_flow=$(grep -c '"type":"flow"' "$tmp/rec.jsonl")
+grep '"class_uid":4001' "$tmp/activity.jsonl" > "$tmp/act-net.jsonl" || true
+n_net=$(wc -l < "$tmp/act-net.jsonl")
+if [ "$n_net" = "$n_flow" ] && [ "$n_net" -gt 0 ] &&
+   [ $((n_net + n_act)) = "$(wc -l < "$tmp/activity.jsonl")" ]; then
+	ok "one Network Activity record per flow record ($n_net)"
+else
+	not_ok "Network Activity records: $n_net for $n_flow flow records"
+fi
+if check_net "$tmp/act-net.jsonl"; then
+	ok "every flow record is a valid OCSF 1.3.0 Network Activity"
+else
+	not_ok "flow records are not valid OCSF (errors above)"
+fi
+if "$PYTHON" $DIR/check_flows.py "$tmp/act-net.jsonl"; then
+	ok "each flow's records add up to its totals; the gate's name is the destination's hostname"
+else
+	not_ok "flow records do not add up to their totals"
+fi
+head -1 "$tmp/act-dns.jsonl" | sed 's/"type_uid":400306/"type_uid":400301/' > "$tmp/act.bad"
 if check_dns "$tmp/act.bad" > /dev/null 2>&1; then
 	not_ok "refused: a DNS Activity record whose type_uid is not class*100+activity"
 else

@@ -13,7 +13,10 @@
 #   - a receiver that never answers does not hold up the replay: every
 #     record reaches --output and the spool;
 #   - the spool's bound: what does not fit is dropped and counted exactly,
-#     and the spool of a stopped monitor is delivered by the next one.
+#     and the spool of a stopped monitor is delivered by the next one;
+#   - --sink-activity: the activity records (Network Activity of the
+#     ledger's flows, DNS Activity) reach rsyslog and the HTTP receiver
+#     beside the findings, counted by kind.
 set -uo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
 MON=$BUILD/ringfence-monitor
@@ -121,6 +124,7 @@ usage "all-zero trace id" TRACEPARENT env \
 	--otlp http://127.0.0.1:1/
 usage "spool bound 0" --spool-mb "$MON" "${R[@]}" --webhook http://127.0.0.1:1/ --spool-mb 0
 usage "sinks with --top" --top "$MON" --top --journal
+usage "--sink-activity without a sink" --sink-activity "$MON" "${R[@]}" --sink-activity
 read -r DEADU DEADT < <(free_ports)
 "$MON" "${R[@]}" --syslog "tcp://127.0.0.1:$DEADT" --webhook "http://127.0.0.1:$DEADT/" \
 	--otlp "http://127.0.0.1:$DEADT" --metrics-file "$tmp/u.prom" 2> "$tmp/u.err"
@@ -180,6 +184,41 @@ for addr in "udp://127.0.0.1:$UDP" "tcp://127.0.0.1:$TCP" "unix:$tmp/rs/log.sock
 		"$(sinkm "$tmp/all$n.prom" syslog dropped)" = 0 -a \
 		"$(metric "$tmp/all$n.prom" 'ringfence_monitor_sink_pending_records{sink="syslog"}')" = 0
 done
+# --sink-activity: tests/ocsf's recording (flows, DNS queries, findings)
+# to syslog (UDP), the webhook and OTLP; each kind counted apart.
+python3 "$HERE/../ocsf/recording.py" > "$tmp/act.rec"
+recv_start act || nok "receiver (activity)"
+"$MON" --replay "$tmp/act.rec" --output "$tmp/act-alerts.ndjson" --activity "$tmp/act.ndjson" \
+	--sink-activity --spool-dir "$tmp/spool-act" --metrics-file "$tmp/act.prom" \
+	--sink-drain-ms 10000 --syslog "udp://127.0.0.1:$UDP" \
+	--webhook "http://127.0.0.1:$(cat "$tmp/act.port")/hook" \
+	--otlp "http://127.0.0.1:$(cat "$tmp/act.port")" 2> "$tmp/act.err"
+rc=$?
+check "--sink-activity run: exit $rc, activity records written" test "$rc" = 0 -a -s "$tmp/act.ndjson"
+kindm() { # file sink kind outcome
+	metric "$1" "ringfence_monitor_sink_records_by_kind_total{sink=\"$2\",kind=\"$3\",outcome=\"$4\"}"
+}
+n_fin=$(wc -l < "$tmp/act-alerts.ndjson")
+n_net=$(grep -c '"class_uid":4001' "$tmp/act.ndjson")
+n_dns=$(grep -c '"class_uid":4003' "$tmp/act.ndjson")
+for k in syslog webhook otlp; do
+	check "--sink-activity $k: delivered $n_fin findings, $n_net network and $n_dns DNS activity records, none dropped" \
+		test "$(kindm "$tmp/act.prom" $k finding delivered)" = "$n_fin" -a \
+		"$(kindm "$tmp/act.prom" $k network_activity delivered)" = "$n_net" -a \
+		"$(kindm "$tmp/act.prom" $k dns_activity delivered)" = "$n_dns" -a \
+		"$(sinkm "$tmp/act.prom" $k dropped)" = 0 -a "$n_net" -gt 0 -a "$n_dns" -gt 0
+done
+check "--sink-activity: metrics pass promtool" promcheck "$tmp/act.prom"
+cat "$tmp/act-alerts.ndjson" "$tmp/act.ndjson" > "$tmp/act-all.ndjson"
+uids_of "$tmp/act-all.ndjson" > "$tmp/act-want.uids"
+for k in webhook otlp; do
+	awk -v k=$k '$1 == k {print $2}' "$tmp/act.out" | sort -u > "$tmp/act-$k.uids"
+	check "--sink-activity $k: the receiver has every record, activity included" \
+		cmp -s "$tmp/act-want.uids" "$tmp/act-$k.uids"
+done
+check "--sink-activity: OTLP JSON shape valid (no INVALID line)" \
+	bash -c '! grep -q "^INVALID" "$1"' _ "$tmp/act.out"
+kill "$act_pid" 2>/dev/null; wait "$act_pid" 2>/dev/null
 uids_of "$tmp/all1.ndjson" > "$tmp/want.uids"
 for k in webhook otlp; do
 	check "$k: delivered $((2 * N)) (metrics)" test "$(sinkm "$tmp/all1.prom" $k delivered)" = $((2 * N))
@@ -201,15 +240,22 @@ if [ -f "$tmp/rs/pid" ]; then
 	sleep 0.5       # rsyslog's file action writes asynchronously
 	kill "$(cat "$tmp/rs/pid")"
 	for _ in $(seq 100); do [ -e "$tmp/rs/pid" ] || break; sleep 0.05; done
-	python3 - "$tmp/rs/out.log" "$tmp/want.uids" > "$tmp/rs/check" <<'PY'
+	python3 - "$tmp/rs/out.log" "$tmp/want.uids" "$tmp/act-want.uids" > "$tmp/rs/check" <<'PY'
 import json, sys
 want = set(open(sys.argv[2]).read().split())
+act_want = set(open(sys.argv[3]).read().split())
 got = {}
 bad = []
 for line in open(sys.argv[1]):
     inp, ver, pri, app, msgid, sd, msg = line.rstrip("\n").split("\t", 6)
     rec = json.loads(msg)
     uid = rec["metadata"]["uid"]
+    if uid in act_want:
+        # the --sink-activity run: findings by rule, activity by class name
+        got.setdefault("act", set()).add(uid)
+        if msgid != rec.get("unmapped", {}).get("rule", rec["class_name"].replace(" ", "")):
+            bad.append(line[:200])
+        continue
     if ver != "1" or app != "ringfence-monitor" or msgid != rec["unmapped"]["rule"] or \
             'uid="%s"' % uid not in sd or not sd.startswith("[ringfence@32473 ") or \
             int(pri) != 13 * 8 + {1: 6, 2: 5, 3: 4, 4: 3, 5: 2, 6: 1}[rec["severity_id"]]:
@@ -217,6 +263,7 @@ for line in open(sys.argv[1]):
     got.setdefault(inp, set()).add(uid)
 for inp in ("imudp", "imtcp", "imuxsock"):
     print(inp, "all" if got.get(inp) == want else "missing %d" % len(want - got.get(inp, set())))
+print("act", "all" if got.get("act") == act_want else "missing %d" % len(act_want - got.get("act", set())))
 for b in bad[:3]:
     print("bad", b)
 PY
@@ -224,6 +271,8 @@ PY
 		check "rsyslog $inp: every record, as RFC 5424 (version 1, PRI from severity, app-name, msgid, SD)" \
 			grep -qx "$inp all" "$tmp/rs/check"
 	done
+	check "rsyslog (--sink-activity): every finding and activity record" \
+		grep -qx "act all" "$tmp/rs/check"
 	check "rsyslog: no malformed message" bash -c '! grep -q ^bad "$1"' _ "$tmp/rs/check"
 fi
 

@@ -316,6 +316,12 @@ static const struct invalid_case invalid_cases[] = {
 	  "out of range (1-63)" },
 	{ "monitor_disk_write_zero", HDR "'monitor':{'disk_write_mb':0}}", "$.monitor.disk_write_mb",
 	  "out of range" },
+	{ "monitor_egress_zero", HDR "'monitor':{'egress_bytes':0}}", "$.monitor.egress_bytes",
+	  "out of range" },
+	{ "monitor_egress_window_alone", HDR "'monitor':{'egress_window_ms':1000}}",
+	  "$.monitor.egress_window_ms", "needs \"egress_bytes\" beside it" },
+	{ "monitor_egress_window_zero", HDR "'monitor':{'egress_bytes':1,'egress_window_ms':0}}",
+	  "$.monitor.egress_window_ms", "out of range" },
 	{ "monitor_exec_empty", HDR "'monitor':{'exec':[]}}", "$.monitor.exec",
 	  "expected a non-empty array of programs" },
 	{ "monitor_exec_relative_path", HDR "'monitor':{'exec':['bin/git']}}", "$.monitor.exec[0]",
@@ -482,6 +488,8 @@ static void sections(struct lines *l, const struct rf_policy *p)
 	opt(l, "monitor.dns_names_window_ms", &m->dns_names_window_ms);
 	opt(l, "monitor.dns_label_len", &m->dns_label_len);
 	opt(l, "monitor.disk_write_mb", &m->disk_write_mb);
+	opt(l, "monitor.egress_bytes", &m->egress_bytes);
+	opt(l, "monitor.egress_window_ms", &m->egress_window_ms);
 	line(l, "monitor.exec.n=%zu", m->n_exec);
 	for (i = 0; i < m->n_exec; i++)
 		line(l, "monitor.exec[%zu]=%s", i, m->exec[i]);
@@ -601,9 +609,11 @@ static const struct valid_case valid_cases[] = {
 	  "monitor=present\nmonitor.deny_burst_count=20\nmonitor.deny_burst_window_ms=1000\n"
 	  "monitor.cpu_percent=150\nmonitor.memory_mb=2048\nmonitor.pids=64\n", NULL },
 	{ "monitor_detect", HDR "'monitor':{'dns_names':{'count':200,'window_ms':5000},"
-	  "'dns_label_len':40,'disk_write_mb':10,'exec':['python3','/usr/bin/env'],'on_alert':'kill'}}",
+	  "'dns_label_len':40,'disk_write_mb':10,'egress_bytes':100000,'egress_window_ms':5000,"
+	  "'exec':['python3','/usr/bin/env'],'on_alert':'kill'}}",
 	  "monitor.dns_names_count=200\nmonitor.dns_names_window_ms=5000\nmonitor.dns_label_len=40\n"
-	  "monitor.disk_write_mb=10\nmonitor.exec.n=2\nmonitor.exec[0]=python3\n"
+	  "monitor.disk_write_mb=10\nmonitor.egress_bytes=100000\nmonitor.egress_window_ms=5000\n"
+	  "monitor.exec.n=2\nmonitor.exec[0]=python3\n"
 	  "monitor.exec[1]=/usr/bin/env\nmonitor.on_alert=kill\n", NULL },
 	{ "monitor_files", HDR "'monitor':{'files':['/usr/','/work/x/f.txt'],'on_alert':'freeze'}}",
 	  "monitor.exec.n=0\nmonitor.files.n=2\nmonitor.files[0]=/usr/\n"

@@ -467,13 +467,15 @@ static void test_fill_from_policy(void **state)
 	assert_int_equal(policy__load_string(
 		"{\"version\":1,\"id\":\"t-fill\",\"files\":\"unrestricted\",\"exec\":\"unrestricted\","
 		"\"monitor\":{\"dns_names\":{\"count\":7,\"window_ms\":9},\"dns_label_len\":30,"
-		"\"disk_write_mb\":5,\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}}", &p, &err), 0);
+		"\"disk_write_mb\":5,\"egress_bytes\":1000,\"egress_window_ms\":20,"
+		"\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}}", &p, &err), 0);
 	memset(&e, 0, sizeof(e));
 	registry_fill__policy(&e, p);
 	o = registry__monitor_to_json(&e.monitor);
 	s = json_dumps(o, JSON_COMPACT);
 	assert_string_equal(s, "{\"dns_names\":{\"count\":7,\"window_ms\":9},\"dns_label_len\":30,"
-			    "\"disk_write_mb\":5,\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}");
+			    "\"disk_write_mb\":5,\"egress_bytes\":1000,\"egress_window_ms\":20,"
+			    "\"exec\":[\"python3\"],\"on_alert\":\"freeze\"}");
 	free(s);
 	{
 		struct rf_reg_monitor back;
@@ -483,6 +485,8 @@ static void test_fill_from_policy(void **state)
 		assert_int_equal(back.dns_names_window_ms.v, 9);
 		assert_int_equal(back.dns_label_len.v, 30);
 		assert_int_equal(back.disk_write_mb.v, 5);
+		assert_int_equal(back.egress_bytes.v, 1000);
+		assert_int_equal(back.egress_window_ms.v, 20);
 		assert_true(back.has_exec);
 		assert_int_equal(back.n_exec, 1);
 		assert_string_equal(back.exec[0], "python3");

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Network Activity records (--activity) of the replay's flows: the records
+of one flow add up to its last totals (each carries what is new since the
+flow's previous one), the sandbox is named with its labels, and the DNS
+gate's name is the destination's hostname.
+
+    check_flows.py ACTIVITY.jsonl
+"""
+import json
+import sys
+
+sums, last, named = {}, {}, False
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    u = r["unmapped"]
+    peer = r["src_endpoint"] if u["inbound"] else r["dst_endpoint"]
+    port = (r["dst_endpoint"] if u["inbound"] else peer).get("port")
+    k = (peer["ip"], port, r["connection_info"]["protocol_num"], u["inbound"])
+    s = sums.setdefault(k, [0, 0, 0])
+    s[0] += r["traffic"]["bytes_out"]
+    s[1] += r["traffic"]["bytes_in"]
+    s[2] += u["connections"]
+    assert r["traffic"]["bytes"] == r["traffic"]["bytes_out"] + r["traffic"]["bytes_in"]
+    last[k] = [u["bytes_sent_total"], u["bytes_received_total"], u["connections_total"]]
+    assert u["sandbox"] == "sb-flows", u
+    assert r["metadata"]["labels"] == ["job=ci-43"], r["metadata"]
+    named |= r["dst_endpoint"].get("hostname") == "up.example.com"
+if not sums or sums != last or not named:
+    print("sums %s\nlast %s\nnamed %s" % (sums, last, named), file=sys.stderr)
+    sys.exit(1)
