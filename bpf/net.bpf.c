@@ -354,7 +354,8 @@ int rf_recvmsg6(struct bpf_sock_addr *ctx)
  * and never a sample, the trace has dns.deny), or, kind RF_EV_DNS, an
  * rf_dns_record of every query (the monitor's DNS Activity stream), or,
  * kind RF_EV_FLOW, the supervisor's rf_flow_record of a flow's last
- * counts (the monitor's Network Activity stream). Only
+ * counts (the monitor's Network Activity stream); and the file watch's
+ * unexpected opens (RF_EVF_UNEXPECTED, filewatch.c). Only
  * for a live sandbox; a full ring buffer is counted (RINGBUF_LOST).
  */
 SEC("syscall")
@@ -380,6 +381,15 @@ int rf_dns_note(struct rf_event *ctx)
 		return 0;
 	}
 	rb->kind = RF_EV_DECISION;
+	/* The file watch's record of an allowed open outside monitor.files:
+	 * an access, as its own flags say, of class FILE. */
+	if (ctx->flags & RF_EVF_UNEXPECTED) {
+		rb->class = RF_CLASS_FILE;
+		rb->flags = RF_EVF_UNEXPECTED | RF_EVF_ACCESS;
+		rb->verdict = 0;
+		bpf_ringbuf_submit(rb, 0);
+		return 0;
+	}
 	rb->class = RF_CLASS_NET;
 	rb->op = RF_OP_DNS_QUERY;
 	rb->flags = RF_EVF_DNS;

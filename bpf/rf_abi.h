@@ -401,6 +401,11 @@ enum rf_event_flags {
 	RF_EVF_LISTENER = 1u << 6,      /* a refusal the supervisor's seccomp listener
 					 * answered (notify.c): rf_obs_verdict numbers it
 					 * and keeps it as a sample, as a hook would */
+	RF_EVF_UNEXPECTED = 1u << 7,    /* an allowed open outside monitor.files, seen
+					 * by the supervisor's fanotify watch (filewatch.c)
+					 * and sent through rf_dns_note with RF_EVF_ACCESS:
+					 * class FILE, op open or exec, need its access
+					 * bits; never a denial, never a sample */
 };
 
 /* ====================================================================

@@ -41,6 +41,8 @@ static bool type_in(const char *type, const char *fstypes)
 	size_t n = strlen(type);
 	const char *p = fstypes;
 
+	if (!strcmp(fstypes, "*"))
+		return true;
 	for (;;) {
 		if (!strncmp(p, type, n) && (p[n] == ',' || !p[n]))
 			return true;

@@ -264,6 +264,28 @@ static void message_exec(const struct rf_alert *a, const char *sb, char *buf, si
 		 a->proc.parent_known ? a->proc.parent_name : "?", a->proc.ppid);
 }
 
+/* "read,write", "exec", "open" (opened, nothing read or written yet). */
+static const char *file_access_text(uint32_t acc, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", acc & RF_ACC_READ ? "read," : "",
+		 acc & RF_ACC_WRITE ? "write," : "", acc & RF_ACC_EXEC ? "exec," : "");
+	if (!buf[0])
+		snprintf(buf, len, "open");
+	else
+		buf[strlen(buf) - 1] = 0;
+	return buf;
+}
+
+static void message_files(const struct rf_alert *a, const char *sb, char *buf, size_t len)
+{
+	char acc[24];
+
+	snprintf(buf, len, "sandbox %s: %s (%s) by %s (pid %u, parent %s pid %u), outside "
+		 "monitor.files", sb, a->dests[0].path,
+		 file_access_text(a->file_access, acc, sizeof(acc)), a->proc.name, a->proc.pid,
+		 a->proc.parent_known ? a->proc.parent_name : "?", a->proc.ppid);
+}
+
 /* OCSF security_control: what the control did (action) and the outcome
  * (disposition). Denied bursts and refused syscalls were blocked by the
  * kernel; audit mode, alert-only profiles and resource thresholds only
@@ -535,6 +557,12 @@ static void evidences_exec(const struct rf_alert *a, json_t *container, json_t *
 	json_array_append_new(evs, evidence(a, container));
 }
 
+/* The file and the process that opened it. */
+static void evidences_files(const struct rf_alert *a, json_t *container, json_t *evs)
+{
+	json_array_append_new(evs, dest_evidence(a, &a->dests[0], container));
+}
+
 /* The rule's own fields, which OCSF has no place for. */
 static void unmapped_burst(json_t *um, const struct rf_alert *a)
 {
@@ -621,6 +649,19 @@ static void unmapped_exec(json_t *um, const struct rf_alert *a)
 		json_object_set_new(um, "parent_name", json_string(a->proc.parent_name));
 		json_object_set_new(um, "parent_path", json_string(a->proc.parent_path));
 	}
+}
+
+static void unmapped_files(json_t *um, const struct rf_alert *a)
+{
+	char acc[24];
+
+	json_object_set_new(um, "path", json_string(a->dests[0].path));
+	json_object_set_new(um, "access", json_string(file_access_text(a->file_access, acc,
+									 sizeof(acc))));
+	json_object_set_new(um, "pid", json_integer(a->proc.pid));
+	json_object_set_new(um, "parent_pid", json_integer(a->proc.ppid));
+	if (a->proc.parent_known)
+		json_object_set_new(um, "parent_name", json_string(a->proc.parent_name));
 }
 
 /* What the live monitor did to the sandbox (monitor.on_alert). */

@@ -109,12 +109,16 @@ struct proc {
 	char path[RF_MON_PATH_LEN + 1];
 };
 
-/* A syscall or an exec seen before its sandbox's registry entry. */
+/* A syscall, an exec or an unexpected open seen before its sandbox's
+ * registry entry. */
 struct pending {
 	bool used;
-	enum rf_in_type type;           /* RF_IN_SYSCALL or RF_IN_EXEC */
+	enum rf_in_type type;           /* RF_IN_SYSCALL, RF_IN_EXEC or RF_IN_DECISION
+					 * (an unexpected open: file_*) */
 	uint64_t t, cgid;
 	struct rf_in_proc p;
+	uint32_t file_access;
+	char file_path[RF_EVENT_PATH_LEN];
 };
 
 struct rf_detect {
@@ -692,6 +696,8 @@ static void pending_add(struct rf_detect *d, enum rf_in_type type, uint64_t cgid
 
 static void exec_judge(struct rf_detect *d, struct sandbox *s, const struct rf_in_proc *p,
 		       uint64_t t);
+static void file_alert(struct rf_detect *d, struct sandbox *s, const struct rf_in_proc *p,
+		       const char *path, uint32_t access, uint64_t t);
 
 static void pending_flush(struct rf_detect *d, struct sandbox *s)
 {
@@ -705,6 +711,8 @@ static void pending_flush(struct rf_detect *d, struct sandbox *s)
 		q->used = false;
 		if (q->type == RF_IN_EXEC)
 			exec_judge(d, s, &q->p, q->t);
+		else if (q->type == RF_IN_DECISION)
+			file_alert(d, s, &q->p, q->file_path, q->file_access, q->t);
 		else
 			syscall_judge(d, s, &q->p, q->t);
 	}
@@ -749,6 +757,68 @@ static void exec_judge(struct rf_detect *d, struct sandbox *s, const struct rf_i
 	}
 	e->a.count++;
 	ep_commit(d, e, t, false);
+}
+
+/* ---- file paths (monitor.files) --------------------------------------------------- */
+
+static void proc_note(struct rf_detect *d, uint64_t cgid, uint32_t pid, const char *comm);
+
+/* An open outside monitor.files (the supervisor judged it: filewatch.c):
+ * one alert per sandbox and path, the access kinds seen added up. */
+static void file_alert(struct rf_detect *d, struct sandbox *s, const struct rf_in_proc *p,
+		       const char *path, uint32_t access, uint64_t t)
+{
+	struct rf_episode *e = ep_get(d, RF_RULE_FILES, s, path);
+
+	if (!e)
+		return;
+	if (!e->a.count) {
+		fill_proc(d, p->pid, p->comm, &e->a);
+		if (!e->a.proc.ppid && p->ppid)
+			e->a.proc.ppid = p->ppid;
+		snprintf(e->a.dests[0].path, sizeof(e->a.dests[0].path), "%s", path);
+		snprintf(e->a.dests[0].key, sizeof(e->a.dests[0].key), "file:%s", path);
+		e->a.dests[0].count = 1;
+		e->a.n_dests = 1;
+		e->a.unit = "opens";
+	}
+	e->a.file_access |= access;
+	e->a.count++;
+	ep_commit(d, e, t, false);
+}
+
+static void file_decision(struct rf_detect *d, const struct rf_input *in)
+{
+	const struct rf_event *ev = &in->u.decision;
+	struct sandbox *s = sb_touch(d, in->cgroup_id, in->t_ns);
+	struct rf_in_proc p;
+
+	if (!s || !ev->path[0])
+		return;
+	memset(&p, 0, sizeof(p));
+	p.pid = ev->pid;
+	p.tid = ev->tid;
+	p.ppid = ev->target_pid;
+	memcpy(p.comm, ev->comm, RF_COMM_LEN);
+	proc_note(d, in->cgroup_id, p.pid, p.comm);
+	{
+		/* the supervisor read the parent when it saw the open */
+		struct proc *pr = proc_get(d, p.pid);
+
+		if (pr && !pr->ppid)
+			pr->ppid = p.ppid;
+	}
+	if (s->registered) {
+		file_alert(d, s, &p, ev->path, ev->need, in->t_ns);
+		return;
+	}
+	pending_add(d, RF_IN_DECISION, in->cgroup_id, &p, in->t_ns);
+	{
+		struct pending *q = &d->pending[(d->pending_next - 1) % PENDING_MAX];
+
+		q->file_access = ev->need;
+		snprintf(q->file_path, sizeof(q->file_path), "%s", ev->path);
+	}
 }
 
 /* ---- DNS (the gate's records) ------------------------------------------------- */
@@ -1239,6 +1309,10 @@ void detect__input(struct rf_detect *d, const struct rf_input *in)
 		sb_end(d, in->cgroup_id);
 		break;
 	case RF_IN_DECISION:
+		if (in->u.decision.flags & RF_EVF_UNEXPECTED) {
+			file_decision(d, in);
+			return;
+		}
 		if (in->u.decision.class == RF_CLASS_SYSCALLS) {
 			syscall_decision(d, in);
 			return;

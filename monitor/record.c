@@ -104,7 +104,9 @@ static const struct int_field decision_fields[] = {
 	INT_FIELD(struct rf_event, family), INT_FIELD(struct rf_event, port),
 	INT_FIELD(struct rf_event, protocol),
 	/* absent (0) in older records: the seccomp listener's syscall records */
-	INT_FIELD(struct rf_event, flags), INT_FIELD(struct rf_event, syscall), { 0 },
+	INT_FIELD(struct rf_event, flags), INT_FIELD(struct rf_event, syscall),
+	/* absent (0) in older records: monitor.files' unexpected opens */
+	INT_FIELD(struct rf_event, need), INT_FIELD(struct rf_event, target_pid), { 0 },
 };
 
 /* FLOW: the key's fields, the totals (total_*), and what is new. */

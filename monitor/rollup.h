@@ -96,6 +96,9 @@ struct rf_alert {
 	char dns_label[64];
 	uint32_t dns_label_len;
 	double dns_entropy;
+	/* unexpected-file: the access kinds seen (RF_ACC_* bits; 0: opened,
+	 * neither read nor written yet); the path is dests[0] */
+	uint32_t file_access;
 	/* monitor.on_alert of the sandbox, and what the live monitor did
 	 * (respond.c) on the alert's first record */
 	enum rf_mon_response response;

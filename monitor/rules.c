@@ -19,7 +19,8 @@ _Static_assert(COUNT(rules) == RF_RULE_MAX, "one row per rule");
 /* Rules are numbered as before the table: rf_alert.rule and the metrics'
  * per-rule counters index by them. */
 _Static_assert(RF_RULE_DENY_BURST == 0 && RF_RULE_SHED == 5 && RF_RULE_DNS_TUNNEL == 6 &&
-	       RF_RULE_EXEC == 7 && RF_RULE_EGRESS == 8 && RF_RULE_MAX == 9,
+	       RF_RULE_EXEC == 7 && RF_RULE_EGRESS == 8 && RF_RULE_FILES == 9 &&
+	       RF_RULE_MAX == 10,
 	       "rule numbers are stable");
 
 static const char *const phase_names[] = {

@@ -68,6 +68,10 @@ enum rf_rule_alt {
  * allowed wildcard; `git` run by a tool that should only run `python3`);
  * so is an egress volume over the policy's threshold (a secret sent to a
  * destination the policy allows).
+ * An unexpected file path is Medium: a file the policy allows, outside the
+ * paths the task was expected to open, is often a harmless dependency
+ * the list missed (a locale, a config file); it is what to look at first
+ * when something else alerts.
  */
 #define RF_RULES(X)                                                                     \
 	X(DENY_BURST, "deny-burst", "Denied-connection burst", MEDIUM, RF_ALT_NONE,    \
@@ -87,7 +91,9 @@ enum rf_rule_alt {
 	X(EXEC, "unexpected-exec", "Unexpected program", HIGH, RF_ALT_NONE, HIGH,      \
 	  RF_CONTROL_DETECT, exec)                                                      \
 	X(EGRESS, "egress-volume", "Egress volume", HIGH, RF_ALT_NONE, HIGH,           \
-	  RF_CONTROL_DETECT, egress)
+	  RF_CONTROL_DETECT, egress)                                                    \
+	X(FILES, "unexpected-file", "Unexpected file path", MEDIUM, RF_ALT_NONE,       \
+	  MEDIUM, RF_CONTROL_DETECT, files)
 
 enum rf_rule {
 #define RF_RULE_ENUM(e, id, name, sev, alt, sev_alt, control, shape) RF_RULE_##e,

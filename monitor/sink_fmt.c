@@ -240,6 +240,7 @@ static const struct {
 	{ "dns-tunnel", "2d4230c8c164461bb12a2a2a8102690f" },
 	{ "unexpected-exec", "d427bc74e0f94bed94912e64026e34eb" },
 	{ "egress-volume", "5b3839f131994930832386eac84f979e" },
+	{ "unexpected-file", "5f0e6c2b9a7d4c1e8b3a2f61d4e09c75" },
 };
 _Static_assert(N_OF(rule_ids) == RF_RULE_MAX, "a MESSAGE_ID for every rule");
 

@@ -286,6 +286,8 @@ static void plan_free(struct launch_plan *p)
 		close(p->ll_fd);
 	if (p->notify_w >= 0)
 		close(p->notify_w);
+	if (p->fan_fd >= 0)
+		close(p->fan_fd);
 	free(p->ro_flags);
 	free(p->rw_sorted);
 	free(p->rw_fds);
@@ -325,6 +327,11 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 	if (opts->landlock_fd > 0) {
 		plan->ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
 		if (plan->ll_fd < 0)
+			return -errno;
+	}
+	if (opts->fanotify_fd > 2) {
+		plan->fan_fd = fcntl(opts->fanotify_fd, F_DUPFD_CLOEXEC, 10);
+		if (plan->fan_fd < 0)
 			return -errno;
 	}
 	return 0;
@@ -522,7 +529,7 @@ failed:
 
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
-	struct launch_plan plan = { .ll_fd = -1, .notify_w = -1 };
+	struct launch_plan plan = { .ll_fd = -1, .notify_w = -1, .fan_fd = -1 };
 	int r;
 
 	if (!res)

@@ -4,6 +4,7 @@
 #define RF_LAUNCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "error.h"
 #include "backends/sandbox_seccomp.h"
@@ -77,6 +78,18 @@ struct launch_opts {
 	/* Non-zero: the Landlock rights of the scratch directory, added on the
 	 * tmpfs's root before the ruleset is applied. */
 	uint64_t scratch_landlock_access;
+	/* Above 2: a fanotify group (monitor.files, run/filewatch.h) the
+	 * child marks each mount of its namespace with (FAN_MARK_MOUNT,
+	 * fanotify_mask) after its last mount and before it drops its
+	 * capabilities; the command never holds it. A mount made in the
+	 * caller's namespace between its listing and the clone is missed. */
+	int fanotify_fd;
+	uint64_t fanotify_mask;
+	/* the mount points the child's namespace copies (the caller's mount
+	 * table, NULL-terminated), marked by path with its own /proc, mounts
+	 * and scratch: the child opens no file for it (a BPF-LSM file policy
+	 * judges the child's opens already) */
+	const char *const *fanotify_mounts;
 	/* Test-only: keep every capability (uid stays as given). Only for
 	 * proving a kernel-side (BPF-LSM) boundary against a root process
 	 * that holds its capabilities; the CLI gates it. */

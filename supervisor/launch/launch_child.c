@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The launched child, from clone3 to exec: syscalls and async-signal-safe calls only. */
 #include <errno.h>
+#include <sys/fanotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -27,6 +28,8 @@
 #define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
 #define CHILD_LL_FD 4
 #define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
+/* The fanotify group (monitor.files), until the mounts are marked. */
+#define CHILD_FAN_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 1)
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -178,9 +181,61 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
 		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
-	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
+	/* Last: the relay and pty fds above may have sat at its number. */
+	if (p->fan_fd >= 0) {
+		if (dup3(p->fan_fd, CHILD_FAN_FD, O_CLOEXEC) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 fanotify");
+		if (p->notify_w < 0)
+			(void)close(CHILD_NOTIFY_FD);  /* nothing may sit below it */
+		if (p->notify_w < 0 && p->ll_fd < 0)
+			(void)close(CHILD_LL_FD);
+	}
+	r = close_above(p->fan_fd >= 0 ? CHILD_FAN_FD : p->notify_w >= 0 ? CHILD_NOTIFY_FD :
+			p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+}
+
+/* Mark one mount (its mount point as this namespace sees it). A mount
+ * point gone or hidden by another mount is not reachable by path, and the
+ * kernel's internal filesystems (nsfs bind mounts) refuse mount marks
+ * (EINVAL): skipped. The root must take it (a mask this kernel refuses). */
+static void child_mark(const struct launch_opts *o, const char *mp, int efd)
+{
+	bool root = mp[0] == '/' && !mp[1];
+
+	if (fanotify_mark(CHILD_FAN_FD, FAN_MARK_ADD | FAN_MARK_MOUNT, o->fanotify_mask,
+			  AT_FDCWD, mp) == 0 || errno == ENOENT || errno == ENOTDIR ||
+	    errno == EACCES || (errno == EINVAL && !root))
+		return;
+	child_fail(efd, LAUNCH_STAGE_SETUP, errno, "fanotify_mark of a mount");
+}
+
+/*
+ * monitor.files: every mount of this namespace, now that it has its last
+ * one, marked with the supervisor's group: the copies of the caller's
+ * mounts (its list, by path), then this namespace's own /proc, private
+ * mounts and scratch. Then the group is closed: the command never holds it.
+ */
+static void child_watch_mounts(const struct launch_opts *o, const struct launch_plan *p,
+			       int efd)
+{
+	size_t i;
+
+	if (p->fan_fd < 0)
+		return;
+	/* the host's mounts are never marked */
+	if (!p->new_ns)
+		child_fail(efd, LAUNCH_STAGE_SETUP, EINVAL, "monitor.files: no mount namespace");
+	child_mark(o, "/", efd);
+	for (i = 0; o->fanotify_mounts && o->fanotify_mounts[i]; i++)
+		child_mark(o, o->fanotify_mounts[i], efd);
+	child_mark(o, "/proc", efd);
+	for (i = 0; i < o->n_mounts; i++)
+		child_mark(o, o->mounts[i].path, efd);
+	if (o->scratch_path)
+		child_mark(o, o->scratch_path, efd);
+	(void)close(CHILD_FAN_FD);
 }
 
 /* The pty on the first of fds 0-2 that holds it: this session's
@@ -472,6 +527,7 @@ _Noreturn void launch_child__main(const struct launch_opts *o, const struct laun
 		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
 	child_ctty(o, CHILD_ERR_FD);
 	child_mounts(o, p, CHILD_ERR_FD);
+	child_watch_mounts(o, p, CHILD_ERR_FD);
 	child_drop_privs(o, p, CHILD_ERR_FD);
 	child_verify(o, p, CHILD_ERR_FD);
 	child_confine(o, p, CHILD_ERR_FD);

@@ -670,6 +670,8 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 		mp->request = RF_REQ_SET;
 		mp->be = RF_BE_MONITOR;
 		mp->note = RF_NOTE_MONITOR;
+		if (policy->monitor.has_files)
+			add_gap(plan, RF_GAP_MONITOR_FILES_UNSEEN);
 	}
 	if (opts)
 		check_required(plan, opts->require, caps);

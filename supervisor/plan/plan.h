@@ -147,7 +147,14 @@ enum rf_plan_observed {
 	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
 	  "layer) every 100 ms: data still in the page cache is not counted until it "    \
 	  "is written back, so a run may dirty more than the limit before it is "        \
-	  "stopped; tmpfs writes are never disk writes")
+	  "stopped; tmpfs writes are never disk writes")                                \
+	/* issue 22: what monitor.files' fanotify watch does not see */                  \
+	X(MONITOR_FILES_UNSEEN, "monitor.files-unseen", RF_CLASS_MONITOR,               \
+	  "monitor.files reports files opened, read, written or executed on the "        \
+	  "sandbox's own mounts: a directory opened or listed, and a file reached "      \
+	  "through an fd passed in from outside the sandbox, are not reported; one "     \
+	  "alert per path names the first process per access kind (the kernel's "        \
+	  "ignore mark hides later ones)")
 
 enum rf_gap {
 #define RF_GAP_ENUM_(n, id, c, what) RF_GAP_##n,

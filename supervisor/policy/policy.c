@@ -467,6 +467,7 @@ void policy__free(struct rf_policy *p)
 	free(p->env_set);
 	pol_free_strv(p->syscalls.allow, p->syscalls.n_allow);
 	pol_free_strv(p->monitor.exec, p->monitor.n_exec);
+	pol_free_strv(p->monitor.files, p->monitor.n_files);
 	for (i = 0; i < p->n_vars; i++) {
 		free(p->vars[i].name);
 		free(p->vars[i].value);

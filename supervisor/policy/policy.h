@@ -166,6 +166,11 @@ struct rf_monitor {
 	bool has_exec;                          /* "exec": the programs expected */
 	char **exec;                            /* names (basename) or absolute paths */
 	size_t n_exec;
+	/* "files": the paths the task is expected to open (absolute; a trailing
+	 * '/' names a subtree); an allowed open elsewhere is an alert */
+	bool has_files;
+	char **files;
+	size_t n_files;
 	enum rf_on_alert on_alert;
 };
 

@@ -600,6 +600,31 @@ static int pol_check_program(const char *s, const char *where, struct rf_error *
 	return 0;
 }
 
+/* A monitor.files entry: a path as files.read takes it (absolute, no
+ * "." or ".." components, no wildcards); a trailing '/' names a subtree. */
+static int pol_check_watch_path(const char *s, const char *where, struct rf_error *err)
+{
+	if (policy__check_path(s, err) < 0)
+		return rf_error_wrap(err, where);
+	return 0;
+}
+
+/* monitor.files */
+static int pol_parse_monitor_files(json_t *v, struct rf_monitor *m, struct rf_error *err)
+{
+	json_t *fl = json_object_get(v, "files");
+
+	if (!fl)
+		return 0;
+	if (!json_is_array(fl) || json_array_size(fl) == 0)
+		return policy_json__fail(err, "$.monitor.files",
+					 "expected a non-empty array of absolute paths");
+	m->has_files = true;
+	return policy_json__collect(err, pol_parse_name_list(fl, "$.monitor.files", "path",
+							     pol_check_watch_path, &m->files,
+							     &m->n_files, err));
+}
+
 /* "name": {"count": N, "window_ms": W}, both required. */
 static int pol_parse_count_window(json_t *v, const char *where,
 				  size_t count_off, size_t window_off, struct rf_monitor *m,
@@ -665,7 +690,7 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 	static const char *const keys[] = { "deny_burst", "cpu_percent",
 					     "memory_mb", "pids", "dns_names", "dns_label_len",
 					     "disk_write_mb", "egress_bytes", "egress_window_ms",
-					     "exec", "on_alert", NULL };
+					     "exec", "files", "on_alert", NULL };
 	static const char *const burst_keys[] = { "count", "window_ms", NULL };
 	static const struct pol_uint_field fields[] = {
 		{ "cpu_percent", 1, POL_CPU_PERCENT_MAX, offsetof(struct rf_monitor, cpu_percent) },
@@ -721,6 +746,9 @@ static int pol_parse_monitor(json_t *v, struct rf_policy *p, struct rf_error *er
 			return r;
 	}
 	r = policy_json__collect(err, pol_parse_monitor_actions(v, &p->monitor, err));
+	if (r < 0)
+		return r;
+	r = policy_json__collect(err, pol_parse_monitor_files(v, &p->monitor, err));
 	if (r < 0)
 		return r;
 	r = pol_parse_uint_fields(v, "$.monitor", fields, &p->monitor, err);

@@ -493,6 +493,12 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	const char *map = NULL;
 	int err;
 
+	/* The runtime starts the container, not ringfence: no child of ours
+	 * marks its mounts. Refused rather than silently unwatched. */
+	if (h->policy->monitor.has_files)
+		return rf_error_set(&e->e, -EOPNOTSUPP, "refused", "monitor.files is not "
+				    "watched for OCI containers (the runtime, not ringfence, "
+				    "starts the command)");
 	err = sbmaps__install(h->enf, h->cgid, flags, h->entries, h->n_entries, h->policy,
 			      &map, NULL);
 	if (err == -ENOSPC && map)

@@ -41,6 +41,7 @@
 #include "mounts.h"
 #include "names.h"
 #include "dnsgate/dnsgate.h"
+#include "filewatch.h"
 #include "rules/netrules.h"
 #include "observe/observe.h"
 #include "plan/plan.h"
@@ -170,6 +171,7 @@ struct run {
 	int start_lock;           /* held from the cgroup's mkdir to its registry file */
 	char **ro_mounts;
 	char **bpf_mounts;
+	char **fan_mounts;        /* monitor.files: every mount point, for the child */
 	sigset_t oldmask;
 	struct launch_result lr;
 	int status;               /* the command's exit status (wait) */
@@ -702,6 +704,13 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 		return rf_error_set(&e->e, err, "refused", "the connection ledger: %s",
 				    strerror(-err));
 	}
+	if (!err && (err = filewatch__start(sb))) {
+		flows__stop(sb);
+		sbmaps__remove(sb->enf, sb->cgid);
+		observe__free(&sb->obs);
+		return rf_error_set(&e->e, err, "refused", "monitor.files: fanotify: %s",
+				    strerror(-err));
+	}
 	if (err)
 		observe__free(&sb->obs);
 	if (err == -ENOSPC && map)
@@ -723,6 +732,7 @@ static void undo_maps(void *ctx)
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
 
+	filewatch__stop(sb);
 	if (!sb->keep_policy) {
 		flows__stop(sb);
 		sbmaps__remove(sb->enf, sb->cgid);
@@ -917,6 +927,7 @@ static void undo_launch(void *ctx)
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	mounts__free(TAKE_PTR(r->ro_mounts));
 	mounts__free(TAKE_PTR(r->bpf_mounts));
+	mounts__free(TAKE_PTR(r->fan_mounts));
 }
 
 /* The tmpfs mounts of the plan's private places: /dev/shm always (where
@@ -968,6 +979,9 @@ static int start_child(struct run *r)
 		.n_mounts = n_mounts,
 		.ro_tree = sb->plan.install.ro_tree,
 		.mdwe = sb->plan.install.mdwe,
+		.fanotify_fd = filewatch__fd(sb),
+		.fanotify_mask = filewatch__mask(),
+		.fanotify_mounts = (const char *const *)r->fan_mounts,
 	};
 	const struct rf_path_list *w = &sb->policy->files_write;
 	_cleanup_free_ const char **rw = calloc(w->n + 1, sizeof(*rw));
@@ -1013,6 +1027,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
 	 * mqueue mounts too: each names the host's IPC namespace's queues. */
 	err = mounts__list2("cgroup2", &r->ro_mounts, "bpf,mqueue", &r->bpf_mounts);
+	/* monitor.files: the child marks each mount it got a copy of (it may
+	 * not open mountinfo itself: a BPF-LSM file policy judges it already) */
+	if (!err && filewatch__fd(&r->sb) >= 0)
+		err = mounts__list("*", &r->fan_mounts);
 	if (err) {
 		rf_error_set(&e->e, err, "refused", "reading the mount table: %s", strerror(-err));
 	} else if ((err = start_child(r))) {
@@ -1089,6 +1107,8 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		json_object_set_new(ex, "dns", dns_stats_json(r->gate));
 	/* The ledger: each destination's network.flow, then the totals. */
 	flows__finish(sb, ex);
+	/* monitor.files: the last events sent, what the watch saw */
+	filewatch__finish(sb, ex);
 	/* The limit that ended the run, when one did (limit.exceeded has it all). */
 	if (ex && sb->lw.hit != RF_LIMIT_MAX)
 		json_object_set_new(ex, "limit", json_string(names__limit(sb->lw.hit)));

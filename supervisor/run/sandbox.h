@@ -20,6 +20,7 @@
 #include "plan/plan.h"
 #include "tty_relay.h"
 #include "flows.h"
+#include "filewatch.h"
 
 struct rf_enforcer;
 struct rf_net_entry;
@@ -58,6 +59,7 @@ struct sandbox {
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
 	struct rf_tty_relay tty;      /* the command's pty, where fds 0-2 hold a terminal */
 	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
+	struct rf_file_watch files;   /* monitor.files' fanotify watch (filewatch.c) */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named

@@ -107,6 +107,7 @@ static int wait_setup(struct sandbox *sb, const struct launch_result *lr, int ep
 	epoll_add(ep, sb->la.fd, EPOLLIN);
 	epoll_add(ep, sb->notify.fd, EPOLLIN);
 	epoll_add(ep, flows__fd(sb), EPOLLIN);
+	epoll_add(ep, filewatch__fd(sb), EPOLLIN);
 	n = sandbox_limits__watch_fds(&sb->lw, fds);
 	for (i = 0; i < n; i++)
 		epoll_add(ep, fds[i], EPOLLIN);
@@ -285,6 +286,8 @@ int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn
 					sb->tty_freeze = false;
 				else if (!sb->tty_freeze)
 					report__frozen(sb);
+			} else if (fd == filewatch__fd(sb)) {
+				filewatch__drain(sb);
 			} else if (fd == flows__fd(sb)) {
 				if (flows__tick(sb))
 					on_limit(sb);

@@ -177,6 +177,22 @@ expect "an unknown --require backend: every accepted name is listed" 125 \
 expect "another command's option: the commands that take it are named" 125 \
 	'--json is only for lint and status' "$RF" unload --json
 
+# monitor.files: each bad entry named, one line, exit 125 (the policy's)
+mf() { # NAME FILES-JSON
+	printf '{"version":1,"id":"mf","files":"unrestricted","exec":"unrestricted","network":"unrestricted","monitor":{"files":%s}}\n' \
+		"$2" > "$tmp/mf-$1.json"
+}
+mf rel '["/usr/","etc/hostname"]'
+mf empty '[]'
+mf num '[1]'
+expect "monitor.files: a relative path is named, exit 125" 125 \
+	'\$\.monitor\.files\[1\]: path must be absolute' "$RF" check --policy "$tmp/mf-rel.json"
+expect "monitor.files: an empty list is named, exit 125" 125 \
+	'\$\.monitor\.files: expected a non-empty array of absolute paths' \
+	"$RF" check --policy "$tmp/mf-empty.json"
+expect "monitor.files: a non-string is named, exit 125" 125 \
+	'\$\.monitor\.files\[0\]: expected a string' "$RF" check --policy "$tmp/mf-num.json"
+
 # --label and TRACEPARENT
 expect "--label with an upper-case key: usage error naming it" 125 \
 	'--label Job=x: the key must start' "$RF" run --label Job=x --policy "$tmp/policy.json" -- true

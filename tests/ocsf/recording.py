@@ -17,7 +17,10 @@ rule fire with every kind of evidence, for `--replay`:
   - egress-volume: the ledger's flow records (outbound IPv4 with the DNS
     gate's name, IPv6, UDP, an inbound one, final ones) past
     monitor.egress_bytes, for the sandbox and for one destination; they
-    also become Network Activity records with --activity.
+    also become Network Activity records with --activity;
+  - unexpected-file: the supervisor's records of opens outside monitor.files
+    (flags UNEXPECTED|ACCESS): a file read then written by python3, a
+    program exec'd from /tmp.
 Usage: recording.py > FILE
 """
 import json
@@ -119,6 +122,14 @@ rec(t=T0 + 620 * MS, type="exec", cgroup_id=15, pid=810, ppid=809, uid=1000, com
 rec(t=T0 + 621 * MS, type="fork", cgroup_id=15, pid=811, ppid=810, uid=1000, comm="python3")
 rec(t=T0 + 622 * MS, type="exec", cgroup_id=15, pid=811, ppid=810, uid=1000, comm="git",
     path="/usr/bin/git")
+# monitor.files: flags 128 (RF_EVF_UNEXPECTED) | 2 (ACCESS), class file, op
+# open (8) or exec (9), need the access bits, target_pid the parent
+decision(T0 + 623 * MS, 15, 2, 8, verdict=0, reason=0, path="/etc/hostname", comm="python3",
+         pid=810, flags=130, need=1, target_pid=809)
+decision(T0 + 624 * MS, 15, 2, 8, verdict=0, reason=0, path="/etc/hostname", comm="python3",
+         pid=810, flags=130, need=2, target_pid=809)
+decision(T0 + 625 * MS, 15, 2, 9, verdict=0, reason=0, path="/tmp/x/tool", comm="python3",
+         pid=811, flags=130, need=4, target_pid=810)
 # the ledger's flows (type flow: what is new since the flow's previous record)
 sandbox(T0 + 700 * MS, 16, "sb-flows", monitor=dict(egress_bytes=100000, egress_window_ms=5000),
         labels={"job": "ci-43"})

@@ -61,7 +61,7 @@ fi
 rules=$("$PYTHON" -c 'import json,sys
 print(" ".join(sorted({json.loads(l)["unmapped"]["rule"] for l in open(sys.argv[1])})))' \
 	"$tmp/alerts.jsonl")
-if [ "$rules" = "deny-burst dns-tunnel egress-volume failed-ops lost-events resource-spike table-shed unexpected-exec unexpected-syscall" ]
+if [ "$rules" = "deny-burst dns-tunnel egress-volume failed-ops lost-events resource-spike table-shed unexpected-exec unexpected-file unexpected-syscall" ]
 then ok "the replay raised every rule ($(wc -l < "$tmp/alerts.jsonl") records)"
 else not_ok "the replay raised only: $rules"; fi
 labelled=$("$PYTHON" -c 'import json,sys

@@ -330,6 +330,18 @@ static const struct invalid_case invalid_cases[] = {
 	  "duplicate program \"git\"" },
 	{ "monitor_exec_not_string", HDR "'monitor':{'exec':[1]}}", "$.monitor.exec[0]",
 	  "expected a string" },
+	{ "monitor_files_empty", HDR "'monitor':{'files':[]}}", "$.monitor.files",
+	  "expected a non-empty array of absolute paths" },
+	{ "monitor_files_not_array", HDR "'monitor':{'files':'/usr/'}}", "$.monitor.files",
+	  "expected a non-empty array of absolute paths" },
+	{ "monitor_files_relative", HDR "'monitor':{'files':['/usr/','etc/hostname']}}",
+	  "$.monitor.files[1]", "path must be absolute" },
+	{ "monitor_files_dotdot", HDR "'monitor':{'files':['/usr/../etc/']}}",
+	  "$.monitor.files[0]", "path must not contain \"..\" components" },
+	{ "monitor_files_not_string", HDR "'monitor':{'files':[1]}}", "$.monitor.files[0]",
+	  "expected a string" },
+	{ "monitor_files_duplicate", HDR "'monitor':{'files':['/usr/','/usr/']}}",
+	  "$.monitor.files[1]", "duplicate path \"/usr/\"" },
 	{ "monitor_on_alert_block", HDR "'monitor':{'on_alert':'block'}}", "$.monitor.on_alert",
 	  "expected \"alert\", \"freeze\" or \"kill\"" },
 };
@@ -481,6 +493,9 @@ static void sections(struct lines *l, const struct rf_policy *p)
 	line(l, "monitor.exec.n=%zu", m->n_exec);
 	for (i = 0; i < m->n_exec; i++)
 		line(l, "monitor.exec[%zu]=%s", i, m->exec[i]);
+	line(l, "monitor.files.n=%zu", m->n_files);
+	for (i = 0; i < m->n_files; i++)
+		line(l, "monitor.files[%zu]=%s", i, m->files[i]);
 	line(l, "monitor.on_alert=%s", m->on_alert == RF_ON_ALERT_KILL ? "kill" :
 				      m->on_alert == RF_ON_ALERT_FREEZE ? "freeze" : "alert");
 }
@@ -600,6 +615,9 @@ static const struct valid_case valid_cases[] = {
 	  "monitor.disk_write_mb=10\nmonitor.egress_bytes=100000\nmonitor.egress_window_ms=5000\n"
 	  "monitor.exec.n=2\nmonitor.exec[0]=python3\n"
 	  "monitor.exec[1]=/usr/bin/env\nmonitor.on_alert=kill\n", NULL },
+	{ "monitor_files", HDR "'monitor':{'files':['/usr/','/work/x/f.txt'],'on_alert':'freeze'}}",
+	  "monitor.exec.n=0\nmonitor.files.n=2\nmonitor.files[0]=/usr/\n"
+	  "monitor.files[1]=/work/x/f.txt\nmonitor.on_alert=freeze\n", NULL },
 	{ "monitor_one", HDR "'monitor':{'pids':1}}",
 	  "monitor=present\nmonitor.deny_burst_count=unset\nmonitor.deny_burst_window_ms=unset\n"
 	  "monitor.cpu_percent=unset\nmonitor.pids=1\n", NULL },
