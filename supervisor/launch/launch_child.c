@@ -27,6 +27,8 @@
 #define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
 #define CHILD_LL_FD 4
 #define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
+/* The sandbox's devpts until it is moved over /dev/pts (child_mounts). */
+#define CHILD_DEVPTS_FD 6
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -178,7 +180,17 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
 		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
-	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
+	if (p->devpts_fd >= 0) {
+		if (dup3(p->devpts_fd, CHILD_DEVPTS_FD, O_CLOEXEC) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 devpts");
+		/* nothing may sit below it */
+		if (p->ll_fd < 0)
+			(void)close(CHILD_LL_FD);
+		if (p->notify_w < 0)
+			(void)close(CHILD_NOTIFY_FD);
+	}
+	r = close_above(p->devpts_fd >= 0 ? CHILD_DEVPTS_FD : p->notify_w >= 0 ? CHILD_NOTIFY_FD :
+			p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
 }
@@ -248,6 +260,14 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
 	if (o->ro_tree)
 		child_ro_tree(p, efd);
+	/* The sandbox's own ptys, and no one else's: every devpts mount of
+	 * the host is gone (detach_mounts), the caller's terminal with it. */
+	if (p->devpts_fd >= 0) {
+		if (syscall(SYS_move_mount, CHILD_DEVPTS_FD, "", AT_FDCWD, "/dev/pts",
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount a private /dev/pts");
+		(void)close(CHILD_DEVPTS_FD);
+	}
 	/* The PID namespace's own processes, and no one else's: hidepid
 	 * also hides what the command could not ptrace, the init (not
 	 * dumpable) included (systemd ProtectProc=ptraceable). Not
@@ -384,6 +404,11 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 					       o->mounts[i].landlock_access);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on a private tmpfs");
+	}
+	if (p->ll_fd >= 0 && p->devpts_fd >= 0 && o->devpts_landlock_access) {
+		r = sandbox_landlock__add_path(CHILD_LL_FD, "/dev/pts", o->devpts_landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on /dev/pts");
 	}
 	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
 		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
