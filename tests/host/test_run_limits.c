@@ -217,7 +217,8 @@ static int wait_bounded(pid_t pid)
 /* A reader that never reads (`ringfence run ... | (sleep 30)`): the
  * command's output fills the pipe, and wall_seconds still ends the run:
  * the relay never waits on ringfence's stdout, nor its own line on a
- * stderr nobody reads (2>&1); what the reader never took is dropped. */
+ * stderr nobody reads (2>&1); what the reader never took is dropped
+ * (-q: the line saying so is not shown). */
 static void output_relay_never_holds_the_deadline(void **state)
 {
 	char *pol = policy_text("{\"wall_seconds\":2,\"output_bytes\":100000000}");
@@ -233,10 +234,8 @@ static void output_relay_never_holds_the_deadline(void **state)
 		/* stdout is never read while it runs */
 		assert_int_equal(wait_bounded(p.pid), 137);
 		err = h_read_all(p.err_fd);
-		if (!pass) {
+		if (!pass)
 			assert_non_null(strstr(err, "limit wall_seconds=2 reached"));
-			assert_non_null(strstr(err, "output dropped: its reader took nothing"));
-		}
 		free(err);
 		close(p.out_fd);
 		t = h_trace(trace);
