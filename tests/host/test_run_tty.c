@@ -315,12 +315,12 @@ static void fd0_counts_against_output(void **state)
 
 /* (a) and TIOCSTI: rf-attack-tty's attempts on a terminal with a victim
  * in its foreground group, inside: refused (10); the caller's terminal by
- * its /dev/pts name or a /proc/PID/fd link is not there; the twin: its
- * own terminal by its own name. */
+ * its /dev/pts name or a /proc/PID/fd link is not there; the twins: its
+ * own terminal by its own name, a new pty made inside (/dev/ptmx). */
 static void attempts_refused(void **state)
 {
 	static const char *const attempts[] = { "winsize", "sti", "modes", "tcooff",
-						"pts-path", "pts-procfd", "pts-own" };
+						"pts-path", "pts-procfd", "pts-own", "ptmx" };
 	char *pol = h_tempfile("policy", OPEN_POLICY(""));
 	char *tool = h_tool("rf-attack-tty");
 	char dir[] = "/tmp/rf-tty-XXXXXX";
@@ -335,8 +335,8 @@ static void attempts_refused(void **state)
 		char *out = NULL, *err = NULL;
 		int rc = h_wait(h_start(args, NULL, NULL), &out, &err);
 
-		/* the last, its own terminal by its name, is the twin */
-		int want = strcmp(attempts[i], "pts-own") ? 10 : 0;
+		/* the twins: its own terminal by its name, a pty of its own */
+		int want = strcmp(attempts[i], "pts-own") && strcmp(attempts[i], "ptmx") ? 10 : 0;
 
 		if (rc != want)
 			fail_msg("%s inside: exit %d (want %d; 10: refused)\n%s%s", attempts[i], rc,

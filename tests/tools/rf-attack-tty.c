@@ -477,6 +477,26 @@ static int do_pts_own(void)
 	return 0;
 }
 
+/* A pty of its own made inside (script, ssh -t, an editor's terminal):
+ * /dev/ptmx, its slave by name, a byte through both. */
+static int do_ptmx(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s;
+	char name[128], c = 0;
+
+	if (m < 0)
+		return missing("/dev/ptmx", errno);
+	if (grantpt(m) || unlockpt(m) || ptsname_r(m, name, sizeof(name)))
+		return missing("unlockpt, ptsname", errno);
+	s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return missing(name, errno);
+	if (write(m, "p\n", 2) != 2 || read(s, &c, 1) != 1 || c != 'p')
+		return missing("a byte through the new pty", errno ? errno : EIO);
+	printf("a pty of its own: %s\n", name);
+	return 0;
+}
+
 /* The terminal's size, as the caller set it. */
 static int do_size(int rows, int cols)
 {
@@ -593,6 +613,8 @@ int main(int argc, char **argv)
 		return do_pts_procfd();
 	if (!strcmp(a, "pts-own"))
 		return do_pts_own();
+	if (!strcmp(a, "ptmx"))
+		return do_ptmx();
 	if (!strcmp(a, "jobs"))
 		return do_jobs();
 	if (!strcmp(a, "write") && argc > 3)
