@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 
 #include "cleanup.h"
+#include "plan/plan.h"
 #include "rules/netrules.h"
 #include "sandbox_landlock.h"
 
@@ -116,6 +117,11 @@ struct ll_net_port_attr {
 	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM |          \
 	 LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE |               \
 	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* What a write rule that holds an allowed network.unix name does not
+ * grant (opts->unix_names): a socket or a symlink made, renamed or linked
+ * there would answer to the allowed name (plan__unix_name_in_write). */
+#define LL_FS_UNIX_NAMES (LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
 /* The only rights the kernel accepts on a rule for a non-directory. */
 #define LL_FS_FILE                                                              \
@@ -483,6 +489,7 @@ struct ll_part {
 	const struct rf_path_list *list;
 	const char *const *hidden;
 	uint64_t file_access, dir_access;
+	const struct rf_policy *unix_names;   /* non-NULL: LL_FS_UNIX_NAMES withheld */
 	size_t lo, hi;
 	int8_t *res;
 	size_t err_i, n_rules;
@@ -528,7 +535,11 @@ static void *ll_part_run(void *arg)
 			continue;
 		}
 		if (r == 0) {
-			r = ll_add_rule(pt->ll, fd, rule->subtree ? pt->dir_access : pt->file_access);
+			uint64_t a = rule->subtree ? pt->dir_access : pt->file_access;
+
+			if (pt->unix_names && plan__unix_name_in_write(pt->unix_names, rule))
+				a &= ~(uint64_t)LL_FS_UNIX_NAMES;
+			r = ll_add_rule(pt->ll, fd, a);
 			ll_fd_run_add(&run, fd);
 			pt->err_add = r < 0;
 			pt->n_rules += !r;
@@ -579,7 +590,7 @@ static void ll_parts_run(struct ll_part *pt, size_t n_parts)
 static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *opts,
 		       const struct rf_path_list *list, const char *where_base,
 		       uint64_t file_access, uint64_t dir_access, const char *const *hidden,
-		       struct rf_error *err)
+		       const struct rf_policy *unix_names, struct rf_error *err)
 {
 	char where[64], entry[sizeof(where) + RF_POLICY_PATH_MAX + 4];
 	struct ll_part pt[2];
@@ -596,7 +607,8 @@ static int ll_add_list(struct rf_landlock *ll, const struct rf_landlock_opts *op
 	for (k = 0; k < n_parts; k++)
 		pt[k] = (struct ll_part){
 			.ll = ll, .list = list, .hidden = hidden, .file_access = file_access,
-			.dir_access = dir_access, .lo = list->n * k / n_parts,
+			.dir_access = dir_access, .unix_names = unix_names,
+			.lo = list->n * k / n_parts,
 			.hi = list->n * (k + 1) / n_parts, .res = res,
 		};
 	ll_parts_run(pt, n_parts);
@@ -679,11 +691,11 @@ static int ll_plan_fs(const struct rf_policy *policy, const struct rf_landlock_o
 static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landlock_opts *opts,
 			   struct rf_landlock *ll, struct rf_error *err)
 {
-	/* The tmpfs mounts the child makes: the scratch, /dev/shm, a private
-	 * /tmp (what they hide gets no rule). */
-	const char *scratch[5] = { "/dev/shm", "/proc" };
+	/* The mounts the child makes: the scratch, /dev/shm, a private /tmp,
+	 * /proc, the sandbox's devpts (what they hide gets no rule). */
+	const char *scratch[6] = { "/dev/shm", "/proc", "/dev/pts" };
 	uint64_t all = ll->handled_fs;
-	size_t nh = 2;
+	size_t nh = 3;
 
 	if (policy->limits.scratch.set)
 		scratch[nh++] = policy->limits.scratch.path;
@@ -698,12 +710,13 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 			return r;
 	} else if (policy->files == RF_CONFINE_ALLOWLIST) {
 		r = ll_add_list(ll, opts, &policy->files_read, "$.files.read",
-				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, scratch, err);
+				LANDLOCK_ACCESS_FS_READ_FILE, LL_FS_READ_DIR, scratch, NULL, err);
 		if (r < 0)
 			return r;
 		r = ll_add_list(ll, opts, &policy->files_write, "$.files.write",
 				(LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_WRITE_DIR) & LL_FS_FILE,
-				LL_FS_READ_DIR | LL_FS_WRITE_DIR, scratch, err);
+				LL_FS_READ_DIR | LL_FS_WRITE_DIR, scratch,
+				opts->unix_names ? policy : NULL, err);
 		if (r < 0)
 			return r;
 	}
@@ -718,7 +731,7 @@ static int ll_add_fs_rules(const struct rf_policy *policy, const struct rf_landl
 	} else if (policy->exec == RF_CONFINE_ALLOWLIST) {
 		uint64_t x = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
 
-		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, scratch, err);
+		r = ll_add_list(ll, opts, &policy->exec_paths, "$.exec", x, x, scratch, NULL, err);
 		if (r < 0) {
 			ll->refused_class = RF_CLASS_EXEC;
 			return r;
@@ -792,7 +805,8 @@ static bool ll_names_dir(const struct rf_path_rule *rule, const char *dir)
 }
 
 /* The rights ll_add_fs_rules gave entries on directory dir itself. */
-static uint64_t ll_dir_access(const struct rf_policy *p, const char *dir, uint64_t handled)
+static uint64_t ll_dir_access(const struct rf_policy *p, const struct rf_landlock_opts *opts,
+			      const char *dir, uint64_t handled)
 {
 	uint64_t a = 0;
 	size_t i;
@@ -800,9 +814,14 @@ static uint64_t ll_dir_access(const struct rf_policy *p, const char *dir, uint64
 	for (i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_read.n; i++)
 		if (ll_names_dir(&p->files_read.v[i], dir))
 			a |= LL_FS_READ_DIR;
-	for (i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_write.n; i++)
-		if (ll_names_dir(&p->files_write.v[i], dir))
-			a |= LL_FS_READ_DIR | LL_FS_WRITE_DIR;
+	for (i = 0; p->files == RF_CONFINE_ALLOWLIST && i < p->files_write.n; i++) {
+		const struct rf_path_rule *w = &p->files_write.v[i];
+
+		if (ll_names_dir(w, dir))
+			a |= LL_FS_READ_DIR |
+			     (opts->unix_names && plan__unix_name_in_write(p, w) ?
+			      LL_FS_WRITE_DIR & ~(uint64_t)LL_FS_UNIX_NAMES : LL_FS_WRITE_DIR);
+	}
 	for (i = 0; p->exec == RF_CONFINE_ALLOWLIST && i < p->exec_paths.n; i++)
 		if (ll_names_dir(&p->exec_paths.v[i], dir))
 			a |= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
@@ -949,16 +968,17 @@ int sandbox_landlock__build(const struct rf_policy *policy,
 		if (r < 0)
 			goto fail;
 		if (policy->limits.scratch.set)
-			ll.scratch_access = ll_dir_access(policy, policy->limits.scratch.path,
+			ll.scratch_access = ll_dir_access(policy, opts, policy->limits.scratch.path,
 							  ll.handled_fs);
-		ll.proc_access = ll_dir_access(policy, "/proc", ll.handled_fs);
+		ll.proc_access = ll_dir_access(policy, opts, "/proc", ll.handled_fs);
 		r = ll_later_lists(policy, &ll);
 		if (r < 0) {
 			rf_error_set(err, r, "landlock", "out of memory");
 			goto fail;
 		}
-		ll.shm_access = ll_dir_access(policy, "/dev/shm", ll.handled_fs);
-		ll.tmp_access = opts->private_tmp ? ll_dir_access(policy, "/tmp", ll.handled_fs) : 0;
+		ll.shm_access = ll_dir_access(policy, opts, "/dev/shm", ll.handled_fs);
+		ll.devpts_access = ll_dir_access(policy, opts, "/dev/pts", ll.handled_fs);
+		ll.tmp_access = opts->private_tmp ? ll_dir_access(policy, opts, "/tmp", ll.handled_fs) : 0;
 	}
 	if (ll.handled_net) {
 		r = ll_add_net_rules(policy, &ll, err);

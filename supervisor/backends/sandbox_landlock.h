@@ -18,6 +18,8 @@ struct rf_landlock_opts {
 	bool scope_abstract_unix; /* ABI >= 6: no abstract unix sockets outside */
 	bool scope_signal;        /* ABI >= 6: no signals to processes outside */
 	bool private_tmp;         /* /tmp is a private tmpfs (plan.priv.tmp) */
+	bool unix_names;          /* write rules holding an allowed unix name make no
+				   * sockets nor symlinks (plan.install.landlock_unix_names) */
 	bool approximate;         /* policy opted into the nearest safe
 				   * approximation for entries Landlock cannot
 				   * express exactly */
@@ -61,6 +63,8 @@ struct rf_landlock {
 	 * private /tmp (0 for a shared one). Entries below the two tmpfs
 	 * paths get no rule: they name the host's hidden files. */
 	uint64_t proc_access, shm_access, tmp_access;
+	/* ...and the sandbox's own devpts over /dev/pts (tty_relay.h). */
+	uint64_t devpts_access;
 	struct rf_landlock_later *later;  /* the entries below /proc/ */
 	size_t n_later;
 	struct rf_landlock_approx *approx;

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 
@@ -244,7 +246,9 @@ static void watch_reset(struct rf_limits_watch *w)
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
 		w->out_r[i] = w->child_w[i] = -1;
 		w->dest[i] = i + 1;
+		w->out[i].fd = w->out[i].restore_fl = -1;
 	}
+	w->saved_err = -1;
 	w->hit = RF_LIMIT_MAX;
 }
 
@@ -264,15 +268,21 @@ void sandbox_limits__watch_close(struct rf_limits_watch *w)
 	close_fd(&w->timer_fd);
 	close_fd(&w->events_fd[0]);
 	close_fd(&w->events_fd[1]);
+	if (w->saved_err >= 0) {
+		dup2(w->saved_err, 2);
+		close_fd(&w->saved_err);
+	}
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
 		close_fd(&w->out_r[i]);
 		close_fd(&w->child_w[i]);
+		out_relay__close(&w->out[i]);
 	}
 }
 
 /* One relay channel, a pipe: the command's end moved to >= 10 (out of
  * the launcher child's way, like the Landlock ruleset), ours
- * non-blocking. A terminal needs none: the command's pty carries that
+ * non-blocking, and so is our way to ringfence's own fd (out_relay.h,
+ * opened at the start). A terminal needs none: the command's pty carries that
  * stream (run/tty_relay.c), counted against the same budget. */
 static int relay_pipe(struct rf_limits_watch *w, int i)
 {
@@ -315,7 +325,7 @@ int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *
 int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg)
 {
 	struct itimerspec its = { .it_value = { .tv_sec = (time_t)w->wall_seconds } };
-	int i;
+	int i, err;
 
 	/* Ours closed: the pipes see EOF once every writer in the sandbox is gone. */
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
@@ -325,6 +335,12 @@ int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgrou
 	/* A reader that goes away must not kill the supervisor (relay_once). */
 	if (w->output_bytes)
 		signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+		if (w->out_r[i] >= 0 && (err = out_relay__open(&w->out[i], w->dest[i])))
+			return err;
+	/* Nor may a reader that stopped hold our own lines (a limit's). */
+	if (w->out_r[1] >= 0 && w->dest[1] == 2)
+		out_relay__own_stderr(&w->out[1], &w->saved_err);
 	/* The kernel flags these files on every change (an OOM kill, a
 	 * refused fork): no polling of the counters while the command runs. */
 	if (w->memory_mb && cg && cg->dir_fd >= 0)
@@ -341,14 +357,44 @@ int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgrou
 
 int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds)
 {
-	int i, n = 0;
+	int n = 0;
 
 	if (w->timer_fd >= 0)
 		fds[n++] = w->timer_fd;
-	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
-		if (w->out_r[i] >= 0)
-			fds[n++] = w->out_r[i];
 	return n;
+}
+
+#define REGISTERED (1u << 31)
+
+static void set_events(int ep, int fd, uint32_t *cur, uint32_t want)
+{
+	struct epoll_event ev = { .events = want, .data.fd = fd };
+
+	if (fd < 0 || (*cur & ~REGISTERED) == want)
+		return;
+	if (!want) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+		*cur = 0;
+		return;
+	}
+	/* A regular file cannot be polled (EPERM); it never needs to be. */
+	if (!epoll_ctl(ep, *cur & REGISTERED ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev))
+		*cur = want | REGISTERED;
+}
+
+void sandbox_limits__watch(struct rf_limits_watch *w, int ep)
+{
+	int i;
+
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
+		struct rf_out_relay *o = &w->out[i];
+		size_t room = 0;
+
+		if (w->out_r[i] >= 0)
+			(void)out_relay__tail(o, &room);
+		set_events(ep, w->out_r[i], &w->watched_r[i], room ? EPOLLIN : 0);
+		set_events(ep, o->fd, &o->watched, o->len && !o->dead ? EPOLLOUT : 0);
+	}
 }
 
 int sandbox_limits__event_fds(const struct rf_limits_watch *w, int *fds)
@@ -372,49 +418,42 @@ static bool set_hit(struct rf_limits_watch *w, enum rf_limit l, uint64_t value,
 	return true;
 }
 
-/* All of buf to fd, waiting when it is non-blocking; false once it is gone. */
-static bool write_all(int fd, const char *buf, size_t len)
+static void close_out_r(struct rf_limits_watch *w, int i)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-
-		if (n < 0 && errno == EAGAIN)
-			(void)poll(&p, 1, -1);
-		else if (n < 0 && errno != EINTR)
-			return false;
-		if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-		}
-	}
-	return true;
+	close_fd(&w->out_r[i]);   /* which leaves the epoll set */
+	w->watched_r[i] = 0;
 }
 
-/* One read from pipe i: what fits in the budget goes on, the rest is
- * dropped and ends the run. -1 at EOF (closed), 0 nothing, 1 data. */
+/* One read from pipe i, as far as the buffer toward ringfence's side has
+ * room: what fits in the budget goes on, the rest is dropped and ends
+ * the run. -1 at EOF (closed), 0 nothing (or no room), 1 data. */
 static int relay_once(struct rf_limits_watch *w, int i, bool *hit_now)
 {
-	char buf[LIMITS_RELAY_CHUNK];
-	uint64_t room = w->output_bytes - w->out_delivered, give;
-	ssize_t n = read(w->out_r[i], buf, sizeof(buf));
+	struct rf_out_relay *o = &w->out[i];
+	uint64_t budget = w->output_bytes - w->out_delivered, give;
+	size_t room;
+	char *tail = out_relay__tail(o, &room);
+	ssize_t n;
 
+	if (!room)
+		return 0;
+	n = read(w->out_r[i], tail, room < LIMITS_RELAY_CHUNK ? room : LIMITS_RELAY_CHUNK);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		close_fd(&w->out_r[i]);
+		close_out_r(w, i);
 		return -1;
 	}
 	if (n < 0)
 		return 0;
-	give = (uint64_t)n < room ? (uint64_t)n : room;
-	if (give && !write_all(w->dest[i], buf, give)) {
+	give = (uint64_t)n < budget ? (uint64_t)n : budget;
+	out_relay__commit(o, (size_t)give);
+	w->out_read += (uint64_t)n;
+	if (!out_relay__flush(o)) {
 		/* Our reader is gone: so is the command's (its next write gets
 		 * EPIPE or SIGPIPE, as without the relay). */
-		w->out_read += (uint64_t)n;
-		close_fd(&w->out_r[i]);
+		close_out_r(w, i);
 		return -1;
 	}
 	w->out_delivered += give;
-	w->out_read += (uint64_t)n;
 	if ((uint64_t)n > give)
 		*hit_now |= set_hit(w, RF_LIMIT_OUTPUT, w->out_read, w->output_bytes);
 	return 1;
@@ -466,20 +505,64 @@ bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd)
 					 strerror(errno));
 			return sandbox_limits__check_cgroup(w);
 		}
-	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+	for (i = 0; i < RF_LIMITS_OUT_MAX; i++) {
 		if (fd >= 0 && fd == w->out_r[i])
 			relay_once(w, i, &hit_now);
+		else if (fd >= 0 && fd == w->out[i].fd && !out_relay__flush(&w->out[i]))
+			close_out_r(w, i);
+	}
 	return hit_now;
+}
+
+/* The end of a run: a reader that takes nothing for this long gets the
+ * rest of the output dropped (a stopped reader never holds the exit). */
+#define DRAIN_STALL_MS 1000
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 void sandbox_limits__drain(struct rf_limits_watch *w)
 {
+	uint64_t last = now_ms();
+	size_t before = SIZE_MAX;
 	bool hit_now = false;
 	int i;
 
+	for (;;) {
+		struct pollfd p[RF_LIMITS_OUT_MAX];
+		bool got = false;
+		size_t waiting = 0;
+		nfds_t np = 0;
+		uint64_t t = now_ms();
+
+		for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+			while (w->out_r[i] >= 0 && relay_once(w, i, &hit_now) > 0)
+				got = true;
+		for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+			if (w->out[i].len && !w->out[i].dead) {
+				waiting += w->out[i].len;
+				p[np++] = (struct pollfd){ .fd = w->out[i].fd, .events = POLLOUT };
+			}
+		if (!waiting && !got)
+			break;
+		if (got || waiting < before)
+			last = t;
+		else if (t - last >= DRAIN_STALL_MS)
+			break;
+		before = waiting;
+		if (np)
+			(void)poll(p, np, (int)(DRAIN_STALL_MS - (t - last)));
+		for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
+			if (w->out[i].len && !out_relay__flush(&w->out[i]))
+				close_out_r(w, i);
+	}
 	for (i = 0; i < RF_LIMITS_OUT_MAX; i++)
-		while (w->out_r[i] >= 0 && relay_once(w, i, &hit_now) > 0)
-			;
+		w->out_dropped += out_relay__drop(&w->out[i]);
 }
 
 /* "KEY N" from a cgroup's *.events file; 0 when missing. */

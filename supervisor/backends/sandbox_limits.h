@@ -15,6 +15,7 @@
 #include "cgroup.h"
 #include "error.h"
 #include "names.h"
+#include "out_relay.h"
 
 struct rf_caps;
 struct rf_plan;
@@ -49,6 +50,10 @@ struct rf_limits_watch {
 	int out_r[RF_LIMITS_OUT_MAX];   /* relay read ends, -1 */
 	int child_w[RF_LIMITS_OUT_MAX]; /* the command's ends (>= 10) until launched, -1 */
 	int dest[RF_LIMITS_OUT_MAX];    /* where the relay writes: 1, 2 */
+	struct rf_out_relay out[RF_LIMITS_OUT_MAX]; /* ...through these, never blocking */
+	uint32_t watched_r[RF_LIMITS_OUT_MAX];      /* epoll events set for out_r */
+	int saved_err;            /* our stderr while it is out[1]'s description; -1 */
+	uint64_t out_dropped;     /* bytes the reader never took at the end */
 	uint64_t out_read;        /* bytes the command wrote */
 	uint64_t out_delivered;   /* bytes passed on (at most output_bytes) */
 	struct timespec start;
@@ -63,13 +68,20 @@ struct rf_limits_watch {
  * -errno with e filled; w is valid for sandbox_limits__watch_close either way. */
 int sandbox_limits__watch_init(struct rf_limits_watch *w, const struct rf_plan *plan,
 		       struct rf_error *e);
-/* The command is running in cg: close its pipe ends here, arm the clock. */
+/* The command is running in cg: close its pipe ends here, open the relay's
+ * way to dest (out_relay.h), arm the clock. */
 int sandbox_limits__watch_start(struct rf_limits_watch *w, const struct rf_cgroup *cg);
-/* The fds to poll (readable): up to 1 + RF_LIMITS_OUT_MAX; returns how many. */
+/* The fds to poll (readable): the deadline's; returns how many (0 or 1).
+ * The relay's own fds come and go: sandbox_limits__watch. */
 int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds);
+/* Register / update the relay's fds in the epoll set ep (after every
+ * event): a pipe read while its buffer has room, ringfence's side
+ * watched for room while bytes wait. */
+void sandbox_limits__watch(struct rf_limits_watch *w, int ep);
 /* The cgroup's *.events files to poll for EPOLLPRI (a change): up to 2. */
 int sandbox_limits__event_fds(const struct rf_limits_watch *w, int *fds);
-/* fd became readable: relay, or note the deadline; an events file
+/* fd became readable (or writable: the relay's far side): relay, or
+ * note the deadline; an events file
  * changed: read the cgroup's counters. True when a limit was
  * reached just now (w->hit set). */
 bool sandbox_limits__on_fd(struct rf_limits_watch *w, int fd);
@@ -80,8 +92,9 @@ bool sandbox_limits__check_cgroup(struct rf_limits_watch *w);
  * how many of them fit in the budget and go on; the rest ends the run
  * (*hit_now). Without output_bytes, all n. */
 uint64_t sandbox_limits__admit_output(struct rf_limits_watch *w, uint64_t n, bool *hit_now);
-/* Relay what is left in the pipes without blocking (all of it once every
- * writer is gone). */
+/* Relay what is left in the pipes (all of it once every writer is gone)
+ * while the reader takes it: one that takes nothing for a second gets
+ * the rest dropped (w->out_dropped). */
 void sandbox_limits__drain(struct rf_limits_watch *w);
 /* {"limit": .., "value": .., "threshold": .., "unit": ..} for w->hit. */
 json_t *sandbox_limits__exceeded_json(const struct rf_limits_watch *w);

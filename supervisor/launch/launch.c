@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -242,12 +243,16 @@ static int plan_rw_paths(struct launch_plan *p, const struct launch_opts *o)
  * flags) or silently drops them. */
 static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 {
+	struct stat st;
 	size_t n = 0, i;
 
 	while (o->ro_mounts && o->ro_mounts[n])
 		n++;
 	/* Always: the PID namespace's own /proc goes over the host's. */
 	p->new_ns = true;
+	/* Nowhere to put it: nothing of the host's is there either. */
+	p->devpts_fd = o->devpts_fd > 2 && stat("/dev/pts", &st) == 0 && S_ISDIR(st.st_mode) ?
+		       o->devpts_fd : -1;
 	if (o->ro_tree) {
 		int r = plan_rw_paths(p, o);
 
@@ -529,7 +534,7 @@ failed:
 
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
-	struct launch_plan plan = { .ll_fd = -1, .notify_w = -1, .fan_fd = -1 };
+	struct launch_plan plan = { .ll_fd = -1, .notify_w = -1, .fan_fd = -1, .devpts_fd = -1 };
 	int r;
 
 	if (!res)

@@ -75,6 +75,12 @@ struct launch_opts {
 	size_t n_ll_later;
 	const struct launch_mount *mounts;
 	size_t n_mounts;
+	/* Above 2: a detached devpts instance of the sandbox's own (the one
+	 * tty_fd comes from), moved over /dev/pts after every devpts mount in
+	 * detach_mounts is gone; devpts_landlock_access as for a mount. -1 or
+	 * 0: none. */
+	int devpts_fd;
+	uint64_t devpts_landlock_access;
 	/* Non-zero: the Landlock rights of the scratch directory, added on the
 	 * tmpfs's root before the ruleset is applied. */
 	uint64_t scratch_landlock_access;

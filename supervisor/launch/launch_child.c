@@ -28,8 +28,10 @@
 #define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
 #define CHILD_LL_FD 4
 #define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
+/* The sandbox's devpts until it is moved over /dev/pts (child_mounts). */
+#define CHILD_DEVPTS_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 1)
 /* The fanotify group (monitor.files), until the mounts are marked. */
-#define CHILD_FAN_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 1)
+#define CHILD_FAN_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 2)
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -155,8 +157,12 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		      int err_w)
 {
 	const int efd = CHILD_ERR_FD;
-	int r;
+	int r, devpts = -1, fan = -1;
 
+	if (p->devpts_fd >= 0 && (devpts = fcntl(p->devpts_fd, F_DUPFD_CLOEXEC, 64)) < 0)
+		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD devpts");
+	if (p->fan_fd >= 0 && (fan = fcntl(p->fan_fd, F_DUPFD_CLOEXEC, 64)) < 0)
+		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD fanotify");
 	if (err_w != efd) {
 		if (dup3(err_w, efd, O_CLOEXEC) < 0)
 			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
@@ -181,16 +187,23 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
 		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
-	/* Last: the relay and pty fds above may have sat at its number. */
-	if (p->fan_fd >= 0) {
-		if (dup3(p->fan_fd, CHILD_FAN_FD, O_CLOEXEC) < 0)
-			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 fanotify");
+	/* Last (the relay and pty fds above may have sat at their numbers),
+	 * from copies above every fixed number (one may sit at the other's). */
+	if (devpts >= 0 && dup3(devpts, CHILD_DEVPTS_FD, O_CLOEXEC) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 devpts");
+	if (fan >= 0 && dup3(fan, CHILD_FAN_FD, O_CLOEXEC) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 fanotify");
+	if (devpts >= 0 || fan >= 0) {
+		/* nothing may sit below them */
+		if (devpts < 0)
+			(void)close(CHILD_DEVPTS_FD);
 		if (p->notify_w < 0)
-			(void)close(CHILD_NOTIFY_FD);  /* nothing may sit below it */
-		if (p->notify_w < 0 && p->ll_fd < 0)
+			(void)close(CHILD_NOTIFY_FD);
+		if (p->ll_fd < 0)
 			(void)close(CHILD_LL_FD);
 	}
-	r = close_above(p->fan_fd >= 0 ? CHILD_FAN_FD : p->notify_w >= 0 ? CHILD_NOTIFY_FD :
+	r = close_above(fan >= 0 ? CHILD_FAN_FD : devpts >= 0 ? CHILD_DEVPTS_FD :
+			p->notify_w >= 0 ? CHILD_NOTIFY_FD :
 			p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
@@ -320,6 +333,14 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 	child_hide_mounts(o, efd);
 	if (o->ro_tree)
 		child_ro_tree(p, efd);
+	/* The sandbox's own ptys, and no one else's: every devpts mount of
+	 * the host is gone (detach_mounts), the caller's terminal with it. */
+	if (p->devpts_fd >= 0) {
+		if (syscall(SYS_move_mount, CHILD_DEVPTS_FD, "", AT_FDCWD, "/dev/pts",
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount a private /dev/pts");
+		(void)close(CHILD_DEVPTS_FD);
+	}
 	/* The PID namespace's own processes, and no one else's: hidepid
 	 * also hides what the command could not ptrace, the init (not
 	 * dumpable) included (systemd ProtectProc=ptraceable). Not
@@ -456,6 +477,11 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 					       o->mounts[i].landlock_access);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on a private tmpfs");
+	}
+	if (p->ll_fd >= 0 && p->devpts_fd >= 0 && o->devpts_landlock_access) {
+		r = sandbox_landlock__add_path(CHILD_LL_FD, "/dev/pts", o->devpts_landlock_access);
+		if (r < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on /dev/pts");
 	}
 	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
 		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,

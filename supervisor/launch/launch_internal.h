@@ -40,6 +40,8 @@ struct launch_plan {
 	char *rw_cwd;             /* the cwd, entered again once the trees are
 				   * back (it still names the read-only mount) */
 	bool new_ns;
+	int devpts_fd;            /* opts->devpts_fd where /dev/pts is a directory
+				   * to move it onto; -1 none */
 	char scratch_opts[64];    /* tmpfs mount data for opts->scratch_path */
 	bool chdir_scratch;       /* the cwd is the scratch path: enter the tmpfs */
 	const char *chdir_mount;  /* the cwd is this private mount's path: enter it */

@@ -502,34 +502,79 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 /* Bounded work for huge policies: past it, assume they meet. */
 #define RF_UNIX_WRITE_PAIRS_MAX 1000000u
 
-/* Could the sandbox make an allowed unix name (a link, a rename, a
- * symlink, a directory moved) for a socket it did not bind? Where it may
- * create names in the allowed name's directory or above it, or anywhere
- * below an allowed subtree. */
-static bool unix_names_writable(const struct rf_policy *p)
+bool plan__unix_name_in_write(const struct rf_policy *p, const struct rf_path_rule *w)
 {
-	const struct rf_path_list *w = &p->files_write;
-	size_t i, k;
+	size_t i, n = strlen(w->path);
 
+	if (!w->subtree)
+		return false;  /* a file rule makes no names */
+	for (i = 0; i < p->n_unix; i++) {
+		const struct rf_unix_rule *u = &p->unix_rules[i];
+
+		if (!u->abstract && (!strncmp(u->name, w->path, n) ||
+				     (u->subtree && !strncmp(w->path, u->name, strlen(u->name)))))
+			return true;
+	}
+	return false;
+}
+
+/* ...and a directory on the way to one: w holds a directory of the name
+ * below its own root (or lies below an allowed subtree), which a rename
+ * can bring in with an outside socket in it. */
+static bool unix_dir_in_write(const struct rf_policy *p, const struct rf_path_rule *w)
+{
+	size_t i, n = strlen(w->path);
+
+	if (!w->subtree)
+		return false;
 	for (i = 0; i < p->n_unix; i++) {
 		const struct rf_unix_rule *u = &p->unix_rules[i];
 
 		if (u->abstract)
 			continue;
-		if (p->files == RF_CONFINE_UNRESTRICTED ||
-		    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX)
+		if ((!strncmp(u->name, w->path, n) && strchr(u->name + n, '/')) ||
+		    (u->subtree && !strncmp(w->path, u->name, strlen(u->name))))
 			return true;
-		for (k = 0; k < w->n; k++) {
-			const char *wp = w->v[k].path;
-
-			if (!w->v[k].subtree)
-				continue;  /* a file rule makes no names */
-			if (!strncmp(u->name, wp, strlen(wp)) ||
-			    (u->subtree && !strncmp(wp, u->name, strlen(u->name))))
-				return true;
-		}
 	}
 	return false;
+}
+
+/*
+ * Could the sandbox make an allowed unix name (a link, a rename, a
+ * symlink, a directory moved) for a socket it did not bind? The cgroup
+ * hooks judge the name as written. Where files are on Landlock, the write
+ * rules that hold such a name make no sockets nor symlinks (rename, link
+ * and symlink need MAKE_SOCK / MAKE_SYM on the name's directory); a
+ * directory renamed there stays possible. What stays is a gap.
+ */
+static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
+{
+	const struct rf_path_list *w = &p->files_write;
+	const struct rf_class_plan *fp = &plan->c[RF_CLASS_FILE];
+	bool names = false, dirs = false, paths = false;
+	size_t i, k;
+
+	for (i = 0; i < p->n_unix; i++)
+		paths |= !p->unix_rules[i].abstract;
+	if (!paths)
+		return;
+	/* Bounded work for huge policies: past it, assume they meet. */
+	if (p->files == RF_CONFINE_UNRESTRICTED ||
+	    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX) {
+		add_gap(plan, RF_GAP_UNIX_RENAME);
+		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
+		return;
+	}
+	for (k = 0; k < w->n; k++) {
+		names |= plan__unix_name_in_write(p, &w->v[k]);
+		dirs |= unix_dir_in_write(p, &w->v[k]);
+	}
+	if (names && fp->be == RF_BE_LANDLOCK && fp->enforced)
+		plan->install.landlock_unix_names = true;
+	else if (names)
+		add_gap(plan, RF_GAP_UNIX_RENAME);
+	if (dirs)
+		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
 }
 
 /* Second, independent layers. Audit mode must deny nothing, so no layer
@@ -649,8 +694,8 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 					 plan->c[RF_CLASS_NET].enforced &&
 					 policy->mode == RF_MODE_ENFORCE;
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
-	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR && unix_names_writable(policy))
-		add_gap(plan, RF_GAP_UNIX_RENAME);
+	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR)
+		plan_unix_names(plan, policy);
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)

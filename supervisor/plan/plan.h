@@ -131,10 +131,17 @@ enum rf_plan_observed {
 	  "read ancillary data, and the egress program did not stop it on 7.3 "        \
 	  "(BPF-LSM's socket_sendmsg refuses it)")                                       \
 	X(UNIX_RENAME, "unix.rename", RF_CLASS_UNIX,                                     \
-	  "a socket outside network.unix given an allowed name (renamed, linked, a "     \
-	  "symlink, its directory renamed) where the policy lets the sandbox write: "    \
+	  "a socket outside network.unix given an allowed name (renamed, linked or a "   \
+	  "symlink) where the policy lets the sandbox write and Landlock cannot withhold " \
+	  "making sockets and symlinks there (files unrestricted or not on Landlock): "   \
 	  "the cgroup hooks judge the name as written, not the socket as it was bound "  \
 	  "(BPF-LSM judges both)")                                                       \
+	X(UNIX_RENAME_DIR, "unix.rename-dir", RF_CLASS_UNIX,                             \
+	  "a directory holding a socket outside network.unix renamed onto the way to an " \
+	  "allowed name, where a write rule holds a directory of that name or lies "     \
+	  "below an allowed subtree: Landlock cannot refuse renaming a directory there "  \
+	  "without refusing mkdir, and the cgroup hooks judge the name as written "      \
+	  "(BPF-LSM judges the socket as it was bound)")                                 \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
 	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")   \
@@ -163,6 +170,11 @@ enum rf_gap {
 	RF_GAP_MAX,
 };
 _Static_assert(RF_GAP_MAX <= 64, "plan.gaps is a 64-bit mask");
+
+/* Write rule w lets the sandbox make an allowed network.unix pathname:
+ * the name's directory is w or below it, or w lies below an allowed
+ * subtree. */
+bool plan__unix_name_in_write(const struct rf_policy *p, const struct rf_path_rule *w);
 
 const char *plan__gap_id(enum rf_gap g);
 enum rf_class plan__gap_class(enum rf_gap g);
@@ -222,6 +234,11 @@ struct rf_plan_install {
 	 * it, else the boundary filter's W^X rules. */
 	bool mdwe;
 	bool seccomp_wx;
+	/* network.unix on the cgroup hooks with files on Landlock: write rules
+	 * that hold an allowed unix name make no sockets nor symlinks
+	 * (plan__unix_name_in_write), so none is renamed, linked or
+	 * symlinked onto the name. */
+	bool landlock_unix_names;
 	/* exec on Landlock: the observe programs kill a process whose program
 	 * is the dynamic loader itself (RF_SB_OBSERVE_LOADER). */
 	bool loader_kill;

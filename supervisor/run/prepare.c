@@ -169,6 +169,7 @@ int prepare__backends(const struct rf_policy *p, struct rf_plan *plan,
 			.scope_signal = in->landlock_scope_signal,
 			.approximate = p->approximate,
 			.private_tmp = plan->priv.tmp,
+			.unix_names = in->landlock_unix_names,
 		};
 
 		be = (struct rf_error){ 0 };

@@ -147,10 +147,11 @@ static void limit_hit(struct sandbox *sb)
 	ex = sandbox_limits__exceeded_json(&sb->lw);
 	registry_note_limit(sb, ex);
 	trace__emit(sb->trace, "limit.exceeded", ex);
-	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
 	if (sb->lw.hit == RF_LIMIT_EGRESS)
 		flows__abort_sockets(sb);
+	/* Killed before our own line: a stderr nobody reads cannot hold it. */
 	sandbox_kill(sb);
+	rf_err("sandbox %s: %s: killing the sandbox", sb->name, why);
 }
 
 /* Everything one run holds between its steps. */
@@ -636,7 +637,7 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 
 	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
-		err = tty_relay__open(&sb->tty, &e->e);
+		err = tty_relay__open(&sb->tty, r->uid, r->gid, &e->e);
 	if (!err)
 		err = sandbox_limits__apply_cgroup(&sb->plan, sb->place.base, &sb->cg, &e->e);
 	if (err) {
@@ -977,6 +978,8 @@ static int start_child(struct run *r)
 		.n_ll_later = sb->ll.n_later,
 		.mounts = mounts,
 		.n_mounts = n_mounts,
+		.devpts_fd = sb->tty.devpts,
+		.devpts_landlock_access = sb->ll.devpts_access,
 		.ro_tree = sb->plan.install.ro_tree,
 		.mdwe = sb->plan.install.mdwe,
 		.fanotify_fd = filewatch__fd(sb),
@@ -1025,8 +1028,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, &r->oldmask);
 	/* cgroup2 read-only, bpffs gone in the child's mount namespace, and
-	 * mqueue mounts too: each names the host's IPC namespace's queues. */
-	err = mounts__list2("cgroup2", &r->ro_mounts, "bpf,mqueue", &r->bpf_mounts);
+	 * mqueue mounts too: each names the host's IPC namespace's queues;
+	 * and every devpts (the caller's terminal by name): the sandbox's own
+	 * goes over /dev/pts. */
+	err = mounts__list2("cgroup2", &r->ro_mounts, "bpf,mqueue,devpts", &r->bpf_mounts);
 	/* monitor.files: the child marks each mount it got a copy of (it may
 	 * not open mountinfo itself: a BPF-LSM file policy judges it already) */
 	if (!err && filewatch__fd(&r->sb) >= 0)
@@ -1156,7 +1161,8 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 			"grown in the background\n", r->pool.top_up, r->pool.top_up_class);
 	err = sandbox_limits__watch_start(&r->sb.lw, &r->sb.cg);
 	if (err)
-		rf_error_set(&e->e, err, "refused", "arming wall_seconds: %s", strerror(-err));
+		rf_error_set(&e->e, err, "refused", "arming wall_seconds, the output relay: %s",
+			     strerror(-err));
 	else if ((err = wait__loop(&r->sb, &r->lr, limit_hit, &info)))
 		rf_error_set(&e->e, err, "waiting for the command", "%s", strerror(-err));
 	else
@@ -1178,6 +1184,10 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 		rf_info("sandbox %s: %llu bytes of the command's output dropped: the terminal "
 			"took nothing for a second", r->sb.name,
 			(unsigned long long)r->sb.tty.dropped);
+	if (r->sb.lw.out_dropped)
+		rf_info("sandbox %s: %llu bytes of the command's output dropped: its reader "
+			"took nothing for a second", r->sb.name,
+			(unsigned long long)r->sb.lw.out_dropped);
 	report_exit(r, &info, err ? e->exit : r->status);
 	return err;
 }
@@ -1237,7 +1247,9 @@ int run__steps(const struct run_opts *o, const char *last,
 		.o = o,
 		.sb = { .cg = { .dir_fd = -1 }, .ll = { .ruleset_fd = -1 }, .la = { .fd = -1 },
 			.lw = { .timer_fd = -1, .out_r = { -1, -1 }, .child_w = { -1, -1 },
-				.hit = RF_LIMIT_MAX } },
+				.out = { { .fd = -1, .restore_fl = -1 },
+					 { .fd = -1, .restore_fl = -1 } },
+				.saved_err = -1, .hit = RF_LIMIT_MAX } },
 		.parent_fd = -1,
 		.lr = { .pidfd = -1, .notify_fd = -1 },
 		.reaper = { .done_fd = -1 },

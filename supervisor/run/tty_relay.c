@@ -19,10 +19,13 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 
 #include "backends/sandbox_limits.h"
+#include "log.h"
 #include "tty_relay.h"
 
 #define REGISTERED (1u << 31)
@@ -69,22 +72,58 @@ static bool same_tty(int a, int b)
 	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_rdev == sb.st_rdev;
 }
 
-static int open_pty(struct rf_tty_relay *r, int model)
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+
+/* A devpts instance of our own, detached: nobody's terminal but the
+ * sandbox's is ever in it. Its ptmx for everyone (the command's own ptys,
+ * through /dev/ptmx too: the kernel finds the pts next to it). */
+static int devpts_new(void)
+{
+	int fs = (int)syscall(SYS_fsopen, "devpts", FSOPEN_CLOEXEC), mnt = -1, hi, err;
+
+	if (fs < 0)
+		return -errno;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0620", 0) < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
+	    (mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+				MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) < 0) {
+		err = -errno;
+		close(fs);
+		return err;
+	}
+	close(fs);
+	/* Out of the launcher child's way, like the relay pipes. */
+	hi = fcntl(mnt, F_DUPFD_CLOEXEC, 10);
+	err = -errno;
+	close(mnt);
+	return hi >= 0 ? hi : err;
+}
+
+/* The command's pty, from the sandbox's devpts: its name is the one the
+ * command sees (/dev/pts/0 there), its owner the command's uid. */
+static int open_pty(struct rf_tty_relay *r, int model, uid_t uid, gid_t gid)
 {
 	struct termios t;
 	struct winsize ws;
-	int m, s, hi;
+	unsigned int n;
+	int m, s, hi, unlock = 0;
 
-	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	m = openat(r->devpts, "ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (m < 0)
 		return -errno;
-	if (grantpt(m) || unlockpt(m) || ptsname_r(m, r->pty_name, sizeof(r->pty_name)) ||
-	    (s = open(r->pty_name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+	if (ioctl(m, TIOCSPTLCK, &unlock) || ioctl(m, TIOCGPTN, &n) ||
+	    (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
 		int err = -errno;
 
 		close(m);
 		return err;
 	}
+	snprintf(r->pty_name, sizeof(r->pty_name), "/dev/pts/%u", n);
+	if (fchown(s, uid, gid) < 0)
+		rf_debug("chown %s: %s", r->pty_name, strerror(errno));
 	/* The caller's modes (erase, kill, the signals' keys) and size. */
 	if (tcgetattr(model, &t) == 0)
 		tcsetattr(s, TCSANOW, &t);
@@ -109,7 +148,7 @@ static int open_pty(struct rf_tty_relay *r, int model)
 static void relay_reset(struct rf_tty_relay *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->master = r->slave = r->in = r->out = r->saved_err = -1;
+	r->devpts = r->master = r->slave = r->in = r->out = r->saved_err = -1;
 	r->restore_fl[0] = r->restore_fl[1] = -1;
 }
 
@@ -129,13 +168,20 @@ static void own_stderr(struct rf_tty_relay *r)
 		close_fd(&r->saved_err);
 }
 
-int tty_relay__open(struct rf_tty_relay *r, struct rf_error *e)
+int tty_relay__open(struct rf_tty_relay *r, uid_t uid, gid_t gid, struct rf_error *e)
 {
 	static const int out_order[] = { 1, 2, 0 };
 	int fd, out_std = -1, err;
 	size_t i;
 
 	relay_reset(r);
+	r->devpts = devpts_new();
+	if (r->devpts < 0) {
+		err = r->devpts;
+		r->devpts = -1;
+		return rf_error_set(e, err, "refused", "a /dev/pts of the sandbox's own: %s",
+				    strerror(-err));
+	}
 	for (fd = 0; fd <= 2; fd++)
 		r->std[fd] = isatty(fd);
 	for (i = 0; i < 3 && out_std < 0; i++)
@@ -146,7 +192,7 @@ int tty_relay__open(struct rf_tty_relay *r, struct rf_error *e)
 	r->on = true;
 	r->to_term = calloc(1, sizeof(*r->to_term));
 	r->to_pty = calloc(1, sizeof(*r->to_pty));
-	err = r->to_term && r->to_pty ? open_pty(r, out_std) : -ENOMEM;
+	err = r->to_term && r->to_pty ? open_pty(r, out_std, uid, gid) : -ENOMEM;
 	if (!err && r->std[0] && (r->in = reopen(0, &r->restore_fl[0])) < 0)
 		err = r->in;
 	if (!err && r->in >= 0 && same_tty(0, out_std))
@@ -214,6 +260,7 @@ void tty_relay__pause(struct rf_tty_relay *r)
 
 void tty_relay__start(struct rf_tty_relay *r)
 {
+	close_fd(&r->devpts);   /* over /dev/pts in the command's namespace now */
 	close_fd(&r->slave);
 	tty_relay__resume(r);
 }
@@ -418,6 +465,7 @@ void tty_relay__finish(struct rf_tty_relay *r, struct rf_limits_watch *lw)
 
 void tty_relay__close(struct rf_tty_relay *r)
 {
+	close_fd(&r->devpts);
 	if (!r->on)
 		return;
 	tty_relay__pause(r);
@@ -455,6 +503,7 @@ json_t *tty_relay__json(const struct rf_tty_relay *r)
 			json_array_append_new(fds, json_integer(fd));
 	return json_pack("{s:s, s:s, s:o, s:s}", "pty", r->pty_name, "caller", r->caller_name,
 			 "fds", fds, "note", "the command ran on a private pseudo-terminal in a "
-			 "session of its own; the supervisor relayed it to and from the caller's "
-			 "terminal, which the command never held");
+			 "session of its own, from a devpts instance of the sandbox's own over "
+			 "/dev/pts; the supervisor relayed it to and from the caller's terminal, "
+			 "which the command never held nor could open by name");
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <termios.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #include "error.h"
@@ -30,6 +31,10 @@ struct rf_tty_buf {
 struct rf_tty_relay {
 	bool on;                  /* some of fds 0-2 is a terminal */
 	bool std[3];              /* which of fds 0-2 the command gets the pty for */
+	int devpts;               /* a devpts instance of the sandbox's own (a
+				   * detached mount, >= 10): the command's pty
+				   * comes from it, it goes over /dev/pts in the
+				   * command's mount namespace; -1 */
 	int master;               /* ours, non-blocking; -1 */
 	int slave;                /* the command's end (>= 10) until launched; -1 */
 	int in;                   /* the caller's terminal we read (fd 0's), own
@@ -52,10 +57,13 @@ struct rf_tty_relay {
 	struct rf_tty_buf *to_term, *to_pty;   /* the two directions' bytes */
 };
 
-/* Look at fds 0-2; where one is a terminal, make the pty (the caller's
- * modes and size copied onto it) and reopen the caller's terminal for a
- * non-blocking relay. Nothing to do: r->on false. 0 or -errno, e filled. */
-int tty_relay__open(struct rf_tty_relay *r, struct rf_error *e);
+/* Make the sandbox's devpts instance (always: the host's /dev/pts, the
+ * caller's terminal among them, is never the command's to open by name).
+ * Look at fds 0-2; where one is a terminal, make the pty there (the
+ * caller's modes and size copied onto it, owned by uid:gid, the command's)
+ * and reopen the caller's terminal for a non-blocking relay. No terminal:
+ * r->on false. 0 or -errno, e filled. */
+int tty_relay__open(struct rf_tty_relay *r, uid_t uid, gid_t gid, struct rf_error *e);
 /* The command runs: drop our slave end (the master then sees EOF once
  * the sandbox's last holder is gone), go raw where we are in the
  * foreground. */

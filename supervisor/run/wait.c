@@ -2,8 +2,9 @@
 /*
  * The supervisor while the command runs: one epoll loop over the
  * command's pidfd, the forwarded signals, Landlock's audit records, the
- * seccomp listener, the limits' fds, the pty relay's (tty_relay.c: none
- * of them ever blocks, so the deadline fires whatever a terminal does)
+ * seccomp listener, the limits' fds, the pty relay's (tty_relay.c) and
+ * the output relay's (out_relay.h): none of them ever blocks, so the
+ * deadline fires whatever a terminal or a reader does
  * and the samples tick. The steps
  * around it (run.c) set it up and tear it down.
  */
@@ -248,6 +249,7 @@ int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn
 	wait_setup(sb, lr, ep, sfd, &t);
 	tty_relay__start(&sb->tty);
 	tty_relay__watch(&sb->tty, ep);
+	sandbox_limits__watch(&sb->lw, ep);
 	/* What start-up needed and the wait does not goes back to the kernel
 	 * once the command has run a second: a short one is not slowed (its
 	 * teardown would fault the pages back in). */
@@ -300,13 +302,14 @@ int wait__loop(struct sandbox *sb, const struct launch_result *lr, wait_limit_fn
 					on_limit(sb);
 				hit = false;
 			} else if (sandbox_limits__on_fd(&sb->lw, fd)) {
-				/* A limit's fd: a relay pipe (closed at its end, which
-				 * drops it from the epoll set), the deadline or a
-				 * cgroup's events file. */
+				/* A limit's fd: a relay pipe or ringfence's side of
+				 * it (neither ever blocks: sandbox_limits__watch), the
+				 * deadline or a cgroup's events file. */
 				on_limit(sb);
 			}
 		}
 		tty_relay__watch(&sb->tty, ep);
+		sandbox_limits__watch(&sb->lw, ep);
 	}
 	memset(ret_info, 0, sizeof(*ret_info));
 	if (waitid(P_PIDFD, lr->pidfd, ret_info, WEXITED))

@@ -192,6 +192,63 @@ static void output_relay_passes_a_closed_reader_on(void **state)
 	free(pol);
 }
 
+static int stderr_to_stdout(void *arg)
+{
+	(void)arg;
+	return dup2(1, 2) < 0;
+}
+
+/* ringfence's exit status, waited for at most 30 s (a hang fails; no
+ * timing asserted): -1 when it did not end (then it is killed). */
+static int wait_bounded(pid_t pid)
+{
+	int st = 0, i;
+
+	for (i = 0; i < 3000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		h_sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* A reader that never reads (`ringfence run ... | (sleep 30)`): the
+ * command's output fills the pipe, and wall_seconds still ends the run:
+ * the relay never waits on ringfence's stdout, nor its own line on a
+ * stderr nobody reads (2>&1); what the reader never took is dropped
+ * (-q: the line saying so is not shown). */
+static void output_relay_never_holds_the_deadline(void **state)
+{
+	char *pol = policy_text("{\"wall_seconds\":2,\"output_bytes\":100000000}");
+	char *path = h_tempfile("nrpol", pol), *trace = h_tempfile("nrtrace", NULL), *err;
+	const char *argv[] = { "yes", NULL };
+	struct h_proc p;
+	json_t *t;
+	int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		p = h_spawn_with(path, trace, NULL, argv, pass ? stderr_to_stdout : NULL, NULL);
+		/* stdout is never read while it runs */
+		assert_int_equal(wait_bounded(p.pid), 137);
+		err = h_read_all(p.err_fd);
+		if (!pass)
+			assert_non_null(strstr(err, "limit wall_seconds=2 reached"));
+		free(err);
+		close(p.out_fd);
+		t = h_trace(trace);
+		assert_exceeded(t, "wall_seconds", 2);
+		json_decref(t);
+	}
+	unlink(path);
+	unlink(trace);
+	free(path);
+	free(trace);
+	free(pol);
+}
+
 /* Where ringfence's stdout is a terminal, the command's is one too (a pty
  * of its own, raw): isatty() holds, and the budget still counts bytes. */
 static void output_bytes_keeps_a_terminal_a_terminal(void **state)
@@ -669,6 +726,7 @@ int main(void)
 		cmocka_unit_test(output_bytes_counts_both_streams),
 		cmocka_unit_test(output_bytes_keeps_a_terminal_a_terminal),
 		cmocka_unit_test(output_relay_passes_a_closed_reader_on),
+		cmocka_unit_test(output_relay_never_holds_the_deadline),
 		cmocka_unit_test(scratch_is_private_and_sized),
 		cmocka_unit_test(scratch_needs_an_existing_directory),
 		cmocka_unit_test(scratch_follows_the_files_class),

@@ -1093,6 +1093,30 @@ static int do_unix_move(const char *op, const char *src, const char *dst, const 
 	return unix_reach(reach ? reach : dst);
 }
 
+/* The twins of the narrowed write rules: a KIND (file, sock, symlink) made
+ * at path by the sandbox itself; 0 when it was made. */
+static int do_unix_make(const char *kind, const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int r, fd;
+
+	if (!strcmp(kind, "file")) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		r = fd < 0 ? -1 : close(fd);
+	} else if (!strcmp(kind, "sock")) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return setup("socket");
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+		r = bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1) ? -1 : 0;
+	} else if (!strcmp(kind, "symlink")) {
+		r = symlink("/", path);
+	} else {
+		return usage();
+	}
+	return verdict(kind, r ? errno : 0);
+}
+
 /* The socket's inode through /proc/self/fd of an O_PATH fd. */
 static int do_unix_procfd(const char *path)
 {
@@ -1118,7 +1142,7 @@ static int usage(void)
 		"  shm DIR | msg DIR | sem DIR | mq DIR | mq-fs DIR | ipc-own\n"
 		"  posix-shm DIR | posix-shm-own | proc DIR|self cmdline|stat|status|maps\n"
 		"  unix-move rename|link|symlink SRC DST [CONNECT] | unix-connect PATH\n"
-		"  unix-procfd PATH\n"
+		"  unix-procfd PATH | unix-make file|sock|symlink PATH\n"
 		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n"
 		"  unix-serve PATH  (outside)\n");
 	return EXIT_SETUP;
@@ -1216,6 +1240,8 @@ int main(int argc, char **argv)
 		return do_unix_serve(argv[2]);
 	if (!strcmp(a, "unix-connect") && argc > 2)
 		return unix_reach(argv[2]);
+	if (!strcmp(a, "unix-make") && argc > 3)
+		return do_unix_make(argv[2], argv[3]);
 	if (!strcmp(a, "unix-procfd") && argc > 2)
 		return do_unix_procfd(argv[2]);
 	if (!strcmp(a, "unix-move") && argc > 4)

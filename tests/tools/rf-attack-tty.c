@@ -21,9 +21,12 @@
  *         modes     the terminal's VKILL became 0x0b
  *         sti       input appeared in the terminal's input queue
  *         seen      the bytes of output that reached the terminal so far
+ *       and DIR/name holds the terminal's name (/dev/pts/N) for the
+ *       attempts that look for it by path.
  *       The output is copied to stdout (without CRs); the exit status is
  *       CMD's (128 + N for a signal).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -257,6 +260,13 @@ static int with_pty(int rows, int cols, char **cmd)
 		printf("no pseudo-terminal here: %s\n", strerror(errno));
 		return EXIT_NA;
 	}
+	path_of("name", p, sizeof(p));
+	{
+		FILE *f = fopen(p, "we");
+
+		if (!f || fprintf(f, "%s\n", ttyname(slave)) < 0 || fclose(f))
+			return setup("name");
+	}
 	if (ioctl(master, TIOCPKT, &on) < 0 || fcntl(master, F_SETFL, O_NONBLOCK) < 0)
 		return setup("TIOCPKT");
 	fflush(stdout);
@@ -359,7 +369,135 @@ static int do_write_fd0(long budget)
 	return EXIT_REFUSED;
 }
 
-/* The twins. The terminal's size, as the caller set it. */
+/* The caller's terminal by name: TIOCSWINSZ through what fd opened
+ * signals its foreground job (the effect outside is the verdict: a pty
+ * of the sandbox's own under the same name signals nobody there). */
+static int winsize_through(int fd, const char *what)
+{
+	struct winsize ws;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) < 0)
+		return verdict("TIOCGWINSZ", errno);
+	ws.ws_row += 3;
+	if (ioctl(fd, TIOCSWINSZ, &ws) < 0)
+		return verdict("TIOCSWINSZ", errno);
+	return await_mark("winch", what);
+}
+
+/* An open by name that found nothing is a refusal here. */
+static int not_found(const char *what, const char *path, int e)
+{
+	printf("%s %s: %s\n", what, path, strerror(e));
+	return e == ENOENT || e == ENXIO || e == EIO || e == EPERM || e == EACCES ? EXIT_REFUSED :
+										EXIT_SETUP;
+}
+
+static bool caller_name(char *buf, size_t len)
+{
+	char p[512];
+	FILE *f;
+	bool ok;
+
+	path_of("name", p, sizeof(p));
+	f = fopen(p, "re");
+	ok = f && fgets(buf, (int)len, f);
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return ok && buf[0];
+}
+
+/* /dev/pts/N, the caller's terminal, opened by its path. */
+static int do_pts_path(void)
+{
+	char name[256];
+	int fd;
+
+	unlink("winch");
+	if (!caller_name(name, sizeof(name)))
+		return setup("the caller's terminal's name");
+	fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return not_found("open", name, errno);
+	return winsize_through(fd, "SIGWINCH through the caller's terminal opened by name");
+}
+
+/* Any process's fd on the caller's terminal, through /proc/PID/fd/N. */
+static int do_pts_procfd(void)
+{
+	char name[256], link[512], target[256];
+	DIR *proc = opendir("/proc"), *fds;
+	struct dirent *pe, *fe;
+	ssize_t n;
+	int fd = -1;
+
+	unlink("winch");
+	if (!caller_name(name, sizeof(name)) || !proc)
+		return setup("the caller's terminal's name, /proc");
+	while (fd < 0 && (pe = readdir(proc))) {
+		if (pe->d_name[0] < '0' || pe->d_name[0] > '9')
+			continue;
+		snprintf(link, sizeof(link), "/proc/%s/fd", pe->d_name);
+		fds = opendir(link);
+		while (fds && fd < 0 && (fe = readdir(fds))) {
+			snprintf(link, sizeof(link), "/proc/%s/fd/%s", pe->d_name, fe->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = 0;
+			if (!strcmp(target, name))
+				fd = open(link, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		}
+		if (fds)
+			closedir(fds);
+	}
+	closedir(proc);
+	if (fd < 0) {
+		printf("no fd on %s that opens\n", name);
+		return EXIT_REFUSED;
+	}
+	return winsize_through(fd, "SIGWINCH through a /proc/PID/fd link to the caller's terminal");
+}
+
+/* The twins. Its own terminal by its own name (ttyname): the same pty. */
+static int do_pts_own(void)
+{
+	const char *name = ttyname(0);
+	struct stat a, b;
+	int fd;
+
+	if (!name)
+		return missing("ttyname of its own terminal", errno);
+	fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return missing(name, errno);
+	if (fstat(fd, &a) || fstat(0, &b) || a.st_rdev != b.st_rdev || a.st_dev != b.st_dev)
+		return missing("the same terminal by its name", EPERM);
+	printf("its own terminal %s opened by name\n", name);
+	return 0;
+}
+
+/* A pty of its own made inside (script, ssh -t, an editor's terminal):
+ * /dev/ptmx, its slave by name, a byte through both. */
+static int do_ptmx(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s;
+	char name[128], c = 0;
+
+	if (m < 0)
+		return missing("/dev/ptmx", errno);
+	if (grantpt(m) || unlockpt(m) || ptsname_r(m, name, sizeof(name)))
+		return missing("unlockpt, ptsname", errno);
+	s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return missing(name, errno);
+	if (write(m, "p\n", 2) != 2 || read(s, &c, 1) != 1 || c != 'p')
+		return missing("a byte through the new pty", errno ? errno : EIO);
+	printf("a pty of its own: %s\n", name);
+	return 0;
+}
+
+/* The terminal's size, as the caller set it. */
 static int do_size(int rows, int cols)
 {
 	struct winsize ws;
@@ -469,6 +607,14 @@ int main(int argc, char **argv)
 		return do_size(atoi(argv[3]), atoi(argv[4]));
 	if (!strcmp(a, "own"))
 		return do_own();
+	if (!strcmp(a, "pts-path"))
+		return do_pts_path();
+	if (!strcmp(a, "pts-procfd"))
+		return do_pts_procfd();
+	if (!strcmp(a, "pts-own"))
+		return do_pts_own();
+	if (!strcmp(a, "ptmx"))
+		return do_ptmx();
 	if (!strcmp(a, "jobs"))
 		return do_jobs();
 	if (!strcmp(a, "write") && argc > 3)

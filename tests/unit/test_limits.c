@@ -107,6 +107,64 @@ static void relay_delivers_exactly_the_budget(void **state)
 	}
 }
 
+/* A reader that stops reading never holds the relay: the destination's
+ * pipe full, each event returns at once, the rest waits in the buffer
+ * (and the command's pipe is no longer read once that is full); read, it
+ * goes on when the destination has room; never read, the end drops it. */
+static void relay_never_blocks_on_a_full_reader(void **state)
+{
+	struct rf_plan plan = { 0 };
+	struct rf_limits_watch w;
+	struct rf_cgroup cg = { .dir_fd = -1 };
+	static char chunk[65536], sink[65536];
+	int dest[2], cmd, i, full;
+	size_t total = 0, got = 0;
+	ssize_t n;
+
+	(void)state;
+	memset(chunk, 'x', sizeof(chunk));
+	plan_with(&plan, RF_LIMIT_OUTPUT, 100000000);
+	assert_int_equal(sandbox_limits__watch_init(&w, &plan, NULL), 0);
+	/* a blocking destination, as a shell's pipe is */
+	assert_int_equal(pipe2(dest, O_CLOEXEC), 0);
+	full = fcntl(dest[1], F_SETPIPE_SZ, 4096);
+	assert_true(full >= 4096);
+	w.dest[0] = dest[1];
+	cmd = dup(w.child_w[0]);
+	assert_int_equal(fcntl(cmd, F_SETFL, O_NONBLOCK), 0);
+	assert_int_equal(sandbox_limits__watch_start(&w, &cg), 0);
+	assert_true(w.out[0].fd >= 0 && w.out[0].fd != dest[1]);
+	/* the inherited description is left as it was */
+	assert_false(fcntl(dest[1], F_GETFL) & O_NONBLOCK);
+	for (i = 0; i < 8; i++) {
+		n = write(cmd, chunk, sizeof(chunk));
+		if (n > 0)
+			total += (size_t)n;
+		/* returns at once although nobody reads dest */
+		assert_false(sandbox_limits__on_fd(&w, w.out_r[0]));
+	}
+	assert_true(total > (size_t)full + RF_OUT_RELAY_BUF);
+	assert_int_equal(w.out[0].len, RF_OUT_RELAY_BUF);   /* full: no more reads */
+	/* the reader reads: the buffer moves on as the destination takes it */
+	while ((n = read(dest[0], sink, sizeof(sink))) > 0) {
+		got += (size_t)n;
+		if (!w.out[0].len)
+			break;
+		assert_false(sandbox_limits__on_fd(&w, w.out[0].fd));
+		if (w.out[0].len < RF_OUT_RELAY_BUF / 2)
+			break;
+	}
+	assert_true(got > (size_t)full);
+	/* never read again: the end drops the rest after a second's stall */
+	close(cmd);
+	sandbox_limits__drain(&w);
+	assert_true(w.out_dropped > 0);
+	assert_int_equal(w.out[0].len, 0);
+	sandbox_limits__watch_close(&w);
+	close(dest[0]);
+	close(dest[1]);
+}
+
 static void wall_clock_deadline_fires(void **state)
 {
 	struct rf_plan plan = { 0 };
@@ -199,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpu_max_is_quota_of_a_100ms_period),
 		cmocka_unit_test(relay_delivers_exactly_the_budget),
+		cmocka_unit_test(relay_never_blocks_on_a_full_reader),
 		cmocka_unit_test(wall_clock_deadline_fires),
 		cmocka_unit_test(cgroup_counters_name_the_limit),
 	};

@@ -1199,16 +1199,25 @@ static void planner_wx_closes_anon_code(void **state)
 }
 
 /* unix.rename: only on the cgroup hooks, and only where a write rule
- * reaches an allowed pathname's directory. */
+ * reaches an allowed pathname's directory; files on Landlock close it by
+ * withholding sockets and symlinks there (install.landlock_unix_names),
+ * files unrestricted cannot. unix.rename-dir: where a write rule holds a
+ * directory of the name below its root (or lies below an allowed subtree). */
 static void planner_unix_rename_gap(void **state)
 {
-	static const struct { const char *write, *unx; bool gap; } cases[] = {
-		{ "\"/tmp/\"", "\"/tmp/x.sock\"", true },
-		{ "\"/tmp/\"", "\"/tmp/a/b/x.sock\"", true },
-		{ "\"/srv/in/\"", "\"/srv/\"", true },
-		{ "\"/tmp/\"", "\"/run/x.sock\"", false },
-		{ "\"/tmp/f\"", "\"/tmp/f\"", false },
-		{ "\"/tmp/\"", "\"@abstract\"", false },
+	static const struct {
+		const char *files, *unx;
+		bool narrow, gap, dir;
+	} cases[] = {
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/tmp/\"]}", "\"/tmp/x.sock\"", true, false, false },
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/tmp/\"]}", "\"/tmp/a/b/x.sock\"", true, false, true },
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/tmp/\"]}", "\"/tmp/d/\"", true, false, true },
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/srv/in/\"]}", "\"/srv/\"", true, false, true },
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/tmp/\"]}", "\"/run/x.sock\"", false, false, false },
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/tmp/f\"]}", "\"/tmp/f\"", false, false, false },
+		{ "{\"read\":[\"/usr/\"],\"write\":[\"/tmp/\"]}", "\"@abstract\"", false, false, false },
+		{ "\"unrestricted\"", "\"/run/x.sock\"", false, true, true },
+		{ "\"unrestricted\"", "\"@abstract\"", false, false, false },
 	};
 	struct rf_caps c = caps_host(), l = caps_lsm();
 	struct rf_plan plan;
@@ -1219,14 +1228,22 @@ static void planner_unix_rename_gap(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct rf_policy *p;
 
-		snprintf(json, sizeof(json), "{\"version\":1,\"id\":\"a\",\"files\":{\"read\":"
-			 "[\"/usr/\"],\"write\":[%s]},\"exec\":\"unrestricted\",\"network\":"
-			 "{\"connect\":[],\"unix\":[%s]}}", cases[i].write, cases[i].unx);
+		snprintf(json, sizeof(json), "{\"version\":1,\"id\":\"a\",\"files\":%s,"
+			 "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[%s]}}",
+			 cases[i].files, cases[i].unx);
 		p = load(json);
 		plan__compile(p, &c, NULL, &plan);
+		assert_int_equal(plan.install.landlock_unix_names, cases[i].narrow);
 		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME)), cases[i].gap);
+		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME_DIR)), cases[i].dir);
+		if (cases[i].narrow) {
+			const struct rf_path_rule *w = &p->files_write.v[0];
+
+			assert_true(plan__unix_name_in_write(p, w));
+		}
 		plan__compile(p, &l, NULL, &plan);
-		assert_false(plan.gaps & GAP(UNIX_RENAME));
+		assert_false(plan.gaps & (GAP(UNIX_RENAME) | GAP(UNIX_RENAME_DIR)));
+		assert_false(plan.install.landlock_unix_names);
 		policy__free(p);
 	}
 }
