@@ -220,15 +220,34 @@ flood_mix() { # label, monitor args...
 		drained=$((ev / 2))
 		if [ "$lost" = 0 ] && [ "$drained" -gt "$best" ]; then best=$drained; fi
 	done
-	stop_monitor
+	sq=0 ss=0 sd=0
+	stop_monitor   # the metrics file is written once more at exit
+	aq=$(metric 'ringfence_monitor_activity_records_total{outcome="queued"}')
+	ar=$(metric 'ringfence_monitor_activity_records_total{outcome="rendered"}')
+	ad=$(metric 'ringfence_monitor_activity_records_total{outcome="dropped"}')
+	for k in journal syslog otlp webhook; do
+		v=$(metric "ringfence_monitor_sink_records_queued_total{sink=\"$k\"}"); sq=$((sq + ${v:-0}))
+		v=$(metric "ringfence_monitor_sink_records_total{sink=\"$k\",outcome=\"spooled\"}"); ss=$((ss + ${v:-0}))
+		v=$(metric "ringfence_monitor_sink_records_total{sink=\"$k\",outcome=\"dropped\"}"); sd=$((sd + ${v:-0}))
+	done
 	printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate ($label)" "$best" \
 		"$([ "$best" -ge 1000000 ] && echo PASS || echo MISS)"
+	[ -n "$aq" ] && echo "  (activity records: ${aq} queued, ${ar:-0} rendered, ${ad:-0} dropped by the activity thread's ring)"
+	[ "$sq" != 0 ] && echo "  (the sinks: $sq records queued, $ss spooled, $sd dropped, over the sinks on)"
+	[ -s "$tmp/activity.ndjson" ] && echo "  (--activity: $(wc -l < "$tmp/activity.ndjson") lines written)"
 	echo
 }
+dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 flood_start "$tmp/deny.json"
 flood_mix "flood, half DNS records"
 flood_mix "flood, half DNS, --activity" --activity "$tmp/activity.ndjson"
 rm -f "$tmp/activity.ndjson"
+# every sink on and down, --activity too: the DNS Activity records go to
+# --activity and into every sink's spool
+flood_mix "flood, half DNS, --activity, all sinks" --activity "$tmp/activity.ndjson" \
+	--journal --syslog "tcp://127.0.0.1:$dead" --otlp "http://127.0.0.1:$dead" \
+	--webhook "http://127.0.0.1:$dead/hook" --spool-dir "$tmp/spool2" --sink-drain-ms 0
+rm -rf "$tmp/activity.ndjson" "$tmp/spool2"
 flood_stop
 
 # ---- per-syscall cost --------------------------------------------------------
