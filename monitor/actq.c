@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "actq.h"
 #include "cleanup.h"
@@ -80,10 +84,22 @@ static bool render_batch(struct rf_actq *q)
 	return true;
 }
 
+/* The drain before this thread and the sinks' when CPUs are short: nice
+ * 10 above the monitor's (Linux keeps a nice value per thread). */
+void actq__lower_priority(void)
+{
+	errno = 0;
+	int p = getpriority(PRIO_PROCESS, 0);
+
+	if (p != -1 || !errno)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), p + 10 > 19 ? 19 : p + 10);
+}
+
 static void *run(void *arg)
 {
 	struct rf_actq *q = arg;
 
+	actq__lower_priority();
 	for (;;) {
 		struct timespec ts;
 		bool did = render_batch(q);
@@ -128,6 +144,7 @@ int actq__open(size_t slots, int64_t boot_to_real_ns, const struct rf_alert_orig
 	       rf_act_emit_fn emit, rf_act_idle_fn idle, void *ctx, struct rf_actq **ret)
 {
 	_cleanup_(actq_freep) struct rf_actq *q = calloc(1, sizeof(*q));
+	sigset_t all, old;
 	size_t n = 64;
 	int err;
 
@@ -146,7 +163,11 @@ int actq__open(size_t slots, int64_t boot_to_real_ns, const struct rf_alert_orig
 	q->emit = emit;
 	q->idle = idle;
 	q->ctx = ctx;
+	/* no signal for this thread: the main loop takes them by signalfd */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&q->thread, NULL, run, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -err;
 	q->started = true;

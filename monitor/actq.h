@@ -55,6 +55,8 @@ void actq__reopen(struct rf_actq *q);
 void actq__close(struct rf_actq *q);
 /* From the producer's thread. */
 void actq__stats(struct rf_actq *q, struct rf_actq_stats *ret);
+/* This thread below the drain: nice + 10 (the activity and sink threads). */
+void actq__lower_priority(void);
 /* The kinds of input with a writer (the activity stream's record kinds). */
 bool actq__kind_known(enum rf_in_type t);
 

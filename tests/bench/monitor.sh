@@ -9,7 +9,10 @@
 #     syscall-tracepoint program;
 #   - alert latency: cause -> first alert record in the output file;
 #   - the drain with every sink on (--journal, --syslog, --otlp, --webhook)
-#     and every receiver down: `monitor.sh BUILD sinks` runs it alone.
+#     and every receiver down: `monitor.sh BUILD sinks` runs it alone;
+#   - the drain with the DNS gate's records, without and with --activity,
+#     and with --activity and every sink on (the DNS Activity records go
+#     to every sink's spool): `monitor.sh BUILD activity` runs it alone.
 set -euo pipefail
 BUILD=${1:-build}
 RF=$BUILD/ringfence
@@ -66,7 +69,7 @@ echo
 $RF run -q --policy "$tmp/plain.json" -- /bin/true
 
 # `monitor.sh BUILD sinks`: only the drain with the sinks on (below).
-if [ "${2:-}" != sinks ]; then
+if [ -z "${2:-}" ]; then
 # ---- drain rate ------------------------------------------------------------
 # Denied connects at a paced rate (rf-load deny-rate), one second per step,
 # two producer sandboxes above 100k/s; the kernel's lost counter as the
@@ -178,6 +181,7 @@ if [ "${2:-}" = sinks ]; then   # tests/bench/monitor.sh BUILD sinks: this secti
 	exit 0
 fi
 
+if [ -z "${2:-}" ]; then
 flood_start "$tmp/deny.json"
 start_monitor
 flood_steps "drain (flood)"
@@ -187,6 +191,7 @@ printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate (flood, draine
 	"$([ "$fbest" -ge 1000000 ] && echo PASS || echo MISS)"
 echo
 sinks_bench
+fi
 
 # ---- drain capacity with the DNS gate's records ---------------------------------
 # The same flood, every other batch of 256 the DNS gate's query records
@@ -237,6 +242,7 @@ flood_mix() { # label, monitor args...
 	[ -s "$tmp/activity.ndjson" ] && echo "  (--activity: $(wc -l < "$tmp/activity.ndjson") lines written)"
 	echo
 }
+activity_bench() {
 dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 flood_start "$tmp/deny.json"
 flood_mix "flood, half DNS records"
@@ -249,6 +255,12 @@ flood_mix "flood, half DNS, --activity, all sinks" --activity "$tmp/activity.ndj
 	--webhook "http://127.0.0.1:$dead/hook" --spool-dir "$tmp/spool2" --sink-drain-ms 0
 rm -rf "$tmp/activity.ndjson" "$tmp/spool2"
 flood_stop
+}
+if [ "${2:-}" = activity ]; then   # monitor.sh BUILD activity: this section alone
+	activity_bench
+	exit 0
+fi
+activity_bench
 
 # ---- per-syscall cost --------------------------------------------------------
 # getppid of a process outside every sandbox (rf-bench's median of 15
