@@ -252,7 +252,7 @@ rm -f "$tmp/activity.ndjson"
 # --activity and into every sink's spool
 flood_mix "flood, half DNS, --activity, all sinks" --activity "$tmp/activity.ndjson" \
 	--journal --syslog "tcp://127.0.0.1:$dead" --otlp "http://127.0.0.1:$dead" \
-	--webhook "http://127.0.0.1:$dead/hook" --spool-dir "$tmp/spool2" --sink-drain-ms 0
+	--webhook "http://127.0.0.1:$dead/hook" --sink-activity --spool-dir "$tmp/spool2" --sink-drain-ms 0
 rm -rf "$tmp/activity.ndjson" "$tmp/spool2"
 flood_stop
 }
