@@ -74,8 +74,61 @@ struct pkt_info {
 	__u8 family, proto, tcp_flags, _pad;
 };
 
-/* Parse the IP and TCP/UDP headers; false when it is neither (not counted). */
-static __always_inline bool pkt_parse(struct __sk_buff *skb, struct pkt_info *pi)
+/* The common case read in place (direct packet access: no helper call per
+ * field): IPv4, or IPv6 without extension headers, with its IP and L4
+ * headers in the skb's linear part, as a local sender's are. 1: parsed,
+ * 0: not TCP/UDP (not counted), -1: not in reach (pkt_parse's helpers). */
+static __always_inline int pkt_parse_direct(struct __sk_buff *skb, struct pkt_info *pi)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	__u8 *ip = data, *l4;
+	__u32 l3, hl;
+
+	if (skb->protocol == bpf_htons(0x0800)) {
+		if (data + 20 > end)
+			return -1;
+		l3 = (ip[0] & 0xf) * 4;
+		if (l3 < 20)
+			return 0;
+		pi->proto = ip[9];
+		__builtin_memcpy(pi->saddr, ip + 12, 4);
+		__builtin_memcpy(pi->daddr, ip + 16, 4);
+		pi->family = AF_INET;
+	} else if (skb->protocol == bpf_htons(0x86DD)) {
+		if (data + 40 > end)
+			return -1;
+		if (ip[6] != IPPROTO_TCP && ip[6] != IPPROTO_UDP)
+			return -1;  /* extension headers: the slow walk */
+		l3 = 40;
+		pi->proto = ip[6];
+		__builtin_memcpy(pi->saddr, ip + 8, 16);
+		__builtin_memcpy(pi->daddr, ip + 24, 16);
+		pi->family = AF_INET6;
+	} else {
+		return 0;
+	}
+	if (pi->proto != IPPROTO_TCP && pi->proto != IPPROTO_UDP)
+		return 0;
+	l4 = data + l3;
+	if ((void *)(l4 + 8) > end)
+		return -1;
+	pi->sport = ((__u16)l4[0] << 8) | l4[1];
+	pi->dport = ((__u16)l4[2] << 8) | l4[3];
+	if (pi->proto == IPPROTO_TCP) {
+		if ((void *)(l4 + 14) > end)
+			return -1;
+		pi->seq = ((__u32)l4[4] << 24) | ((__u32)l4[5] << 16) | ((__u32)l4[6] << 8) | l4[7];
+		hl = (l4[12] >> 4) * 4;
+		pi->tcp_flags = l4[13];
+	} else {
+		hl = 8;
+	}
+	pi->payload = skb->len > l3 + hl ? skb->len - l3 - hl : 0;
+	return 1;
+}
+
+/* The same through bpf_skb_load_bytes: any layout, IPv6 extension headers. */
+static __always_inline bool pkt_parse_slow(struct __sk_buff *skb, struct pkt_info *pi)
 {
 	__u32 l3, l4, len = skb->len;
 	__u8 b[4];
@@ -128,6 +181,14 @@ static __always_inline bool pkt_parse(struct __sk_buff *skb, struct pkt_info *pi
 	}
 	pi->payload = len > l3 + l4 ? len - l3 - l4 : 0;
 	return true;
+}
+
+/* Parse the IP and TCP/UDP headers; false when it is neither (not counted). */
+static __always_inline bool pkt_parse(struct __sk_buff *skb, struct pkt_info *pi)
+{
+	int r = pkt_parse_direct(skb, pi);
+
+	return r < 0 ? pkt_parse_slow(skb, pi) : r == 1;
 }
 
 static __always_inline bool addr_loopback(const __u8 *a, __u8 family)
@@ -229,6 +290,37 @@ static __always_inline bool budget_refuses(struct rf_ledger *l, __u32 n)
 	return true;
 }
 
+#define RF_TCP_SYN_SENT 2           /* BPF_TCP_SYN_SENT */
+#define RF_TCP_SYN_ONLY(f) (((f) & (RF_TCP_SYN | RF_TCP_ACK)) == RF_TCP_SYN)
+#define RF_TCP_SYN_ACK(f) (((f) & (RF_TCP_SYN | RF_TCP_ACK)) == (RF_TCP_SYN | RF_TCP_ACK))
+
+/* An active open not yet answered (SYN_SENT), without socket storage: a
+ * connect that is refused or times out never needs any (its storage would
+ * be allocated and freed for one SYN and one RST). The SYN's first
+ * transmission counts the connection: its sequence number is still the
+ * socket's snd_nxt, which the kernel advances after sending it (a
+ * retransmitted SYN's is behind it). The SYN-ACK makes the storage, keyed
+ * as an outgoing connection (the common path). Nothing else in SYN_SENT
+ * carries bytes (a RST). 1: done; -1: the common path (a SYN with data:
+ * TCP Fast Open, keyed there as today; the SYN-ACK). */
+static __always_inline int ledger_syn_sent(struct rf_ledger *l, struct bpf_sock *sk,
+					   const struct pkt_info *pi, __u64 cgid, bool egress)
+{
+	struct rf_flow_key k = {};
+	struct bpf_tcp_sock *tp;
+
+	if (pi->payload)
+		return -1;
+	if (!egress)
+		return RF_TCP_SYN_ACK(pi->tcp_flags) ? -1 : 1;
+	tp = bpf_tcp_sock(sk);
+	if (!tp || !RF_TCP_SYN_ONLY(pi->tcp_flags) || pi->seq != tp->snd_nxt)
+		return 1;
+	flow_key_of(&k, cgid, pi, true, false);
+	flow_add(l, &k, 1, 0, 0);
+	return 1;
+}
+
 /* Count one packet of sandbox cgid. Returns 0 to drop it (egress past the
  * budget), 1 to let it go. */
 static __always_inline int ledger_count(struct __sk_buff *skb, __u64 cgid, bool egress)
@@ -241,12 +333,20 @@ static __always_inline int ledger_count(struct __sk_buff *skb, __u64 cgid, bool 
 	__u64 conns = 0;
 	__u32 n, snd_was = 0;
 	__u8 snd_ok = 0;
+	bool active;
 
 	if (!l || !pkt_parse(skb, &pi))
 		return 1;
 	sk = skb->sk;
 	if (sk)
 		sk = bpf_sk_fullsock(sk);
+	active = sk && pi.proto == IPPROTO_TCP && sk->state == RF_TCP_SYN_SENT;
+	if (active) {
+		int r = ledger_syn_sent(l, sk, &pi, cgid, egress);
+
+		if (r >= 0)
+			return r;
+	}
 	sf = sk ? bpf_sk_storage_get(&rf_sk_flows, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE)
 		: NULL;
 	if (pi.proto == IPPROTO_UDP) {
@@ -266,13 +366,13 @@ static __always_inline int ledger_count(struct __sk_buff *skb, __u64 cgid, bool 
 			/* Its first packet: an outgoing SYN is a connect, anything
 			 * else an accepted connection. A listener's SYN is not a
 			 * connection of its own. */
-			if (!egress && (pi.tcp_flags & (RF_TCP_SYN | RF_TCP_ACK)) == RF_TCP_SYN)
+			if (!egress && RF_TCP_SYN_ONLY(pi.tcp_flags))
 				return 1;
-			flow_key_of(&sf->key, cgid, &pi, egress,
-				    !(egress && (pi.tcp_flags & (RF_TCP_SYN | RF_TCP_ACK)) ==
-				      RF_TCP_SYN));
+			active = active || (egress && RF_TCP_SYN_ONLY(pi.tcp_flags));
+			flow_key_of(&sf->key, cgid, &pi, egress, !active);
 			sf->keyed = 1;
-			conns = 1;
+			/* the SYN-ACK of a SYN counted by ledger_syn_sent */
+			conns = !(active && !egress);
 		}
 		k = sf->key;
 		snd_was = sf->snd_hi;

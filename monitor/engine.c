@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "activity.h"
+#include "actq.h"
 #include "cleanup.h"
 #include "clock.h"
 #include "engine.h"
@@ -93,21 +94,37 @@ void engine__on_alert(const struct rf_alert *a, void *ctx)
 /* ---- inputs ------------------------------------------------------------- */
 
 /* A DNS or flow record on the activity stream, named as the detectors
- * know its sandbox. */
+ * know its sandbox: queued for the activity thread, which renders it
+ * (dropped and counted when that thread is behind: the drain never waits
+ * for it). */
 static void activity_out(struct rf_engine *e, const struct rf_input *in)
 {
-	_cleanup_free_ char *line = NULL;
-	bool to_sinks = e->sinks && e->o->sinks.activity;
+	if (e->actq)
+		actq__push(e->actq, in, detect__info(e->det, in->cgroup_id));
+}
 
-	if (!e->act && !to_sinks)
-		return;
-	line = activity__line(in, detect__info(e->det, in->cgroup_id), ++e->act_seq,
-			      e->boot_to_real, &e->origin);
-	if (e->act && (!line || !output__push(e->act, line)))
-		rf_debug("activity queue full: record %llu dropped",
-			 (unsigned long long)e->act_seq);
-	if (line && to_sinks)
+/* On the activity thread: --activity, and the sinks with --sink-activity. */
+void engine__act_emit(void *ctx, const char *line, size_t len)
+{
+	struct rf_engine *e = ctx;
+
+	(void)len;
+	if (e->act)
+		output__push(e->act, line);
+	if (e->sinks && e->o->sinks.activity)
 		sinks__push(e->sinks, line);
+}
+
+void engine__act_idle(void *ctx, bool reopen)
+{
+	struct rf_engine *e = ctx;
+
+	if (!e->act)
+		return;
+	if (reopen && output__reopen(e->act))
+		rf_err("SIGHUP: reopen %s failed", e->o->activity);
+	output__flush(e->act, 0);
+	atomic_store(&e->act_out_dropped, output__dropped(e->act));
 }
 
 void engine__feed(void *ctx, const struct rf_input *in)
@@ -325,7 +342,13 @@ static void poll_lost(struct rf_engine *e, uint64_t now)
 	    sensors__stat(e->sens, RF_MON_STAT_PROCS_FULL);
 	lost_input(e, RF_HOP_KERNEL_MAPS, v - e->maps_lost_last, false, now);
 	e->maps_lost_last = v;
-	v = output__dropped(e->out) + (e->act ? output__dropped(e->act) : 0);
+	v = output__dropped(e->out) + atomic_load(&e->act_out_dropped);
+	if (e->actq) {
+		struct rf_actq_stats as;
+
+		actq__stats(e->actq, &as);
+		v += as.dropped;
+	}
 	lost_input(e, RF_HOP_OUTPUT, v - e->out_lost_last, false, now);
 	e->out_lost_last = v;
 	v = sinks__dropped(e->sinks);
@@ -378,6 +401,9 @@ static void metrics_refresh(struct rf_engine *e)
 	detect__table_stats(e->det, &e->m.table);
 	e->m.cgroups_gone = e->sbx.cgroups_gone;
 	sinks__stats(e->sinks, e->m.sinks);
+	e->m.activity_on = e->actq != NULL;
+	if (e->actq)
+		actq__stats(e->actq, &e->m.activity);
 }
 
 static char *metrics_body(void *ctx)
@@ -443,8 +469,7 @@ static void reload(struct rf_engine *e)
 		rf_err("SIGHUP: reopen %s failed", e->o->output);
 	else if (e->o->output)
 		rf_info("SIGHUP: %s reopened", e->o->output);
-	if (e->act && output__reopen(e->act))
-		rf_err("SIGHUP: reopen %s failed", e->o->activity);
+	actq__reopen(e->actq);
 	if (e->o->metrics_file) {
 		_cleanup_free_ char *text = metrics__render(&e->m);
 
@@ -511,8 +536,7 @@ int engine__loop(struct rf_engine *e)
 		struct epoll_event evs[16];
 		int n, i;
 
-		n = epoll_wait(e->ep, evs, 16, output__pending(e->out) ||
-				(e->act && output__pending(e->act)) ? 20 : -1);
+		n = epoll_wait(e->ep, evs, 16, output__pending(e->out) ? 20 : -1);
 		if (n < 0 && errno != EINTR) {
 			rf_err("epoll_wait: %s", strerror(errno));
 			return 1;
@@ -520,8 +544,6 @@ int engine__loop(struct rf_engine *e)
 		for (i = 0; i < n; i++)
 			on_fd(e, evs[i].data.fd);
 		output__flush(e->out, 0);
-		if (e->act)
-			output__flush(e->act, 0);
 	}
 	return 0;
 }

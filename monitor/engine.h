@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <jansson.h>
 #include "alert.h"
 #include "detect.h"
@@ -50,8 +51,9 @@ struct rf_engine {
 	struct rf_flowwatch *flows;     /* the ledger's flows */
 	struct rf_output *out;
 	struct rf_sinks *sinks;
-	struct rf_output *act;          /* --activity; NULL: none */
-	uint64_t act_seq;
+	struct rf_output *act;          /* --activity (the activity thread's); NULL: none */
+	struct rf_actq *actq;           /* the activity thread: --activity or a sink on */
+	_Atomic uint64_t act_out_dropped; /* act's drops, as the activity thread saw them */
 	struct rf_recorder *rec;
 	struct rf_metrics m;
 	struct rf_regwatch *reg;
@@ -81,6 +83,10 @@ void engine__on_alert(const struct rf_alert *a, void *ctx);
 int engine__on_decision(void *ctx, void *data, size_t size);
 int engine__on_sensor(void *ctx, void *data, size_t size);
 void engine__feed(void *ctx, const struct rf_input *in);
+/* The activity thread's emitter and idle call (actq.h): --activity and the
+ * sinks. */
+void engine__act_emit(void *ctx, const char *line, size_t len);
+void engine__act_idle(void *ctx, bool reopen);
 void engine__drain(void *ctx);
 
 /* (Re-)attach the supervisor's decisions ring buffer when it appears or

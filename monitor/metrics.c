@@ -170,6 +170,27 @@ static void render_process(struct buf *b)
 /* Per sink on: every record pushed ends delivered or dropped, or is
  * pending (queued = delivered + dropped + pending; spooled counts what
  * went through the spool on its way). */
+/* The activity thread's records: queued = rendered + dropped + pending. */
+static void render_activity(struct buf *b, const struct rf_metrics *m)
+{
+	const struct rf_actq_stats *a = &m->activity;
+
+	if (!m->activity_on)
+		return;
+	bprintf(b, "# HELP ringfence_monitor_activity_records_total Activity records (DNS "
+		"Activity) by outcome: queued for the activity thread, rendered (to --activity "
+		"and the sinks), dropped (its queue full).\n"
+		"# TYPE ringfence_monitor_activity_records_total counter\n"
+		"ringfence_monitor_activity_records_total{outcome=\"queued\"} %llu\n"
+		"ringfence_monitor_activity_records_total{outcome=\"rendered\"} %llu\n"
+		"ringfence_monitor_activity_records_total{outcome=\"dropped\"} %llu\n"
+		"# HELP ringfence_monitor_activity_pending_records Activity records queued, "
+		"not yet rendered.\n# TYPE ringfence_monitor_activity_pending_records gauge\n"
+		"ringfence_monitor_activity_pending_records %llu\n",
+		(unsigned long long)a->queued, (unsigned long long)a->rendered,
+		(unsigned long long)a->dropped, (unsigned long long)a->pending);
+}
+
 static void render_sinks(struct buf *b, const struct rf_metrics *m)
 {
 	static const char *const outcomes[RF_SINK_OUTCOMES] = { "delivered", "spooled", "dropped" };
@@ -298,6 +319,7 @@ char *metrics__render(const struct rf_metrics *m)
 		"ringfence_monitor_decisions_attached %d\n", m->decisions_attached ? 1 : 0);
 	render_decisions(&b, m);
 	render_sinks(&b, m);
+	render_activity(&b, m);
 	if (!m->replay)
 		render_process(&b);
 	if (b.oom)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "actq.h"
 #include "detect.h"
 #include "error.h"
 #include "input.h"
@@ -43,6 +44,8 @@ struct rf_metrics {
 	uint64_t decisions[RF_CLASS_KERNEL_MAX][RF_VERDICT_MAX][RF_BE_MAX];
 	bool replay;                        /* no process_* metrics: not a live monitor */
 	struct rf_sink_stats sinks[RF_SINK_MAX]; /* the sinks on (.on) */
+	bool activity_on;                   /* the activity thread runs */
+	struct rf_actq_stats activity;
 };
 
 /* Count one input (events by source, decisions, lost events). */

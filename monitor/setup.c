@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 
+#include "actq.h"
 #include "cgroup.h"
 #include "cleanup.h"
 #include "clock.h"
@@ -150,12 +151,20 @@ static int step_activity(void *ctx, struct rf_step_error *err)
 	struct rf_engine *e = ctx;
 	int ret;
 
-	if (!e->o->activity)
+	if (!e->o->activity && !(e->sinks && e->o->sinks.activity))
 		return 0;
-	ret = output__open(e->o->activity, e->o->queue_bytes, &e->act);
+	if (e->o->activity) {
+		ret = output__open(e->o->activity, e->o->queue_bytes, &e->act);
+		if (ret)
+			return rf_error_set(&err->e, ret, NULL, "--activity %s: %s", e->o->activity,
+					    strerror(-ret));
+	}
+	/* the ring: about as many records as the output queue holds lines */
+	ret = actq__open((e->o->queue_bytes ? e->o->queue_bytes : 8u << 20) / 1024,
+			 e->boot_to_real, &e->origin, engine__act_emit, engine__act_idle, e,
+			 &e->actq);
 	if (ret)
-		return rf_error_set(&err->e, ret, NULL, "--activity %s: %s", e->o->activity,
-				    strerror(-ret));
+		return rf_error_set(&err->e, ret, NULL, "the activity thread: %s", strerror(-ret));
 	return 0;
 }
 
@@ -163,6 +172,8 @@ static void undo_activity(void *ctx)
 {
 	struct rf_engine *e = ctx;
 
+	actq__close(e->actq);
+	e->actq = NULL;
 	if (e->act) {
 		output__flush(e->act, 2000);
 		output__close(e->act);

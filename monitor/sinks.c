@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "actq.h"
 #include "cleanup.h"
 #include "log.h"
 #include "sink.h"
@@ -466,6 +467,7 @@ static void *sink_thread(void *arg)
 {
 	struct sink *s = arg;
 
+	actq__lower_priority();   /* a sink never takes CPU from the drain first */
 	for (;;) {
 		struct qrec *batch;
 		bool stopping, done;

@@ -9,7 +9,10 @@
 #     syscall-tracepoint program;
 #   - alert latency: cause -> first alert record in the output file;
 #   - the drain with every sink on (--journal, --syslog, --otlp, --webhook)
-#     and every receiver down: `monitor.sh BUILD sinks` runs it alone.
+#     and every receiver down: `monitor.sh BUILD sinks` runs it alone;
+#   - the drain with the DNS gate's records, without and with --activity,
+#     and with --activity and every sink on (the DNS Activity records go
+#     to every sink's spool): `monitor.sh BUILD activity` runs it alone.
 set -euo pipefail
 BUILD=${1:-build}
 RF=$BUILD/ringfence
@@ -66,7 +69,7 @@ echo
 $RF run -q --policy "$tmp/plain.json" -- /bin/true
 
 # `monitor.sh BUILD sinks`: only the drain with the sinks on (below).
-if [ "${2:-}" != sinks ]; then
+if [ -z "${2:-}" ]; then
 # ---- drain rate ------------------------------------------------------------
 # Denied connects at a paced rate (rf-load deny-rate), one second per step,
 # two producer sandboxes above 100k/s; the kernel's lost counter as the
@@ -178,6 +181,7 @@ if [ "${2:-}" = sinks ]; then   # tests/bench/monitor.sh BUILD sinks: this secti
 	exit 0
 fi
 
+if [ -z "${2:-}" ]; then
 flood_start "$tmp/deny.json"
 start_monitor
 flood_steps "drain (flood)"
@@ -187,6 +191,7 @@ printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate (flood, draine
 	"$([ "$fbest" -ge 1000000 ] && echo PASS || echo MISS)"
 echo
 sinks_bench
+fi
 
 # ---- drain capacity with the DNS gate's records ---------------------------------
 # The same flood, every other batch of 256 the DNS gate's query records
@@ -220,16 +225,42 @@ flood_mix() { # label, monitor args...
 		drained=$((ev / 2))
 		if [ "$lost" = 0 ] && [ "$drained" -gt "$best" ]; then best=$drained; fi
 	done
-	stop_monitor
+	sq=0 ss=0 sd=0
+	stop_monitor   # the metrics file is written once more at exit
+	aq=$(metric 'ringfence_monitor_activity_records_total{outcome="queued"}')
+	ar=$(metric 'ringfence_monitor_activity_records_total{outcome="rendered"}')
+	ad=$(metric 'ringfence_monitor_activity_records_total{outcome="dropped"}')
+	for k in journal syslog otlp webhook; do
+		v=$(metric "ringfence_monitor_sink_records_queued_total{sink=\"$k\"}"); sq=$((sq + ${v:-0}))
+		v=$(metric "ringfence_monitor_sink_records_total{sink=\"$k\",outcome=\"spooled\"}"); ss=$((ss + ${v:-0}))
+		v=$(metric "ringfence_monitor_sink_records_total{sink=\"$k\",outcome=\"dropped\"}"); sd=$((sd + ${v:-0}))
+	done
 	printf '%-40s %s events/s  >= 1000000 %s\n' "zero-loss drain rate ($label)" "$best" \
 		"$([ "$best" -ge 1000000 ] && echo PASS || echo MISS)"
+	[ -n "$aq" ] && echo "  (activity records: ${aq} queued, ${ar:-0} rendered, ${ad:-0} dropped by the activity thread's ring)"
+	[ "$sq" != 0 ] && echo "  (the sinks: $sq records queued, $ss spooled, $sd dropped, over the sinks on)"
+	[ -s "$tmp/activity.ndjson" ] && echo "  (--activity: $(wc -l < "$tmp/activity.ndjson") lines written)"
 	echo
 }
+activity_bench() {
+dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 flood_start "$tmp/deny.json"
 flood_mix "flood, half DNS records"
 flood_mix "flood, half DNS, --activity" --activity "$tmp/activity.ndjson"
 rm -f "$tmp/activity.ndjson"
+# every sink on and down, --activity too: the DNS Activity records go to
+# --activity and into every sink's spool
+flood_mix "flood, half DNS, --activity, all sinks" --activity "$tmp/activity.ndjson" \
+	--journal --syslog "tcp://127.0.0.1:$dead" --otlp "http://127.0.0.1:$dead" \
+	--webhook "http://127.0.0.1:$dead/hook" --sink-activity --spool-dir "$tmp/spool2" --sink-drain-ms 0
+rm -rf "$tmp/activity.ndjson" "$tmp/spool2"
 flood_stop
+}
+if [ "${2:-}" = activity ]; then   # monitor.sh BUILD activity: this section alone
+	activity_bench
+	exit 0
+fi
+activity_bench
 
 # ---- per-syscall cost --------------------------------------------------------
 # getppid of a process outside every sandbox (rf-bench's median of 15

@@ -19,7 +19,9 @@
  *   udpsend HOST PORT N SIZE  N datagrams of SIZE bytes: ok=K then the first
  *                        error's name
  *   bulk HOST PORT N     upload N bytes as fast as it goes (the bench):
- *                        "bulk HOST:PORT RESULT MB_PER_S"
+ *                        "bulk HOST:PORT RESULT MB_PER_S CPU_NS_PER_MB" (CPU:
+ *                        this process's user + system time, which on
+ *                        loopback holds the stack's work for its packets)
  *   sink HOST PORT N     listen, accept N connections one after the other,
  *                        read each to its end: "sink HOST:PORT BYTES"
  *   sleep MS             wait
@@ -283,18 +285,21 @@ int main(int argc, char **argv)
 			printf("udpsend %s:%s ok=%d %s\n", argv[i + 1], argv[i + 2], ok, err_name(e));
 			i += 5;
 		} else if (!strcmp(op, "bulk")) {
-			struct timespec t0, t1;
+			struct timespec t0, t1, c0, c1;
 			long long s, r;
-			double sec;
+			double sec, cpu;
 			int e;
 
 			need(argc, i, 3);
 			clock_gettime(CLOCK_MONOTONIC, &t0);
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 			e = do_upload(argv[i + 1], argv[i + 2], atoll(argv[i + 3]), &s, &r);
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			sec = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-			printf("bulk %s:%s %s %.1f\n", argv[i + 1], argv[i + 2], err_name(e),
-			       sec > 0 ? (double)s / sec / 1e6 : 0.0);
+			cpu = (double)(c1.tv_sec - c0.tv_sec) * 1e9 + (double)(c1.tv_nsec - c0.tv_nsec);
+			printf("bulk %s:%s %s %.1f %.0f\n", argv[i + 1], argv[i + 2], err_name(e),
+			       sec > 0 ? (double)s / sec / 1e6 : 0.0, s > 0 ? cpu / ((double)s / 1e6) : 0.0);
 			i += 4;
 		} else if (!strcmp(op, "sink")) {
 			struct sockaddr_storage ss;
