@@ -35,7 +35,7 @@
 #include <sys/syscall.h>
 
 #include "cleanup.h"
-#include "plan/plan.h"
+#include "policy/policy.h"
 #include "rules/netrules.h"
 #include "sandbox_landlock.h"
 
@@ -120,7 +120,7 @@ struct ll_net_port_attr {
 
 /* What a write rule that holds an allowed network.unix name does not
  * grant (opts->unix_names): a socket or a symlink made, renamed or linked
- * there would answer to the allowed name (plan__unix_name_in_write). */
+ * there would answer to the allowed name (policy__unix_name_in_write). */
 #define LL_FS_UNIX_NAMES (LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
 /* The only rights the kernel accepts on a rule for a non-directory. */
@@ -537,7 +537,7 @@ static void *ll_part_run(void *arg)
 		if (r == 0) {
 			uint64_t a = rule->subtree ? pt->dir_access : pt->file_access;
 
-			if (pt->unix_names && plan__unix_name_in_write(pt->unix_names, rule))
+			if (pt->unix_names && policy__unix_name_in_write(pt->unix_names, rule))
 				a &= ~(uint64_t)LL_FS_UNIX_NAMES;
 			r = ll_add_rule(pt->ll, fd, a);
 			ll_fd_run_add(&run, fd);
@@ -819,7 +819,7 @@ static uint64_t ll_dir_access(const struct rf_policy *p, const struct rf_landloc
 
 		if (ll_names_dir(w, dir))
 			a |= LL_FS_READ_DIR |
-			     (opts->unix_names && plan__unix_name_in_write(p, w) ?
+			     (opts->unix_names && policy__unix_name_in_write(p, w) ?
 			      LL_FS_WRITE_DIR & ~(uint64_t)LL_FS_UNIX_NAMES : LL_FS_WRITE_DIR);
 	}
 	for (i = 0; p->exec == RF_CONFINE_ALLOWLIST && i < p->exec_paths.n; i++)

@@ -502,21 +502,6 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 /* Bounded work for huge policies: past it, assume they meet. */
 #define RF_UNIX_WRITE_PAIRS_MAX 1000000u
 
-bool plan__unix_name_in_write(const struct rf_policy *p, const struct rf_path_rule *w)
-{
-	size_t i, n = strlen(w->path);
-
-	if (!w->subtree)
-		return false;  /* a file rule makes no names */
-	for (i = 0; i < p->n_unix; i++) {
-		const struct rf_unix_rule *u = &p->unix_rules[i];
-
-		if (!u->abstract && (!strncmp(u->name, w->path, n) ||
-				     (u->subtree && !strncmp(w->path, u->name, strlen(u->name)))))
-			return true;
-	}
-	return false;
-}
 
 /* ...and a directory on the way to one: w holds a directory of the name
  * below its own root (or lies below an allowed subtree), which a rename
@@ -566,7 +551,7 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 		return;
 	}
 	for (k = 0; k < w->n; k++) {
-		names |= plan__unix_name_in_write(p, &w->v[k]);
+		names |= policy__unix_name_in_write(p, &w->v[k]);
 		dirs |= unix_dir_in_write(p, &w->v[k]);
 	}
 	if (names && fp->be == RF_BE_LANDLOCK && fp->enforced)

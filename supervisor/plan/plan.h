@@ -171,10 +171,6 @@ enum rf_gap {
 };
 _Static_assert(RF_GAP_MAX <= 64, "plan.gaps is a 64-bit mask");
 
-/* Write rule w lets the sandbox make an allowed network.unix pathname:
- * the name's directory is w or below it, or w lies below an allowed
- * subtree. */
-bool plan__unix_name_in_write(const struct rf_policy *p, const struct rf_path_rule *w);
 
 const char *plan__gap_id(enum rf_gap g);
 enum rf_class plan__gap_class(enum rf_gap g);
@@ -236,7 +232,7 @@ struct rf_plan_install {
 	bool seccomp_wx;
 	/* network.unix on the cgroup hooks with files on Landlock: write rules
 	 * that hold an allowed unix name make no sockets nor symlinks
-	 * (plan__unix_name_in_write), so none is renamed, linked or
+	 * (policy__unix_name_in_write), so none is renamed, linked or
 	 * symlinked onto the name. */
 	bool landlock_unix_names;
 	/* exec on Landlock: the observe programs kill a process whose program

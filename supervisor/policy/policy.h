@@ -296,4 +296,9 @@ int endpoint__parse_prefix(const char *text, struct rf_prefix *ret_pfx,
  * only an exact (non-CIDR) entry may allow. addr in network order. */
 bool endpoint__is_sensitive(int family, const uint8_t *addr);
 
+/* Write rule w lets the sandbox make an allowed network.unix pathname:
+ * the name's directory is w or below it, or w lies below an allowed
+ * subtree. */
+bool policy__unix_name_in_write(const struct rf_policy *p, const struct rf_path_rule *w);
+
 #endif /* RF_POLICY_H */

@@ -39,3 +39,19 @@ int policy__check_path(const char *path, struct rf_error *err)
 		return rf_error_set(err, -EINVAL, NULL, "%s", fmt);
 	return 0;
 }
+
+bool policy__unix_name_in_write(const struct rf_policy *p, const struct rf_path_rule *w)
+{
+	size_t i, n = strlen(w->path);
+
+	if (!w->subtree)
+		return false;  /* a file rule makes no names */
+	for (i = 0; i < p->n_unix; i++) {
+		const struct rf_unix_rule *u = &p->unix_rules[i];
+
+		if (!u->abstract && (!strncmp(u->name, w->path, n) ||
+				     (u->subtree && !strncmp(w->path, u->name, strlen(u->name)))))
+			return true;
+	}
+	return false;
+}

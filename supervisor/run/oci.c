@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 
 #include "cgroup.h"
 #include "cgroups/gc.h"
@@ -501,6 +502,13 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 				    "starts the command)");
 	err = sbmaps__install(h->enf, h->cgid, flags, h->entries, h->n_entries, h->policy,
 			      &map, NULL);
+	/* The connection ledger counts the container's flows as a run's
+	 * (ringfence-monitor reads them each interval); undo_maps' purge
+	 * takes its entries with the rest. */
+	if (!err && h->enf->map_fd[RF_PIN_LEDGER] >= 0 &&
+	    bpf_map_update_elem(h->enf->map_fd[RF_PIN_LEDGER], &h->cgid,
+				&(struct rf_ledger){ 0 }, BPF_ANY))
+		err = -errno;
 	if (err == -ENOSPC && map)
 		return rf_error_set(&e->e, err, "refused", "writing the policy maps: every %s "
 				    "slot is taken: %s", map, strerror(-err));

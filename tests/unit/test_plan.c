@@ -1239,7 +1239,7 @@ static void planner_unix_rename_gap(void **state)
 		if (cases[i].narrow) {
 			const struct rf_path_rule *w = &p->files_write.v[0];
 
-			assert_true(plan__unix_name_in_write(p, w));
+			assert_true(policy__unix_name_in_write(p, w));
 		}
 		plan__compile(p, &l, NULL, &plan);
 		assert_false(plan.gaps & (GAP(UNIX_RENAME) | GAP(UNIX_RENAME_DIR)));
