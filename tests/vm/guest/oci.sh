@@ -18,7 +18,8 @@
 #     holding CAP_SYS_ADMIN (no seccomp profile) is refused mount(2), a user
 #     namespace and chroot by the BPF-LSM while a read works; a container
 #     whose cgroup podman made outside <cgroup2>/ringfence is refused;
-#   - the monitor's alert for the denied connect names oci-<container id>;
+#   - the monitor's alert for the denied connect names oci-<container id>,
+#     and its allowed connect is a Network Activity (4001) record naming it;
 #   - without BPF-LSM (7.3 booted with lsm= leaving out bpf): the files
 #     policy is refused and the container does not start, the reason on
 #     the hook's stderr; so is the CAP_SYS_ADMIN container.
@@ -113,8 +114,8 @@ dnsmasq -k --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
 	--host-record=allowed.test,127.77.0.1,30 --host-record=other.test,127.77.0.2,30 \
 	> "$W/dnsmasq.log" 2>&1 &
 BG="$BG $!"
-/rf/ringfence-monitor --output "$W/alerts.json" --state "" --burst-count 1 --linger-ms 200 \
-	> "$W/mon.log" 2>&1 &
+/rf/ringfence-monitor --output "$W/alerts.json" --activity "$W/activity.json" --interval 500 \
+	--state "" --burst-count 1 --linger-ms 200 > "$W/mon.log" 2>&1 &
 BG="$BG $!"
 sleep 1
 
@@ -167,7 +168,8 @@ fi
 # ---- 2. while it runs: its cgroup, the registry, the monitor's alert ----
 id=$(podman $POPTS run -d --network=host --security-opt apparmor=unconfined $CGP \
 	--annotation "run.ringfence.policy=$W/net.json" --rootfs "$R" \
-	/rf/tests/tools/rf-dns sleep 500 connect 127.0.0.1 $P_NO sleep 60000 2> "$W/bg.err")
+	/rf/tests/tools/rf-dns sleep 500 connect 127.0.0.1 $P_OK connect 127.0.0.1 $P_NO \
+	sleep 60000 2> "$W/bg.err")
 reg=/run/ringfence/sandboxes/oci-$id.json
 cgpath=$(sed -n 's/.*"cgroup_path": *"\([^"]*\)".*/\1/p' "$reg" 2> /dev/null)
 placement=$(sed -n 's/.*"cgroup_placement": *"\([^"]*\)".*/\1/p' "$reg" 2> /dev/null)
@@ -194,6 +196,16 @@ else
 	fail "oci: the monitor's alert" "none naming oci-$id"
 	show "$W/alerts.json"
 	show "$W/mon.log"
+fi
+# its allowed connect in the ledger: a Network Activity record naming it
+i=0
+flow() { grep -s '"class_uid": *4001' "$W/activity.json" | grep "oci-$id" | grep -q "\"port\": *$P_OK"; }
+while [ $i -lt 50 ] && ! flow; do sleep 0.2; i=$((i + 1)); done
+if flow; then
+	pass "oci: the container's allowed connect is in the ledger: a Network Activity (4001) record naming oci-<container id>"
+else
+	fail "oci: the container's flow at the monitor" "no 4001 record naming oci-$id and port $P_OK"
+	head -c 3000 "$W/activity.json" | sed 's/^/#   /'
 fi
 podman $POPTS rm -f -t 0 "$id" > /dev/null 2>&1
 i=0
