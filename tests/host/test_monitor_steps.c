@@ -18,7 +18,7 @@ static const struct {
 } steps[] = {
 	{ "boundary", false }, { "lock", true }, { "origin", false }, { "output", true },
 	{ "sinks", true }, { "activity", true },
-	{ "recent", true }, { "detectors", true }, { "record", true },
+	{ "recent", true }, { "detectors", true }, { "flows", true }, { "record", true },
 	{ "metrics-http", true }, { "sandbox-table", true }, { "sensors", true },
 	{ "cgroups", false }, { "registry", true }, { "scan", false }, { "attach", false },
 	{ "decisions", true }, { "loop", true }, { "start", false },
