@@ -408,6 +408,32 @@ static inline void h_sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The sandbox name a run's trace starts with (its first line's
+ * "sandbox"), waited for up to 5 s: strdup'd (the caller frees), or NULL. */
+static inline char *h_trace_sandbox(const char *trace)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		char line[8192] = "", *name = NULL;
+		FILE *f = fopen(trace, "r");
+
+		if (f && fgets(line, sizeof(line), f) && strchr(line, '\n')) {
+			json_t *o = json_loads(line, 0, NULL);
+
+			if (o && json_is_string(json_object_get(o, "sandbox")))
+				name = strdup(json_string_value(json_object_get(o, "sandbox")));
+			json_decref(o);
+		}
+		if (f)
+			fclose(f);
+		if (name)
+			return name;
+		h_sleep_ms(10);
+	}
+	return NULL;
+}
+
 /* ---- ringfence-monitor ---- */
 
 /* $MONITOR, or ringfence-monitor next to h_ringfence(). */

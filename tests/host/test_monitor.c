@@ -169,26 +169,10 @@ struct bg {
 static struct bg bg_start(const char *policy_json, const char *const *argv)
 {
 	struct bg b = { .t0 = h_now_ms() };
-	int i;
 
 	b.trace = h_tempfile("montrace", NULL);
 	b.p = spawn_sandbox(policy_json, b.trace, argv, &b.policy);
-	for (i = 0; i < 500 && !b.name; i++) {
-		char line[4096] = "";
-		FILE *f = fopen(b.trace, "r");
-
-		if (f && fgets(line, sizeof(line), f) && strchr(line, '\n')) {
-			json_t *o = json_loads(line, 0, NULL);
-
-			if (o && json_is_string(json_object_get(o, "sandbox")))
-				b.name = strdup(json_string_value(json_object_get(o, "sandbox")));
-			json_decref(o);
-		}
-		if (f)
-			fclose(f);
-		if (!b.name)
-			h_sleep_ms(10);
-	}
+	b.name = h_trace_sandbox(b.trace);
 	assert_non_null(b.name);
 	return b;
 }

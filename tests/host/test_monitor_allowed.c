@@ -162,27 +162,11 @@ struct bg {
 static struct bg bg_start(const char *policy_json, const char *const *argv)
 {
 	struct bg b = { 0 };
-	int i;
 
 	b.trace = h_tempfile("allowed-trace", NULL);
 	b.policy = h_tempfile("allowed-policy", policy_json);
 	b.p = h_spawn(b.policy, b.trace, NULL, argv);
-	for (i = 0; i < 500 && !b.name; i++) {
-		char line[8192] = "";
-		FILE *f = fopen(b.trace, "r");
-
-		if (f && fgets(line, sizeof(line), f) && strchr(line, '\n')) {
-			json_t *o = json_loads(line, 0, NULL);
-
-			if (o && json_is_string(json_object_get(o, "sandbox")))
-				b.name = strdup(json_string_value(json_object_get(o, "sandbox")));
-			json_decref(o);
-		}
-		if (f)
-			fclose(f);
-		if (!b.name)
-			h_sleep_ms(10);
-	}
+	b.name = h_trace_sandbox(b.trace);
 	assert_non_null(b.name);
 	return b;
 }
