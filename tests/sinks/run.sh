@@ -143,7 +143,7 @@ global(workDirectory="$tmp/rs/work" maxMessageSize="64k")
 module(load="imudp")
 module(load="imtcp")
 module(load="imuxsock" SysSock.Use="off")
-input(type="imudp" address="127.0.0.1" port="$UDP")
+input(type="imudp" address="127.0.0.1" port="$UDP" rcvbufSize="8m")
 input(type="imtcp" address="127.0.0.1" port="$TCP")
 input(type="imuxsock" Socket="$tmp/rs/log.sock" UseSpecialParser="off" ParseHostname="on"
       RateLimit.Interval="0")
@@ -237,7 +237,16 @@ check "OTLP records carry TRACEPARENT's trace and span ids" test \
 	"$(grep -c '^otlp ' "$tmp/trace.out")" = 2 -a "$(grep -c '^INVALID' "$tmp/trace.out")" = 0
 kill "$trace_pid" 2>/dev/null; wait "$trace_pid" 2>/dev/null
 if [ -f "$tmp/rs/pid" ]; then
-	sleep 0.5       # rsyslog's file action writes asynchronously
+	# rsyslog's file action writes asynchronously, later under load:
+	# until its file stops growing for a second (at most 15 s)
+	last=-1 same=0
+	for _ in $(seq 150); do
+		n=$(wc -l < "$tmp/rs/out.log" 2> /dev/null || echo 0)
+		if [ "$n" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		[ "$same" -ge 10 ] && break
+		last=$n
+		sleep 0.1
+	done
 	kill "$(cat "$tmp/rs/pid")"
 	for _ in $(seq 100); do [ -e "$tmp/rs/pid" ] || break; sleep 0.05; done
 	python3 - "$tmp/rs/out.log" "$tmp/want.uids" "$tmp/act-want.uids" > "$tmp/rs/check" <<'PY'
