@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "activity.h"
+#include "alert.h"
 #include "cleanup.h"
 #include "ledger.h"
 #include "names.h"
@@ -420,20 +421,8 @@ char *activity__line(const struct rf_input *in, const struct rf_sandbox_info *si
 		     uint64_t seq, int64_t off, const struct rf_alert_origin *og)
 {
 	_cleanup_json_ json_t *o = activity__ocsf(in, si, seq, off, og);
-	_cleanup_free_ char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	char *line;
-	size_t n;
 
-	if (!s)
-		return NULL;
-	n = strlen(s);
-	line = realloc(s, n + 2);
-	if (!line)
-		return NULL;
-	s = NULL;
-	line[n] = '\n';
-	line[n + 1] = 0;
-	return line;
+	return alert__json_line(o);
 }
 
 /* ---- the fast writer ------------------------------------------------------

@@ -782,10 +782,8 @@ json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t off,
 	return o;
 }
 
-char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
-		  const struct rf_alert_origin *og)
+char *alert__json_line(const json_t *o)
 {
-	_cleanup_json_ json_t *o = alert__ocsf(a, seq, off, og);
 	_cleanup_free_ char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	char *line;
 	size_t n;
@@ -800,6 +798,14 @@ char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
 	line[n] = '\n';
 	line[n + 1] = 0;
 	return line;
+}
+
+char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t off,
+		  const struct rf_alert_origin *og)
+{
+	_cleanup_json_ json_t *o = alert__ocsf(a, seq, off, og);
+
+	return alert__json_line(o);
 }
 
 /* RF_MON_APP_ID_STR's bytes (alert.h) */

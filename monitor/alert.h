@@ -31,6 +31,10 @@ void alert__origin_local(struct rf_alert_origin *ret);
 json_t *alert__ocsf(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns,
 		    const struct rf_alert_origin *origin);
 
+/* An OCSF record as one compact line with '\n' (malloc'd), NULL for a
+ * NULL o or on ENOMEM: the one rendering of the alert and activity lines. */
+char *alert__json_line(const json_t *o);
+
 /* The record as one compact line with '\n' (malloc'd), NULL on ENOMEM. */
 char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_ns,
 		  const struct rf_alert_origin *origin);
