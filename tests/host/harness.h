@@ -434,6 +434,51 @@ static inline char *h_trace_sandbox(const char *trace)
 	return NULL;
 }
 
+/* ---- a work directory, a policy checked ---- */
+
+/* A fresh directory /tmp/rf-TAG-XXXXXX, mode 0755 (a sandbox's command
+ * may run as another uid): strdup'd, for h_workdir_remove. */
+static inline char *h_workdir(const char *tag)
+{
+	char *dir = NULL;
+
+	assert_true(asprintf(&dir, "/tmp/rf-%s-XXXXXX", tag) > 0);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	return dir;
+}
+
+/* Remove it and all below it, free it; the test fails if it stays. */
+static inline void h_workdir_remove(char *dir)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", h_sh(dir));
+	assert_int_equal(system(cmd), 0);
+	free(dir);
+}
+
+/* `ringfence check --policy path` (its output discarded) exits 0. */
+static inline void h_assert_checks(const char *path)
+{
+	const char *args[] = { h_ringfence(), "check", "--policy", path, NULL };
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* ---- ringfence-monitor ---- */
 
 /* $MONITOR, or ringfence-monitor next to h_ringfence(). */
