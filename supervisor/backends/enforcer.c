@@ -619,6 +619,11 @@ static bool pinned_by_this_build(uint32_t feature)
 	       (meta.features & feature);
 }
 
+bool enforcer__lsm_loaded(void)
+{
+	return pinned_by_this_build(RF_FEAT_LSM);
+}
+
 bool enforcer__lsm_pinned(void)
 {
 	return pinned_by_this_build(RF_FEAT_LSM) && obj_links_pinned(&lsm_obj);

@@ -82,6 +82,9 @@ void enforcer__probe_lsm_pinned(struct rf_backend_probe *ret);
 /* This build's lsm.bpf.c programs are pinned and attached (the probe
  * needs no verifier pass then). */
 bool enforcer__lsm_pinned(void);
+/* This build's set was loaded with its lsm.bpf.c programs (the meta map
+ * says so; the links themselves are not looked at). */
+bool enforcer__lsm_loaded(void);
 
 /* This build's observe programs are pinned and attached, or load and
  * attach here (then detached again at once). */
