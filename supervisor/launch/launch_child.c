@@ -303,6 +303,43 @@ static void child_ctty(const struct launch_opts *o, int efd)
 }
 
 /*
+ * Never the invoking shell's terminal, so the command cannot push input
+ * into it (TIOCSTI), stop or resize it, or signal the caller's process
+ * group. With a pty of its own (the caller had a terminal on fds 0-2): a
+ * session of its own, the pty its controlling terminal (job control,
+ * /dev/tty); the supervisor forwards the rest. Without one: a process
+ * group of its own, and the caller's controlling terminal, if any,
+ * dropped (TIOCNOTTY: /dev/tty then has nothing behind it, and only a
+ * session leader could take a terminal again). Not setsid() there: a new
+ * session is a new scheduler autogroup, and moving into it waits for a
+ * CPU (1-4 ms a run on a loaded host; docs/benchmarks.md).
+ */
+static void child_session(const struct launch_opts *o, int efd)
+{
+	int fd;
+
+	if (o->tty_fd > 2) {
+		if (setsid() < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setsid");
+		child_ctty(o, efd);
+		return;
+	}
+	if (setpgid(0, 0) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setpgid");
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		/* ENXIO: no controlling terminal; a host without /dev/tty has
+		 * none to give either */
+		if (errno != ENXIO && errno != ENOENT)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "/dev/tty");
+		return;
+	}
+	if (ioctl(fd, TIOCNOTTY) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "TIOCNOTTY");
+	(void)close(fd);
+}
+
+/*
  * Landlock has no right for chmod, chown, utimes or xattrs: the kernel's
  * own refusal is a read-only mount. A detached copy of each write rule's
  * tree is taken first (its mounts keep their flags), then every mount
@@ -582,13 +619,7 @@ _Noreturn void launch_child__main(const struct launch_opts *o, const struct laun
 {
 	child_reset_signals(p->err_w);
 	child_fds(o, p, err_r);
-	/* A session of its own: never the invoking shell's terminal, so it
-	 * cannot push input into it (TIOCSTI) or signal its process group.
-	 * Its own pty, where the caller had a terminal, is its controlling
-	 * terminal (job control, /dev/tty); the supervisor forwards the rest. */
-	if (setsid() < 0)
-		child_fail(RF_CHILD_FD_ERR, LAUNCH_STAGE_SETUP, errno, "setsid");
-	child_ctty(o, RF_CHILD_FD_ERR);
+	child_session(o, RF_CHILD_FD_ERR);
 	child_mounts(o, p, RF_CHILD_FD_ERR);
 	child_watch_mounts(o, p, RF_CHILD_FD_ERR);
 	child_drop_privs(o, p, RF_CHILD_FD_ERR);

@@ -405,6 +405,49 @@ static void pipes_get_no_pty(void **state)
 	free(trace);
 }
 
+/* A caller with a terminal whose fds 0-2 are not it (output to a file,
+ * as `ringfence run ... </dev/null >log 2>&1` from a shell): no pty is
+ * made, and the command still cannot reach that terminal: /dev/tty has
+ * nothing behind it, and its process group is its own (kill(0, ...) and
+ * the terminal's job-control signals stay apart from the caller's). */
+static void redirected_caller_keeps_no_ctty(void **state)
+{
+	char *pol = h_tempfile("policy", OPEN_POLICY(""));
+	char *out = h_tempfile("out", "");
+	char cmd[2048], *got;
+	const char *args[] = { "/bin/sh", "-c", cmd, NULL };
+	struct term t;
+	int rc;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "exec '%s' run -q --policy '%s' -- /bin/sh -c "
+		 "'(exec 3<>/dev/tty) 2>/dev/null && echo ctty-opened; "
+		 "echo pgrp=$(cut -d\" \" -f5 /proc/self/stat) pid=$$; exit 5' "
+		 "</dev/null >'%s' 2>&1", h_ringfence(), pol, out);
+	term_start(&t, args, 24, 80);
+	rc = term_finish(&t);
+	{
+		int fd = open(out, O_RDONLY | O_CLOEXEC);
+
+		assert_true(fd >= 0);
+		got = h_read_all(fd);
+		close(fd);
+	}
+	assert_non_null(got);
+	if (rc != 5)
+		fail_msg("exit %d: %s", rc, got);
+	if (t.out)
+		fprintf(stderr, "terminal: %s\n", t.out);
+	if (strstr(got, "ctty-opened") || !strstr(got, "pgrp=2 pid=2"))
+		fail_msg("inside: %s", got);
+	free(got);
+	term_free(&t);
+	unlink(pol);
+	unlink(out);
+	free(pol);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +458,7 @@ int main(void)
 		cmocka_unit_test(attempts_refused),
 		cmocka_unit_test(stop_and_continue),
 		cmocka_unit_test(pipes_get_no_pty),
+		cmocka_unit_test(redirected_caller_keeps_no_ctty),
 	};
 
 	if (harness_require_root())
