@@ -27,6 +27,7 @@
 #define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
 #define CHILD_LL_FD 4
 #define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
+#define CHILD_IDMAP_FD 6
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -170,6 +171,15 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		if (p->ll_fd < 0)
 			(void)close(CHILD_LL_FD);  /* nothing may sit below it */
 	}
+	/* Closed again once the write areas are mapped (child_ro_tree). */
+	if (p->idmap_fd >= 0) {
+		if (dup3(p->idmap_fd, CHILD_IDMAP_FD, O_CLOEXEC) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 idmap");
+		if (p->ll_fd < 0)
+			(void)close(CHILD_LL_FD);
+		if (p->notify_w < 0)
+			(void)close(CHILD_NOTIFY_FD);
+	}
 	/* The relay pipes sit at >= 10 too; dup2 leaves 1 and 2 inheritable. */
 	if (o->stdout_fd > 2 && dup2(o->stdout_fd, STDOUT_FILENO) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
@@ -178,7 +188,8 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
 		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
-	r = close_above(p->notify_w >= 0 ? CHILD_NOTIFY_FD : p->ll_fd >= 0 ? CHILD_LL_FD : efd);
+	r = close_above(p->idmap_fd >= 0 ? CHILD_IDMAP_FD : p->notify_w >= 0 ? CHILD_NOTIFY_FD :
+			p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
 }
@@ -201,11 +212,14 @@ static void child_ctty(const struct launch_opts *o, int efd)
  * Landlock has no right for chmod, chown, utimes or xattrs: the kernel's
  * own refusal is a read-only mount. A detached copy of each write rule's
  * tree is taken first (its mounts keep their flags), then every mount
- * becomes read-only, then the copies go back over their paths.
+ * becomes read-only, then the copies go back over their paths. For a
+ * dynamic uid the copies are id-mapped first (dynuser.h): root's files
+ * there are the command's, what it makes there is root's on disk.
  */
 static void child_ro_tree(const struct launch_plan *p, int efd)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct mount_attr idmap = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = CHILD_IDMAP_FD };
 	size_t i;
 
 	for (i = 0; i < p->n_rw; i++) {
@@ -213,7 +227,13 @@ static void child_ro_tree(const struct launch_plan *p, int efd)
 					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (p->rw_fds[i] < 0 && errno != ENOENT && errno != ENOTDIR)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open_tree of a write rule");
+		if (p->rw_fds[i] >= 0 && p->idmap_fd >= 0 && p->rw_map[i] &&
+		    syscall(SYS_mount_setattr, p->rw_fds[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+			    &idmap, sizeof(idmap)) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "id-mapping a write rule");
 	}
+	if (p->idmap_fd >= 0)
+		(void)close(CHILD_IDMAP_FD);
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
 	for (i = 0; i < p->n_rw; i++) {

@@ -135,6 +135,11 @@ enum rf_plan_observed {
 	  "symlink, its directory renamed) where the policy lets the sandbox write: "    \
 	  "the cgroup hooks judge the name as written, not the socket as it was bound "  \
 	  "(BPF-LSM judges both)")                                                       \
+	X(PROCESS_ROOT, "process.root", RF_CLASS_PROCESS,                                \
+	  "started by root without --user, the command runs as uid 0 (no capabilities) " \
+	  "instead of a dynamic uid: a write area cannot be id-mapped here (the plan's " \
+	  "user.fallback says which and why), so root's files anywhere it can reach "    \
+	  "are its own; --user USER runs it as USER, --strict refuses the run")          \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
 	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")   \

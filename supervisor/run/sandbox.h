@@ -58,6 +58,7 @@ struct sandbox {
 	struct rf_limits_watch lw;    /* the limits the supervisor watches (limits.c) */
 	struct rf_tty_relay tty;      /* the command's pty, where fds 0-2 hold a terminal */
 	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
+	json_t *user;             /* which uid runs and why: the plan's "user" */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named
