@@ -318,10 +318,12 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 		if (launch__rw_needs_map(m, n_m, scratch, w->v[i].path))
 			paths[n++] = w->v[i].path;
 	err = dynuser__prepare(&r->dyn, paths, n, r->sb.plan.install.ro_tree);
-	if (err)
+	if (err) {
+		e->exit = RF_EXIT_REFUSED;
 		return rf_error_set(&e->e, err, "user", "no dynamic uid for the command "
 				    "(root without --user; " RF_DYNUSER_DIR "): %s; --user USER "
 				    "or --user root choose one", strerror(-err));
+	}
 	if (r->dyn.why == RF_USER_DYNAMIC) {
 		r->uid = r->dyn.uid;
 		r->gid = (gid_t)r->dyn.uid;
@@ -330,7 +332,7 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 		if (r->o->plan_opts.strict)
 			plan__refuse(&r->sb.plan, RF_CLASS_PROCESS, RF_WHY_STRICT_GAPS, 0,
 				     plan__gap_id(RF_GAP_PROCESS_ROOT));
-		rf_info("sandbox %s: the command runs as uid 0: %s", r->sb.name,
+		rf_info("policy %s: the command runs as uid 0: %s", r->sb.policy->id,
 			r->dyn.fallback);
 	}
 	return 0;
@@ -390,6 +392,10 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 			sb->caps.seccomp.ms, sb->caps.observe.ms, sb->caps.cgroup_v2.ms,
 			sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
+	/* --keep-caps (test-only) proves a boundary against root holding its
+	 * capabilities: uid 0 as asked, never a dynamic uid. */
+	if (r->dyn.why == RF_USER_DYNAMIC && sb->plan.install.keep_caps)
+		r->dyn.why = RF_USER_ROOT;
 	err = r->dyn.why == RF_USER_DYNAMIC ? plan_dynuser(r, e) : 0;
 	if (err)
 		return err;
@@ -701,6 +707,11 @@ static int step_limits(void *ctx, struct rf_step_error *e)
 	err = sandbox_limits__watch_init(&sb->lw, &sb->plan, &e->e);
 	if (!err)
 		err = tty_relay__open(&sb->tty, &e->e);
+	/* The command's own terminal, as login(1) gives it: a program that
+	 * opens it again by name (ttyname) may, whichever uid runs it. */
+	if (!err && sb->tty.slave >= 0 && fchown(sb->tty.slave, r->uid, (gid_t)-1) < 0)
+		err = rf_error_set(&e->e, -errno, "refused", "giving the command's pty to uid %u: %s",
+				   (unsigned)r->uid, strerror(errno));
 	if (!err)
 		err = sandbox_limits__apply_cgroup(&sb->plan, sb->place.base, &sb->cg, &e->e);
 	if (err) {

@@ -6,10 +6,10 @@
 # its allowed twin: a root-0600 file the policy lets it read is refused
 # (--user root reads it); under files "unrestricted" a root-owned file is
 # not its to rewrite (--user root can); the scratch takes its writes. A
-# write area on this initramfs's tmpfs is id-mapped where tmpfs can be
-# (6.3+: the writes go, root's on disk) and otherwise (6.1) the run falls
-# back to uid 0, said in the plan (root-fallback, gap process.root) and
-# refused under --strict.
+# write area on a fresh tmpfs is id-mapped where tmpfs can be (6.3+: the
+# writes go, root's on disk) and otherwise (6.1) the run falls back to uid
+# 0, said in the plan (root-fallback, gap process.root); on ramfs it falls
+# back everywhere, and --strict refuses that.
 . "$GUEST/lib/tap.sh"
 
 W=$(mktemp -d /tmp/dynuser.XXXXXX)
@@ -101,10 +101,22 @@ else
 	show "$W/scr.err"
 fi
 
-# ---- a write area on the initramfs's tmpfs: id-mapped, or uid 0 said so ----
-mkdir -m 755 "$W/wr"
+# ---- a write area on a fresh tmpfs: id-mapped where tmpfs can be (6.3+:
+# the writes go, root's on disk), else (6.1) uid 0 said in the plan; on
+# ramfs (never id-mapped) uid 0 said so on every kernel, --strict refuses.
+# (The initramfs's own rootfs is never id-mapped: the other suites, whose
+# write areas are there, run as uid 0 with the gap.)
+mkdir -m 755 "$W/wr" "$W/ram"
+mount -t tmpfs -o mode=755 dynuser-tmpfs "$W/wr"
+mount -t ramfs -o mode=755 dynuser-ramfs "$W/ram"
 echo old > "$W/wr/old" && chmod 644 "$W/wr/old"
 pol wr '' "\"$W/wr/\""
+pol ram '' "\"$W/ram/\""
+fellback() { # NAME AREA: uid 0, said in the plan with the gap and the area
+	[ "$rc" = 0 ] && [ "$(why "$1")" = root-fallback ] && has "$1" 0 &&
+		grep -q '"gap":"process.root"' "$W/$1.jsonl" &&
+		grep -q "\"fallback\":\"[^\"]*$2" "$W/$1.jsonl"
+}
 run wr wr "cd $W/wr && echo new > new && echo more >> old && id -u"
 major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
 if [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 3 ]; }; then
@@ -112,25 +124,30 @@ if [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 3 ]; }; then
 	if [ "$rc" = 0 ] && [ "$(why wr)" = dynamic ] && has wr "$u" &&
 	   [ "$(stat -c %u:%g "$W/wr/new")" = 0:0 ] && [ "$(cat "$W/wr/old")" = "old
 more" ]; then
-		pass "write area: id-mapped on tmpfs ($(uname -r)): the dynamic uid writes there, root's on disk"
+		pass "write area: id-mapped tmpfs ($(uname -r)): the dynamic uid writes there, root's on disk"
 	else
-		fail "write area: id-mapped on tmpfs" "exit $rc, why '$(why wr)': $(tr '\n' ' ' < "$W/wr.out")$(stat -c %u:%g "$W/wr/new" 2>&1)"
+		fail "write area: id-mapped tmpfs" "exit $rc, why '$(why wr)': $(tr '\n' ' ' < "$W/wr.out")$(stat -c %u:%g "$W/wr/new" 2>&1)"
 		show "$W/wr.err"
 	fi
+elif fellback wr "$W/wr"; then
+	pass "write area: tmpfs cannot be id-mapped on $(uname -r): uid 0, said in the plan (root-fallback, gap process.root)"
 else
-	if [ "$rc" = 0 ] && [ "$(why wr)" = root-fallback ] && has wr 0 &&
-	   grep -q '"gap":"process.root"' "$W/wr.jsonl" && grep -q "\"fallback\":\"[^\"]*$W/wr" "$W/wr.jsonl"; then
-		pass "write area: tmpfs cannot be id-mapped on $(uname -r): uid 0, said in the plan (root-fallback, gap process.root)"
-	else
-		fail "write area: the fallback to uid 0 is said in the plan" "exit $rc, why '$(why wr)'"
-		show "$W/wr.err"
-	fi
-	run wrstrict wr 'echo ran' --strict
-	if [ "$rc" != 0 ] && ! has wrstrict ran; then
-		pass "write area: --strict refuses the fallback to uid 0 (exit $rc)"
-	else
-		fail "write area: --strict refuses the fallback to uid 0" "exit $rc"
-	fi
+	fail "write area: the fallback to uid 0 on tmpfs is said in the plan" "exit $rc, why '$(why wr)'"
+	show "$W/wr.err"
 fi
+run ram ram 'id -u'
+if fellback ram "$W/ram"; then
+	pass "write area: ramfs cannot be id-mapped: uid 0, said in the plan (root-fallback, gap process.root)"
+else
+	fail "write area: the fallback to uid 0 on ramfs is said in the plan" "exit $rc, why '$(why ram)'"
+	show "$W/ram.err"
+fi
+run ramstrict ram 'echo ran' --strict
+if [ "$rc" != 0 ] && ! has ramstrict ran; then
+	pass "write area: --strict refuses the fallback to uid 0 (exit $rc)"
+else
+	fail "write area: --strict refuses the fallback to uid 0" "exit $rc"
+fi
+umount "$W/wr" "$W/ram"
 rm -rf "$W"
 finish
