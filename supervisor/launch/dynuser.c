@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -178,6 +179,46 @@ static int probe_map(const char *path, int userns_fd)
 	return 0;
 }
 
+/* dir lies in one of the n areas (id-mapped: root's directories there
+ * are the dynamic uid's, their owner bits count). */
+static bool in_areas(const char *dir, const char *const *areas, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(areas[i]);
+
+		while (l > 1 && areas[i][l - 1] == '/')
+			l--;
+		if (!strncmp(dir, areas[i], l) && (dir[l] == '\0' || dir[l] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* The first directory above path (outside every area) that others may
+ * not search (root's 0700 /root, mktemp -d): the dynamic uid could not
+ * reach path by its name. 1 with *ret_dir set, or 0. */
+static int unreachable(const char *path, const char *const *areas, size_t n, char *ret_dir,
+		       size_t len)
+{
+	char dir[4096];
+	size_t l = strlen(path);
+	struct stat st;
+
+	if (l >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, l + 1);
+	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (!in_areas(dir, areas, n) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    !(st.st_mode & S_IXOTH)) {
+			snprintf(ret_dir, len, "%s", dir);
+			return 1;
+		}
+		*s = '/';
+	}
+	return 0;
+}
+
 __attribute__((format(printf, 2, 3)))
 static void fall_back(struct rf_dynuser *d, const char *fmt, ...)
 {
@@ -203,6 +244,15 @@ int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n
 		fall_back(d, "the write areas (%s...) are no mounts of their own on this "
 			  "kernel (no mount_setattr)", rw_paths[0]);
 		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char dir[256];
+
+		if (unreachable(rw_paths[i], rw_paths, n, dir, sizeof(dir))) {
+			fall_back(d, "the write area %s lies below %s, which only its owner "
+				  "may enter", rw_paths[i], dir);
+			return 0;
+		}
 	}
 	r = take_uid(d);
 	if (r < 0)

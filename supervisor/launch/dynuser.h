@@ -46,7 +46,8 @@ const char *dynuser__why_name(enum rf_user_why w);
  * when there are write areas (rw_paths, n of them, missing ones skipped)
  * and prove each can be id-mapped. can_map false: the write areas are not
  * mounts of their own (no mount_setattr), they cannot be mapped. A write
- * area that cannot be mapped is no error: d->why becomes
+ * area that cannot be mapped, or that lies below a directory others may
+ * not enter (root's 0700 /root: unreachable by its name), is no error: d->why becomes
  * RF_USER_ROOT_FALLBACK with d->fallback set, nothing held. 0 or -errno
  * (no uid free, /run not writable...). */
 int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n,

@@ -137,8 +137,9 @@ enum rf_plan_observed {
 	  "(BPF-LSM judges both)")                                                       \
 	X(PROCESS_ROOT, "process.root", RF_CLASS_PROCESS,                                \
 	  "started by root without --user, the command runs as uid 0 (no capabilities) " \
-	  "instead of a dynamic uid: a write area cannot be id-mapped here (the plan's " \
-	  "user.fallback says which and why), so root's files anywhere it can reach "    \
+	  "instead of a dynamic uid: a write area cannot be id-mapped here, or lies "    \
+	  "below a directory only root may enter (the plan's user.fallback says which "  \
+	  "and why), so root's files anywhere it can reach "                           \
 	  "are its own; --user USER runs it as USER, --strict refuses the run")          \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
