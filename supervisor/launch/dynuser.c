@@ -241,8 +241,8 @@ int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n
 	d->lock_fd = d->userns_fd = -1;
 	d->fallback[0] = '\0';
 	if (n && !can_map) {
-		fall_back(d, "the write areas (%s...) are no mounts of their own on this "
-			  "kernel (no mount_setattr)", rw_paths[0]);
+		fall_back(d, "the write area %s cannot be id-mapped: this kernel has no "
+			  "mount_setattr (5.12+)", rw_paths[0]);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {

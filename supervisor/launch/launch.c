@@ -289,7 +289,7 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 		n++;
 	/* Always: the PID namespace's own /proc goes over the host's. */
 	p->new_ns = true;
-	if (o->ro_tree) {
+	if (o->ro_tree || o->idmap_fd > 2) {
 		int r = plan_rw_paths(p, o);
 
 		if (r < 0)
@@ -372,7 +372,7 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 		if (plan->ll_fd < 0)
 			return -errno;
 	}
-	if (opts->idmap_fd > 2 && opts->ro_tree) {
+	if (opts->idmap_fd > 2) {
 		plan->idmap_fd = fcntl(opts->idmap_fd, F_DUPFD_CLOEXEC, 10);
 		if (plan->idmap_fd < 0)
 			return -errno;

@@ -43,9 +43,10 @@ struct launch_opts {
 	 * own flags: metadata changes outside the write rules fail (EROFS). */
 	bool ro_tree;
 	const char *const *rw_paths;
-	/* > 2: a user namespace (dynuser.h): each rw_paths tree becomes an
-	 * id-mapped mount with its map (root's files the command's, files it
-	 * makes root's on disk); otherwise no mapping. */
+	/* > 2: a user namespace (dynuser.h): each rw_paths tree that needs it
+	 * (launch__rw_needs_map) becomes an id-mapped copy of itself with its
+	 * map (root's files the command's, files it makes root's on disk),
+	 * with or without ro_tree; otherwise no mapping. */
 	int idmap_fd;
 	/* W^X memory (memory.deny_write_execute): prctl(PR_SET_MDWE) before
 	 * the confinement, checked with PR_GET_MDWE. */

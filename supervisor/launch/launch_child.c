@@ -214,15 +214,18 @@ static void child_ctty(const struct launch_opts *o, int efd)
  * tree is taken first (its mounts keep their flags), then every mount
  * becomes read-only, then the copies go back over their paths. For a
  * dynamic uid the copies are id-mapped first (dynuser.h): root's files
- * there are the command's, what it makes there is root's on disk.
+ * there are the command's, what it makes there is root's on disk. Without
+ * ro_tree (BPF-LSM judges the files) only those copies are made.
  */
-static void child_ro_tree(const struct launch_plan *p, int efd)
+static void child_ro_tree(const struct launch_opts *o, const struct launch_plan *p, int efd)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	struct mount_attr idmap = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = CHILD_IDMAP_FD };
 	size_t i;
 
 	for (i = 0; i < p->n_rw; i++) {
+		if (!o->ro_tree && !p->rw_map[i])
+			continue;
 		p->rw_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p->rw_sorted[i],
 					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (p->rw_fds[i] < 0 && errno != ENOENT && errno != ENOTDIR)
@@ -234,7 +237,8 @@ static void child_ro_tree(const struct launch_plan *p, int efd)
 	}
 	if (p->idmap_fd >= 0)
 		(void)close(CHILD_IDMAP_FD);
-	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+	if (o->ro_tree &&
+	    syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
 	for (i = 0; i < p->n_rw; i++) {
 		if (p->rw_fds[i] < 0)
@@ -266,8 +270,8 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 		if (umount2(o->detach_mounts[i], MNT_DETACH) < 0 && errno != EINVAL &&
 		    errno != ENOENT)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "detach bpffs");
-	if (o->ro_tree)
-		child_ro_tree(p, efd);
+	if (o->ro_tree || p->idmap_fd >= 0)
+		child_ro_tree(o, p, efd);
 	/* The PID namespace's own processes, and no one else's: hidepid
 	 * also hides what the command could not ptrace, the init (not
 	 * dumpable) included (systemd ProtectProc=ptraceable). Not

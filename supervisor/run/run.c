@@ -298,9 +298,8 @@ static json_t *plan_user(const struct run *r)
 
 static size_t private_mounts(const struct sandbox *sb, struct launch_mount m[2]);
 
-/* The dynamic uid, once the plan says which write areas are mounts of
- * their own (ro_tree) and which private tmpfs go over the host's: the
- * others must take an id-mapping, or the run falls back to uid 0 with
+/* The dynamic uid, once the plan says which private tmpfs go over the
+ * host's: the other write areas must take an id-mapping (mount_setattr), or the run falls back to uid 0 with
  * the gap process.root (--strict refuses it). */
 static int plan_dynuser(struct run *r, struct rf_step_error *e)
 {
@@ -317,7 +316,7 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 	for (size_t i = 0; i < w->n; i++)
 		if (launch__rw_needs_map(m, n_m, scratch, w->v[i].path))
 			paths[n++] = w->v[i].path;
-	err = dynuser__prepare(&r->dyn, paths, n, r->sb.plan.install.ro_tree);
+	err = dynuser__prepare(&r->dyn, paths, n, r->sb.caps.mount_setattr);
 	if (err) {
 		e->exit = RF_EXIT_REFUSED;
 		return rf_error_set(&e->e, err, "user", "no dynamic uid for the command "
