@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The dynamic user: a uid from a fixed range, taken by a lock file, and the id-mapping of the write areas. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -135,6 +134,9 @@ int dynuser__make_userns(uid_t id, int *ret_fd)
 	}
 	pid = fork();
 	if (pid == 0) {
+		/* its copy of the write end would keep the read below from EOF */
+		close(go[1]);
+		close(ready[0]);
 		c = unshare(CLONE_NEWUSER) == 0 ? 'u' : 'e';
 		if (write(ready[1], &c, 1) == 1)
 			(void)!read(go[0], &c, 1);
