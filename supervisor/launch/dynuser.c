@@ -24,6 +24,7 @@ static const char *const why_names[RF_USER_WHY_MAX] = {
 	[RF_USER_OPTION] = "user",
 	[RF_USER_ROOT] = "root",
 	[RF_USER_DYNAMIC] = "dynamic",
+	[RF_USER_ROOT_AUDIT] = "root-audit",
 	[RF_USER_ROOT_FALLBACK] = "root-fallback",
 };
 _Static_assert(sizeof(why_names) / sizeof(why_names[0]) == RF_USER_WHY_MAX,

@@ -23,6 +23,8 @@ enum rf_user_why {
 	RF_USER_OPTION,        /* --user USER (not root) */
 	RF_USER_ROOT,          /* --user root (or 0): uid 0, asked for */
 	RF_USER_DYNAMIC,       /* root without --user: a dynamic uid */
+	RF_USER_ROOT_AUDIT,    /* root without --user, an audit-mode policy
+				* (learn): uid 0, nothing may be denied */
 	RF_USER_ROOT_FALLBACK, /* root without --user, a dynamic uid impossible
 				* (a write area cannot be id-mapped): uid 0,
 				* the plan's gap user.root says why */

@@ -284,8 +284,8 @@ static int step_user(void *ctx, struct rf_step_error *e)
 }
 
 /* Which uid runs and why: "dynamic" (root without --user), "root"
- * (--user root), "user" (--user), "sudo", "invoker", or "root-fallback"
- * with the reason (gap process.root). */
+ * (--user root), "user" (--user), "sudo", "invoker", "root-audit", or
+ * "root-fallback" with the reason (gap process.root). */
 static json_t *plan_user(const struct run *r)
 {
 	json_t *u = json_pack("{s:I, s:I, s:s}", "uid", (json_int_t)r->uid, "gid",
@@ -297,6 +297,26 @@ static json_t *plan_user(const struct run *r)
 }
 
 static size_t private_mounts(const struct sandbox *sb, struct launch_mount m[2]);
+static int plan_dynuser(struct run *r, struct rf_step_error *e);
+
+/* Which uid, once the plan is made. --keep-caps (test-only) proves a
+ * boundary against root holding its capabilities, and audit mode (learn
+ * too) denies nothing, so records what the command does as the caller:
+ * uid 0 as the caller is, never a dynamic uid. */
+static int plan_user_step(struct run *r, struct rf_step_error *e)
+{
+	int err = 0;
+
+	if (r->dyn.why == RF_USER_DYNAMIC && r->sb.plan.install.keep_caps)
+		r->dyn.why = RF_USER_ROOT;
+	if (r->dyn.why == RF_USER_DYNAMIC && r->sb.policy->mode == RF_MODE_AUDIT)
+		r->dyn.why = RF_USER_ROOT_AUDIT;
+	if (r->dyn.why == RF_USER_DYNAMIC)
+		err = plan_dynuser(r, e);
+	if (!err)
+		r->sb.user = plan_user(r);
+	return err;
+}
 
 /* The dynamic uid, once the plan says which private tmpfs go over the
  * host's: the other write areas must take an id-mapping (mount_setattr), or the run falls back to uid 0 with
@@ -391,15 +411,11 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 			sb->caps.seccomp.ms, sb->caps.observe.ms, sb->caps.cgroup_v2.ms,
 			sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
-	/* --keep-caps (test-only) proves a boundary against root holding its
-	 * capabilities: uid 0 as asked, never a dynamic uid. */
-	if (r->dyn.why == RF_USER_DYNAMIC && sb->plan.install.keep_caps)
-		r->dyn.why = RF_USER_ROOT;
-	err = r->dyn.why == RF_USER_DYNAMIC ? plan_dynuser(r, e) : 0;
-	if (err)
-		return err;
-	sb->user = plan_user(r);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
+	/* After it: it may still give the command the host's /tmp (a cwd
+	 * below it), a write area then. */
+	if (!err)
+		err = plan_user_step(r, e);
 	if (err)
 		undo_plan(r);
 	else
