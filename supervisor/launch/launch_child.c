@@ -32,6 +32,8 @@
 #define CHILD_DEVPTS_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 1)
 /* The fanotify group (monitor.files), until the mounts are marked. */
 #define CHILD_FAN_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 2)
+/* The dynamic uid's id-mapping namespace, until the write areas are mapped. */
+#define CHILD_IDMAP_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 3)
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -157,12 +159,14 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		      int err_w)
 {
 	const int efd = CHILD_ERR_FD;
-	int r, devpts = -1, fan = -1;
+	int r, devpts = -1, fan = -1, idmap = -1;
 
 	if (p->devpts_fd >= 0 && (devpts = fcntl(p->devpts_fd, F_DUPFD_CLOEXEC, 64)) < 0)
 		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD devpts");
 	if (p->fan_fd >= 0 && (fan = fcntl(p->fan_fd, F_DUPFD_CLOEXEC, 64)) < 0)
 		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD fanotify");
+	if (p->idmap_fd >= 0 && (idmap = fcntl(p->idmap_fd, F_DUPFD_CLOEXEC, 64)) < 0)
+		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD idmap");
 	if (err_w != efd) {
 		if (dup3(err_w, efd, O_CLOEXEC) < 0)
 			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
@@ -188,13 +192,19 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
 	/* Last (the relay and pty fds above may have sat at their numbers),
-	 * from copies above every fixed number (one may sit at the other's). */
+	 * from copies above every fixed number (one may sit at the other's).
+	 * The idmap one is closed again once the write areas are mapped
+	 * (child_ro_tree). */
 	if (devpts >= 0 && dup3(devpts, CHILD_DEVPTS_FD, O_CLOEXEC) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 devpts");
 	if (fan >= 0 && dup3(fan, CHILD_FAN_FD, O_CLOEXEC) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 fanotify");
-	if (devpts >= 0 || fan >= 0) {
+	if (idmap >= 0 && dup3(idmap, CHILD_IDMAP_FD, O_CLOEXEC) < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 idmap");
+	if (devpts >= 0 || fan >= 0 || idmap >= 0) {
 		/* nothing may sit below them */
+		if (fan < 0)
+			(void)close(CHILD_FAN_FD);
 		if (devpts < 0)
 			(void)close(CHILD_DEVPTS_FD);
 		if (p->notify_w < 0)
@@ -202,8 +212,8 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 		if (p->ll_fd < 0)
 			(void)close(CHILD_LL_FD);
 	}
-	r = close_above(fan >= 0 ? CHILD_FAN_FD : devpts >= 0 ? CHILD_DEVPTS_FD :
-			p->notify_w >= 0 ? CHILD_NOTIFY_FD :
+	r = close_above(idmap >= 0 ? CHILD_IDMAP_FD : fan >= 0 ? CHILD_FAN_FD :
+			devpts >= 0 ? CHILD_DEVPTS_FD : p->notify_w >= 0 ? CHILD_NOTIFY_FD :
 			p->ll_fd >= 0 ? CHILD_LL_FD : efd);
 	if (r < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
@@ -269,20 +279,33 @@ static void child_ctty(const struct launch_opts *o, int efd)
  * Landlock has no right for chmod, chown, utimes or xattrs: the kernel's
  * own refusal is a read-only mount. A detached copy of each write rule's
  * tree is taken first (its mounts keep their flags), then every mount
- * becomes read-only, then the copies go back over their paths.
+ * becomes read-only, then the copies go back over their paths. For a
+ * dynamic uid the copies are id-mapped first (dynuser.h): root's files
+ * there are the command's, what it makes there is root's on disk. Without
+ * ro_tree (BPF-LSM judges the files) only those copies are made.
  */
-static void child_ro_tree(const struct launch_plan *p, int efd)
+static void child_ro_tree(const struct launch_opts *o, const struct launch_plan *p, int efd)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct mount_attr idmap = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = CHILD_IDMAP_FD };
 	size_t i;
 
 	for (i = 0; i < p->n_rw; i++) {
+		if (!o->ro_tree && !p->rw_map[i])
+			continue;
 		p->rw_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p->rw_sorted[i],
 					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (p->rw_fds[i] < 0 && errno != ENOENT && errno != ENOTDIR)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open_tree of a write rule");
+		if (p->rw_fds[i] >= 0 && p->idmap_fd >= 0 && p->rw_map[i] &&
+		    syscall(SYS_mount_setattr, p->rw_fds[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+			    &idmap, sizeof(idmap)) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "id-mapping a write rule");
 	}
-	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+	if (p->idmap_fd >= 0)
+		(void)close(CHILD_IDMAP_FD);
+	if (o->ro_tree &&
+	    syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
 	for (i = 0; i < p->n_rw; i++) {
 		if (p->rw_fds[i] < 0)
@@ -331,8 +354,8 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 			  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
 	child_hide_mounts(o, efd);
-	if (o->ro_tree)
-		child_ro_tree(p, efd);
+	if (o->ro_tree || p->idmap_fd >= 0)
+		child_ro_tree(o, p, efd);
 	/* The sandbox's own ptys, and no one else's: every devpts mount of
 	 * the host is gone (detach_mounts), the caller's terminal with it. */
 	if (p->devpts_fd >= 0) {

@@ -402,8 +402,24 @@ static int learn_failed(const struct rf_learn *l, const json_t *base, const char
 	return 1;
 }
 
-int cmd_learn(const struct learn_opts *o)
+/* Root without --user: learned and verified as uid 0, as it ran before
+ * the dynamic uid (a learning run denies nothing; a verify run as another
+ * uid than the learning one would fail on file modes, not on the policy).
+ * `run` of the learned policy by root without --user takes a dynamic uid. */
+static const struct learn_opts *learn_as_root(const struct learn_opts *o,
+					      struct learn_opts *copy)
 {
+	if (o->run.user || getuid() != 0 || getenv("SUDO_UID"))
+		return o;
+	*copy = *o;
+	copy->run.user = "root";
+	return copy;
+}
+
+int cmd_learn(const struct learn_opts *o_in)
+{
+	struct learn_opts copy;
+	const struct learn_opts *o = learn_as_root(o_in, &copy);
 	struct rf_error e = { 0 };
 	json_auto_t *base = NULL, *learned = NULL;
 	struct rf_learn l;
