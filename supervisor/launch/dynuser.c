@@ -222,6 +222,42 @@ static int unreachable(const char *path, const char *const *areas, size_t n, cha
 	return 0;
 }
 
+int dynuser__refused(const char *path, int want, const char *const *areas, size_t n,
+		     char *ret_why, size_t len)
+{
+	char dir[4096];
+	size_t l = strlen(path);
+	struct stat st;
+	mode_t bits = (want & R_OK ? S_IROTH : 0) | (want & W_OK ? S_IWOTH : 0) |
+		      (want & X_OK ? S_IXOTH : 0);
+
+	if (path[0] != '/' || l >= sizeof(dir) || in_areas(path, areas, n))
+		return 0;
+	memcpy(dir, path, l + 1);
+	while (l > 1 && dir[l - 1] == '/')
+		dir[--l] = '\0';
+	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (!in_areas(dir, areas, n) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    !(st.st_mode & S_IXOTH)) {
+			snprintf(ret_why, len, "%s is %04o, uid %u: others may not enter it", dir,
+				 (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+			return 1;
+		}
+		*s = '/';
+	}
+	if (stat(dir, &st) < 0)
+		return 0;
+	/* a directory is listed and entered (a subtree rule) */
+	if (S_ISDIR(st.st_mode))
+		bits = (bits & S_IWOTH) | S_IROTH | S_IXOTH;
+	if ((st.st_mode & bits) == bits)
+		return 0;
+	snprintf(ret_why, len, "%s is %04o, uid %u", dir, (unsigned)(st.st_mode & 07777),
+		 (unsigned)st.st_uid);
+	return 1;
+}
+
 __attribute__((format(printf, 2, 3)))
 static void fall_back(struct rf_dynuser *d, const char *fmt, ...)
 {
@@ -236,13 +272,18 @@ static void fall_back(struct rf_dynuser *d, const char *fmt, ...)
 }
 
 int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n,
-		     bool can_map)
+		     bool can_map, bool files_open)
 {
 	int r;
 
 	d->why = RF_USER_DYNAMIC;
 	d->lock_fd = d->userns_fd = -1;
 	d->fallback[0] = '\0';
+	if (files_open && !can_map) {
+		fall_back(d, "files are unrestricted and this kernel has no mount_setattr "
+			  "(5.12+) to keep a dynamic uid from leaving files behind");
+		return 0;
+	}
 	if (n && !can_map) {
 		fall_back(d, "the write area %s cannot be id-mapped: this kernel has no "
 			  "mount_setattr (5.12+)", rw_paths[0]);

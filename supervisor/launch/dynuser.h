@@ -47,13 +47,22 @@ const char *dynuser__why_name(enum rf_user_why w);
 /* Take a free dynamic uid (its lock), make the id-mapping user namespace
  * when there are write areas (rw_paths, n of them, missing ones skipped)
  * and prove each can be id-mapped. can_map false: no mount_setattr, none
- * can be mapped. A write
+ * can be mapped (nor the tree made read-only, which files_open needs:
+ * files unrestricted, see run.c). A write
  * area that cannot be mapped, or that lies below a directory others may
  * not enter (root's 0700 /root: unreachable by its name), is no error: d->why becomes
  * RF_USER_ROOT_FALLBACK with d->fallback set, nothing held. 0 or -errno
  * (no uid free, /run not writable...). */
 int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n,
-		     bool can_map);
+		     bool can_map, bool files_open);
+
+/* Whether file modes refuse a dynamic uid (no group of its own on the
+ * host: "others") want (R_OK, W_OK, X_OK) on path, a directory on the way
+ * included, where path lies outside the n areas (the write areas: id-mapped,
+ * root's files there are its own). A directory is also listed and entered.
+ * 1 with a one-line why, or 0 (a missing path too: nothing to say). */
+int dynuser__refused(const char *path, int want, const char *const *areas, size_t n,
+		     char *ret_why, size_t len);
 
 /* Release the lock and the namespace fd (the uid is free again). */
 void dynuser__release(struct rf_dynuser *d);

@@ -254,6 +254,11 @@ static void child_watch_mounts(const struct launch_opts *o, const struct launch_
 	for (i = 0; o->fanotify_mounts && o->fanotify_mounts[i]; i++)
 		child_mark(o, o->fanotify_mounts[i], efd);
 	child_mark(o, "/proc", efd);
+	/* the write rules' copies (read-only tree, id-mapping) went back
+	 * where the host may have no mount point */
+	for (i = 0; i < p->n_rw; i++)
+		if (p->rw_fds[i] >= 0)
+			child_mark(o, p->rw_sorted[i], efd);
 	for (i = 0; i < o->n_mounts; i++)
 		child_mark(o, o->mounts[i].path, efd);
 	if (o->scratch_path)

@@ -269,6 +269,8 @@ enum rf_tmp_why {
 	RF_TMP_WHY_SCRATCH,       /* limits.scratch is /tmp: that tmpfs is the private one */
 	RF_TMP_WHY_CWD,           /* the default would be private, but the command starts
 				   * below /tmp, among its files there: shared (prepare.c) */
+	RF_TMP_WHY_DYNAMIC,       /* files unrestricted, run as a dynamic uid: the host's
+				   * tree read-only to it, /tmp private (run.c) */
 	RF_TMP_WHY_MAX,
 };
 
