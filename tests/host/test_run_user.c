@@ -6,7 +6,8 @@
  * outside any write rule, under files "unrestricted", cannot be rewritten
  * (--user root still can); the policy's write areas (id-mapped: root's
  * files there are the command's, what it makes is root's on disk) and the
- * scratch take its writes. The plan's user says which uid ran and why;
+ * scratch take its writes; under files "unrestricted" nothing it makes
+ * outlives the run (read-only tree, private /tmp). The plan's user says which uid ran and why;
  * two sandboxes at once get two uids; a write area that cannot be
  * id-mapped falls back to uid 0 with the gap process.root (refused under
  * --strict).
@@ -19,16 +20,21 @@
 #define DYN_BASE 1879048192L
 #define DYN_COUNT 65536L
 
-/* A fresh directory under /tmp the dynamic uid may enter (mkdtemp's 0700
+/* A fresh directory under base the dynamic uid may enter (mkdtemp's 0700
  * would refuse it for that alone). */
-static char *h_dir(const char *tag)
+static char *h_dir_at(const char *base, const char *tag)
 {
 	char *d = NULL;
 
-	assert_true(asprintf(&d, "/tmp/rf-user-%s-XXXXXX", tag) > 0);
+	assert_true(asprintf(&d, "%s/rf-user-%s-XXXXXX", base, tag) > 0);
 	assert_non_null(mkdtemp(d));
 	assert_int_equal(chmod(d, 0755), 0);
 	return d;
+}
+
+static char *h_dir(const char *tag)
+{
+	return h_dir_at("/tmp", tag);
 }
 
 static void write_file(const char *path, const char *text, mode_t mode)
@@ -177,14 +183,15 @@ static void root_private_file_refused(void **state)
 	free(pol);
 }
 
-/* files "unrestricted" (no write rule, no read-only tree): a root-owned
- * 0644 file cannot be rewritten by the dynamic uid; --user root can. */
+/* files "unrestricted" (no write rule): a root-owned 0644 file cannot be
+ * rewritten by the dynamic uid; --user root can. Outside /tmp, which is
+ * private to it then (unrestricted_leaves_nothing). */
 static void root_file_not_writable_unrestricted(void **state)
 {
 	const char *root[] = { "--user", "root", NULL };
 	const char *pol = "{\"version\":1,\"id\":\"dynuser-open\",\"files\":\"unrestricted\","
 			  "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
-	char *d = h_dir("unres"), path[256], script[512], *out = NULL;
+	char *d = h_dir_at("/var/tmp", "unres"), path[256], script[512], *out = NULL;
 	json_t *u = NULL;
 	struct stat st;
 
@@ -268,6 +275,44 @@ static void scratch_is_the_uids(void **state)
 	json_decref(u);
 	free(out);
 	free(pol);
+	rmdir(d);
+	free(d);
+}
+
+/* files "unrestricted": nothing a dynamic uid makes outlives its run, for
+ * a later sandbox given the same uid to find. A 1777 directory of the
+ * host's takes no file (the tree is read-only to it: EROFS), its /tmp is
+ * a private tmpfs; --user root (the twin) writes there. */
+static void unrestricted_leaves_nothing(void **state)
+{
+	const char *root[] = { "--user", "root", NULL };
+	const char *pol = "{\"version\":1,\"id\":\"dynuser-left\",\"files\":\"unrestricted\","
+			  "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
+	char *d = h_dir_at("/var/tmp", "left"), path[256], mine[64], script[1024], *out = NULL;
+	json_t *u = NULL;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(chmod(d, 01777), 0);
+	snprintf(path, sizeof(path), "%s/left", d);
+	snprintf(mine, sizeof(mine), "/tmp/rf-user-mine-%d", (int)getpid());
+	snprintf(script, sizeof(script),
+		 "ls -d %s >/dev/null && { touch %s 2>&1 | grep -q 'Read-only file system' && "
+		 "echo refused-erofs; }; touch %s && echo tmp-ok; id -u", d, path, mine);
+	assert_int_equal(run_sh(pol, NULL, script, &out, &u), 0);
+	assert_dynamic(u);
+	snprintf(script, sizeof(script), "refused-erofs\ntmp-ok\n%ld\n", user_int(u, "uid"));
+	assert_string_equal(out, script);
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(stat(mine, &st), -1);
+	json_decref(u);
+	free(out);
+	snprintf(script, sizeof(script), "touch %s && echo left", path);
+	assert_int_equal(run_sh(pol, root, script, &out, NULL), 0);
+	assert_string_equal(out, "left\n");
+	assert_int_equal(stat(path, &st), 0);
+	free(out);
+	unlink(path);
 	rmdir(d);
 	free(d);
 }
@@ -367,6 +412,7 @@ int main(void)
 		cmocka_unit_test(root_file_not_writable_unrestricted),
 		cmocka_unit_test(write_area_is_mapped),
 		cmocka_unit_test(scratch_is_the_uids),
+		cmocka_unit_test(unrestricted_leaves_nothing),
 		cmocka_unit_test(two_sandboxes_two_uids),
 		cmocka_unit_test(unmappable_write_area_falls_back),
 	};

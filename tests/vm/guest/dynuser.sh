@@ -89,6 +89,27 @@ else
 	fail "write: --user root rewrites it" "exit $rc: $(tr '\n' ' ' < "$W/unresroot.out")"
 fi
 
+# ---- files "unrestricted": nothing left behind for a later sandbox given the
+# same uid: the host's tree is read-only to it, its /tmp private ----
+# (outside /tmp, which the private one hides)
+P=/srv/dynuser-pub
+mkdir -p -m 1777 "$P"
+run left open "ls -d $P > /dev/null && { touch $P/left 2> /dev/null && echo left || echo refused; }; touch /tmp/mine && echo tmp-ok"
+if [ "$rc" = 0 ] && has left refused && has left tmp-ok && [ ! -e "$P/left" ] &&
+	[ ! -e /tmp/mine ] && grep -q '"tmp":"private"' "$W/left.jsonl"; then
+	pass "leftovers: files unrestricted, the dynamic uid cannot leave a file in a 1777 directory; its /tmp is private (gone)"
+else
+	fail "leftovers: the dynamic uid leaves nothing behind" "exit $rc: $(tr '\n' ' ' < "$W/left.out")"
+	show "$W/left.err"
+fi
+run leftroot open "touch $P/left && echo left" --user root
+if [ "$rc" = 0 ] && has leftroot left && [ -e "$P/left" ]; then
+	pass "leftovers: --user root writes there (the twin)"
+else
+	fail "leftovers: --user root writes there" "exit $rc: $(tr '\n' ' ' < "$W/leftroot.out")"
+fi
+rm -rf "$P"
+
 # ---- the scratch is the dynamic uid's ----
 mkdir -m 755 "$W/scr"
 pol scr '' "\"$W/scr/\"" "{\"scratch\":{\"path\":\"$W/scr\",\"size_mb\":1}}"
