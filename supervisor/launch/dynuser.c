@@ -279,9 +279,13 @@ int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n
 	d->why = RF_USER_DYNAMIC;
 	d->lock_fd = d->userns_fd = -1;
 	d->fallback[0] = '\0';
-	if (files_open && !can_map) {
-		fall_back(d, "files are unrestricted and this kernel has no mount_setattr "
-			  "(5.12+) to keep a dynamic uid from leaving files behind");
+	/* Nothing would keep it from leaving files in the host's world-writable
+	 * places (/tmp), which a later sandbox given the same uid would own
+	 * (systemd's DynamicUser= implies ProtectSystem=strict for this); a
+	 * read-only tree would break what "unrestricted" lets it write. */
+	if (files_open) {
+		fall_back(d, "files are unrestricted: a dynamic uid could leave files in the "
+			  "host's world-writable places for a later sandbox given the same uid");
 		return 0;
 	}
 	if (n && !can_map) {

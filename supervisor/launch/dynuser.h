@@ -47,8 +47,8 @@ const char *dynuser__why_name(enum rf_user_why w);
 /* Take a free dynamic uid (its lock), make the id-mapping user namespace
  * when there are write areas (rw_paths, n of them, missing ones skipped)
  * and prove each can be id-mapped. can_map false: no mount_setattr, none
- * can be mapped (nor the tree made read-only, which files_open needs:
- * files unrestricted, see run.c). A write
+ * can be mapped. files_open (files unrestricted): no dynamic uid, which
+ * could leave files for the uid's next holder. A write
  * area that cannot be mapped, or that lies below a directory others may
  * not enter (root's 0700 /root: unreachable by its name), is no error: d->why becomes
  * RF_USER_ROOT_FALLBACK with d->fallback set, nothing held. 0 or -errno

@@ -145,8 +145,9 @@ enum rf_plan_observed {
 	X(PROCESS_ROOT, "process.root", RF_CLASS_PROCESS,                                \
 	  "started by root without --user, the command runs as uid 0 (no capabilities) " \
 	  "instead of a dynamic uid: a write area cannot be id-mapped here, or lies "    \
-	  "below a directory only root may enter (the plan's user.fallback says which "  \
-	  "and why), so root's files anywhere it can reach "                           \
+	  "below a directory only root may enter, or files are unrestricted (a dynamic " \
+	  "uid could leave files for the uid's next holder; the plan's user.fallback "   \
+	  "says which and why), so root's files anywhere it can reach "                  \
 	  "are its own; --user USER runs it as USER, --strict refuses the run")          \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
@@ -269,8 +270,6 @@ enum rf_tmp_why {
 	RF_TMP_WHY_SCRATCH,       /* limits.scratch is /tmp: that tmpfs is the private one */
 	RF_TMP_WHY_CWD,           /* the default would be private, but the command starts
 				   * below /tmp, among its files there: shared (prepare.c) */
-	RF_TMP_WHY_DYNAMIC,       /* files unrestricted, run as a dynamic uid: the host's
-				   * tree read-only to it, /tmp private (run.c) */
 	RF_TMP_WHY_MAX,
 };
 

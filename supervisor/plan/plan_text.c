@@ -414,7 +414,6 @@ static const char *const tmp_why_text[] = {
 	[RF_TMP_WHY_POLICY] = "files.tmp",
 	[RF_TMP_WHY_SCRATCH] = "limits.scratch is /tmp",
 	[RF_TMP_WHY_CWD] = "files.write reaches /tmp itself, but the command starts below it",
-	[RF_TMP_WHY_DYNAMIC] = "files unrestricted, a dynamic uid: the host's tree read-only",
 };
 _Static_assert(sizeof(tmp_why_text) / sizeof(tmp_why_text[0]) == RF_TMP_WHY_MAX,
 	       "a text for every rf_tmp_why");

@@ -321,28 +321,6 @@ static int plan_user_step(struct run *r, struct rf_step_error *e)
 	return err;
 }
 
-/*
- * Files unrestricted: nothing but the kernel's file modes keeps a dynamic
- * uid from leaving files in the host's world-writable places (/tmp,
- * /var/tmp), which a later sandbox given the same uid would own. So the
- * host's tree is read-only to it (systemd's DynamicUser= implies
- * ProtectSystem=strict and PrivateTmp= for the same reason), with a
- * private /tmp unless the policy or the cwd says otherwise. An allowlist
- * needs none of this: it writes only its write areas, id-mapped (what it
- * makes there is root's on disk), and private tmpfs.
- */
-static void dynuser_read_only(struct rf_plan *plan)
-{
-	char cwd[RF_PLAN_DETAIL_LEN];
-
-	plan->install.ro_tree = true;
-	if (plan->priv.tmp_why == RF_TMP_WHY_NO_WRITE &&
-	    launch__cwd_within("/tmp", cwd, sizeof(cwd)) != 2) {
-		plan->priv.tmp = true;
-		plan->priv.tmp_why = RF_TMP_WHY_DYNAMIC;
-	}
-}
-
 /* The dynamic uid, once the plan says which private tmpfs go over the
  * host's: the other write areas must take an id-mapping (mount_setattr), or the run falls back to uid 0 with
  * the gap process.root (--strict refuses it). */
@@ -372,8 +350,6 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 	if (r->dyn.why == RF_USER_DYNAMIC) {
 		r->uid = r->dyn.uid;
 		r->gid = (gid_t)r->dyn.uid;
-		if (r->sb.policy->files == RF_CONFINE_UNRESTRICTED)
-			dynuser_read_only(&r->sb.plan);
 	} else {
 		r->sb.plan.gaps |= 1ull << RF_GAP_PROCESS_ROOT;
 		if (r->o->plan_opts.strict)

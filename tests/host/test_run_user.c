@@ -2,12 +2,11 @@
  * Host tests: root without --user runs the command as a dynamic uid, not
  * uid 0 (issue 21; systemd DynamicUser=). Each refusal is tried from
  * inside the sandbox next to its allowed twin: a root-0600 file the policy
- * lets it read is refused (--user root still reads it); a root-owned file
- * outside any write rule, under files "unrestricted", cannot be rewritten
- * (--user root still can); the policy's write areas (id-mapped: root's
- * files there are the command's, what it makes is root's on disk) and the
- * scratch take its writes; under files "unrestricted" nothing it makes
- * outlives the run (read-only tree, private /tmp). The plan's user says which uid ran and why;
+ * lets it read is refused (--user root still reads it); the policy's write
+ * areas (id-mapped: root's files there are the command's, what it makes is
+ * root's on disk) and the scratch take its writes, nothing else of the
+ * host's does (nothing left for the uid's next holder); files
+ * "unrestricted" runs as uid 0, said. The plan's user says which uid ran and why;
  * two sandboxes at once get two uids; a write area that cannot be
  * id-mapped falls back to uid 0 with the gap process.root (refused under
  * --strict).
@@ -183,36 +182,52 @@ static void root_private_file_refused(void **state)
 	free(pol);
 }
 
-/* files "unrestricted" (no write rule): a root-owned 0644 file cannot be
- * rewritten by the dynamic uid; --user root can. Outside /tmp, which is
- * private to it then (unrestricted_leaves_nothing). */
-static void root_file_not_writable_unrestricted(void **state)
+/* The plan's gaps name process.root. */
+static bool gap_root(json_t *plan_ev)
 {
-	const char *root[] = { "--user", "root", NULL };
+	json_t *gaps = json_object_get(json_object_get(plan_ev, "plan"), "gaps"), *g;
+	bool gap = false;
+	size_t i;
+
+	json_array_foreach(gaps, i, g)
+		gap |= !strcmp(json_string_value(json_object_get(g, "gap")), "process.root");
+	return gap;
+}
+
+/* files "unrestricted": no dynamic uid, which could leave files in the
+ * host's world-writable places for the uid's next holder (nothing else
+ * keeps it from writing them): uid 0, said (root-fallback, the reason, gap
+ * process.root); --strict refuses. */
+static void unrestricted_runs_as_uid_0_said(void **state)
+{
+	const char *strict[] = { "--strict", NULL };
 	const char *pol = "{\"version\":1,\"id\":\"dynuser-open\",\"files\":\"unrestricted\","
 			  "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
-	char *d = h_dir_at("/var/tmp", "unres"), path[256], script[512], *out = NULL;
-	json_t *u = NULL;
-	struct stat st;
+	const char *argv[] = { "/bin/sh", "-c", "id -u", NULL };
+	char *pfile = h_tempfile("policy", pol), *trace = h_tempfile("trace", NULL);
+	char *out = NULL, *err = NULL;
+	json_t *t, *u;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/roots", d);
-	write_file(path, "root's\n", 0644);
-	snprintf(script, sizeof(script),
-		 "echo changed >> %s 2>/dev/null && echo wrote || echo write-refused", path);
-	assert_int_equal(run_sh(pol, NULL, script, &out, &u), 0);
-	assert_dynamic(u);
-	assert_string_equal(out, "write-refused\n");
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_size, 7);
-	json_decref(u);
+	assert_int_equal(h_wait(h_spawn(pfile, trace, NULL, argv), &out, NULL), 0);
+	assert_string_equal(out, "0\n");
 	free(out);
-	assert_int_equal(run_sh(pol, root, script, &out, NULL), 0);
-	assert_string_equal(out, "wrote\n");
+	t = h_trace(trace);
+	u = json_object_get(h_event(t, "sandbox.plan", 0), "user");
+	assert_string_equal(user_why(u), "root-fallback");
+	assert_non_null(strstr(json_string_value(json_object_get(u, "fallback")),
+			       "files are unrestricted"));
+	assert_true(gap_root(h_event(t, "sandbox.plan", 0)));
+	json_decref(t);
+	assert_int_not_equal(h_wait(h_spawn(pfile, NULL, strict, argv), &out, &err), 0);
+	assert_string_equal(out, "");
+	assert_non_null(strstr(err, "process.root"));
 	free(out);
-	unlink(path);
-	rmdir(d);
-	free(d);
+	free(err);
+	unlink(pfile);
+	unlink(trace);
+	free(pfile);
+	free(trace);
 }
 
 /* The write area, id-mapped: the dynamic uid makes files and appends to
@@ -279,42 +294,38 @@ static void scratch_is_the_uids(void **state)
 	free(d);
 }
 
-/* files "unrestricted": nothing a dynamic uid makes outlives its run, for
- * a later sandbox given the same uid to find. A 1777 directory of the
- * host's takes no file (the tree is read-only to it: EROFS), its /tmp is
- * a private tmpfs; --user root (the twin) writes there. */
-static void unrestricted_leaves_nothing(void **state)
+/* Nothing a dynamic uid makes is its own on the host, for the uid's next
+ * holder to find: a host 1777 directory outside its write areas takes no
+ * file, what it makes in its write area is root's on disk (the twin). */
+static void nothing_left_for_the_next_holder(void **state)
 {
-	const char *root[] = { "--user", "root", NULL };
-	const char *pol = "{\"version\":1,\"id\":\"dynuser-left\",\"files\":\"unrestricted\","
-			  "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}";
-	char *d = h_dir_at("/var/tmp", "left"), path[256], mine[64], script[1024], *out = NULL;
-	json_t *u = NULL;
+	char *w = h_dir("mine"), *pub = h_dir_at("/var/tmp", "left");
+	char *pol = policy(NULL, w, NULL), script[1024], path[256], *out = NULL;
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(chmod(d, 01777), 0);
-	snprintf(path, sizeof(path), "%s/left", d);
-	snprintf(mine, sizeof(mine), "/tmp/rf-user-mine-%d", (int)getpid());
+	assert_int_equal(chmod(pub, 01777), 0);
 	snprintf(script, sizeof(script),
-		 "ls -d %s >/dev/null && { touch %s 2>&1 | grep -q 'Read-only file system' && "
-		 "echo refused-erofs; }; touch %s && echo tmp-ok; id -u", d, path, mine);
-	assert_int_equal(run_sh(pol, NULL, script, &out, &u), 0);
-	assert_dynamic(u);
-	snprintf(script, sizeof(script), "refused-erofs\ntmp-ok\n%ld\n", user_int(u, "uid"));
-	assert_string_equal(out, script);
+		 "touch %s/left 2>/dev/null && echo left || echo refused; "
+		 "mkdir %s/d && touch %s/d/f && echo made", pub, w, w);
+	assert_int_equal(run_sh(pol, NULL, script, &out, NULL), 0);
+	assert_string_equal(out, "refused\nmade\n");
+	snprintf(path, sizeof(path), "%s/left", pub);
 	assert_int_equal(stat(path, &st), -1);
-	assert_int_equal(stat(mine, &st), -1);
-	json_decref(u);
+	for (const char *f = "d/f\0d\0"; *f; f += strlen(f) + 1) {
+		snprintf(path, sizeof(path), "%s/%s", w, f);
+		assert_int_equal(stat(path, &st), 0);
+		if (st.st_uid != 0 || st.st_gid != 0)
+			fail_msg("%s is %u:%u on disk, expected root's", path, st.st_uid,
+				 st.st_gid);
+		(void)remove(path);
+	}
 	free(out);
-	snprintf(script, sizeof(script), "touch %s && echo left", path);
-	assert_int_equal(run_sh(pol, root, script, &out, NULL), 0);
-	assert_string_equal(out, "left\n");
-	assert_int_equal(stat(path, &st), 0);
-	free(out);
-	unlink(path);
-	rmdir(d);
-	free(d);
+	rmdir(pub);
+	rmdir(w);
+	free(pub);
+	free(w);
+	free(pol);
 }
 
 /* Two sandboxes at once hold two uids: the first waits in its write area
@@ -409,10 +420,10 @@ int main(void)
 		cmocka_unit_test(dynamic_uid_runs_the_command),
 		cmocka_unit_test(user_option_says_why),
 		cmocka_unit_test(root_private_file_refused),
-		cmocka_unit_test(root_file_not_writable_unrestricted),
+		cmocka_unit_test(unrestricted_runs_as_uid_0_said),
 		cmocka_unit_test(write_area_is_mapped),
 		cmocka_unit_test(scratch_is_the_uids),
-		cmocka_unit_test(unrestricted_leaves_nothing),
+		cmocka_unit_test(nothing_left_for_the_next_holder),
 		cmocka_unit_test(two_sandboxes_two_uids),
 		cmocka_unit_test(unmappable_write_area_falls_back),
 	};
