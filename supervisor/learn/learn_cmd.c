@@ -285,10 +285,15 @@ static int verify(const struct learn_opts *o, const json_t *learned, size_t mode
 		if (v.denied > VERIFY_SHOWN)
 			rf_err("learn --verify: ... and %llu more",
 			       (unsigned long long)(v.denied - VERIFY_SHOWN));
+		if (v.file_modes)
+			rf_info("learn --verify: %llu refusal%s by file modes (not the policy): the "
+				"dynamic uid a plain run gives the command may not reach what root "
+				"could while learning (a PATH entry below /root, say)",
+				(unsigned long long)v.file_modes, v.file_modes == 1 ? "" : "s");
 		learn__outcome(&v, how, sizeof(how));
 		if (!learn__succeeded(&v))
 			rf_err("learn --verify: the command %s under the learned policy, exited 0 "
-			       "while learning: %s", how, modes ?
+			       "while learning: %s", how, modes || v.file_modes ?
 			       "file modes refuse the dynamic uid what it did (above)" :
 			       "the policy does not allow what it did");
 		rc = v.denied || !learn__succeeded(&v) ? 1 : 0;

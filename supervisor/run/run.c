@@ -778,6 +778,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
+	sb->obs.dynamic_uid = r->dyn.why == RF_USER_DYNAMIC;
 	/* Without it the trace is whole; the monitor misses the verdicts
 	 * (counted in sandbox.exit). */
 	if (!err && ((flags & RF_OBSERVE_FLAGS) || sb->la.fd >= 0) &&
