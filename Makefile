@@ -2,6 +2,13 @@
 # `make` only builds; `make deps` installs the Debian packages (demo, test,
 # vmtest and bench call it first).
 BUILD     ?= build
+# One spelling per object: a BUILD given as an absolute path inside this
+# checkout (tests/run_all.sh exports one) becomes relative, or the
+# dependency files written under one spelling would miss a header edited
+# before a build under the other, and an object would go stale.
+ifeq ($(words $(CURDIR)),1)
+override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
+endif
 CC        ?= gcc
 CLANG     ?= clang
 BPFTOOL   ?= bpftool

@@ -41,6 +41,7 @@ complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_das
 complete -c ringfence -n "__fish_seen_subcommand_from run check; and $before_dashdash" -l no-observe -d 'watch no syscalls for this sandbox'
 complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l out -r -F -d 'write the policy there, not to stdout'
 complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l verify -d 'run CMD again under the learned policy'
+complete -c ringfence -n "__fish_seen_subcommand_from learn; and $before_dashdash" -l wildcards -d 'learn names as *.DOMAIN:PORT'
 complete -c ringfence -n "__fish_seen_subcommand_from status lint" -l json -d 'JSON instead of a table'
 complete -c ringfence -n "__fish_seen_subcommand_from lint" -F
 complete -c ringfence -n "__fish_seen_subcommand_from unload" -l force -d 'unpin also while sandboxes are live'

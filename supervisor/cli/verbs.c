@@ -29,7 +29,7 @@ enum verb {
 
 enum opt {
 	O_POLICY, O_TRACE, O_USER, O_KEEP_RUNNING, O_CGROUP_PARENT, O_LABEL, O_REQUIRE,
-	O_PREFER, O_STRICT, O_NO_OBSERVE, O_KEEP_CAPS, O_OUT, O_VERIFY, O_JSON, O_FORCE, O_VERBOSE,
+	O_PREFER, O_STRICT, O_NO_OBSERVE, O_KEEP_CAPS, O_OUT, O_VERIFY, O_WILDCARDS, O_JSON, O_FORCE, O_VERBOSE,
 	O_QUIET, O_HELP, O_VERSION, O_MAX,
 };
 
@@ -130,6 +130,9 @@ static const struct rf_cli_option opts[] = {
 		    .help = "write the policy there (atomically), not to stdout" },
 	[O_VERIFY] = { "verify", 0, RF_CLI_FLAG, NULL, .verbs = V(LEARN),
 		       .help = "run CMD again under the learned policy, enforcing" },
+	[O_WILDCARDS] = { "wildcards", 0, RF_CLI_FLAG, NULL, .verbs = V(LEARN),
+			  .help = "learn a name the DNS gate answered as *.DOMAIN:PORT, DOMAIN\n"
+				  "its registrable domain (never a public suffix); default: the name" },
 	[O_JSON] = { "json", 0, RF_CLI_FLAG, NULL, .verbs = V(STATUS) | V(LINT),
 		     .help = "JSON instead of a table (lint: of lines)" },
 	[O_FORCE] = { "force", 0, RF_CLI_FLAG, NULL, .verbs = V(UNLOAD),
@@ -314,6 +317,7 @@ static int set_option(struct cli_args *a, enum opt i, const char *arg, int verb)
 	case O_KEEP_CAPS: return keep_caps(o);
 	case O_OUT: a->learn.out = arg; return 0;
 	case O_VERIFY: a->learn.verify = true; return 0;
+	case O_WILDCARDS: a->learn.wildcards = true; return 0;
 	case O_JSON: a->json = true; return 0;
 	case O_FORCE: a->force = true; return 0;
 	case O_VERBOSE: a->verbosity = 2; return 0;

@@ -843,9 +843,12 @@ static bool connect_names(const struct rf_learn *l, const char *addr, json_int_t
 	bool any = false;
 
 	json_object_foreach((json_t *)names, name, v) {
-		char entry[RF_DNS_NAME_MAX + 16];
+		char entry[RF_DNS_NAME_MAX + 16], wild[RF_DNS_NAME_MAX + 3];
 		struct rf_endpoint ep;
 
+		/* no libpsl: the exact name, which is never wrong */
+		if (l->wildcards && endpoint__wildcard_for(name, wild, sizeof(wild), NULL) > 0)
+			name = wild;
 		snprintf(entry, sizeof(entry), "%s:%lld", name, (long long)port);
 		if (endpoint__parse(entry, &ep, NULL))
 			continue;

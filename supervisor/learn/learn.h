@@ -55,6 +55,9 @@ struct rf_learn {
 	 * for (dns.query "granted", and dns.deny's private addresses, audited) */
 	json_t *names;
 	json_t *private_addrs;    /* set: addresses above the gate found private */
+	/* learn --wildcards: a name below its registrable domain D is learned
+	 * as "*.D:port" (never over a public suffix); else the exact name. */
+	bool wildcards;
 	/* The environment names the learning run passed (learn__env_names),
 	 * the learned env.pass when BASE has no "env"; NULL: none. */
 	json_t *env_pass;

@@ -485,6 +485,7 @@ int cmd_learn(const struct learn_opts *o)
 	}
 	if (learn__init(&l))
 		return 1;
+	l.wildcards = o->wildcards;
 	l.env_pass = learn__env_names(environ);
 	if (!l.env_pass) {
 		learn__fini(&l);

@@ -12,6 +12,7 @@ struct learn_opts {
 	struct run_opts run;      /* policy_path: BASE (may be NULL), argv, user */
 	const char *out;          /* NULL: stdout */
 	bool verify;
+	bool wildcards;           /* names as *.registrable-domain */
 };
 
 /* learn_cmd.c: `ringfence learn`. */

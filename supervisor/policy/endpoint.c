@@ -313,6 +313,21 @@ static const psl_ctx_t *ep_psl(void)
 	return latest ? latest : psl_builtin();
 }
 
+int endpoint__wildcard_for(const char *name, char *buf, size_t len, struct rf_error *err)
+{
+	const psl_ctx_t *psl;
+	const char *dom;
+	int r = lazylib__psl(err);
+
+	if (r)
+		return r;
+	psl = ep_psl();
+	dom = psl ? psl_registrable_domain(psl, name) : NULL;
+	if (!dom || dom == name || (size_t)snprintf(buf, len, "*.%s", dom) >= len)
+		return 0;
+	return 1;
+}
+
 static int ep_check_wildcard(struct rf_endpoint *ep, struct rf_error *err)
 {
 	const psl_ctx_t *psl;

@@ -284,6 +284,12 @@ void endpoint__clear(struct rf_endpoint *ep);
  * (a name: equal; a wildcard: strictly below it)? */
 bool endpoint__name_matches(const struct rf_endpoint *ep, const char *qname);
 
+/* learn --wildcards: "*.D" into buf when name lies strictly below its
+ * registrable domain D (the Public Suffix List, as wildcard entries are
+ * checked): 1; 0 when name is D itself or has none (buf untouched);
+ * -ELIBACC with err set when libpsl cannot be loaded. */
+int endpoint__wildcard_for(const char *name, char *buf, size_t len, struct rf_error *err);
+
 /* Parse an upstream resolver: IPv4, IPv4:PORT, [IPv6] or [IPv6]:PORT. */
 int endpoint__parse_upstream(const char *text, struct rf_upstream *ret_up,
 			     struct rf_error *err);

@@ -14,7 +14,8 @@
 #define RF_LAZY_PSL_SYMBOLS(X) \
 	X(psl_builtin) \
 	X(psl_is_public_suffix) \
-	X(psl_latest)
+	X(psl_latest) \
+	X(psl_registrable_domain)
 
 RF_LAZYLIB_DECLARE(RF_LAZY_PSL_SYMBOLS)
 
@@ -25,6 +26,7 @@ int lazylib__psl(struct rf_error *e);
 #define psl_builtin RF_LAZY(psl_builtin)
 #define psl_is_public_suffix RF_LAZY(psl_is_public_suffix)
 #define psl_latest RF_LAZY(psl_latest)
+#define psl_registrable_domain RF_LAZY(psl_registrable_domain)
 #endif
 
 #endif

@@ -344,19 +344,20 @@ static const char *client_py =
 	"print('both ok')\n";
 
 /* A connect through a name is learned as name:port (its private address
- * in rebind_allow, exactly), one to a bare address as address:port; the
- * learned policy connects again, through the gate. */
-static void names_the_gate_answered(void **state)
+ * in rebind_allow, exactly), or with --wildcards as *.DOMAIN:port, one to
+ * a bare address as address:port; the learned policy connects again,
+ * through the gate. */
+static void learn_names(const char *wildcards, const char *want_connect)
 {
 	char base[600], job[600], p1[8], p2[8], *out = NULL, *err = NULL;
-	const char *args[] = { "learn", "--policy", base, "--out", "p.json", "--verify", NULL };
+	const char *args[] = { "learn", "--policy", base, "--out", "p.json", "--verify",
+		wildcards, NULL };
 	const char *argv[] = { "/usr/bin/python3", job, p1, p2, NULL };
 	int l1 = h_listen_inet(AF_INET, SVC_ADDR, SVC_PORT, SOCK_STREAM);
 	int l2 = h_listen_inet(AF_INET, "127.0.0.1", IP_PORT, SOCK_STREAM);
 	json_t *pol, *net;
 	FILE *f;
 
-	(void)state;
 	if (access("/usr/sbin/dnsmasq", X_OK))
 		skip();
 	assert_int_equal(start_dnsmasq(), 0);
@@ -390,7 +391,7 @@ static void names_the_gate_answered(void **state)
 		char *c = json_dumps(json_object_get(net, "connect"), JSON_COMPACT);
 		char *d = json_dumps(json_object_get(net, "dns"), JSON_COMPACT | JSON_SORT_KEYS);
 
-		assert_string_equal(c, "[\"127.0.0.1:18442\",\"svc.learn.test:18441\"]");
+		assert_string_equal(c, want_connect);
 		assert_string_equal(d, "{\"rebind_allow\":[\"" SVC_ADDR "\"],\"upstream\":"
 				       "[\"127.0.0.1:" DNS_PORT "\"]}");
 		free(c);
@@ -411,6 +412,19 @@ static void names_the_gate_answered(void **state)
 	close(l2);
 }
 
+static void names_the_gate_answered(void **state)
+{
+	(void)state;
+	learn_names(NULL, "[\"127.0.0.1:18442\",\"svc.learn.test:18441\"]");
+}
+
+/* Only when asked: the name's registrable domain under a wildcard. */
+static void names_as_wildcards_when_asked(void **state)
+{
+	(void)state;
+	learn_names("--wildcards", "[\"*.learn.test:18441\",\"127.0.0.1:18442\"]");
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -429,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(tar_archives, before, after),
 		cmocka_unit_test_setup_teardown(failed_learning_run_fails_loudly, before, after),
 		cmocka_unit_test_setup_teardown(names_the_gate_answered, before, after),
+		cmocka_unit_test_setup_teardown(names_as_wildcards_when_asked, before, after),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

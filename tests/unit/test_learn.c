@@ -754,6 +754,49 @@ static void test_connect_through_names(void **state)
 	}
 }
 
+/* learn --wildcards: a name below its registrable domain becomes
+ * "*.DOMAIN:port", never over a public suffix; a domain stays exact. */
+static void test_connect_wildcards_when_asked(void **state)
+{
+	static const struct {
+		const char *name, *connect;
+	} cases[] = {
+		{ "a.cdn.example.com", "*.example.com:443" },
+		{ "example.com", "example.com:443" },              /* the domain itself */
+		{ "a.b.example.co.uk", "*.example.co.uk:443" },    /* a two-label suffix */
+		{ "user.github.io", "user.github.io:443" },        /* a suffix's domain */
+		{ "svc.learn.test", "*.learn.test:443" },          /* unknown top label */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *base = policy_json("{\"version\":1,\"id\":\"w\"}"), *p = NULL;
+		struct rf_error e = { 0 };
+		struct rf_learn l;
+		char q[512];
+
+		assert_int_equal(learn__init(&l), 0);
+		l.wildcards = true;
+		snprintf(q, sizeof(q), "{\"event\":\"dns.query\",\"name\":\"%s\",\"type\":"
+			 "\"A\",\"verdict\":\"audited\",\"rcode\":\"NOERROR\",\"granted\":"
+			 "[{\"address\":\"203.0.113.80\",\"ttl\":60}],\"grace_ms\":5000}",
+			 cases[i].name);
+		add(&l, q);
+		add(&l, "{\"event\":\"kernel.deny\",\"class\":\"network\",\"op\":\"connect4\","
+			"\"verdict\":\"audited\",\"destination\":{\"family\":\"ipv4\",\"address\":"
+			"\"203.0.113.80\",\"port\":443,\"protocol\":\"tcp\"}}");
+		assert_int_equal(learn__build(&l, base, ALL, NULL, &p, &e), 0);
+		assert_valid(p);
+		if (strcmp(list_str(p, "network", "connect"), cases[i].connect))
+			fail_msg("%s: learned \"%s\", want \"%s\"", cases[i].name,
+				 list_str(p, "network", "connect"), cases[i].connect);
+		json_decref(p);
+		json_decref(base);
+		learn__fini(&l);
+	}
+}
+
 /* BASE's network.dns is kept, rebind_allow merged into it. */
 static void test_rebind_merges_with_base_dns(void **state)
 {
@@ -944,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_env_names),
 		cmocka_unit_test(test_env_in_policies),
 		cmocka_unit_test(test_connect_through_names),
+		cmocka_unit_test(test_connect_wildcards_when_asked),
 		cmocka_unit_test(test_rebind_merges_with_base_dns),
 		cmocka_unit_test(test_shared_lib_names),
 		cmocka_unit_test(test_collapse_library_dirs),
