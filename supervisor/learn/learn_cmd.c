@@ -255,6 +255,13 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 	return rc;
 }
 
+/* Root without --user (not under sudo): `run` gives the command a
+ * dynamic uid, learning ran as uid 0 (audit mode). */
+static bool as_dynamic(const struct learn_opts *o)
+{
+	return !o->run.user && getuid() == 0 && !getenv("SUDO_UID");
+}
+
 #define VERIFY_SHOWN 20
 /* The command again, under the learned policy, enforced, as a plain run
  * would run it (root without --user: a dynamic uid): it must start, exit
@@ -295,6 +302,10 @@ static int verify(const struct learn_opts *o, const json_t *learned, size_t mode
 			rf_err("learn --verify: the command %s under the learned policy, exited 0 "
 			       "while learning: %s", how, modes || v.file_modes ?
 			       "file modes refuse the dynamic uid what it did (above)" :
+			       !v.denied && as_dynamic(o) ?
+			       "with no denial: it ran as a dynamic uid, learning as uid 0 (a "
+			       "program that checks who owns its files, such as git's "
+			       "safe.directory, fails for that); --user root runs it as uid 0" :
 			       "the policy does not allow what it did");
 		rc = v.denied || !learn__succeeded(&v) ? 1 : 0;
 		rf_info("learn --verify: %llu denial%s under the learned policy, and the command "
@@ -447,7 +458,7 @@ static size_t say_file_modes(const struct learn_opts *o, const json_t *learned)
 	_cleanup_free_ const char **w = NULL;
 	char why[4200];
 
-	if (o->run.user || getuid() != 0 || getenv("SUDO_UID"))
+	if (!as_dynamic(o))
 		return 0;
 	w = list_paths(learned, "files", "write", &n_w);
 	for (size_t k = 0; w && k < sizeof(lists) / sizeof(lists[0]); k++) {

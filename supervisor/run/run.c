@@ -355,8 +355,10 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 		if (r->o->plan_opts.strict)
 			plan__refuse(&r->sb.plan, RF_CLASS_PROCESS, RF_WHY_STRICT_GAPS, 0,
 				     plan__gap_id(RF_GAP_PROCESS_ROOT));
-		rf_info("policy %s: the command runs as uid 0: %s", r->sb.policy->id,
-			r->dyn.fallback);
+		/* a refused plan says why it is refused, nothing else */
+		if (r->sb.plan.ok)
+			rf_info("policy %s: the command runs as uid 0: %s", r->sb.policy->id,
+				r->dyn.fallback);
 	}
 	return 0;
 }
