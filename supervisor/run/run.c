@@ -355,10 +355,6 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 		if (r->o->plan_opts.strict)
 			plan__refuse(&r->sb.plan, RF_CLASS_PROCESS, RF_WHY_STRICT_GAPS, 0,
 				     plan__gap_id(RF_GAP_PROCESS_ROOT));
-		/* a refused plan says why it is refused, nothing else */
-		if (r->sb.plan.ok)
-			rf_info("policy %s: the command runs as uid 0: %s", r->sb.policy->id,
-				r->dyn.fallback);
 	}
 	return 0;
 }
@@ -1112,6 +1108,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	int err;
 
 	report__summary(&r->sb);
+	/* said when it starts (check's plan has it as user.fallback) */
+	if (r->dyn.why == RF_USER_ROOT_FALLBACK)
+		rf_info("policy %s: the command runs as uid 0: %s", r->sb.policy->id,
+			r->dyn.fallback);
 	notify__init(&r->sb.notify, -1);
 	/* Block before the child exists so no signal is lost; the child
 	 * resets its mask before exec. */
