@@ -529,7 +529,10 @@ struct rf_ledger {
 	__u64 flows_lost;               /* packets counted in the totals only: rf_flows full */
 	__u64 dropped_bytes;            /* payload refused by the budget (retries included) */
 	__u32 flags;                    /* enum rf_ledger_flags */
-	__u32 _pad;
+	__u32 flows_made;               /* 1 once the programs made an rf_flows entry
+					 * of this sandbox (set before the entry): 0
+					 * means none, and the supervisor's end skips
+					 * walking rf_flows (65,536 buckets a walk) */
 };
 
 /* rf_flow_names: which name the DNS gate opened an address for. */

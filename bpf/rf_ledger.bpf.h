@@ -238,6 +238,10 @@ static __always_inline void flow_add(struct rf_ledger *l, const struct rf_flow_k
 	if (!f) {
 		struct rf_flow init = { .first_ns = now, .last_ns = now };
 
+		/* before the entry exists: a plain store of 1 (no lost update
+		 * between CPUs), which the supervisor reads as "walk rf_flows" */
+		if (!l->flows_made)
+			l->flows_made = 1;
 		bpf_map_update_elem(&rf_flows, k, &init, BPF_NOEXIST);
 		f = bpf_map_lookup_elem(&rf_flows, k);
 		if (!f) {

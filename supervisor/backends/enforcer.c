@@ -619,22 +619,33 @@ static bool pinned_by_this_build(uint32_t feature)
 	       (meta.features & feature);
 }
 
+bool enforcer__lsm_loaded(void)
+{
+	return pinned_by_this_build(RF_FEAT_LSM);
+}
+
 bool enforcer__lsm_pinned(void)
 {
 	return pinned_by_this_build(RF_FEAT_LSM) && obj_links_pinned(&lsm_obj);
 }
 
-void enforcer__probe_lsm(struct rf_backend_probe *p)
+void enforcer__probe_lsm_pinned(struct rf_backend_probe *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->ok = true;
+	snprintf(p->detail, sizeof(p->detail), "this build's lsm.bpf.c programs are "
+		 "loaded and attached (pinned in %s)", rf_pins__dir());
+}
+
+void enforcer__probe_lsm(struct rf_backend_probe *p)
+{
 	/* This build's programs attached by their pinned links: the verifier
 	 * took every one of them on this kernel already. */
 	if (enforcer__lsm_pinned()) {
-		p->ok = true;
-		snprintf(p->detail, sizeof(p->detail), "this build's lsm.bpf.c programs are "
-			 "loaded and attached (pinned in %s)", rf_pins__dir());
+		enforcer__probe_lsm_pinned(p);
 		return;
 	}
+	memset(p, 0, sizeof(*p));
 	probe_obj(&lsm_obj, p, "lsm.bpf.c (files, exec, unix, process hooks) loaded and attached");
 }
 

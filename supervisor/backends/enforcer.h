@@ -77,9 +77,14 @@ int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
  * moment: 0 when this kernel takes every program, else -errno with the
  * reason in ret->detail. Its programs only act on sandboxes that ask. */
 void enforcer__probe_lsm(struct rf_backend_probe *ret);
+/* The same when the caller saw enforcer__lsm_pinned() true just now. */
+void enforcer__probe_lsm_pinned(struct rf_backend_probe *ret);
 /* This build's lsm.bpf.c programs are pinned and attached (the probe
  * needs no verifier pass then). */
 bool enforcer__lsm_pinned(void);
+/* This build's set was loaded with its lsm.bpf.c programs (the meta map
+ * says so; the links themselves are not looked at). */
+bool enforcer__lsm_loaded(void);
 
 /* This build's observe programs are pinned and attached, or load and
  * attach here (then detached again at once). */

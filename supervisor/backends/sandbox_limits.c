@@ -28,6 +28,7 @@
 #include "sandbox_limits.h"
 #include "plan/plan.h"
 #include "plan/probe.h"
+#include "util/epoll_want.h"
 
 #define LIMITS_CPU_PERIOD_US 100000ULL
 #define LIMITS_RELAY_CHUNK 65536
@@ -364,24 +365,6 @@ int sandbox_limits__watch_fds(const struct rf_limits_watch *w, int *fds)
 	return n;
 }
 
-#define REGISTERED (1u << 31)
-
-static void set_events(int ep, int fd, uint32_t *cur, uint32_t want)
-{
-	struct epoll_event ev = { .events = want, .data.fd = fd };
-
-	if (fd < 0 || (*cur & ~REGISTERED) == want)
-		return;
-	if (!want) {
-		epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-		*cur = 0;
-		return;
-	}
-	/* A regular file cannot be polled (EPERM); it never needs to be. */
-	if (!epoll_ctl(ep, *cur & REGISTERED ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev))
-		*cur = want | REGISTERED;
-}
-
 void sandbox_limits__watch(struct rf_limits_watch *w, int ep)
 {
 	int i;
@@ -392,8 +375,8 @@ void sandbox_limits__watch(struct rf_limits_watch *w, int ep)
 
 		if (w->out_r[i] >= 0)
 			(void)out_relay__tail(o, &room);
-		set_events(ep, w->out_r[i], &w->watched_r[i], room ? EPOLLIN : 0);
-		set_events(ep, o->fd, &o->watched, o->len && !o->dead ? EPOLLOUT : 0);
+		epoll_want__set(ep, w->out_r[i], &w->watched_r[i], room ? EPOLLIN : 0);
+		epoll_want__set(ep, o->fd, &o->watched, o->len && !o->dead ? EPOLLOUT : 0);
 	}
 }
 

@@ -629,13 +629,13 @@ static int add_allowlist_rules(scmp_filter_ctx ctx, const struct rf_syscalls *sc
 }
 
 /* The fd the launcher's call nr uses before the listener is handed over
- * (RF_SECCOMP_LAUNCH_*), -1 for any other syscall. */
+ * (RF_CHILD_FD_ERR, RF_CHILD_FD_NOTIFY), -1 for any other syscall. */
 static int launch_fd(int nr)
 {
 	if (nr == SCMP_SYS(write))
-		return RF_SECCOMP_LAUNCH_ERR_FD;
+		return RF_CHILD_FD_ERR;
 	if (nr == SCMP_SYS(sendmsg))
-		return RF_SECCOMP_LAUNCH_NOTIFY_FD;
+		return RF_CHILD_FD_NOTIFY;
 	return -1;
 }
 

@@ -40,13 +40,12 @@ struct rf_seccomp {
 };
 
 /* The launcher's own calls between installing the listener's filter and
- * its execve (launch_child.c): an error report on this fd and the listener
- * handed over on that one, before the supervisor holds the listener, so
- * they must never wait for its answer. A profile without write or sendmsg
- * lets these two through ("deny": the listener-less second filter refuses
- * them once the listener is handed over). */
-#define RF_SECCOMP_LAUNCH_ERR_FD 3
-#define RF_SECCOMP_LAUNCH_NOTIFY_FD 5
+ * its execve (launch_child.c): an error report on RF_CHILD_FD_ERR and the
+ * listener handed over on RF_CHILD_FD_NOTIFY (boundary_consts.h), before
+ * the supervisor holds the listener, so they must never wait for its
+ * answer. A profile without write or sendmsg lets these two through
+ * ("deny": the listener-less second filter refuses them once the listener
+ * is handed over). */
 
 /* nr is in the bitmap set (RF_SECCOMP_NR_WORDS words). */
 bool sandbox_seccomp__nr_in(const uint64_t *set, int nr);

@@ -373,6 +373,7 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 		return r;
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
+	plan->err_w = pipefd[1];
 	if (opts->landlock_fd > 0) {
 		plan->ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
 		if (plan->ll_fd < 0)
@@ -444,7 +445,7 @@ static void child_entry(void *p)
 {
 	const struct child_args *a = p;
 
-	launch_child__main(a->opts, a->plan, a->envp, a->pipefd[0], a->pipefd[1]);
+	launch_child__main(a->opts, a->plan, a->envp, a->pipefd[0]);
 }
 
 /* clone3 into the cgroup, sharing memory until the child's execve
@@ -583,7 +584,8 @@ failed:
 
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
-	struct launch_plan plan = { .ll_fd = -1, .idmap_fd = -1, .notify_w = -1, .fan_fd = -1,
+	struct launch_plan plan = { .err_w = -1, .ll_fd = -1, .idmap_fd = -1, .notify_w = -1,
+				    .fan_fd = -1,
 				    .devpts_fd = -1 };
 	int r;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The launched child, from clone3 to exec: syscalls and async-signal-safe calls only. */
 #include <errno.h>
+#include <stddef.h>
 #include <sys/fanotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -23,17 +24,30 @@
 #include "backends/boundary_consts.h"
 #include "backends/sandbox_landlock.h"
 
-/* Where the child keeps the error pipe's write end once every other fd
- * above stderr is closed. */
-#define CHILD_ERR_FD RF_SECCOMP_LAUNCH_ERR_FD
-#define CHILD_LL_FD 4
-#define CHILD_NOTIFY_FD RF_SECCOMP_LAUNCH_NOTIFY_FD
-/* The sandbox's devpts until it is moved over /dev/pts (child_mounts). */
-#define CHILD_DEVPTS_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 1)
-/* The fanotify group (monitor.files), until the mounts are marked. */
-#define CHILD_FAN_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 2)
-/* The dynamic uid's id-mapping namespace, until the write areas are mapped. */
-#define CHILD_IDMAP_FD (RF_SECCOMP_LAUNCH_NOTIFY_FD + 3)
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Where the supervisor keeps each of the child's fixed fds (RF_CHILD_FDS,
+ * backends/boundary_consts.h): a field of the plan, < 0 when this run has
+ * none. */
+#define CHILD_SRC_ERR offsetof(struct launch_plan, err_w)
+#define CHILD_SRC_LL offsetof(struct launch_plan, ll_fd)
+#define CHILD_SRC_NOTIFY offsetof(struct launch_plan, notify_w)
+#define CHILD_SRC_DEVPTS offsetof(struct launch_plan, devpts_fd)
+#define CHILD_SRC_FAN offsetof(struct launch_plan, fan_fd)
+#define CHILD_SRC_IDMAP offsetof(struct launch_plan, idmap_fd)
+
+/* The child's fixed fds: one row per line of RF_CHILD_FDS, so a line
+ * without its CHILD_SRC_ fails the build. */
+static const struct child_fd {
+	int fd;           /* its number in the child */
+	size_t src;       /* CHILD_SRC_: the supervisor's copy */
+	const char *what;
+} fixed_fds[] = {
+#define CHILD_FD(name, num, what) { RF_CHILD_FD_##name, CHILD_SRC_##name, what },
+	RF_CHILD_FDS(CHILD_FD)
+#undef CHILD_FD
+};
+_Static_assert(N_OF(fixed_fds) == RF_CHILD_FD_COUNT, "fixed_fds covers RF_CHILD_FDS");
 
 /* Locked so the command can neither regain capabilities through uid 0
  * (exec, setuid) nor keep them across a uid change. */
@@ -60,6 +74,24 @@ static _Noreturn void child_fail(int fd, enum launch_stage stage, int err, const
 		 * the status alone still says not found or not runnable */
 	}
 	_exit(stage == LAUNCH_STAGE_EXEC && err == ENOENT ? 127 : 126);
+}
+
+/* child_fail with "verb what" (what: a fixed fd's words). */
+static _Noreturn void child_fail_fd(int fd, int err, const char *verb, const char *what)
+{
+	char msg[sizeof(((struct child_err *)0)->what)];
+	size_t n;
+
+	launch_child__copy_what(msg, sizeof(msg), verb);
+	for (n = 0; msg[n]; n++)
+		;
+	launch_child__copy_what(msg + n, sizeof(msg) - n, what);
+	child_fail(fd, LAUNCH_STAGE_SETUP, err, msg);
+}
+
+static int child_fd_src(const struct launch_plan *p, const struct child_fd *f)
+{
+	return *(const int *)(const void *)((const char *)p + f->src);
 }
 
 static int close_above(int fd)
@@ -152,38 +184,51 @@ static void child_reset_signals(int err_w)
 		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "sigprocmask");
 }
 
-/* The error pipe at CHILD_ERR_FD, the Landlock ruleset right above it (it
- * sits at >= 10, so the first dup never clobbered it), nothing else above
- * stderr. */
-static void child_fds(const struct launch_opts *o, const struct launch_plan *p, int err_r,
-		      int err_w)
+/* Copy every fixed fd this run has above all the fixed numbers (hi[i], -1
+ * none): a source may sit at another's number. A source on 0-2 (the
+ * caller's stdio was closed) is closed, as is the pipe's read end there.
+ * The error pipe's copy, to report through until the moves. */
+static int child_fds_lift(const struct launch_plan *p, int err_r, int top, int *hi)
 {
-	const int efd = CHILD_ERR_FD;
-	int r, devpts = -1, fan = -1, idmap = -1;
+	int efd = p->err_w;
+	size_t i;
 
-	if (p->devpts_fd >= 0 && (devpts = fcntl(p->devpts_fd, F_DUPFD_CLOEXEC, 64)) < 0)
-		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD devpts");
-	if (p->fan_fd >= 0 && (fan = fcntl(p->fan_fd, F_DUPFD_CLOEXEC, 64)) < 0)
-		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD fanotify");
-	if (p->idmap_fd >= 0 && (idmap = fcntl(p->idmap_fd, F_DUPFD_CLOEXEC, 64)) < 0)
-		child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "F_DUPFD idmap");
-	if (err_w != efd) {
-		if (dup3(err_w, efd, O_CLOEXEC) < 0)
-			child_fail(err_w, LAUNCH_STAGE_SETUP, errno, "dup3");
-		if (err_w < efd)
-			(void)close(err_w);
+	for (i = 0; i < N_OF(fixed_fds); i++) {
+		int src = child_fd_src(p, &fixed_fds[i]);
+
+		hi[i] = -1;
+		if (src >= 0 && (hi[i] = fcntl(src, F_DUPFD_CLOEXEC, top + 1)) < 0)
+			child_fail_fd(efd, errno, "F_DUPFD ", fixed_fds[i].what);
 	}
-	if (err_r < efd)
+	for (i = 0; i < N_OF(fixed_fds); i++) {
+		int src = child_fd_src(p, &fixed_fds[i]);
+
+		if (fixed_fds[i].fd == RF_CHILD_FD_ERR)
+			efd = hi[i];
+		if (src >= 0 && src <= STDERR_FILENO)
+			(void)close(src);
+	}
+	if (err_r <= STDERR_FILENO)
 		(void)close(err_r);
-	if (p->ll_fd >= 0 && dup3(p->ll_fd, CHILD_LL_FD, O_CLOEXEC) < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 landlock");
-	if (p->notify_w >= 0) {
-		if (dup3(p->notify_w, CHILD_NOTIFY_FD, O_CLOEXEC) < 0)
-			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 notify");
-		if (p->ll_fd < 0)
-			(void)close(CHILD_LL_FD);  /* nothing may sit below it */
-	}
-	/* The relay pipes sit at >= 10 too; dup2 leaves 1 and 2 inheritable. */
+	return efd;
+}
+
+/*
+ * The relays and the pty on 0-2, the fixed fds (fixed_fds[]) at their
+ * numbers, nothing else above stderr. 0-2 are filled before the fixed fds
+ * move and the moves are from copies above them all (child_fds_lift): a
+ * source, a relay or the pty may sit at a fixed number, and no move may
+ * clobber what is still to be moved or read.
+ */
+static void child_fds(const struct launch_opts *o, const struct launch_plan *p, int err_r)
+{
+	int hi[N_OF(fixed_fds)], top = 0, efd, r;
+	size_t i;
+
+	for (i = 0; i < N_OF(fixed_fds); i++)
+		top = fixed_fds[i].fd > top ? fixed_fds[i].fd : top;
+	efd = child_fds_lift(p, err_r, top, hi);
+	/* dup2 leaves 0-2 inheritable. */
 	if (o->stdout_fd > 2 && dup2(o->stdout_fd, STDOUT_FILENO) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 stdout");
 	if (o->stderr_fd > 2 && dup2(o->stderr_fd, STDERR_FILENO) < 0)
@@ -191,32 +236,15 @@ static void child_fds(const struct launch_opts *o, const struct launch_plan *p, 
 	for (r = 0; o->tty_fd > 2 && r <= 2; r++)
 		if (o->tty_std[r] && dup2(o->tty_fd, r) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup2 pty");
-	/* Last (the relay and pty fds above may have sat at their numbers),
-	 * from copies above every fixed number (one may sit at the other's).
-	 * The idmap one is closed again once the write areas are mapped
-	 * (child_ro_tree). */
-	if (devpts >= 0 && dup3(devpts, CHILD_DEVPTS_FD, O_CLOEXEC) < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 devpts");
-	if (fan >= 0 && dup3(fan, CHILD_FAN_FD, O_CLOEXEC) < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 fanotify");
-	if (idmap >= 0 && dup3(idmap, CHILD_IDMAP_FD, O_CLOEXEC) < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "dup3 idmap");
-	if (devpts >= 0 || fan >= 0 || idmap >= 0) {
-		/* nothing may sit below them */
-		if (fan < 0)
-			(void)close(CHILD_FAN_FD);
-		if (devpts < 0)
-			(void)close(CHILD_DEVPTS_FD);
-		if (p->notify_w < 0)
-			(void)close(CHILD_NOTIFY_FD);
-		if (p->ll_fd < 0)
-			(void)close(CHILD_LL_FD);
+	for (i = 0; i < N_OF(fixed_fds); i++) {
+		if (hi[i] < 0)
+			(void)close(fixed_fds[i].fd);  /* not this run's: nothing may sit there */
+		else if (dup3(hi[i], fixed_fds[i].fd, O_CLOEXEC) < 0)
+			child_fail_fd(efd, errno, "dup3 ", fixed_fds[i].what);
 	}
-	r = close_above(idmap >= 0 ? CHILD_IDMAP_FD : fan >= 0 ? CHILD_FAN_FD :
-			devpts >= 0 ? CHILD_DEVPTS_FD : p->notify_w >= 0 ? CHILD_NOTIFY_FD :
-			p->ll_fd >= 0 ? CHILD_LL_FD : efd);
+	r = close_above(top);
 	if (r < 0)
-		child_fail(efd, LAUNCH_STAGE_SETUP, -r, "close_range");
+		child_fail(RF_CHILD_FD_ERR, LAUNCH_STAGE_SETUP, -r, "close_range");
 }
 
 /* Mark one mount (its mount point as this namespace sees it). A mount
@@ -227,7 +255,7 @@ static void child_mark(const struct launch_opts *o, const char *mp, int efd)
 {
 	bool root = mp[0] == '/' && !mp[1];
 
-	if (fanotify_mark(CHILD_FAN_FD, FAN_MARK_ADD | FAN_MARK_MOUNT, o->fanotify_mask,
+	if (fanotify_mark(RF_CHILD_FD_FAN, FAN_MARK_ADD | FAN_MARK_MOUNT, o->fanotify_mask,
 			  AT_FDCWD, mp) == 0 || errno == ENOENT || errno == ENOTDIR ||
 	    errno == EACCES || (errno == EINVAL && !root))
 		return;
@@ -263,7 +291,7 @@ static void child_watch_mounts(const struct launch_opts *o, const struct launch_
 		child_mark(o, o->mounts[i].path, efd);
 	if (o->scratch_path)
 		child_mark(o, o->scratch_path, efd);
-	(void)close(CHILD_FAN_FD);
+	(void)close(RF_CHILD_FD_FAN);
 }
 
 /* The pty on the first of fds 0-2 that holds it: this session's
@@ -292,7 +320,7 @@ static void child_ctty(const struct launch_opts *o, int efd)
 static void child_ro_tree(const struct launch_opts *o, const struct launch_plan *p, int efd)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
-	struct mount_attr idmap = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = CHILD_IDMAP_FD };
+	struct mount_attr idmap = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = RF_CHILD_FD_IDMAP };
 	size_t i;
 
 	for (i = 0; i < p->n_rw; i++) {
@@ -308,7 +336,7 @@ static void child_ro_tree(const struct launch_opts *o, const struct launch_plan 
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "id-mapping a write rule");
 	}
 	if (p->idmap_fd >= 0)
-		(void)close(CHILD_IDMAP_FD);
+		(void)close(RF_CHILD_FD_IDMAP);
 	if (o->ro_tree &&
 	    syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
@@ -364,10 +392,10 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 	/* The sandbox's own ptys, and no one else's: every devpts mount of
 	 * the host is gone (detach_mounts), the caller's terminal with it. */
 	if (p->devpts_fd >= 0) {
-		if (syscall(SYS_move_mount, CHILD_DEVPTS_FD, "", AT_FDCWD, "/dev/pts",
+		if (syscall(SYS_move_mount, RF_CHILD_FD_DEVPTS, "", AT_FDCWD, "/dev/pts",
 			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount a private /dev/pts");
-		(void)close(CHILD_DEVPTS_FD);
+		(void)close(RF_CHILD_FD_DEVPTS);
 	}
 	/* The PID namespace's own processes, and no one else's: hidepid
 	 * also hides what the command could not ptrace, the init (not
@@ -471,7 +499,7 @@ static void child_hand_listener(int listener, int efd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	__builtin_memcpy(CMSG_DATA(cm), &listener, sizeof(listener));
-	if (sendmsg(CHILD_NOTIFY_FD, &m, MSG_NOSIGNAL) < 0)
+	if (sendmsg(RF_CHILD_FD_NOTIFY, &m, MSG_NOSIGNAL) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "hand over the seccomp listener");
 	/* Both close at execve (O_CLOEXEC): no close() here, which a syscalls
 	 * profile in the listener's filter would hand to a supervisor that
@@ -489,39 +517,39 @@ static void child_confine(const struct launch_opts *o, const struct launch_plan 
 			prctl(RF_PR_GET_MDWE, 0, 0, 0, 0) != (int)RF_PR_MDWE_REFUSE_EXEC_GAIN))
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno ? errno : EPERM, "prctl PR_SET_MDWE");
 	if (p->ll_fd >= 0 && o->proc_landlock_access) {
-		r = sandbox_landlock__add_path(CHILD_LL_FD, "/proc", o->proc_landlock_access);
+		r = sandbox_landlock__add_path(RF_CHILD_FD_LL, "/proc", o->proc_landlock_access);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on /proc");
 	}
 	for (size_t i = 0; p->ll_fd >= 0 && i < o->n_ll_later; i++) {
-		r = sandbox_landlock__add_later(CHILD_LL_FD, &o->ll_later[i]);
+		r = sandbox_landlock__add_later(RF_CHILD_FD_LL, &o->ll_later[i]);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule below /proc");
 	}
 	for (size_t i = 0; p->ll_fd >= 0 && i < o->n_mounts; i++) {
 		if (!o->mounts[i].landlock_access)
 			continue;
-		r = sandbox_landlock__add_path(CHILD_LL_FD, o->mounts[i].path,
+		r = sandbox_landlock__add_path(RF_CHILD_FD_LL, o->mounts[i].path,
 					       o->mounts[i].landlock_access);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on a private tmpfs");
 	}
 	if (p->ll_fd >= 0 && p->devpts_fd >= 0 && o->devpts_landlock_access) {
-		r = sandbox_landlock__add_path(CHILD_LL_FD, "/dev/pts", o->devpts_landlock_access);
+		r = sandbox_landlock__add_path(RF_CHILD_FD_LL, "/dev/pts", o->devpts_landlock_access);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on /dev/pts");
 	}
 	if (p->ll_fd >= 0 && o->scratch_path && o->scratch_landlock_access) {
-		r = sandbox_landlock__add_path(CHILD_LL_FD, o->scratch_path,
+		r = sandbox_landlock__add_path(RF_CHILD_FD_LL, o->scratch_path,
 					       o->scratch_landlock_access);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock rule on scratch");
 	}
 	if (p->ll_fd >= 0) {
-		r = sandbox_landlock__restrict(CHILD_LL_FD);
+		r = sandbox_landlock__restrict(RF_CHILD_FD_LL);
 		if (r < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, -r, "landlock_restrict_self");
-		(void)close(CHILD_LL_FD);
+		(void)close(RF_CHILD_FD_LL);
 	}
 	if (o->seccomp) {
 		int listener;
@@ -569,21 +597,21 @@ static _Noreturn void child_exec(const struct launch_opts *o, const struct launc
 }
 
 _Noreturn void launch_child__main(const struct launch_opts *o, const struct launch_plan *p,
-				  char *const *envp, int err_r, int err_w)
+				  char *const *envp, int err_r)
 {
-	child_reset_signals(err_w);
-	child_fds(o, p, err_r, err_w);
+	child_reset_signals(p->err_w);
+	child_fds(o, p, err_r);
 	/* A session of its own: never the invoking shell's terminal, so it
 	 * cannot push input into it (TIOCSTI) or signal its process group.
 	 * Its own pty, where the caller had a terminal, is its controlling
 	 * terminal (job control, /dev/tty); the supervisor forwards the rest. */
 	if (setsid() < 0)
-		child_fail(CHILD_ERR_FD, LAUNCH_STAGE_SETUP, errno, "setsid");
-	child_ctty(o, CHILD_ERR_FD);
-	child_mounts(o, p, CHILD_ERR_FD);
-	child_watch_mounts(o, p, CHILD_ERR_FD);
-	child_drop_privs(o, p, CHILD_ERR_FD);
-	child_verify(o, p, CHILD_ERR_FD);
-	child_confine(o, p, CHILD_ERR_FD);
-	child_exec(o, p, envp, CHILD_ERR_FD);
+		child_fail(RF_CHILD_FD_ERR, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_ctty(o, RF_CHILD_FD_ERR);
+	child_mounts(o, p, RF_CHILD_FD_ERR);
+	child_watch_mounts(o, p, RF_CHILD_FD_ERR);
+	child_drop_privs(o, p, RF_CHILD_FD_ERR);
+	child_verify(o, p, RF_CHILD_FD_ERR);
+	child_confine(o, p, RF_CHILD_FD_ERR);
+	child_exec(o, p, envp, RF_CHILD_FD_ERR);
 }

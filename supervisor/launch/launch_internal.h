@@ -27,6 +27,8 @@ struct launch_plan {
 	gid_t *groups;
 	size_t n_groups;
 	int last_cap;
+	int err_w;                /* the error pipe's write end (launch_run's
+				   * pipefd[1], which it closes) */
 	int ll_fd;                /* Landlock ruleset, duplicated >= 10; -1 none */
 	int idmap_fd;             /* opts->idmap_fd, duplicated >= 10; -1 none */
 	int notify_w;             /* the child's end of the socket that hands the
@@ -52,9 +54,9 @@ struct launch_plan {
 };
 
 /* The child after clone3 (launch_child.c): set up, drop, confine, exec;
- * reports a failure over err_w and exits. */
+ * reports a failure over p->err_w and exits. err_r: the pipe's read end. */
 _Noreturn void launch_child__main(const struct launch_opts *o, const struct launch_plan *p,
-				  char *const *envp, int err_r, int err_w);
+				  char *const *envp, int err_r);
 
 struct clone_args;
 

@@ -844,12 +844,13 @@ static bool connect_names(const struct rf_learn *l, const char *addr, json_int_t
 
 	json_object_foreach((json_t *)names, name, v) {
 		char entry[RF_DNS_NAME_MAX + 16], wild[RF_DNS_NAME_MAX + 3];
+		const char *as = name;  /* name itself steers the iteration */
 		struct rf_endpoint ep;
 
 		/* no libpsl: the exact name, which is never wrong */
 		if (l->wildcards && endpoint__wildcard_for(name, wild, sizeof(wild), NULL) > 0)
-			name = wild;
-		snprintf(entry, sizeof(entry), "%s:%lld", name, (long long)port);
+			as = wild;
+		snprintf(entry, sizeof(entry), "%s:%lld", as, (long long)port);
 		if (endpoint__parse(entry, &ep, NULL))
 			continue;
 		endpoint__clear(&ep);

@@ -126,13 +126,27 @@ static void note_all(struct sandbox *sb, const struct rf_flow_row *rows, size_t 
 
 /* One network.flow per destination: the counts so far (final: at the end,
  * then also to the monitor). */
+static int read_ledger(const struct sandbox *sb, struct rf_ledger *ret);
+
+/* Has the sandbox any rf_flows entry? Finding its own means walking every
+ * bucket of the host-wide map (65,536; 0.8 ms of a run's end in the VM,
+ * three walks a run); the programs say first (flows_made, set before an
+ * entry is made), so a sandbox that sent and received nothing walks none.
+ * Unknown (no ledger entry): walk. */
+static bool made_flows(const struct sandbox *sb)
+{
+	struct rf_ledger led;
+
+	return read_ledger(sb, &led) || led.flows_made;
+}
+
 static size_t emit_all(struct sandbox *sb, bool final)
 {
 	_cleanup_free_ struct rf_flow_row *rows = NULL;
 	size_t n = 0, i;
 	int err;
 
-	if (!sb->flows.on || (!final && !trace__on(sb->trace)))
+	if (!sb->flows.on || (!final && !trace__on(sb->trace)) || !made_flows(sb))
 		return 0;
 	err = ledger__flows(sb->enf->map_fd[RF_PIN_FLOWS], sb->cgid, &rows, &n);
 	if (err) {
@@ -303,6 +317,7 @@ void flows__abort_sockets(struct sandbox *sb)
 void flows__stop(struct sandbox *sb)
 {
 	struct rf_flow_watch *w = &sb->flows;
+	bool flows;
 
 	if (!w->started)
 		return;
@@ -311,9 +326,14 @@ void flows__stop(struct sandbox *sb)
 	w->timer_fd = -1;
 	if (!w->on)
 		return;
+	/* read before the entry goes: after, no program counts this sandbox
+	 * (one still running on a packet sent before the kill may add an
+	 * entry after the walk either way) */
+	flows = made_flows(sb);
 	w->on = false;
 	if (sb->enf->map_fd[RF_PIN_LEDGER] >= 0)
 		bpf_map_delete_elem(sb->enf->map_fd[RF_PIN_LEDGER], &sb->cgid);
-	ledger__forget(sb->enf->map_fd[RF_PIN_FLOWS], sb->enf->map_fd[RF_PIN_FLOW_NAMES],
-		       sb->cgid);
+	/* rf_flow_names: written by this sandbox's DNS gate only */
+	ledger__forget(flows ? sb->enf->map_fd[RF_PIN_FLOWS] : -1,
+		       w->named ? sb->enf->map_fd[RF_PIN_FLOW_NAMES] : -1, sb->cgid);
 }

@@ -22,6 +22,7 @@ struct sandbox;
 struct rf_flow_watch {
 	bool started;             /* flows__start ran: the fields below are set */
 	bool on;                  /* the sandbox has an rf_ledger entry */
+	bool named;               /* a DNS gate of its own notes names (rf_flow_names) */
 	int64_t disk_written;     /* io.stat write bytes before the kill; -1: unknown */
 	int timer_fd;             /* -1 */
 	uint64_t budget;          /* egress_bytes; 0: none */

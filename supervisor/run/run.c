@@ -873,6 +873,8 @@ static int step_dns_gate(void *ctx, struct rf_step_error *e)
 	if (need == GATE_NONE)
 		return 0;
 	err = dnsgate__open(&o, &r->gate, &e->e);
+	/* its names are forgotten at the end (flows__stop) */
+	sb->flows.named = !err;
 	if (err && need == GATE_OBSERVE) {
 		/* only an observer: the run goes on, its lookups unrecorded */
 		rf_info("sandbox %s: audit mode without the DNS gate (%s): the names the "

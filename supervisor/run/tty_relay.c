@@ -27,8 +27,8 @@
 #include "backends/sandbox_limits.h"
 #include "log.h"
 #include "tty_relay.h"
+#include "util/epoll_want.h"
 
-#define REGISTERED (1u << 31)
 /* The end of a run: a terminal that takes nothing for this long gets the
  * rest of the output dropped (a stopped terminal never holds the exit). */
 #define FLUSH_STALL_MS 1000
@@ -273,21 +273,6 @@ void tty_relay__winch(struct rf_tty_relay *r)
 		ioctl(r->master, TIOCSWINSZ, &ws);
 }
 
-static void set_events(int ep, int fd, uint32_t *cur, uint32_t want)
-{
-	struct epoll_event ev = { .events = want, .data.fd = fd };
-
-	if (fd < 0 || (*cur & ~REGISTERED) == want)
-		return;
-	if (!want) {
-		epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-		*cur = 0;
-		return;
-	}
-	epoll_ctl(ep, *cur & REGISTERED ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
-	*cur = want | REGISTERED;
-}
-
 static size_t room(const struct rf_tty_buf *b)
 {
 	return sizeof(b->data) - b->off - b->len;
@@ -308,12 +293,12 @@ void tty_relay__watch(struct rf_tty_relay *r, int ep)
 	if (!r->master_eof && r->to_pty->len)
 		m |= EPOLLOUT;
 	if (r->out == r->in) {
-		set_events(ep, r->in, &r->watched[0], in | out);
+		epoll_want__set(ep, r->in, &r->watched[0], in | out);
 	} else {
-		set_events(ep, r->in, &r->watched[0], in);
-		set_events(ep, r->out, &r->watched_out, out);
+		epoll_want__set(ep, r->in, &r->watched[0], in);
+		epoll_want__set(ep, r->out, &r->watched_out, out);
 	}
-	set_events(ep, r->master, &r->watched[1], m);
+	epoll_want__set(ep, r->master, &r->watched[1], m);
 }
 
 /* Make room at the end of b. */

@@ -177,29 +177,20 @@ def check_bash(rf, mon):
     if not os.path.exists(BASH_COMP):
         check("bash-completion is installed (make deps)", [BASH_COMP])
         return
-    check("bash: ringfence offers every command",
-          diff(set(rf.verbs), bash_complete("ringfence", "")))
-    check("bash: ringfence - offers the options taken before a command",
-          diff(rf.of(None), bash_complete("ringfence", "-")))
-    for v in rf.verbs:
-        got = {w for w in bash_complete("ringfence", v, "--") if w != "--"}
-        check(f"bash: ringfence {v} offers exactly its options", diff(rf.of(v), got))
-    for o, vals in rf.values.items():
-        check(f"bash: ringfence run {o} offers every value",
-              diff(set(vals), bash_complete("ringfence", "run", o, "")))
-    check("bash: ringfence-monitor offers exactly its options",
-          diff(mon.of(None), bash_complete("ringfence-monitor", "--")))
+    check_offers("bash", lambda line: bash_complete(*line.split(" ")), rf, mon, shorts=False)
 
 
 def offered(out):
     return {w.strip() for w in out.split("\n") if w.strip()}
 
 
-def check_offers(shell, complete, rf, mon):
-    """The same questions of any shell: complete(line) -> the set offered."""
+def check_offers(shell, complete, rf, mon, shorts=True):
+    """The same questions of any shell: complete(line) -> the set offered;
+    shorts: it offers the short names beside the long ones after "-"."""
     check(f"{shell}: ringfence offers every command", diff(set(rf.verbs), complete("ringfence ")))
+    top = complete("ringfence -")
     check(f"{shell}: ringfence - offers the options taken before a command",
-          diff(rf.of(None), {w for w in complete("ringfence -") if w.startswith("--")}))
+          diff(rf.of(None), {w for w in top if w.startswith("--")} if shorts else top))
     for v in rf.verbs:
         got = {w for w in complete(f"ringfence {v} --") if w != "--"}
         check(f"{shell}: ringfence {v} -- offers exactly its options", diff(rf.of(v), got))
@@ -208,6 +199,35 @@ def check_offers(shell, complete, rf, mon):
               diff(set(vals), complete(f"ringfence run {o} ")))
     check(f"{shell}: ringfence-monitor -- offers exactly its options",
           diff(mon.of(None), complete("ringfence-monitor --")))
+
+
+def check_read(shell, files, text, read_offers, rf, mon):
+    """The same questions of any completion as read from its files (files:
+    the ringfence and ringfence-monitor ones; text: the first one's);
+    read_offers = (its commands, the options before a command, {command:
+    its options}, the monitor's options)."""
+    cmds, top, per_verb, mon_opts = read_offers
+    check(f"{shell}: {files[0]} lists every command", diff(set(rf.verbs), cmds))
+    check(f"{shell}: {files[0]} offers the options taken before a command", diff(rf.of(None), top))
+    for v in rf.verbs:
+        check(f"{shell}: {files[0]} {v} offers exactly its options",
+              diff(rf.of(v), per_verb.get(v, set())))
+    check(f"{shell}: {files[0]} names every backend",
+          [v for v in rf.all_values() if not re.search(r"\b" + re.escape(v) + r"\b", text)])
+    check(f"{shell}: {files[1]} offers exactly its options", diff(mon.of(None), mon_opts))
+
+
+def check_live(shell, folder, files, complete, rf, mon):
+    """Where the shell is installed: its syntax check of files (in folder),
+    then check_offers of the shell itself."""
+    exe = shutil.which(shell)
+    if not exe:
+        print(f"# {shell} not installed: its syntax check is skipped")
+        return
+    bad = [f for f in files if subprocess.run([exe, "-n", os.path.join(ROOT, folder, f)]).returncode]
+    check(f"{shell} -n: the completions parse", bad)
+    if not bad:
+        check_offers(shell, complete, rf, mon)
 
 
 def zsh_complete(line):
@@ -232,30 +252,15 @@ def zsh_blocks(text):
 
 
 def check_zsh(rf, mon):
+    files = ("_ringfence", "_ringfence-monitor")
     text = read("dist/zsh-completion/_ringfence")
-    blocks = zsh_blocks(text)
     cmds = re.search(r"commands=\((.*?)\n\s*\)", text, re.S)
-    check("zsh: _ringfence lists every command",
-          diff(set(rf.verbs), set(re.findall(r"'([a-z-]+):", cmds.group(1)) if cmds else [])))
     top = re.search(r"#\s*before a command\n(.*?)\n\s*\n", text, re.S)
-    check("zsh: _ringfence offers the options taken before a command",
-          diff(rf.of(None), longs(top.group(1)) if top else set()))
-    for v in rf.verbs:
-        check(f"zsh: _ringfence {v} offers exactly its options",
-              diff(rf.of(v), blocks.get(v, set())))
-    check("zsh: _ringfence names every backend",
-          [v for v in rf.all_values() if not re.search(r"\b" + re.escape(v) + r"\b", text)])
-    mtext = read("dist/zsh-completion/_ringfence-monitor")
-    check("zsh: _ringfence-monitor offers exactly its options", diff(mon.of(None), longs(mtext)))
-    zsh = shutil.which("zsh")
-    if zsh:
-        bad = [f for f in ("_ringfence", "_ringfence-monitor")
-               if subprocess.run([zsh, "-n", os.path.join(ROOT, "dist/zsh-completion", f)]).returncode]
-        check("zsh -n: the completions parse", bad)
-        if not bad:
-            check_offers("zsh", zsh_complete, rf, mon)
-    else:
-        print("# zsh not installed: its syntax check is skipped")
+    check_read("zsh", files, text,
+               (set(re.findall(r"'([a-z-]+):", cmds.group(1)) if cmds else []),
+                longs(top.group(1)) if top else set(), zsh_blocks(text),
+                longs(read("dist/zsh-completion/_ringfence-monitor"))), rf, mon)
+    check_live("zsh", "dist/zsh-completion", files, zsh_complete, rf, mon)
 
 
 def fish_pairs(text, prog):
@@ -280,29 +285,15 @@ def fish_pairs(text, prog):
 
 
 def check_fish(rf, mon):
+    files = ("ringfence.fish", "ringfence-monitor.fish")
     text = read("dist/fish-completion/ringfence.fish")
     pairs, cmds = fish_pairs(text, "ringfence")
-    check("fish: ringfence lists every command", diff(set(rf.verbs), cmds))
-    check("fish: ringfence offers the options taken before a command",
-          diff(rf.of(None), {o for v, o in pairs if v is None}))
-    for v in rf.verbs:
-        check(f"fish: ringfence {v} offers exactly its options",
-              diff(rf.of(v), {o for w, o in pairs if w == v}))
-    check("fish: ringfence names every backend",
-          [v for v in rf.all_values() if not re.search(r"\b" + re.escape(v) + r"\b", text)])
-    mtext = read("dist/fish-completion/ringfence-monitor.fish")
-    mpairs, _ = fish_pairs(mtext, "ringfence-monitor")
-    check("fish: ringfence-monitor offers exactly its options",
-          diff(mon.of(None), {o for _, o in mpairs}))
-    fish = shutil.which("fish")
-    if fish:
-        bad = [f for f in ("ringfence.fish", "ringfence-monitor.fish")
-               if subprocess.run([fish, "-n", os.path.join(ROOT, "dist/fish-completion", f)]).returncode]
-        check("fish -n: the completions parse", bad)
-        if not bad:
-            check_offers("fish", fish_complete, rf, mon)
-    else:
-        print("# fish not installed: its syntax check is skipped")
+    mpairs, _ = fish_pairs(read("dist/fish-completion/ringfence-monitor.fish"), "ringfence-monitor")
+    check_read("fish", files, text,
+               (cmds, {o for v, o in pairs if v is None},
+                {v: {o for w, o in pairs if w == v} for v in rf.verbs},
+                {o for _, o in mpairs}), rf, mon)
+    check_live("fish", "dist/fish-completion", files, fish_complete, rf, mon)
 
 
 def main():

@@ -455,6 +455,51 @@ static inline char *h_trace_sandbox(const char *trace)
 	return NULL;
 }
 
+/* ---- a work directory, a policy checked ---- */
+
+/* A fresh directory /tmp/rf-TAG-XXXXXX, mode 0755 (a sandbox's command
+ * may run as another uid): strdup'd, for h_workdir_remove. */
+static inline char *h_workdir(const char *tag)
+{
+	char *dir = NULL;
+
+	assert_true(asprintf(&dir, "/tmp/rf-%s-XXXXXX", tag) > 0);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	return dir;
+}
+
+/* Remove it and all below it, free it; the test fails if it stays. */
+static inline void h_workdir_remove(char *dir)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", h_sh(dir));
+	assert_int_equal(system(cmd), 0);
+	free(dir);
+}
+
+/* `ringfence check --policy path` (its output discarded) exits 0. */
+static inline void h_assert_checks(const char *path)
+{
+	const char *args[] = { h_ringfence(), "check", "--policy", path, NULL };
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(args[0], (char *const *)args);
+		_exit(99);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* ---- ringfence-monitor ---- */
 
 /* $MONITOR, or ringfence-monitor next to h_ringfence(). */
@@ -562,6 +607,180 @@ static inline json_t *h_monitor_records(const char *path)
 	free(line);
 	fclose(f);
 	return arr;
+}
+
+/* A string member of a record, o.a or o.a.b (b NULL: o.a); "" when absent. */
+static inline const char *h_rec_str(json_t *o, const char *a, const char *b)
+{
+	json_t *v = json_object_get(b ? json_object_get(o, a) : o, b ? b : a);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* all's records of rule (unmapped.rule, "" any) for sandbox
+ * (unmapped.sandbox, "" host-wide, NULL any): a new array. */
+static inline json_t *h_rec_select(json_t *all, const char *rule, const char *sandbox)
+{
+	json_t *sel = json_array(), *o;
+	size_t i;
+
+	json_array_foreach(all, i, o) {
+		if (rule[0] && strcmp(h_rec_str(o, "unmapped", "rule"), rule))
+			continue;
+		if (sandbox && strcmp(h_rec_str(o, "unmapped", "sandbox"), sandbox))
+			continue;
+		json_array_append(sel, o);
+	}
+	return sel;
+}
+
+/* h_rec_select of the records a monitor wrote to path so far. */
+static inline json_t *h_mon_select(const char *path, const char *rule, const char *sandbox)
+{
+	json_t *all = h_monitor_records(path), *sel = h_rec_select(all, rule, sandbox);
+
+	json_decref(all);
+	return sel;
+}
+
+/* How long the monitor suites wait for a record (a generous bound, not a
+ * measure). */
+#define H_MON_WAIT_MS 15000
+
+/* The first record of path (rule, sandbox as h_rec_select) that
+ * match(record, arg) takes (match NULL: any), waited for up to
+ * H_MON_WAIT_MS: a new reference, or NULL. */
+static inline json_t *h_mon_wait(const char *path, const char *rule, const char *sandbox,
+				 bool (*match)(json_t *rec, const void *arg), const void *arg)
+{
+	uint64_t deadline = h_now_ms() + H_MON_WAIT_MS;
+
+	while (h_now_ms() < deadline) {
+		json_t *sel = h_mon_select(path, rule, sandbox), *o, *found = NULL;
+		size_t i;
+
+		json_array_foreach(sel, i, o)
+			if (!found && (!match || match(o, arg)))
+				found = json_incref(o);
+		json_decref(sel);
+		if (found)
+			return found;
+		h_sleep_ms(20);
+	}
+	return NULL;
+}
+
+/*
+ * One ringfence-monitor for a suite, its files in a directory of its own:
+ * alerts.ndjson (--output), state.json, status.json, and activity.ndjson
+ * (--activity) when asked for.
+ */
+struct h_mon {
+	pid_t pid;
+	char *dir, *out, *activity, *state, *status;
+};
+
+/* m's directory (/tmp/rf-mon-TAG-XXXXXX, mode 0700) and its files' paths. */
+static inline void h_mon_init(struct h_mon *m, const char *tag, bool activity)
+{
+	*m = (struct h_mon){ .pid = -1 };
+	assert_true(asprintf(&m->dir, "/tmp/rf-mon-%s-XXXXXX", tag) > 0);
+	assert_non_null(mkdtemp(m->dir));
+	assert_true(asprintf(&m->out, "%s/alerts.ndjson", m->dir) > 0);
+	assert_true(asprintf(&m->state, "%s/state.json", m->dir) > 0);
+	assert_true(asprintf(&m->status, "%s/status.json", m->dir) > 0);
+	if (activity)
+		assert_true(asprintf(&m->activity, "%s/activity.ndjson", m->dir) > 0);
+}
+
+/* Start it on m's files, every 500 ms, lingering 1 s after a sandbox
+ * ends, with extra options (NULL-terminated, or NULL) after those. */
+static inline void h_mon_start(struct h_mon *m, const char *const *extra)
+{
+	const char *args[48];
+	int n = 0, i;
+
+	args[n++] = "--output";
+	args[n++] = m->out;
+	args[n++] = "--state";
+	args[n++] = m->state;
+	if (m->activity) {
+		args[n++] = "--activity";
+		args[n++] = m->activity;
+	}
+	args[n++] = "--interval";
+	args[n++] = "500";
+	args[n++] = "--linger-ms";
+	args[n++] = "1000";
+	for (i = 0; extra && extra[i]; i++) {
+		assert_true(n < 47);
+		args[n++] = extra[i];
+	}
+	args[n] = NULL;
+	m->pid = h_monitor_start(m->status, args, NULL);
+}
+
+/* Stop it if it runs, remove its directory (kept when $KEEP is set): 0,
+ * or -1 when it could not be removed. */
+static inline int h_mon_done(struct h_mon *m)
+{
+	char cmd[700];
+	int r = 0;
+
+	if (m->pid > 0)
+		h_monitor_stop(m->pid);
+	m->pid = -1;
+	if (m->dir && !getenv("KEEP")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", h_sh(m->dir));
+		r = system(cmd) == 0 ? 0 : -1;
+	}
+	free(m->out);
+	free(m->activity);
+	free(m->state);
+	free(m->status);
+	free(m->dir);
+	*m = (struct h_mon){ .pid = -1 };
+	return r;
+}
+
+/* A sandbox started in the background, its name once its trace says it. */
+struct h_bg {
+	struct h_proc p;
+	char *policy, *trace, *name;
+	uint64_t t0;                 /* when it was started (h_now_ms) */
+};
+
+static inline struct h_bg h_bg_start(const char *policy_json, const char *const *argv)
+{
+	struct h_bg b = { .t0 = h_now_ms() };
+
+	b.trace = h_tempfile("bg-trace", NULL);
+	b.policy = h_tempfile("bg-policy", policy_json);
+	b.p = h_spawn(b.policy, b.trace, NULL, argv);
+	b.name = h_trace_sandbox(b.trace);
+	assert_non_null(b.name);
+	return b;
+}
+
+/* Wait for it to end: its exit status; its stdout in *ret_out and its
+ * trace in *ret_trace (either NULL: not wanted; the caller frees them),
+ * check(trace path) first if given. Its policy and trace files are
+ * removed; b->name stays, the caller's to free. */
+static inline int h_bg_end(struct h_bg *b, char **ret_out, json_t **ret_trace,
+			   void (*check)(const char *trace_path))
+{
+	int rc = h_wait(b->p, ret_out, NULL);
+
+	if (check)
+		check(b->trace);
+	if (ret_trace)
+		*ret_trace = h_trace(b->trace);
+	unlink(b->policy);
+	unlink(b->trace);
+	free(b->policy);
+	free(b->trace);
+	b->policy = b->trace = NULL;
+	return rc;
 }
 
 /* ---- what runs leave: cgroups, registry files, processes ---- */

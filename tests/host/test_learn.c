@@ -97,27 +97,12 @@ static void assert_checks(const char *path)
 {
 	struct rf_policy *p = NULL;
 	struct rf_error e = { 0 };
-	const char *argv[] = { h_ringfence(), "check", "--policy", path, NULL };
-	int st;
-	pid_t pid;
 
 	if (policy__load_file(path, &p, &e))
 		fail_msg("learned policy invalid: %s: %s", e.where, e.why);
 	assert_int_equal(p->mode, RF_MODE_ENFORCE);
 	policy__free(p);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(99);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	h_assert_checks(path);
 }
 
 static void learns_exactly_two_endpoints_and_verifies(void **state)

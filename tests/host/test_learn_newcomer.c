@@ -29,20 +29,14 @@ static char *work;
 static int before(void **state)
 {
 	(void)state;
-	work = strdup("/tmp/rf-learn-new-XXXXXX");
-	assert_non_null(mkdtemp(work));
-	chmod(work, 0755);
+	work = h_workdir("learn-new");
 	return 0;
 }
 
 static int after(void **state)
 {
-	char cmd[600];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
-	assert_int_equal(system(cmd), 0);
-	free(work);
+	h_workdir_remove(work);
 	return 0;
 }
 

@@ -19,30 +19,16 @@
 #define OTHER_PORT 18432
 
 static char *work;   /* per-run scratch directory */
-static char mon_dir[] = "/tmp/rf-learn-mon-XXXXXX", mon_out[600], mon_status[600];
-static pid_t mon_pid = -1;
-
 /* A live ringfence-monitor for the whole group: the benign reruns under
  * their learned policies must raise no alert. */
-static void monitor_start(void)
-{
-	char state_arg[600];
-	const char *args[] = { "--output", mon_out, "--state", state_arg, "--interval", "500",
-			       "--linger-ms", "1000", NULL };
-
-	assert_non_null(mkdtemp(mon_dir));
-	snprintf(mon_out, sizeof(mon_out), "%s/alerts.ndjson", mon_dir);
-	snprintf(mon_status, sizeof(mon_status), "%s/status.json", mon_dir);
-	snprintf(state_arg, sizeof(state_arg), "%s/state.json", mon_dir);
-	mon_pid = h_monitor_start(mon_status, args, NULL);
-}
+static struct h_mon mon;
 
 /* Alerts the monitor wrote about sandboxes whose policy id starts with
  * id_prefix (unmapped.policy_id of each NDJSON record). */
 static int alerts_for(const char *id_prefix)
 {
 	char *all, *line, *save = NULL;
-	int fd = open(mon_out, O_RDONLY | O_CLOEXEC), n = 0;
+	int fd = open(mon.out, O_RDONLY | O_CLOEXEC), n = 0;
 
 	if (fd < 0)
 		return 0;
@@ -66,19 +52,17 @@ static int setup(void **state)
 	int rc = harness_require_root();
 
 	(void)state;
-	if (!rc)
-		monitor_start();
+	if (!rc) {
+		h_mon_init(&mon, "learn", false);
+		h_mon_start(&mon, NULL);
+	}
 	return rc;
 }
 
 static int teardown(void **state)
 {
-	char cmd[700];
-
 	(void)state;
-	h_monitor_stop(mon_pid);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mon_dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return h_mon_done(&mon);
 }
 
 /* Rerun argv under the learned policy with its id changed to fp-<tag>,
@@ -111,9 +95,7 @@ static int before(void **state)
 	char path[512];
 
 	(void)state;
-	work = strdup("/tmp/rf-learn-work-XXXXXX");
-	assert_non_null(mkdtemp(work));
-	chmod(work, 0755);
+	work = h_workdir("learn-work");
 	snprintf(path, sizeof(path), "%s/data", work);
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/out", work);
@@ -123,12 +105,8 @@ static int before(void **state)
 
 static int after(void **state)
 {
-	char cmd[600];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
-	assert_int_equal(system(cmd), 0);
-	free(work);
+	h_workdir_remove(work);
 	return 0;
 }
 
@@ -172,24 +150,7 @@ static void assert_learned_ok(const char *path, int rc, const char *err)
 	assert_int_equal(p->files, RF_CONFINE_ALLOWLIST);  /* learned, not unrestricted */
 	assert_int_equal(p->exec, RF_CONFINE_ALLOWLIST);
 	policy__free(p);
-	{
-		const char *args[] = { h_ringfence(), "check", "--policy", path, NULL };
-		pid_t pid = fork();
-		int st;
-
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			int null = open("/dev/null", O_RDWR);
-
-			dup2(null, 1);
-			dup2(null, 2);
-			execv(args[0], (char *const *)args);
-			_exit(99);
-		}
-		assert_int_equal(waitpid(pid, &st, 0), pid);
-		assert_true(WIFEXITED(st));
-		assert_int_equal(WEXITSTATUS(st), 0);
-	}
+	h_assert_checks(path);
 }
 
 /* Run argv under the learned policy with a trace, extra options first
@@ -381,9 +342,9 @@ static void no_false_positives(void **state)
 		usleep(250000);
 	assert_true(alerts_for("ctl-") > 0);
 	usleep(2500000);   /* past the sample interval and the linger */
-	assert_int_equal(kill(mon_pid, 0), 0);  /* the monitor ran throughout */
+	assert_int_equal(kill(mon.pid, 0), 0);  /* the monitor ran throughout */
 	if (alerts_for("fp-"))
-		fail_msg("false positives: see %s", mon_out);
+		fail_msg("false positives: see %s", mon.out);
 }
 
 int main(void)

@@ -12,50 +12,25 @@
 #include "backends/enforcer.h"
 #include "rf_abi.h"
 
-#define WAIT_MS 15000
-
-static char *mon_out, *mon_rec, *replay_src, *mon_state, *mon_status, *mon_metrics, *tmpdir_path;
-static pid_t mon_pid = -1;
+static struct h_mon mon;
+static char *mon_rec, *replay_src, *mon_metrics;
 static int metrics_port;
 static char *profile_json;      /* recorded for the benign workload */
 
-static pid_t start_monitor(const char *const *extra)
+/* The suite's monitor (h_mon_start) also recording, with metrics. */
+static void start_monitor(void)
 {
-	const char *args[48];
 	char port[64];
-	int n = 0, i;
+	const char *args[] = { "--record", mon_rec, "--metrics-file", mon_metrics,
+			       "--metrics", port, NULL };
 
 	snprintf(port, sizeof(port), "127.0.0.1:%d", metrics_port);
-	args[n++] = "--output";
-	args[n++] = mon_out;
-	args[n++] = "--record";
-	args[n++] = mon_rec;
-	args[n++] = "--state";
-	args[n++] = mon_state;
-	args[n++] = "--metrics-file";
-	args[n++] = mon_metrics;
-	args[n++] = "--metrics";
-	args[n++] = port;
-	args[n++] = "--interval";
-	args[n++] = "500";
-	args[n++] = "--linger-ms";
-	args[n++] = "1000";
-	for (i = 0; extra && extra[i] && n < 47; i++)
-		args[n++] = extra[i];
-	args[n] = NULL;
-	return h_monitor_start(mon_status, args, NULL);
+	h_mon_start(&mon, args);
 }
 
 static json_t *records(void)
 {
-	return h_monitor_records(mon_out);
-}
-
-static const char *rec_str(json_t *o, const char *a, const char *b)
-{
-	json_t *v = json_object_get(json_object_get(o, a), b);
-
-	return json_is_string(v) ? json_string_value(v) : "";
+	return h_monitor_records(mon.out);
 }
 
 static long long rec_int(json_t *o, const char *a, const char *b)
@@ -64,32 +39,16 @@ static long long rec_int(json_t *o, const char *a, const char *b)
 				      json_object_get(o, a));
 }
 
-/* Records of one rule ("" any) for one sandbox ("" host-wide, NULL any). */
-static json_t *select_records(json_t *all, const char *rule, const char *sandbox)
-{
-	json_t *sel = json_array(), *o;
-	size_t i;
-
-	json_array_foreach(all, i, o) {
-		if (rule[0] && strcmp(rec_str(o, "unmapped", "rule"), rule))
-			continue;
-		if (sandbox && strcmp(rec_str(o, "unmapped", "sandbox"), sandbox))
-			continue;
-		json_array_append(sel, o);
-	}
-	return sel;
-}
-
 static size_t distinct_uids(json_t *sel)
 {
 	size_t i, j, n = 0;
 
 	for (i = 0; i < json_array_size(sel); i++) {
-		const char *u = rec_str(json_array_get(sel, i), "finding_info", "uid");
+		const char *u = h_rec_str(json_array_get(sel, i), "finding_info", "uid");
 		bool seen = false;
 
 		for (j = 0; j < i; j++)
-			seen |= !strcmp(u, rec_str(json_array_get(sel, j), "finding_info", "uid"));
+			seen |= !strcmp(u, h_rec_str(json_array_get(sel, j), "finding_info", "uid"));
 		n += !seen;
 	}
 	return n;
@@ -100,28 +59,25 @@ static json_t *last_phase(json_t *sel, const char *phase)
 	size_t i;
 
 	for (i = json_array_size(sel); i > 0; i--)
-		if (!strcmp(rec_str(json_array_get(sel, i - 1), "unmapped", "phase"), phase))
+		if (!strcmp(h_rec_str(json_array_get(sel, i - 1), "unmapped", "phase"), phase))
 			return json_array_get(sel, i - 1);
 	return NULL;
+}
+
+static bool in_phase(json_t *rec, const void *phase)
+{
+	return !strcmp(h_rec_str(rec, "unmapped", "phase"), phase);
 }
 
 /* Wait until a record of rule/sandbox in phase (NULL any) exists; the
  * time it took, or -1. */
 static long wait_for(const char *rule, const char *sandbox, const char *phase, uint64_t t0)
 {
-	uint64_t deadline = h_now_ms() + WAIT_MS;
+	json_t *o = h_mon_wait(mon.out, rule, sandbox, phase ? in_phase : NULL, phase);
+	long took = o ? (long)(h_now_ms() - t0) : -1;
 
-	while (h_now_ms() < deadline) {
-		json_t *all = records(), *sel = select_records(all, rule, sandbox);
-		bool found = phase ? last_phase(sel, phase) != NULL : json_array_size(sel) > 0;
-
-		json_decref(sel);
-		json_decref(all);
-		if (found)
-			return (long)(h_now_ms() - t0);
-		h_sleep_ms(20);
-	}
-	return -1;
+	json_decref(o);
+	return took;
 }
 
 /* Run a policy (JSON text) with argv; the sandbox name from the trace. */
@@ -141,7 +97,6 @@ static char *run_sandbox(const char *policy, const char *const *argv, char **ret
 	return name;
 }
 
-/* Spawn a sandbox in the background (for SIGSTOP/latency tests). */
 static int open_or_fail(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -150,40 +105,11 @@ static int open_or_fail(const char *path)
 	return fd;
 }
 
-static struct h_proc spawn_sandbox(const char *policy_json, const char *trace,
-				   const char *const *argv, char **ret_policy_path)
+/* A background sandbox that must exit 0: its stdout in *ret_out (NULL:
+ * not wanted). */
+static void bg_end(struct h_bg *b, char **ret_out)
 {
-	char *policy = h_tempfile("monpol", policy_json);
-
-	*ret_policy_path = policy;
-	return h_spawn(policy, trace, NULL, argv);
-}
-
-/* A sandbox started in the background; its name once its trace says it. */
-struct bg {
-	struct h_proc p;
-	char *policy, *trace, *name;
-	uint64_t t0;
-};
-
-static struct bg bg_start(const char *policy_json, const char *const *argv)
-{
-	struct bg b = { .t0 = h_now_ms() };
-
-	b.trace = h_tempfile("montrace", NULL);
-	b.p = spawn_sandbox(policy_json, b.trace, argv, &b.policy);
-	b.name = h_trace_sandbox(b.trace);
-	assert_non_null(b.name);
-	return b;
-}
-
-static void bg_end(struct bg *b, char **ret_out)
-{
-	assert_int_equal(h_wait(b->p, ret_out, NULL), 0);
-	unlink(b->policy);
-	unlink(b->trace);
-	free(b->policy);
-	free(b->trace);
+	assert_int_equal(h_bg_end(b, ret_out, NULL, NULL), 0);
 	free(b->name);
 }
 
@@ -200,17 +126,11 @@ static uint64_t kernel_ringbuf_lost(void)
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/rf-mon-host-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(tmpl));
-	tmpdir_path = strdup(tmpl);
-	assert_true(asprintf(&mon_out, "%s/alerts.ndjson", tmpl) > 0);
-	assert_true(asprintf(&mon_rec, "%s/record.ndjson", tmpl) > 0);
+	h_mon_init(&mon, "host", false);
+	assert_true(asprintf(&mon_rec, "%s/record.ndjson", mon.dir) > 0);
 	replay_src = mon_rec;
-	assert_true(asprintf(&mon_state, "%s/state.json", tmpl) > 0);
-	assert_true(asprintf(&mon_status, "%s/status.json", tmpl) > 0);
-	assert_true(asprintf(&mon_metrics, "%s/metrics.prom", tmpl) > 0);
+	assert_true(asprintf(&mon_metrics, "%s/metrics.prom", mon.dir) > 0);
 	metrics_port = 19000 + (int)(getpid() % 900);
 	/* Pin this build's programs first: replacing a stale set (another
 	 * build's) later would reset the kernel counters under the monitor. */
@@ -221,22 +141,15 @@ static int setup(void **state)
 		      "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}", NULL, warm,
 		      NULL, NULL);
 	}
-	mon_pid = start_monitor(NULL);
+	start_monitor();
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[700];
-
 	(void)state;
-	if (mon_pid > 0)
-		h_monitor_stop(mon_pid);
-	if (tmpdir_path && !getenv("KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir_path);
-		if (system(cmd))
-			fprintf(stderr, "could not remove %s\n", tmpdir_path);
-	}
+	if (h_mon_done(&mon))
+		fprintf(stderr, "could not remove the monitor's directory\n");
 	free(profile_json);
 	return 0;
 }
@@ -248,7 +161,7 @@ static void test_burst_one_alert(void **state)
 		"\"exec\":\"unrestricted\",\"network\":{\"connect\":[\"127.0.0.1:18080\"],"
 		"\"unix\":[]},\"monitor\":{\"deny_burst\":{\"count\":10,\"window_ms\":1000}}}";
 	const char *argv[] = { h_tool("rf-net"), "burst", "50", "127.0.0.1", "9", NULL };
-	struct bg b = bg_start(policy, argv);
+	struct h_bg b = h_bg_start(policy, argv);
 	const char *name = b.name;
 	uint64_t t0 = b.t0;
 	json_t *all, *sel, *close;
@@ -261,13 +174,13 @@ static void test_burst_one_alert(void **state)
 	fprintf(stderr, "# latency deny-burst: %ld ms from start of the sandbox\n", lat);
 	assert_true(wait_for("deny-burst", name, "close", t0) >= 0);
 	all = records();
-	sel = select_records(all, "deny-burst", name);
+	sel = h_rec_select(all, "deny-burst", name);
 	assert_int_equal(distinct_uids(sel), 1);
 	close = last_phase(sel, "close");
 	assert_int_equal(rec_int(close, "count", NULL), 50);
 	assert_int_equal(rec_int(close, "unmapped", "threshold"), 10);
 	assert_int_equal(rec_int(close, "unmapped", "window_ms"), 1000);
-	assert_string_equal(rec_str(close, "unmapped", "key"), "network");
+	assert_string_equal(h_rec_str(close, "unmapped", "key"), "network");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		json_array_get(json_object_get(close, "evidences"), 0), "dst_endpoint"), "ip")),
 		"127.0.0.1");
@@ -275,7 +188,7 @@ static void test_burst_one_alert(void **state)
 		json_array_get(json_object_get(close, "evidences"), 0), "container"), "uid")), name);
 	/* nothing else about this sandbox */
 	json_decref(sel);
-	sel = select_records(all, "", name);
+	sel = h_rec_select(all, "", name);
 	assert_int_equal(distinct_uids(sel), 1);
 	json_decref(sel);
 	json_decref(all);
@@ -320,7 +233,7 @@ static void test_labels_reach_alerts(void **state)
 	free(first);
 	assert_true(wait_for("deny-burst", name, "open", t0) >= 0);
 	all = records();
-	sel = select_records(all, "deny-burst", name);
+	sel = h_rec_select(all, "deny-burst", name);
 	open = json_array_get(sel, 0);
 	md = json_object_get(open, "metadata");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(md, "labels"), 0)),
@@ -329,7 +242,7 @@ static void test_labels_reach_alerts(void **state)
 			    "tool.call=fetch 7");
 	assert_string_equal(json_string_value(json_object_get(md, "correlation_uid")),
 			    "4bf92f3577b34da6a3ce929d0e0e4736");
-	assert_string_equal(rec_str(open, "unmapped", "traceparent"), tp);
+	assert_string_equal(h_rec_str(open, "unmapped", "traceparent"), tp);
 	json_decref(sel);
 	json_decref(all);
 	/* the monitor had them from the registry entry */
@@ -411,7 +324,7 @@ static void test_unexpected_syscall(void **state)
 			       "sleep", "500", NULL };
 	char policy[8192], *out;
 	const char *name;
-	struct bg b;
+	struct h_bg b;
 	json_t *all, *sel, *open;
 	long lat;
 
@@ -422,7 +335,7 @@ static void test_unexpected_syscall(void **state)
 		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":\"unrestricted\","
 		 "\"syscalls\":%s}", profile_json);
 	assert_null(strstr(profile_json, "\"getcpu\""));
-	b = bg_start(policy, argv);
+	b = h_bg_start(policy, argv);
 	name = b.name;
 	lat = wait_for("unexpected-syscall", name, "open", b.t0);
 	assert_true(lat >= 0);
@@ -430,10 +343,10 @@ static void test_unexpected_syscall(void **state)
 		"whose getcpu comes about 300 ms in\n", lat);
 	assert_true(wait_for("unexpected-syscall", name, "close", b.t0) >= 0);
 	all = records();
-	sel = select_records(all, "unexpected-syscall", name);
+	sel = h_rec_select(all, "unexpected-syscall", name);
 	assert_int_equal(distinct_uids(sel), 1);
 	open = last_phase(sel, "open");
-	assert_string_equal(rec_str(open, "unmapped", "syscall"), "getcpu");
+	assert_string_equal(h_rec_str(open, "unmapped", "syscall"), "getcpu");
 	assert_int_equal(rec_int(open, "count", NULL), 1);
 	/* it ran: not refused, High */
 	assert_true(json_is_false(json_object_get(json_object_get(open, "unmapped"), "refused")));
@@ -443,7 +356,7 @@ static void test_unexpected_syscall(void **state)
 		json_array_get(json_object_get(open, "evidences"), 0), "process"), "file"), "path")),
 		h_tool("rf-load"));
 	json_decref(sel);
-	sel = select_records(all, "", name);
+	sel = h_rec_select(all, "", name);
 	assert_int_equal(distinct_uids(sel), 1);
 	json_decref(sel);
 	json_decref(all);
@@ -456,7 +369,7 @@ static void test_unexpected_syscall(void **state)
  * (or the deadline), then a little longer for any that should not be. */
 static json_t *wait_closed_syscall_alerts(const char *sandbox, size_t n)
 {
-	uint64_t deadline = h_now_ms() + WAIT_MS;
+	uint64_t deadline = h_now_ms() + H_MON_WAIT_MS;
 	json_t *all = NULL, *sel = NULL;
 
 	for (;;) {
@@ -466,9 +379,9 @@ static json_t *wait_closed_syscall_alerts(const char *sandbox, size_t n)
 		json_decref(sel);
 		json_decref(all);
 		all = records();
-		sel = select_records(all, "unexpected-syscall", sandbox);
+		sel = h_rec_select(all, "unexpected-syscall", sandbox);
 		json_array_foreach(sel, i, o)
-			closed += !strcmp(rec_str(o, "unmapped", "phase"), "close");
+			closed += !strcmp(h_rec_str(o, "unmapped", "phase"), "close");
 		if (closed >= n || h_now_ms() >= deadline)
 			break;
 		h_sleep_ms(50);
@@ -477,7 +390,7 @@ static json_t *wait_closed_syscall_alerts(const char *sandbox, size_t n)
 	json_decref(all);
 	h_sleep_ms(1500);     /* past the linger: anything more would show now */
 	all = records();
-	sel = select_records(all, "unexpected-syscall", sandbox);
+	sel = h_rec_select(all, "unexpected-syscall", sandbox);
 	json_decref(all);
 	return sel;
 }
@@ -524,13 +437,13 @@ static void test_refused_syscalls(void **state)
 		size_t opens = 0;
 
 		json_array_foreach(sel, i, o) {
-			if (strcmp(rec_str(o, "unmapped", "syscall"), refused[k]) ||
-			    strcmp(rec_str(o, "unmapped", "phase"), "open"))
+			if (strcmp(h_rec_str(o, "unmapped", "syscall"), refused[k]) ||
+			    strcmp(h_rec_str(o, "unmapped", "phase"), "open"))
 				continue;
 			opens++;
 			assert_true(json_is_true(json_object_get(json_object_get(o, "unmapped"),
 								 "refused")));
-			assert_string_equal(rec_str(o, "unmapped", "errno"), "EPERM");
+			assert_string_equal(h_rec_str(o, "unmapped", "errno"), "EPERM");
 			assert_int_equal(rec_int(o, "severity_id", NULL), 5);
 			assert_int_equal(rec_int(o, "count", NULL), 1);
 			assert_non_null(strstr(json_string_value(json_object_get(o, "message")),
@@ -539,7 +452,7 @@ static void test_refused_syscalls(void **state)
 		assert_int_equal(opens, 1);
 	}
 	json_array_foreach(sel, i, o)
-		assert_string_not_equal(rec_str(o, "unmapped", "syscall"), "gettid");
+		assert_string_not_equal(h_rec_str(o, "unmapped", "syscall"), "gettid");
 	json_decref(sel);
 	free(out);
 	free(name);
@@ -564,7 +477,7 @@ static void test_benign_no_alert(void **state)
 	/* past the sample interval, the linger and the sandbox's end */
 	h_sleep_ms(3000);
 	all = records();
-	sel = select_records(all, "", name);
+	sel = h_rec_select(all, "", name);
 	if (json_array_size(sel)) {
 		char *s = json_dumps(sel, JSON_INDENT(1));
 
@@ -612,11 +525,11 @@ static void test_inferred_allowed_failures_no_burst(void **state)
 	uint64_t t0;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/inferred", tmpdir_path);
+	snprintf(dir, sizeof(dir), "%s/inferred", mon.dir);
 	snprintf(locked, sizeof(locked), "%s/data/locked", dir);
 	snprintf(secret, sizeof(secret), "%s/secret/s", dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(chmod(tmpdir_path, 0755), 0);
+	assert_int_equal(chmod(mon.dir, 0755), 0);
 	snprintf(policy, sizeof(policy), "%s/data", dir);
 	assert_int_equal(mkdir(policy, 0755), 0);
 	snprintf(policy, sizeof(policy), "%s/secret", dir);
@@ -667,17 +580,17 @@ static void test_inferred_allowed_failures_no_burst(void **state)
 	/* the refused twin: one alert counting all 30, then closed */
 	assert_true(wait_for("failed-ops", name_no, "close", t0) >= 0);
 	all = records();
-	sel = select_records(all, "failed-ops", name_no);
+	sel = h_rec_select(all, "failed-ops", name_no);
 	assert_int_equal(distinct_uids(sel), 1);
 	cl = last_phase(sel, "close");
 	assert_int_equal(rec_int(cl, "count", NULL), 30);
-	assert_string_equal(rec_str(cl, "unmapped", "key"), "file");
+	assert_string_equal(h_rec_str(cl, "unmapped", "key"), "file");
 	json_decref(sel);
 	/* nothing at all for the allowed failures */
-	sel = select_records(all, "", name_ok);
+	sel = h_rec_select(all, "", name_ok);
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
-	sel = select_records(all, "", name_net);
+	sel = h_rec_select(all, "", name_net);
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
 	json_decref(all);
@@ -692,7 +605,7 @@ static void test_forks_spike(void **state)
 	const char *policy = "{\"version\":1,\"id\":\"mon-forks\",\"files\":\"unrestricted\","
 		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\",\"monitor\":{\"pids\":50}}";
 	const char *argv[] = { h_tool("rf-load"), "forks", "100", "2000", NULL };
-	struct bg b = bg_start(policy, argv);
+	struct h_bg b = h_bg_start(policy, argv);
 	const char *name = b.name;
 	json_t *all, *sel, *o;
 	size_t i, n = 0;
@@ -708,9 +621,9 @@ static void test_forks_spike(void **state)
 	 * episode's peak. */
 	assert_true(wait_for("resource-spike", name, "close", b.t0) >= 0);
 	all = records();
-	sel = select_records(all, "resource-spike", name);
+	sel = h_rec_select(all, "resource-spike", name);
 	json_array_foreach(sel, i, o) {
-		if (strcmp(rec_str(o, "unmapped", "key"), "pids"))
+		if (strcmp(h_rec_str(o, "unmapped", "key"), "pids"))
 			continue;
 		n++;
 		assert_true(rec_int(o, "unmapped", "value") > 50);
@@ -732,7 +645,7 @@ static void test_memory_spike(void **state)
 		"\"exec\":\"unrestricted\",\"network\":\"unrestricted\",\"monitor\":"
 		"{\"memory_mb\":64}}";
 	const char *argv[] = { h_tool("rf-load"), "mem", "160", "2000", NULL };
-	struct bg b = bg_start(policy, argv);
+	struct h_bg b = h_bg_start(policy, argv);
 	const char *name = b.name;
 	json_t *all, *sel, *o, *last = NULL;
 	size_t i;
@@ -744,14 +657,14 @@ static void test_memory_spike(void **state)
 		"sandbox\n", lat);
 	assert_true(wait_for("resource-spike", name, "close", b.t0) >= 0);
 	all = records();
-	sel = select_records(all, "resource-spike", name);
+	sel = h_rec_select(all, "resource-spike", name);
 	json_array_foreach(sel, i, o)
-		if (!strcmp(rec_str(o, "unmapped", "key"), "memory"))
+		if (!strcmp(h_rec_str(o, "unmapped", "key"), "memory"))
 			last = o;
 	assert_non_null(last);
 	assert_true(rec_int(last, "unmapped", "value") >= 128LL << 20);
 	assert_int_equal(rec_int(last, "unmapped", "threshold"), 64LL << 20);
-	assert_string_equal(rec_str(last, "unmapped", "unit"), "bytes");
+	assert_string_equal(h_rec_str(last, "unmapped", "unit"), "bytes");
 	json_decref(sel);
 	json_decref(all);
 	bg_end(&b, NULL);
@@ -771,19 +684,19 @@ static void test_lost_events_match_kernel(void **state)
 	long hwm = 0;
 
 	(void)state;
-	assert_int_equal(kill(mon_pid, SIGSTOP), 0);
+	assert_int_equal(kill(mon.pid, SIGSTOP), 0);
 	name = run_sandbox(policy, argv, NULL);
-	assert_int_equal(kill(mon_pid, SIGCONT), 0);
+	assert_int_equal(kill(mon.pid, SIGCONT), 0);
 	free(name);
-	deadline = h_now_ms() + WAIT_MS;
+	deadline = h_now_ms() + H_MON_WAIT_MS;
 	while (h_now_ms() < deadline) {
-		json_t *all = records(), *sel = select_records(all, "lost-events", ""), *o;
+		json_t *all = records(), *sel = h_rec_select(all, "lost-events", ""), *o;
 		size_t i;
 
 		kernel = kernel_ringbuf_lost();
 		seen = 0;
 		json_array_foreach(sel, i, o)
-			if (!strcmp(rec_str(o, "unmapped", "hop"), "kernel-decisions") &&
+			if (!strcmp(h_rec_str(o, "unmapped", "hop"), "kernel-decisions") &&
 			    (uint64_t)rec_int(o, "unmapped", "lost_total") > seen)
 				seen = (uint64_t)rec_int(o, "unmapped", "lost_total");
 		json_decref(sel);
@@ -797,7 +710,7 @@ static void test_lost_events_match_kernel(void **state)
 	assert_true(kernel > 0);
 	assert_int_equal(seen, kernel);
 	/* a flood stays within the memory bound */
-	snprintf(status, sizeof(status), "/proc/%d/status", (int)mon_pid);
+	snprintf(status, sizeof(status), "/proc/%d/status", (int)mon.pid);
 	f = fopen(status, "r");
 	assert_non_null(f);
 	while (f && fgets(status, sizeof(status), f))
@@ -818,12 +731,12 @@ static void test_boundary(void **state)
 			       NULL };
 
 	(void)state;
-	snprintf(pid, sizeof(pid), "%d", (int)mon_pid);
+	snprintf(pid, sizeof(pid), "%d", (int)mon.pid);
 	name = run_sandbox(policy, argv, &out);
 	assert_string_not_equal(h_result(out, "signal"), "ok");
 	assert_string_not_equal(h_result(out, "ptrace"), "ok");
 	assert_string_not_equal(h_result(out, "readmem"), "ok");
-	assert_int_equal(kill(mon_pid, 0), 0);
+	assert_int_equal(kill(mon.pid, 0), 0);
 	fprintf(stderr, "# from a sandbox: %s", out);
 	free(out);
 	free(name);
@@ -917,7 +830,7 @@ static void test_metrics(void **state)
 
 static void test_top_once(void **state)
 {
-	const char *args[] = { h_monitor_bin(), "--top", "--once", "--status", mon_status, NULL };
+	const char *args[] = { h_monitor_bin(), "--top", "--once", "--status", mon.status, NULL };
 	int pipefd[2], st;
 	pid_t pid;
 	char *out;
@@ -952,15 +865,15 @@ static void test_sighup_reopen(void **state)
 	uint64_t t0;
 
 	(void)state;
-	assert_true(asprintf(&rotated, "%s.1", mon_out) > 0);
-	assert_int_equal(rename(mon_out, rotated), 0);
-	assert_int_equal(kill(mon_pid, SIGHUP), 0);
+	assert_true(asprintf(&rotated, "%s.1", mon.out) > 0);
+	assert_int_equal(rename(mon.out, rotated), 0);
+	assert_int_equal(kill(mon.pid, SIGHUP), 0);
 	h_sleep_ms(300);
-	assert_int_equal(stat(mon_out, &st), 0);    /* reopened: created again */
+	assert_int_equal(stat(mon.out, &st), 0);    /* reopened: created again */
 	t0 = h_now_ms();
 	name = run_sandbox(policy, argv, NULL);
 	assert_true(wait_for("deny-burst", name, "open", t0) >= 0);
-	assert_int_equal(kill(mon_pid, 0), 0);
+	assert_int_equal(kill(mon.pid, 0), 0);
 	free(name);
 	free(rotated);
 }
@@ -977,20 +890,20 @@ static void test_restart_reports_lost(void **state)
 	char *name;
 
 	(void)state;
-	assert_int_equal(h_monitor_stop(mon_pid), 0);    /* SIGTERM: exit 0 */
-	mon_pid = -1;
+	assert_int_equal(h_monitor_stop(mon.pid), 0);    /* SIGTERM: exit 0 */
+	mon.pid = -1;
 	before = kernel_ringbuf_lost();
 	name = run_sandbox(policy, argv, NULL);
 	free(name);
 	after = kernel_ringbuf_lost();
 	assert_true(after > before);
-	unlink(mon_out);
+	unlink(mon.out);
 	/* keep the first run's recording for the replay test */
-	assert_true(asprintf(&mon_rec, "%s/record2.ndjson", tmpdir_path) > 0);
-	mon_pid = start_monitor(NULL);
-	deadline = h_now_ms() + WAIT_MS;
+	assert_true(asprintf(&mon_rec, "%s/record2.ndjson", mon.dir) > 0);
+	start_monitor();
+	deadline = h_now_ms() + H_MON_WAIT_MS;
 	while (h_now_ms() < deadline && count < 0) {
-		json_t *all = records(), *sel = select_records(all, "lost-events", ""), *o;
+		json_t *all = records(), *sel = h_rec_select(all, "lost-events", ""), *o;
 		size_t i;
 
 		json_array_foreach(sel, i, o)
@@ -1013,10 +926,10 @@ static void test_replay_identical(void **state)
 	int i, fd;
 
 	(void)state;
-	assert_true(asprintf(&o1, "%s/replay1.ndjson", tmpdir_path) > 0);
-	assert_true(asprintf(&o2, "%s/replay2.ndjson", tmpdir_path) > 0);
-	assert_int_equal(h_monitor_stop(mon_pid), 0);
-	mon_pid = -1;
+	assert_true(asprintf(&o1, "%s/replay1.ndjson", mon.dir) > 0);
+	assert_true(asprintf(&o2, "%s/replay2.ndjson", mon.dir) > 0);
+	assert_int_equal(h_monitor_stop(mon.pid), 0);
+	mon.pid = -1;
 	for (i = 0; i < 2; i++) {
 		const char *args[] = { h_monitor_bin(), "--replay", replay_src, "--output",
 				       i ? o2 : o1, NULL };
@@ -1060,7 +973,7 @@ static void test_schema(void **state)
 	snprintf(cmd, sizeof(cmd), "%s tests/ocsf/check_alerts.py --project "
 		 "schemas/alert.schema.json --absent-ok tests/ocsf/recommended-absent.txt "
 		 "tests/ocsf/detection_finding-1.3.0.schema.json %s/replay1.ndjson %s",
-		 py, tmpdir_path, mon_out);
+		 py, mon.dir, mon.out);
 	assert_int_equal(system(cmd), 0);
 }
 

@@ -16,12 +16,11 @@
 #include <stdatomic.h>
 
 #define DNS_PORT "5398"
-#define WAIT_MS 15000
 
 #define P_UP 18320      /* the loopback upload server */
 
-static pid_t dnsmasq = -1, mon_pid = -1;
-static char *mon_out, *mon_act, *mon_status, *mon_state;
+static pid_t dnsmasq = -1;
+static struct h_mon mon;
 static int srv_fd = -1;
 static atomic_llong srv_bytes;
 static pthread_t srv_thread;
@@ -62,9 +61,6 @@ static int start_dnsmasq(void)
 
 static int setup(void **state)
 {
-	const char *args[16];
-	int n = 0;
-
 	(void)state;
 	if (harness_require_root() || access("/usr/sbin/dnsmasq", X_OK) ||
 	    access("/usr/bin/python3", X_OK) || access("/usr/bin/git", X_OK))
@@ -74,29 +70,15 @@ static int setup(void **state)
 	srv_fd = h_listen_inet(AF_INET, "127.0.0.1", P_UP, SOCK_STREAM);
 	if (srv_fd < 0 || pthread_create(&srv_thread, NULL, server, NULL))
 		return -1;
-	mon_out = h_tempfile("allowed-alerts", NULL);
-	mon_act = h_tempfile("allowed-activity", NULL);
-	mon_status = h_tempfile("allowed-status", NULL);
-	mon_state = h_tempfile("allowed-state", NULL);
-	args[n++] = "--output";
-	args[n++] = mon_out;
-	args[n++] = "--activity";
-	args[n++] = mon_act;
-	args[n++] = "--state";
-	args[n++] = mon_state;
-	args[n++] = "--interval";
-	args[n++] = "500";
-	args[n++] = "--linger-ms";
-	args[n++] = "1000";
-	args[n] = NULL;
-	mon_pid = h_monitor_start(mon_status, args, NULL);
+	h_mon_init(&mon, "allowed", true);
+	h_mon_start(&mon, NULL);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	h_monitor_stop(mon_pid);
+	h_mon_done(&mon);
 	if (srv_fd >= 0) {
 		shutdown(srv_fd, SHUT_RDWR);
 		pthread_join(srv_thread, NULL);
@@ -106,69 +88,14 @@ static int teardown(void **state)
 		kill(dnsmasq, SIGTERM);
 		waitpid(dnsmasq, NULL, 0);
 	}
-	unlink(mon_out);
-	unlink(mon_act);
-	unlink(mon_status);
-	unlink(mon_state);
 	return 0;
 }
 
-static const char *str2(json_t *o, const char *a, const char *b)
-{
-	json_t *v = json_object_get(b ? json_object_get(o, a) : o, b ? b : a);
-
-	return json_is_string(v) ? json_string_value(v) : "";
-}
-
-/* Records of path for one sandbox (unmapped.sandbox) and rule ("" any). */
-static json_t *select_of(const char *path, const char *sandbox, const char *rule)
-{
-	json_t *all = h_monitor_records(path), *sel = json_array(), *o;
-	size_t i;
-
-	json_array_foreach(all, i, o)
-		if (!strcmp(str2(o, "unmapped", "sandbox"), sandbox) &&
-		    (!rule[0] || !strcmp(str2(o, "unmapped", "rule"), rule)))
-			json_array_append(sel, o);
-	json_decref(all);
-	return sel;
-}
-
 /* The first alert record of rule for sandbox, waited for; NULL after
- * WAIT_MS. */
+ * H_MON_WAIT_MS. */
 static json_t *wait_alert(const char *sandbox, const char *rule)
 {
-	uint64_t deadline = h_now_ms() + WAIT_MS;
-
-	while (h_now_ms() < deadline) {
-		json_t *sel = select_of(mon_out, sandbox, rule), *o = NULL;
-
-		if (json_array_size(sel))
-			o = json_incref(json_array_get(sel, 0));
-		json_decref(sel);
-		if (o)
-			return o;
-		h_sleep_ms(20);
-	}
-	return NULL;
-}
-
-/* A sandbox in the background: its name (from the trace's first line). */
-struct bg {
-	struct h_proc p;
-	char *policy, *trace, *name;
-};
-
-static struct bg bg_start(const char *policy_json, const char *const *argv)
-{
-	struct bg b = { 0 };
-
-	b.trace = h_tempfile("allowed-trace", NULL);
-	b.policy = h_tempfile("allowed-policy", policy_json);
-	b.p = h_spawn(b.policy, b.trace, NULL, argv);
-	b.name = h_trace_sandbox(b.trace);
-	assert_non_null(b.name);
-	return b;
+	return h_mon_wait(mon.out, rule, sandbox, NULL, NULL);
 }
 
 /* Every line of the trace valid against schemas/trace.schema.json
@@ -185,23 +112,16 @@ static void trace_valid(const char *path)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* Wait for it to end: its exit status; its trace in *ret_trace. */
-static int bg_end(struct bg *b, json_t **ret_trace)
+/* Wait for it to end, its trace checked: its exit status; its trace in
+ * *ret_trace. */
+static int bg_end(struct h_bg *b, json_t **ret_trace)
 {
-	int rc = h_wait(b->p, NULL, NULL);
-
-	trace_valid(b->trace);
-	*ret_trace = h_trace(b->trace);
-	unlink(b->policy);
-	unlink(b->trace);
-	free(b->policy);
-	free(b->trace);
-	return rc;
+	return h_bg_end(b, NULL, ret_trace, trace_valid);
 }
 
 static int run_named(const char *policy_json, const char *const *argv, char **ret_name)
 {
-	struct bg b = bg_start(policy_json, argv);
+	struct h_bg b = h_bg_start(policy_json, argv);
 	json_t *tr;
 	int rc = bg_end(&b, &tr);
 
@@ -243,8 +163,8 @@ static void dns_tunnel_200_names(void **state)
 	assert_int_equal(run_named(TUNNEL_POLICY("mon-tunnel-twin", "100"), twin_argv, &twin), 0);
 	a = wait_alert(name, "dns-tunnel");
 	assert_non_null(a);
-	assert_string_equal(str2(a, "unmapped", "signal"), "distinct-names");
-	assert_string_equal(str2(a, "unmapped", "suffix"), "tunnel.test");
+	assert_string_equal(h_rec_str(a, "unmapped", "signal"), "distinct-names");
+	assert_string_equal(h_rec_str(a, "unmapped", "suffix"), "tunnel.test");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "unmapped"),
 							    "distinct_names")), 101);
 	json_decref(a);
@@ -252,20 +172,20 @@ static void dns_tunnel_200_names(void **state)
 	 * (beside them: the ledger's Network Activity of its datagrams to
 	 * the gate) */
 	h_sleep_ms(600);
-	sel = select_of(mon_act, name, "");
+	sel = h_mon_select(mon.activity, "", name);
 	json_array_foreach(sel, i, o) {
 		json_int_t c = json_integer_value(json_object_get(o, "class_uid"));
 
 		assert_true(c == 4003 || c == 4001);
-		n_query += c == 4003 && !strcmp(str2(o, "disposition", NULL), "Allowed") &&
-			   strstr(str2(o, "query", "hostname"), ".tunnel.test");
+		n_query += c == 4003 && !strcmp(h_rec_str(o, "disposition", NULL), "Allowed") &&
+			   strstr(h_rec_str(o, "query", "hostname"), ".tunnel.test");
 	}
 	assert_int_equal(n_query, 200);
 	json_decref(sel);
-	sel = select_of(mon_out, twin, "dns-tunnel");
+	sel = h_mon_select(mon.out, "dns-tunnel", twin);
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
-	sel = select_of(mon_act, twin, "");
+	sel = h_mon_select(mon.activity, "", twin);
 	n_query = 0;
 	json_array_foreach(sel, i, o)
 		n_query += json_integer_value(json_object_get(o, "class_uid")) == 4003;
@@ -275,8 +195,8 @@ static void dns_tunnel_200_names(void **state)
 	snprintf(check, sizeof(check), "grep '\"class_uid\":4003' %s > %s.dns && "
 		 "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
 		 "tests/ocsf/recommended-absent-dns.txt tests/ocsf/dns_activity-1.3.0.schema.json "
-		 "%s.dns > /dev/null; r=$?; rm -f %s.dns; exit $r", mon_act, mon_act, mon_act,
-		 mon_act);
+		 "%s.dns > /dev/null; r=$?; rm -f %s.dns; exit $r", mon.activity, mon.activity, mon.activity,
+		 mon.activity);
 	assert_int_equal(system(check), 0);
 	free(cmd);
 	free(twin_cmd);
@@ -318,17 +238,17 @@ static void unexpected_program_named_with_parent(void **state)
 	assert_non_null(a);
 	um = json_object_get(a, "unmapped");
 	/* as python found it on PATH (/bin or /usr/bin) */
-	assert_true(strlen(str2(um, "program", NULL)) > 4);
-	assert_string_equal(strrchr(str2(um, "program", NULL), '/'), "/git");
-	assert_string_equal(str2(um, "parent_name", NULL), "python3");
-	assert_string_equal(str2(a, "disposition", NULL), "Detected");
+	assert_true(strlen(h_rec_str(um, "program", NULL)) > 4);
+	assert_string_equal(strrchr(h_rec_str(um, "program", NULL), '/'), "/git");
+	assert_string_equal(h_rec_str(um, "parent_name", NULL), "python3");
+	assert_string_equal(h_rec_str(a, "disposition", NULL), "Detected");
 	json_decref(a);
 	h_sleep_ms(600);
-	sel = select_of(mon_out, name, "unexpected-exec");
+	sel = h_mon_select(mon.out, "unexpected-exec", name);
 	/* git only: python3 is expected (one alert: open, maybe close) */
 	assert_true(json_array_size(sel) >= 1);
 	json_decref(sel);
-	sel = select_of(mon_out, twin, "unexpected-exec");
+	sel = h_mon_select(mon.out, "unexpected-exec", twin);
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
 	free(name);
@@ -355,7 +275,7 @@ static void on_alert_kill_ends_the_sandbox(void **state)
 {
 	char *mark = h_tempfile("allowed-mark", NULL), *py;
 	const char *argv[4] = { "/usr/bin/python3", "-c", NULL, NULL };
-	struct bg b;
+	struct h_bg b;
 	json_t *a, *tr, *ex, *ma, *resp;
 	int rc;
 
@@ -363,15 +283,15 @@ static void on_alert_kill_ends_the_sandbox(void **state)
 	unlink(mark);
 	py = git_then_mark(mark);
 	argv[2] = py;
-	b = bg_start(EXEC_POLICY("mon-kill", "\"python3\"", "kill"), argv);
+	b = h_bg_start(EXEC_POLICY("mon-kill", "\"python3\"", "kill"), argv);
 	a = wait_alert(b.name, "unexpected-exec");
 	assert_non_null(a);
 	resp = json_object_get(json_object_get(a, "unmapped"), "response");
-	assert_string_equal(str2(resp, "on_alert", NULL), "kill");
+	assert_string_equal(h_rec_str(resp, "on_alert", NULL), "kill");
 	assert_true(json_is_true(json_object_get(resp, "performed")));
-	assert_string_equal(str2(resp, "result", NULL), "killed");
-	assert_non_null(strstr(str2(resp, "process_tree", NULL), "python3"));
-	assert_string_equal(str2(a, "disposition", NULL), "Blocked");
+	assert_string_equal(h_rec_str(resp, "result", NULL), "killed");
+	assert_non_null(strstr(h_rec_str(resp, "process_tree", NULL), "python3"));
+	assert_string_equal(h_rec_str(a, "disposition", NULL), "Blocked");
 	rc = bg_end(&b, &tr);
 	assert_int_equal(rc, 128 + SIGKILL);
 	assert_int_equal(access(mark, F_OK), -1);      /* it never got there */
@@ -380,14 +300,14 @@ static void on_alert_kill_ends_the_sandbox(void **state)
 	assert_int_equal(json_integer_value(json_object_get(ex, "signal")), SIGKILL);
 	ma = json_object_get(ex, "monitor_action");
 	assert_non_null(ma);
-	assert_string_equal(str2(ma, "action", NULL), "kill");
-	assert_string_equal(str2(ma, "rule", NULL), "unexpected-exec");
-	assert_string_equal(str2(ma, "result", NULL), "killed");
+	assert_string_equal(h_rec_str(ma, "action", NULL), "kill");
+	assert_string_equal(h_rec_str(ma, "rule", NULL), "unexpected-exec");
+	assert_string_equal(h_rec_str(ma, "result", NULL), "killed");
 	/* ordering: detected, then acted, then the run ended */
 	assert_true(json_integer_value(json_object_get(a, "start_time")) <=
 		    json_integer_value(json_object_get(ma, "time_ms")));
 	assert_true(json_integer_value(json_object_get(ma, "time_ms")) <=
-		    ms_of_rfc3339(str2(ex, "ts", NULL)) + 1);
+		    ms_of_rfc3339(h_rec_str(ex, "ts", NULL)) + 1);
 	json_decref(tr);
 	json_decref(a);
 	unlink(mark);
@@ -406,7 +326,7 @@ static char *cgroup_of(const char *sandbox)
 	snprintf(path, sizeof(path), "/run/ringfence/sandboxes/%s.json", sandbox);
 	o = json_load_file(path, 0, NULL);
 	assert_non_null(o);
-	cg = strdup(str2(o, "cgroup_path", NULL));
+	cg = strdup(h_rec_str(o, "cgroup_path", NULL));
 	json_decref(o);
 	return cg;
 }
@@ -427,7 +347,7 @@ static void on_alert_freeze_holds_the_sandbox(void **state)
 {
 	char *mark = h_tempfile("allowed-mark", NULL), *py, *cg, file[600], buf[256] = "";
 	const char *argv[4] = { "/usr/bin/python3", "-c", NULL, NULL };
-	struct bg b;
+	struct h_bg b;
 	json_t *a, *tr, *ex, *ma, *ev, *resp;
 	int i, fd;
 
@@ -435,12 +355,12 @@ static void on_alert_freeze_holds_the_sandbox(void **state)
 	unlink(mark);
 	py = git_then_mark(mark);
 	argv[2] = py;
-	b = bg_start(EXEC_POLICY("mon-freeze", "\"python3\"", "freeze"), argv);
+	b = h_bg_start(EXEC_POLICY("mon-freeze", "\"python3\"", "freeze"), argv);
 	a = wait_alert(b.name, "unexpected-exec");
 	assert_non_null(a);
 	resp = json_object_get(json_object_get(a, "unmapped"), "response");
-	assert_string_equal(str2(resp, "result", NULL), "frozen");
-	assert_string_equal(str2(a, "disposition", NULL), "Isolated");
+	assert_string_equal(h_rec_str(resp, "result", NULL), "frozen");
+	assert_string_equal(h_rec_str(a, "disposition", NULL), "Isolated");
 	cg = cgroup_of(b.name);
 	snprintf(file, sizeof(file), "%s/cgroup.events", cg);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -461,13 +381,13 @@ static void on_alert_freeze_holds_the_sandbox(void **state)
 	assert_int_equal(bg_end(&b, &tr), 128 + SIGKILL);
 	assert_int_equal(access(mark, F_OK), -1);
 	ev = h_event(tr, "monitor.action", 0);
-	assert_string_equal(str2(ev, "action", NULL), "freeze");
+	assert_string_equal(h_rec_str(ev, "action", NULL), "freeze");
 	assert_true(json_is_true(json_object_get(ev, "frozen")));
 	ex = h_event(tr, "sandbox.exit", 0);
 	ma = json_object_get(ex, "monitor_action");
 	assert_non_null(ma);
-	assert_string_equal(str2(ma, "action", NULL), "freeze");
-	assert_string_equal(str2(ma, "result", NULL), "frozen");
+	assert_string_equal(h_rec_str(ma, "action", NULL), "freeze");
+	assert_string_equal(h_rec_str(ma, "result", NULL), "frozen");
 	json_decref(tr);
 	json_decref(a);
 	unlink(mark);
@@ -497,7 +417,7 @@ static long long num(json_t *o, const char *a, const char *b)
  * in *ret_n; the records checked against the official OCSF schema. */
 static long long flow_records(const char *sandbox, size_t *ret_n)
 {
-	uint64_t deadline = h_now_ms() + WAIT_MS;
+	uint64_t deadline = h_now_ms() + H_MON_WAIT_MS;
 	long long sent = 0, total = -1;
 	char check[1024];
 	json_t *sel, *o;
@@ -506,7 +426,7 @@ static long long flow_records(const char *sandbox, size_t *ret_n)
 
 	while (!final && h_now_ms() < deadline) {
 		h_sleep_ms(50);
-		sel = select_of(mon_act, sandbox, "");
+		sel = h_mon_select(mon.activity, "", sandbox);
 		sent = 0;
 		n = 0;
 		json_array_foreach(sel, i, o) {
@@ -527,7 +447,7 @@ static long long flow_records(const char *sandbox, size_t *ret_n)
 		 "/usr/bin/python3 tests/ocsf/check_alerts.py --absent-ok "
 		 "tests/ocsf/recommended-absent-net.txt "
 		 "tests/ocsf/network_activity-1.3.0.schema.json %s.net > /dev/null; r=$?; "
-		 "rm -f %s.net; exit $r", mon_act, mon_act, mon_act, mon_act);
+		 "rm -f %s.net; exit $r", mon.activity, mon.activity, mon.activity, mon.activity);
 	assert_int_equal(system(check), 0);
 	*ret_n = n;
 	return sent;
@@ -541,7 +461,7 @@ static void egress_under_threshold_flows_exact(void **state)
 	char *cmd = malloc(512), *name;
 	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 	long long before = atomic_load(&srv_bytes), sent;
-	struct bg b;
+	struct h_bg b;
 	json_t *tr, *ex, *sel;
 	size_t n;
 
@@ -549,7 +469,7 @@ static void egress_under_threshold_flows_exact(void **state)
 	snprintf(cmd, 512, "%s upload 127.0.0.1 18320 60001 && %s upload 127.0.0.1 18320 17",
 		 h_sh(h_tool("rf-net")), h_sh(h_tool("rf-net")));
 	argv[2] = cmd;
-	b = bg_start(EGRESS_POLICY("mon-egress-under", "100000", "kill"), argv);
+	b = h_bg_start(EGRESS_POLICY("mon-egress-under", "100000", "kill"), argv);
 	assert_int_equal(bg_end(&b, &tr), 0);
 	name = b.name;
 	assert_int_equal(atomic_load(&srv_bytes) - before, 60018);
@@ -560,7 +480,7 @@ static void egress_under_threshold_flows_exact(void **state)
 	assert_int_equal(sent, 60018);
 	assert_true(n >= 1);
 	h_sleep_ms(600);
-	sel = select_of(mon_out, name, "egress-volume");
+	sel = h_mon_select(mon.out, "egress-volume", name);
 	assert_int_equal(json_array_size(sel), 0);
 	json_decref(sel);
 	json_decref(tr);
@@ -577,7 +497,7 @@ static void egress_over_threshold_alert_kills(void **state)
 	char *mark = h_tempfile("allowed-mark", NULL), *cmd = malloc(1024);
 	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
 	long long before = atomic_load(&srv_bytes), got;
-	struct bg b;
+	struct h_bg b;
 	json_t *a, *tr, *ex, *ma, *um, *resp;
 	size_t n;
 
@@ -586,28 +506,28 @@ static void egress_over_threshold_alert_kills(void **state)
 	snprintf(cmd, 1024, "%s upload 127.0.0.1 18320 2000000 && sleep 20 && touch %s",
 		 h_sh(h_tool("rf-net")), h_sh(mark));
 	argv[2] = cmd;
-	b = bg_start(EGRESS_POLICY("mon-egress-over", "100000", "kill"), argv);
+	b = h_bg_start(EGRESS_POLICY("mon-egress-over", "100000", "kill"), argv);
 	a = wait_alert(b.name, "egress-volume");
 	assert_non_null(a);
 	um = json_object_get(a, "unmapped");
 	assert_true(num(um, "bytes", NULL) > 100000);
 	assert_int_equal(num(um, "threshold", NULL), 100000);
 	assert_int_equal(num(um, "window_ms", NULL), 5000);
-	assert_string_equal(str2(um, "destination", NULL), "127.0.0.1:18320/tcp");
+	assert_string_equal(h_rec_str(um, "destination", NULL), "127.0.0.1:18320/tcp");
 	resp = json_object_get(um, "response");
-	assert_string_equal(str2(resp, "result", NULL), "killed");
+	assert_string_equal(h_rec_str(resp, "result", NULL), "killed");
 	assert_int_equal(bg_end(&b, &tr), 128 + SIGKILL);
 	assert_int_equal(access(mark, F_OK), -1);      /* its sleep never ended */
 	ex = h_event(tr, "sandbox.exit", 0);
 	ma = json_object_get(ex, "monitor_action");
 	assert_non_null(ma);
-	assert_string_equal(str2(ma, "rule", NULL), "egress-volume");
+	assert_string_equal(h_rec_str(ma, "rule", NULL), "egress-volume");
 	/* detected, then acted, then the run ended (the figure, for the
 	 * report: alert to the end of the run) */
 	assert_true(num(a, "time", NULL) <= num(ma, "time_ms", NULL));
 	fprintf(stderr, "# egress-volume: alert %lld ms, kill %lld ms, run end %lld ms\n",
 		num(a, "time", NULL), num(ma, "time_ms", NULL),
-		(long long)ms_of_rfc3339(str2(ex, "ts", NULL)));
+		(long long)ms_of_rfc3339(h_rec_str(ex, "ts", NULL)));
 	got = atomic_load(&srv_bytes) - before;
 	assert_int_equal(got, 2000000);
 	assert_int_equal(flow_records(b.name, &n), got);

@@ -9,6 +9,9 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <bpf/bpf.h>
+
+#include "pins.h"
 
 #define P_UP 18310       /* the upload server: allowed */
 #define P_NO 18311       /* listening, not allowed */
@@ -137,6 +140,54 @@ static void upload_counted_exactly(void **state)
 	free(out);
 }
 
+/* Entries of rf_flows, host-wide (no sandbox is live between these runs:
+ * the host suites run one at a time). */
+static int flows_left(void)
+{
+	unsigned char key[sizeof(struct rf_flow_key)];
+	int fd = rf_pins__get(rf_pin_maps[RF_PIN_FLOWS].pin), n = 0;
+
+	assert_true(fd >= 0);
+	while (!bpf_map_get_next_key(fd, n ? key : NULL, key))
+		n++;
+	close(fd);
+	return n;
+}
+
+/* A run's end walks rf_flows only when its programs made an entry
+ * (rf_ledger.flows_made): a run whose only connect was refused has no
+ * flow and leaves none; an upload has its flow reported, then deleted. */
+static void flows_forgotten_at_the_end(void **state)
+{
+	const char *refused[] = { h_tool("rf-net"), "tcp", "127.0.0.1", "18311", NULL };
+	const char *up[] = { h_tool("rf-net"), "upload", "127.0.0.1", "18310", "10", NULL };
+	char *tp = h_tempfile("trace", NULL), *out = NULL;
+	json_t *tr, *ex;
+
+	(void)state;
+	assert_int_equal(h_run(LEDGER_POLICY("ledger-none", ""), tp, refused, &out, NULL), 0);
+	assert_string_equal(h_result(out, "tcp 127.0.0.1:18311"), "EPERM");
+	tr = h_trace(tp);
+	ex = h_event(tr, "sandbox.exit", 0);
+	assert_int_equal(num(ex, "flows"), 0);
+	assert_int_equal(num(ex, "bytes_sent"), 0);
+	assert_int_equal(flows_left(), 0);
+	json_decref(tr);
+	free(out);
+	out = NULL;
+	assert_int_equal(h_run(LEDGER_POLICY("ledger-one", ""), tp, up, &out, NULL), 0);
+	assert_non_null(strstr(out, "upload 127.0.0.1:18310 ok sent=10 received=1000\n"));
+	tr = h_trace(tp);
+	ex = h_event(tr, "sandbox.exit", 0);
+	assert_int_equal(num(ex, "flows"), 1);
+	assert_int_equal(num(ex, "bytes_sent"), 10);
+	assert_int_equal(flows_left(), 0);
+	json_decref(tr);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
 /* A 1 MB upload under a 100 kB budget: the run is killed (137) with
  * limit.exceeded, and the server got no more than the budget (the send
  * past it was dropped; the killed socket aborted, its queue discarded). */
@@ -212,6 +263,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(upload_counted_exactly),
+		cmocka_unit_test(flows_forgotten_at_the_end),
 		cmocka_unit_test(egress_budget_stops_upload),
 		cmocka_unit_test(egress_budget_allows_within),
 		cmocka_unit_test(egress_budget_refuses_datagrams),

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lines.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
 #include "rf_abi.h"
@@ -379,26 +380,6 @@ static const struct {
 	{ RF_SB_LSM_UNIX, "unix" }, { RF_SB_LSM_PROCESS, "process" },
 };
 
-struct lines {
-	char buf[32768];
-	size_t at;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void line(struct lines *l, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(l->buf + l->at, sizeof(l->buf) - l->at, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n + 1 < sizeof(l->buf) - l->at);
-	l->at += (size_t)n;
-	l->buf[l->at++] = '\n';
-	l->buf[l->at] = '\0';
-}
-
 static const char *backend_or_none(enum rf_backend b)
 {
 	return b == RF_BE_NONE ? "none" : names__backend(b);
@@ -475,9 +456,7 @@ static void plan_lines(const struct rf_plan *plan, struct lines *l)
 	char param[64];
 	int i, k;
 
-	l->buf[0] = '\n';
-	l->buf[1] = '\0';
-	l->at = 1;
+	lines_start(l);
 	line(l, "ok=%d", plan->ok);
 	line(l, "reasons=%d", plan->n_reasons);
 	for (i = 0; i < plan->n_reasons; i++) {
@@ -759,7 +738,6 @@ static void planner_case(void **state)
 	const struct plan_case *pc = *state;
 	struct rf_caps c = caps_of(pc->name, pc->caps);
 	static struct lines got;
-	const char *w = pc->want;
 	struct rf_policy *p;
 	struct rf_plan plan;
 	char json[2048];
@@ -768,20 +746,7 @@ static void planner_case(void **state)
 	plan__compile(p, &c, &pc->opts, &plan);
 	policy__free(p);
 	plan_lines(&plan, &got);
-	while (*w) {
-		size_t n = strcspn(w, "\n");
-		char want[1024], key[256];
-		const char *at;
-
-		snprintf(want, sizeof(want), "\n%.*s\n", (int)n, w);
-		snprintf(key, sizeof(key), "\n%.*s=", (int)strcspn(w, "="), w);
-		if (!strstr(got.buf, want)) {
-			at = strstr(got.buf, key);
-			fail_msg("%s: want %.*s, got %.*s", pc->name, (int)n, w,
-				 at ? (int)strcspn(at + 1, "\n") : 6, at ? at + 1 : "(none)");
-		}
-		w += n + (w[n] == '\n');
-	}
+	lines_expect(&got, pc->name, pc->want);
 }
 
 /* ---- rendering: today's exact text, pinned (plan_text.c) ---------------- */

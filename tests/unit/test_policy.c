@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lines.h"
 #include "policy/policy.h"
 
 #define S16 "aaaaaaaaaaaaaaaa"
@@ -369,26 +370,6 @@ static void test_invalid_policy_is_rejected_at_path(void **state)
 
 /* ---- valid documents: the parsed policy as key=value lines ----------- */
 
-struct lines {
-	char buf[16384];
-	size_t at;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void line(struct lines *l, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(l->buf + l->at, sizeof(l->buf) - l->at, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n + 1 < sizeof(l->buf) - l->at);
-	l->at += (size_t)n;
-	l->buf[l->at++] = '\n';
-	l->buf[l->at] = '\0';
-}
-
 static const char *confine(enum rf_confine c)
 {
 	return c == RF_CONFINE_DENY_ALL ? "deny-all" : c == RF_CONFINE_ALLOWLIST ? "allowlist" :
@@ -503,10 +484,7 @@ static void sections(struct lines *l, const struct rf_policy *p)
 /* Every field the parser fills, one "key=value" line each. */
 static void describe(const struct rf_policy *p, struct lines *l)
 {
-	/* each line between newlines, the first too: "\nkey=value\n" finds one */
-	l->buf[0] = '\n';
-	l->buf[1] = '\0';
-	l->at = 1;
+	lines_start(l);
 	line(l, "version=%d", p->version);
 	line(l, "id=%s", p->id);
 	line(l, "mode=%s", p->mode == RF_MODE_AUDIT ? "audit" : "enforce");
@@ -637,24 +615,10 @@ static void test_valid_policy_parses_to(void **state)
 	const struct valid_case *c = *state;
 	struct rf_policy *p = load_ok(c->json);
 	static struct lines got;
-	const char *w = c->want;
 
 	describe(p, &got);
 	policy__free(p);
-	while (*w) {
-		size_t n = strcspn(w, "\n");
-		char want[512], key[512];
-		const char *at;
-
-		snprintf(want, sizeof(want), "\n%.*s\n", (int)n, w);
-		snprintf(key, sizeof(key), "\n%.*s", (int)strcspn(w, "="), w);
-		if (!strstr(got.buf, want)) {
-			at = strstr(got.buf, key);
-			fail_msg("%s: want %.*s, got %.*s", c->name, (int)n, w,
-				 at ? (int)strcspn(at + 1, "\n") : 6, at ? at + 1 : "(none)");
-		}
-		w += n + (w[n] == '\n');
-	}
+	lines_expect(&got, c->name, c->want);
 	if (c->canonical) {
 		char *text = canonical_ok(c->json);
 
