@@ -48,7 +48,8 @@
 	X(LL, 4, "landlock ruleset")                    \
 	X(NOTIFY, 5, "seccomp listener's socket")       \
 	X(DEVPTS, 6, "devpts")                          \
-	X(FAN, 7, "fanotify group")
+	X(FAN, 7, "fanotify group")                     \
+	X(IDMAP, 8, "id-mapping user namespace")
 
 enum rf_child_fd {
 #define RF_CHILD_FD_(name, fd, what) RF_CHILD_FD_##name = (fd),

@@ -24,6 +24,8 @@ static int print_plan(const struct sandbox *sb)
 		if (sb->ll.n_approx)
 			json_object_set_new(doc, "approximations", report__approximations(&sb->ll));
 		json_object_set_new(doc, "cgroup", cgplace__json(&sb->place));
+		if (sb->user)
+			json_object_set(doc, "user", sb->user);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 		fputc('\n', stdout);
 		json_decref(doc);

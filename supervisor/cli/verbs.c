@@ -96,7 +96,8 @@ static const struct rf_cli_option opts[] = {
 		      .help = "write the JSON-lines trace there (truncated first)" },
 	[O_USER] = { "user", 'u', RF_CLI_USER, "USER[:GROUP]", .verbs = V(RUN) | V(LEARN),
 		     .help = "run CMD as this user (a name or a uid, optionally :group or :gid);\n"
-			     "default SUDO_UID/SUDO_GID, else the caller (uid 0 when root runs it)" },
+			     "default SUDO_UID/SUDO_GID, else the caller; root: a dynamic uid\n"
+			     "of its own (--user root: uid 0)" },
 	[O_KEEP_RUNNING] = { "keep-running", 0, RF_CLI_FLAG, NULL, .verbs = V(RUN),
 			     .help = "if ringfence is killed, CMD runs on, still confined" },
 	[O_CGROUP_PARENT] = { "cgroup-parent", 0, RF_CLI_TEXT, "CGROUP", .verbs = V(RUN) | V(CHECK),

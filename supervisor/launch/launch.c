@@ -217,8 +217,43 @@ static int by_length(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
+bool launch__path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+bool launch__private_below(const struct launch_mount *m, size_t n_m, const char *scratch,
+			   const char *path)
+{
+	for (size_t i = 0; i < n_m; i++)
+		if (launch__path_within(path, m[i].path))
+			return true;
+	return scratch && launch__path_within(path, scratch);
+}
+
+bool launch__rw_needs_map(const struct launch_mount *m, size_t n_m, const char *scratch,
+			  const char *path)
+{
+	struct stat st;
+
+	if (launch__private_below(m, n_m, scratch, path) || stat(path, &st) < 0)
+		return false;
+	/* A directory holds root's files (or will); a single file needs
+	 * the mapping only when root's id decides whether it may write it. */
+	if (S_ISDIR(st.st_mode))
+		return true;
+	return !(st.st_mode & S_IWOTH) && (st.st_uid == 0 || st.st_gid == 0);
+}
+
 /* Room for the child, which may not allocate: the write rules in the
- * order their trees go back, and an fd for each. */
+ * order their trees go back, and an fd for each; which are id-mapped (a
+ * private tmpfs mounted later over one needs no mapping). */
 static int plan_rw_paths(struct launch_plan *p, const struct launch_opts *o)
 {
 	size_t n = 0, i;
@@ -227,13 +262,18 @@ static int plan_rw_paths(struct launch_plan *p, const struct launch_opts *o)
 		n++;
 	p->rw_sorted = calloc(n + 1, sizeof(*p->rw_sorted));
 	p->rw_fds = calloc(n + 1, sizeof(*p->rw_fds));
-	if (!p->rw_sorted || !p->rw_fds)
+	p->rw_map = calloc(n + 1, sizeof(*p->rw_map));
+	if (!p->rw_sorted || !p->rw_fds || !p->rw_map)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		p->rw_sorted[i] = o->rw_paths[i];
 		p->rw_fds[i] = -1;
 	}
 	qsort(p->rw_sorted, n, sizeof(*p->rw_sorted), by_length);
+	for (i = 0; i < n; i++)
+		p->rw_map[i] = o->idmap_fd > 2 &&
+			       launch__rw_needs_map(o->mounts, o->n_mounts, o->scratch_path,
+						    p->rw_sorted[i]);
 	p->n_rw = n;
 	p->rw_cwd = getcwd(NULL, 0);
 	return p->rw_cwd ? 0 : -errno;
@@ -253,15 +293,16 @@ static int plan_mounts(struct launch_plan *p, const struct launch_opts *o)
 	/* Nowhere to put it: nothing of the host's is there either. */
 	p->devpts_fd = o->devpts_fd > 2 && stat("/dev/pts", &st) == 0 && S_ISDIR(st.st_mode) ?
 		       o->devpts_fd : -1;
-	if (o->ro_tree) {
+	if (o->ro_tree || o->idmap_fd > 2) {
 		int r = plan_rw_paths(p, o);
 
 		if (r < 0)
 			return r;
 	}
 	if (o->scratch_path)
-		snprintf(p->scratch_opts, sizeof(p->scratch_opts), "size=%llum,mode=1777",
-			 (unsigned long long)o->scratch_mb);
+		snprintf(p->scratch_opts, sizeof(p->scratch_opts),
+			 "size=%llum,mode=1777,uid=%u,gid=%u", (unsigned long long)o->scratch_mb,
+			 (unsigned)o->uid, (unsigned)o->gid);
 	if (!n)
 		return 0;
 	p->ro_flags = calloc(n, sizeof(*p->ro_flags));
@@ -289,6 +330,8 @@ static void plan_free(struct launch_plan *p)
 {
 	if (p->ll_fd >= 0)
 		close(p->ll_fd);
+	if (p->idmap_fd >= 0)
+		close(p->idmap_fd);
 	if (p->notify_w >= 0)
 		close(p->notify_w);
 	if (p->fan_fd >= 0)
@@ -296,6 +339,7 @@ static void plan_free(struct launch_plan *p)
 	free(p->ro_flags);
 	free(p->rw_sorted);
 	free(p->rw_fds);
+	free(p->rw_map);
 	free(p->rw_cwd);
 	for (size_t i = 0; i < p->n_cands; i++)
 		free(p->cands[i]);
@@ -338,6 +382,11 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 	if (opts->fanotify_fd > 2) {
 		plan->fan_fd = fcntl(opts->fanotify_fd, F_DUPFD_CLOEXEC, 10);
 		if (plan->fan_fd < 0)
+			return -errno;
+	}
+	if (opts->idmap_fd > 2) {
+		plan->idmap_fd = fcntl(opts->idmap_fd, F_DUPFD_CLOEXEC, 10);
+		if (plan->idmap_fd < 0)
 			return -errno;
 	}
 	return 0;
@@ -535,7 +584,8 @@ failed:
 
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
-	struct launch_plan plan = { .err_w = -1, .ll_fd = -1, .notify_w = -1, .fan_fd = -1,
+	struct launch_plan plan = { .err_w = -1, .ll_fd = -1, .idmap_fd = -1, .notify_w = -1,
+				    .fan_fd = -1,
 				    .devpts_fd = -1 };
 	int r;
 

@@ -45,6 +45,11 @@ struct launch_opts {
 	 * own flags: metadata changes outside the write rules fail (EROFS). */
 	bool ro_tree;
 	const char *const *rw_paths;
+	/* > 2: a user namespace (dynuser.h): each rw_paths tree that needs it
+	 * (launch__rw_needs_map) becomes an id-mapped copy of itself with its
+	 * map (root's files the command's, files it makes root's on disk),
+	 * with or without ro_tree; otherwise no mapping. */
+	int idmap_fd;
 	/* W^X memory (memory.deny_write_execute): prctl(PR_SET_MDWE) before
 	 * the confinement, checked with PR_GET_MDWE. */
 	bool mdwe;
@@ -136,6 +141,21 @@ struct launch_result {
  * Negative errno only when the clone itself failed.
  */
 int launch__start(const struct launch_opts *opts, struct launch_result *res);
+
+/* path is dir or below it (dir's trailing slashes ignored). */
+bool launch__path_within(const char *path, const char *dir);
+
+/* path lies in one of the private tmpfs mounts m (or the scratch, when
+ * not NULL), which the child mounts over the host's trees after the
+ * write areas: nothing of the host's there needs an id-mapping. */
+bool launch__private_below(const struct launch_mount *m, size_t n_m, const char *scratch,
+			   const char *path);
+
+/* A write area a dynamic uid needs id-mapped: not below a private mount
+ * (above), present, and a directory, or a file whose write permission
+ * root's ids decide (not /dev/null: 0666). */
+bool launch__rw_needs_map(const struct launch_mount *m, size_t n_m, const char *scratch,
+			  const char *path);
 
 /* Resolve --user (name or numeric uid, optionally ":group"); NULL means
  * the invoking user: SUDO_UID/SUDO_GID when set by sudo, else getuid().

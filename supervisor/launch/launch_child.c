@@ -34,6 +34,7 @@
 #define CHILD_SRC_NOTIFY offsetof(struct launch_plan, notify_w)
 #define CHILD_SRC_DEVPTS offsetof(struct launch_plan, devpts_fd)
 #define CHILD_SRC_FAN offsetof(struct launch_plan, fan_fd)
+#define CHILD_SRC_IDMAP offsetof(struct launch_plan, idmap_fd)
 
 /* The child's fixed fds: one row per line of RF_CHILD_FDS, so a line
  * without its CHILD_SRC_ fails the build. */
@@ -281,6 +282,11 @@ static void child_watch_mounts(const struct launch_opts *o, const struct launch_
 	for (i = 0; o->fanotify_mounts && o->fanotify_mounts[i]; i++)
 		child_mark(o, o->fanotify_mounts[i], efd);
 	child_mark(o, "/proc", efd);
+	/* the write rules' copies (read-only tree, id-mapping) went back
+	 * where the host may have no mount point */
+	for (i = 0; i < p->n_rw; i++)
+		if (p->rw_fds[i] >= 0)
+			child_mark(o, p->rw_sorted[i], efd);
 	for (i = 0; i < o->n_mounts; i++)
 		child_mark(o, o->mounts[i].path, efd);
 	if (o->scratch_path)
@@ -343,20 +349,33 @@ static void child_session(const struct launch_opts *o, int efd)
  * Landlock has no right for chmod, chown, utimes or xattrs: the kernel's
  * own refusal is a read-only mount. A detached copy of each write rule's
  * tree is taken first (its mounts keep their flags), then every mount
- * becomes read-only, then the copies go back over their paths.
+ * becomes read-only, then the copies go back over their paths. For a
+ * dynamic uid the copies are id-mapped first (dynuser.h): root's files
+ * there are the command's, what it makes there is root's on disk. Without
+ * ro_tree (BPF-LSM judges the files) only those copies are made.
  */
-static void child_ro_tree(const struct launch_plan *p, int efd)
+static void child_ro_tree(const struct launch_opts *o, const struct launch_plan *p, int efd)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct mount_attr idmap = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = RF_CHILD_FD_IDMAP };
 	size_t i;
 
 	for (i = 0; i < p->n_rw; i++) {
+		if (!o->ro_tree && !p->rw_map[i])
+			continue;
 		p->rw_fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p->rw_sorted[i],
 					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 		if (p->rw_fds[i] < 0 && errno != ENOENT && errno != ENOTDIR)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "open_tree of a write rule");
+		if (p->rw_fds[i] >= 0 && p->idmap_fd >= 0 && p->rw_map[i] &&
+		    syscall(SYS_mount_setattr, p->rw_fds[i], "", AT_EMPTY_PATH | AT_RECURSIVE,
+			    &idmap, sizeof(idmap)) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "id-mapping a write rule");
 	}
-	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+	if (p->idmap_fd >= 0)
+		(void)close(RF_CHILD_FD_IDMAP);
+	if (o->ro_tree &&
+	    syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "mount_setattr read-only");
 	for (i = 0; i < p->n_rw; i++) {
 		if (p->rw_fds[i] < 0)
@@ -405,8 +424,8 @@ static void child_mounts(const struct launch_opts *o, const struct launch_plan *
 			  MS_BIND | MS_REMOUNT | MS_RDONLY | p->ro_flags[i], NULL) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "remount cgroup2 read-only");
 	child_hide_mounts(o, efd);
-	if (o->ro_tree)
-		child_ro_tree(p, efd);
+	if (o->ro_tree || p->idmap_fd >= 0)
+		child_ro_tree(o, p, efd);
 	/* The sandbox's own ptys, and no one else's: every devpts mount of
 	 * the host is gone (detach_mounts), the caller's terminal with it. */
 	if (p->devpts_fd >= 0) {

@@ -30,6 +30,7 @@ struct launch_plan {
 	int err_w;                /* the error pipe's write end (launch_run's
 				   * pipefd[1], which it closes) */
 	int ll_fd;                /* Landlock ruleset, duplicated >= 10; -1 none */
+	int idmap_fd;             /* opts->idmap_fd, duplicated >= 10; -1 none */
 	int notify_w;             /* the child's end of the socket that hands the
 				   * boundary's seccomp listener over (>= 10); -1 none */
 	int fan_fd;               /* the fanotify group, duplicated >= 10; -1 none */
@@ -38,13 +39,14 @@ struct launch_plan {
 	const char **rw_sorted;   /* opts->rw_paths, shortest first (a tree moved
 				   * back later lands on top of its parent's) */
 	int *rw_fds;              /* the child's detached copies of them */
+	bool *rw_map;             /* which copies are id-mapped (idmap_fd) */
 	size_t n_rw;
 	char *rw_cwd;             /* the cwd, entered again once the trees are
 				   * back (it still names the read-only mount) */
 	bool new_ns;
 	int devpts_fd;            /* opts->devpts_fd where /dev/pts is a directory
 				   * to move it onto; -1 none */
-	char scratch_opts[64];    /* tmpfs mount data for opts->scratch_path */
+	char scratch_opts[96];    /* tmpfs mount data for opts->scratch_path */
 	bool chdir_scratch;       /* the cwd is the scratch path: enter the tmpfs */
 	const char *chdir_mount;  /* the cwd is this private mount's path: enter it */
 	bool mkdir_scratch;       /* the scratch path lies in a private tmpfs mounted

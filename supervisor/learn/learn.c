@@ -285,6 +285,7 @@ static void exit_event(struct rf_learn *l, const json_t *ev)
 	l->signal = (int)json_integer_value(json_object_get(ev, "signal"));  /* null: 0 */
 	l->limit = json_object_get(ev, "limit") != NULL;
 	l->not_in_trace = (uint64_t)json_integer_value(json_object_get(ev, "denials_not_in_trace"));
+	l->file_modes = (uint64_t)json_integer_value(json_object_get(ev, "inferred_file_modes"));
 }
 
 bool learn__succeeded(const struct rf_learn *l)

@@ -71,6 +71,7 @@ struct rf_learn {
 	int signal;               /* the signal that ended it, else 0 */
 	bool limit;               /* a limit ended it */
 	uint64_t not_in_trace;    /* decisions counted but not kept */
+	uint64_t file_modes;      /* refusals file modes gave a dynamic uid, not the policy */
 };
 
 int learn__init(struct rf_learn *l);

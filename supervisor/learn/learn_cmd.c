@@ -23,6 +23,7 @@
 #include "fileio.h"
 #include "learn.h"
 #include "learn_cmd.h"
+#include "launch/dynuser.h"
 #include "log.h"
 #include "run/prepare.h"
 #include "run/sandbox.h"
@@ -254,11 +255,19 @@ static int learn_rounds(const struct learn_opts *o, const json_t *base, unsigned
 	return rc;
 }
 
+/* Root without --user (not under sudo): `run` gives the command a
+ * dynamic uid, learning ran as uid 0 (audit mode). */
+static bool as_dynamic(const struct learn_opts *o)
+{
+	return !o->run.user && getuid() == 0 && !getenv("SUDO_UID");
+}
+
 #define VERIFY_SHOWN 20
-/* The command again, under the learned policy, enforced: it must start,
- * exit 0 as it did while learning (learn fails before --verify
- * otherwise), and meet no denial. */
-static int verify(const struct learn_opts *o, const json_t *learned)
+/* The command again, under the learned policy, enforced, as a plain run
+ * would run it (root without --user: a dynamic uid): it must start, exit
+ * 0 as it did while learning (learn fails before --verify otherwise), and
+ * meet no denial. modes: entries file modes refuse (say_file_modes). */
+static int verify(const struct learn_opts *o, const json_t *learned, size_t modes)
 {
 	struct rf_learn v;
 	struct rf_error e = { 0 };
@@ -283,10 +292,21 @@ static int verify(const struct learn_opts *o, const json_t *learned)
 		if (v.denied > VERIFY_SHOWN)
 			rf_err("learn --verify: ... and %llu more",
 			       (unsigned long long)(v.denied - VERIFY_SHOWN));
+		if (v.file_modes)
+			rf_info("learn --verify: %llu refusal%s by file modes (not the policy): the "
+				"dynamic uid a plain run gives the command may not reach what root "
+				"could while learning (a PATH entry below /root, say)",
+				(unsigned long long)v.file_modes, v.file_modes == 1 ? "" : "s");
 		learn__outcome(&v, how, sizeof(how));
 		if (!learn__succeeded(&v))
 			rf_err("learn --verify: the command %s under the learned policy, exited 0 "
-			       "while learning: the policy does not allow what it did", how);
+			       "while learning: %s", how, modes || v.file_modes ?
+			       "file modes refuse the dynamic uid what it did (above)" :
+			       !v.denied && as_dynamic(o) ?
+			       "with no denial: it ran as a dynamic uid, learning as uid 0 (a "
+			       "program that checks who owns its files, such as git's "
+			       "safe.directory, fails for that); --user root runs it as uid 0" :
+			       "the policy does not allow what it did");
 		rc = v.denied || !learn__succeeded(&v) ? 1 : 0;
 		rf_info("learn --verify: %llu denial%s under the learned policy, and the command "
 			"%s%s", (unsigned long long)v.denied, v.denied == 1 ? "" : "s", how,
@@ -402,6 +422,64 @@ static int learn_failed(const struct rf_learn *l, const json_t *base, const char
 	return 1;
 }
 
+/* The strings of a policy list that are paths (files.write's: *ret). */
+static const char **list_paths(const json_t *p, const char *key, const char *sub, size_t *ret_n)
+{
+	const json_t *c = json_object_get(p, key), *a = sub ? json_object_get(c, sub) : c, *v;
+	const char **out = calloc(json_array_size(a) + 1, sizeof(*out));
+	size_t i;
+
+	*ret_n = 0;
+	json_array_foreach(a, i, v)
+		if (out && json_is_string(v) && json_string_value(v)[0] == '/')
+			out[(*ret_n)++] = json_string_value(v);
+	return out;
+}
+
+#define MODES_SHOWN 20
+/*
+ * Root without --user learns as uid 0 (audit mode refuses nothing, file
+ * modes included: what the command does is what it needs), but a plain
+ * `ringfence run` of the learned policy by root gives the command a
+ * dynamic uid, to which file modes apply outside the write areas (those
+ * are id-mapped). What of the learned policy they would refuse it is said
+ * here as its own kind, not as a policy denial: --user root (for the run
+ * and the learning) or other modes are the user's choice. --verify runs
+ * as the plain run would, so it fails on them too. The number said.
+ */
+static size_t say_file_modes(const struct learn_opts *o, const json_t *learned)
+{
+	static const struct { const char *key, *sub; int want; const char *what; } lists[] = {
+		{ "files", "read", R_OK, "read" },
+		{ "exec", NULL, X_OK, "exec" },
+		{ "network", "unix", W_OK, "connect to" },
+	};
+	size_t n_w, n, shown = 0;
+	_cleanup_free_ const char **w = NULL;
+	char why[4200];
+
+	if (!as_dynamic(o))
+		return 0;
+	w = list_paths(learned, "files", "write", &n_w);
+	for (size_t k = 0; w && k < sizeof(lists) / sizeof(lists[0]); k++) {
+		_cleanup_free_ const char **p = list_paths(learned, lists[k].key, lists[k].sub, &n);
+
+		for (size_t i = 0; p && i < n; i++) {
+			if (!dynuser__refused(p[i], lists[k].want, w, n_w, why, sizeof(why)))
+				continue;
+			if (shown++ < MODES_SHOWN)
+				rf_err("learn: file modes (not the policy): a dynamic uid may not %s "
+				       "%s (%s)", lists[k].what, p[i], why);
+		}
+	}
+	if (shown)
+		rf_err("learn: file modes: %zu entr%s of the learned policy a plain `ringfence "
+		       "run` by root could not use: it runs the command as a dynamic uid, not uid "
+		       "0 as while learning; run it with --user root (and learn with it), or "
+		       "give those files modes others may use", shown, shown == 1 ? "y" : "ies");
+	return shown;
+}
+
 int cmd_learn(const struct learn_opts *o)
 {
 	struct rf_error e = { 0 };
@@ -439,10 +517,12 @@ int cmd_learn(const struct learn_opts *o)
 		rc = write_policy(o, &l, base, learnable, out_fd, &learned, &e);
 		if (!rc) {
 			say_result(&l, learned, o->out);
+			size_t modes = say_file_modes(o, learned);
+
 			if (!learn__succeeded(&l))
 				rc = learn_failed(&l, base, o->out, o->verify);
 			else if (o->verify)
-				rc = verify(o, learned);
+				rc = verify(o, learned, modes);
 		}
 	} else if (rc == 0) {
 		rf_err("learn: the learning run's trace has no end (sandbox.exit): nothing learned");

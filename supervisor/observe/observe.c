@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 
 #include "backends/boundary_consts.h"
+#include "launch/dynuser.h"
 #include "log.h"
 #include "observe.h"
 #include "pins.h"
@@ -274,6 +275,28 @@ int observe__interpreter(const char *path, char *out, size_t len)
 	return err;
 }
 
+/* A dynamic uid's EACCES that file modes gave (a directory on the way it
+ * may not search, a file's mode), outside the write areas (id-mapped: root's
+ * files there are its own): the kernel checks them before Landlock's hooks
+ * run, so the policy did not refuse it. */
+static bool by_file_modes(const struct rf_observer *o, const struct rf_event *ev,
+			  const char *path, uint32_t need)
+{
+	const struct rf_path_list *w = &o->policy->files_write;
+	const char *areas[64];
+	size_t n = 0;
+	char why[64];
+
+	if (!o->dynamic_uid || ev->flags & (RF_EVF_ACCESS | RF_EVF_ERRNO_EPERM) ||
+	    path[0] != '/')
+		return false;
+	for (size_t i = 0; i < w->n && n < sizeof(areas) / sizeof(areas[0]); i++)
+		areas[n++] = w->v[i].path;
+	return dynuser__refused(path, (need & RF_ACC_READ ? R_OK : 0) |
+				(need & RF_ACC_WRITE ? W_OK : 0) | (need & RF_ACC_EXEC ? X_OK : 0),
+				areas, n, why, sizeof(why)) == 1;
+}
+
 /* Judge a path record: fill need/have/reason and the path; true when the
  * policy refuses it. */
 static bool judge_path(struct rf_observer *o, struct rf_event *ev)
@@ -302,6 +325,10 @@ static bool judge_path(struct rf_observer *o, struct rf_event *ev)
 		return false;
 	if (!need || (path[0] == '/' && (have & need) == need))
 		return false;
+	if (by_file_modes(o, ev, path, need)) {
+		o->file_modes++;
+		return false;
+	}
 	ev->need = need;
 	ev->have = have;
 	/* A relative name whose process (or directory) was gone before it

@@ -33,6 +33,9 @@ struct rf_observer {
 	uint64_t inferred[RF_CLASS_KERNEL_MAX]; /* policy denials traced, by class */
 	uint64_t audited[RF_CLASS_KERNEL_MAX];  /* audit: accesses it would refuse */
 	uint64_t not_policy;            /* failed, but the policy allows it */
+	bool dynamic_uid;               /* the command runs as a dynamic uid (dynuser.h) */
+	uint64_t file_modes;            /* EACCES its file modes gave, not the policy
+					 * (in not_policy too) */
 	uint64_t next_access;           /* next rf_obs_access seq to take */
 	uint64_t accesses;              /* candidates taken (failures and accesses) */
 	uint64_t skipped;               /* queue slots given up on (counted lost) */

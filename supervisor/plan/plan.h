@@ -142,6 +142,13 @@ enum rf_plan_observed {
 	  "below an allowed subtree: Landlock cannot refuse renaming a directory there "  \
 	  "without refusing mkdir, and the cgroup hooks judge the name as written "      \
 	  "(BPF-LSM judges the socket as it was bound)")                                 \
+	X(PROCESS_ROOT, "process.root", RF_CLASS_PROCESS,                                \
+	  "started by root without --user, the command runs as uid 0 (no capabilities) " \
+	  "instead of a dynamic uid: a write area cannot be id-mapped here, or lies "    \
+	  "below a directory only root may enter, or files are unrestricted (a dynamic " \
+	  "uid could leave files for the uid's next holder; the plan's user.fallback "   \
+	  "says which and why), so root's files anywhere it can reach "                  \
+	  "are its own; --user USER runs it as USER, --strict refuses the run")          \
 	X(PROCESS_SIGIO, "process.sigio", RF_CLASS_PROCESS,                              \
 	  "signals a file sends to its owner outside the sandbox (F_SETOWN, F_SETSIG, "  \
 	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")   \

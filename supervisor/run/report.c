@@ -480,6 +480,7 @@ json_t *report__exit_counts(const struct sandbox *sb)
 	json_object_set_new(o, "denials_inferred", inf);
 	json_object_set_new(o, "denials_inferred_total", json_integer((json_int_t)total));
 	json_object_set_new(o, "inferred_not_policy", json_integer((json_int_t)sb->obs.not_policy));
+	json_object_set_new(o, "inferred_file_modes", json_integer((json_int_t)sb->obs.file_modes));
 	if (sb->sandbox_flags & RF_OBSERVE_FLAGS) {
 		json_object_set_new(o, "inferred_not_in_trace",
 				    json_integer((json_int_t)sb->obs.untraced));

@@ -35,6 +35,7 @@
 #include "backends/enforcer.h"
 #include "launch/env.h"
 #include "cgroups/gc.h"
+#include "launch/dynuser.h"
 #include "launch/launch.h"
 #include "log.h"
 #include "monaction.h"
@@ -161,6 +162,7 @@ struct run {
 	struct timespec t0;
 	uid_t uid;
 	gid_t gid;
+	struct rf_dynuser dyn;    /* which uid runs and why; a dynamic uid's lock */
 	char **envp;
 	struct rf_addr_rule *rules;
 	size_t n_rules;
@@ -266,11 +268,95 @@ static void undo_policy(void *ctx)
 	policy__free(TAKE_PTR(r->sb.policy));
 }
 
+/* Why the resolved user: root without --user is taken for a dynamic uid
+ * here and given one by the plan step (dynuser.h), which knows the mounts. */
 static int step_user(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
+	int err = launch__resolve_user(r->o->user, &r->uid, &r->gid, &e->e);
 
-	return launch__resolve_user(r->o->user, &r->uid, &r->gid, &e->e);
+	if (err)
+		return err;
+	if (r->o->user)
+		r->dyn.why = r->uid == 0 ? RF_USER_ROOT : RF_USER_OPTION;
+	else if (r->uid == 0)
+		r->dyn.why = RF_USER_DYNAMIC;
+	else
+		r->dyn.why = getenv("SUDO_UID") ? RF_USER_SUDO : RF_USER_INVOKER;
+	return 0;
+}
+
+/* Which uid runs and why: "dynamic" (root without --user), "root"
+ * (--user root), "user" (--user), "sudo", "invoker", "root-audit", or
+ * "root-fallback" with the reason (gap process.root). */
+static json_t *plan_user(const struct run *r)
+{
+	json_t *u = json_pack("{s:I, s:I, s:s}", "uid", (json_int_t)r->uid, "gid",
+			      (json_int_t)r->gid, "why", dynuser__why_name(r->dyn.why));
+
+	if (r->dyn.why == RF_USER_ROOT_FALLBACK)
+		json_object_set_new(u, "fallback", json_string(r->dyn.fallback));
+	return u;
+}
+
+static size_t private_mounts(const struct sandbox *sb, struct launch_mount m[2]);
+static int plan_dynuser(struct run *r, struct rf_step_error *e);
+
+/* Which uid, once the plan is made. --keep-caps (test-only) proves a
+ * boundary against root holding its capabilities, and audit mode (learn
+ * too) denies nothing, so records what the command does as the caller:
+ * uid 0 as the caller is, never a dynamic uid. */
+static int plan_user_step(struct run *r, struct rf_step_error *e)
+{
+	int err = 0;
+
+	if (r->dyn.why == RF_USER_DYNAMIC && r->sb.plan.install.keep_caps)
+		r->dyn.why = RF_USER_ROOT;
+	if (r->dyn.why == RF_USER_DYNAMIC && r->sb.policy->mode == RF_MODE_AUDIT)
+		r->dyn.why = RF_USER_ROOT_AUDIT;
+	if (r->dyn.why == RF_USER_DYNAMIC)
+		err = plan_dynuser(r, e);
+	if (!err)
+		r->sb.user = plan_user(r);
+	return err;
+}
+
+/* The dynamic uid, once the plan says which private tmpfs go over the
+ * host's: the other write areas must take an id-mapping (mount_setattr), or the run falls back to uid 0 with
+ * the gap process.root (--strict refuses it). */
+static int plan_dynuser(struct run *r, struct rf_step_error *e)
+{
+	const struct rf_path_list *w = &r->sb.policy->files_write;
+	_cleanup_free_ const char **paths = calloc(w->n + 1, sizeof(*paths));
+	struct launch_mount m[2];
+	size_t n_m = private_mounts(&r->sb, m), n = 0;
+	const char *scratch = r->sb.plan.limits[RF_LIMIT_SCRATCH].set ?
+			      r->sb.policy->limits.scratch.path : NULL;
+	int err;
+
+	if (!paths)
+		return rf_error_set(&e->e, -ENOMEM, "user", "out of memory");
+	for (size_t i = 0; i < w->n; i++)
+		if (launch__rw_needs_map(m, n_m, scratch, w->v[i].path))
+			paths[n++] = w->v[i].path;
+	err = dynuser__prepare(&r->dyn, paths, n, r->sb.caps.mount_setattr,
+			       r->sb.policy->files == RF_CONFINE_UNRESTRICTED);
+	if (err) {
+		e->exit = RF_EXIT_REFUSED;
+		return rf_error_set(&e->e, err, "user", "no dynamic uid for the command "
+				    "(root without --user; " RF_DYNUSER_DIR "): %s; --user USER "
+				    "or --user root choose one", strerror(-err));
+	}
+	if (r->dyn.why == RF_USER_DYNAMIC) {
+		r->uid = r->dyn.uid;
+		r->gid = (gid_t)r->dyn.uid;
+	} else {
+		r->sb.plan.gaps |= 1ull << RF_GAP_PROCESS_ROOT;
+		if (r->o->plan_opts.strict)
+			plan__refuse(&r->sb.plan, RF_CLASS_PROCESS, RF_WHY_STRICT_GAPS, 0,
+				     plan__gap_id(RF_GAP_PROCESS_ROOT));
+	}
+	return 0;
 }
 
 /* Landlock logs this sandbox's file/exec denials itself when the kernel's
@@ -299,6 +385,8 @@ static void undo_plan(void *ctx)
 {
 	struct run *r = ctx;
 
+	dynuser__release(&r->dyn);
+	json_decref(TAKE_PTR(r->sb.user));
 	landlock_audit__close(&r->sb.la);
 	sandbox_landlock__free(&r->sb.ll);
 	sandbox_seccomp__free(&r->sb.sc);
@@ -326,6 +414,10 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 			sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
+	/* After it: it may still give the command the host's /tmp (a cwd
+	 * below it), a write area then. */
+	if (!err)
+		err = plan_user_step(r, e);
 	if (err)
 		undo_plan(r);
 	else
@@ -342,8 +434,7 @@ static json_t *plan_event(const struct run *r)
 	for (i = 0; r->o->argv[i]; i++)
 		json_array_append_new(argv, json_string(r->o->argv[i]));
 	json_object_set_new(ev, "command", argv);
-	json_object_set_new(ev, "user", json_pack("{s:i, s:i}", "uid", (int)r->uid,
-						  "gid", (int)r->gid));
+	json_object_set(ev, "user", sb->user);
 	json_object_set_new(ev, "plan", report__plan(sb->policy, &sb->plan, &sb->caps));
 	json_object_set_new(json_object_get(ev, "plan"), "cgroup", cgplace__json(&sb->place));
 	json_object_set_new(ev, "on_supervisor_exit",
@@ -685,6 +776,7 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 
 	sb->sandbox_flags = flags;
 	err = observe__init(&sb->obs, sb->policy, &sb->plan);
+	sb->obs.dynamic_uid = r->dyn.why == RF_USER_DYNAMIC;
 	/* Without it the trace is whole; the monitor misses the verdicts
 	 * (counted in sandbox.exit). */
 	if (!err && ((flags & RF_OBSERVE_FLAGS) || sb->la.fd >= 0) &&
@@ -962,6 +1054,7 @@ static int start_child(struct run *r)
 		.envp = r->envp,
 		.uid = r->uid,
 		.gid = r->gid,
+		.idmap_fd = r->dyn.userns_fd,
 		.ro_mounts = (const char *const *)r->ro_mounts,
 		.detach_mounts = (const char *const *)r->bpf_mounts,
 		.keep_caps = sb->plan.install.keep_caps,
@@ -1017,6 +1110,10 @@ static int step_launch(void *ctx, struct rf_step_error *e)
 	int err;
 
 	report__summary(&r->sb);
+	/* said when it starts (check's plan has it as user.fallback) */
+	if (r->dyn.why == RF_USER_ROOT_FALLBACK)
+		rf_info("policy %s: the command runs as uid 0: %s", r->sb.policy->id,
+			r->dyn.fallback);
 	notify__init(&r->sb.notify, -1);
 	/* Block before the child exists so no signal is lost; the child
 	 * resets its mask before exec. */
@@ -1256,6 +1353,7 @@ int run__steps(const struct run_opts *o, const char *last,
 		.lr = { .pidfd = -1, .notify_fd = -1 },
 		.reaper = { .done_fd = -1 },
 		.start_lock = -1,
+		.dyn = { .lock_fd = -1, .userns_fd = -1 },
 	};
 	struct rf_steps s = { .steps = run_steps, .n = sizeof(run_steps) / sizeof(run_steps[0]) };
 	int rc;

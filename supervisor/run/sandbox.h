@@ -60,6 +60,7 @@ struct sandbox {
 	struct rf_tty_relay tty;      /* the command's pty, where fds 0-2 hold a terminal */
 	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
 	struct rf_file_watch files;   /* monitor.files' fanotify watch (filewatch.c) */
+	json_t *user;                 /* which uid runs and why: the plan's "user" */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named

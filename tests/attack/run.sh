@@ -40,6 +40,9 @@ fi
 WORK=$(mktemp -d /tmp/rf-attack.XXXXXX) || exit 1
 W=$WORK/world
 mkdir -p "$W" "$WORK/policies" "$WORK/tools"
+# The sandboxes run as a dynamic uid (root without --user): mktemp's 0700
+# would refuse them the world and the tools for that alone.
+chmod 755 "$WORK"
 # The attempts' arguments are split at spaces (the lists' words): a copy of
 # the tools at a path without any, wherever the build is.
 cp "$TOOLS"/rf-* "$WORK/tools/" || exit 1

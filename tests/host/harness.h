@@ -212,6 +212,23 @@ static inline int h_wait(struct h_proc p, char **ret_out, char **ret_err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Run with a policy given as JSON text, extra options (NULL: none) first. */
+static inline int h_run_with(const char *policy_json, const char *trace_path,
+			     const char *const *extra, const char *const *argv, char **ret_out,
+			     char **ret_err)
+{
+	char *policy = h_tempfile("policy", policy_json);
+	int rc = h_wait(h_spawn(policy, trace_path, extra, argv), ret_out, ret_err);
+
+	unlink(policy);
+	free(policy);
+	return rc;
+}
+
+/* As root, --user root: uid 0 in the sandbox, for a test of a layer that
+ * must hold even against it (a dynamic uid is refused earlier by DAC). */
+#define H_AS_ROOT ((const char *const[]){ "--user", "root", NULL })
+
 /* Run with a policy given as JSON text. */
 static inline int h_run(const char *policy_json, const char *trace_path,
 			const char *const *argv, char **ret_out, char **ret_err)
@@ -338,6 +355,10 @@ static inline int h_listen_unix(const char *name)
 	}
 	if (bind(fd, (struct sockaddr *)&sun, len))
 		fail_msg("bind unix %s: %s", name, strerror(errno));
+	/* anyone's to connect to: sandboxes started by root run as a
+	 * dynamic uid; the policy is what decides */
+	if (name[0] != '@')
+		assert_int_equal(chmod(name, 0666), 0);
 	assert_int_equal(listen(fd, 64), 0);
 	return fd;
 }

@@ -146,11 +146,16 @@ static void assert_policy_ok(const char *path)
  * -p P -- argv` again: both exit 0, the same output. Returns the
  * policy's path (static).
  */
-static const char *learn_and_rerun(const char *const *argv)
+static const char *learn_and_rerun_as(const char *const *argv, bool as_root)
 {
 	static char pol[600];
-	const char *learn_args[] = { "learn", "--out", pol, "--verify", NULL };
-	const char *run_args[] = { "run", "-q", "-p", pol, NULL };
+	const char *learn_args[] = { "learn", "--out", pol, "--verify", NULL, NULL, NULL };
+	const char *run_args[] = { "run", "-q", "-p", pol, NULL, NULL, NULL };
+
+	if (as_root) {
+		learn_args[4] = run_args[4] = "--user";
+		learn_args[5] = run_args[5] = "root";
+	}
 	char *lout = NULL, *lerr = NULL, *rout = NULL, *rerr = NULL;
 	int rc;
 
@@ -174,6 +179,21 @@ static const char *learn_and_rerun(const char *const *argv)
 	free(rout);
 	free(rerr);
 	return pol;
+}
+
+static const char *learn_and_rerun(const char *const *argv)
+{
+	return learn_and_rerun_as(argv, false);
+}
+
+/* Root without --user runs the learned policy as a dynamic uid (issue 21),
+ * which cannot reach root's home: git's global config and this host's
+ * python3 (pyenv) live there, and git refuses a work tree another uid owns
+ * (learn names them as file modes; tests/vm/guest/learn.sh shows it).
+ * --user root learns and runs these as uid 0. */
+static const char *learn_and_rerun_root(const char *const *argv)
+{
+	return learn_and_rerun_as(argv, true);
 }
 
 /* The reported case: gcc -O2 -o out/h h.c, compile and link. */
@@ -205,7 +225,7 @@ static void git_commits(void **state)
 	sh_in_work("git init -q . && git config user.name Newcomer && "
 		   "git config user.email new@example.org && echo a > a && git add a && "
 		   "git commit -q -m first");
-	learn_and_rerun(argv);
+	learn_and_rerun_root(argv);
 	/* first, then one each: learning, --verify, the enforced run */
 	sh_in_work("git rev-list --count HEAD > count.txt");
 	snprintf(path, sizeof(path), "%s/count.txt", work);
@@ -222,7 +242,7 @@ static void python_imports(void **state)
 			       "'email': email.__name__}))", NULL };
 
 	(void)state;
-	learn_and_rerun(argv);
+	learn_and_rerun_root(argv);
 }
 
 /* A tiny Makefile that compiles a program and runs it (a phony target:

@@ -68,6 +68,8 @@ static void wall_seconds_kills_the_whole_tree(void **state)
 	int bg = 0;
 
 	(void)state;
+	/* written by the sandbox's dynamic uid */
+	assert_int_equal(chmod(pidfile, 0666), 0);
 	/* $! is a pid of the sandbox's own PID namespace: the background
 	 * sleep is found from here by its unique argument, while it runs. */
 	assert_true(asprintf(&cmd, "sleep 60.%d & echo $! > %s; sleep 60", (int)getpid(),

@@ -264,6 +264,7 @@ static void stopped_terminal_holds_no_deadline(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);   /* the sandbox's dynamic uid enters it */
 	snprintf(done, sizeof(done), "%s/done", dir);
 	snprintf(script, sizeof(script), "head -c 2000000 /dev/zero | tr '\\0' x; sleep 8; "
 		 "touch %s", done);
@@ -328,6 +329,7 @@ static void attempts_refused(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);   /* the sandbox's dynamic uid enters it */
 	for (i = 0; i < sizeof(attempts) / sizeof(attempts[0]); i++) {
 		const char *args[] = { tool, "with-pty", dir, "24", "80", "--", h_ringfence(),
 				       "run", "-q", "--policy", pol, "--", tool, attempts[i], dir,

@@ -86,4 +86,41 @@ else
 	fail "learned policy: the kernel's denial of /etc/shadow is in the trace" "trace:"
 	show "$W/extra.trace"
 fi
+
+# ---- file modes, not the policy: root learns as uid 0, a plain run of the
+# learned policy gives the command a dynamic uid (issue 21) ----
+mkdir -p /srv/modes && chmod 755 /srv/modes
+echo s3cret > /srv/modes/secret && chmod 600 /srv/modes/secret
+echo open > /srv/modes/open && chmod 644 /srv/modes/open
+learn_modes() { # NAME FILE [OPTION...]
+	name=$1 file=$2
+	shift 2
+	rc=0
+	"$RINGFENCE" learn --out "$W/$name.json" --verify "$@" -- /bin/cat "$file" \
+		> "$W/$name.out" 2> "$W/$name.err" || rc=$?
+}
+learn_modes modes /srv/modes/secret
+if [ "$rc" = 1 ] && grep -q 'file modes (not the policy): a dynamic uid may not read /srv/modes/secret (/srv/modes/secret is 0600, uid 0)' "$W/modes.err" &&
+	grep -q 'file modes refuse the dynamic uid what it did' "$W/modes.err" &&
+	! grep -q 'learn: denied while learning' "$W/modes.err"; then
+	pass "learn: a root-0600 file read while learning is said as file modes, and --verify (as a plain run: a dynamic uid) fails on it"
+else
+	fail "learn: a root-0600 file is said as file modes, --verify fails on it" "exit $rc:"
+	show "$W/modes.err"
+fi
+learn_modes modesopen /srv/modes/open
+if [ "$rc" = 0 ] && ! grep -q 'file modes' "$W/modesopen.err" &&
+	grep -q 'learn --verify: 0 denials under the learned policy' "$W/modesopen.err"; then
+	pass "learn: its 0644 twin learns and verifies under the dynamic uid, no file modes said"
+else
+	fail "learn: the 0644 twin learns and verifies" "exit $rc:"
+	show "$W/modesopen.err"
+fi
+learn_modes modesroot /srv/modes/secret --user root
+if [ "$rc" = 0 ] && ! grep -q 'file modes' "$W/modesroot.err"; then
+	pass "learn: --user root learns and verifies the 0600 read as uid 0"
+else
+	fail "learn: --user root learns and verifies the 0600 read" "exit $rc:"
+	show "$W/modesroot.err"
+fi
 finish

@@ -10,6 +10,8 @@
 . "$GUEST/lib/tap.sh"
 
 W=$(mktemp -d /tmp/pidns.XXXXXX)
+# the sandboxes (root without --user: a dynamic uid) enter it
+chmod 755 "$W"
 VICTIM=
 cleanup() {
 	[ -z "$VICTIM" ] || kill "$VICTIM" 2> /dev/null
