@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* seccomp filters (libseccomp): the process boundary and the syscalls policy. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,118 @@ static int add_wx_rules(scmp_filter_ctx ctx, struct rule_count *c, struct rf_err
 	return r;
 }
 
+/*
+ * Setuid and setgid files, as systemd's RestrictSUIDSGID= refuses them: a
+ * file the command marks so in a write area is root's on the host (uid 0,
+ * or the dynamic uid id-mapped to 0), and any host user who runs it later
+ * would run it as root. Refused on every backend: S_ISUID or S_ISGID in
+ * the mode of chmod, creat, mkdir, mknod, or open with O_CREAT or
+ * O_TMPFILE (arguments 1-based). openat2's mode is in memory seccomp
+ * cannot read: ENOSYS, so callers fall back to openat.
+ */
+static const struct suid_call {
+	const char *name;
+	int nr;                 /* where libseccomp 2.5.4 lacks it (x86-64, asm-generic) */
+	uint16_t op;
+	uint8_t mode_arg, flags_arg;
+} suid_calls[] = {
+	{ "chmod", -1, RF_OP_CHMOD, 2, 0 },     { "fchmod", -1, RF_OP_CHMOD, 2, 0 },
+	{ "fchmodat", -1, RF_OP_CHMOD, 3, 0 },  { "fchmodat2", 452, RF_OP_CHMOD, 3, 0 },
+	{ "creat", -1, RF_OP_CREATE, 2, 0 },    { "open", -1, RF_OP_CREATE, 3, 2 },
+	{ "openat", -1, RF_OP_CREATE, 4, 3 },   { "mkdir", -1, RF_OP_MKDIR, 2, 0 },
+	{ "mkdirat", -1, RF_OP_MKDIR, 3, 0 },   { "mknod", -1, RF_OP_MKNOD, 2, 0 },
+	{ "mknodat", -1, RF_OP_MKNOD, 3, 0 },
+};
+
+static int suid_nr(const struct suid_call *s)
+{
+	int nr = seccomp_syscall_resolve_name(s->name);
+
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (nr < 0 && s->nr > 0)
+		nr = s->nr;
+#endif
+	return nr;
+}
+
+static int add_suid_rule(scmp_filter_ctx ctx, const struct suid_call *s, int nr,
+			 uint64_t bit, uint64_t create, struct rule_count *c,
+			 struct rf_error *err)
+{
+	struct scmp_arg_cmp cmp[2];
+	unsigned n = 0;
+	int r;
+
+	cmp[n++] = (struct scmp_arg_cmp){ .arg = s->mode_arg - 1u, .op = SCMP_CMP_MASKED_EQ,
+					  .datum_a = bit, .datum_b = bit };
+	if (s->flags_arg)
+		cmp[n++] = (struct scmp_arg_cmp){ .arg = s->flags_arg - 1u,
+						  .op = SCMP_CMP_MASKED_EQ,
+						  .datum_a = create, .datum_b = create };
+	r = add_rule(ctx, c, c->refuse, nr, s->name, n, cmp, err);
+	if (r < 0)
+		return r;
+	c->rules++;
+	return 0;
+}
+
+static int add_suid_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
+			  struct rf_error *err)
+{
+	static const uint64_t bits[] = { S_ISUID, S_ISGID };
+	/* O_TMPFILE holds O_DIRECTORY: its own bit alone tells it */
+	static const uint64_t creates[] = { O_CREAT, O_TMPFILE & ~O_DIRECTORY };
+	size_t i, b, k;
+	int nr, r;
+
+	for (i = 0; i < sizeof(suid_calls) / sizeof(suid_calls[0]); i++) {
+		const struct suid_call *s = &suid_calls[i];
+
+		nr = suid_nr(s);
+		/* not on this architecture; or every chmod refused already */
+		if (nr < 0 || (s->op == RF_OP_CHMOD && (holes & RF_SECCOMP_HOLE_FS_META)))
+			continue;
+		for (b = 0; b < 2; b++)
+			for (k = 0; k < (s->flags_arg ? 2u : 1u); k++) {
+				r = add_suid_rule(ctx, s, nr, bits[b], creates[k], c, err);
+				if (r < 0)
+					return r;
+			}
+		c->syscalls++;
+	}
+	nr = seccomp_syscall_resolve_name("openat2");
+#ifdef __x86_64__
+	if (nr < 0)
+		nr = 437;
+#endif
+	if (nr < 0)
+		return 0;
+	r = add_rule(ctx, c, SCMP_ACT_ERRNO(ENOSYS), nr, "openat2", 0, NULL, err);
+	if (r < 0)
+		return r;
+	c->syscalls++;
+	c->rules++;
+	return 0;
+}
+
+/* A refusal of the setuid rules, named as the call it was. */
+static bool suid_fields(int nr, const uint64_t args[6], struct rf_event *ev)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(suid_calls) / sizeof(suid_calls[0]); i++) {
+		const struct suid_call *s = &suid_calls[i];
+
+		if (suid_nr(s) != nr || !(args[s->mode_arg - 1] & (S_ISUID | S_ISGID)))
+			continue;
+		ev->op = s->op;
+		ev->class = RF_CLASS_FILE;
+		ev->arg = (uint32_t)args[s->mode_arg - 1];
+		return true;
+	}
+	return false;
+}
+
 static int add_net_task_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_count *c,
 			      struct rf_error *err)
 {
@@ -472,7 +585,7 @@ static bool hole_fields(int nr, const uint64_t args[6], struct rf_event *ev)
 
 bool sandbox_seccomp__hole_record(int nr, const uint64_t args[6], struct rf_event *ev)
 {
-	if (!hole_fields(nr, args, ev))
+	if (!hole_fields(nr, args, ev) && !suid_fields(nr, args, ev))
 		return false;
 	ev->reason = RF_REASON_BOUNDARY;
 	ev->syscall = (uint16_t)nr;
@@ -845,6 +958,8 @@ static int build_listened(const struct rf_policy *policy, bool boundary, unsigne
 			r = add_hole_rules(ctx, holes, bc, err);
 		if (r >= 0)
 			r = add_net_task_rules(ctx, holes, bc, err);
+		if (r >= 0)
+			r = add_suid_rules(ctx, holes, bc, err);
 	}
 	if (r >= 0 && merged) {
 		r = add_profile_rules(ctx, &policy->syscalls, deny, bc, ret, pc, err);

@@ -225,6 +225,70 @@ static void seccomp_process_boundary_inside_sandbox(void **state)
 	free(out);
 }
 
+/* No setuid or setgid file made in a write area (it would be root's on
+ * the host): chmod, fchmod, open with O_CREAT or O_TMPFILE, mkdir and
+ * mknod with S_ISUID/S_ISGID refused; each plain twin works; nothing of
+ * the refused ones is left outside. */
+static const char *suid_py =
+	"import os, stat, sys, errno\n"
+	"d = sys.argv[1]\n"
+	"def t(name, f):\n"
+	"    try:\n"
+	"        f(); print(name, 'ok')\n"
+	"    except OSError as e:\n"
+	"        print(name, errno.errorcode[e.errno])\n"
+	"open(d + '/f', 'w').close()\n"
+	"t('chmod-suid', lambda: os.chmod(d + '/f', 0o4755))\n"
+	"t('chmod-sgid', lambda: os.chmod(d + '/f', 0o2755))\n"
+	"t('chmod-plain', lambda: os.chmod(d + '/f', 0o755))\n"
+	"fd = os.open(d + '/f', os.O_RDONLY)\n"
+	"t('fchmod-suid', lambda: os.fchmod(fd, 0o4711))\n"
+	"t('open-suid', lambda: os.close(os.open(d + '/n', os.O_CREAT | os.O_WRONLY, 0o4755)))\n"
+	"t('open-plain', lambda: os.close(os.open(d + '/p', os.O_CREAT | os.O_WRONLY, 0o755)))\n"
+	"t('tmpfile-sgid', lambda: os.close(os.open(d, os.O_TMPFILE | os.O_WRONLY, 0o2755)))\n"
+	"t('tmpfile-plain', lambda: os.close(os.open(d, os.O_TMPFILE | os.O_WRONLY, 0o755)))\n"
+	"t('mkdir-sgid', lambda: os.mkdir(d + '/g', 0o2775))\n"
+	"t('mkdir-plain', lambda: os.mkdir(d + '/g2', 0o775))\n"
+	"t('mknod-suid', lambda: os.mknod(d + '/q', 0o4644 | stat.S_IFIFO))\n"
+	"t('mknod-plain', lambda: os.mknod(d + '/q2', 0o644 | stat.S_IFIFO))\n";
+
+static void no_setuid_file_in_a_write_area(void **state)
+{
+	static const char *const refused[] = { "chmod-suid", "chmod-sgid", "fchmod-suid",
+		"open-suid", "tmpfile-sgid", "mkdir-sgid", "mknod-suid", NULL };
+	static const char *const twins[] = { "chmod-plain", "open-plain", "tmpfile-plain",
+		"mkdir-plain", "mknod-plain", NULL };
+	char dir[600], pol[900], *out = NULL;
+	const char *argv[] = { "/usr/bin/python3", "-c", suid_py, dir, NULL };
+	struct stat st;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/out/suid", tree);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(pol, sizeof(pol), "{\"version\":1,\"id\":\"suid\",\"files\":{\"read\":[\"/\"],"
+		 "\"write\":[\"%s/\"]},\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}",
+		 dir);
+	assert_int_equal(h_run(pol, NULL, argv, &out, NULL), 0);
+	for (i = 0; refused[i]; i++)
+		if (strcmp(h_result(out, refused[i]), "EPERM"))
+			fail_msg("%s: %s, expected EPERM\n%s", refused[i],
+				 h_result(out, refused[i]), out);
+	for (i = 0; twins[i]; i++)
+		if (strcmp(h_result(out, twins[i]), "ok"))
+			fail_msg("%s: %s, expected ok\n%s", twins[i], h_result(out, twins[i]),
+				 out);
+	snprintf(pol, sizeof(pol), "%s/f", dir);
+	assert_int_equal(stat(pol, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	snprintf(pol, sizeof(pol), "%s/n", dir);
+	assert_int_equal(access(pol, F_OK), -1);
+	snprintf(pol, sizeof(pol), "%s/g", dir);
+	assert_int_equal(access(pol, F_OK), -1);
+	free(out);
+}
+
 static void seccomp_syscalls_allowlist_lets_listed_through(void **state)
 {
 	const char *pol =
@@ -365,6 +429,7 @@ int main(void)
 		cmocka_unit_test(landlock_command_outside_exec_is_126),
 		cmocka_unit_test(seccomp_process_boundary_inside_sandbox),
 		cmocka_unit_test(seccomp_syscalls_allowlist_lets_listed_through),
+		cmocka_unit_test(no_setuid_file_in_a_write_area),
 		cmocka_unit_test(landlock_inexpressible_entry_refused_or_approximated),
 		cmocka_unit_test(audit_mode_with_landlock_classes_denies_nothing),
 		cmocka_unit_test(require_bpf_lsm_is_refused_here_landlock_accepted),
