@@ -1488,6 +1488,16 @@ bool detect__has(const struct rf_detect *d, uint64_t cgroup_id)
 	return rf_index_get(&d->sb_ix, cgroup_id) >= 0;
 }
 
+bool detect__wants_flows(const struct rf_detect *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->o.max_sandboxes; i++)
+		if (d->sbs[i].used && !d->sbs[i].subj.ended && d->sbs[i].info.egress_bytes)
+			return true;
+	return false;
+}
+
 const struct rf_sandbox_info *detect__info(const struct rf_detect *d, uint64_t cgroup_id)
 {
 	int32_t i = rf_index_get(&d->sb_ix, cgroup_id);
