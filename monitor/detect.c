@@ -894,7 +894,7 @@ static void egress_alert(struct rf_detect *d, struct sandbox *s, const struct rf
 	char key[RF_KEY_LEN], dst[80];
 	struct rf_episode *e;
 
-	ledger__dst_text(&f->key, dst, sizeof(dst));
+	ledger__dst_text(&f->key, f->name, dst, sizeof(dst));
 	if (dest)
 		snprintf(key, sizeof(key), "dst:%s/%s", dst, ledger__proto(&f->key));
 	else
