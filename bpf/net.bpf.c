@@ -497,7 +497,7 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	__u32 len, n, reason;
 	int v = ALLOW;
 	__u64 cgid;
-	bool abstract, judge;
+	bool abstract, judge, lsm;
 	void *uaddr;
 	__u8 *d;
 
@@ -508,6 +508,10 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	 * resolved path instead: one judge per connect. Counted either way
 	 * when the sandbox has a ledger. */
 	judge = !(sb->flags & (RF_SB_UNIX_UNRESTRICTED | RF_SB_LSM_UNIX));
+	/* BPF-LSM judges the resolved peer later: a name its rules refuse as
+	 * given is not counted (one it refuses only once resolved, a symlink
+	 * out of an allowed directory, would be) */
+	lsm = !judge && !(sb->flags & RF_SB_UNIX_UNRESTRICTED);
 	led = bpf_map_lookup_elem(&rf_ledger, &cgid);
 	if (!judge && !led)
 		return ALLOW;
@@ -524,12 +528,14 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	if (len > RF_UNIX_PATH_MAX)
 		len = RF_UNIX_PATH_MAX;
 
-	if (judge) {
+	if (judge || lsm) {
 		__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
 		d = s->ukey.data;
 		if (bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, uaddr + 2))
-			return DENY;
+			return judge ? DENY : ALLOW;
 		reason = unix_lookup(&s->ukey, &s->scan, cgid, len, &n, &abstract);
+		if (reason && !judge)
+			return ALLOW;
 		if (reason) {
 			s->ev.family = AF_UNIX;
 			s->ev.op = op;
