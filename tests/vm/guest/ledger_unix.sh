@@ -46,7 +46,7 @@ else
 	# no hook: the connects happen (judged by BPF-LSM) and nothing counts them
 	wait "$srv"
 	if [ "$rc" = 0 ] && [ "$(grep -c "unix $S ok" "$W/out")" = 5 ] && [ -z "$flow" ] &&
-	   [ -z "$noflow" ] && grep -q '"event":"sandbox.exit".*"flows":0' "$W/t.jsonl"; then
+	   [ -z "$noflow" ] && grep '"event":"sandbox.exit"' "$W/t.jsonl" | grep -q '"flows":0,'; then
 		pass "unix ledger ($(uname -r)): no cgroup unix hook, no unix flow (the plan's gap); the connects ran"
 	else
 		fail "unix ledger on 6.1: no unix flow" "exit $rc; flow: $flow"
