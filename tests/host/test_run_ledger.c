@@ -286,7 +286,7 @@ static bool unix_hooks(void)
  * read; the refused name has none; bytes are not counted (null). */
 static void unix_peers_counted(void **state)
 {
-	char st[96], dg[96], ab[96], no[96], pol[1024];
+	char st[96], dg[96], ab[96], no[96], pol[2048];
 	struct unix_srv s_st, s_dg, s_ab;
 	char *tp = h_tempfile("trace", NULL), *out = NULL;
 	const char *argv[32];
@@ -354,6 +354,14 @@ static void unix_peers_counted(void **state)
 	assert_null(flow_of(tr, no, "unix"));
 	assert_int_equal(h_count_events(tr, "kernel.deny"), 1);
 	assert_int_equal(num(h_event(tr, "sandbox.exit", 0), "flows"), 3);
+	/* every line valid against schemas/trace.schema.json (proto unix,
+	 * bytes null, the unix object) */
+	snprintf(pol, sizeof(pol), "/usr/bin/python3 -c 'import json, sys\n"
+		 "from jsonschema import Draft202012Validator as V\n"
+		 "v = V(json.load(open(\"schemas/trace.schema.json\")))\n"
+		 "bad = [e.message[:200] for l in open(sys.argv[1]) for e in v.iter_errors(json.loads(l))]\n"
+		 "bad and print(*bad[:5], sep=\"\\n\")\nsys.exit(1 if bad else 0)' %s", h_sh(tp));
+	assert_int_equal(system(pol), 0);
 	json_decref(tr);
 	unlink(st);
 	unlink(dg);
