@@ -276,7 +276,6 @@ static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const vo
 static __always_inline void ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
 					__u64 cgid, const __u8 *uaddr, __u32 len, __u32 type)
 {
-	__u8 first = 0;
 	long n;
 
 	__builtin_memset(k, 0, sizeof(*k));
@@ -284,25 +283,24 @@ static __always_inline void ledger_unix(struct rf_ledger *l, struct rf_unix_flow
 	k->type = (__u8)type;
 	if (len > RF_UNIX_PATH_MAX)
 		len = RF_UNIX_PATH_MAX;
-	if (len)
-		bpf_probe_read_kernel(&first, 1, uaddr);
-	if (len && !first) {
-		/* masked: the verifier keeps the bound through the - 1 */
+	/* _str: at most len bytes, then a NUL (a pathname ends there); one
+	 * read for the common case, a pathname */
+	n = bpf_probe_read_kernel_str(k->name, len + 1, uaddr);
+	if (n < 1)
+		return;
+	if (n == 1 && len) {
+		/* a NUL first: an abstract name, its len - 1 bytes whole
+		 * (masked: the verifier keeps the bound through the - 1) */
 		__u32 m = (len - 1) & 0x7f;
 
-		k->abstract = 1;
 		if (m > RF_UNIX_PATH_MAX - 1)
 			m = RF_UNIX_PATH_MAX - 1;
+		k->abstract = 1;
 		if (bpf_probe_read_kernel(k->name, m, uaddr + 1))
 			return;
-		k->len = (__u16)m;
-	} else {
-		/* _str: at most len bytes, then a NUL (the name ends there) */
-		n = bpf_probe_read_kernel_str(k->name, len + 1, uaddr);
-		if (n < 1)
-			return;
-		k->len = (__u16)(n - 1);
+		n = m + 1;
 	}
+	k->len = (__u16)(n - 1);
 	flow_add_in(&rf_unix_flows, l, k, 1, 0, 0);
 }
 
