@@ -456,6 +456,8 @@ static void periodic(struct rf_engine *e, uint64_t now)
 	if (e->flows && flows_wanted(e)) {
 		flowwatch__poll(e->flows, now, on_flow, e);
 		e->m.flow_polls++;
+	} else if (e->flows) {
+		flowwatch__idle(e->flows);
 	}
 	poll_lost(e, now);
 	sandboxes__gc(&e->sbx, now);

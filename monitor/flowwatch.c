@@ -215,6 +215,15 @@ void flowwatch__poll(struct rf_flowwatch *fw, uint64_t t_ns, rf_flow_fn fn, void
 			ent_drop(fw, &fw->e[i]);
 }
 
+void flowwatch__idle(struct rf_flowwatch *fw)
+{
+	size_t i;
+
+	for (i = 0; i < fw->top; i++)
+		if (fw->e[i].used && fw->e[i].final)
+			ent_drop(fw, &fw->e[i]);
+}
+
 void flowwatch__final(struct rf_flowwatch *fw, const struct rf_flow_record *r, uint64_t t_ns,
 		      rf_flow_fn fn, void *ctx)
 {

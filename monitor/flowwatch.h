@@ -37,6 +37,10 @@ void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int unix_fd, int nam
 /* Every pinned set's maps (at most 8, as the decisions), then the flows
  * no map had for RF_FLOWWATCH_MISSES reads are forgotten. */
 void flowwatch__poll(struct rf_flowwatch *fw, uint64_t t_ns, rf_flow_fn fn, void *ctx);
+/* An interval without reading the maps (no consumer): the flows whose
+ * final record came are forgotten (no read will miss them now), so the
+ * table never fills with runs that ended. */
+void flowwatch__idle(struct rf_flowwatch *fw);
 /* The supervisor's last counts of a flow: its final FLOW record (what is
  * new since the previous one, maybe nothing). */
 void flowwatch__final(struct rf_flowwatch *fw, const struct rf_flow_record *r, uint64_t t_ns,

@@ -312,7 +312,8 @@ char *metrics__render(const struct rf_metrics *m)
 		"ringfence_monitor_sandboxes_removed_total{reason=\"idle-unregistered\"} %llu\n",
 		(unsigned long long)m->table.ended_freed, (unsigned long long)m->table.idle_freed);
 	bprintf(&b, "# HELP ringfence_monitor_flow_polls_total Reads of the pinned connection "
-		"ledgers (only while activity records, a sink or monitor.egress_bytes use them)."
+		"ledgers (only while --activity, --sink-activity, --record or a sandbox's "
+		"monitor.egress_bytes use them)."
 		"\n# TYPE ringfence_monitor_flow_polls_total counter\n"
 		"ringfence_monitor_flow_polls_total %llu\n", (unsigned long long)m->flow_polls);
 	bprintf(&b, "# HELP ringfence_monitor_cgroups_gone_total Sandboxes ended because their "
