@@ -51,6 +51,7 @@ struct rf_scratch {
 	struct rf_event ev;
 	struct rf_unix_key ukey;
 	struct scan_state scan;
+	struct rf_unix_flow_key ufk;    /* the ledger's unix peer */
 };
 
 struct {
@@ -491,45 +492,63 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 {
 	struct bpf_sock_addr_kern *sa;
 	struct rf_sandbox *sb;
+	struct rf_ledger *led;
 	struct rf_scratch *s;
 	__u32 len, n, reason;
+	int v = ALLOW;
 	__u64 cgid;
-	bool abstract;
+	bool abstract, judge, lsm;
 	void *uaddr;
 	__u8 *d;
 
-	/* Unrestricted, or judged by the BPF-LSM programs on the peer's
-	 * resolved path instead: one judge per connect. */
-	sb = net_sandbox(&cgid, RF_SB_UNIX_UNRESTRICTED | RF_SB_LSM_UNIX);
+	sb = current_sandbox(&cgid);
 	if (!sb)
+		return ALLOW;
+	/* Unrestricted, or judged by the BPF-LSM programs on the peer's
+	 * resolved path instead: one judge per connect. Counted either way
+	 * when the sandbox has a ledger. */
+	judge = !(sb->flags & (RF_SB_UNIX_UNRESTRICTED | RF_SB_LSM_UNIX));
+	/* BPF-LSM judges the resolved peer later: a name its rules refuse as
+	 * given is not counted (one it refuses only once resolved, a symlink
+	 * out of an allowed directory, would be) */
+	lsm = !judge && !(sb->flags & RF_SB_UNIX_UNRESTRICTED);
+	led = bpf_map_lookup_elem(&rf_ledger, &cgid);
+	if (!judge && !led)
 		return ALLOW;
 	s = scratch();
 	if (!s)
-		return fallback_verdict(sb);
+		return judge ? fallback_verdict(sb) : ALLOW;
 
 	sa = bpf_cast_to_kern_ctx(ctx);
 	if (!sa)
-		return DENY;
+		return judge ? DENY : ALLOW;
 	uaddr = BPF_CORE_READ(sa, uaddr);
 	len = BPF_CORE_READ(sa, uaddrlen);
 	len = len > 2 ? len - 2 : 0;  /* bytes of sun_path given */
 	if (len > RF_UNIX_PATH_MAX)
 		len = RF_UNIX_PATH_MAX;
 
-	__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
-	d = s->ukey.data;
-	if (bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, uaddr + 2))
-		return DENY;
-	reason = unix_lookup(&s->ukey, &s->scan, cgid, len, &n, &abstract);
-	if (!reason)
-		return ALLOW;
-
-	s->ev.family = AF_UNIX;
-	s->ev.op = op;
-	s->ev.reason = reason;
-	s->ev.protocol = ctx->type;
-	unix_event_path(&s->ev, d, n, abstract);
-	return decide(sb, cgid, &s->ev, RF_CLASS_UNIX);
+	if (judge || lsm) {
+		__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
+		d = s->ukey.data;
+		if (bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX, uaddr + 2))
+			return judge ? DENY : ALLOW;
+		reason = unix_lookup(&s->ukey, &s->scan, cgid, len, &n, &abstract);
+		if (reason && !judge)
+			return ALLOW;
+		if (reason) {
+			s->ev.family = AF_UNIX;
+			s->ev.op = op;
+			s->ev.reason = reason;
+			s->ev.protocol = ctx->type;
+			unix_event_path(&s->ev, d, n, abstract);
+			/* audit mode lets it through: then it is counted */
+			v = decide(sb, cgid, &s->ev, RF_CLASS_UNIX);
+		}
+	}
+	if (led && v == ALLOW)
+		ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type);
+	return v;
 }
 
 /* Loaded with expected attach type BPF_CGROUP_UNIX_CONNECT (49): this

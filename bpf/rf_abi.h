@@ -535,6 +535,21 @@ struct rf_ledger {
 					 * walking rf_flows (65,536 buckets a walk) */
 };
 
+/* rf_unix_flows key: one unix peer of one sandbox, by the name the
+ * sandbox gave connect() or sendto() (the cgroup unix hooks, Linux 6.7+:
+ * before the kernel resolves it). Counted: connections (connect calls,
+ * and datagrams sent to a name); the bytes stay 0 (no hook of these sees
+ * them). */
+#define RF_UNIX_FLOW_NAME 112
+struct rf_unix_flow_key {
+	__u64 cgroup_id;
+	__u16 len;                      /* bytes of name[] */
+	__u8 type;                      /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	__u8 abstract;                  /* 1: an abstract name (its leading NUL not kept) */
+	__u32 _pad;
+	__u8 name[RF_UNIX_FLOW_NAME];   /* zero past len */
+};
+
 /* rf_flow_names: which name the DNS gate opened an address for. */
 #define RF_FLOW_NAME_LEN 256
 struct rf_flow_name_key {
@@ -807,6 +822,7 @@ RF_ABI_OFF(rf_flow_key, port, 24);
 RF_ABI_SIZE(rf_flow, 40);
 RF_ABI_SIZE(rf_ledger, 48);
 RF_ABI_SIZE(rf_flow_name_key, 32);
+RF_ABI_SIZE(rf_unix_flow_key, 128);
 RF_ABI_OFF(rf_flow_record, key, 32);
 _Static_assert(sizeof(struct rf_flow_record) == sizeof(struct rf_event),
 	       "rf_flow_record: rf_event's size");

@@ -36,6 +36,15 @@ struct {
 	__type(value, struct rf_flow);
 } rf_flows SEC(".maps");
 
+/* Unix peers, by name (check_unix in net.bpf.c, the cgroup unix hooks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RF_LEDGER_FLOWS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rf_unix_flow_key);
+	__type(value, struct rf_flow);
+} rf_unix_flows SEC(".maps");
+
 /* Written by the DNS gate (supervisor/dnsgate) when it opens an address. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -228,22 +237,24 @@ static __always_inline bool same_peer(const struct rf_flow_key *a, const struct 
 	return x[0] == y[0] && x[1] == y[1] && a->port == b->port;
 }
 
-/* Count into the flow (made on first use); connections: 0 or 1. */
-static __always_inline void flow_add(struct rf_ledger *l, const struct rf_flow_key *k,
-				     __u64 conns, __u64 sent, __u64 rcvd)
+/* Count into the flow of map (rf_flows, rf_unix_flows), made on first use;
+ * connections: 0 or 1. */
+static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const void *k,
+					__u64 conns, __u64 sent, __u64 rcvd)
 {
 	__u64 now = bpf_ktime_get_boot_ns();
-	struct rf_flow *f = bpf_map_lookup_elem(&rf_flows, k);
+	struct rf_flow *f = bpf_map_lookup_elem(map, k);
 
 	if (!f) {
 		struct rf_flow init = { .first_ns = now, .last_ns = now };
 
 		/* before the entry exists: a plain store of 1 (no lost update
-		 * between CPUs), which the supervisor reads as "walk rf_flows" */
+		 * between CPUs), which the supervisor reads as "walk the flow
+		 * maps" */
 		if (!l->flows_made)
 			l->flows_made = 1;
-		bpf_map_update_elem(&rf_flows, k, &init, BPF_NOEXIST);
-		f = bpf_map_lookup_elem(&rf_flows, k);
+		bpf_map_update_elem(map, k, &init, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(map, k);
 		if (!f) {
 			__sync_fetch_and_add(&l->flows_lost, 1);
 			return;
@@ -256,6 +267,46 @@ static __always_inline void flow_add(struct rf_ledger *l, const struct rf_flow_k
 	if (rcvd)
 		__sync_fetch_and_add(&f->bytes_received, rcvd);
 	f->last_ns = now;
+}
+
+#define flow_add(l, k, conns, sent, rcvd) flow_add_in(&rf_flows, l, k, conns, sent, rcvd)
+
+/*
+ * A connect() or an addressed datagram to a unix name, the policy having
+ * let it through: one connection of the peer of that name (k: scratch
+ * memory). The name as given (uaddr: the kernel's copy of the sockaddr,
+ * len bytes of sun_path): a pathname up to its first NUL, an abstract
+ * name whole; the rest of the key zero, so one name is one flow.
+ */
+static __always_inline void ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
+					__u64 cgid, const __u8 *uaddr, __u32 len, __u32 type)
+{
+	long n;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->cgroup_id = cgid;
+	k->type = (__u8)type;
+	if (len > RF_UNIX_PATH_MAX)
+		len = RF_UNIX_PATH_MAX;
+	/* _str: at most len bytes, then a NUL (a pathname ends there); one
+	 * read for the common case, a pathname */
+	n = bpf_probe_read_kernel_str(k->name, len + 1, uaddr);
+	if (n < 1)
+		return;
+	if (n == 1 && len) {
+		/* a NUL first: an abstract name, its len - 1 bytes whole
+		 * (masked: the verifier keeps the bound through the - 1) */
+		__u32 m = (len - 1) & 0x7f;
+
+		if (m > RF_UNIX_PATH_MAX - 1)
+			m = RF_UNIX_PATH_MAX - 1;
+		k->abstract = 1;
+		if (bpf_probe_read_kernel(k->name, m, uaddr + 1))
+			return;
+		n = m + 1;
+	}
+	k->len = (__u16)(n - 1);
+	flow_add_in(&rf_unix_flows, l, k, 1, 0, 0);
 }
 
 /* New bytes of a TCP segment in one direction: those past *hi. */

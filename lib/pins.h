@@ -58,6 +58,8 @@
 	  offsetof(struct rf_flow_key, cgroup_id))                                      \
 	X(FLOW_NAMES, "flow_names", "rf_flow_names", 0, sizeof(struct rf_flow_name_key), \
 	  offsetof(struct rf_flow_name_key, cgroup_id))                                 \
+	X(UNIX_FLOWS, "unix_flows", "rf_unix_flows", 0, sizeof(struct rf_unix_flow_key), \
+	  offsetof(struct rf_unix_flow_key, cgroup_id))                                 \
 	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
 
 #define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,

@@ -283,12 +283,15 @@ static void sandbox_name(const struct rf_sandbox_info *si, uint64_t cgid, char *
 		snprintf(buf, len, "cgroup-%" PRIu64, cgid);
 }
 
-/* The peer: its address and port (outbound: the port it listens on). */
+/* The peer: its address and port (outbound: the port it listens on); a
+ * unix peer by its name (OCSF 1.3's endpoint has no path: name). */
 static json_t *peer_endpoint(const struct rf_in_flow *f)
 {
 	char a[INET6_ADDRSTRLEN] = "";
 	json_t *ep;
 
+	if (f->key.family == AF_UNIX)
+		return json_pack("{s:s}", "name", f->name[0] ? f->name : "?");
 	inet_ntop(f->key.family == AF_INET ? AF_INET : AF_INET6, f->key.addr, a, sizeof(a));
 	ep = json_pack("{s:s}", "ip", a);
 	if (ep && !(f->key.flags & RF_FLOW_INBOUND))
@@ -326,21 +329,51 @@ static json_t *flow_unmapped(const struct rf_in_flow *f, const char *sb,
 
 	if (um && si)
 		json_object_set_new(um, "policy_id", json_string(si->policy_id));
-	if (um && f->name[0])
+	if (um && f->key.family == AF_UNIX) {
+		/* connections counted, bytes not (the cgroup unix hooks) */
+		json_object_set_new(um, "unix", json_pack("{s:s, s:b}", "socket_type",
+							  ledger__unix_type(&f->key), "abstract",
+							  f->name[0] == '@'));
+		json_object_set_new(um, "bytes_counted", json_false());
+		json_object_del(um, "bytes_sent_total");
+		json_object_del(um, "bytes_received_total");
+	} else if (um && f->name[0]) {
 		json_object_set_new(um, "name", json_string(f->name));
+	}
 	return um;
+}
+
+/* How it went: IP (version, IANA number) or a unix socket (no number; a
+ * local one: boundary Localhost). */
+static json_t *connection_info(const struct rf_in_flow *f)
+{
+	bool inbound = (f->key.flags & RF_FLOW_INBOUND) != 0, v4 = f->key.family == AF_INET;
+
+	if (f->key.family == AF_UNIX)
+		/* 99 Other: protocol_ver holds the source's own word */
+		return json_pack("{s:s, s:i, s:s, s:i, s:s, s:i, s:s}",
+				 "protocol_name", "unix", "protocol_ver_id", 99,
+				 "protocol_ver", "Unix domain socket", "boundary_id", 1,
+				 "boundary", "Localhost", "direction_id", 2, "direction", "Outbound");
+	return json_pack("{s:s, s:i, s:i, s:s, s:i, s:s}",
+			 "protocol_name", ledger__proto(&f->key), "protocol_num", f->key.proto,
+			 "protocol_ver_id", v4 ? 4 : 6, "protocol_ver",
+			 v4 ? "Internet Protocol version 4 (IPv4)" :
+			      "Internet Protocol version 6 (IPv6)",
+			 "direction_id", inbound ? 1 : 2,
+			 "direction", inbound ? "Inbound" : "Outbound");
 }
 
 json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *si,
 		       uint64_t seq, int64_t off, const struct rf_alert_origin *og)
 {
 	const struct rf_in_flow *f = &in->u.flow;
-	bool inbound = (f->key.flags & RF_FLOW_INBOUND) != 0, v4 = f->key.family == AF_INET;
+	bool inbound = (f->key.flags & RF_FLOW_INBOUND) != 0;
 	int64_t t_ms = ((int64_t)in->t_ns + off) / 1000000;
 	int64_t start_ms = ((int64_t)f->since_ns + off) / 1000000;
 	int64_t end_ms = ((int64_t)(f->total.last_ns > f->since_ns ? f->total.last_ns :
 				    f->since_ns) + off) / 1000000;
-	char sb[RF_SANDBOX_LEN], msg[512], dst[80], uid[40];
+	char sb[RF_SANDBOX_LEN], msg[768], dst[RF_UNIX_FLOW_TEXT + 64], uid[40];
 	uint64_t h;
 	json_t *o;
 
@@ -350,12 +383,17 @@ json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *
 	h = rf_hash64(&f->key, sizeof(f->key), RF_HASH_SEED);
 	h = rf_hash64(&in->t_ns, sizeof(in->t_ns), h);
 	snprintf(uid, sizeof(uid), "flow-%016" PRIx64, h);
-	ledger__dst_text(&f->key, dst, sizeof(dst));
-	snprintf(msg, sizeof(msg), "sandbox %s: %s %s%s%s%s: %" PRIu64 " bytes sent, %" PRIu64
-		 " received, %" PRIu64 " connection%s%s", sb, ledger__proto(&f->key), dst,
-		 f->name[0] ? " (" : "", f->name, f->name[0] ? ")" : "", f->bytes_sent,
-		 f->bytes_received, f->connections, f->connections == 1 ? "" : "s",
-		 f->final ? " (final)" : "");
+	ledger__dst_text(&f->key, f->name, dst, sizeof(dst));
+	if (f->key.family == AF_UNIX)
+		snprintf(msg, sizeof(msg), "sandbox %s: unix %s %s: %" PRIu64 " connection%s%s",
+			 sb, ledger__unix_type(&f->key), dst, f->connections,
+			 f->connections == 1 ? "" : "s", f->final ? " (final)" : "");
+	else
+		snprintf(msg, sizeof(msg), "sandbox %s: %s %s%s%s%s: %" PRIu64 " bytes sent, %"
+			 PRIu64 " received, %" PRIu64 " connection%s%s", sb,
+			 ledger__proto(&f->key), dst, f->name[0] ? " (" : "", f->name,
+			 f->name[0] ? ")" : "", f->bytes_sent, f->bytes_received, f->connections,
+			 f->connections == 1 ? "" : "s", f->final ? " (final)" : "");
 	o = json_object();
 	if (!o)
 		return NULL;
@@ -387,21 +425,15 @@ json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *
 						     sandbox_endpoint(f, sb));
 	json_object_set_new(o, "dst_endpoint", inbound ? sandbox_endpoint(f, sb) :
 						     peer_endpoint(f));
-	json_object_set_new(o, "connection_info",
-			    json_pack("{s:s, s:i, s:i, s:s, s:i, s:s}",
-				      "protocol_name", ledger__proto(&f->key),
-				      "protocol_num", f->key.proto,
-				      "protocol_ver_id", v4 ? 4 : 6, "protocol_ver",
-				      v4 ? "Internet Protocol version 4 (IPv4)" :
-					   "Internet Protocol version 6 (IPv6)",
-				      "direction_id", inbound ? 1 : 2,
-				      "direction", inbound ? "Inbound" : "Outbound"));
+	json_object_set_new(o, "connection_info", connection_info(f));
 	/* what is new since this flow's previous record: the records of one
-	 * flow add up to the kernel's totals (unmapped *_total) */
-	json_object_set_new(o, "traffic", json_pack("{s:I, s:I, s:I}",
-			    "bytes_out", (json_int_t)f->bytes_sent,
-			    "bytes_in", (json_int_t)f->bytes_received,
-			    "bytes", (json_int_t)(f->bytes_sent + f->bytes_received)));
+	 * flow add up to the kernel's totals (unmapped *_total); a unix
+	 * peer's bytes are not counted: no traffic, rather than zeros */
+	if (f->key.family != AF_UNIX)
+		json_object_set_new(o, "traffic", json_pack("{s:I, s:I, s:I}",
+				    "bytes_out", (json_int_t)f->bytes_sent,
+				    "bytes_in", (json_int_t)f->bytes_received,
+				    "bytes", (json_int_t)(f->bytes_sent + f->bytes_received)));
 	json_object_set_new(o, "device", device_of(og, sb));
 	json_object_set_new(o, "unmapped", flow_unmapped(f, sb, si));
 	return o;

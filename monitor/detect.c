@@ -894,7 +894,7 @@ static void egress_alert(struct rf_detect *d, struct sandbox *s, const struct rf
 	char key[RF_KEY_LEN], dst[80];
 	struct rf_episode *e;
 
-	ledger__dst_text(&f->key, dst, sizeof(dst));
+	ledger__dst_text(&f->key, f->name, dst, sizeof(dst));
 	if (dest)
 		snprintf(key, sizeof(key), "dst:%s/%s", dst, ledger__proto(&f->key));
 	else
@@ -1486,6 +1486,16 @@ void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret)
 bool detect__has(const struct rf_detect *d, uint64_t cgroup_id)
 {
 	return rf_index_get(&d->sb_ix, cgroup_id) >= 0;
+}
+
+bool detect__wants_flows(const struct rf_detect *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->o.max_sandboxes; i++)
+		if (d->sbs[i].used && !d->sbs[i].subj.ended && d->sbs[i].info.egress_bytes)
+			return true;
+	return false;
 }
 
 const struct rf_sandbox_info *detect__info(const struct rf_detect *d, uint64_t cgroup_id)

@@ -76,6 +76,8 @@ void detect__table_stats(const struct rf_detect *d, struct rf_table_stats *ret);
 const struct rf_sandbox_info *detect__info(const struct rf_detect *d, uint64_t cgroup_id);
 /* The cgroup has an entry (ended or not). */
 bool detect__has(const struct rf_detect *d, uint64_t cgroup_id);
+/* A live sandbox has monitor.egress_bytes: the flows have a reader here. */
+bool detect__wants_flows(const struct rf_detect *d);
 
 /* A cgroup that never reached the registry, idle this long, leaves the table. */
 #define RF_UNREG_IDLE_MS 30000

@@ -435,14 +435,30 @@ static void write_views(struct rf_engine *e, uint64_t now)
 		top__render(stdout, st, true);
 }
 
+/*
+ * The ledgers are read only for a consumer: activity records (--activity,
+ * a sink with --sink-activity: the actq thread), a recording (a replay
+ * makes them), or a live sandbox with monitor.egress_bytes. Without one,
+ * an interval costs no bpf() per flow. The final counts still arrive on
+ * the ring buffer (RF_EV_FLOW).
+ */
+static bool flows_wanted(const struct rf_engine *e)
+{
+	return e->actq || e->rec || detect__wants_flows(e->det);
+}
+
 static void periodic(struct rf_engine *e, uint64_t now)
 {
 	engine__decisions_check(e);
 	sandboxes__find_parent(&e->sbx);
 	engine__drain(e);
 	sandboxes__sample(&e->sbx, now);
-	if (e->flows)
+	if (e->flows && flows_wanted(e)) {
 		flowwatch__poll(e->flows, now, on_flow, e);
+		e->m.flow_polls++;
+	} else if (e->flows) {
+		flowwatch__idle(e->flows);
+	}
 	poll_lost(e, now);
 	sandboxes__gc(&e->sbx, now);
 	record__flush(e->rec);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,14 +139,14 @@ static bool ent_record(struct fw_ent *e, const struct rf_flow *f, const char *na
 	return true;
 }
 
-void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int names_fd, uint64_t t_ns,
-		     rf_flow_fn fn, void *ctx)
+void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int unix_fd, int names_fd,
+		     uint64_t t_ns, rf_flow_fn fn, void *ctx)
 {
 	_cleanup_free_ struct rf_flow_row *rows = NULL;
 	struct rf_input in;
 	size_t n = 0, i;
 
-	if (ledger__flows(flows_fd, 0, &rows, &n))
+	if (ledger__flows(flows_fd, unix_fd, 0, &rows, &n))
 		return;
 	for (i = 0; i < n; i++) {
 		struct fw_ent *e = ent_get(fw, &rows[i].key);
@@ -157,7 +159,9 @@ void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int names_fd, uint64
 		 * again before deleting them is no news */
 		if (e->final)
 			continue;
-		if (!e->last_ns || memcmp(&e->seen, &rows[i].flow, 3 * sizeof(uint64_t)))
+		if (rows[i].key.family == AF_UNIX)
+			snprintf(name, sizeof(name), "%s", rows[i].unix_name);
+		else if (!e->last_ns || memcmp(&e->seen, &rows[i].flow, 3 * sizeof(uint64_t)))
 			ledger__name(names_fd, rows[i].key.cgroup_id, rows[i].key.family,
 				     rows[i].key.addr, name, sizeof(name));
 		if (ent_record(e, &rows[i].flow, name, false, t_ns, &in))
@@ -176,7 +180,7 @@ struct poll_ctx {
 static int poll_set(const char *name, void *arg)
 {
 	struct poll_ctx *p = arg;
-	_cleanup_close_ int fd = -1, names = -1;
+	_cleanup_close_ int fd = -1, names = -1, unx = -1;
 	struct rf_meta meta;
 
 	if (p->sets == 8)
@@ -187,8 +191,10 @@ static int poll_set(const char *name, void *arg)
 	if (fd < 0)
 		return 0;
 	names = rf_pins__get_in(name, rf_pin_maps[RF_PIN_FLOW_NAMES].pin);
+	/* a set of a build before unix flows has none: -1 */
+	unx = rf_pins__get_in(name, rf_pin_maps[RF_PIN_UNIX_FLOWS].pin);
 	p->sets++;
-	flowwatch__read(p->fw, fd, names, p->t_ns, p->fn, p->ctx);
+	flowwatch__read(p->fw, fd, unx, names, p->t_ns, p->fn, p->ctx);
 	return 0;
 }
 
@@ -206,6 +212,15 @@ void flowwatch__poll(struct rf_flowwatch *fw, uint64_t t_ns, rf_flow_fn fn, void
 	for (i = 0; i < fw->top; i++)
 		if (fw->e[i].used && fw->e[i].misses &&
 		    (fw->e[i].final || fw->e[i].misses >= RF_FLOWWATCH_MISSES))
+			ent_drop(fw, &fw->e[i]);
+}
+
+void flowwatch__idle(struct rf_flowwatch *fw)
+{
+	size_t i;
+
+	for (i = 0; i < fw->top; i++)
+		if (fw->e[i].used && fw->e[i].final)
 			ent_drop(fw, &fw->e[i]);
 }
 

@@ -27,15 +27,20 @@ typedef void (*rf_flow_fn)(const struct rf_input *in, void *ctx);
 int flowwatch__new(size_t max, struct rf_flowwatch **ret);
 void flowwatch__free(struct rf_flowwatch *fw);
 
-/* One FLOW record per flow of a flows map fd (names: its flow_names map,
- * -1 none) that is new or moved, at t_ns. Reading every pinned set is
+/* One FLOW record per flow of a flows map fd and a unix flows map unix_fd
+ * (names: its flow_names map; either -1: none) that is new or moved, at
+ * t_ns (a unix peer's name in the record's name). Reading every pinned set is
  * flowwatch__poll's; this is its one-map part (tests give a map of their
  * own). */
-void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int names_fd, uint64_t t_ns,
-		     rf_flow_fn fn, void *ctx);
+void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int unix_fd, int names_fd,
+		     uint64_t t_ns, rf_flow_fn fn, void *ctx);
 /* Every pinned set's maps (at most 8, as the decisions), then the flows
  * no map had for RF_FLOWWATCH_MISSES reads are forgotten. */
 void flowwatch__poll(struct rf_flowwatch *fw, uint64_t t_ns, rf_flow_fn fn, void *ctx);
+/* An interval without reading the maps (no consumer): the flows whose
+ * final record came are forgotten (no read will miss them now), so the
+ * table never fills with runs that ended. */
+void flowwatch__idle(struct rf_flowwatch *fw);
 /* The supervisor's last counts of a flow: its final FLOW record (what is
  * new since the previous one, maybe nothing). */
 void flowwatch__final(struct rf_flowwatch *fw, const struct rf_flow_record *r, uint64_t t_ns,

@@ -311,6 +311,11 @@ char *metrics__render(const struct rf_metrics *m)
 		"ringfence_monitor_sandboxes_removed_total{reason=\"ended\"} %llu\n"
 		"ringfence_monitor_sandboxes_removed_total{reason=\"idle-unregistered\"} %llu\n",
 		(unsigned long long)m->table.ended_freed, (unsigned long long)m->table.idle_freed);
+	bprintf(&b, "# HELP ringfence_monitor_flow_polls_total Reads of the pinned connection "
+		"ledgers (only while --activity, --sink-activity, --record or a sandbox's "
+		"monitor.egress_bytes use them)."
+		"\n# TYPE ringfence_monitor_flow_polls_total counter\n"
+		"ringfence_monitor_flow_polls_total %llu\n", (unsigned long long)m->flow_polls);
 	bprintf(&b, "# HELP ringfence_monitor_cgroups_gone_total Sandboxes ended because their "
 		"cgroup no longer exists.\n# TYPE ringfence_monitor_cgroups_gone_total counter\n"
 		"ringfence_monitor_cgroups_gone_total %llu\n", (unsigned long long)m->cgroups_gone);

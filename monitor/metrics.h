@@ -37,6 +37,7 @@ struct rf_metrics {
 	uint64_t sandboxes;                 /* watched now */
 	struct rf_table_stats table;        /* the detectors' sandbox table */
 	uint64_t cgroups_gone;              /* entries ended because their cgroup is gone */
+	uint64_t flow_polls;                /* reads of the pinned flows maps (a consumer on) */
 	bool decisions_attached;            /* the pinned ring buffer is drained */
 	double start_time;                  /* unix seconds */
 	/* kernel decisions by class, verdict and the backend that made (or,

@@ -113,10 +113,10 @@ vm73() {
 	local rc1=$?
 	# and a newcomer's first `learn --verify` of gcc, git, python3, make
 	# and tar under BPF-LSM (learn_newcomer, about 40 s)
-	echo "== vm: Debian 7.3 kernel with BPF-LSM, attack smoke set, learn as a newcomer, monitor.files (qemu)"
+	echo "== vm: Debian 7.3 kernel with BPF-LSM, attack smoke set, learn as a newcomer, monitor.files, the unix ledger (qemu)"
 	env VM_KERNEL=7.3 VM_CACHE="$c" ATTACK_SET=smoke VM_LOG="$BUILD/vm73lsm-console.log" \
 		VM_APPEND=lsm=lockdown,capability,landlock,yama,bpf \
-		tests/vm/run.sh "$BUILD" attack backends learn_newcomer monitor_files
+		tests/vm/run.sh "$BUILD" attack backends learn_newcomer monitor_files ledger_unix
 	local rc2=$?
 	# The monitor under the shipped unit, systemd as PID 1 (6.1; about
 	# 40 s alone): here, while the longer 6.1 run goes on, it costs make

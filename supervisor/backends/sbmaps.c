@@ -1378,7 +1378,8 @@ int sbmaps__purge(const struct rf_enforcer *enf, uint64_t cgid)
 {
 	/* What a live supervisor takes itself at its end (flows.c): the
 	 * ledger's totals and flows, by a walk each. */
-	static const enum rf_pin_map ledger[] = { RF_PIN_LEDGER, RF_PIN_FLOWS, RF_PIN_FLOW_NAMES };
+	static const enum rf_pin_map ledger[] = { RF_PIN_LEDGER, RF_PIN_FLOWS, RF_PIN_FLOW_NAMES,
+						  RF_PIN_UNIX_FLOWS };
 	const int *fd = enf->map_fd;
 	int err = sbmaps__remove(enf, cgid), e;
 	size_t i;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
+#include "ledger.h"
 #include "cleanup.h"
 #include "fileio.h"
 #include "gc.h"
@@ -526,6 +527,25 @@ int gc__run(const struct rf_enforcer *enf, const char *mount, unsigned flags,
 	return 0;
 }
 
+/*
+ * The supervisor died without its final flow records: the ledger's last
+ * counts to the monitor here, the sandbox killed (its counts final) and
+ * its rf_sandboxes entry still there (rf_dns_note takes records only of
+ * a live sandbox), before the purge deletes them.
+ */
+static void note_flows(const struct rf_enforcer *enf, const char *set, uint64_t cgid)
+{
+	_cleanup_free_ struct rf_flow_row *rows = NULL;
+	_cleanup_close_ int note = rf_pins__get_in(set, RF_PIN_DNS_NOTE);
+	const int *fd = enf->map_fd;
+	size_t n = 0;
+
+	if (note < 0 || fd[RF_PIN_FLOWS] < 0 ||
+	    ledger__flows(fd[RF_PIN_FLOWS], fd[RF_PIN_UNIX_FLOWS], cgid, &rows, &n))
+		return;
+	ledger__note_final(note, rows, n, fd[RF_PIN_FLOW_NAMES], cgid);
+}
+
 int gc__sandbox(const char *name, const char *cgroup_path)
 {
 	struct rf_registry_entry e;
@@ -547,6 +567,7 @@ int gc__sandbox(const char *name, const char *cgroup_path)
 	if (!kill_cgroup(cgroup_path))
 		return -EBUSY;
 	if (!enforcer__open_pinned_set(set, &enf)) {
+		note_flows(enf, set, id);
 		sbmaps__purge(enf, id);
 		enforcer__close(enf);
 	}

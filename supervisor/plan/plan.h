@@ -156,7 +156,10 @@ enum rf_plan_observed {
 	X(LIMITS_EGRESS_UNIX, "limits.egress-unix", RF_CLASS_LIMITS,                     \
 	  "egress_bytes counts payload over IP (loopback included): bytes written to a "  \
 	  "unix socket whose peer is outside the sandbox are neither budgeted nor in "    \
-	  "the ledger (no cgroup_skb hook sees them)")                                  \
+	  "the ledger (no cgroup hook sees unix payload; exact counts need fexit on "     \
+	  "unix_*_sendmsg, a trampoline this host's kernel refuses and no build of "      \
+	  "ringfence attaches yet); the ledger counts unix connections and datagrams "  \
+	  "by name only where the kernel has the cgroup unix hooks (6.7+), none before")  \
 	X(LIMITS_DISK_WRITEBACK, "limits.disk-writeback", RF_CLASS_LIMITS,               \
 	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
 	  "layer) every 100 ms: data still in the page cache is not counted until it "    \

@@ -72,14 +72,23 @@ int flows__fd(const struct sandbox *sb)
 
 static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, bool final)
 {
-	char dst[64], name[RF_FLOW_NAME_LEN], first[64], last[64];
+	char dst[RF_UNIX_FLOW_TEXT + 64], name[RF_FLOW_NAME_LEN], first[64], last[64];
+	bool unx = r->key.family == AF_UNIX;
 	struct timespec t;
+	uint64_t d;
 	json_t *o;
 
-	ledger__dst_text(&r->key, dst, sizeof(dst));
+	ledger__dst_text(&r->key, r->unix_name, dst, sizeof(dst));
 	ledger__boot_to_real(r->flow.first_ns, &t);
 	trace__format_ts(&t, first, sizeof(first));
-	ledger__boot_to_real(r->flow.last_ns, &t);
+	/* one clock reading for both: last is never before first */
+	d = r->flow.last_ns > r->flow.first_ns ? r->flow.last_ns - r->flow.first_ns : 0;
+	t.tv_sec += (time_t)(d / 1000000000);
+	t.tv_nsec += (long)(d % 1000000000);
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
 	trace__format_ts(&t, last, sizeof(last));
 	o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:b, s:b, s:b}",
 		      "dst", dst, "proto", ledger__proto(&r->key),
@@ -89,50 +98,31 @@ static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, 
 		      "first", first, "last", last,
 		      "inbound", (r->key.flags & RF_FLOW_INBOUND) != 0,
 		      "loopback", (r->key.flags & RF_FLOW_LOOPBACK) != 0, "final", final);
+	if (o && unx) {
+		/* a unix peer: its connections are counted, its bytes are not
+		 * (no hook of the cgroup backend sees them): null, not 0 */
+		json_object_set_new(o, "bytes_sent", json_null());
+		json_object_set_new(o, "bytes_received", json_null());
+		json_object_set_new(o, "unix", json_pack("{s:s, s:b}", "socket_type",
+							 ledger__unix_type(&r->key), "abstract",
+							 r->unix_name[0] == '@'));
+		return o;
+	}
 	if (o && !ledger__name(sb->enf->map_fd[RF_PIN_FLOW_NAMES], sb->cgid, r->key.family,
 			       r->key.addr, name, sizeof(name)))
 		json_object_set_new(o, "name", json_string(name));
 	return o;
 }
 
-/*
- * Each flow's last counts to ringfence-monitor (RF_EV_FLOW through the
- * pinned rf_dns_note), before flows__stop deletes them: the monitor reads
- * rf_flows on an interval and would miss what came after its last read.
- * A full ring buffer is counted there (RINGBUF_LOST, a lost-events alert).
- */
-static void note_all(struct sandbox *sb, const struct rf_flow_row *rows, size_t n)
-{
-	_cleanup_close_ int fd = rf_pins__get(RF_PIN_DNS_NOTE);
-	struct rf_flow_record rec;
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &rec, .ctx_size_in = sizeof(rec));
-	size_t i;
-
-	for (i = 0; fd >= 0 && i < n; i++) {
-		memset(&rec, 0, sizeof(rec));
-		rec.cgroup_id = sb->cgid;
-		rec.kind = RF_EV_FLOW;
-		rec.seq = i;
-		rec.final = 1;
-		rec.key = rows[i].key;
-		rec.flow = rows[i].flow;
-		if (ledger__name(sb->enf->map_fd[RF_PIN_FLOW_NAMES], sb->cgid, rows[i].key.family,
-				 rows[i].key.addr, rec.name, sizeof(rec.name)))
-			rec.name[0] = 0;
-		if (bpf_prog_test_run_opts(fd, &opts))
-			rf_debug("sandbox %s: flow note: %s", sb->name, strerror(errno));
-	}
-}
-
 /* One network.flow per destination: the counts so far (final: at the end,
- * then also to the monitor). */
+ * then also to the monitor, before flows__stop deletes them). */
 static int read_ledger(const struct sandbox *sb, struct rf_ledger *ret);
 
-/* Has the sandbox any rf_flows entry? Finding its own means walking every
- * bucket of the host-wide map (65,536; 0.8 ms of a run's end in the VM,
- * three walks a run); the programs say first (flows_made, set before an
- * entry is made), so a sandbox that sent and received nothing walks none.
- * Unknown (no ledger entry): walk. */
+/* Has the sandbox any rf_flows or rf_unix_flows entry? Finding its own
+ * means walking every bucket of the host-wide maps (65,536; 0.8 ms of a
+ * run's end in the VM, three walks a run); the programs say first
+ * (flows_made, set before an entry is made), so a sandbox that sent and
+ * received nothing walks none. Unknown (no ledger entry): walk. */
 static bool made_flows(const struct sandbox *sb)
 {
 	struct rf_ledger led;
@@ -143,20 +133,24 @@ static bool made_flows(const struct sandbox *sb)
 static size_t emit_all(struct sandbox *sb, bool final)
 {
 	_cleanup_free_ struct rf_flow_row *rows = NULL;
+	_cleanup_close_ int note = -1;
+	const int *fd = sb->enf->map_fd;
 	size_t n = 0, i;
 	int err;
 
 	if (!sb->flows.on || (!final && !trace__on(sb->trace)) || !made_flows(sb))
 		return 0;
-	err = ledger__flows(sb->enf->map_fd[RF_PIN_FLOWS], sb->cgid, &rows, &n);
+	err = ledger__flows(fd[RF_PIN_FLOWS], fd[RF_PIN_UNIX_FLOWS], sb->cgid, &rows, &n);
 	if (err) {
 		rf_debug("sandbox %s: reading the flows: %s", sb->name, strerror(-err));
 		return 0;
 	}
 	for (i = 0; i < n && trace__on(sb->trace); i++)
 		trace__emit(sb->trace, "network.flow", flow_json(sb, &rows[i], final));
-	if (final)
-		note_all(sb, rows, n);
+	if (final) {
+		note = rf_pins__get(RF_PIN_DNS_NOTE);
+		ledger__note_final(note, rows, n, fd[RF_PIN_FLOW_NAMES], sb->cgid);
+	}
 	return n;
 }
 
@@ -335,5 +329,6 @@ void flows__stop(struct sandbox *sb)
 		bpf_map_delete_elem(sb->enf->map_fd[RF_PIN_LEDGER], &sb->cgid);
 	/* rf_flow_names: written by this sandbox's DNS gate only */
 	ledger__forget(flows ? sb->enf->map_fd[RF_PIN_FLOWS] : -1,
+		       flows ? sb->enf->map_fd[RF_PIN_UNIX_FLOWS] : -1,
 		       w->named ? sb->enf->map_fd[RF_PIN_FLOW_NAMES] : -1, sb->cgid);
 }

@@ -4,8 +4,9 @@
  * outside the sandbox (a child in its own session, stdio on /dev/null) holding a pidfd of
  * the supervisor. When the supervisor dies without saying it is done
  * (SIGKILL, a crash), the reaper kills the sandbox's cgroup (cgroup.kill:
- * every process, whatever it forked) and removes its map entries and
- * registry file; with keep_running it first waits until the cgroup is
+ * every process, whatever it forked), hands the ledger's final flow
+ * counts to ringfence-monitor (the dead supervisor never sent them) and
+ * removes its map entries and registry file; with keep_running it first waits until the cgroup is
  * empty. See docs/design.md, "Supervisor death".
  *
  * It shares the supervisor's memory (clone_vm.h) while it waits, so

@@ -8,6 +8,8 @@
  * rf-bench exec N CMD [ARGS...]: run CMD N times, print "exec median_us".
  * rf-bench open PATH N: open(O_RDONLY) + close() of PATH, "open median_ns".
  * rf-bench getppid N: getppid() (the cheapest syscall), "getppid median_ns".
+ * rf-bench uconnect PATH N: unix stream connect() + close() to PATH (a
+ * socket bound, not listening: ECONNREFUSED), "uconnect median_ns".
  * The last two as connect and udp: the median over 15 batches of N/15.
  * rf-bench --cpu ...: CPU time instead of wall time (this thread's; for
  * exec, the process's and its reaped children's), so that other load on
@@ -25,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <spawn.h>
@@ -66,13 +69,27 @@ static int cmp(const void *a, const void *b)
 static int local_loop(const char *op, const char *path, int n)
 {
 	int per = n / BATCHES > 0 ? n / BATCHES : 1, b, i, fd;
-	bool is_open = !strcmp(op, "open");
+	bool is_open = !strcmp(op, "open"), is_unix = !strcmp(op, "uconnect");
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	double t[BATCHES];
+
+	if (is_unix)
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 
 	for (b = 0; b < BATCHES; b++) {
 		double t0 = now_ns();
 
 		for (i = 0; i < per; i++) {
+			if (is_unix) {
+				fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+				if (!connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+				    errno != ECONNREFUSED) {
+					perror(path);
+					return 1;
+				}
+				close(fd);
+				continue;
+			}
 			if (!is_open) {
 				syscall(SYS_getppid);  /* no libc caching */
 				continue;
@@ -130,12 +147,12 @@ int main(int argc, char **argv)
 		free(d);
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "open"))
-		return local_loop("open", argv[2], atoi(argv[3]));
+	if (argc == 4 && (!strcmp(argv[1], "open") || !strcmp(argv[1], "uconnect")))
+		return local_loop(argv[1], argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "getppid"))
 		return local_loop("getppid", NULL, atoi(argv[2]));
 	if (argc != 5) {
-		fprintf(stderr, "usage: rf-bench [--cpu] connect|udp HOST PORT N | open PATH N | getppid N | "
+		fprintf(stderr, "usage: rf-bench [--cpu] connect|udp HOST PORT N | open|uconnect PATH N | getppid N | "
 			"exec N CMD [ARGS...]\n");
 		return 2;
 	}

@@ -3,12 +3,16 @@
  * uploads to a loopback server it may reach and the trace's network.flow
  * must say exactly what the server counted; an egress_bytes budget stops
  * an upload that would pass it (the server gets at most the budget), with
- * an allowed twin under a larger budget.
+ * an allowed twin under a larger budget. Unix peers (the cgroup unix
+ * hooks, 6.7+): connections and addressed datagrams per name, what the
+ * servers outside accepted and read; a refused name is not counted.
  */
 #include "harness.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 
 #include "pins.h"
@@ -259,6 +263,164 @@ static void egress_budget_refuses_datagrams(void **state)
 	free(out);
 }
 
+/* ---- unix peers ---- */
+
+struct unix_srv {
+	int fd;
+	bool dgram;
+	atomic_llong n;         /* connections accepted, or datagrams read */
+	pthread_t t;
+};
+
+static void *unix_server(void *arg)
+{
+	struct unix_srv *u = arg;
+	char b[64];
+	int c;
+
+	for (;;) {
+		if (u->dgram) {
+			/* 0: shut down (every datagram sent has a byte) */
+			if (recv(u->fd, b, sizeof(b), 0) <= 0)
+				break;
+			atomic_fetch_add(&u->n, 1);
+			continue;
+		}
+		c = accept(u->fd, NULL, NULL);
+		if (c < 0)
+			break;
+		atomic_fetch_add(&u->n, 1);
+		close(c);
+	}
+	return NULL;
+}
+
+static void unix_start(struct unix_srv *u, const char *name, bool dgram)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	memset(u, 0, sizeof(*u));
+	u->dgram = dgram;
+	if (dgram) {
+		u->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		unlink(name);
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+		assert_int_equal(bind(u->fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	} else {
+		u->fd = h_listen_unix(name);
+	}
+	assert_int_equal(pthread_create(&u->t, NULL, unix_server, u), 0);
+}
+
+static long long unix_stop(struct unix_srv *u)
+{
+	shutdown(u->fd, SHUT_RDWR);
+	pthread_join(u->t, NULL);
+	close(u->fd);
+	return atomic_load(&u->n);
+}
+
+/* The kernel has cgroup/connect_unix (6.7+): on this host it must. */
+static bool unix_hooks(void)
+{
+	struct utsname un;
+	int maj = 0, min = 0;
+
+	uname(&un);
+	sscanf(un.release, "%d.%d", &maj, &min);
+	return maj > 6 || (maj == 6 && min >= 7);
+}
+
+/* Five connects to an allowed socket served outside, one to an abstract
+ * name, three datagrams to a datagram socket by name, one connect the
+ * policy refuses: one flow per name with what the servers accepted and
+ * read; the refused name has none; bytes are not counted (null). */
+static void unix_peers_counted(void **state)
+{
+	char st[96], dg[96], ab[96], no[96], pol[2048];
+	struct unix_srv s_st, s_dg, s_ab;
+	char *tp = h_tempfile("trace", NULL), *out = NULL;
+	const char *argv[32];
+	json_t *tr, *f, *ux;
+	int n = 0, i;
+
+	(void)state;
+	if (!unix_hooks())
+		skip();
+	snprintf(st, sizeof(st), "/tmp/rf-ledger-%d.sock", (int)getpid());
+	snprintf(dg, sizeof(dg), "/tmp/rf-ledger-%d.dgram", (int)getpid());
+	snprintf(ab, sizeof(ab), "@rf-ledger-%d", (int)getpid());
+	snprintf(no, sizeof(no), "/tmp/rf-ledger-%d.no", (int)getpid());
+	unix_start(&s_st, st, false);
+	unix_start(&s_dg, dg, true);
+	unix_start(&s_ab, ab, false);
+	snprintf(pol, sizeof(pol), "{\"version\":1,\"id\":\"ledger-unix\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":{\"connect\":[],"
+		 "\"unix\":[\"%s\",\"%s\",\"%s\"]}}", st, dg, ab);
+	argv[n++] = h_tool("rf-net");
+	for (i = 0; i < 5; i++) {
+		argv[n++] = "unix";
+		argv[n++] = st;
+	}
+	argv[n++] = "unix";
+	argv[n++] = ab;
+	argv[n++] = "unix";
+	argv[n++] = no;
+	for (i = 0; i < 3; i++) {
+		argv[n++] = "unixdgram";
+		argv[n++] = dg;
+	}
+	argv[n] = NULL;
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	snprintf(pol, sizeof(pol), "unix %s", st);
+	assert_string_equal(h_result(out, pol), "ok");
+	snprintf(pol, sizeof(pol), "unix %s", no);
+	assert_string_equal(h_result(out, pol), "EPERM");
+	snprintf(pol, sizeof(pol), "unixdgram %s", dg);
+	assert_string_equal(h_result(out, pol), "ok");
+	h_sleep_ms(100);  /* the servers' threads take the last ones */
+	tr = h_trace(tp);
+	f = flow_of(tr, st, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 5);
+	assert_int_equal(unix_stop(&s_st), 5);
+	assert_true(json_is_null(json_object_get(f, "bytes_sent")));
+	assert_true(json_is_null(json_object_get(f, "bytes_received")));
+	ux = json_object_get(f, "unix");
+	assert_string_equal(json_string_value(json_object_get(ux, "socket_type")), "stream");
+	assert_true(json_is_false(json_object_get(ux, "abstract")));
+	assert_true(json_is_true(json_object_get(f, "final")));
+	f = flow_of(tr, ab, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 1);
+	assert_int_equal(unix_stop(&s_ab), 1);
+	assert_true(json_is_true(json_object_get(json_object_get(f, "unix"), "abstract")));
+	f = flow_of(tr, dg, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 3);
+	assert_int_equal(unix_stop(&s_dg), 3);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(f, "unix"),
+							      "socket_type")), "dgram");
+	/* refused by the policy: a denial, not a flow */
+	assert_null(flow_of(tr, no, "unix"));
+	assert_int_equal(h_count_events(tr, "kernel.deny"), 1);
+	assert_int_equal(num(h_event(tr, "sandbox.exit", 0), "flows"), 3);
+	/* every line valid against schemas/trace.schema.json (proto unix,
+	 * bytes null, the unix object) */
+	snprintf(pol, sizeof(pol), "/usr/bin/python3 -c 'import json, sys\n"
+		 "from jsonschema import Draft202012Validator as V\n"
+		 "v = V(json.load(open(\"schemas/trace.schema.json\")))\n"
+		 "bad = [e.message[:200] for l in open(sys.argv[1]) for e in v.iter_errors(json.loads(l))]\n"
+		 "bad and print(*bad[:5], sep=\"\\n\")\nsys.exit(1 if bad else 0)' %s", h_sh(tp));
+	assert_int_equal(system(pol), 0);
+	json_decref(tr);
+	unlink(st);
+	unlink(dg);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +429,7 @@ int main(void)
 		cmocka_unit_test(egress_budget_stops_upload),
 		cmocka_unit_test(egress_budget_allows_within),
 		cmocka_unit_test(egress_budget_refuses_datagrams),
+		cmocka_unit_test(unix_peers_counted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,17 +2,26 @@
 """Network Activity records (--activity) of the replay's flows: the records
 of one flow add up to its last totals (each carries what is new since the
 flow's previous one), the sandbox is named with its labels, and the DNS
-gate's name is the destination's hostname.
+gate's name is the destination's hostname. A unix peer (named by its
+socket's name, boundary Localhost) counts connections only: no traffic.
 
     check_flows.py ACTIVITY.jsonl
 """
 import json
 import sys
 
-sums, last, named = {}, {}, False
+sums, last, named, unix = {}, {}, False, 0
 for line in open(sys.argv[1]):
     r = json.loads(line)
     u = r["unmapped"]
+    if r["connection_info"]["protocol_name"] == "unix":
+        assert "traffic" not in r and "bytes_sent_total" not in u, r
+        assert r["connection_info"]["boundary_id"] == 1, r
+        k = (r["dst_endpoint"]["name"], u["unix"]["socket_type"])
+        sums.setdefault(k, [0])[0] += u["connections"]
+        last[k] = [u["connections_total"]]
+        unix += 1
+        continue
     peer = r["src_endpoint"] if u["inbound"] else r["dst_endpoint"]
     port = (r["dst_endpoint"] if u["inbound"] else peer).get("port")
     k = (peer["ip"], port, r["connection_info"]["protocol_num"], u["inbound"])
@@ -25,6 +34,6 @@ for line in open(sys.argv[1]):
     assert u["sandbox"] == "sb-flows", u
     assert r["metadata"]["labels"] == ["job=ci-43"], r["metadata"]
     named |= r["dst_endpoint"].get("hostname") == "up.example.com"
-if not sums or sums != last or not named:
-    print("sums %s\nlast %s\nnamed %s" % (sums, last, named), file=sys.stderr)
+if not sums or sums != last or not named or not unix:
+    print("sums %s\nlast %s\nnamed %s\nunix %d" % (sums, last, named, unix), file=sys.stderr)
     sys.exit(1)

@@ -160,6 +160,14 @@ flow(T0 + 2000 * MS, V4_NET, 443, 70000, 100, 0, (1, 130000, 1000), name="up.exa
 flow(T0 + 3000 * MS, V4_NET, 443, 5000, 0, 1, (2, 135000, 1000), name="up.example.com",
      final=True)
 flow(T0 + 3000 * MS, V4_LO, 8080, 0, 0, 0, (1, 10, 20), flags=2, final=True)
+# unix peers (family 1, proto the socket type, addr a hash of the name):
+# connections only, named by the socket's name
+flow(T0 + 1000 * MS, "a1" * 16, 0, 0, 0, 2, (2, 0, 0), family=1, proto=1,
+     name="/run/app.sock")
+flow(T0 + 3000 * MS, "a1" * 16, 0, 0, 0, 1, (3, 0, 0), family=1, proto=1,
+     name="/run/app.sock", final=True)
+flow(T0 + 3000 * MS, "b2" * 16, 0, 0, 0, 4, (4, 0, 0), family=1, proto=2,
+     name="@bus-abstract", final=True)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=15)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=16)
 rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)

@@ -24,6 +24,8 @@
  *                        loopback holds the stack's work for its packets)
  *   sink HOST PORT N     listen, accept N connections one after the other,
  *                        read each to its end: "sink HOST:PORT BYTES"
+ *   userve PATH N        listen on a unix stream socket PATH, accept N
+ *                        connections one after the other: "userve PATH N"
  *   sleep MS             wait
  */
 #include <arpa/inet.h>
@@ -138,6 +140,22 @@ static int do_unix(const char *op, const char *name)
 	return rc;
 }
 
+/* Accept n connections on a new listener at path: how many came. */
+static int do_userve(const char *path, int n)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(path, &sun);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), k = 0, c;
+
+	unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, len) || listen(fd, 64))
+		return -1;
+	for (k = 0; k < n && (c = accept(fd, NULL, NULL)) >= 0; k++)
+		close(c);
+	close(fd);
+	return k;
+}
+
 static int do_socket(int family, int type, int proto)
 {
 	int fd = socket(family, type | SOCK_CLOEXEC, proto);
@@ -222,6 +240,10 @@ int main(int argc, char **argv)
 			need(argc, i, 1);
 			printf("%s %s %s\n", op, argv[i + 1], err_name(do_unix(op, argv[i + 1])));
 			i += 2;
+		} else if (!strcmp(op, "userve")) {
+			need(argc, i, 2);
+			printf("userve %s %d\n", argv[i + 1], do_userve(argv[i + 1], atoi(argv[i + 2])));
+			i += 3;
 		} else if (!strcmp(op, "ping4")) {
 			printf("ping4 - %s\n", err_name(do_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)));
 			i += 1;

@@ -155,6 +155,31 @@ static void test_flowwatch_bounded(void **state)
 	flowwatch__free(fw);
 }
 
+/* No consumer, no reads: each run's final records still come, and an
+ * idle interval forgets them, so a table of 2 takes flows of many runs
+ * without shedding. */
+static void test_flowwatch_idle_forgets_ended(void **state)
+{
+	struct rf_flowwatch *fw;
+	struct rf_flow_record r = { .cgroup_id = CG, .kind = RF_EV_FLOW, .final = 1 };
+	struct inputs x = { .n = 0 };
+	int i;
+
+	(void)state;
+	assert_int_equal(flowwatch__new(2, &fw), 0);
+	for (i = 0; i < 10; i++) {
+		r.key = key_v4("127.0.0.1", (uint16_t)(9000 + i), 0);
+		r.flow.bytes_sent = 1;
+		flowwatch__final(fw, &r, T0 + (uint64_t)i * MS, take, &x);
+		assert_int_equal(flowwatch__size(fw), 1);
+		flowwatch__idle(fw);
+		assert_int_equal(flowwatch__size(fw), 0);
+	}
+	assert_int_equal(x.n, 10);
+	assert_int_equal(flowwatch__shed(fw), 0);
+	flowwatch__free(fw);
+}
+
 /* ---- the egress-volume rule ------------------------------------------------ */
 
 struct alerts {
@@ -347,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_egress_dests_bounded),
 		cmocka_unit_test(test_flowwatch_final),
 		cmocka_unit_test(test_flowwatch_bounded),
+		cmocka_unit_test(test_flowwatch_idle_forgets_ended),
 		cmocka_unit_test(test_egress_over),
 		cmocka_unit_test(test_egress_under),
 		cmocka_unit_test(test_activity_flow),
