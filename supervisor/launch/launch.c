@@ -336,6 +336,8 @@ static void plan_free(struct launch_plan *p)
 		close(p->notify_w);
 	if (p->fan_fd >= 0)
 		close(p->fan_fd);
+	if (p->ctty_fd >= 0)
+		close(p->ctty_fd);
 	free(p->ro_flags);
 	free(p->rw_sorted);
 	free(p->rw_fds);
@@ -374,6 +376,13 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
 	plan->err_w = pipefd[1];
+	if (opts->tty_fd <= 2) {
+		/* opened here: in the child a BPF-LSM file rule would judge
+		 * it already (the child starts in the sandbox's cgroup) */
+		plan->ctty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (plan->ctty_fd < 0 && errno != ENXIO && errno != ENOENT)
+			return -errno;
+	}
 	if (opts->landlock_fd > 0) {
 		plan->ll_fd = fcntl(opts->landlock_fd, F_DUPFD_CLOEXEC, 10);
 		if (plan->ll_fd < 0)
@@ -585,7 +594,7 @@ failed:
 int launch__start(const struct launch_opts *opts, struct launch_result *res)
 {
 	struct launch_plan plan = { .err_w = -1, .ll_fd = -1, .idmap_fd = -1, .notify_w = -1,
-				    .fan_fd = -1,
+				    .fan_fd = -1, .ctty_fd = -1,
 				    .devpts_fd = -1 };
 	int r;
 

@@ -313,36 +313,33 @@ static void child_ctty(const struct launch_opts *o, int efd)
  * into it (TIOCSTI), stop or resize it, or signal the caller's process
  * group. With a pty of its own (the caller had a terminal on fds 0-2): a
  * session of its own, the pty its controlling terminal (job control,
- * /dev/tty); the supervisor forwards the rest. Without one: a process
- * group of its own, and the caller's controlling terminal, if any,
- * dropped (TIOCNOTTY: /dev/tty then has nothing behind it, and only a
- * session leader could take a terminal again). Not setsid() there: a new
- * session is a new scheduler autogroup, and moving into it waits for a
- * CPU (1-4 ms a run on a loaded host; docs/benchmarks.md).
+ * /dev/tty); the supervisor forwards the rest (child_own_tty, after the
+ * fds moved). Without one: a process group of its own, and the caller's
+ * controlling terminal, if any, dropped here, before anything confines
+ * this process (TIOCNOTTY on the supervisor's /dev/tty: /dev/tty then has
+ * nothing behind it, and only a session leader could take a terminal
+ * again). Not setsid() there: a new session is a new scheduler autogroup,
+ * and moving into it waits for a CPU (1-4 ms a run on a loaded host;
+ * docs/benchmarks.md).
  */
-static void child_session(const struct launch_opts *o, int efd)
+static void child_leave_caller_tty(const struct launch_opts *o, const struct launch_plan *p,
+				   int efd)
 {
-	int fd;
-
-	if (o->tty_fd > 2) {
-		if (setsid() < 0)
-			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setsid");
-		child_ctty(o, efd);
+	if (o->tty_fd > 2)
 		return;
-	}
 	if (setpgid(0, 0) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setpgid");
-	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		/* ENXIO: no controlling terminal; a host without /dev/tty has
-		 * none to give either */
-		if (errno != ENXIO && errno != ENOENT)
-			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "/dev/tty");
-		return;
-	}
-	if (ioctl(fd, TIOCNOTTY) < 0)
+	if (p->ctty_fd >= 0 && ioctl(p->ctty_fd, TIOCNOTTY) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "TIOCNOTTY");
-	(void)close(fd);
+}
+
+static void child_own_tty(const struct launch_opts *o, int efd)
+{
+	if (o->tty_fd <= 2)
+		return;
+	if (setsid() < 0)
+		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "setsid");
+	child_ctty(o, efd);
 }
 
 /*
@@ -637,8 +634,9 @@ _Noreturn void launch_child__main(const struct launch_opts *o, const struct laun
 				  char *const *envp, int err_r)
 {
 	child_reset_signals(p->err_w);
+	child_leave_caller_tty(o, p, p->err_w);
 	child_fds(o, p, err_r);
-	child_session(o, RF_CHILD_FD_ERR);
+	child_own_tty(o, RF_CHILD_FD_ERR);
 	child_mounts(o, p, RF_CHILD_FD_ERR);
 	child_watch_mounts(o, p, RF_CHILD_FD_ERR);
 	child_drop_privs(o, p, RF_CHILD_FD_ERR);

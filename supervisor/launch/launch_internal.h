@@ -34,6 +34,9 @@ struct launch_plan {
 	int notify_w;             /* the child's end of the socket that hands the
 				   * boundary's seccomp listener over (>= 10); -1 none */
 	int fan_fd;               /* the fanotify group, duplicated >= 10; -1 none */
+	int ctty_fd;              /* no pty of our own: the caller's controlling
+				   * terminal, opened here for the child to drop
+				   * (TIOCNOTTY) before it is confined; -1 none */
 	unsigned long *ro_flags;  /* per ro_mounts entry: flags it keeps */
 	size_t n_ro;
 	const char **rw_sorted;   /* opts->rw_paths, shortest first (a tree moved

@@ -160,6 +160,20 @@ if [ "$rc" != 0 ] && ! has ramstrict ran; then
 else
 	fail "write area: --strict refuses the fallback to uid 0" "exit $rc"
 fi
+# ---- no setuid or setgid file in a write area (it would be root's on the
+# host, whoever runs it): refused on this backend too; the plain twins work ----
+run suid wr ": > $W/wr/s; chmod 4755 $W/wr/s 2> /dev/null && echo suid-made; \
+	chmod 2755 $W/wr/s 2> /dev/null && echo sgid-made; chmod 755 $W/wr/s && echo plain-ok; \
+	mkdir -m 2775 $W/wr/g 2> /dev/null && echo sgid-dir-made; mkdir -m 775 $W/wr/g2 && echo dir-ok"
+if [ "$rc" = 0 ] && has suid plain-ok && has suid dir-ok && ! has suid suid-made && \
+   ! has suid sgid-made && [ "$(stat -c %a "$W/wr/s")" = 755 ] && \
+   ! [ -u "$W/wr/s" ] && ! [ -g "$W/wr/g" ] 2> /dev/null; then
+	pass "setuid: chmod u+s/g+s and mkdir -m 2775 refused in a write area, the plain twins work"
+else
+	fail "setuid: no setuid or setgid file in a write area" \
+		"exit $rc: $(tr '\n' ' ' < "$W/suid.out") mode $(stat -c %a "$W/wr/s" 2>&1)"
+	show "$W/suid.err"
+fi
 umount "$W/wr" "$W/ram"
 rm -rf "$W"
 finish
