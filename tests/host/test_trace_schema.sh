@@ -643,7 +643,12 @@ if [ -x /usr/sbin/dnsmasq ]; then
 		--listen-address=127.0.0.1 -p 5396 --pid-file= --log-facility=/dev/null \
 		--host-record=gate.test,127.79.0.1,30 --host-record=nope.test,127.79.0.2,30 &
 	dnsmasq_pid=$!
-	sleep 0.3
+	# listening before the run (a fixed 0.3 s was too short on a loaded CI
+	# host: the gate's query found nobody and the trace had no dns.query)
+	for _ in $(seq 100); do
+		grep -q ':1514 ' /proc/net/udp && break
+		sleep 0.05
+	done
 	run gate 0 gate "$DNS" udp 192.0.2.53 53 gate.test udp 192.0.2.53 53 nope.test \
 		connect 127.79.0.1 9 connect 127.79.0.2 9
 	kill "$dnsmasq_pid"; wait "$dnsmasq_pid" 2> /dev/null || true
