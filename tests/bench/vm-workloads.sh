@@ -57,6 +57,9 @@ done
 chmod -R a+rX "$W"
 
 # name: directory, command
+# git refuses a repository another uid owns (safe.directory): root's here,
+# so git runs as root, not as the dynamic uid a run by root gets by default.
+wl_user() { case $1 in git-st | git-log) echo --user root ;; esac; }
 wl_dir() { case $1 in gcc-c) echo "$W/c" ;; make) echo "$W/proj" ;; git-st | git-log) echo "$W/repo" ;; *) echo "$W" ;; esac; }
 wl_cmd() { # NAME: the workload's command line
 	case $1 in
@@ -85,7 +88,7 @@ printf '# %-8s %12s %12s %20s %s\n' workload "bare (ms)" "ringfence" "rf/bare mi
 for n in $ONLY; do
 	prep $n
 	cd "$(wl_dir $n)" || continue
-	if ! eval "\"$RINGFENCE\" learn -q --out \"$W/$n.json\" --verify -- $(wl_cmd $n)" \
+	if ! eval "\"$RINGFENCE\" learn -q $(wl_user $n) --out \"$W/$n.json\" --verify -- $(wl_cmd $n)" \
 		> /dev/null 2> "$W/$n.learn"; then
 		note "$n: learn: $(grep -v '^ringfence: ' "$W/$n.learn" | head -n 3 | tr '\n' ' ')"
 		cd /
@@ -98,7 +101,7 @@ for n in $ONLY; do
 	# warm, and the learned policy must run it from the start (make: clean)
 	prep $n
 	cd "$(wl_dir $n)" || continue
-	if ! eval "\"$RINGFENCE\" run -q --policy \"$W/$n.json\" -- $(wl_cmd $n)" \
+	if ! eval "\"$RINGFENCE\" run -q $(wl_user $n) --policy \"$W/$n.json\" -- $(wl_cmd $n)" \
 		> /dev/null 2> "$W/$n.run"; then
 		cd /
 		note "$n: MISS (fails under its learned policy: $(tail -n 3 "$W/$n.run" | tr '\n' ' '))"
@@ -107,7 +110,7 @@ for n in $ONLY; do
 	cd /
 	r=1 bare= rf= ratios=
 	while [ $r -le "$ROUNDS" ]; do
-		x=$(t_us $n) y=$(t_us $n "$RINGFENCE" run -q --policy "$W/$n.json" --)
+		x=$(t_us $n) y=$(t_us $n "$RINGFENCE" run -q $(wl_user $n) --policy "$W/$n.json" --)
 		bare="$bare $x" rf="$rf $y"
 		ratios="$ratios $(awk -v a="$y" -v b="$x" 'BEGIN { printf "%.3f", a / b }')"
 		r=$((r + 1))

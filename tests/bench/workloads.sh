@@ -62,6 +62,10 @@ DIR[python]=$W;       CMD[python]="$PY -c 'import json, sqlite3, ssl, email, htt
 DIR[git-st]=$W/repo;  CMD[git-st]="git status --porcelain"
 DIR[git-log]=$W/repo; CMD[git-log]="git log -p"
 DIR[tar]=$W;          CMD[tar]="tar cf $W/out/t.tar -C $W repo/d00 repo/d01 repo/d02 repo/d03 repo/d04 repo/d05 repo/d06 repo/d07 repo/d08 repo/d09 repo/d10 repo/d11 repo/d12 repo/d13 repo/d14 repo/d15 repo/d16 repo/d17 repo/d18 repo/d19 repo/d20 repo/d21 repo/d22 repo/d23 repo/d24 repo/d25 repo/d26 repo/d27 repo/d28 repo/d29"
+# git refuses a repository another uid owns (safe.directory): root's
+# repository here, so git runs as root (--user root), not as the dynamic uid
+# a run by root gets by default (learn says so when it is left out).
+declare -A RFU=([git-st]="--user root" [git-log]="--user root")
 prep() { # untimed, before each timing: make starts from clean
 	[ "$1" != make-j2 ] || make -s -C "$W/proj" clean > /dev/null
 }
@@ -75,8 +79,8 @@ t_us() {
 	t0=${EPOCHREALTIME/./}
 	case $how in
 	bare) eval "${CMD[$wl]}" > /dev/null 2>&1 ;;
-	rf) eval "\"$RF\" run -q --no-observe --policy \"$W/$wl.json\" -- ${CMD[$wl]}" > /dev/null 2>&1 ;;
-	rfo) eval "\"$RF\" run -q --policy \"$W/$wl.json\" -- ${CMD[$wl]}" > /dev/null 2>&1 ;;
+	rf) eval "\"$RF\" run -q ${RFU[$wl]:-} --no-observe --policy \"$W/$wl.json\" -- ${CMD[$wl]}" > /dev/null 2>&1 ;;
+	rfo) eval "\"$RF\" run -q ${RFU[$wl]:-} --policy \"$W/$wl.json\" -- ${CMD[$wl]}" > /dev/null 2>&1 ;;
 	bwrap) eval "bwrap --ro-bind / / --dev /dev --proc /proc --bind \"$W\" \"$W\" --unshare-all \
 		--die-with-parent --chdir \"${DIR[$wl]}\" -- ${CMD[$wl]}" > /dev/null 2>&1 ;;
 	fj) eval "firejail --quiet --noprofile --net=none -- ${CMD[$wl]}" > /dev/null 2>&1 ;;
@@ -93,7 +97,7 @@ learned=()
 for wl in $ONLY; do
 	prep "$wl"
 	cd "${DIR[$wl]}"
-	if eval "\"$RF\" learn -q --out \"$W/$wl.json\" --verify -- ${CMD[$wl]}" > /dev/null 2> "$W/$wl.learn"; then
+	if eval "\"$RF\" learn -q ${RFU[$wl]:-} --out \"$W/$wl.json\" --verify -- ${CMD[$wl]}" > /dev/null 2> "$W/$wl.learn"; then
 		learned+=("$wl")
 	else
 		echo "bench: learn failed for $wl: $(tail -n 2 "$W/$wl.learn" | tr '\n' ' ')" >&2
