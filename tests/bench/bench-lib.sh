@@ -6,6 +6,10 @@
 #                         file for gcc -c) and proj/ with NFILES copies of it
 #                         as functions, main.c and a Makefile linking them
 #                         (tests/bench/workloads.sh, vm-workloads.sh)
+#   wl_repo DIR           the VM benches' git repository: 300 files in 10
+#                         directories, 10 commits (git's author from the
+#                         environment); non-zero when git failed
+#                         (tests/bench/vm-workloads.sh, vm-profile.sh)
 #   vm_bench_boot BUILD SUITE TIMEOUT ARGS
 #                         on the host: boot the test VM once per kernel of
 #                         VM_KERNELS (default "6.1 7.3"; 7.3 with the bpf
@@ -51,6 +55,25 @@ EOF
 	printf 'int main(void) { return 0; }\n' > "$1/proj/main.c"
 	printf 'OBJS := %s\nprog: $(OBJS)\n\tgcc -o $@ $(OBJS) -lm\n%%.o: %%.c\n\tgcc -O2 -c -o $@ $<\nclean:\n\trm -f prog $(OBJS)\n' \
 		"$objs" > "$1/proj/Makefile"
+}
+
+wl_repo() {
+	d=0
+	while [ $d -lt 10 ]; do
+		mkdir -p "$1/d$d"
+		f=0
+		while [ $f -lt 30 ]; do
+			echo "file $d $f" > "$1/d$d/f$f.txt"
+			f=$((f + 1))
+		done
+		d=$((d + 1))
+	done
+	(
+		cd "$1" && git init -q . && git add -A && git commit -qm init &&
+			for i in 1 2 3 4 5 6 7 8 9; do
+				echo "change $i" >> "d$i/f$i.txt" && git commit -qam "change $i"
+			done
+	)
 }
 
 vm_bench_boot() {

@@ -25,22 +25,8 @@ chmod 755 "$W"
 export HOME=/root PATH=/usr/bin:/bin LANG=C
 export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@b
 mkdir -p "$W/repo" "$W/out"
-d=0
-while [ $d -lt 10 ]; do
-	mkdir -p "$W/repo/d$d"
-	f=0
-	while [ $f -lt 30 ]; do
-		echo "file $d $f" > "$W/repo/d$d/f$f.txt"
-		f=$((f + 1))
-	done
-	d=$((d + 1))
-done
-(
-	cd "$W/repo" && git init -q . && git add -A && git commit -qm init &&
-		for i in 1 2 3 4 5 6 7 8 9; do
-			echo "change $i" >> "d$i/f$i.txt" && git commit -qam "change $i"
-		done
-) || note "git: the repository could not be made"
+. "$GUEST/bench-lib.sh"
+wl_repo "$W/repo" || note "git: the repository could not be made"
 chmod -R a+rX "$W"
 cat > "$W/p10.json" << P
 {"version":1,"id":"startup10","files":"unrestricted","exec":"unrestricted",
