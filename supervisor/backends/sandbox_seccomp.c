@@ -215,16 +215,24 @@ static const struct { const char *name; int nr; uint16_t op; } meta_eperm[] = {
 	{ "fremovexattr", -1, RF_OP_REMOVEXATTR }, { "removexattrat", 466, RF_OP_REMOVEXATTR },
 };
 
+/* A syscall's number here: libseccomp's, else newer (> 0) than its table
+ * (x86-64 and asm-generic share those numbers); -1 where this
+ * architecture lacks it. */
+static int nr_of(const char *name, int newer)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (nr < 0 && newer > 0)
+		nr = newer;
+#endif
+	return nr < 0 ? -1 : nr;
+}
+
 /* meta_eperm[i]'s number here, or -1 where this architecture lacks it. */
 static int meta_nr(size_t i)
 {
-	int nr = seccomp_syscall_resolve_name(meta_eperm[i].name);
-
-#if defined(__x86_64__) || defined(__aarch64__)
-	if (nr < 0 && meta_eperm[i].nr > 0)
-		nr = meta_eperm[i].nr;
-#endif
-	return nr < 0 ? -1 : nr;
+	return nr_of(meta_eperm[i].name, meta_eperm[i].nr);
 }
 
 /* ioctls that change an inode through any fd, a read-only one included
@@ -410,16 +418,6 @@ static const struct suid_call {
 	{ "mknodat", -1, RF_OP_MKNOD, 3, 0 },
 };
 
-static int suid_nr(const struct suid_call *s)
-{
-	int nr = seccomp_syscall_resolve_name(s->name);
-
-#if defined(__x86_64__) || defined(__aarch64__)
-	if (nr < 0 && s->nr > 0)
-		nr = s->nr;
-#endif
-	return nr;
-}
 
 static int add_suid_rule(scmp_filter_ctx ctx, const struct suid_call *s, int nr,
 			 uint64_t bit, uint64_t create, struct rule_count *c,
@@ -454,7 +452,7 @@ static int add_suid_rules(scmp_filter_ctx ctx, unsigned int holes, struct rule_c
 	for (i = 0; i < sizeof(suid_calls) / sizeof(suid_calls[0]); i++) {
 		const struct suid_call *s = &suid_calls[i];
 
-		nr = suid_nr(s);
+		nr = nr_of(s->name, s->nr);
 		/* not on this architecture; or every chmod refused already */
 		if (nr < 0 || (s->op == RF_OP_CHMOD && (holes & RF_SECCOMP_HOLE_FS_META)))
 			continue;
@@ -489,7 +487,7 @@ static bool suid_fields(int nr, const uint64_t args[6], struct rf_event *ev)
 	for (i = 0; i < sizeof(suid_calls) / sizeof(suid_calls[0]); i++) {
 		const struct suid_call *s = &suid_calls[i];
 
-		if (suid_nr(s) != nr || !(args[s->mode_arg - 1] & (S_ISUID | S_ISGID)))
+		if (nr_of(s->name, s->nr) != nr || !(args[s->mode_arg - 1] & (S_ISUID | S_ISGID)))
 			continue;
 		ev->op = s->op;
 		ev->class = RF_CLASS_FILE;

@@ -430,12 +430,12 @@ static inline void h_sleep_ms(long ms)
 }
 
 /* The sandbox name a run's trace starts with (its first line's
- * "sandbox"), waited for up to 5 s: strdup'd (the caller frees), or NULL. */
+ * "sandbox"), waited for up to 10 s: strdup'd (the caller frees), or NULL. */
 static inline char *h_trace_sandbox(const char *trace)
 {
 	int i;
 
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 1000; i++) {
 		char line[8192] = "", *name = NULL;
 		FILE *f = fopen(trace, "r");
 

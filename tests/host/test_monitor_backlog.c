@@ -125,25 +125,8 @@ static size_t n_alerts(json_t *all, const char *rule, const char *sandbox)
 /* The sandbox name, once the trace's first line says it. */
 static char *trace_sandbox(const char *trace)
 {
-	char *name = NULL;
-	int i;
+	char *name = h_trace_sandbox(trace);
 
-	for (i = 0; i < 1000 && !name; i++) {
-		char line[4096] = "";
-		FILE *f = fopen(trace, "r");
-
-		if (f && fgets(line, sizeof(line), f) && strchr(line, '\n')) {
-			json_t *o = json_loads(line, 0, NULL);
-
-			if (o && json_is_string(json_object_get(o, "sandbox")))
-				name = strdup(json_string_value(json_object_get(o, "sandbox")));
-			json_decref(o);
-		}
-		if (f)
-			fclose(f);
-		if (!name)
-			h_sleep_ms(10);
-	}
 	assert_non_null(name);
 	return name;
 }
