@@ -12,12 +12,13 @@
  * policy refuses back through rf_obs_verdict, which publishes them on the
  * ring buffer: the monitor sees verdicts, not guesses.
  *
- * sys_enter keeps the arguments of a path syscall in task storage;
- * sys_exit reads the path then (the kernel has just copied it, so it is
- * paged in), except after a successful execve, whose memory is gone: its
- * path is read at entry. A syscall seccomp refused never reaches
- * sys_enter, but does reach sys_exit with its registers intact: the
- * boundary's syscalls are judged there alone.
+ * sys_exit makes every record from the user registers, which still hold
+ * the arguments, and reads the path then (the kernel has just copied it,
+ * so it is paged in); scratch memory (task storage) is taken only for a
+ * call that failed. A successful execve's memory is gone by then: for an
+ * audit sandbox, sys_enter reads its path first (that program is attached
+ * only while one is live). A syscall seccomp refused never reaches
+ * sys_enter, but does reach sys_exit with its registers intact.
  *
  * Shares rf_sandboxes, rf_samples, rf_events and rf_stats with the
  * network object (user space hands their fds over before loading).
@@ -293,26 +294,21 @@ static __always_inline void record(__u64 cgid, struct rf_event *ev, bool access)
 		__sync_fetch_and_add(&obs->access_lost, 1);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
+/*
+ * The arguments of path syscall nr (description d) into t's record, from
+ * the user registers: the same at sys_enter and at sys_exit (the kernel
+ * leaves the argument registers as the caller set them).
+ */
+static __always_inline void fill_args(struct rf_obs_task *t, struct pt_regs *regs,
+				      const struct rf_obs_syscall *d, __u32 nr, __u64 cgid)
 {
-	const struct rf_obs_syscall *d = watched(id);
-	struct rf_sandbox *sb;
-	struct rf_obs_task *t;
-	__u64 cgid, a;
+	__u64 a;
 
-	/* Only path syscalls need their arguments kept: cheap tests first. */
-	if (!d || !d->op || !d->path)
-		return 0;
-	t = observed_task(RF_SB_OBSERVE_PATHS | RF_SB_OBSERVE_ACCESS, &sb, &cgid);
-	if (!t)
-		return 0;
-	t->nr = (__u32)id;
+	t->nr = nr;
 	t->cgid = cgid;
-	t->pending = 1;
 	t->ev.op = d->op;
 	t->ev.class = d->class & ~RF_OBS_ARG_HOW;
-	t->ev.syscall = (__u16)id;
+	t->ev.syscall = (__u16)nr;
 	t->ev.flags = RF_EVF_INFERRED | RF_EVF_SYSCALL;
 	t->ptr = sys_arg(regs, d->path);
 	t->ptr2 = d->path2 ? sys_arg(regs, d->path2) : 0;
@@ -324,9 +320,31 @@ int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
 			a = 0;
 		t->ev.arg = (__u32)a;
 	}
-	/* A successful execve replaces the memory the path is in. */
-	if (t->ev.class == RF_CLASS_EXEC)
-		read_path(&t->ev, t->ptr);
+}
+
+/*
+ * Attached only while an audit sandbox (RF_SB_OBSERVE_ACCESS) is live: a
+ * successful execve replaces the memory its path is in, so that name is
+ * read before. Every other record is made at sys_exit alone, so a
+ * sandbox that only infers denials costs the host one program per
+ * syscall, and its tasks need scratch memory only when a call fails.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(rf_obs_enter, struct pt_regs *regs, long id)
+{
+	const struct rf_obs_syscall *d = watched(id);
+	struct rf_sandbox *sb;
+	struct rf_obs_task *t;
+	__u64 cgid;
+
+	if (!d || !d->op || !d->path || (d->class & ~RF_OBS_ARG_HOW) != RF_CLASS_EXEC)
+		return 0;
+	t = observed_task(RF_SB_OBSERVE_ACCESS, &sb, &cgid);
+	if (!t)
+		return 0;
+	fill_args(t, regs, d, (__u32)id, cgid);
+	t->pending = 1;
+	read_path(&t->ev, t->ptr);
 	return 0;
 }
 
@@ -343,34 +361,56 @@ static __always_inline void relative_record(struct rf_obs_task *t, __u64 cgid, _
 	record(cgid, &t->ev, access);
 }
 
-/* A path syscall of a sandboxed task returns. */
-static __always_inline int path_exit(__u32 nr, long ret)
+/* The record of a path syscall that returned ret: a successful execve's
+ * as sys_enter read it (its memory is gone now), any other built here;
+ * NULL when there is nothing to record. */
+static __always_inline struct rf_obs_task *path_record(struct pt_regs *regs,
+						       const struct rf_obs_syscall *d, __u32 nr,
+						       bool denied, __u64 *cgid)
 {
-	struct rf_obs_task *t = task_scratch(false);
+	struct rf_obs_task *t;
 	struct rf_sandbox *sb;
+
+	if ((d->class & ~RF_OBS_ARG_HOW) == RF_CLASS_EXEC && !denied) {
+		t = task_scratch(false);
+		if (!t || !t->pending)
+			return NULL;
+		t->pending = 0;
+		*cgid = t->cgid;
+		return t->nr == nr ? t : NULL;
+	}
+	t = observed_task(denied ? RF_SB_OBSERVE_PATHS : RF_SB_OBSERVE_ACCESS, &sb, cgid);
+	if (!t) {
+		/* a sandbox's call not observed: said in its sandbox.exit */
+		struct rf_obs_sandbox *obs = sb ? bpf_map_lookup_elem(&rf_observe, cgid) : NULL;
+
+		if (obs)
+			__sync_fetch_and_add(&obs->scratch_lost, 1);
+		return NULL;
+	}
+	t->pending = 0;
+	fill_args(t, regs, d, nr, *cgid);
+	read_path(&t->ev, t->ptr);
+	return t;
+}
+
+/* A path syscall of a sandboxed task returns. */
+static __always_inline int path_exit(struct pt_regs *regs, const struct rf_obs_syscall *d,
+				     __u32 nr, long ret)
+{
 	/* EROFS: the read-only mount tree of a Landlock sandbox with write
 	 * rules (plan.install.ro_tree) answers writes outside them first */
 	bool denied = ret == -EACCES || ret == -EPERM || ret == -EROFS;
-	bool exec_done;
-	__u64 cgid;
+	struct rf_obs_task *t;
+	__u64 cgid = 0;
 
-	if (!t || !t->pending)
+	if (!denied && ret < 0)
 		return 0;
-	t->pending = 0;
-	cgid = t->cgid;
-	if (t->nr != nr)
-		return 0;
-	sb = bpf_map_lookup_elem(&rf_sandboxes, &cgid);
-	if (!sb)
-		return 0;
-	if (denied ? !(sb->flags & RF_SB_OBSERVE_PATHS) :
-		     ret < 0 || !(sb->flags & RF_SB_OBSERVE_ACCESS))
+	t = path_record(regs, d, nr, denied, &cgid);
+	if (!t)
 		return 0;
 	if (ret == -EPERM)
 		t->ev.flags |= RF_EVF_ERRNO_EPERM;
-	exec_done = t->ev.class == RF_CLASS_EXEC && !denied;
-	if (!exec_done || !t->ev.path_len)
-		read_path(&t->ev, t->ptr);
 	relative_record(t, cgid, (__s32)t->ev.target_pid, !denied);
 	if (!t->ptr2)
 		return 0;
@@ -414,7 +454,7 @@ int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
 	if (!d || !d->op)
 		return 0;
 	if (d->path)
-		return path_exit(nr, ret);
+		return path_exit(regs, d, nr, ret);
 	return ret == -EPERM ? boundary_exit(regs, d, nr) : 0;
 }
 

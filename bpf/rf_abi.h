@@ -610,6 +610,7 @@ struct rf_obs_sandbox {
 	__u64 inferred[RF_CLASS_KERNEL_MAX]; /* failed syscalls queued (candidates), by class */
 	__u64 access_seq;               /* next rf_obs_access slot (failures and accesses) */
 	__u64 access_lost;              /* rf_obs_access full: a candidate not kept */
+	__u64 scratch_lost;             /* no task scratch memory: a failed call not seen */
 };
 
 /*
@@ -795,7 +796,7 @@ _Static_assert(sizeof(struct rf_event) % 8 == 0, "rf_event: 8-byte multiple");
 
 RF_ABI_OFF(rf_event, flags, 84 + RF_COMM_LEN);
 RF_ABI_SIZE(rf_obs_syscall, 8);
-RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 2));
+RF_ABI_SIZE(rf_obs_sandbox, 8 * (RF_CLASS_KERNEL_MAX + 3));
 
 RF_ABI_SIZE(rf_slot, 32);
 RF_ABI_SIZE(rf_slot_maps, 32);

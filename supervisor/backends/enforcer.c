@@ -544,6 +544,7 @@ static const struct obs_group {
 } obs_groups[] = {
 	[RF_OBS_SYSCALLS] = { "observe-%s.lock", NULL },
 	[RF_OBS_EXEC] = { "observe-exec-%s.lock", "rf_obs_exec" },
+	[RF_OBS_ENTER] = { "observe-enter-%s.lock", "rf_obs_enter" },
 };
 _Static_assert(sizeof(obs_groups) / sizeof(obs_groups[0]) == RF_OBS_GROUP_MAX,
 	       "obs_groups covers enum rf_obs_group");
@@ -1177,13 +1178,15 @@ static struct rf_enforcer *enforcer_new(void)
 		return NULL;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
 		enf->map_fd[i] = -1;
-	enf->live_lock_fd = enf->obs_lock_fd[RF_OBS_SYSCALLS] = enf->obs_lock_fd[RF_OBS_EXEC] = -1;
+	enf->live_lock_fd = -1;
+	for (i = 0; i < RF_OBS_GROUP_MAX; i++)
+		enf->obs_lock_fd[i] = -1;
 	return enf;
 }
 
 void enforcer__close(struct rf_enforcer *enf)
 {
-	bool was_live;
+	bool was_live, held_obs = false;
 
 	if (!enf)
 		return;
@@ -1191,14 +1194,16 @@ void enforcer__close(struct rf_enforcer *enf)
 	was_live = enf->live_lock_fd >= 0;
 	if (was_live)
 		close(enf->live_lock_fd);
-	if (enf->obs_lock_fd[RF_OBS_SYSCALLS] >= 0 || enf->obs_lock_fd[RF_OBS_EXEC] >= 0) {
-		/* Our shared holds first: the last observed supervisor detaches
-		 * the observe programs (and none waits on load.lock holding it). */
-		for (enum rf_obs_group g = 0; g < RF_OBS_GROUP_MAX; g++)
-			if (enf->obs_lock_fd[g] >= 0)
-				close(enf->obs_lock_fd[g]);
+	/* Our shared holds first: the last observed supervisor detaches
+	 * the observe programs (and none waits on load.lock holding it). */
+	for (enum rf_obs_group g = 0; g < RF_OBS_GROUP_MAX; g++)
+		if (enf->obs_lock_fd[g] >= 0) {
+			close(enf->obs_lock_fd[g]);
+			enf->obs_lock_fd[g] = -1;
+			held_obs = true;
+		}
+	if (held_obs)
 		enforcer__observe_idle();
-	}
 	/* The last supervisor of a set a newer build's has replaced unloads
 	 * it (its live lock dropped above: retire takes it exclusive). */
 	if (was_live)

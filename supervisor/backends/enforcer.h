@@ -10,6 +10,19 @@
 #include "pins.h"
 #include "plan/probe.h"
 
+/* The observe programs' links, in groups attached on their own: the
+ * sys_exit tracepoint (every syscall of every task on the host), the exec
+ * tracepoint (once per exec on the host: the loader kill) and the
+ * sys_enter one (every syscall again: only for an audit sandbox, whose
+ * successful execs are recorded). */
+enum rf_obs_group {
+	RF_OBS_SYSCALLS = 0,
+	RF_OBS_EXEC = 1,
+	RF_OBS_ENTER = 2,
+	RF_OBS_GROUP_MAX,
+};
+#define RF_OBS_WANT(g) (1u << (g))
+
 struct rf_enforcer {
 	int map_fd[RF_PIN_MAP_MAX]; /* by enum rf_pin_map; -1: meta, and the LSM
 				     * object's maps unless it is loaded */
@@ -18,19 +31,8 @@ struct rf_enforcer {
 	int live_lock_fd;    /* shared lock held while a sandbox is live */
 	/* by enum rf_obs_group: shared locks held while a sandbox that wants
 	 * the group's tracepoints is live */
-	int obs_lock_fd[2];
+	int obs_lock_fd[RF_OBS_GROUP_MAX];
 };
-
-/* The observe programs' links, in two groups attached on their own: the
- * syscall tracepoints (every syscall of every task on the host) and the
- * exec tracepoint (once per exec on the host: the loader kill). */
-enum rf_obs_group {
-	RF_OBS_SYSCALLS = 0,
-	RF_OBS_EXEC = 1,
-	RF_OBS_GROUP_MAX,
-};
-#define RF_OBS_WANT(g) (1u << (g))
-_Static_assert(RF_OBS_GROUP_MAX == 2, "struct rf_enforcer's obs_lock_fd has one per group");
 
 /*
  * Load, attach and pin the programs once (to MOUNT/ringfence, parent_fd)

@@ -823,10 +823,11 @@ static void detached_open(uint32_t features, const char *lock_name, int lock_op,
 		dup2(0, 1);
 		dup2(0, 2);
 	}
-	*enf = (struct rf_enforcer){ .features = features, .live_lock_fd = -1,
-				     .obs_lock_fd = { -1, -1 } };
+	*enf = (struct rf_enforcer){ .features = features, .live_lock_fd = -1 };
 	for (k = 0; k < RF_PIN_MAP_MAX; k++)
 		enf->map_fd[k] = -1;
+	for (k = 0; k < RF_OBS_GROUP_MAX; k++)
+		enf->obs_lock_fd[k] = -1;
 	lock = runlock__take(lock_name, lock_op);
 	if (lock < 0 || rf_pins__open_maps(features, enf->map_fd))
 		_exit(lock < 0 ? 0 : 1);

@@ -39,6 +39,7 @@ struct rf_observer {
 	uint64_t next_access;           /* next rf_obs_access seq to take */
 	uint64_t accesses;              /* candidates taken (failures and accesses) */
 	uint64_t skipped;               /* queue slots given up on (counted lost) */
+	uint64_t scratch_lost;          /* failed calls the kernel could not watch */
 	uint64_t stall_seq;             /* the slot the drain waits for, and since */
 	unsigned int stall_ticks;       /* how many drains */
 	uint64_t denial_lines;          /* inferred denials traced */

@@ -370,8 +370,8 @@ static json_t *observation_json(const struct rf_plan *plan)
 {
 	bool tp = plan__tracepoints(plan), xt = plan__exec_tracepoint(plan);
 	const char *cost =
-		tp ? "while this sandbox runs, observe.bpf.c's sys_enter and sys_exit programs "
-		     "run on every syscall of every task on the host (measured outside "
+		tp ? "while this sandbox runs, observe.bpf.c's sys_exit program (and sys_enter "
+		     "for an audit sandbox) runs on every syscall of every task on the host (measured outside "
 		     "sandboxes with kernel audit off: getppid x1.14 to x1.77, open+close up to "
 		     "x1.75; docs/benchmarks.md); --no-observe trades the inferred denials for "
 		     "no cost outside" :

@@ -286,6 +286,7 @@ static void drain_access(struct sandbox *sb, bool final)
 
 	if (sbmaps__read_observe(sb->enf, sb->cgid, &obs))
 		return;
+	sb->obs.scratch_lost = obs.scratch_lost;
 	while (sb->obs.next_access < obs.access_seq) {
 		int err = sbmaps__take_access(sb->enf, sb->cgid, sb->obs.next_access, &ev);
 
@@ -484,7 +485,10 @@ json_t *report__exit_counts(const struct sandbox *sb)
 	if (sb->sandbox_flags & RF_OBSERVE_FLAGS) {
 		json_object_set_new(o, "inferred_not_in_trace",
 				    json_integer((json_int_t)sb->obs.untraced));
-		json_object_set_new(o, "observed_lost", json_integer((json_int_t)sb->obs.skipped));
+		/* candidates the queue could not take, and failed calls no
+		 * scratch memory could be had for */
+		json_object_set_new(o, "observed_lost",
+				    json_integer((json_int_t)(sb->obs.skipped + sb->obs.scratch_lost)));
 		json_object_set_new(o, "verdicts_unpublished",
 				    json_integer((json_int_t)sb->obs.unpublished));
 	}

@@ -587,14 +587,15 @@ static void undo_enforcer(void *ctx)
 }
 
 /* The observe groups this sandbox wants attached (RF_OBS_WANT bits): the
- * syscall tracepoints for its inferred denials, the exec tracepoint for
- * the loader kill. */
+ * sys_exit tracepoint for its inferred denials, the exec tracepoint for
+ * the loader kill, sys_enter too for an audit sandbox's execs. */
 static unsigned int observe_groups(const struct sandbox *sb)
 {
 	uint32_t f = plan__sandbox_flags(&sb->plan, sb->policy, true);
 
 	return ((f & RF_OBSERVE_FLAGS & ~RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_SYSCALLS) : 0) |
-	       ((f & RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_EXEC) : 0);
+	       ((f & RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_EXEC) : 0) |
+	       ((f & RF_SB_OBSERVE_ACCESS) ? RF_OBS_WANT(RF_OBS_ENTER) : 0);
 }
 
 /* The pinned programs on MOUNT/ringfence, loaded if need be. */

@@ -110,7 +110,7 @@ print(next((e["pid"] for e in json.load(sys.stdin) if e["supervisor_pid"] == int
 	echo "bench: the holding sandbox did not start" >&2
 	exit 1
 }
-attached() { ls /sys/fs/bpf/ringfence/*/obs_rf_obs_enter > /dev/null 2>&1; }
+attached() { ls /sys/fs/bpf/ringfence/*/obs_rf_obs_exit > /dev/null 2>&1; }
 
 round_inside() { # round
 	local w mode first second a b

@@ -307,6 +307,36 @@ static void relative_names_are_made_absolute(void **state)
 	}
 }
 
+/* sys_exit alone (sys_enter is attached only for audit sandboxes): the
+ * record is made from the registers at exit, relative names included;
+ * scratch memory was taken for the failed calls only. */
+static void sys_exit_alone_records_denials(void **state)
+{
+	struct rf_event ev;
+
+	(void)state;
+	bpf_link__destroy(T.enter);
+	T.enter = NULL;
+	sandbox_put(RF_SB_OBSERVE_PATHS);
+	assert_int_equal(bt_run(&T.cg, act_open_as_nobody, T.secret), EACCES);
+	assert_int_equal(n_queued(), 1);
+	assert_int_equal(queued(0, &ev), 0);
+	assert_int_equal(ev.op, RF_OP_FILE_OPEN);
+	assert_string_equal(ev.path, T.secret);
+	assert_int_equal(ev.arg & O_ACCMODE, O_RDONLY);
+	assert_int_equal(ev.syscall, seccomp_syscall_resolve_name("openat"));
+	assert_int_equal(bt_run(&T.cg, act_open_relative, T.dir), EACCES);
+	assert_int_equal(n_queued(), 3);
+	assert_int_equal(queued(1, &ev), 0);
+	assert_string_equal(ev.path, T.secret);
+	/* the allowed twin: nothing, and no scratch lost */
+	assert_int_equal(bt_run(&T.cg, act_open_as_nobody, T.open_file), 0);
+	assert_int_equal(n_queued(), 3);
+	assert_int_equal(obs_get().scratch_lost, 0);
+	T.enter = bpf_program__attach_trace(T.skel->progs.rf_obs_enter);
+	assert_non_null(T.enter);
+}
+
 static void seccomp_refusal_reaches_sys_exit(void **state)
 {
 	struct rf_event ev;
@@ -437,6 +467,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T_(failed_open_in_the_sandbox_is_recorded),
 		T_(relative_names_are_made_absolute),
+		T_(sys_exit_alone_records_denials),
 		T_(seccomp_refusal_reaches_sys_exit),
 		T_(audit_records_successful_accesses_apart),
 		T_(nothing_outside_the_sandbox),
