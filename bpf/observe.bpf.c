@@ -470,18 +470,23 @@ int BPF_PROG(rf_obs_exit, struct pt_regs *regs, long ret)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(rf_obs_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	const unsigned char *name = BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name);
 	struct rf_obs_task *t;
 	struct rf_sandbox *sb;
-	const unsigned char *name;
+	char head[16] = {};
 	__u64 cgid;
 	long n;
 
+	/* the name first: an audit sandbox's exec record in flight
+	 * (rf_obs_enter's) stays untouched unless this is the loader */
+	if (!observed_sandbox(RF_SB_OBSERVE_LOADER, &cgid) ||
+	    bpf_probe_read_kernel_str(head, sizeof(head), name) <= 0 || !rf_loader_name(head))
+		return 0;
 	t = observed_task(RF_SB_OBSERVE_LOADER, &sb, &cgid);
 	if (!t)
 		return 0;
-	name = BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name);
 	n = bpf_probe_read_kernel_str(t->ev.path, sizeof(t->ev.path), name);
-	if (n <= 0 || !rf_loader_name((const char *)t->ev.path))
+	if (n <= 0)
 		return 0;
 	t->ev.path_len = n - 1;
 	t->ev.op = RF_OP_EXEC;
