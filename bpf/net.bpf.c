@@ -546,8 +546,9 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 			v = decide(sb, cgid, &s->ev, RF_CLASS_UNIX);
 		}
 	}
-	if (led && v == ALLOW)
-		ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type);
+	if (led && v == ALLOW &&
+	    ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type))
+		ledger_unix_sk(ctx->sk, &s->ufk, op == RF_OP_CONNECT_UNIX);
 	return v;
 }
 

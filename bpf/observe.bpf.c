@@ -29,6 +29,7 @@
 #include <bpf/bpf_core_read.h>
 #include "rf_common.bpf.h"
 #include "rf_path.bpf.h"
+#include "rf_ledger_unix.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -494,6 +495,72 @@ int BPF_PROG(rf_obs_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	t->ev.need = RF_ACC_EXEC;
 	if (decide(sb, cgid, &t->ev, RF_CLASS_EXEC) == DENY)
 		bpf_send_signal(RF_SIGKILL);
+	return 0;
+}
+
+/*
+ * The ledger's unix bytes (issue 22; group RF_OBS_UNIX_BYTES, attached
+ * while a ledgered sandbox is live). These fire for every socket send and
+ * receive on the host: the family is one load, and a socket no sandbox
+ * keyed has no storage (one pointer test), so a host process pays the
+ * tracepoint's call and little more. The flow is the sandbox's only while
+ * its ledger entry exists: after its end nothing is made again.
+ */
+#define RF_MSG_PEEK 2
+
+static __always_inline struct rf_unix_sk *unix_sk_of(struct sock *sk)
+{
+	if (sk->__sk_common.skc_family != AF_UNIX)
+		return NULL;
+	return bpf_sk_storage_get(&rf_unix_sk, sk, NULL, 0);
+}
+
+static __always_inline void unix_count(const struct rf_unix_flow_key *k, int ret, bool sent)
+{
+	struct rf_ledger *l;
+
+	if (ret <= 0)
+		return;
+	l = bpf_map_lookup_elem(&rf_ledger, &k->cgroup_id);
+	if (l)
+		flow_add_in(&rf_unix_flows, l, k, 0, sent ? ret : 0, sent ? 0 : ret);
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(rf_obs_unix_sent, struct sock *sk, int ret, int flags)
+{
+	struct rf_unix_sk *u = unix_sk_of(sk);
+	bool to;
+
+	if (!u)
+		return 0;
+	/* the send a sendto() hook keyed, failed or not: the next one is the
+	 * connected peer's again */
+	to = u->to_next;
+	u->to_next = 0;
+	if (to)
+		unix_count(&u->to, ret, true);
+	else if (u->has_conn)
+		unix_count(&u->conn, ret, true);
+	return 0;
+}
+
+/* What it receives: from its connected peer, else from the name it sent
+ * to last (a datagram socket's answers). A peek is read again later. */
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(rf_obs_unix_received, struct sock *sk, int ret, int flags)
+{
+	struct rf_unix_sk *u;
+
+	if (flags & RF_MSG_PEEK)
+		return 0;
+	u = unix_sk_of(sk);
+	if (!u)
+		return 0;
+	if (u->has_conn)
+		unix_count(&u->conn, ret, false);
+	else if (u->has_to)
+		unix_count(&u->to, ret, false);
 	return 0;
 }
 

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #endif
 
-#define RF_ABI_VERSION 8
+#define RF_ABI_VERSION 9
 
 #define RF_MAX_PORT_RANGES 32   /* merged, sorted, disjoint ranges per prefix */
 #define RF_UNIX_PATH_MAX 108    /* sizeof(sockaddr_un.sun_path) */
@@ -538,8 +538,9 @@ struct rf_ledger {
 /* rf_unix_flows key: one unix peer of one sandbox, by the name the
  * sandbox gave connect() or sendto() (the cgroup unix hooks, Linux 6.7+:
  * before the kernel resolves it). Counted: connections (connect calls,
- * and datagrams sent to a name); the bytes stay 0 (no hook of these sees
- * them). */
+ * and datagrams sent to a name); the payload bytes of the sockets so
+ * opened where the kernel has the sock_send_length/sock_recv_length
+ * tracepoints (6.3+: observe.bpf.c, RF_FEAT_UNIX_BYTES), else 0. */
 #define RF_UNIX_FLOW_NAME 112
 struct rf_unix_flow_key {
 	__u64 cgroup_id;
@@ -548,6 +549,17 @@ struct rf_unix_flow_key {
 	__u8 abstract;                  /* 1: an abstract name (its leading NUL not kept) */
 	__u32 _pad;
 	__u8 name[RF_UNIX_FLOW_NAME];   /* zero past len */
+};
+
+/* rf_unix_sk: socket storage of a unix socket of a sandbox, written by
+ * the cgroup unix hooks once the policy let its connect() or sendto()
+ * through; the tracepoints count its bytes into the flow of that name. */
+struct rf_unix_sk {
+	struct rf_unix_flow_key conn;   /* connect(): the peer of unaddressed sends */
+	struct rf_unix_flow_key to;     /* the name of the last addressed send */
+	__u8 has_conn, has_to;
+	__u8 to_next;                   /* the next send is the addressed one */
+	__u8 _pad[5];
 };
 
 /* rf_flow_names: which name the DNS gate opened an address for. */
@@ -641,6 +653,10 @@ enum rf_meta_features {
 	/* Not a part: the kernel refused connect_unix/sendmsg_unix when the
 	 * set was loaded (before 6.7), which no later run needs to ask again. */
 	RF_FEAT_NO_UNIX = 1u << 4,
+	/* observe.bpf.c's tp_btf/sock_send_length, sock_recv_length (Linux
+	 * 6.3+) loaded: unix payload bytes counted while a ledgered sandbox
+	 * is live (RF_OBS_UNIX_BYTES) */
+	RF_FEAT_UNIX_BYTES = 1u << 5,
 };
 
 struct rf_meta {
@@ -824,6 +840,7 @@ RF_ABI_SIZE(rf_flow, 40);
 RF_ABI_SIZE(rf_ledger, 48);
 RF_ABI_SIZE(rf_flow_name_key, 32);
 RF_ABI_SIZE(rf_unix_flow_key, 128);
+RF_ABI_SIZE(rf_unix_sk, 264);
 RF_ABI_OFF(rf_flow_record, key, 32);
 _Static_assert(sizeof(struct rf_flow_record) == sizeof(struct rf_event),
 	       "rf_flow_record: rf_event's size");

@@ -18,15 +18,7 @@
 #define RF_LEDGER_BPF_H
 
 #include "rf_common.bpf.h"
-
-#define RF_LEDGER_FLOWS 65536
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RF_MAX_SANDBOXES);
-	__type(key, __u64);
-	__type(value, struct rf_ledger);
-} rf_ledger SEC(".maps");
+#include "rf_ledger_unix.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -35,15 +27,6 @@ struct {
 	__type(key, struct rf_flow_key);
 	__type(value, struct rf_flow);
 } rf_flows SEC(".maps");
-
-/* Unix peers, by name (check_unix in net.bpf.c, the cgroup unix hooks). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RF_LEDGER_FLOWS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct rf_unix_flow_key);
-	__type(value, struct rf_flow);
-} rf_unix_flows SEC(".maps");
 
 /* Written by the DNS gate (supervisor/dnsgate) when it opens an address. */
 struct {
@@ -237,38 +220,6 @@ static __always_inline bool same_peer(const struct rf_flow_key *a, const struct 
 	return x[0] == y[0] && x[1] == y[1] && a->port == b->port;
 }
 
-/* Count into the flow of map (rf_flows, rf_unix_flows), made on first use;
- * connections: 0 or 1. */
-static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const void *k,
-					__u64 conns, __u64 sent, __u64 rcvd)
-{
-	__u64 now = bpf_ktime_get_boot_ns();
-	struct rf_flow *f = bpf_map_lookup_elem(map, k);
-
-	if (!f) {
-		struct rf_flow init = { .first_ns = now, .last_ns = now };
-
-		/* before the entry exists: a plain store of 1 (no lost update
-		 * between CPUs), which the supervisor reads as "walk the flow
-		 * maps" */
-		if (!l->flows_made)
-			l->flows_made = 1;
-		bpf_map_update_elem(map, k, &init, BPF_NOEXIST);
-		f = bpf_map_lookup_elem(map, k);
-		if (!f) {
-			__sync_fetch_and_add(&l->flows_lost, 1);
-			return;
-		}
-	}
-	if (conns)
-		__sync_fetch_and_add(&f->connections, conns);
-	if (sent)
-		__sync_fetch_and_add(&f->bytes_sent, sent);
-	if (rcvd)
-		__sync_fetch_and_add(&f->bytes_received, rcvd);
-	f->last_ns = now;
-}
-
 #define flow_add(l, k, conns, sent, rcvd) flow_add_in(&rf_flows, l, k, conns, sent, rcvd)
 
 /*
@@ -278,7 +229,7 @@ static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const vo
  * len bytes of sun_path): a pathname up to its first NUL, an abstract
  * name whole; the rest of the key zero, so one name is one flow.
  */
-static __always_inline void ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
+static __always_inline bool ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
 					__u64 cgid, const __u8 *uaddr, __u32 len, __u32 type)
 {
 	long n;
@@ -292,7 +243,7 @@ static __always_inline void ledger_unix(struct rf_ledger *l, struct rf_unix_flow
 	 * read for the common case, a pathname */
 	n = bpf_probe_read_kernel_str(k->name, len + 1, uaddr);
 	if (n < 1)
-		return;
+		return false;
 	if (n == 1 && len) {
 		/* a NUL first: an abstract name, its len - 1 bytes whole
 		 * (masked: the verifier keeps the bound through the - 1) */
@@ -302,11 +253,35 @@ static __always_inline void ledger_unix(struct rf_ledger *l, struct rf_unix_flow
 			m = RF_UNIX_PATH_MAX - 1;
 		k->abstract = 1;
 		if (bpf_probe_read_kernel(k->name, m, uaddr + 1))
-			return;
+			return false;
 		n = m + 1;
 	}
 	k->len = (__u16)(n - 1);
 	flow_add_in(&rf_unix_flows, l, k, 1, 0, 0);
+	return true;
+}
+
+/* The socket's bytes count in flow k from now on (observe.bpf.c): a
+ * connect names the peer of its unaddressed sends and of what it
+ * receives, a sendto the one send that follows (the tracepoint fires
+ * after this hook, for this very call, whether it failed or not). */
+static __always_inline void ledger_unix_sk(struct bpf_sock *sk, const struct rf_unix_flow_key *k,
+					   bool connect)
+{
+	struct rf_unix_sk *u = bpf_sk_storage_get(&rf_unix_sk, sk, NULL,
+						  BPF_SK_STORAGE_GET_F_CREATE);
+
+	if (!u)
+		return;
+	if (connect) {
+		__builtin_memcpy(&u->conn, k, sizeof(*k));
+		u->has_conn = 1;
+		u->to_next = 0;
+	} else {
+		__builtin_memcpy(&u->to, k, sizeof(*k));
+		u->has_to = 1;
+		u->to_next = 1;
+	}
 }
 
 /* New bytes of a TCP segment in one direction: those past *hi. */

@@ -24,6 +24,8 @@
 #define RF_PINF_OBSERVE (1u << 3) /* created and pinned by the observe object
 				   * (observe.bpf.c): only with RF_FEAT_OBSERVE */
 #define RF_PINF_PER_SB (1u << 4)  /* outer map of per-sandbox inner maps, by pool slot */
+#define RF_PINF_OBS_SHARED (1u << 5) /* the network object's, reused by the observe
+				   * object only (bpf/rf_ledger_unix.bpf.h) */
 
 /*
  * X(ENUM, pin file, map name in the BPF source, RF_PINF_*, key size,
@@ -53,13 +55,14 @@
 	  sizeof(struct rf_sample_key), offsetof(struct rf_sample_key, cgroup_id))      \
 	X(DNS_GATES, "dns_gates", "rf_dns_gates", 0, sizeof(__u64), 0)                 \
 	X(DNS_ORIG, "dns_orig", "rf_dns_orig", 0, 0, 0)                                 \
-	X(LEDGER, "ledger", "rf_ledger", 0, sizeof(__u64), 0)                           \
+	X(LEDGER, "ledger", "rf_ledger", RF_PINF_OBS_SHARED, sizeof(__u64), 0)          \
 	X(FLOWS, "flows", "rf_flows", 0, sizeof(struct rf_flow_key),                    \
 	  offsetof(struct rf_flow_key, cgroup_id))                                      \
 	X(FLOW_NAMES, "flow_names", "rf_flow_names", 0, sizeof(struct rf_flow_name_key), \
 	  offsetof(struct rf_flow_name_key, cgroup_id))                                 \
-	X(UNIX_FLOWS, "unix_flows", "rf_unix_flows", 0, sizeof(struct rf_unix_flow_key), \
-	  offsetof(struct rf_unix_flow_key, cgroup_id))                                 \
+	X(UNIX_FLOWS, "unix_flows", "rf_unix_flows", RF_PINF_OBS_SHARED,                \
+	  sizeof(struct rf_unix_flow_key), offsetof(struct rf_unix_flow_key, cgroup_id)) \
+	X(UNIX_SK, "unix_sk", "rf_unix_sk", RF_PINF_OBS_SHARED, 0, 0)                   \
 	X(META, "meta", "rf_meta", RF_PINF_META, 0, 0)
 
 #define RF_PIN_MAP_ENUM_(e, ...) RF_PIN_##e,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/mount.h>
@@ -178,6 +179,8 @@ struct extra_obj {
 	/* after open (NULL e allowed) and after load; either may be NULL */
 	int (*prepare)(struct bpf_object *obj, struct rf_error *e);
 	int (*loaded)(struct bpf_object *obj, struct rf_error *e);
+	unsigned int shared;      /* RF_PINF_* of the network object's maps it reuses */
+	uint32_t (*features)(void); /* RF_FEAT_* beyond feature it brings; may be NULL */
 };
 
 /* The skeleton functions of an object, for struct extra_obj. */
@@ -221,18 +224,51 @@ static int obs_fill(struct bpf_object *obj, struct rf_error *e)
 	return err;
 }
 
+bool enforcer__kernel_unix_bytes(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	/* The release, not the kernel's BTF: this is asked on every run, and
+	 * reading the BTF takes 15-30 ms here. The tracepoints came in 6.3. */
+	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj > 6 || (maj == 6 && min >= 3);
+}
+
+/* The programs of the group RF_OBS_UNIX_BYTES: only where the kernel has
+ * their tracepoints (a tp_btf program without one fails the whole load). */
+static int obs_select(struct bpf_object *obj, struct rf_error *e)
+{
+	bool have = enforcer__kernel_unix_bytes();
+	struct bpf_program *prog;
+
+	(void)e;
+	bpf_object__for_each_program(prog, obj)
+		if (!strncmp(bpf_program__name(prog), RF_OBS_UNIX_PREFIX,
+			     strlen(RF_OBS_UNIX_PREFIX)))
+			bpf_program__set_autoload(prog, have);
+	return 0;
+}
+
+static uint32_t obs_features(void)
+{
+	return enforcer__kernel_unix_bytes() ? RF_FEAT_UNIX_BYTES : 0;
+}
+
 /* In the order of struct extra_obj's fields. tp_btf programs attach by raw
  * tracepoint links. */
 static const struct extra_obj lsm_obj = {
 	"BPF-LSM", "attach lsm program", RF_PIN_LSM_LINK_PREFIX, NULL, RF_PINF_LSM, RF_FEAT_LSM,
 	"rf_parent", BPF_LINK_TYPE_TRACING, bpf_program__attach_lsm,
-	lsm_open, lsm_load, lsm_destroy, lsm_select, NULL,
+	lsm_open, lsm_load, lsm_destroy, lsm_select, NULL, RF_PINF_SHARED, NULL,
 };
 static const struct extra_obj obs_obj = {
 	"observe", "attach", RF_PIN_OBS_LINK_PREFIX, RF_PIN_OBS_PROG_PREFIX, RF_PINF_OBSERVE,
 	RF_FEAT_OBSERVE,
 	"rf_obs_parent", BPF_LINK_TYPE_RAW_TRACEPOINT, bpf_program__attach_trace,
-	observe_open, observe_load, observe_destroy, NULL, obs_fill,
+	observe_open, observe_load, observe_destroy, obs_select, obs_fill,
+	RF_PINF_SHARED | RF_PINF_OBS_SHARED, obs_features,
 };
 
 /* RF_PIN_DIR/PREFIXPROG: the pinned link of one program. */
@@ -292,7 +328,7 @@ static int obj_load(const struct extra_obj *o, const int *shared_fds, void **ret
 	}
 	err = o->prepare ? o->prepare(obj, e) : 0;
 	for (i = 0; !err && shared_fds && i < RF_PIN_MAP_MAX; i++) {
-		if (!(rf_pin_maps[i].flags & RF_PINF_SHARED))
+		if (!(rf_pin_maps[i].flags & o->shared))
 			continue;
 		err = bpf_map__reuse_fd(obj_map(obj, (enum rf_pin_map)i), shared_fds[i]);
 		if (err)
@@ -540,11 +576,12 @@ static bool obj_progs_pinned(const struct extra_obj *o)
  * RF_OBS_SYSCALLS). */
 static const struct obs_group {
 	const char *lock_fmt;
-	const char *prog;  /* NULL: every program not named by another group */
+	const char *prog;  /* names start so; NULL: every program not in another group */
 } obs_groups[] = {
 	[RF_OBS_SYSCALLS] = { "observe-%s.lock", NULL },
 	[RF_OBS_EXEC] = { "observe-exec-%s.lock", "rf_obs_exec" },
 	[RF_OBS_ENTER] = { "observe-enter-%s.lock", "rf_obs_enter" },
+	[RF_OBS_UNIX_BYTES] = { "observe-unix-%s.lock", RF_OBS_UNIX_PREFIX },
 };
 _Static_assert(sizeof(obs_groups) / sizeof(obs_groups[0]) == RF_OBS_GROUP_MAX,
 	       "obs_groups covers enum rf_obs_group");
@@ -555,7 +592,8 @@ static enum rf_obs_group obs_group_of(const char *prog)
 	enum rf_obs_group g;
 
 	for (g = 0; g < RF_OBS_GROUP_MAX; g++)
-		if (obs_groups[g].prog && !strcmp(obs_groups[g].prog, prog))
+		if (obs_groups[g].prog &&
+		    !strncmp(obs_groups[g].prog, prog, strlen(obs_groups[g].prog)))
 			return g;
 	return RF_OBS_SYSCALLS;
 }
@@ -1211,6 +1249,12 @@ void enforcer__close(struct rf_enforcer *enf)
 	free(enf);
 }
 
+bool enforcer__unix_bytes(const struct rf_enforcer *enf)
+{
+	return enf && (enf->features & RF_FEAT_UNIX_BYTES) &&
+	       enf->obs_lock_fd[RF_OBS_UNIX_BYTES] >= 0;
+}
+
 /* Write meta of the pinned set (it exists). */
 static int write_meta(const struct rf_meta *meta, struct rf_error *e)
 {
@@ -1249,7 +1293,7 @@ static int obj_add(const struct extra_obj *o, int parent_fd, const uint8_t id[32
 		unpin_obj(rf_pins__dir(), o);
 		goto cleanup;
 	}
-	meta.features |= o->feature;
+	meta.features |= o->feature | (o->features ? o->features() : 0);
 	memcpy(meta.build_id, id, 32);
 	err = write_meta(&meta, e);
 cleanup:
@@ -1371,7 +1415,7 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 	if (!want_unix)
 		meta.features |= RF_FEAT_NO_UNIX;
 	for (i = 0; i < RF_PIN_MAP_MAX; i++)
-		shared[i] = (rf_pin_maps[i].flags & RF_PINF_SHARED) ?
+		shared[i] = (rf_pin_maps[i].flags & (RF_PINF_SHARED | RF_PINF_OBS_SHARED)) ?
 			    bpf_map__fd(obj_map(skel->obj, (enum rf_pin_map)i)) : -1;
 	if (want_observe)
 		unpin_obj(rf_pins__dir(), &obs_obj);  /* left behind by a build that did not know them */
@@ -1381,7 +1425,8 @@ static int load_and_pin(int parent_fd, bool want_unix, bool want_lsm, bool want_
 		err = obj_install(extras[i], shared, true, parent_fd, e);
 		if (err)
 			goto cleanup;
-		meta.features |= extras[i]->feature;
+		meta.features |= extras[i]->feature |
+				 (extras[i]->features ? extras[i]->features() : 0);
 	}
 	memcpy(meta.build_id, id, 32);
 	meta_map = obj_map(skel->obj, RF_PIN_META);

@@ -12,16 +12,20 @@
 
 /* The observe programs' links, in groups attached on their own: the
  * sys_exit tracepoint (every syscall of every task on the host), the exec
- * tracepoint (once per exec on the host: the loader kill) and the
- * sys_enter one (every syscall again: only for an audit sandbox, whose
- * successful execs are recorded). */
+ * tracepoint (once per exec on the host: the loader kill), the sys_enter
+ * one (every syscall again: only for an audit sandbox, whose successful
+ * execs are recorded) and the socket length tracepoints (every socket
+ * send and receive on the host: the ledger's unix bytes). */
 enum rf_obs_group {
 	RF_OBS_SYSCALLS = 0,
 	RF_OBS_EXEC = 1,
 	RF_OBS_ENTER = 2,
+	RF_OBS_UNIX_BYTES = 3,
 	RF_OBS_GROUP_MAX,
 };
 #define RF_OBS_WANT(g) (1u << (g))
+/* The programs of RF_OBS_UNIX_BYTES (observe.bpf.c) are named so. */
+#define RF_OBS_UNIX_PREFIX "rf_obs_unix_"
 
 struct rf_enforcer {
 	int map_fd[RF_PIN_MAP_MAX]; /* by enum rf_pin_map; -1: meta, and the LSM
@@ -58,6 +62,12 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 		   unsigned int attach_observe,
 		   struct rf_enforcer **ret_enf, struct rf_error *e);
 void enforcer__close(struct rf_enforcer *enf);
+
+/* The payload of this sandbox's unix peers is counted: the kernel loaded
+ * the socket length tracepoints (6.3+) and they are attached for it. */
+bool enforcer__unix_bytes(const struct rf_enforcer *enf);
+/* This kernel has them (Linux 6.3+: tp_btf/sock_send_length). */
+bool enforcer__kernel_unix_bytes(void);
 
 /* A sandbox cgroup outside MOUNT/ringfence (cgplace.h) gets the pinned
  * cgroup programs attached to itself (BPF_F_ALLOW_MULTI, no link: gone

@@ -29,6 +29,11 @@ static bool ledger_disabled(void)
 	return gate && !strcmp(gate, "1") && off && !strcmp(off, "1");
 }
 
+bool flows__ledger_wanted(void)
+{
+	return !ledger_disabled();
+}
+
 int flows__start(struct sandbox *sb)
 {
 	struct rf_flow_watch *w = &sb->flows;
@@ -99,10 +104,13 @@ static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, 
 		      "inbound", (r->key.flags & RF_FLOW_INBOUND) != 0,
 		      "loopback", (r->key.flags & RF_FLOW_LOOPBACK) != 0, "final", final);
 	if (o && unx) {
-		/* a unix peer: its connections are counted, its bytes are not
-		 * (no hook of the cgroup backend sees them): null, not 0 */
-		json_object_set_new(o, "bytes_sent", json_null());
-		json_object_set_new(o, "bytes_received", json_null());
+		/* a unix peer: its connections are counted; its bytes where the
+		 * socket length tracepoints were attached for this sandbox
+		 * (Linux 6.3+), else null, not 0 (the plan's limits.egress-unix) */
+		if (!enforcer__unix_bytes(sb->enf)) {
+			json_object_set_new(o, "bytes_sent", json_null());
+			json_object_set_new(o, "bytes_received", json_null());
+		}
 		json_object_set_new(o, "unix", json_pack("{s:s, s:b}", "socket_type",
 							 ledger__unix_type(&r->key), "abstract",
 							 r->unix_name[0] == '@'));

@@ -34,6 +34,8 @@ struct rf_flow_watch {
  * timer. 0 or -errno. RINGFENCE_TEST_HOOKS=1 with RINGFENCE_TEST_NO_LEDGER=1
  * leaves the sandbox uncounted (the benchmark's baseline). */
 int flows__start(struct sandbox *sb);
+/* The sandbox is to be counted (false only under the test hook above). */
+bool flows__ledger_wanted(void);
 int flows__fd(const struct sandbox *sb);
 /* The timer fired: network.flow on the interval, the budgets read. True
  * when a limit was reached just now (sb->lw.hit set). */

@@ -268,29 +268,56 @@ static void egress_budget_refuses_datagrams(void **state)
 struct unix_srv {
 	int fd;
 	bool dgram;
+	long long want, reply;  /* stream: after want bytes read, answer reply */
 	atomic_llong n;         /* connections accepted, or datagrams read */
+	atomic_llong bytes;     /* payload read */
 	pthread_t t;
 };
+
+/* A connection: read want bytes (or to its end), answer reply bytes, read
+ * to its end. */
+static void unix_serve_one(struct unix_srv *u, int c)
+{
+	static char b[65536];
+	long long got = 0, left = u->reply;
+	ssize_t k;
+
+	while ((!u->want || got < u->want) && (k = read(c, b, sizeof(b))) > 0) {
+		got += k;
+		atomic_fetch_add(&u->bytes, k);
+	}
+	memset(b, 'a', sizeof(b));
+	while (u->want && got == u->want && left > 0 &&
+	       (k = write(c, b, left < (long long)sizeof(b) ? (size_t)left : sizeof(b))) > 0)
+		left -= k;
+	while ((k = read(c, b, sizeof(b))) > 0)
+		atomic_fetch_add(&u->bytes, k);
+	close(c);
+}
 
 static void *unix_server(void *arg)
 {
 	struct unix_srv *u = arg;
 	char b[64];
+	ssize_t k;
 	int c;
 
 	for (;;) {
 		if (u->dgram) {
-			/* 0: shut down (every datagram sent has a byte) */
-			if (recv(u->fd, b, sizeof(b), 0) <= 0)
+			/* 0: shut down (every datagram sent has a byte); its
+			 * whole length (MSG_TRUNC) */
+			k = recv(u->fd, b, sizeof(b), MSG_TRUNC);
+			if (k <= 0)
 				break;
 			atomic_fetch_add(&u->n, 1);
+			atomic_fetch_add(&u->bytes, k);
 			continue;
 		}
 		c = accept(u->fd, NULL, NULL);
 		if (c < 0)
 			break;
 		atomic_fetch_add(&u->n, 1);
-		close(c);
+		unix_serve_one(u, c);
 	}
 	return NULL;
 }
@@ -334,7 +361,7 @@ static bool unix_hooks(void)
 /* Five connects to an allowed socket served outside, one to an abstract
  * name, three datagrams to a datagram socket by name, one connect the
  * policy refuses: one flow per name with what the servers accepted and
- * read; the refused name has none; bytes are not counted (null). */
+ * read; the refused name has none. */
 static void unix_peers_counted(void **state)
 {
 	char st[96], dg[96], ab[96], no[96], pol[2048];
@@ -384,8 +411,9 @@ static void unix_peers_counted(void **state)
 	assert_non_null(f);
 	assert_int_equal(num(f, "connections"), 5);
 	assert_int_equal(unix_stop(&s_st), 5);
-	assert_true(json_is_null(json_object_get(f, "bytes_sent")));
-	assert_true(json_is_null(json_object_get(f, "bytes_received")));
+	/* connected, nothing written (the bytes: unix_bytes_counted) */
+	assert_int_equal(num(f, "bytes_sent"), 0);
+	assert_int_equal(num(f, "bytes_received"), 0);
 	ux = json_object_get(f, "unix");
 	assert_string_equal(json_string_value(json_object_get(ux, "socket_type")), "stream");
 	assert_true(json_is_false(json_object_get(ux, "abstract")));
@@ -398,6 +426,7 @@ static void unix_peers_counted(void **state)
 	f = flow_of(tr, dg, "unix");
 	assert_non_null(f);
 	assert_int_equal(num(f, "connections"), 3);
+	assert_int_equal(num(f, "bytes_sent"), 3);
 	assert_int_equal(unix_stop(&s_dg), 3);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(f, "unix"),
 							      "socket_type")), "dgram");
@@ -421,6 +450,91 @@ static void unix_peers_counted(void **state)
 	free(out);
 }
 
+/* The kernel has the socket length tracepoints (6.3+). */
+static bool unix_byte_tps(void)
+{
+	struct utsname un;
+	int maj = 0, min = 0;
+
+	uname(&un);
+	sscanf(un.release, "%d.%d", &maj, &min);
+	return maj > 6 || (maj == 6 && min >= 3);
+}
+
+/* Payload over unix sockets, exact: N bytes written to a stream peer
+ * served outside and M read back after a peek at them (a peek is not a
+ * receive), K bytes in addressed datagrams; the same writes to a name the
+ * policy refuses leave no flow and no bytes anywhere. */
+static void unix_bytes_counted(void **state)
+{
+	char st[96], dg[96], no[96], pol[2048], line[256];
+	struct unix_srv s_st, s_dg, s_no;
+	char *tp = h_tempfile("trace", NULL), *out = NULL;
+	const char *argv[20];
+	json_t *tr, *f;
+	int n = 0;
+
+	(void)state;
+	if (!unix_hooks() || !unix_byte_tps())
+		skip();
+	snprintf(st, sizeof(st), "/tmp/rf-ubytes-%d.sock", (int)getpid());
+	snprintf(dg, sizeof(dg), "/tmp/rf-ubytes-%d.dgram", (int)getpid());
+	snprintf(no, sizeof(no), "/tmp/rf-ubytes-%d.no", (int)getpid());
+	unix_start(&s_st, st, false);
+	unix_start(&s_no, no, false);
+	unix_start(&s_dg, dg, true);
+	s_st.want = s_no.want = 200003;
+	s_st.reply = s_no.reply = 70001;
+	snprintf(pol, sizeof(pol), "{\"version\":1,\"id\":\"ledger-ubytes\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":{\"connect\":[],"
+		 "\"unix\":[\"%s\",\"%s\"]}}", st, dg);
+	argv[n++] = h_tool("rf-net");
+	argv[n++] = "unixio"; argv[n++] = st; argv[n++] = "200003"; argv[n++] = "70001";
+	argv[n++] = "unixsend"; argv[n++] = dg; argv[n++] = "4"; argv[n++] = "1500";
+	argv[n++] = "unixio"; argv[n++] = no; argv[n++] = "200003"; argv[n++] = "70001";
+	argv[n++] = "unixsend"; argv[n++] = no; argv[n++] = "2"; argv[n++] = "100";
+	argv[n] = NULL;
+	assert_int_equal(h_run(pol, tp, argv, &out, NULL), 0);
+	snprintf(line, sizeof(line), "unixio %s ok sent=200003 received=70001\n", st);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "unixsend %s ok=4\n", dg);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "unixio %s EPERM sent=0 received=0\n", no);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "unixsend %s ok=0 EPERM\n", no);
+	assert_non_null(strstr(out, line));
+	h_sleep_ms(100);  /* the servers' threads take the last ones */
+	tr = h_trace(tp);
+	f = flow_of(tr, st, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 1);
+	assert_int_equal(num(f, "bytes_sent"), 200003);
+	assert_int_equal(num(f, "bytes_received"), 70001);
+	f = flow_of(tr, dg, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 4);
+	assert_int_equal(num(f, "bytes_sent"), 6000);
+	assert_int_equal(num(f, "bytes_received"), 0);
+	/* refused: no flow, and its server saw nothing */
+	assert_null(flow_of(tr, no, "unix"));
+	assert_int_equal(unix_stop(&s_no), 0);
+	assert_int_equal(atomic_load(&s_no.bytes), 0);
+	/* what the servers outside read */
+	assert_int_equal(unix_stop(&s_st), 1);
+	assert_int_equal(atomic_load(&s_st.bytes), 200003);
+	assert_int_equal(unix_stop(&s_dg), 4);
+	assert_int_equal(atomic_load(&s_dg.bytes), 6000);
+	/* the IP totals stay IP's: unix bytes are apart */
+	assert_int_equal(num(h_event(tr, "sandbox.exit", 0), "bytes_sent"), 0);
+	json_decref(tr);
+	unlink(st);
+	unlink(dg);
+	unlink(no);
+	unlink(tp);
+	free(tp);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +544,7 @@ int main(void)
 		cmocka_unit_test(egress_budget_allows_within),
 		cmocka_unit_test(egress_budget_refuses_datagrams),
 		cmocka_unit_test(unix_peers_counted),
+		cmocka_unit_test(unix_bytes_counted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,6 +24,12 @@
  *                        loopback holds the stack's work for its packets)
  *   sink HOST PORT N     listen, accept N connections one after the other,
  *                        read each to its end: "sink HOST:PORT BYTES"
+ *   unixio PATH|@NAME N M  connect a unix stream socket, write N bytes,
+ *                        peek at the answer (MSG_PEEK) then read M bytes:
+ *                        "unixio NAME RESULT sent=S received=R"
+ *   unixsend PATH|@NAME N SIZE  N datagrams of SIZE bytes by sendto from one
+ *                        unbound socket: "unixsend NAME ok=K" then the first
+ *                        error's name
  *   userve PATH N        listen on a unix stream socket PATH, accept N
  *                        connections one after the other: "userve PATH N"
  *   sleep MS             wait
@@ -140,6 +146,53 @@ static int do_unix(const char *op, const char *name)
 	return rc;
 }
 
+/* Write n bytes to name's peer, then peek at and read m. */
+static int do_unixio(const char *name, long long n, long long m, long long *ret_sent,
+		     long long *ret_rcvd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(name, &sun);
+	static char buf[65536];
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), rc = 0;
+	ssize_t k;
+
+	*ret_sent = *ret_rcvd = 0;
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&sun, len)) {
+		rc = errno;
+		close(fd);
+		return rc;
+	}
+	memset(buf, 'u', sizeof(buf));
+	while (*ret_sent < n) {
+		long long want = n - *ret_sent;
+
+		k = write(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
+		if (k < 0) {
+			rc = errno;
+			break;
+		}
+		*ret_sent += k;
+	}
+	/* the whole answer seen once without taking it: not received twice */
+	if (!rc && m > 0 && recv(fd, buf, m < (long long)sizeof(buf) ? (size_t)m : sizeof(buf),
+				 MSG_PEEK | MSG_WAITALL) < 0)
+		rc = errno;
+	while (!rc && *ret_rcvd < m) {
+		long long want = m - *ret_rcvd;
+
+		k = read(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
+		if (k <= 0) {
+			rc = k < 0 ? errno : EPIPE;
+			break;
+		}
+		*ret_rcvd += k;
+	}
+	close(fd);
+	return rc;
+}
+
 /* Accept n connections on a new listener at path: how many came. */
 static int do_userve(const char *path, int n)
 {
@@ -240,6 +293,42 @@ int main(int argc, char **argv)
 			need(argc, i, 1);
 			printf("%s %s %s\n", op, argv[i + 1], err_name(do_unix(op, argv[i + 1])));
 			i += 2;
+		} else if (!strcmp(op, "unixio")) {
+			long long sent, rcvd;
+			int e;
+
+			need(argc, i, 3);
+			e = do_unixio(argv[i + 1], atoll(argv[i + 2]), atoll(argv[i + 3]), &sent,
+				      &rcvd);
+			printf("unixio %s %s sent=%lld received=%lld\n", argv[i + 1], err_name(e),
+			       sent, rcvd);
+			i += 4;
+		} else if (!strcmp(op, "unixsend")) {
+			struct sockaddr_un sun;
+			socklen_t len;
+			static char dg[65536];
+			int fd, n, size, k, ok = 0, e = 0;
+
+			need(argc, i, 3);
+			len = unix_addr_of(argv[i + 1], &sun);
+			n = atoi(argv[i + 2]);
+			size = atoi(argv[i + 3]);
+			if (size > (int)sizeof(dg))
+				size = (int)sizeof(dg);
+			fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			for (k = 0; fd >= 0 && k < n && !e; k++) {
+				if (sendto(fd, dg, (size_t)size, 0, (struct sockaddr *)&sun, len) < 0)
+					e = errno;
+				else
+					ok++;
+			}
+			if (fd < 0)
+				e = errno;
+			else
+				close(fd);
+			printf("unixsend %s ok=%d%s%s\n", argv[i + 1], ok, e ? " " : "",
+			       e ? err_name(e) : "");
+			i += 4;
 		} else if (!strcmp(op, "userve")) {
 			need(argc, i, 2);
 			printf("userve %s %d\n", argv[i + 1], do_userve(argv[i + 1], atoi(argv[i + 2])));

@@ -132,7 +132,8 @@ static void test_map_table_matches_objects(void **state)
 			 * exactly when shared, or they would use copies of their own */
 			assert_true(in_net[i]);
 			assert_int_equal(in_lsm[i], (f & RF_PINF_SHARED) != 0);
-			assert_int_equal(in_obs[i], (f & RF_PINF_SHARED) != 0);
+			assert_int_equal(in_obs[i],
+					 (f & (RF_PINF_SHARED | RF_PINF_OBS_SHARED)) != 0);
 		}
 		if (rf_pin_maps[i].key_size)
 			assert_true(rf_pin_maps[i].cgid_off + sizeof(__u64) <=
