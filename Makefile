@@ -375,6 +375,7 @@ bench: deps
 	@tests/bench/run.sh $(BUILD)
 	@tests/bench/rules.sh $(BUILD)
 	@tests/bench/ledger.sh $(BUILD)
+	@tests/bench/unix_bytes.sh $(BUILD)
 	@tests/bench/startup.sh $(BUILD)
 	@tests/bench/startup_waits.sh $(BUILD) both
 	@tests/bench/workloads.sh $(BUILD) both

@@ -492,6 +492,9 @@ enum rf_flow_flags {
 	RF_FLOW_INBOUND = 1u << 0,      /* accepted (TCP) or received first (UDP): port is
 					 * the sandbox's own, addr the peer's */
 	RF_FLOW_LOOPBACK = 1u << 1,     /* 127/8, ::1, ::ffff:127/104 */
+	/* a unix peer whose payload bytes are counted: user space's, from its
+	 * sandbox's RF_LEDGER_UNIX_BYTES (ledger__mark_unix_bytes) */
+	RF_FLOW_UNIX_BYTES = 1u << 2,
 };
 
 /* rf_flows key: one destination of one sandbox. */
@@ -517,6 +520,9 @@ struct rf_flow {
 /* struct rf_ledger.flags */
 enum rf_ledger_flags {
 	RF_LEDGER_EXCEEDED = 1u << 0,   /* a send was dropped: egress_budget reached */
+	/* set by the supervisor: the socket length tracepoints are attached
+	 * for this sandbox, its unix peers' bytes are counted */
+	RF_LEDGER_UNIX_BYTES = 1u << 1,
 };
 
 /* rf_ledger: sandbox cgroup id -> its totals (exact whatever rf_flows

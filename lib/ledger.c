@@ -135,6 +135,29 @@ int ledger__flows(int fd, int unix_fd, uint64_t cgid, struct rf_flow_row **ret_r
 	return 0;
 }
 
+void ledger__mark_unix_bytes(int ledger_fd, struct rf_flow_row *rows, size_t n)
+{
+	uint64_t cgid = 0;
+	bool counted = false, looked = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].key.family != AF_UNIX)
+			continue;
+		/* rows of one sandbox are many: one lookup per sandbox in a run */
+		if (!looked || rows[i].key.cgroup_id != cgid) {
+			struct rf_ledger led;
+
+			looked = true;
+			cgid = rows[i].key.cgroup_id;
+			counted = ledger_fd >= 0 && !bpf_map_lookup_elem(ledger_fd, &cgid, &led) &&
+				  (led.flags & RF_LEDGER_UNIX_BYTES);
+		}
+		if (counted)
+			rows[i].key.flags |= RF_FLOW_UNIX_BYTES;
+	}
+}
+
 static void name_key(struct rf_flow_name_key *nk, uint64_t cgid, int family,
 		     const uint8_t *addr)
 {

@@ -34,6 +34,11 @@ struct rf_flow_row {
 int ledger__flows(int fd, int unix_fd, uint64_t cgid, struct rf_flow_row **ret_rows,
 		  size_t *ret_n);
 
+/* Mark the unix rows whose sandbox counts unix bytes (its rf_ledger entry,
+ * ledger_fd, has RF_LEDGER_UNIX_BYTES) with RF_FLOW_UNIX_BYTES: the others'
+ * bytes are unknown, not 0. */
+void ledger__mark_unix_bytes(int ledger_fd, struct rf_flow_row *rows, size_t n);
+
 /* Each flow's last counts of sandbox cgid to ringfence-monitor (an
  * RF_EV_FLOW record each, final, through the pinned rf_dns_note program
  * note_fd) before its entries are deleted: the monitor reads the maps on

@@ -314,6 +314,12 @@ static json_t *sandbox_endpoint(const struct rf_in_flow *f, const char *sb)
 	return ep;
 }
 
+/* A unix peer whose payload bytes are counted (IP flows' always are). */
+static bool unix_bytes(const struct rf_in_flow *f)
+{
+	return (f->key.flags & RF_FLOW_UNIX_BYTES) != 0;
+}
+
 static json_t *flow_unmapped(const struct rf_in_flow *f, const char *sb,
 			     const struct rf_sandbox_info *si)
 {
@@ -330,13 +336,16 @@ static json_t *flow_unmapped(const struct rf_in_flow *f, const char *sb,
 	if (um && si)
 		json_object_set_new(um, "policy_id", json_string(si->policy_id));
 	if (um && f->key.family == AF_UNIX) {
-		/* connections counted, bytes not (the cgroup unix hooks) */
+		/* connections counted; bytes where the socket length
+		 * tracepoints were attached for the sandbox (Linux 6.3+) */
 		json_object_set_new(um, "unix", json_pack("{s:s, s:b}", "socket_type",
 							  ledger__unix_type(&f->key), "abstract",
 							  f->name[0] == '@'));
-		json_object_set_new(um, "bytes_counted", json_false());
-		json_object_del(um, "bytes_sent_total");
-		json_object_del(um, "bytes_received_total");
+		json_object_set_new(um, "bytes_counted", json_boolean(unix_bytes(f)));
+		if (!unix_bytes(f)) {
+			json_object_del(um, "bytes_sent_total");
+			json_object_del(um, "bytes_received_total");
+		}
 	} else if (um && f->name[0]) {
 		json_object_set_new(um, "name", json_string(f->name));
 	}
@@ -384,7 +393,13 @@ json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *
 	h = rf_hash64(&in->t_ns, sizeof(in->t_ns), h);
 	snprintf(uid, sizeof(uid), "flow-%016" PRIx64, h);
 	ledger__dst_text(&f->key, f->name, dst, sizeof(dst));
-	if (f->key.family == AF_UNIX)
+	if (f->key.family == AF_UNIX && unix_bytes(f))
+		snprintf(msg, sizeof(msg), "sandbox %s: unix %s %s: %" PRIu64 " bytes sent, %"
+			 PRIu64 " received, %" PRIu64 " connection%s%s", sb,
+			 ledger__unix_type(&f->key), dst, f->bytes_sent, f->bytes_received,
+			 f->connections, f->connections == 1 ? "" : "s",
+			 f->final ? " (final)" : "");
+	else if (f->key.family == AF_UNIX)
 		snprintf(msg, sizeof(msg), "sandbox %s: unix %s %s: %" PRIu64 " connection%s%s",
 			 sb, ledger__unix_type(&f->key), dst, f->connections,
 			 f->connections == 1 ? "" : "s", f->final ? " (final)" : "");
@@ -428,8 +443,8 @@ json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *
 	json_object_set_new(o, "connection_info", connection_info(f));
 	/* what is new since this flow's previous record: the records of one
 	 * flow add up to the kernel's totals (unmapped *_total); a unix
-	 * peer's bytes are not counted: no traffic, rather than zeros */
-	if (f->key.family != AF_UNIX)
+	 * peer's bytes not counted: no traffic, rather than zeros */
+	if (f->key.family != AF_UNIX || unix_bytes(f))
 		json_object_set_new(o, "traffic", json_pack("{s:I, s:I, s:I}",
 				    "bytes_out", (json_int_t)f->bytes_sent,
 				    "bytes_in", (json_int_t)f->bytes_received,

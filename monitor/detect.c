@@ -936,7 +936,9 @@ static void flow_record(struct rf_detect *d, const struct rf_input *in)
 	struct sandbox *s = sb_touch(d, in->cgroup_id, in->t_ns);
 	uint64_t total, dest, window_ms;
 
-	if (!s || !s->info.egress_bytes || !f->bytes_sent)
+	/* IP egress, as the kernel's egress_bytes budget: a unix peer's bytes
+	 * are in its flow records, not in this volume */
+	if (!s || !s->info.egress_bytes || !f->bytes_sent || f->key.family == AF_UNIX)
 		return;
 	window_ms = s->info.egress_window_ms ? s->info.egress_window_ms :
 		    RF_EGRESS_WINDOW_MS_DEFAULT;

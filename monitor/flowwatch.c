@@ -18,7 +18,8 @@ struct fw_ent {
 	bool used;
 	bool final;                 /* its final record is written: nothing more */
 	uint32_t misses;            /* reads in a row no map had it */
-	struct rf_flow_key key;
+	struct rf_flow_key key;     /* without RF_FLOW_UNIX_BYTES: ... */
+	bool unix_bytes;            /* ... kept here once a read had it */
 	struct rf_flow seen;        /* connections and bytes already in records */
 	uint64_t last_ns;           /* its previous record (0: none) */
 };
@@ -74,14 +75,22 @@ static void ent_drop(struct rf_flowwatch *fw, struct fw_ent *e)
 }
 
 /* The entry of k, made when new (NULL: no room, counted). */
-static struct fw_ent *ent_get(struct rf_flowwatch *fw, const struct rf_flow_key *k)
+static struct fw_ent *ent_get(struct rf_flowwatch *fw, const struct rf_flow_key *key)
 {
-	uint64_t h = key_hash(k);
-	int32_t i = rf_index_get(&fw->ix, h);
+	/* one flow whether its sandbox's ledger entry (which the mark comes
+	 * from) is still there or already deleted */
+	struct rf_flow_key id = *key, *k = &id;
+	uint64_t h;
+	int32_t i;
 
+	id.flags &= ~(uint32_t)RF_FLOW_UNIX_BYTES;
+	h = key_hash(k);
+	i = rf_index_get(&fw->ix, h);
 	/* a 64-bit hash of another key: as good as no room (counted) */
-	if (i >= 0 && !memcmp(&fw->e[i].key, k, sizeof(*k)))
+	if (i >= 0 && !memcmp(&fw->e[i].key, k, sizeof(*k))) {
+		fw->e[i].unix_bytes |= (key->flags & RF_FLOW_UNIX_BYTES) != 0;
 		return &fw->e[i];
+	}
 	if (i >= 0 || (!fw->n_free && fw->top == fw->max)) {
 		fw->shed++;
 		return NULL;
@@ -98,6 +107,7 @@ static struct fw_ent *ent_get(struct rf_flowwatch *fw, const struct rf_flow_key 
 	memset(&fw->e[i], 0, sizeof(fw->e[i]));
 	fw->e[i].used = true;
 	fw->e[i].key = *k;
+	fw->e[i].unix_bytes = (key->flags & RF_FLOW_UNIX_BYTES) != 0;
 	return &fw->e[i];
 }
 
@@ -123,6 +133,8 @@ static bool ent_record(struct fw_ent *e, const struct rf_flow *f, const char *na
 	in->t_ns = t_ns;
 	in->cgroup_id = e->key.cgroup_id;
 	r->key = e->key;
+	if (e->unix_bytes)
+		r->key.flags |= RF_FLOW_UNIX_BYTES;
 	r->total = *f;
 	r->since_ns = e->last_ns ? e->last_ns : f->first_ns;
 	r->final = final;
@@ -140,7 +152,7 @@ static bool ent_record(struct fw_ent *e, const struct rf_flow *f, const char *na
 }
 
 void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int unix_fd, int names_fd,
-		     uint64_t t_ns, rf_flow_fn fn, void *ctx)
+		     int ledger_fd, uint64_t t_ns, rf_flow_fn fn, void *ctx)
 {
 	_cleanup_free_ struct rf_flow_row *rows = NULL;
 	struct rf_input in;
@@ -148,6 +160,7 @@ void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int unix_fd, int nam
 
 	if (ledger__flows(flows_fd, unix_fd, 0, &rows, &n))
 		return;
+	ledger__mark_unix_bytes(ledger_fd, rows, n);
 	for (i = 0; i < n; i++) {
 		struct fw_ent *e = ent_get(fw, &rows[i].key);
 		char name[RF_FLOW_NAME_LEN] = "";
@@ -180,7 +193,7 @@ struct poll_ctx {
 static int poll_set(const char *name, void *arg)
 {
 	struct poll_ctx *p = arg;
-	_cleanup_close_ int fd = -1, names = -1, unx = -1;
+	_cleanup_close_ int fd = -1, names = -1, unx = -1, led = -1;
 	struct rf_meta meta;
 
 	if (p->sets == 8)
@@ -193,8 +206,9 @@ static int poll_set(const char *name, void *arg)
 	names = rf_pins__get_in(name, rf_pin_maps[RF_PIN_FLOW_NAMES].pin);
 	/* a set of a build before unix flows has none: -1 */
 	unx = rf_pins__get_in(name, rf_pin_maps[RF_PIN_UNIX_FLOWS].pin);
+	led = rf_pins__get_in(name, rf_pin_maps[RF_PIN_LEDGER].pin);
 	p->sets++;
-	flowwatch__read(p->fw, fd, unx, names, p->t_ns, p->fn, p->ctx);
+	flowwatch__read(p->fw, fd, unx, names, led, p->t_ns, p->fn, p->ctx);
 	return 0;
 }
 

@@ -28,12 +28,13 @@ int flowwatch__new(size_t max, struct rf_flowwatch **ret);
 void flowwatch__free(struct rf_flowwatch *fw);
 
 /* One FLOW record per flow of a flows map fd and a unix flows map unix_fd
- * (names: its flow_names map; either -1: none) that is new or moved, at
+ * (names: its flow_names map, ledger: its ledger map, which says whose
+ * unix bytes are counted; any -1: none) that is new or moved, at
  * t_ns (a unix peer's name in the record's name). Reading every pinned set is
  * flowwatch__poll's; this is its one-map part (tests give a map of their
  * own). */
 void flowwatch__read(struct rf_flowwatch *fw, int flows_fd, int unix_fd, int names_fd,
-		     uint64_t t_ns, rf_flow_fn fn, void *ctx);
+		     int ledger_fd, uint64_t t_ns, rf_flow_fn fn, void *ctx);
 /* Every pinned set's maps (at most 8, as the decisions), then the flows
  * no map had for RF_FLOWWATCH_MISSES reads are forgotten. */
 void flowwatch__poll(struct rf_flowwatch *fw, uint64_t t_ns, rf_flow_fn fn, void *ctx);

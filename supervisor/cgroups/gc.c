@@ -543,6 +543,7 @@ static void note_flows(const struct rf_enforcer *enf, const char *set, uint64_t 
 	if (note < 0 || fd[RF_PIN_FLOWS] < 0 ||
 	    ledger__flows(fd[RF_PIN_FLOWS], fd[RF_PIN_UNIX_FLOWS], cgid, &rows, &n))
 		return;
+	ledger__mark_unix_bytes(fd[RF_PIN_LEDGER], rows, n);
 	ledger__note_final(note, rows, n, fd[RF_PIN_FLOW_NAMES], cgid);
 }
 

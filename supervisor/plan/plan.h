@@ -154,12 +154,15 @@ enum rf_plan_observed {
 	  "F_NOTIFY): only BPF-LSM or Landlock's signal scoping (ABI 6) refuse them")   \
 	/* issue 22: what the ledger's budgets do not hold */                            \
 	X(LIMITS_EGRESS_UNIX, "limits.egress-unix", RF_CLASS_LIMITS,                     \
-	  "egress_bytes counts payload over IP (loopback included): bytes written to a "  \
-	  "unix socket whose peer is outside the sandbox are neither budgeted nor in "    \
-	  "the ledger (no cgroup hook sees unix payload; exact counts need fexit on "     \
-	  "unix_*_sendmsg, a trampoline this host's kernel refuses and no build of "      \
-	  "ringfence attaches yet); the ledger counts unix connections and datagrams "  \
-	  "by name only where the kernel has the cgroup unix hooks (6.7+), none before")  \
+	  "egress_bytes budgets payload over IP (loopback included), never bytes "       \
+	  "written to unix sockets; the ledger counts unix peers by the name given to "   \
+	  "connect() or sendto() only where the kernel has the cgroup unix hooks (6.7+, " \
+	  "none before), with their payload bytes exact through the sock_send_length/"  \
+	  "sock_recv_length tracepoints (6.3+, attached while a counted sandbox is "     \
+	  "live; null where the observe programs do not load, and for OCI containers); " \
+	  "not counted: sockets it did not itself connect or address by name "           \
+	  "(socketpairs, inherited or received ones, connections its own listeners "    \
+	  "accept) and splice() reads out of a unix socket (they bypass sock_recvmsg)")   \
 	X(LIMITS_DISK_WRITEBACK, "limits.disk-writeback", RF_CLASS_LIMITS,               \
 	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
 	  "layer) every 100 ms: data still in the page cache is not counted until it "    \

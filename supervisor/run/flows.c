@@ -52,6 +52,7 @@ int flows__start(struct sandbox *sb)
 			l[RF_LIMIT_DISK_WRITE].value << 20 : 0;
 	if (fd >= 0 && (!ledger_disabled() || w->budget)) {
 		led.egress_budget = w->budget;
+		led.flags = enforcer__unix_bytes(sb->enf) ? RF_LEDGER_UNIX_BYTES : 0;
 		if (bpf_map_update_elem(fd, &sb->cgid, &led, BPF_ANY))
 			return -errno;
 		w->on = true;
@@ -107,7 +108,7 @@ static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, 
 		/* a unix peer: its connections are counted; its bytes where the
 		 * socket length tracepoints were attached for this sandbox
 		 * (Linux 6.3+), else null, not 0 (the plan's limits.egress-unix) */
-		if (!enforcer__unix_bytes(sb->enf)) {
+		if (!(r->key.flags & RF_FLOW_UNIX_BYTES)) {
 			json_object_set_new(o, "bytes_sent", json_null());
 			json_object_set_new(o, "bytes_received", json_null());
 		}
@@ -153,6 +154,7 @@ static size_t emit_all(struct sandbox *sb, bool final)
 		rf_debug("sandbox %s: reading the flows: %s", sb->name, strerror(-err));
 		return 0;
 	}
+	ledger__mark_unix_bytes(fd[RF_PIN_LEDGER], rows, n);
 	for (i = 0; i < n && trace__on(sb->trace); i++)
 		trace__emit(sb->trace, "network.flow", flow_json(sb, &rows[i], final));
 	if (final) {

@@ -10,7 +10,10 @@
  * rf-bench getppid N: getppid() (the cheapest syscall), "getppid median_ns".
  * rf-bench uconnect PATH N: unix stream connect() + close() to PATH (a
  * socket bound, not listening: ECONNREFUSED), "uconnect median_ns".
- * The last two as connect and udp: the median over 15 batches of N/15.
+ * rf-bench usend N: send() 64 bytes on one end of a unix datagram
+ * socketpair and recv() them on the other (one socket send and one
+ * receive: the ledger's socket length tracepoints), "usend median_ns".
+ * The last three as connect and udp: the median over 15 batches of N/15.
  * rf-bench --cpu ...: CPU time instead of wall time (this thread's; for
  * exec, the process's and its reaped children's), so that other load on
  * a shared host does not count; the cost a syscall hook adds is CPU time
@@ -108,6 +111,35 @@ static int local_loop(const char *op, const char *path, int n)
 	return 0;
 }
 
+/* usend: a send and a receive over a unix datagram socketpair. */
+static int usend_loop(int n)
+{
+	int per = n / BATCHES > 0 ? n / BATCHES : 1, b, i, sv[2];
+	char buf[64] = { 0 };
+	double t[BATCHES];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv)) {
+		perror("socketpair");
+		return 1;
+	}
+	for (b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+
+		for (i = 0; i < per; i++)
+			if (send(sv[0], buf, sizeof(buf), 0) != sizeof(buf) ||
+			    recv(sv[1], buf, sizeof(buf), 0) != sizeof(buf)) {
+				perror("usend");
+				return 1;
+			}
+		t[b] = (now_ns() - t0) / per;
+	}
+	close(sv[0]);
+	close(sv[1]);
+	qsort(t, BATCHES, sizeof(t[0]), cmp);
+	printf("usend %.0f\n", t[BATCHES / 2]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in in = { .sin_family = AF_INET };
@@ -149,10 +181,12 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && (!strcmp(argv[1], "open") || !strcmp(argv[1], "uconnect")))
 		return local_loop(argv[1], argv[2], atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "usend"))
+		return usend_loop(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "getppid"))
 		return local_loop("getppid", NULL, atoi(argv[2]));
 	if (argc != 5) {
-		fprintf(stderr, "usage: rf-bench [--cpu] connect|udp HOST PORT N | open|uconnect PATH N | getppid N | "
+		fprintf(stderr, "usage: rf-bench [--cpu] connect|udp HOST PORT N | open|uconnect PATH N | getppid N | usend N | "
 			"exec N CMD [ARGS...]\n");
 		return 2;
 	}

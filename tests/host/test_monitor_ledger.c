@@ -256,13 +256,18 @@ static void killed_supervisor_final_flow(void **state)
 	free(name);
 }
 
-/* Accepts connections on a unix socket until shut down. */
+/* Accepts connections on a unix socket until shut down, each read to its
+ * end. */
 static void *unix_accept(void *arg)
 {
 	int fd = *(int *)arg, c;
+	char b[4096];
 
-	while ((c = accept(fd, NULL, NULL)) >= 0)
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		while (read(c, b, sizeof(b)) > 0)
+			;
 		close(c);
+	}
 	return NULL;
 }
 
@@ -277,16 +282,17 @@ static bool unix_hooks(void)
 	return maj > 6 || (maj == 6 && min >= 7);
 }
 
-/* Four connects to a unix socket served outside: the monitor's records of
- * that peer (named by its path, boundary Localhost, no traffic: bytes are
- * not counted) carry four connections and validate against OCSF 1.3. */
+/* Four connects to a unix socket served outside, one of them writing
+ * 5000 bytes: the monitor's records of that peer (named by its path,
+ * boundary Localhost) carry four connections and 5000 bytes out (the
+ * socket length tracepoints, 6.3+) and validate against OCSF 1.3. */
 static void unix_flow_at_the_monitor(void **state)
 {
 	char *st = h_tempfile("ml-status", NULL), *mf = h_tempfile("ml-metrics", NULL);
 	char *act = h_tempfile("ml-activity", NULL), *tp = h_tempfile("ml-trace", NULL);
 	char path[96], pol[512], *name;
 	const char *argv[12];
-	long long conns = 0;
+	long long conns = 0, out = 0;
 	bool final = false;
 	json_t *all, *o, *last = NULL;
 	pthread_t t;
@@ -303,10 +309,14 @@ static void unix_flow_at_the_monitor(void **state)
 	assert_int_equal(pthread_create(&t, NULL, unix_accept, &fd), 0);
 	snprintf(pol, sizeof(pol), POLICY("ml-unix", ",\"unix\":[\"%s\"]", ""), path);
 	argv[n++] = h_tool("rf-net");
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 3; k++) {
 		argv[n++] = "unix";
 		argv[n++] = path;
 	}
+	argv[n++] = "unixio";
+	argv[n++] = path;
+	argv[n++] = "5000";
+	argv[n++] = "0";
 	argv[n] = NULL;
 	mon = monitor_start(st, mf, "--activity", act);
 	assert_int_equal(h_run(pol, tp, argv, NULL, NULL), 0);
@@ -316,13 +326,15 @@ static void unix_flow_at_the_monitor(void **state)
 	while (!final && h_now_ms() < deadline) {
 		h_sleep_ms(50);
 		all = h_monitor_records(act);
-		conns = 0;
+		conns = out = 0;
 		json_array_foreach(all, i, o) {
 			if (num(o, "class_uid", NULL) != 4001 ||
 			    strcmp(str2(o, "unmapped", "sandbox"), name) ||
 			    strcmp(str2(o, "dst_endpoint", "name"), path))
 				continue;
 			conns += num(o, "unmapped", "connections");
+			if (json_object_get(o, "traffic"))
+				out += num(o, "traffic", "bytes_out");
 			final |= json_is_true(json_object_get(json_object_get(o, "unmapped"),
 							      "final"));
 			json_decref(last);
@@ -332,9 +344,12 @@ static void unix_flow_at_the_monitor(void **state)
 	}
 	assert_true(final);
 	assert_int_equal(conns, 4);
+	assert_int_equal(out, 5000);
 	assert_string_equal(str2(last, "connection_info", "protocol_name"), "unix");
 	assert_int_equal(num(last, "connection_info", "boundary_id"), 1);
-	assert_null(json_object_get(last, "traffic"));
+	assert_true(json_is_true(json_object_get(json_object_get(last, "unmapped"),
+						 "bytes_counted")));
+	assert_int_equal(num(last, "unmapped", "bytes_sent_total"), 5000);
 	assert_string_equal(str2(json_object_get(last, "unmapped"), "unix", "socket_type"),
 			    "stream");
 	ocsf_valid(act);
