@@ -32,6 +32,7 @@
  *                        error's name
  *   userve PATH N        listen on a unix stream socket PATH, accept N
  *                        connections one after the other: "userve PATH N"
+ *   usink PATH N         as userve, each read to its end: "usink PATH N BYTES"
  *   sleep MS             wait
  */
 #include <arpa/inet.h>
@@ -193,18 +194,24 @@ static int do_unixio(const char *name, long long n, long long m, long long *ret_
 	return rc;
 }
 
-/* Accept n connections on a new listener at path: how many came. */
-static int do_userve(const char *path, int n)
+/* Accept n connections on a new listener at path (each read to its end
+ * when ret_bytes): how many came. */
+static int do_userve(const char *path, int n, long long *ret_bytes)
 {
 	struct sockaddr_un sun;
 	socklen_t len = unix_addr_of(path, &sun);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), k = 0, c;
+	static char buf[65536];
+	ssize_t r;
 
 	unlink(path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, len) || listen(fd, 64))
 		return -1;
-	for (k = 0; k < n && (c = accept(fd, NULL, NULL)) >= 0; k++)
+	for (k = 0; k < n && (c = accept(fd, NULL, NULL)) >= 0; k++) {
+		while (ret_bytes && (r = read(c, buf, sizeof(buf))) > 0)
+			*ret_bytes += r;
 		close(c);
+	}
 	close(fd);
 	return k;
 }
@@ -331,7 +338,16 @@ int main(int argc, char **argv)
 			i += 4;
 		} else if (!strcmp(op, "userve")) {
 			need(argc, i, 2);
-			printf("userve %s %d\n", argv[i + 1], do_userve(argv[i + 1], atoi(argv[i + 2])));
+			printf("userve %s %d\n", argv[i + 1],
+			       do_userve(argv[i + 1], atoi(argv[i + 2]), NULL));
+			i += 3;
+		} else if (!strcmp(op, "usink")) {
+			long long bytes = 0;
+			int k;
+
+			need(argc, i, 2);
+			k = do_userve(argv[i + 1], atoi(argv[i + 2]), &bytes);
+			printf("usink %s %d %lld\n", argv[i + 1], k, bytes);
 			i += 3;
 		} else if (!strcmp(op, "ping4")) {
 			printf("ping4 - %s\n", err_name(do_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)));
