@@ -34,13 +34,15 @@ for ((i = 0; i < ROUNDS; i++)); do
 	off+=("$("$B" --cpu usend "$N" | awk '{print $2}')")
 	"$RF" run -q --policy "$tmp/policy.json" -- sleep 600 &
 	rpid=$!
-	for ((k = 0; k < 100 && ! attached; k++)); do sleep 0.05; done
+	k=0
+	while ! attached && [ $((k += 1)) -le 100 ]; do sleep 0.05; done
 	attached || { echo "bench: the tracepoints were not attached for a live sandbox" >&2; exit 1; }
 	on+=("$("$B" --cpu usend "$N" | awk '{print $2}')")
 	kill "$rpid"
 	wait "$rpid" 2> /dev/null || true
 	rpid=
-	for ((k = 0; k < 100 && attached; k++)); do sleep 0.05; done
+	k=0
+	while attached && [ $((k += 1)) -le 100 ]; do sleep 0.05; done
 done
 mo=$(median "${off[@]}") mw=$(median "${on[@]}")
 echo "unix send+recv pair of a host process, CPU ns (median of $ROUNDS): no sandbox $mo [${off[*]}], a ledgered sandbox live $mw [${on[*]}], ratio $(awk -v a="$mw" -v b="$mo" 'BEGIN {printf "%.3f", a / b}')"

@@ -168,6 +168,12 @@ flow(T0 + 3000 * MS, "a1" * 16, 0, 0, 0, 1, (3, 0, 0), family=1, proto=1,
      name="/run/app.sock", final=True)
 flow(T0 + 3000 * MS, "b2" * 16, 0, 0, 0, 4, (4, 0, 0), family=1, proto=2,
      name="@bus-abstract", final=True)
+# a unix peer whose bytes are counted (flags 4: the socket length
+# tracepoints were attached for its sandbox): traffic as an IP flow's
+flow(T0 + 1000 * MS, "c3" * 16, 0, 700, 90, 1, (1, 700, 90), family=1, proto=1, flags=4,
+     name="/run/counted.sock")
+flow(T0 + 3000 * MS, "c3" * 16, 0, 300, 10, 0, (1, 1000, 100), family=1, proto=1, flags=4,
+     name="/run/counted.sock", final=True)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=15)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=16)
 rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)
