@@ -340,6 +340,70 @@ static void test_activity_flow(void **state)
 	json_decref(o);
 }
 
+/* A unix peer: traffic and byte totals only when its bytes are counted
+ * (RF_FLOW_UNIX_BYTES); bytes_counted says which. */
+static void test_activity_unix_bytes(void **state)
+{
+	struct rf_input in = { .t_ns = T0 + 2000 * MS, .type = RF_IN_FLOW, .cgroup_id = CG };
+	struct rf_in_flow *f = &in.u.flow;
+	struct rf_alert_origin og = { .hostname = "h" };
+	json_t *o, *um, *t;
+
+	(void)state;
+	f->key = (struct rf_flow_key){ .cgroup_id = CG, .family = AF_UNIX, .proto = 1,
+				       .flags = RF_FLOW_UNIX_BYTES };
+	f->total = (struct rf_flow){ .connections = 1, .bytes_sent = 4321, .bytes_received = 9,
+				     .first_ns = T0, .last_ns = T0 + 1500 * MS };
+	f->connections = 1;
+	f->bytes_sent = 4321;
+	f->bytes_received = 9;
+	f->since_ns = T0;
+	snprintf(f->name, sizeof(f->name), "/run/app.sock");
+	o = activity__ocsf(&in, NULL, 1, 0, &og);
+	assert_non_null(o);
+	t = json_object_get(o, "traffic");
+	assert_int_equal(json_integer_value(json_object_get(t, "bytes_out")), 4321);
+	assert_int_equal(json_integer_value(json_object_get(t, "bytes_in")), 9);
+	um = json_object_get(o, "unmapped");
+	assert_true(json_is_true(json_object_get(um, "bytes_counted")));
+	assert_int_equal(json_integer_value(json_object_get(um, "bytes_sent_total")), 4321);
+	assert_non_null(strstr(json_string_value(json_object_get(o, "message")),
+			       "4321 bytes sent, 9 received"));
+	json_decref(o);
+	/* not counted (no tracepoints, an OCI container): no traffic, no totals */
+	f->key.flags = 0;
+	o = activity__ocsf(&in, NULL, 2, 0, &og);
+	assert_null(json_object_get(o, "traffic"));
+	um = json_object_get(o, "unmapped");
+	assert_true(json_is_false(json_object_get(um, "bytes_counted")));
+	assert_null(json_object_get(um, "bytes_sent_total"));
+	json_decref(o);
+}
+
+/* One unix flow whether a read found its sandbox's ledger entry (marked)
+ * or came after it was deleted (not): the mark stays, nothing doubles. */
+static void test_flowwatch_unix_mark_sticks(void **state)
+{
+	struct rf_flowwatch *fw;
+	struct rf_flow_record r = { .cgroup_id = CG, .kind = RF_EV_FLOW, .final = 1 };
+	struct inputs x = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(flowwatch__new(4, &fw), 0);
+	r.key = (struct rf_flow_key){ .family = AF_UNIX, .proto = 1,
+				      .flags = RF_FLOW_UNIX_BYTES };
+	r.flow = (struct rf_flow){ .connections = 1, .bytes_sent = 10, .first_ns = T0,
+				   .last_ns = T0 + MS };
+	flowwatch__final(fw, &r, T0 + 2 * MS, take, &x);
+	r.key.flags = 0;
+	r.flow.bytes_sent = 25;
+	flowwatch__final(fw, &r, T0 + 3 * MS, take, &x);
+	assert_int_equal(flowwatch__size(fw), 1);
+	assert_int_equal(x.n, 1);
+	assert_true(x.v[0].u.flow.key.flags & RF_FLOW_UNIX_BYTES);
+	flowwatch__free(fw);
+}
+
 /* The record format carries a FLOW input whole (--record, --replay). */
 static void test_record_roundtrip(void **state)
 {
@@ -376,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_egress_over),
 		cmocka_unit_test(test_egress_under),
 		cmocka_unit_test(test_activity_flow),
+		cmocka_unit_test(test_activity_unix_bytes),
+		cmocka_unit_test(test_flowwatch_unix_mark_sticks),
 		cmocka_unit_test(test_record_roundtrip),
 	};
 
