@@ -159,7 +159,8 @@ enum rf_plan_observed {
 	  "connect() or sendto() only where the kernel has the cgroup unix hooks (6.7+, " \
 	  "none before), with their payload bytes exact through the sock_send_length/"  \
 	  "sock_recv_length tracepoints (6.3+, attached while a counted sandbox is "     \
-	  "live; null where the observe programs do not load, and for OCI containers); " \
+	  "live; null where the observe programs do not load, under --no-observe and " \
+	  "for OCI containers); "                                                       \
 	  "not counted: sockets it did not itself connect or address by name "           \
 	  "(socketpairs, inherited or received ones, connections its own listeners "    \
 	  "accept) and splice() reads out of a unix socket (they bypass sock_recvmsg)")   \

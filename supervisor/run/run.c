@@ -590,12 +590,13 @@ static void undo_enforcer(void *ctx)
  * sys_exit tracepoint for its inferred denials, the exec tracepoint for
  * the loader kill, sys_enter too for an audit sandbox's execs, the socket
  * length tracepoints for its ledger's unix bytes (its unix peers are keyed
- * by the cgroup unix hooks). */
+ * by the cgroup unix hooks; not under --no-observe). */
 static unsigned int observe_groups(const struct sandbox *sb)
 {
 	uint32_t f = plan__sandbox_flags(&sb->plan, sb->policy, true);
+	/* --no-observe: no tracepoint of ours on the host for this sandbox */
 	bool ubytes = sb->caps.unix_sock_addr.ok && flows__ledger_wanted() &&
-		      enforcer__kernel_unix_bytes();
+		      !sb->plan.observe_off && enforcer__kernel_unix_bytes();
 
 	return ((f & RF_OBSERVE_FLAGS & ~RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_SYSCALLS) : 0) |
 	       ((f & RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_EXEC) : 0) |

@@ -535,6 +535,48 @@ static void unix_bytes_counted(void **state)
 	free(out);
 }
 
+/* --no-observe keeps no tracepoint on the host: the unix flow is counted
+ * (its connection) and its bytes are unknown, null, not 0; the twin
+ * without the flag counts them (unix_bytes_counted). */
+static void unix_bytes_null_without_observe(void **state)
+{
+	const char *const off[] = { "--no-observe", NULL };
+	char st[96], pol[1024], line[256];
+	struct unix_srv s_st;
+	char *tp = h_tempfile("trace", NULL), *pp, *out = NULL;
+	const char *argv[] = { h_tool("rf-net"), "unixio", st, "1000", "0", NULL };
+	json_t *tr, *f;
+
+	(void)state;
+	if (!unix_hooks())
+		skip();
+	snprintf(st, sizeof(st), "/tmp/rf-ubytes-noobs-%d.sock", (int)getpid());
+	unix_start(&s_st, st, false);
+	snprintf(pol, sizeof(pol), "{\"version\":1,\"id\":\"ledger-noobs\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":{\"connect\":[],"
+		 "\"unix\":[\"%s\"]}}", st);
+	pp = h_tempfile("policy", pol);
+	assert_int_equal(h_wait(h_spawn(pp, tp, off, argv), &out, NULL), 0);
+	snprintf(line, sizeof(line), "unixio %s ok sent=1000 received=0\n", st);
+	assert_non_null(strstr(out, line));
+	h_sleep_ms(100);
+	assert_int_equal(unix_stop(&s_st), 1);
+	assert_int_equal(atomic_load(&s_st.bytes), 1000);
+	tr = h_trace(tp);
+	f = flow_of(tr, st, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 1);
+	assert_true(json_is_null(json_object_get(f, "bytes_sent")));
+	assert_true(json_is_null(json_object_get(f, "bytes_received")));
+	json_decref(tr);
+	unlink(st);
+	unlink(pp);
+	unlink(tp);
+	free(pp);
+	free(tp);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +587,7 @@ int main(void)
 		cmocka_unit_test(egress_budget_refuses_datagrams),
 		cmocka_unit_test(unix_peers_counted),
 		cmocka_unit_test(unix_bytes_counted),
+		cmocka_unit_test(unix_bytes_null_without_observe),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -12,6 +12,8 @@
  */
 #include "harness.h"
 
+#include <sys/utsname.h>
+
 #include <limits.h>
 #include <pwd.h>
 #include <sched.h>
@@ -606,6 +608,19 @@ static int obs_links_attached(void)
 	return n;
 }
 
+/* The ledger's unix byte programs (rf_obs_unix_sent, rf_obs_unix_received):
+ * loaded where the kernel has their tracepoints (6.3+), attached for every
+ * sandbox where it also has the cgroup unix hooks (6.7+). */
+static int unix_byte_progs(bool attached)
+{
+	struct utsname un;
+	int maj = 0, min = 0;
+
+	uname(&un);
+	sscanf(un.release, "%d.%d", &maj, &min);
+	return maj > 6 || (maj == 6 && min >= (attached ? 7 : 3)) ? 2 : 0;
+}
+
 /* A denied read (and its allowed twin) in one run: its inferred line. */
 static void run_denied_read(void)
 {
@@ -635,8 +650,8 @@ static void observe_links_detached_when_no_sandbox_is_live(void **state)
 	assert_int_equal(pins_with("obs_"), 0);
 	assert_int_equal(obs_links_attached(), 0);
 	/* rf_obs_enter, rf_obs_exit, rf_obs_exec and rf_obs_verdict (run
-	 * on demand) */
-	assert_int_equal(pins_with("obsprog_"), 4);
+	 * on demand), and the unix byte programs */
+	assert_int_equal(pins_with("obsprog_"), 4 + unix_byte_progs(false));
 	/* and a later run attaches them again */
 	run_denied_read();
 	assert_int_equal(obs_links_attached(), 0);
@@ -667,11 +682,12 @@ static void overlapping_run_keeps_observation(void **state)
 			usleep(20000);
 	}
 	assert_true(w >= 0);
-	/* rf_obs_exit and rf_obs_exec (rf_obs_enter: audit sandboxes only) */
-	assert_int_equal(obs_links_attached(), 2);
+	/* rf_obs_exit and rf_obs_exec (rf_obs_enter: audit sandboxes only),
+	 * the unix byte programs */
+	assert_int_equal(obs_links_attached(), 2 + unix_byte_progs(true));
 	run_denied_read();  /* the first run: starts and ends */
-	assert_int_equal(pins_with("obs_"), 2);
-	assert_int_equal(obs_links_attached(), 2);
+	assert_int_equal(pins_with("obs_"), 2 + unix_byte_progs(true));
+	assert_int_equal(obs_links_attached(), 2 + unix_byte_progs(true));
 	assert_int_equal(write(w, "x", 1), 1);
 	close(w);
 	assert_int_equal(h_wait(second, &out, NULL), 0);
@@ -712,7 +728,7 @@ static void killed_supervisor_leaves_nothing_attached(void **state)
 			usleep(20000);
 	}
 	assert_true(w >= 0);
-	assert_int_equal(obs_links_attached(), 2);
+	assert_int_equal(obs_links_attached(), 2 + unix_byte_progs(true));
 	assert_int_equal(kill(sb.pid, SIGKILL), 0);
 	assert_int_equal(waitpid(sb.pid, &st, 0), sb.pid);
 	close(sb.out_fd);
