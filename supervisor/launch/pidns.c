@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,7 +60,11 @@ static void init_drop(void)
 
 	(void)prctl(PR_SET_NAME, "ringfence-init", 0, 0, 0);
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	(void)setsid();
+	/* Out of the supervisor's process group (kill -- -PGID, a terminal's
+	 * signals), not a new session: setsid() moves a task into a new
+	 * scheduler autogroup, a reschedule that costs milliseconds when the
+	 * CPUs are busy. */
+	(void)setpgid(0, 0);
 	(void)syscall(SYS_capset, &hdr, caps);
 	(void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
@@ -78,41 +83,44 @@ static bool init_reap(void)
 	}
 }
 
+/* Until the supervisor lets go of the command (go_r's EOF: its death, or
+ * a launch that started nothing) the init only reaps orphans, and is
+ * never woken for the command's start or end: the supervisor kills it
+ * once the command has exited. From then on it watches the command
+ * itself (kept running after its supervisor) and leaves with it. */
 static _Noreturn void init_main(int go_r)
 {
 	sigset_t chld;
 	struct pollfd p[2];
-	char c;
-	int cmd;
+	bool watching = false;   /* p[1]: go_r before, the command's pidfd after */
 
 	init_signals();
 	init_fds(go_r);
 	init_drop();
-	if (read(go_r, &c, 1) != 1)
-		_exit(0);
-	(void)close(go_r);
-	/* ESRCH: the command has exited and been reaped already. */
-	cmd = (int)syscall(SYS_pidfd_open, RF_PIDNS_COMMAND_PID, 0);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	p[0] = (struct pollfd){ .fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK),
 				.events = POLLIN };
-	p[1] = (struct pollfd){ .fd = cmd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = go_r, .events = POLLIN };
 	if (p[0].fd < 0)
 		_exit(1);
 	for (;;) {
 		struct signalfd_siginfo si;
 
-		if (init_reap() && p[1].fd < 0)
+		if (init_reap() && watching && p[1].fd < 0)
 			_exit(0);
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			_exit(1);
 		while (read(p[0].fd, &si, sizeof(si)) == sizeof(si))
 			;
-		if (p[1].fd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			(void)close(p[1].fd);
-			p[1].fd = -1;   /* poll skips it from now on */
-		}
+		if (p[1].fd < 0 || !(p[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		/* go_r's EOF (nothing is ever written): then the command's
+		 * pidfd (ESRCH: never started, or gone and reaped already);
+		 * its exit: -1, which poll skips. */
+		(void)close(p[1].fd);
+		p[1].fd = watching ? -1 : (int)syscall(SYS_pidfd_open, RF_PIDNS_COMMAND_PID, 0);
+		watching = true;
 	}
 }
 
@@ -180,12 +188,11 @@ int pidns__leave(struct rf_pidns *ns)
 
 void pidns__release(struct rf_pidns *ns, bool started)
 {
-	if (ns->go_w < 0)
+	/* Started: go_w stays open, so the init is not woken now; it is
+	 * killed once the command has exited (pidns__kill), or sees EOF at
+	 * the supervisor's death. Not started: EOF now, and it exits. */
+	if (ns->go_w < 0 || started)
 		return;
-	if (started && write(ns->go_w, "g", 1) != 1) {
-		/* the init is gone: nothing reaps orphans; the kill at the
-		 * end still ends them */
-	}
 	close(ns->go_w);
 	ns->go_w = -1;
 }
@@ -194,8 +201,10 @@ void pidns__kill(struct rf_pidns *ns)
 {
 	if (!ns || ns->init_pidfd < 0)
 		return;
-	pidns__release(ns, false);
 	(void)syscall(SYS_pidfd_send_signal, ns->init_pidfd, SIGKILL, NULL, 0);
+	if (ns->go_w >= 0)
+		close(ns->go_w);
+	ns->go_w = -1;
 }
 
 void pidns__stop(struct rf_pidns *ns)

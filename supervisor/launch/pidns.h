@@ -15,10 +15,14 @@
  * capabilities, non-dumpable (no ptrace, /proc/1/mem, /proc/1/fd or even
  * a /proc/1 entry under hidepid=ptraceable for the command), every signal
  * blocked (the kernel drops what the namespace sends its init; only an
- * ancestor's SIGKILL lands). It reaps every orphan re-parented to it and
- * exits once the command (the namespace's PID 2) has exited and no child
- * of its own is left; its exit makes the kernel kill anything else in the
- * namespace. The supervisor kills it at teardown after the cgroup's kill.
+ * ancestor's SIGKILL lands). It reaps every orphan re-parented to it. It
+ * is woken for neither the command's start nor its end (each wake-up of
+ * another task waits for a CPU on a busy host): the supervisor kills it
+ * once the command has exited, with the cgroup's kill. Only when the
+ * supervisor lets go (its death, with the command kept running; a launch
+ * that started nothing) does it watch the command (the namespace's PID 2)
+ * and exit once it has exited and no child of its own is left; its exit
+ * makes the kernel kill anything else in the namespace.
  */
 #ifndef RF_PIDNS_H
 #define RF_PIDNS_H
@@ -33,7 +37,8 @@
 struct rf_pidns {
 	pid_t init_pid;    /* host pid of the init; 0: none */
 	int init_pidfd;    /* CLOEXEC; -1: none */
-	int go_w;          /* write end: one byte = the command started; -1 once said */
+	int go_w;          /* write end, never written: its EOF lets the init watch
+			    * the command itself; -1 once closed */
 	int self_ns;       /* the supervisor's own pid namespace, while entered; -1 */
 };
 
@@ -45,13 +50,14 @@ int pidns__start(struct rf_pidns *ns);
 int pidns__enter(struct rf_pidns *ns);
 int pidns__leave(struct rf_pidns *ns);
 
-/* Tell the init whether the command started: it then watches the
- * command; otherwise it exits at once. Once. */
+/* Tell the init whether the command started. Started: nothing is said
+ * (the init sleeps until pidns__kill, or watches the command once this
+ * process has died); otherwise it exits at once. */
 void pidns__release(struct rf_pidns *ns, bool started);
 
 /* Kill the init (with it, anything left in the namespace) without
  * waiting: its exit runs beside the caller's other teardown work, and
- * pidns__stop reaps it later. NULL or a stopped one is fine. */
+ * pidns__stop reaps it later. NULL, a killed or a stopped one is fine. */
 void pidns__kill(struct rf_pidns *ns);
 
 /* Kill the init (with it, anything left in the namespace) and reap it.

@@ -1282,8 +1282,11 @@ static int step_wait(void *ctx, struct rf_step_error *e)
 	if (!err && r->sb.lw.hit != RF_LIMIT_MAX)
 		r->status = 128 + SIGKILL;
 	/* Everything left in the cgroup dies before the report is final; then
-	 * the output it wrote before dying is passed on. */
+	 * the output it wrote before dying is passed on. The PID namespace's
+	 * init too (not woken for the command's end: pidns.h); its exit runs
+	 * beside the rest, reaped by the reaper's undo. */
 	sandbox_kill(&r->sb);
+	pidns__kill(&r->lr.pidns);
 	sandbox_limits__drain(&r->sb.lw);
 	tty_relay__finish(&r->sb.tty, &r->sb.lw);
 	if (r->sb.tty.dropped)
