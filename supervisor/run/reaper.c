@@ -106,9 +106,11 @@ static void __attribute__((noreturn)) reaper_child(void *arg)
 
 	reset_signals();
 	keep_only(b->pidfd, b->done_fd);
-	/* Own session: no signal meant for the supervisor's process group
-	 * (a terminal's ^C, kill -- -PGID) reaches it. */
-	RSYS(SYS_setsid, 0, 0, 0, 0);
+	/* Own process group: no signal meant for the supervisor's (a
+	 * terminal's ^C, kill -- -PGID) reaches it. Not a new session:
+	 * setsid() moves a task into a new scheduler autogroup, a reschedule
+	 * that costs milliseconds when the CPUs are busy. */
+	RSYS(SYS_setpgid, 0, 0, 0, 0);
 	while ((r = RSYS(SYS_ppoll, p, 2, NULL, NULL)) < 0)
 		if (r != -EINTR)
 			RSYS(SYS_exit_group, 1, 0, 0, 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The watcher that makes a supervisor's death a decision: a small process
- * outside the sandbox (a child in its own session, stdio on /dev/null) holding a pidfd of
+ * outside the sandbox (a child in its own process group, stdio on /dev/null) holding a pidfd of
  * the supervisor. When the supervisor dies without saying it is done
  * (SIGKILL, a crash), the reaper kills the sandbox's cgroup (cgroup.kill:
  * every process, whatever it forked), hands the ledger's final flow
