@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "env.h"
 #include "launch.h"
+#include "clone_vm.h"
 #include "launch_internal.h"
 
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
@@ -376,6 +377,10 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
 	plan->err_w = pipefd[1];
+	/* The read end only (an open file of its own; the child's write end
+	 * blocks as ever): read_report. */
+	if (RF_CLONE_VM && fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
 	if (opts->tty_fd <= 2) {
 		/* opened here: in the child a BPF-LSM file rule would judge
 		 * it already (the child starts in the sandbox's cgroup) */
@@ -490,7 +495,12 @@ static long launch_clone(const struct launch_opts *opts, const struct launch_pla
 }
 
 /* The child's report from the error pipe: false on EOF (execve closed the
- * CLOEXEC write end, the command runs), else true with *ce filled. */
+ * CLOEXEC write end, the command runs), else true with *ce filled. With
+ * CLONE_VFORK the clone returned once the child had exec'd (past the point
+ * of no return) or exited, after writing its one record (under PIPE_BUF:
+ * atomic): an empty pipe (EAGAIN, fd non-blocking) says it runs, without
+ * waiting for its exec to close the write end (a wake-up that waits for a
+ * CPU on a busy host). */
 static bool read_report(int fd, pid_t pid, struct child_err *ce)
 {
 	size_t got = 0;
@@ -500,6 +510,8 @@ static bool read_report(int fd, pid_t pid, struct child_err *ce)
 
 		if (k < 0 && errno == EINTR)
 			continue;
+		if (k < 0 && errno == EAGAIN && got == 0)
+			return false;
 		if (k < 0) {
 			int e = errno;
 
