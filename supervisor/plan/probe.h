@@ -54,14 +54,18 @@ enum rf_probe_flags {
 	RF_PROBE_LSM = 1u << 0,     /* load and attach an lsm/ program */
 	RF_PROBE_FRESH = 1u << 1,   /* load the network programs anew even when
 				     * this build's are pinned and attached */
-	RF_PROBE_ALL = RF_PROBE_LSM | RF_PROBE_FRESH,
+	RF_PROBE_AUDIT = 1u << 2,   /* read the kernel audit's status (AUDIT_GET:
+				     * the kernel starts a thread to answer it, a
+				     * wait of milliseconds on a busy host) */
+	RF_PROBE_ALL = RF_PROBE_LSM | RF_PROBE_FRESH | RF_PROBE_AUDIT,
 };
 
 /* Try the backends. Never fails as a whole: each failure is recorded in
  * its rf_backend_probe. Nothing is cached: without RF_PROBE_FRESH the
  * network backends are proven by this build's pinned links being attached
  * right now; otherwise (or when they are not) by a fresh load and attach.
- * Without RF_PROBE_LSM, bpf_lsm is left "not probed" (err 0, !ok). */
+ * Without RF_PROBE_LSM, bpf_lsm is left "not probed" (err 0, !ok); without
+ * RF_PROBE_AUDIT, audit too (audit_enabled -1, landlock_audit_log false). */
 void probe__run(struct rf_caps *ret_caps, unsigned int flags);
 
 /* The probe's scratch cgroups under MOUNT/ringfence (for gc): a name of

@@ -69,10 +69,13 @@ void prepare__print_refusal(const struct rf_plan *plan)
 unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_plan_opts *o)
 {
 	/* bpf-lsm would serve the process boundary of every sandbox: always
-	 * tried, so the strongest backend is used wherever it exists. */
-	(void)p;
+	 * tried, so the strongest backend is used wherever it exists. The
+	 * audit's status decides only how Landlock's file and exec denials
+	 * are observed (plan.c): read only when one of those is confined. */
 	(void)o;
-	return RF_PROBE_LSM;
+	return RF_PROBE_LSM |
+	       (p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ?
+		RF_PROBE_AUDIT : 0);
 }
 
 /* Started from below the scratch path, the command's cwd would be the
