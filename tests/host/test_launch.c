@@ -707,6 +707,64 @@ static void test_destroy_nested(void **state)
 	/* the fd-based destroy in teardown finds it gone: fine */
 }
 
+/* The init's state letter and voluntary context switches (its sleeps). */
+static char init_sleeps(pid_t pid, long *ret_vol)
+{
+	char path[64], line[256], st = 0;
+	FILE *f;
+
+	*ret_vol = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			sscanf(line + 6, " %c", &st);
+		else if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+			*ret_vol = strtol(line + 24, NULL, 10);
+	}
+	fclose(f);
+	return st;
+}
+
+/* The PID namespace's init is woken neither for the command's start nor
+ * for its end (on a busy host each wake-up of another task waits for a
+ * CPU): from its setup on it sleeps once, and after the command has
+ * exited and been reaped it is still there, not woken again, until the
+ * kill at teardown. Fails where the init read a byte at the start or
+ * watched the command. */
+static void test_init_not_woken(void **state)
+{
+	struct ctx *c = *state;
+	char *const argv[] = { "/bin/sleep", "0.3", NULL };
+	struct launch_opts o = { .cgroup_fd = c->cg.dir_fd, .argv = argv, .uid = NOBODY,
+				 .gid = NOBODY };
+	struct launch_result res;
+	struct pollfd pfd;
+	long before = -1, after = -1, deadline;
+	siginfo_t si;
+
+	assert_int_equal(launch__start(&o, &res), 0);
+	assert_int_equal(res.failed_stage, LAUNCH_STAGE_NONE);
+	assert_true(res.pidns.init_pid > 0);
+	deadline = now_ms() + 2000;
+	while (now_ms() < deadline && init_sleeps(res.pidns.init_pid, &before) != 'S')
+		usleep(5000);
+	assert_int_equal(before, 1);
+	memset(&si, 0, sizeof(si));
+	assert_int_equal(waitid(P_PIDFD, (id_t)res.pidfd, &si, WEXITED), 0);
+	assert_int_equal(si.si_code, CLD_EXITED);
+	usleep(100 * 1000);
+	assert_int_equal(init_sleeps(res.pidns.init_pid, &after), 'S');
+	assert_int_equal(after, before);
+	pfd = (struct pollfd){ .fd = res.pidns.init_pidfd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 0), 0);      /* alive */
+	close(res.pidfd);
+	pidns__stop(&res.pidns);
+	assert_int_equal(res.pidns.init_pidfd, -1);
+}
+
 static void test_cgroup_basics(void **state)
 {
 	struct ctx *c = *state;
@@ -784,6 +842,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_kills, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_nested, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_not_woken, setup, teardown),
 	};
 	const char *tools = getenv("TOOLS");
 	char p[PATH_MAX];
