@@ -20,7 +20,7 @@ DEPS := make gcc libbpf-dev libelf-dev zlib1g-dev clang llvm bpftool \
         iproute2 procps python3 python3-jsonschema qemu-system-x86 busybox-static cpio \
         libclang-rt-14-dev prometheus libldns-dev libpsl-dev dnsmasq-base \
         scdoc debhelper dpkg-dev fakeroot lintian bash-completion zsh fish bubblewrap bc \
-        firejail git libcurl4-openssl-dev rsyslog podman crun conmon
+        firejail git libcurl4-openssl-dev rsyslog podman crun conmon linux-perf
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g

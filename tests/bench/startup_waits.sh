@@ -3,7 +3,9 @@
 # loaded: `ringfence run -q --policy P -- /bin/true` (10 network rules) vs
 # bubblewrap and bare /bin/true, interleaved rounds (min/median/max), then
 # one run's RINGFENCE_TIMINGS steps and the runs' syscalls by time
-# (strace -f -T, aggregated by name), with PASS/MISS against issue 25's targets. "loaded":
+# (strace -f -T, aggregated by name) and the hand-offs between processes
+# (perf's sched tracepoints: blocking switches, wake-ups, new tasks), with
+# PASS/MISS against issue 25's targets. "loaded":
 # the same with both CPUs kept busy by two shell loops (killed at the end).
 #   tests/bench/startup_waits.sh [BUILD] [quiet|loaded|both]
 # Runs sandboxes: take the host lock around it on a shared host.
@@ -36,6 +38,23 @@ ms() {
 stats() { sort -n | awk '{v[NR]=$1} END {printf "%.2f %.2f %.2f", v[1]/1000, v[int((NR+1)/2)]/1000, v[NR]/1000}'; }
 verdict() { if awk "BEGIN{exit !($1)}"; then echo PASS; else echo MISS; fi; }
 
+# Scheduler events per run of "$@": blocking switches (a task of the run
+# slept), all switches, wake-ups and new tasks made by the run's tasks
+# (perf's sched tracepoints over ROUNDS runs, minus as many /bin/true).
+# Structure, not timing: each wake-up of another task waits for a CPU on a
+# busy host.
+sched_events() {
+	local a b
+	ev() { perf stat -x, -e sched:sched_switch --filter 'prev_state & 3' \
+		-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -- \
+		bash -c 'for ((i = 0; i < '"$ROUNDS"'; i++)); do "$@" >/dev/null 2>&1; done' x "$@" \
+		2>&1 | cut -d, -f1 | tr '\n' ' '; }
+	a=$(ev "$@") && b=$(ev /bin/true) || { echo "(perf stat failed)"; return; }
+	awk -v n="$ROUNDS" -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		printf "blocking %.2f, switches %.2f, wake-ups %.2f, new tasks %.2f\n",
+		(x[1] - y[1]) / n, (x[2] - y[2]) / n, (x[3] - y[3]) / n, (x[4] - y[4]) / n }'
+}
+
 measure() {
 	local label=$1 i run=() bw=() bare=()
 	"$RF" run -q --policy "$tmp/p10.json" -- /bin/true >/dev/null 2>&1 || true  # load, warm
@@ -52,6 +71,11 @@ measure() {
 	echo "bwrap:         $b"
 	echo "bare:          $(printf '%s\n' "${bare[@]}" | stats)"
 	echo "target: run median <= bwrap median: $(verdict "$(echo "$r" | cut -d' ' -f2) <= $(echo "$b" | cut -d' ' -f2)")"
+	if command -v perf >/dev/null; then
+		echo "-- scheduler events per run ($ROUNDS runs): the hand-offs between processes"
+		echo "ringfence run: $(sched_events "$RF" run -q --policy "$tmp/p10.json" -- /bin/true)"
+		echo "bwrap:         $(sched_events bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all true)"
+	fi
 	echo "-- RINGFENCE_TIMINGS of one run (steps over 0.5 ms, the maps steps, the pool):"
 	RINGFENCE_TIMINGS=1 "$RF" run -q --policy "$tmp/p10.json" -- /bin/true 2>"$tmp/t" >/dev/null || true
 	awk '/timing:/ { v = $(NF-1) + 0; if (v >= 0.5 || / maps|pool|emptied/) print }' "$tmp/t"
