@@ -26,6 +26,8 @@ static int print_plan(const struct sandbox *sb)
 		json_object_set_new(doc, "cgroup", cgplace__json(&sb->place));
 		if (sb->user)
 			json_object_set(doc, "user", sb->user);
+		if (sb->plan.install.unix_pins)
+			json_object_set_new(doc, "unix_pins", unixpin__json(&sb->pins));
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 		fputc('\n', stdout);
 		json_decref(doc);
