@@ -7,6 +7,7 @@
 
 #include "cgroups/gc.h"
 #include "cleanup.h"
+#include "launch/dynuser.h"
 #include "log.h"
 #include "registry.h"
 #include "run/run.h"
@@ -252,6 +253,18 @@ static void print_line(const char *line)
 	fflush(stdout);
 }
 
+/* The dynamic uids' lock files no run holds (dynuser.h). */
+static int gc_uid_locks(bool quiet)
+{
+	unsigned n;
+	int err = dynuser__sweep(&n);
+
+	if (!err && n && !quiet)
+		printf("removed %u lock file%s of released dynamic uids (%s)\n", n,
+		       n == 1 ? "" : "s", RF_DYNUSER_DIR);
+	return err;
+}
+
 /* Everything no live supervisor owns, found from the kernel's state. */
 int cmd_gc(bool quiet)
 {
@@ -263,6 +276,8 @@ int cmd_gc(bool quiet)
 	cgroup__find_v2_mount(mount, sizeof(mount));
 	enforcer__open_pinned(&enf);  /* nothing pinned: no map keys to walk */
 	err = gc__run(enf, mount, RF_GC_FULL, quiet ? NULL : print_line, &st);
+	if (!err)
+		err = gc_uid_locks(quiet);
 	/* the pool back to its size, off every run's path */
 	if (!err && enf)
 		sbmaps__pool_fill(enf, RF_SB_POOL_MIN);
