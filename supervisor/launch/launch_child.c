@@ -384,10 +384,10 @@ static void child_ro_tree(const struct launch_opts *o, const struct launch_plan 
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount of a write rule");
 		(void)close(p->rw_fds[i]);
 	}
-	/* On the trees just moved back; a parent first, so its own mount
-	 * does not cover a child's. */
+	/* On the trees just moved back, a parent first; recursive, so the
+	 * mounts below one (a nested write rule's, the host's) stay seen. */
 	for (i = 0; o->ro_tree && o->pin_dirs && o->pin_dirs[i]; i++)
-		if (mount(o->pin_dirs[i], o->pin_dirs[i], NULL, MS_BIND, NULL) < 0)
+		if (mount(o->pin_dirs[i], o->pin_dirs[i], NULL, MS_BIND | MS_REC, NULL) < 0)
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno,
 				   "bind a directory on the way to a unix name");
 	if (p->rw_cwd && chdir(p->rw_cwd) < 0)
