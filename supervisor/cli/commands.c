@@ -253,21 +253,24 @@ static void print_line(const char *line)
 	fflush(stdout);
 }
 
-/* The dynamic uids' lock files no run holds (dynuser.h). */
-static int gc_uid_locks(bool quiet)
+/* The dynamic uids' lock files no run holds (dynuser.h): bookkeeping
+ * (the reaper removes a killed supervisor's already), counted with -v. */
+static int gc_uid_locks(bool verbose)
 {
 	unsigned n;
 	int err = dynuser__sweep(&n);
 
-	if (!err && n && !quiet)
+	if (!err && n && verbose)
 		printf("removed %u lock file%s of released dynamic uids (%s)\n", n,
 		       n == 1 ? "" : "s", RF_DYNUSER_DIR);
 	return err;
 }
 
 /* Everything no live supervisor owns, found from the kernel's state. */
-int cmd_gc(bool quiet)
+int cmd_gc(int verbosity)
 {
+	bool quiet = verbosity == 0;
+
 	struct rf_enforcer *enf = NULL;
 	struct rf_gc_stats st;
 	char mount[4096] = "";
@@ -277,7 +280,7 @@ int cmd_gc(bool quiet)
 	enforcer__open_pinned(&enf);  /* nothing pinned: no map keys to walk */
 	err = gc__run(enf, mount, RF_GC_FULL, quiet ? NULL : print_line, &st);
 	if (!err)
-		err = gc_uid_locks(quiet);
+		err = gc_uid_locks(verbosity > 1);
 	/* the pool back to its size, off every run's path */
 	if (!err && enf)
 		sbmaps__pool_fill(enf, RF_SB_POOL_MIN);

@@ -19,11 +19,12 @@
 #include "launch/clone_vm.h"
 #include "backends/enforcer.h"
 #include "cgroups/gc.h"
+#include "launch/dynuser.h"
 #include "reaper.h"
 #include "registry.h"
 
 #define REAPER_BLOCK_SIZE (64u << 10)
-#define REAPER_ARGS 8
+#define REAPER_ARGS 9
 
 /* What the reaper reads: at the bottom of its block (above the guard
  * page), its stack above. Written before the clone, never after. */
@@ -149,7 +150,10 @@ int reaper__main(int argc, char **argv)
 	unsigned long long start;
 	int ret, pid;
 
-	if (argc != 6 || sscanf(argv[4], "%d", &pid) != 1 || sscanf(argv[5], "%llu", &start) != 1)
+	unsigned long uid = 0;
+
+	if ((argc != 6 && argc != 7) || sscanf(argv[4], "%d", &pid) != 1 ||
+	    sscanf(argv[5], "%llu", &start) != 1 || (argc == 7 && sscanf(argv[6], "%lu", &uid) != 1))
 		return 2;
 	/* Only after the supervisor it watched has gone. */
 	if (pid <= 0 || registry__proc_start(pid) == start)
@@ -157,6 +161,14 @@ int reaper__main(int argc, char **argv)
 	if (!strcmp(argv[3], "1"))
 		wait_empty(argv[2]);
 	ret = gc__sandbox(argv[1], argv[2]);
+	/* its uid's lock went with it; the file goes now, unless a new run
+	 * holds the uid already (then that run removes it) */
+	if (uid) {
+		struct rf_dynuser d = { .uid = (uid_t)uid, .userns_fd = -1 };
+
+		d.lock_fd = dynuser__lock_uid(d.uid);
+		dynuser__release(&d);
+	}
 	/* The observe links, if the dead supervisor was the last live one,
 	 * and its set, if a newer build's has replaced it. */
 	enforcer__observe_idle();
@@ -178,18 +190,20 @@ static int above_stdio(int fd)
 
 /* argv for RF_REAPER_CMD, in the block's own strings. */
 static int fill_block(struct reaper_block *b, const char *name, const char *cgroup_path,
-		      bool keep_running)
+		      bool keep_running, uid_t dyn_uid)
 {
 	char *s = b->strs, *end = b->strs + sizeof(b->strs);
 	const char *args[REAPER_ARGS - 1] = { "ringfence", RF_REAPER_CMD, name, cgroup_path,
 					      keep_running ? "1" : "0" };
-	char pid[16], start[24];
+	char pid[16], start[24], uid[16];
 	int i, n;
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	snprintf(start, sizeof(start), "%llu", (unsigned long long)registry__proc_start(getpid()));
 	args[5] = pid;
 	args[6] = start;
+	snprintf(uid, sizeof(uid), "%u", (unsigned)dyn_uid);
+	args[7] = uid;
 	for (i = 0; i < REAPER_ARGS - 1; i++) {
 		n = snprintf(s, (size_t)(end - s), "%s", args[i]);
 		if (n < 0 || n >= end - s)
@@ -231,7 +245,7 @@ static long reaper_spawn(void *block, struct reaper_block *b)
 	return pid;
 }
 
-int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
+int reaper__start(const char *name, const char *cgroup_path, bool keep_running, uid_t dyn_uid,
 		  struct rf_reaper *ret)
 {
 	struct reaper_block *b;
@@ -245,7 +259,7 @@ int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
 	if (!block)
 		return -errno;
 	b = (struct reaper_block *)((char *)block + getpagesize());
-	err = fill_block(b, name, cgroup_path, keep_running);
+	err = fill_block(b, name, cgroup_path, keep_running, dyn_uid);
 	if (err)
 		goto fail;
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);

@@ -24,8 +24,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* `ringfence __reap NAME CGROUP KEEP PID START`: internal, the reaper's
- * clean-up after supervisor PID (started at START, registry.h) died. */
+/* `ringfence __reap NAME CGROUP KEEP PID START [UID]`: internal, the
+ * reaper's clean-up after supervisor PID (started at START, registry.h)
+ * died; UID (not 0): the dynamic uid it held, whose lock file goes too
+ * unless a new run holds it already (dynuser.h). */
 #define RF_REAPER_CMD "__reap"
 
 struct rf_reaper {
@@ -35,8 +37,8 @@ struct rf_reaper {
 };
 
 /* Start the reaper of sandbox name (cgroup cgroup_path, which may not
- * exist yet). 0 or -errno. */
-int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
+ * exist yet; dyn_uid: the run's dynamic uid, 0 none). 0 or -errno. */
+int reaper__start(const char *name, const char *cgroup_path, bool keep_running, uid_t dyn_uid,
 		  struct rf_reaper *ret);
 
 /* Tell it the supervisor cleaned up itself; it exits (not waited for:

@@ -697,7 +697,8 @@ static int step_reaper(void *ctx, struct rf_step_error *e)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", sb->place.dir, sb->name);
-	err = reaper__start(sb->name, path, r->o->keep_running, &r->reaper);
+	err = reaper__start(sb->name, path, r->o->keep_running,
+			    r->dyn.why == RF_USER_DYNAMIC ? r->dyn.uid : 0, &r->reaper);
 	return err ? rf_error_set(&e->e, err, "refused", "starting the reaper process: %s",
 				  strerror(-err)) : 0;
 }

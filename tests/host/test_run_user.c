@@ -500,13 +500,53 @@ static void parallel_runs_distinct_uids_no_files_left(void **state)
 	free(d);
 }
 
+/* A supervisor SIGKILLed: its lock went with it, and its reaper removes
+ * the file (the uid is free again, nothing is left of it). */
+static void killed_supervisors_file_goes(void **state)
+{
+	char *d = h_dir("kill"), *pol = policy(NULL, d, NULL), *pfile = h_tempfile("policy", pol);
+	char script[512], path[256], *text;
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	struct h_proc p;
+	struct stat st;
+	long uid;
+	int fd, i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/uid", d);
+	snprintf(script, sizeof(script), "id -u > %s/uid.tmp && mv %s/uid.tmp %s; sleep 30",
+		 d, d, path);
+	p = h_spawn(pfile, NULL, NULL, argv);
+	for (i = 0; i < 600 && stat(path, &st) < 0; i++)
+		usleep(20000);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	text = h_read_all(fd);
+	uid = atol(text);
+	free(text);
+	assert_true(uid >= DYN_BASE && uid < DYN_BASE + DYN_COUNT);
+	assert_true(lock_file_of(uid));
+	assert_int_equal(kill(p.pid, SIGKILL), 0);
+	assert_int_equal(h_wait(p, NULL, NULL), 128 + SIGKILL);
+	for (i = 0; i < 500 && lock_file_of(uid); i++)
+		usleep(20000);
+	if (lock_file_of(uid))
+		fail_msg("the killed supervisor's uid %ld still has its lock file", uid);
+	unlink(path);
+	rmdir(d);
+	unlink(pfile);
+	free(pfile);
+	free(pol);
+	free(d);
+}
+
 /* `ringfence check` takes a uid too (the plan says which): released, no
  * file; a file no run holds (a SIGKILLed supervisor's) goes with
  * `ringfence gc`, a held one stays. */
 static void check_and_gc_leave_no_released_file(void **state)
 {
 	char *pol = policy(NULL, NULL, NULL), *pfile = h_tempfile("policy", pol), *out = NULL;
-	const char *gc[] = { h_ringfence(), "gc", NULL };
+	const char *gc[] = { h_ringfence(), "gc", "-v", NULL };
 	const char *check[] = { h_ringfence(), "check", "--policy", pfile, NULL };
 	long stale = DYN_BASE + DYN_COUNT - 1, held = DYN_BASE + DYN_COUNT - 2;
 	char path[64];
@@ -616,6 +656,7 @@ int main(void)
 		cmocka_unit_test(nothing_left_for_the_next_holder),
 		cmocka_unit_test(two_sandboxes_two_uids),
 		cmocka_unit_test(parallel_runs_distinct_uids_no_files_left),
+		cmocka_unit_test(killed_supervisors_file_goes),
 		cmocka_unit_test(check_and_gc_leave_no_released_file),
 		cmocka_unit_test(one_uid_never_two_holders),
 		cmocka_unit_test(unmappable_write_area_falls_back),
