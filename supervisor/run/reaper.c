@@ -24,7 +24,7 @@
 #include "registry.h"
 
 #define REAPER_BLOCK_SIZE (64u << 10)
-#define REAPER_ARGS 9
+#define REAPER_ARGS 8
 
 /* What the reaper reads: at the bottom of its block (above the guard
  * page), its stack above. Written before the clone, never after. */
@@ -33,7 +33,7 @@ struct reaper_block {
 	int done_fd;
 	char *kill_file;          /* <cgroup>/cgroup.kill; NULL: keep running */
 	char *argv[REAPER_ARGS];
-	char *envp[1];
+	char *envp[2];
 	char strs[3 * PATH_MAX + 128];
 };
 
@@ -150,10 +150,10 @@ int reaper__main(int argc, char **argv)
 	unsigned long long start;
 	int ret, pid;
 
-	unsigned long uid = 0;
+	const char *dyn = getenv(RF_REAPER_UID_ENV);
+	unsigned long uid = dyn ? strtoul(dyn, NULL, 10) : 0;
 
-	if ((argc != 6 && argc != 7) || sscanf(argv[4], "%d", &pid) != 1 ||
-	    sscanf(argv[5], "%llu", &start) != 1 || (argc == 7 && sscanf(argv[6], "%lu", &uid) != 1))
+	if (argc != 6 || sscanf(argv[4], "%d", &pid) != 1 || sscanf(argv[5], "%llu", &start) != 1)
 		return 2;
 	/* Only after the supervisor it watched has gone. */
 	if (pid <= 0 || registry__proc_start(pid) == start)
@@ -195,15 +195,13 @@ static int fill_block(struct reaper_block *b, const char *name, const char *cgro
 	char *s = b->strs, *end = b->strs + sizeof(b->strs);
 	const char *args[REAPER_ARGS - 1] = { "ringfence", RF_REAPER_CMD, name, cgroup_path,
 					      keep_running ? "1" : "0" };
-	char pid[16], start[24], uid[16];
+	char pid[16], start[24];
 	int i, n;
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	snprintf(start, sizeof(start), "%llu", (unsigned long long)registry__proc_start(getpid()));
 	args[5] = pid;
 	args[6] = start;
-	snprintf(uid, sizeof(uid), "%u", (unsigned)dyn_uid);
-	args[7] = uid;
 	for (i = 0; i < REAPER_ARGS - 1; i++) {
 		n = snprintf(s, (size_t)(end - s), "%s", args[i]);
 		if (n < 0 || n >= end - s)
@@ -212,7 +210,14 @@ static int fill_block(struct reaper_block *b, const char *name, const char *cgro
 		s += n + 1;
 	}
 	b->argv[i] = NULL;
-	b->envp[0] = NULL;
+	b->envp[0] = b->envp[1] = NULL;
+	if (dyn_uid) {
+		n = snprintf(s, (size_t)(end - s), RF_REAPER_UID_ENV "=%u", (unsigned)dyn_uid);
+		if (n < 0 || n >= end - s)
+			return -ENAMETOOLONG;
+		b->envp[0] = s;
+		s += n + 1;
+	}
 	b->kill_file = NULL;
 	if (keep_running)
 		return 0;

@@ -24,11 +24,14 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* `ringfence __reap NAME CGROUP KEEP PID START [UID]`: internal, the
- * reaper's clean-up after supervisor PID (started at START, registry.h)
- * died; UID (not 0): the dynamic uid it held, whose lock file goes too
- * unless a new run holds it already (dynuser.h). */
+/* `ringfence __reap NAME CGROUP KEEP PID START`: internal, the reaper's
+ * clean-up after supervisor PID (started at START, registry.h) died.
+ * RF_REAPER_UID_ENV in its environment: the dynamic uid it held, whose
+ * lock file goes too unless a new run holds it already (dynuser.h); in
+ * the environment, which a build without it ignores (an upgrade or a
+ * downgrade between the start and the death keeps the argv it knows). */
 #define RF_REAPER_CMD "__reap"
+#define RF_REAPER_UID_ENV "RINGFENCE_REAP_UID"
 
 struct rf_reaper {
 	int done_fd;    /* write end: one byte = "cleaned up, exit"; -1: none */
