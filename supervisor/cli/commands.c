@@ -7,6 +7,7 @@
 
 #include "cgroups/gc.h"
 #include "cleanup.h"
+#include "launch/dynuser.h"
 #include "log.h"
 #include "registry.h"
 #include "run/run.h"
@@ -26,6 +27,8 @@ static int print_plan(const struct sandbox *sb)
 		json_object_set_new(doc, "cgroup", cgplace__json(&sb->place));
 		if (sb->user)
 			json_object_set(doc, "user", sb->user);
+		if (sb->plan.install.unix_pins)
+			json_object_set_new(doc, "unix_pins", unixpin__json(&sb->pins));
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | RF_JSON_REALS);
 		fputc('\n', stdout);
 		json_decref(doc);
@@ -250,9 +253,24 @@ static void print_line(const char *line)
 	fflush(stdout);
 }
 
-/* Everything no live supervisor owns, found from the kernel's state. */
-int cmd_gc(bool quiet)
+/* The dynamic uids' lock files no run holds (dynuser.h): bookkeeping
+ * (the reaper removes a killed supervisor's already), counted with -v. */
+static int gc_uid_locks(bool verbose)
 {
+	unsigned n;
+	int err = dynuser__sweep(&n);
+
+	if (!err && n && verbose)
+		printf("removed %u lock file%s of released dynamic uids (%s)\n", n,
+		       n == 1 ? "" : "s", RF_DYNUSER_DIR);
+	return err;
+}
+
+/* Everything no live supervisor owns, found from the kernel's state. */
+int cmd_gc(int verbosity)
+{
+	bool quiet = verbosity == 0;
+
 	struct rf_enforcer *enf = NULL;
 	struct rf_gc_stats st;
 	char mount[4096] = "";
@@ -261,6 +279,8 @@ int cmd_gc(bool quiet)
 	cgroup__find_v2_mount(mount, sizeof(mount));
 	enforcer__open_pinned(&enf);  /* nothing pinned: no map keys to walk */
 	err = gc__run(enf, mount, RF_GC_FULL, quiet ? NULL : print_line, &st);
+	if (!err)
+		err = gc_uid_locks(verbosity > 1);
 	/* the pool back to its size, off every run's path */
 	if (!err && enf)
 		sbmaps__pool_fill(enf, RF_SB_POOL_MIN);

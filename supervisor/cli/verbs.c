@@ -428,7 +428,7 @@ static int do_status(int argc, char **argv, void *ctx)
 static int do_gc(int argc, char **argv, void *ctx)
 {
 	(void)argc, (void)argv;
-	return cmd_gc(((struct cli_args *)ctx)->verbosity == 0);
+	return cmd_gc(((struct cli_args *)ctx)->verbosity);
 }
 
 static int do_unload(int argc, char **argv, void *ctx)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -41,23 +43,51 @@ static int mkdir_ok(const char *path, mode_t mode)
 	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -errno;
 }
 
-/* The lock of uid: its fd, -EAGAIN when another supervisor holds it, or -errno. */
-static int lock_uid(uid_t uid)
+static void lock_path(char *path, size_t len, uid_t uid)
+{
+	snprintf(path, len, RF_DYNUSER_DIR "/%u", (unsigned)uid);
+}
+
+/* fd is the file at path: not unlinked, nor replaced by a newer one. */
+static bool still_linked(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * The lock of uid: its fd, -EAGAIN when another supervisor holds it, or
+ * -errno. The holder unlinks the file while it still holds the lock
+ * (dynuser__release), so a lock taken on a file opened before that unlink
+ * is a lock on a file nobody else will look at: taken, then checked to be
+ * the one at the path still, else dropped and tried again. Only a holder
+ * unlinks, and only its own file: so while one holds the lock, the path
+ * names its file and every other taker either waits on that file's lock
+ * or finds its own file unlinked. Two never hold one uid.
+ */
+int dynuser__lock_uid(uid_t uid)
 {
 	char path[64];
-	int fd;
 
-	snprintf(path, sizeof(path), RF_DYNUSER_DIR "/%u", (unsigned)uid);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	lock_path(path, sizeof(path), uid);
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int e = errno == EWOULDBLOCK ? -EAGAIN : -errno;
+
+			close(fd);
+			return e;
+		}
+		if (still_linked(fd, path))
+			return fd;
 		close(fd);
-		return e;
 	}
-	return fd;
+	return -EAGAIN;  /* its holders keep coming and going: another uid */
 }
 
 /* A free uid, its lock held: probing from a point that differs per
@@ -75,7 +105,7 @@ static int take_uid(struct rf_dynuser *d)
 	for (unsigned int i = 0; i < RF_DYNUSER_COUNT; i++) {
 		uid_t uid = RF_DYNUSER_BASE + (start + i) % RF_DYNUSER_COUNT;
 
-		r = lock_uid(uid);
+		r = dynuser__lock_uid(uid);
 		if (r == -EAGAIN)
 			continue;
 		if (r < 0)
@@ -324,11 +354,51 @@ int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n
 	return 0;
 }
 
+/* The lock file goes while its lock is held (dynuser__lock_uid says why that is
+ * safe), so a released uid leaves nothing in RF_DYNUSER_DIR. */
 void dynuser__release(struct rf_dynuser *d)
 {
+	char path[64];
+
 	if (d->userns_fd >= 0)
 		close(d->userns_fd);
-	if (d->lock_fd >= 0)
+	if (d->lock_fd >= 0) {
+		lock_path(path, sizeof(path), d->uid);
+		if (still_linked(d->lock_fd, path))
+			(void)unlink(path);
 		close(d->lock_fd);
+	}
 	d->userns_fd = d->lock_fd = -1;
+}
+
+/* The files a dead supervisor left (SIGKILL: its lock went, its file
+ * stayed): each taken as dynuser__lock_uid takes it, then unlinked as a release
+ * does. A file whose lock is held is a live run's: left. */
+int dynuser__sweep(unsigned *ret_removed)
+{
+	DIR *dir = opendir(RF_DYNUSER_DIR);
+	struct dirent *de;
+
+	*ret_removed = 0;
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(dir))) {
+		struct rf_dynuser d = { .lock_fd = -1, .userns_fd = -1 };
+		char *end;
+		unsigned long uid = strtoul(de->d_name, &end, 10);
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end ||
+		    uid < RF_DYNUSER_BASE || uid >= (unsigned long)RF_DYNUSER_BASE + RF_DYNUSER_COUNT)
+			continue;
+		fd = dynuser__lock_uid((uid_t)uid);
+		if (fd < 0)
+			continue;
+		d.uid = (uid_t)uid;
+		d.lock_fd = fd;
+		dynuser__release(&d);
+		(*ret_removed)++;
+	}
+	closedir(dir);
+	return 0;
 }

@@ -64,8 +64,17 @@ int dynuser__prepare(struct rf_dynuser *d, const char *const *rw_paths, size_t n
 int dynuser__refused(const char *path, int want, const char *const *areas, size_t n,
 		     char *ret_why, size_t len);
 
-/* Release the lock and the namespace fd (the uid is free again). */
+/* Release the lock and the namespace fd (the uid is free again); the
+ * lock file goes, unlinked while its lock is still held. */
 void dynuser__release(struct rf_dynuser *d);
+
+/* The lock of uid (in RF_DYNUSER_DIR, made if absent): its fd, -EAGAIN
+ * while another holds it, or -errno. Held until dynuser__release. */
+int dynuser__lock_uid(uid_t uid);
+
+/* Remove the lock files of uids no run holds (a SIGKILLed supervisor's):
+ * `ringfence gc`. 0 or -errno (the directory); *ret_removed counts them. */
+int dynuser__sweep(unsigned *ret_removed);
 
 /* The user namespace fd for uid/gid 0 <-> id, the rest identity. -errno. */
 int dynuser__make_userns(uid_t id, int *ret_fd);

@@ -45,6 +45,11 @@ struct launch_opts {
 	 * own flags: metadata changes outside the write rules fail (EROFS). */
 	bool ro_tree;
 	const char *const *rw_paths;
+	/* With ro_tree: directories bound onto themselves once the write
+	 * trees are back (NULL-terminated, a parent first; NULL none), so
+	 * rename and rmdir of them fail with EBUSY (run/unixpin.h). One that
+	 * cannot be bound fails the launch. */
+	const char *const *pin_dirs;
 	/* > 2: a user namespace (dynuser.h): each rw_paths tree that needs it
 	 * (launch__rw_needs_map) becomes an id-mapped copy of itself with its
 	 * map (root's files the command's, files it makes root's on disk),

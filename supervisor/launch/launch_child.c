@@ -287,6 +287,8 @@ static void child_watch_mounts(const struct launch_opts *o, const struct launch_
 	for (i = 0; i < p->n_rw; i++)
 		if (p->rw_fds[i] >= 0)
 			child_mark(o, p->rw_sorted[i], efd);
+	for (i = 0; o->ro_tree && o->pin_dirs && o->pin_dirs[i]; i++)
+		child_mark(o, o->pin_dirs[i], efd);
 	for (i = 0; i < o->n_mounts; i++)
 		child_mark(o, o->mounts[i].path, efd);
 	if (o->scratch_path)
@@ -382,6 +384,12 @@ static void child_ro_tree(const struct launch_opts *o, const struct launch_plan 
 			child_fail(efd, LAUNCH_STAGE_SETUP, errno, "move_mount of a write rule");
 		(void)close(p->rw_fds[i]);
 	}
+	/* On the trees just moved back, a parent first; recursive, so the
+	 * mounts below one (a nested write rule's, the host's) stay seen. */
+	for (i = 0; o->ro_tree && o->pin_dirs && o->pin_dirs[i]; i++)
+		if (mount(o->pin_dirs[i], o->pin_dirs[i], NULL, MS_BIND | MS_REC, NULL) < 0)
+			child_fail(efd, LAUNCH_STAGE_SETUP, errno,
+				   "bind a directory on the way to a unix name");
 	if (p->rw_cwd && chdir(p->rw_cwd) < 0)
 		child_fail(efd, LAUNCH_STAGE_SETUP, errno, "chdir after the read-only tree");
 }

@@ -558,7 +558,12 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 		plan->install.landlock_unix_names = true;
 	else if (names)
 		add_gap(plan, RF_GAP_UNIX_RENAME);
-	if (dirs)
+	/* A directory renamed in from another write rule crosses a mount
+	 * (EXDEV), so one below an allowed subtree is no way in; the ones on
+	 * the way to a name are pinned at start (run/unixpin.h). */
+	if (dirs && fp->be == RF_BE_LANDLOCK && fp->enforced && plan->install.ro_tree)
+		plan->install.unix_pins = true;
+	else if (dirs)
 		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
 }
 

@@ -138,10 +138,13 @@ enum rf_plan_observed {
 	  "(BPF-LSM judges both)")                                                       \
 	X(UNIX_RENAME_DIR, "unix.rename-dir", RF_CLASS_UNIX,                             \
 	  "a directory holding a socket outside network.unix renamed onto the way to an " \
-	  "allowed name, where a write rule holds a directory of that name or lies "     \
-	  "below an allowed subtree: Landlock cannot refuse renaming a directory there "  \
-	  "without refusing mkdir, and the cgroup hooks judge the name as written "      \
-	  "(BPF-LSM judges the socket as it was bound)")                                 \
+	  "allowed name, where a write rule holds a directory of that name that is "     \
+	  "absent at start, a symlink or not a directory (the plan's unix_pins.unpinned " \
+	  "names it), or files are not on Landlock with the write rules' own mounts: "  \
+	  "the directories present at start are bound onto themselves (rename and rmdir " \
+	  "fail with EBUSY), a mount needs a directory to stand on, Landlock cannot "    \
+	  "refuse renaming a directory without refusing mkdir, and the cgroup hooks "    \
+	  "judge the name as written (BPF-LSM judges the socket as it was bound)")       \
 	X(PROCESS_ROOT, "process.root", RF_CLASS_PROCESS,                                \
 	  "started by root without --user, the command runs as uid 0 (no capabilities) " \
 	  "instead of a dynamic uid: a write area cannot be id-mapped here, or lies "    \
@@ -249,6 +252,12 @@ struct rf_plan_install {
 	 * (policy__unix_name_in_write), so none is renamed, linked or
 	 * symlinked onto the name. */
 	bool landlock_unix_names;
+	/* ...and with the write rules' own mounts (ro_tree): each directory
+	 * on the way to an allowed unix name that a rename could replace is
+	 * bound onto itself in the child's namespace (run/unixpin.h), so
+	 * rename and rmdir of it fail (EBUSY); one absent at start cannot be,
+	 * and keeps the gap unix.rename-dir (decided at start, not here). */
+	bool unix_pins;
 	/* exec on Landlock: the observe programs kill a process whose program
 	 * is the dynamic loader itself (RF_SB_OBSERVE_LOADER). */
 	bool loader_kill;

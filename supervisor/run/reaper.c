@@ -19,6 +19,7 @@
 #include "launch/clone_vm.h"
 #include "backends/enforcer.h"
 #include "cgroups/gc.h"
+#include "launch/dynuser.h"
 #include "reaper.h"
 #include "registry.h"
 
@@ -32,7 +33,7 @@ struct reaper_block {
 	int done_fd;
 	char *kill_file;          /* <cgroup>/cgroup.kill; NULL: keep running */
 	char *argv[REAPER_ARGS];
-	char *envp[1];
+	char *envp[2];
 	char strs[3 * PATH_MAX + 128];
 };
 
@@ -151,6 +152,9 @@ int reaper__main(int argc, char **argv)
 	unsigned long long start;
 	int ret, pid;
 
+	const char *dyn = getenv(RF_REAPER_UID_ENV);
+	unsigned long uid = dyn ? strtoul(dyn, NULL, 10) : 0;
+
 	if (argc != 6 || sscanf(argv[4], "%d", &pid) != 1 || sscanf(argv[5], "%llu", &start) != 1)
 		return 2;
 	/* Only after the supervisor it watched has gone. */
@@ -159,6 +163,14 @@ int reaper__main(int argc, char **argv)
 	if (!strcmp(argv[3], "1"))
 		wait_empty(argv[2]);
 	ret = gc__sandbox(argv[1], argv[2]);
+	/* its uid's lock went with it; the file goes now, unless a new run
+	 * holds the uid already (then that run removes it) */
+	if (uid) {
+		struct rf_dynuser d = { .uid = (uid_t)uid, .userns_fd = -1 };
+
+		d.lock_fd = dynuser__lock_uid(d.uid);
+		dynuser__release(&d);
+	}
 	/* The observe links, if the dead supervisor was the last live one,
 	 * and its set, if a newer build's has replaced it. */
 	enforcer__observe_idle();
@@ -180,7 +192,7 @@ static int above_stdio(int fd)
 
 /* argv for RF_REAPER_CMD, in the block's own strings. */
 static int fill_block(struct reaper_block *b, const char *name, const char *cgroup_path,
-		      bool keep_running)
+		      bool keep_running, uid_t dyn_uid)
 {
 	char *s = b->strs, *end = b->strs + sizeof(b->strs);
 	const char *args[REAPER_ARGS - 1] = { "ringfence", RF_REAPER_CMD, name, cgroup_path,
@@ -200,7 +212,14 @@ static int fill_block(struct reaper_block *b, const char *name, const char *cgro
 		s += n + 1;
 	}
 	b->argv[i] = NULL;
-	b->envp[0] = NULL;
+	b->envp[0] = b->envp[1] = NULL;
+	if (dyn_uid) {
+		n = snprintf(s, (size_t)(end - s), RF_REAPER_UID_ENV "=%u", (unsigned)dyn_uid);
+		if (n < 0 || n >= end - s)
+			return -ENAMETOOLONG;
+		b->envp[0] = s;
+		s += n + 1;
+	}
 	b->kill_file = NULL;
 	if (keep_running)
 		return 0;
@@ -233,7 +252,7 @@ static long reaper_spawn(void *block, struct reaper_block *b)
 	return pid;
 }
 
-int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
+int reaper__start(const char *name, const char *cgroup_path, bool keep_running, uid_t dyn_uid,
 		  struct rf_reaper *ret)
 {
 	struct reaper_block *b;
@@ -247,7 +266,7 @@ int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
 	if (!block)
 		return -errno;
 	b = (struct reaper_block *)((char *)block + getpagesize());
-	err = fill_block(b, name, cgroup_path, keep_running);
+	err = fill_block(b, name, cgroup_path, keep_running, dyn_uid);
 	if (err)
 		goto fail;
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);

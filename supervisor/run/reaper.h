@@ -25,8 +25,13 @@
 #include <sys/types.h>
 
 /* `ringfence __reap NAME CGROUP KEEP PID START`: internal, the reaper's
- * clean-up after supervisor PID (started at START, registry.h) died. */
+ * clean-up after supervisor PID (started at START, registry.h) died.
+ * RF_REAPER_UID_ENV in its environment: the dynamic uid it held, whose
+ * lock file goes too unless a new run holds it already (dynuser.h); in
+ * the environment, which a build without it ignores (an upgrade or a
+ * downgrade between the start and the death keeps the argv it knows). */
 #define RF_REAPER_CMD "__reap"
+#define RF_REAPER_UID_ENV "RINGFENCE_REAP_UID"
 
 struct rf_reaper {
 	int done_fd;    /* write end: one byte = "cleaned up, exit"; -1: none */
@@ -35,8 +40,8 @@ struct rf_reaper {
 };
 
 /* Start the reaper of sandbox name (cgroup cgroup_path, which may not
- * exist yet). 0 or -errno. */
-int reaper__start(const char *name, const char *cgroup_path, bool keep_running,
+ * exist yet; dyn_uid: the run's dynamic uid, 0 none). 0 or -errno. */
+int reaper__start(const char *name, const char *cgroup_path, bool keep_running, uid_t dyn_uid,
 		  struct rf_reaper *ret);
 
 /* Tell it the supervisor cleaned up itself; it exits (not waited for:

@@ -359,6 +359,32 @@ static int plan_dynuser(struct run *r, struct rf_step_error *e)
 	return 0;
 }
 
+/* The directories on the way to an allowed unix name, as they are now
+ * (unixpin.h): one that cannot be pinned keeps the gap unix.rename-dir
+ * (--strict refuses it). */
+static int plan_unix_pins(struct run *r, struct rf_step_error *e)
+{
+	struct rf_plan *plan = &r->sb.plan;
+	struct launch_mount m[2];
+	size_t n_m;
+	int err;
+
+	if (!plan->install.unix_pins)
+		return 0;
+	n_m = private_mounts(&r->sb, m);
+	err = unixpin__plan(r->sb.policy, m, n_m, plan->limits[RF_LIMIT_SCRATCH].set ?
+			    r->sb.policy->limits.scratch.path : NULL, &r->sb.pins);
+	if (err)
+		return rf_error_set(&e->e, err, "network.unix", "out of memory");
+	if (r->sb.pins.n_open) {
+		plan->gaps |= 1ull << RF_GAP_UNIX_RENAME_DIR;
+		if (r->o->plan_opts.strict)
+			plan__refuse(plan, RF_CLASS_UNIX, RF_WHY_STRICT_GAPS, 0,
+				     plan__gap_id(RF_GAP_UNIX_RENAME_DIR));
+	}
+	return 0;
+}
+
 /* Landlock logs this sandbox's file/exec denials itself when the kernel's
  * audit is on (ABI 7+; the child asks for logging after its exec): the
  * plan says so (kernel-audit); read them from the audit socket, opened
@@ -386,6 +412,7 @@ static void undo_plan(void *ctx)
 	struct run *r = ctx;
 
 	dynuser__release(&r->dyn);
+	unixpin__free(&r->sb.pins);
 	json_decref(TAKE_PTR(r->sb.user));
 	landlock_audit__close(&r->sb.la);
 	sandbox_landlock__free(&r->sb.ll);
@@ -418,6 +445,8 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 	 * below it), a write area then. */
 	if (!err)
 		err = plan_user_step(r, e);
+	if (!err)
+		err = plan_unix_pins(r, e);
 	if (err)
 		undo_plan(r);
 	else
@@ -448,6 +477,9 @@ static json_t *plan_event(const struct run *r)
 	if (sb->ll.n_approx)
 		json_object_set_new(json_object_get(ev, "plan"), "approximations",
 				    report__approximations(&sb->ll));
+	if (sb->plan.install.unix_pins)
+		json_object_set_new(json_object_get(ev, "plan"), "unix_pins",
+				    unixpin__json(&sb->pins));
 	return ev;
 }
 
@@ -665,7 +697,8 @@ static int step_reaper(void *ctx, struct rf_step_error *e)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", sb->place.dir, sb->name);
-	err = reaper__start(sb->name, path, r->o->keep_running, &r->reaper);
+	err = reaper__start(sb->name, path, r->o->keep_running,
+			    r->dyn.why == RF_USER_DYNAMIC ? r->dyn.uid : 0, &r->reaper);
 	return err ? rf_error_set(&e->e, err, "refused", "starting the reaper process: %s",
 				  strerror(-err)) : 0;
 }
@@ -1083,6 +1116,7 @@ static int start_child(struct run *r)
 		.devpts_fd = sb->tty.devpts,
 		.devpts_landlock_access = sb->ll.devpts_access,
 		.ro_tree = sb->plan.install.ro_tree,
+		.pin_dirs = sb->pins.pin_dirs,
 		.mdwe = sb->plan.install.mdwe,
 		.fanotify_fd = filewatch__fd(sb),
 		.fanotify_mask = filewatch__mask(),

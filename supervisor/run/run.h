@@ -51,7 +51,7 @@ int cmd_run(const struct run_opts *opts);
 int cmd_check(const struct run_opts *opts);
 int cmd_probe(void);
 int cmd_status(bool json);
-int cmd_gc(bool quiet);
+int cmd_gc(int verbosity);
 int cmd_unload(bool force);
 
 #endif

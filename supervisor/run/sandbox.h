@@ -21,6 +21,7 @@
 #include "tty_relay.h"
 #include "flows.h"
 #include "filewatch.h"
+#include "unixpin.h"
 
 struct rf_enforcer;
 struct rf_net_entry;
@@ -61,6 +62,7 @@ struct sandbox {
 	struct rf_flow_watch flows;   /* the connection ledger (flows.c) */
 	struct rf_file_watch files;   /* monitor.files' fanotify watch (filewatch.c) */
 	json_t *user;                 /* which uid runs and why: the plan's "user" */
+	struct rf_unix_pins pins;     /* plan.install.unix_pins: the plan's "unix_pins" */
 };
 
 /* run.c: the steps of `ringfence run` up to and including the one named

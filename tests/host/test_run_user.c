@@ -9,12 +9,18 @@
  * "unrestricted" runs as uid 0, said. The plan's user says which uid ran and why;
  * two sandboxes at once get two uids; a write area that cannot be
  * id-mapped falls back to uid 0 with the gap process.root (refused under
- * --strict).
+ * --strict). A released uid leaves no lock file in RF_DYNUSER_DIR, many
+ * runs at once never share a uid, and the lock protocol never gives one
+ * uid two holders while its files come and go.
  */
 #include "harness.h"
 
 #include <sched.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+
+#include "launch/dynuser.h"
 
 #define DYN_BASE 1879048192L
 #define DYN_COUNT 65536L
@@ -414,6 +420,230 @@ static void unmappable_write_area_falls_back(void **state)
 	free(pol);
 }
 
+
+static bool lock_file_of(long uid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), RF_DYNUSER_DIR "/%ld", uid);
+	return stat(path, &st) == 0;
+}
+
+/* Started, each waits in d for d/go; their uids (stdout) once all ran. */
+#define PARALLEL_RUNS 12
+
+/* Many runs at once: twelve sandboxes, all alive together (each waits
+ * for the go file the test makes once all have started), hold twelve
+ * uids, each with its lock file while held; after them, none of those
+ * uids has a file left. */
+static void parallel_runs_distinct_uids_no_files_left(void **state)
+{
+	char *d = h_dir("par"), *pol = policy(NULL, d, NULL), *pfile = h_tempfile("policy", pol);
+	char script[512], go[256], path[256], *out[PARALLEL_RUNS] = { 0 };
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	struct h_proc p[PARALLEL_RUNS];
+	long uid[PARALLEL_RUNS];
+	int i, j, fd, started = 0;
+
+	(void)state;
+	snprintf(go, sizeof(go), "%s/go", d);
+	for (i = 0; i < PARALLEL_RUNS; i++) {
+		snprintf(script, sizeof(script), "id -u > %s/started-%d; id -u; "
+			 "while [ ! -e %s ]; do sleep 0.05; done", d, i, go);
+		p[i] = h_spawn(pfile, NULL, NULL, argv);
+	}
+	for (int t = 0; t < 1200 && started < PARALLEL_RUNS; t++) {
+		struct stat st;
+
+		for (started = i = 0; i < PARALLEL_RUNS; i++) {
+			snprintf(path, sizeof(path), "%s/started-%d", d, i);
+			started += stat(path, &st) == 0 && st.st_size > 0;
+		}
+		if (started < PARALLEL_RUNS)
+			usleep(50000);
+	}
+	assert_int_equal(started, PARALLEL_RUNS);
+	/* all alive now: each one's lock file is there */
+	for (i = 0; i < PARALLEL_RUNS; i++) {
+		char *text = NULL;
+
+		snprintf(path, sizeof(path), "%s/started-%d", d, i);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		text = h_read_all(fd);
+		uid[i] = atol(text);
+		free(text);
+		if (uid[i] < DYN_BASE || uid[i] >= DYN_BASE + DYN_COUNT)
+			fail_msg("run %d ran as %ld", i, uid[i]);
+		if (!lock_file_of(uid[i]))
+			fail_msg("run %d holds uid %ld without its lock file", i, uid[i]);
+		for (j = 0; j < i; j++)
+			if (uid[j] == uid[i])
+				fail_msg("runs %d and %d share uid %ld", j, i, uid[i]);
+		unlink(path);
+	}
+	write_file(go, "", 0644);
+	for (i = 0; i < PARALLEL_RUNS; i++) {
+		assert_int_equal(h_wait(p[i], &out[i], NULL), 0);
+		assert_int_equal(atol(out[i]), uid[i]);
+		free(out[i]);
+	}
+	for (i = 0; i < PARALLEL_RUNS; i++)
+		if (lock_file_of(uid[i]))
+			fail_msg("uid %ld released, its lock file is still there", uid[i]);
+	unlink(go);
+	rmdir(d);
+	unlink(pfile);
+	free(pfile);
+	free(pol);
+	free(d);
+}
+
+/* A supervisor SIGKILLed: its lock went with it, and its reaper removes
+ * the file (the uid is free again, nothing is left of it). */
+static void killed_supervisors_file_goes(void **state)
+{
+	char *d = h_dir("kill"), *pol = policy(NULL, d, NULL), *pfile = h_tempfile("policy", pol);
+	char script[512], path[256], *text;
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	struct h_proc p;
+	struct stat st;
+	long uid;
+	int fd, i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/uid", d);
+	snprintf(script, sizeof(script), "id -u > %s/uid.tmp && mv %s/uid.tmp %s; sleep 30",
+		 d, d, path);
+	p = h_spawn(pfile, NULL, NULL, argv);
+	for (i = 0; i < 600 && stat(path, &st) < 0; i++)
+		usleep(20000);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	text = h_read_all(fd);
+	uid = atol(text);
+	free(text);
+	assert_true(uid >= DYN_BASE && uid < DYN_BASE + DYN_COUNT);
+	assert_true(lock_file_of(uid));
+	assert_int_equal(kill(p.pid, SIGKILL), 0);
+	assert_int_equal(h_wait(p, NULL, NULL), 128 + SIGKILL);
+	for (i = 0; i < 500 && lock_file_of(uid); i++)
+		usleep(20000);
+	if (lock_file_of(uid))
+		fail_msg("the killed supervisor's uid %ld still has its lock file", uid);
+	unlink(path);
+	rmdir(d);
+	unlink(pfile);
+	free(pfile);
+	free(pol);
+	free(d);
+}
+
+/* `ringfence check` takes a uid too (the plan says which): released, no
+ * file; a file no run holds (a SIGKILLed supervisor's) goes with
+ * `ringfence gc`, a held one stays. */
+static void check_and_gc_leave_no_released_file(void **state)
+{
+	char *pol = policy(NULL, NULL, NULL), *pfile = h_tempfile("policy", pol), *out = NULL;
+	const char *gc[] = { h_ringfence(), "gc", "-v", NULL };
+	const char *check[] = { h_ringfence(), "check", "--policy", pfile, NULL };
+	long stale = DYN_BASE + DYN_COUNT - 1, held = DYN_BASE + DYN_COUNT - 2;
+	char path[64];
+	json_t *doc;
+	int fd, hfd;
+
+	(void)state;
+	assert_int_equal(h_wait(h_start(check, NULL, NULL), &out, NULL), 0);
+	doc = json_loads(out, 0, NULL);
+	assert_non_null(doc);
+	assert_dynamic(json_object_get(doc, "user"));
+	if (lock_file_of(user_int(json_object_get(doc, "user"), "uid")))
+		fail_msg("check released its uid and left its lock file");
+	json_decref(doc);
+	free(out);
+	/* the stale one: made and left unlocked, as a dead holder leaves it */
+	snprintf(path, sizeof(path), RF_DYNUSER_DIR "/%ld", stale);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	hfd = dynuser__lock_uid((uid_t)held);
+	if (hfd == -EAGAIN)
+		skip();  /* a real run holds it: nothing to prove with it */
+	assert_true(hfd >= 0);
+	assert_int_equal(h_wait(h_start(gc, NULL, NULL), &out, NULL), 0);
+	if (lock_file_of(stale))
+		fail_msg("gc left the file of uid %ld, which no run holds:\n%s", stale, out);
+	if (!lock_file_of(held))
+		fail_msg("gc removed the file of uid %ld, which is held", held);
+	free(out);
+	{
+		struct rf_dynuser d = { .uid = (uid_t)held, .lock_fd = hfd, .userns_fd = -1 };
+
+		dynuser__release(&d);
+	}
+	assert_false(lock_file_of(held));
+	unlink(pfile);
+	free(pfile);
+	free(pol);
+}
+
+/* The protocol itself, where it is raced: processes take and release one
+ * uid as fast as they can while a shared count of its holders must never
+ * pass one (a lock on a file already unlinked by the last holder would
+ * make two). */
+#define RACERS 6
+#define RACE_ROUNDS 200
+
+static void one_uid_never_two_holders(void **state)
+{
+	uid_t uid = (uid_t)(DYN_BASE + DYN_COUNT - 3);
+	int *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid[RACERS];
+	int i, st;
+
+	(void)state;
+	assert_true(shared != MAP_FAILED);
+	shared[0] = shared[1] = shared[2] = 0;  /* holders now, most ever, takes */
+	for (i = 0; i < RACERS; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i])
+			continue;
+		for (int r = 0, tries = 0; r < RACE_ROUNDS && tries < 1000000; tries++) {
+			struct rf_dynuser d = { .uid = uid, .userns_fd = -1 };
+			int n;
+
+			d.lock_fd = dynuser__lock_uid(uid);
+			if (d.lock_fd < 0) {
+				if (d.lock_fd != -EAGAIN)
+					_exit(2);
+				continue;
+			}
+			r++;
+			n = __atomic_add_fetch(&shared[0], 1, __ATOMIC_SEQ_CST);
+			if (n > __atomic_load_n(&shared[1], __ATOMIC_SEQ_CST))
+				__atomic_store_n(&shared[1], n, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(&shared[2], 1, __ATOMIC_SEQ_CST);
+			sched_yield();
+			__atomic_sub_fetch(&shared[0], 1, __ATOMIC_SEQ_CST);
+			dynuser__release(&d);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < RACERS; i++) {
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	if (shared[1] != 1)
+		fail_msg("uid %u had %d holders at once (%d takes)", uid, shared[1], shared[2]);
+	/* each took it RACE_ROUNDS times among the others, and its file is
+	 * gone after */
+	assert_int_equal(shared[2], RACERS * RACE_ROUNDS);
+	assert_false(lock_file_of(uid));
+	munmap(shared, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +655,10 @@ int main(void)
 		cmocka_unit_test(scratch_is_the_uids),
 		cmocka_unit_test(nothing_left_for_the_next_holder),
 		cmocka_unit_test(two_sandboxes_two_uids),
+		cmocka_unit_test(parallel_runs_distinct_uids_no_files_left),
+		cmocka_unit_test(killed_supervisors_file_goes),
+		cmocka_unit_test(check_and_gc_leave_no_released_file),
+		cmocka_unit_test(one_uid_never_two_holders),
 		cmocka_unit_test(unmappable_write_area_falls_back),
 	};
 

@@ -588,6 +588,12 @@ echo in > "$WORK/in/a"; echo secret > "$WORK/secret"; chmod 0644 "$WORK/in/a" "$
 pol landlock '{"version":1,"id":"t-landlock","approximate":true,
   "files":{"read":["/usr/lib/","/etc/","'"$WORK"'/in/","'"$WORK"'/missing/"],"write":["'"$WORK"'/out/"]},
   "exec":["/usr/lib/","'"$FS"'"],"network":{"connect":[],"unix":[]}}'
+# unix names below the write rule (on the cgroup hooks): out/p is pinned,
+# out/gone/ absent at start (the plan's unix_pins, gap unix.rename-dir)
+mkdir -p "$WORK/out/p"
+pol pins '{"version":1,"id":"t-pins",
+  "files":{"read":["/usr/lib/","/etc/"],"write":["'"$WORK"'/out/"]},
+  "exec":["/usr/lib/","'"$FS"'"],"network":{"connect":[],"unix":["'"$WORK"'/out/p/s","'"$WORK"'/out/gone/"]}}'
 pol layer '{"version":1,"id":"t-layer","files":"unrestricted","exec":"unrestricted",
   "network":{"connect":["127.0.0.1:9"],"unix":[]}}'
 pol syscalls '{"version":1,"id":"t-syscalls","files":"unrestricted","exec":"unrestricted",
@@ -677,6 +683,7 @@ if [ "$LL_ABI" -ge 3 ]; then
 	run landlock 0 landlock "$FS" read "$WORK/in/a" read "$WORK/secret" \
 		write "$WORK/out/x" write "$WORK/in/a"
 	run execdenied 126 landlock /usr/bin/true
+	run pins 0 pins "$FS" read /etc/hostname
 else
 	echo "# skipped: Landlock files/exec runs (need Landlock ABI 3+, have $LL_ABI)"
 fi
@@ -873,6 +880,16 @@ if has("gate"):
 b = load("burst")[-1]
 check(b["denials_total"] == 300 and b["denials_in_trace"] == b["sample_limit"] == 256
       and b["denials_not_in_trace"] == 44, f"burst: {b}")
+if has("pins"):
+    plan = load("pins")[0]["plan"]
+    up = plan.get("unix_pins")
+    gaps = [g["gap"] for g in plan["gaps"]]
+    if plan["classes"]["unix"]["backend"] == "cgroup-sock-addr":
+        check(up == {"pinned": [f"{work}/out/p"], "private": [],
+                     "unpinned": [{"path": f"{work}/out/gone", "why": "absent at start"}]}
+              and "unix.rename-dir" in gaps, f"pins: unix_pins {up}, gaps {gaps}")
+    else:
+        check(up is None and "unix.rename-dir" not in gaps, f"pins: bpf-lsm {up} {gaps}")
 if has("landlock"):
     t, be = load("landlock"), f"landlock-abi{ll_abi}"
     plan, cf = t[0]["plan"], t[2]

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mqueue.h>
 #include <poll.h>
 #include <netinet/in.h>
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
@@ -1087,10 +1089,110 @@ static int do_unix_move(const char *op, const char *src, const char *dst, const 
 		int e = errno;
 
 		printf("%s %s %s: %s\n", op, src, dst, strerror(e));
-		return e == EPERM || e == EACCES || e == EXDEV || e == EROFS ? EXIT_REFUSED :
-									       EXIT_SETUP;
+		return e == EPERM || e == EACCES || e == EXDEV || e == EROFS || e == EBUSY ?
+		       EXIT_REFUSED : EXIT_SETUP;
 	}
 	return unix_reach(reach ? reach : dst);
+}
+
+/* One step of an attempt on the directories on the way to a name: 0, or
+ * the attempt's exit (a mount point refused with EBUSY, crossing a mount
+ * with EXDEV, and Landlock's and seccomp's refusals: refused). */
+static int way_step(const char *what, const char *a, const char *b, int r)
+{
+	int e = errno;
+
+	if (!r)
+		return 0;
+	printf("%s %s%s%s: %s\n", what, a, b ? " " : "", b ? b : "", strerror(e));
+	return e == EPERM || e == EACCES || e == EXDEV || e == EROFS || e == EBUSY ?
+	       EXIT_REFUSED : EXIT_SETUP;
+}
+
+/* A socket of the outside given an allowed name by replacing a directory
+ * on the way to it (unix.pin in unix.list); then a connect to reach:
+ *   exchange SRC DIR REACH   renameat2 RENAME_EXCHANGE of SRC and DIR
+ *   rmdir SRC DIR REACH      rmdir DIR, rename SRC onto its name
+ *   symlink SRC DIR REACH    rmdir DIR, a symlink to SRC in its place
+ *   ancestor SRC DIR REACH   DIR renamed away (DIR.old), a new DIR made,
+ *                            SRC renamed to DIR/LAST (LAST: REACH's
+ *                            directory's last component)
+ *   rebind - - REACH         the server's name unlinked, a socket of its own
+ *                            bound there (0 once bound)
+ *   userns SRC DIR REACH     a user and mount namespace of its own, DIR
+ *                            unmounted there (if it is a mount), SRC
+ *                            renamed onto DIR */
+static int do_unix_way(const char *how, const char *src, const char *dir, const char *reach)
+{
+	char old[PATH_MAX], sub[PATH_MAX];
+	const char *last, *end;
+	int r = 0;
+
+	if (!strcmp(how, "exchange")) {
+		r = way_step("exchange", src, dir,
+			     (int)syscall(SYS_renameat2, AT_FDCWD, src, AT_FDCWD, dir, 2 /* RENAME_EXCHANGE */));
+	} else if (!strcmp(how, "rmdir") || !strcmp(how, "symlink")) {
+		r = way_step("rmdir", dir, NULL, rmdir(dir));
+		if (!r && !strcmp(how, "rmdir"))
+			r = way_step("rename", src, dir, rename(src, dir));
+		else if (!r)
+			r = way_step("symlink", src, dir, symlink(src, dir));
+	} else if (!strcmp(how, "ancestor")) {
+		end = strrchr(reach, '/');
+		for (last = end; last && last > reach && last[-1] != '/'; last--)
+			;
+		if (!end || !last || last == reach)
+			return usage();
+		snprintf(old, sizeof(old), "%s.old", dir);
+		snprintf(sub, sizeof(sub), "%s/%.*s", dir, (int)(end - last), last);
+		r = way_step("rename", dir, old, rename(dir, old));
+		if (!r)
+			r = way_step("mkdir", dir, NULL, mkdir(dir, 0755));
+		if (!r)
+			r = way_step("rename", src, sub, rename(src, sub));
+	} else if (!strcmp(how, "rebind")) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return setup("socket");
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", reach);
+		r = way_step("unlink", reach, NULL, unlink(reach));
+		if (!r)
+			r = way_step("bind", reach, NULL,
+				     bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1));
+		if (!r)
+			printf("bound %s itself\n", reach);
+		return r;
+	} else if (!strcmp(how, "userns")) {
+		r = way_step("unshare", "user+mount", NULL, unshare(CLONE_NEWUSER | CLONE_NEWNS));
+		if (!r && umount2(dir, MNT_DETACH) && errno != EINVAL)
+			r = way_step("umount", dir, NULL, -1);
+		if (!r)
+			r = way_step("rename", src, dir, rename(src, dir));
+	} else {
+		return usage();
+	}
+	return r ? r : unix_reach(reach);
+}
+
+/* The twin: a directory made and renamed in DIR, and one made below it
+ * renamed there, where nothing is on the way to a name. */
+static int do_unix_mkdir_rename(const char *dir)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	int r;
+
+	snprintf(a, sizeof(a), "%s/made", dir);
+	snprintf(b, sizeof(b), "%s/moved", dir);
+	r = way_step("mkdir", a, NULL, mkdir(a, 0755));
+	if (!r)
+		r = way_step("rename", a, b, rename(a, b));
+	if (!r)
+		r = way_step("rmdir", b, NULL, rmdir(b));
+	if (!r)
+		printf("mkdir, rename, rmdir in %s: ok\n", dir);
+	return r;
 }
 
 /* The twins of the narrowed write rules: a KIND (file, sock, symlink) made
@@ -1143,6 +1245,8 @@ static int usage(void)
 		"  posix-shm DIR | posix-shm-own | proc DIR|self cmdline|stat|status|maps\n"
 		"  unix-move rename|link|symlink SRC DST [CONNECT] | unix-connect PATH\n"
 		"  unix-procfd PATH | unix-make file|sock|symlink PATH\n"
+		"  unix-way exchange|rmdir|symlink|ancestor|rebind|userns SRC DIR CONNECT\n"
+		"  unix-mkdir-rename DIR  (the write area's own directories move)\n"
 		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n"
 		"  unix-serve PATH  (outside)\n");
 	return EXIT_SETUP;
@@ -1244,6 +1348,10 @@ int main(int argc, char **argv)
 		return do_unix_make(argv[2], argv[3]);
 	if (!strcmp(a, "unix-procfd") && argc > 2)
 		return do_unix_procfd(argv[2]);
+	if (!strcmp(a, "unix-mkdir-rename") && argc > 2)
+		return do_unix_mkdir_rename(argv[2]);
+	if (!strcmp(a, "unix-way") && argc > 5)
+		return do_unix_way(argv[2], argv[3], argv[4], argv[5]);
 	if (!strcmp(a, "unix-move") && argc > 4)
 		return do_unix_move(argv[2], argv[3], argv[4], argc > 5 ? argv[5] : NULL);
 	if (!strcmp(a, "with-stdin") && argc > 4 && !strcmp(argv[3], "--"))

@@ -1167,7 +1167,9 @@ static void planner_wx_closes_anon_code(void **state)
  * reaches an allowed pathname's directory; files on Landlock close it by
  * withholding sockets and symlinks there (install.landlock_unix_names),
  * files unrestricted cannot. unix.rename-dir: where a write rule holds a
- * directory of the name below its root (or lies below an allowed subtree). */
+ * directory of the name below its root (or lies below an allowed subtree);
+ * with the write rules' own mounts (mount_setattr: ro_tree) the planner
+ * leaves it to the pins made at start (install.unix_pins, run/unixpin.h). */
 static void planner_unix_rename_gap(void **state)
 {
 	static const struct {
@@ -1201,6 +1203,12 @@ static void planner_unix_rename_gap(void **state)
 		assert_int_equal(plan.install.landlock_unix_names, cases[i].narrow);
 		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME)), cases[i].gap);
 		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME_DIR)), cases[i].dir);
+		assert_false(plan.install.unix_pins);
+		c.mount_setattr = true;
+		plan__compile(p, &c, NULL, &plan);
+		c.mount_setattr = false;
+		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME_DIR)), cases[i].dir && cases[i].gap);
+		assert_int_equal(plan.install.unix_pins, cases[i].dir && !cases[i].gap);
 		if (cases[i].narrow) {
 			const struct rf_path_rule *w = &p->files_write.v[0];
 
@@ -1208,7 +1216,7 @@ static void planner_unix_rename_gap(void **state)
 		}
 		plan__compile(p, &l, NULL, &plan);
 		assert_false(plan.gaps & (GAP(UNIX_RENAME) | GAP(UNIX_RENAME_DIR)));
-		assert_false(plan.install.landlock_unix_names);
+		assert_false(plan.install.landlock_unix_names || plan.install.unix_pins);
 		policy__free(p);
 	}
 }
