@@ -25,6 +25,10 @@
 #include "pins.h"
 #include "rf_abi.h"
 
+/* The unix byte counters' links (socket length tracepoints) while the
+ * last run_counting's sandbox was live. */
+static int unix_links;
+
 /* `sh -c "rf-sys CALLS; echo ready; sleep 1"` under policy; the observe
  * links counted once it said ready (its sandbox is live then, and the
  * links, if any, were attached before it started); its output and trace. */
@@ -49,6 +53,8 @@ static int run_counting(const char *policy, const char *calls, char **ret_out, j
 	}
 	assert_non_null(strstr(head, "ready\n"));
 	links = h_raw_tp_links("rf_obs_enter") + h_raw_tp_links("rf_obs_exit");
+	/* the kernel keeps 15 bytes of a program name */
+	unix_links = h_raw_tp_links("rf_obs_unix_sen") + h_raw_tp_links("rf_obs_unix_rec");
 	assert_int_equal(h_wait(p, &rest, NULL), 0);
 	assert_true(asprintf(ret_out, "%s%s", head, rest) > 0);
 	free(rest);
@@ -163,6 +169,9 @@ static void test_network_only_no_tracepoint(void **state)
 			     "\"exec\":\"unrestricted\",\"network\":{\"connect\":[],\"unix\":[]}}",
 			     "gettid ptrace bpf", &out, &trace);
 	assert_int_equal(links, 0);
+	/* no unix peer can be reached: no socket of the host pays for
+	 * counting unix bytes either */
+	assert_int_equal(unix_links, 0);
 	assert_string_equal(h_result(out, "gettid"), "ok");
 	assert_string_equal(h_result(out, "ptrace"), "EPERM");
 	assert_string_equal(h_result(out, "bpf"), "EPERM");
