@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <jansson.h>
 #include <cmocka.h>
@@ -35,6 +36,17 @@ static inline int harness_require_root(void)
 		return -1;
 	}
 	return 0;
+}
+
+/* The running kernel is major.minor or later. */
+static inline bool h_kernel_at_least(int major, int minor)
+{
+	struct utsname un;
+	int maj = 0, min = 0;
+
+	if (uname(&un) || sscanf(un.release, "%d.%d", &maj, &min) < 1)
+		return false;
+	return maj > major || (maj == major && min >= minor);
 }
 
 static inline const char *h_env(const char *name, const char *def)

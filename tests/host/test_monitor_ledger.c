@@ -274,12 +274,7 @@ static void *unix_accept(void *arg)
 /* The kernel has cgroup/connect_unix (6.7+): on this host it must. */
 static bool unix_hooks(void)
 {
-	struct utsname un;
-	int maj = 0, min = 0;
-
-	uname(&un);
-	sscanf(un.release, "%d.%d", &maj, &min);
-	return maj > 6 || (maj == 6 && min >= 7);
+	return h_kernel_at_least(6, 7);
 }
 
 /* Four connects to a unix socket served outside, one of them writing

@@ -350,12 +350,7 @@ static long long unix_stop(struct unix_srv *u)
 /* The kernel has cgroup/connect_unix (6.7+): on this host it must. */
 static bool unix_hooks(void)
 {
-	struct utsname un;
-	int maj = 0, min = 0;
-
-	uname(&un);
-	sscanf(un.release, "%d.%d", &maj, &min);
-	return maj > 6 || (maj == 6 && min >= 7);
+	return h_kernel_at_least(6, 7);
 }
 
 /* Five connects to an allowed socket served outside, one to an abstract

@@ -147,6 +147,24 @@ static int do_unix(const char *op, const char *name)
 	return rc;
 }
 
+/* Write n bytes of 'u' to fd; *ret_sent: how many went. 0 or an errno. */
+static int write_n(int fd, long long n, long long *ret_sent)
+{
+	static char buf[65536];
+	ssize_t k;
+
+	memset(buf, 'u', sizeof(buf));
+	while (*ret_sent < n) {
+		long long want = n - *ret_sent;
+
+		k = write(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
+		if (k < 0)
+			return errno;
+		*ret_sent += k;
+	}
+	return 0;
+}
+
 /* Write n bytes to name's peer, then peek at and read m. */
 static int do_unixio(const char *name, long long n, long long m, long long *ret_sent,
 		     long long *ret_rcvd)
@@ -165,17 +183,7 @@ static int do_unixio(const char *name, long long n, long long m, long long *ret_
 		close(fd);
 		return rc;
 	}
-	memset(buf, 'u', sizeof(buf));
-	while (*ret_sent < n) {
-		long long want = n - *ret_sent;
-
-		k = write(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
-		if (k < 0) {
-			rc = errno;
-			break;
-		}
-		*ret_sent += k;
-	}
+	rc = write_n(fd, n, ret_sent);
 	/* the whole answer seen once without taking it: not received twice */
 	if (!rc && m > 0 && recv(fd, buf, m < (long long)sizeof(buf) ? (size_t)m : sizeof(buf),
 				 MSG_PEEK | MSG_WAITALL) < 0)
@@ -256,17 +264,7 @@ static int do_upload(const char *host, const char *port, long long n, long long 
 		close(fd);
 		return rc;
 	}
-	memset(buf, 'u', sizeof(buf));
-	while (*ret_sent < n) {
-		long long want = n - *ret_sent;
-
-		k = write(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
-		if (k < 0) {
-			rc = errno;
-			break;
-		}
-		*ret_sent += k;
-	}
+	rc = write_n(fd, n, ret_sent);
 	shutdown(fd, SHUT_WR);
 	while (!rc && (k = read(fd, buf, sizeof(buf))) > 0)
 		*ret_rcvd += k;
