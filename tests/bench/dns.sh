@@ -32,7 +32,7 @@ t0=$(date +%s)
 	--listen-address=127.0.0.1 -p "$PORT" --pid-file= --log-facility=/dev/null \
 	--host-record=bench.test,127.78.0.1,300 &
 dpid=$!
-sleep 0.3
+for _ in $(seq 200); do grep -q "0100007F:$(printf %04X "$PORT") " /proc/net/udp && break; sleep 0.05; done
 cat > "$tmp/policy.json" <<EOF
 {"version":1,"id":"bench-dns","files":"unrestricted","exec":"unrestricted",
  "env":{"pass":["PATH"]},

@@ -426,6 +426,58 @@ static inline int h_connect_tcp4(const char *addr, int port)
 
 /* ---- time ---- */
 
+/* True once something is bound to 127.0.0.1:port over UDP (the kernel's
+ * table: a bound socket queues queries until its owner reads them). */
+static inline bool h_udp_bound(int port)
+{
+	char want[32], line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/net/udp", "re");
+
+	snprintf(want, sizeof(want), " 0100007F:%04X ", port);
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * dnsmasq on 127.0.0.1:port answering only from its arguments (records:
+ * --host-record=..., NULL-terminated), killed with the test process.
+ * Returns once it is bound (a fixed sleep was too short on a loaded CI
+ * host: the gate's first query found nobody and was answered SERVFAIL),
+ * its pid, or -1.
+ */
+static inline pid_t h_dnsmasq_start(int port, const char *const *records)
+{
+	const char *argv[64] = { "/usr/sbin/dnsmasq", "-k", "--conf-file=/dev/null",
+		"--no-resolv", "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1",
+		"-p", NULL, "--pid-file=", "--log-facility=/dev/null" };
+	char port_s[16];
+	size_t n = 11;
+	pid_t pid;
+	int i;
+
+	snprintf(port_s, sizeof(port_s), "%d", port);
+	argv[8] = port_s;
+	while (records && *records && n < 63)
+		argv[n++] = *records++;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (i = 0; pid > 0 && i < 400 && !h_udp_bound(port); i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		usleep(25000);
+	}
+	return pid > 0 && h_udp_bound(port) ? pid : -1;
+}
+
 static inline uint64_t h_now_ms(void)
 {
 	struct timespec ts;

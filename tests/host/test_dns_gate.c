@@ -47,20 +47,13 @@ static const char *const records[] = {
 
 static int start_dnsmasq(void)
 {
-	const char *argv[64] = { "/usr/sbin/dnsmasq", "-k", "--conf-file=/dev/null",
-		"--no-resolv", "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1",
-		"-p", DNS_PORT, "--pid-file=", "--log-facility=/dev/null" };
-	size_t n = 11, i;
+	const char *recs[sizeof(records) / sizeof(records[0]) + 1];
+	size_t i;
 
 	for (i = 0; i < sizeof(records) / sizeof(records[0]); i++)
-		argv[n++] = records[i];
-	argv[n] = NULL;
-	dnsmasq = fork();
-	if (dnsmasq == 0) {
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	usleep(300000);
+		recs[i] = records[i];
+	recs[i] = NULL;
+	dnsmasq = h_dnsmasq_start(atoi(DNS_PORT), recs);
 	return dnsmasq > 0 ? 0 : -1;
 }
 

@@ -314,17 +314,10 @@ static pid_t dnsmasq = -1;
 
 static int start_dnsmasq(void)
 {
-	const char *argv[] = { "/usr/sbin/dnsmasq", "-k", "--conf-file=/dev/null",
-		"--no-resolv", "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1",
-		"-p", DNS_PORT, "--pid-file=", "--log-facility=/dev/null",
-		"--host-record=svc.learn.test," SVC_ADDR ",30", NULL };
+	static const char *const recs[] = { "--host-record=svc.learn.test," SVC_ADDR ",30",
+		NULL };
 
-	dnsmasq = fork();
-	if (dnsmasq == 0) {
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	usleep(300000);
+	dnsmasq = h_dnsmasq_start(atoi(DNS_PORT), recs);
 	return dnsmasq > 0 ? 0 : -1;
 }
 

@@ -44,18 +44,9 @@ static void *server(void *arg)
 
 static int start_dnsmasq(void)
 {
-	const char *argv[] = { "/usr/sbin/dnsmasq", "-k", "--conf-file=/dev/null",
-		"--no-resolv", "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1",
-		"-p", DNS_PORT, "--pid-file=", "--log-facility=/dev/null",
-		"--address=/tunnel.test/127.77.1.1", NULL };
+	static const char *const recs[] = { "--address=/tunnel.test/127.77.1.1", NULL };
 
-	dnsmasq = fork();
-	if (dnsmasq == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	usleep(300000);
+	dnsmasq = h_dnsmasq_start(atoi(DNS_PORT), recs);
 	return dnsmasq > 0 ? 0 : -1;
 }
 

@@ -114,6 +114,8 @@ pids+=($!)
 	--listen-address=127.0.0.1 -p "$DNS" --pid-file= --log-facility=/dev/null \
 	--host-record=allowed.test,127.77.0.1,30 --host-record=other.test,127.77.0.2,30 &
 pids+=($!)
+# bound before any container asks (a fixed wait is too short on a loaded host)
+for _ in $(seq 200); do grep -q "0100007F:$(printf %04X "$DNS") " /proc/net/udp && break; sleep 0.05; done
 # The monitor, for the alert: JSON lines to a file.
 "$MON" --output "$W/alerts.json" --state "" --burst-count 1 --linger-ms 200 >"$W/mon.log" 2>&1 &
 pids+=($!)

@@ -118,6 +118,8 @@ BG="$BG $!"
 	--state "" --burst-count 1 --linger-ms 200 > "$W/mon.log" 2>&1 &
 BG="$BG $!"
 sleep 1
+# dnsmasq bound before any container asks (TCG on a loaded host is slow)
+for _ in $(seq 100); do grep -q "0100007F:$(printf %04X "$DNS") " /proc/net/udp && break; sleep 0.1; done
 
 # ctr NAME POLICY [podman run options...] -- CMD...: NAME.out (both
 # streams), NAME.hook (the hook's stdout: its plan), NAME.err (its stderr)
