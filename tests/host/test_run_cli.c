@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <bpf/bpf.h>
 #include "pins.h"
+#include "leaks.h"
 
 #define OPEN_POLICY                                                               \
 	"{\"version\":1,\"id\":\"cli\",\"files\":\"unrestricted\","               \
@@ -449,7 +450,7 @@ static void status_lists_live_and_unload_refuses(void **state)
 	int rc, found = 0;
 
 	(void)state;
-	usleep(700 * 1000);
+	json_decref(h_wait_registered("cli-"));  /* live, not a fixed wait */
 	txt = capture(st_args, &rc);
 	assert_int_equal(rc, 0);
 	o = json_loads(txt, 0, NULL);
@@ -537,7 +538,7 @@ static void stale_pinned_objects_are_never_reused(void **state)
 
 	(void)state;
 	live = h_spawn(policy, NULL, NULL, sleeper);
-	usleep(600 * 1000);
+	json_decref(h_wait_registered("cli-"));  /* live, not a fixed wait */
 	snprintf(path, sizeof(path), "%s/meta", rf_pins__dir());
 	fd = bpf_obj_get(path);
 	assert_true(fd >= 0);
@@ -576,7 +577,7 @@ static void unload_force_kills_live_sandboxes(void **state)
 	int rc;
 
 	(void)state;
-	usleep(600 * 1000);
+	json_decref(h_wait_registered("cli-"));  /* live, not a fixed wait */
 	free(capture(un_args, &rc));
 	assert_int_equal(rc, 0);
 	assert_int_equal(h_wait(live, NULL, NULL), 128 + SIGKILL);
