@@ -41,7 +41,7 @@ prog() { [ -f "$1" ] && [ -x "$1" ] && [ "${1%.d}" = "$1" ]; }
 # failure of that suite: never of the next one, whose runs a live leftover
 # would refuse. tests/leftovers.py says how.
 SNAP=$(mktemp)
-trap 'rm -f "$SNAP"; [ -z "$TOOLS_COPY" ] || rm -rf "$TOOLS_COPY"' EXIT
+trap 'rm -f "$SNAP" "$TIMES"; [ -z "$TOOLS_COPY" ] || rm -rf "$TOOLS_COPY"' EXIT
 leftovers() { # label [snapshot]: 0 when the suite left nothing live
 	local out rc
 	out=$(python3 "$HERE/leftovers.py" clean "$BUILD" "$@" 2>&1)
@@ -50,8 +50,10 @@ leftovers() { # label [snapshot]: 0 when the suite left nothing live
 	return $rc
 }
 
+# Seconds per suite, for the closing list of the slowest (CI's budget).
+TIMES=$(mktemp)
 run() { # label command...
-	local log rc p f label=$1
+	local log rc p f label=$1 t0=$SECONDS
 	log=$(mktemp)
 	echo "== $label"
 	shift
@@ -67,6 +69,7 @@ run() { # label command...
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 	p=$((p + $(grep -c '^ok - ' "$log"))) f=$((f + $(grep -c '^not ok - ' "$log")))
 	rm -f "$log"
+	printf '%d\t%s\n' $((SECONDS - t0)) "$label" >> "$TIMES"
 	passed=$((passed + p)) failed=$((failed + f))
 	if [ "$rc" != 0 ] || [ $((p + f)) = 0 ]; then broken+=("$label (exit $rc)"); fi
 }
@@ -138,6 +141,8 @@ run "vm: Debian 7.3 kernel, without and with BPF-LSM, and the monitor's unit und
 rm -f "$vm73_log"
 
 echo
+echo "# the slowest suites (s; the 7.3 VMs ran beside 6.1), of ${SECONDS} s in all:"
+sort -rn "$TIMES" | head -n 8 | sed 's/^/#   /'
 if [ ${#broken[@]} -gt 0 ]; then
 	printf 'suite failed: %s\n' "${broken[@]}"
 fi
