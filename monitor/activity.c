@@ -116,6 +116,23 @@ static void set_time(json_t *o, const char *key, int64_t ms)
 }
 
 /* The record's metadata; uid: its own identity. */
+/* The class, category (4, Network Activity) and activity (6, Traffic) of
+ * both record kinds: type_uid is class_uid * 100 + activity_id. */
+static void traffic_class(json_t *o, int class_uid, const char *class_name)
+{
+	char type_name[64];
+
+	snprintf(type_name, sizeof(type_name), "%s: Traffic", class_name);
+	json_object_set_new(o, "class_uid", json_integer(class_uid));
+	json_object_set_new(o, "class_name", json_string(class_name));
+	json_object_set_new(o, "category_uid", json_integer(4));
+	json_object_set_new(o, "category_name", json_string("Network Activity"));
+	json_object_set_new(o, "activity_id", json_integer(6));
+	json_object_set_new(o, "activity_name", json_string("Traffic"));
+	json_object_set_new(o, "type_uid", json_integer((json_int_t)class_uid * 100 + 6));
+	json_object_set_new(o, "type_name", json_string(type_name));
+}
+
 static json_t *metadata_of(const char *uid, const struct rf_sandbox_info *si, uint64_t seq)
 {
 	json_t *md;
@@ -231,15 +248,8 @@ json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *s
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "metadata", metadata(r, si, seq));
-	json_object_set_new(o, "class_uid", json_integer(RF_OCSF_DNS_CLASS_UID));
-	json_object_set_new(o, "class_name", json_string(RF_OCSF_DNS_CLASS_NAME));
-	json_object_set_new(o, "category_uid", json_integer(4));
-	json_object_set_new(o, "category_name", json_string("Network Activity"));
 	/* one record for the question and its reply: Traffic */
-	json_object_set_new(o, "activity_id", json_integer(6));
-	json_object_set_new(o, "activity_name", json_string("Traffic"));
-	json_object_set_new(o, "type_uid", json_integer(RF_OCSF_DNS_CLASS_UID * 100 + 6));
-	json_object_set_new(o, "type_name", json_string("DNS Activity: Traffic"));
+	traffic_class(o, RF_OCSF_DNS_CLASS_UID, RF_OCSF_DNS_CLASS_NAME);
 	set_time(o, "time", t_ms);
 	set_time(o, "query_time", t_ms - (int64_t)r->latency_us / 1000);
 	set_time(o, "response_time", t_ms);
@@ -413,15 +423,8 @@ json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "metadata", metadata_of(uid, si, seq));
-	json_object_set_new(o, "class_uid", json_integer(RF_OCSF_NET_CLASS_UID));
-	json_object_set_new(o, "class_name", json_string(RF_OCSF_NET_CLASS_NAME));
-	json_object_set_new(o, "category_uid", json_integer(4));
-	json_object_set_new(o, "category_name", json_string("Network Activity"));
 	/* the traffic of one destination over an interval: Traffic */
-	json_object_set_new(o, "activity_id", json_integer(6));
-	json_object_set_new(o, "activity_name", json_string("Traffic"));
-	json_object_set_new(o, "type_uid", json_integer(RF_OCSF_NET_CLASS_UID * 100 + 6));
-	json_object_set_new(o, "type_name", json_string("Network Activity: Traffic"));
+	traffic_class(o, RF_OCSF_NET_CLASS_UID, RF_OCSF_NET_CLASS_NAME);
 	set_time(o, "time", t_ms);
 	set_time(o, "start_time", start_ms);
 	set_time(o, "end_time", end_ms);
