@@ -105,16 +105,6 @@ static const char *disp_name(int d)
 	return d == 1 ? "Allowed" : d == 2 ? "Blocked" : d == 17 ? "Logged" : "Error";
 }
 
-static void set_time(json_t *o, const char *key, int64_t ms)
-{
-	char dt[48], k[64];
-
-	alert__format_ms(ms, dt, sizeof(dt));
-	json_object_set_new(o, key, json_integer(ms));
-	snprintf(k, sizeof(k), "%s_dt", key);
-	json_object_set_new(o, k, json_string(dt));
-}
-
 /* The record's metadata; uid: its own identity. */
 /* The class, category (4, Network Activity) and activity (6, Traffic) of
  * both record kinds: type_uid is class_uid * 100 + activity_id. */
@@ -250,9 +240,9 @@ json_t *activity__dns(const struct rf_input *in, const struct rf_sandbox_info *s
 	json_object_set_new(o, "metadata", metadata(r, si, seq));
 	/* one record for the question and its reply: Traffic */
 	traffic_class(o, RF_OCSF_DNS_CLASS_UID, RF_OCSF_DNS_CLASS_NAME);
-	set_time(o, "time", t_ms);
-	set_time(o, "query_time", t_ms - (int64_t)r->latency_us / 1000);
-	set_time(o, "response_time", t_ms);
+	alert__set_time(o, "time", t_ms);
+	alert__set_time(o, "query_time", t_ms - (int64_t)r->latency_us / 1000);
+	alert__set_time(o, "response_time", t_ms);
 	json_object_set_new(o, "timezone_offset", json_integer(0));
 	json_object_set_new(o, "severity_id", json_integer(1));
 	json_object_set_new(o, "severity", json_string("Informational"));
@@ -425,9 +415,9 @@ json_t *activity__flow(const struct rf_input *in, const struct rf_sandbox_info *
 	json_object_set_new(o, "metadata", metadata_of(uid, si, seq));
 	/* the traffic of one destination over an interval: Traffic */
 	traffic_class(o, RF_OCSF_NET_CLASS_UID, RF_OCSF_NET_CLASS_NAME);
-	set_time(o, "time", t_ms);
-	set_time(o, "start_time", start_ms);
-	set_time(o, "end_time", end_ms);
+	alert__set_time(o, "time", t_ms);
+	alert__set_time(o, "start_time", start_ms);
+	alert__set_time(o, "end_time", end_ms);
 	json_object_set_new(o, "timezone_offset", json_integer(0));
 	json_object_set_new(o, "severity_id", json_integer(1));
 	json_object_set_new(o, "severity", json_string("Informational"));

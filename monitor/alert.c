@@ -26,7 +26,7 @@ static int64_t wall_ms(uint64_t boot_ns, int64_t off)
 	return ((int64_t)boot_ns + off) / 1000000;
 }
 
-static void set_time(json_t *o, const char *key, int64_t ms)
+void alert__set_time(json_t *o, const char *key, int64_t ms)
 {
 	char dt[48], k[64];
 
@@ -415,7 +415,7 @@ static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64
 	snprintf(type_name, sizeof(type_name), "%s: %s", RF_OCSF_CLASS_NAME,
 		 rf_phase_activity(a->phase));
 	json_object_set_new(o, "type_name", json_string(type_name));
-	set_time(o, "time", wall_ms(a->time_ns, off));
+	alert__set_time(o, "time", wall_ms(a->time_ns, off));
 	json_object_set_new(o, "timezone_offset", json_integer(0));     /* times are UTC */
 	json_object_set_new(o, "severity_id", json_integer(sev));
 	json_object_set_new(o, "severity", json_string(rf_severity_caption(sev)));
@@ -426,8 +426,8 @@ static void ocsf_header(json_t *o, const struct rf_alert *a, uint64_t seq, int64
 	json_object_set_new(o, "disposition", json_string(disposition_name(disp)));
 	json_object_set_new(o, "message", json_string(msg));
 	json_object_set_new(o, "count", json_integer((json_int_t)a->count));
-	set_time(o, "start_time", wall_ms(a->first_ns, off));
-	set_time(o, "end_time", wall_ms(a->last_ns, off));
+	alert__set_time(o, "start_time", wall_ms(a->first_ns, off));
+	alert__set_time(o, "end_time", wall_ms(a->last_ns, off));
 }
 
 /* The host that alerted (the host profile); type unknown to the monitor. */
@@ -455,8 +455,8 @@ static json_t *finding_info(const struct rf_alert *a, int64_t off, const char *m
 		       "type_id", 1, "type", "Rule", "category", "ringfence",
 		       "types", rf_rule_id(a->rule));
 	json_object_set_new(fi, "desc", json_string(msg));
-	set_time(fi, "first_seen_time", wall_ms(a->first_ns, off));
-	set_time(fi, "last_seen_time", wall_ms(a->last_ns, off));
+	alert__set_time(fi, "first_seen_time", wall_ms(a->first_ns, off));
+	alert__set_time(fi, "last_seen_time", wall_ms(a->last_ns, off));
 	return fi;
 }
 

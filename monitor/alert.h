@@ -41,5 +41,7 @@ char *alert__line(const struct rf_alert *a, uint64_t seq, int64_t boot_to_real_n
 
 /* RFC 3339 UTC with milliseconds, e.g. 2026-11-29T10:00:00.123Z. */
 void alert__format_ms(int64_t ms, char *buf, size_t len);
+/* key (ms since the epoch) and key_dt (its RFC 3339 text), as OCSF has both. */
+void alert__set_time(json_t *o, const char *key, int64_t ms);
 
 #endif
