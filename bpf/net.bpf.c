@@ -550,7 +550,7 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	 * length tracepoints attached for this sandbox): no socket storage
 	 * made per connect otherwise */
 	if (led && v == ALLOW &&
-	    ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type) &&
+	    ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type, 0) &&
 	    (led->flags & RF_LEDGER_UNIX_BYTES))
 		ledger_unix_sk(ctx->sk, &s->ufk, op == RF_OP_CONNECT_UNIX);
 	return v;

@@ -564,6 +564,141 @@ int BPF_PROG(rf_obs_unix_received, struct sock *sk, int ret, int flags)
 	return 0;
 }
 
+/*
+ * The same before Linux 6.7 (no cgroup unix hooks to key a socket; group
+ * RF_OBS_UNIX_BYTES too, loaded instead of the tracepoints where the
+ * kernel takes fexit programs: enforcer.c's obs_select): fexit programs on
+ * af_unix's own connect, sendmsg and recvmsg (only unix sockets pay). A
+ * connect or an addressed datagram the kernel did not refuse with EPERM
+ * (BPF-LSM's network.unix, or another LSM) is a connection to the name as
+ * the sandbox gave it, as the cgroup hooks name it; the return values are
+ * the payload bytes the tracepoints would see. seqpacket sockets connect
+ * through unix_stream_connect and send and receive through the datagram
+ * functions (with no address); sendfile and splice into a stream socket go
+ * through unix_stream_sendpage before 6.5 (optional: gone since).
+ */
+#define RF_EPERM_RET (-1)
+#define RF_SUN_PATH_OFF 2               /* offsetof(struct sockaddr_un, sun_path) */
+#define RF_SOCKADDR_UN_LEN 110          /* sizeof(struct sockaddr_un) */
+
+/* The ledger of the current task's sandbox while its unix bytes are
+ * counted; NULL outside one (one helper call for the host's tasks). */
+static __always_inline struct rf_ledger *unix_ledger(__u64 *cgid)
+{
+	struct rf_ledger *l;
+
+	if (bpf_current_task_under_cgroup(&rf_obs_parent, 0) == 0 || !current_sandbox(cgid))
+		return NULL;
+	l = bpf_map_lookup_elem(&rf_ledger, cgid);
+	return l && (l->flags & RF_LEDGER_UNIX_BYTES) ? l : NULL;
+}
+
+/* A connection to the name at uaddr (alen bytes, as unix_validate_addr
+ * takes it) of a sandbox's socket, with sent payload bytes; keyed for what
+ * it sends (connect) and receives. */
+static __always_inline void unix_fx_name(struct socket *sock, const void *uaddr, int alen,
+					 __u64 sent, bool connect)
+{
+	struct rf_unix_flow_key k;
+	struct rf_ledger *l;
+	__u16 family = 0;
+	__u64 cgid;
+
+	if (alen <= RF_SUN_PATH_OFF || alen > RF_SOCKADDR_UN_LEN ||
+	    bpf_probe_read_kernel(&family, sizeof(family), uaddr) || family != AF_UNIX)
+		return;
+	l = unix_ledger(&cgid);
+	if (l && ledger_unix(l, &k, cgid, (const __u8 *)uaddr + RF_SUN_PATH_OFF,
+			     alen - RF_SUN_PATH_OFF, sock->type, sent))
+		ledger_unix_sk(sock->sk, &k, connect);
+}
+
+/* Bytes of a keyed socket: sent to its connected peer; received from it,
+ * else from the name it last sent to. */
+static __always_inline void unix_fx_bytes(struct socket *sock, int ret, bool sent)
+{
+	struct rf_unix_sk *u;
+
+	if (ret <= 0)
+		return;
+	u = bpf_sk_storage_get(&rf_unix_sk, sock->sk, NULL, 0);
+	if (!u)
+		return;
+	if (u->has_conn)
+		unix_count(&u->conn, ret, sent);
+	else if (!sent && u->has_to)
+		unix_count(&u->to, ret, false);
+}
+
+static __always_inline int unix_fx_connect(struct socket *sock, struct sockaddr *uaddr, int alen,
+					   int ret)
+{
+	if (ret != RF_EPERM_RET)
+		unix_fx_name(sock, uaddr, alen, 0, true);
+	return 0;
+}
+
+SEC("fexit/unix_stream_connect")
+int BPF_PROG(rf_obs_unix_fx_connect, struct socket *sock, struct sockaddr *uaddr, int alen,
+	     int flags, int ret)
+{
+	return unix_fx_connect(sock, uaddr, alen, ret);
+}
+
+SEC("fexit/unix_dgram_connect")
+int BPF_PROG(rf_obs_unix_fx_dconnect, struct socket *sock, struct sockaddr *uaddr, int alen,
+	     int flags, int ret)
+{
+	return unix_fx_connect(sock, uaddr, alen, ret);
+}
+
+SEC("fexit/unix_stream_sendmsg")
+int BPF_PROG(rf_obs_unix_fx_send, struct socket *sock, struct msghdr *msg, size_t len, int ret)
+{
+	unix_fx_bytes(sock, ret, true);
+	return 0;
+}
+
+/* An addressed datagram: a connection to that name with its bytes (the
+ * socket's connected peer, if any, is not the one it went to). */
+SEC("fexit/unix_dgram_sendmsg")
+int BPF_PROG(rf_obs_unix_fx_dsend, struct socket *sock, struct msghdr *msg, size_t len, int ret)
+{
+	int alen = msg->msg_namelen;
+
+	if (!alen)
+		unix_fx_bytes(sock, ret, true);
+	else if (ret != RF_EPERM_RET)
+		unix_fx_name(sock, msg->msg_name, alen, ret > 0 ? ret : 0, false);
+	return 0;
+}
+
+SEC("fexit/unix_stream_recvmsg")
+int BPF_PROG(rf_obs_unix_fx_recv, struct socket *sock, struct msghdr *msg, size_t size,
+	     int flags, int ret)
+{
+	if (!(flags & RF_MSG_PEEK))
+		unix_fx_bytes(sock, ret, false);
+	return 0;
+}
+
+SEC("fexit/unix_dgram_recvmsg")
+int BPF_PROG(rf_obs_unix_fx_drecv, struct socket *sock, struct msghdr *msg, size_t size,
+	     int flags, int ret)
+{
+	if (!(flags & RF_MSG_PEEK))
+		unix_fx_bytes(sock, ret, false);
+	return 0;
+}
+
+SEC("fexit/unix_stream_sendpage")
+int BPF_PROG(rf_obs_unix_fx_page, struct socket *sock, struct page *page, int offset,
+	     size_t size, int flags, long ret)
+{
+	unix_fx_bytes(sock, ret > 0x7fffffff ? 0x7fffffff : (int)ret, true);
+	return 0;
+}
+
 /* The record rf_obs_verdict works on: too large for the stack next to
  * publish()'s. */
 struct {

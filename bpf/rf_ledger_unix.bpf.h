@@ -73,4 +73,71 @@ static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const vo
 	f->last_ns = now;
 }
 
+/*
+ * A connect() or an addressed datagram to a unix name, the policy having
+ * let it through: one connection of the peer of that name (k: scratch
+ * memory), with sent bytes of its payload (the fexit path's datagram; the
+ * cgroup hooks run before the send: 0). The name as given (uaddr: the
+ * kernel's copy of the sockaddr, len bytes of sun_path): a pathname up to
+ * its first NUL, an abstract name whole; the rest of the key zero, so one
+ * name is one flow.
+ */
+static __always_inline bool ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
+					__u64 cgid, const __u8 *uaddr, __u32 len, __u32 type,
+					__u64 sent)
+{
+	long n;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->cgroup_id = cgid;
+	k->type = (__u8)type;
+	if (len > RF_UNIX_PATH_MAX)
+		len = RF_UNIX_PATH_MAX;
+	/* _str: at most len bytes, then a NUL (a pathname ends there); one
+	 * read for the common case, a pathname */
+	n = bpf_probe_read_kernel_str(k->name, len + 1, uaddr);
+	if (n < 1)
+		return false;
+	if (n == 1 && len) {
+		/* a NUL first: an abstract name, its len - 1 bytes whole
+		 * (masked: the verifier keeps the bound through the - 1) */
+		__u32 m = (len - 1) & 0x7f;
+
+		if (m > RF_UNIX_PATH_MAX - 1)
+			m = RF_UNIX_PATH_MAX - 1;
+		k->abstract = 1;
+		if (bpf_probe_read_kernel(k->name, m, uaddr + 1))
+			return false;
+		n = m + 1;
+	}
+	k->len = (__u16)(n - 1);
+	flow_add_in(&rf_unix_flows, l, k, 1, sent, 0);
+	return true;
+}
+
+/* The socket's bytes count in flow k from now on (observe.bpf.c): a
+ * connect names the peer of its unaddressed sends and of what it
+ * receives, a sendto the one send that follows (the tracepoint fires
+ * after this hook, for this very call, whether it failed or not; the
+ * fexit path counted that send already and reads only what it receives).
+ * sk: the hook's socket (struct bpf_sock, or a BTF struct sock). */
+static __always_inline void ledger_unix_sk(void *sk, const struct rf_unix_flow_key *k,
+					   bool connect)
+{
+	struct rf_unix_sk *u = bpf_sk_storage_get(&rf_unix_sk, sk, NULL,
+						  BPF_SK_STORAGE_GET_F_CREATE);
+
+	if (!u)
+		return;
+	if (connect) {
+		__builtin_memcpy(&u->conn, k, sizeof(*k));
+		u->has_conn = 1;
+		u->to_next = 0;
+	} else {
+		__builtin_memcpy(&u->to, k, sizeof(*k));
+		u->has_to = 1;
+		u->to_next = 1;
+	}
+}
+
 #endif /* RF_LEDGER_UNIX_BPF_H */

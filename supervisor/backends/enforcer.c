@@ -32,6 +32,7 @@
 #include "enforcer.h"
 #include "sbmaps.h"
 #include "namecache.h"
+#include "unix_bytes.h"
 #include "gen/build_id.h"
 #include "net.skel.h"
 #include "lsm.skel.h"
@@ -224,36 +225,31 @@ static int obs_fill(struct bpf_object *obj, struct rf_error *e)
 	return err;
 }
 
-bool enforcer__kernel_unix_bytes(void)
+enum rf_unix_bytes enforcer__kernel_unix_bytes(void)
 {
-	struct utsname u;
-	int maj = 0, min = 0;
-
-	/* The release, not the kernel's BTF: this is asked on every run, and
-	 * reading the BTF takes 15-30 ms here. The tracepoints came in 6.3. */
-	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
-		return false;
-	return maj > 6 || (maj == 6 && min >= 3);
+	return unix_bytes__kernel();
 }
 
-/* The programs of the group RF_OBS_UNIX_BYTES: only where the kernel has
- * their tracepoints (a tp_btf program without one fails the whole load). */
+/* The programs of the group RF_OBS_UNIX_BYTES: this kernel's way of
+ * counting unix bytes (unix_bytes.h), the tracepoints or the fexit
+ * programs (a program without its tracepoint or function fails the whole
+ * load, and a kernel that refuses fexit would too). */
 static int obs_select(struct bpf_object *obj, struct rf_error *e)
 {
-	bool have = enforcer__kernel_unix_bytes();
 	struct bpf_program *prog;
 
 	(void)e;
 	bpf_object__for_each_program(prog, obj)
 		if (!strncmp(bpf_program__name(prog), RF_OBS_UNIX_PREFIX,
 			     strlen(RF_OBS_UNIX_PREFIX)))
-			bpf_program__set_autoload(prog, have);
+			bpf_program__set_autoload(prog,
+						  unix_bytes__prog_loads(bpf_program__name(prog)));
 	return 0;
 }
 
 static uint32_t obs_features(void)
 {
-	return enforcer__kernel_unix_bytes() ? RF_FEAT_UNIX_BYTES : 0;
+	return enforcer__kernel_unix_bytes() != RF_UNIX_BYTES_NONE ? RF_FEAT_UNIX_BYTES : 0;
 }
 
 /* In the order of struct extra_obj's fields. tp_btf programs attach by raw
@@ -514,7 +510,11 @@ static int link_pinned_name(const struct extra_obj *o, const char *name)
 	snprintf(path, sizeof(path), "%s/%s%s", rf_pins__dir(), o->link_prefix, name);
 	fd = bpf_obj_get(path);
 	memset(&info, 0, sizeof(info));
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != o->link_type)
+	/* a tracing object's fexit programs (RF_OBS_UNIX_BYTES before 6.7)
+	 * have trampoline links, its tp_btf ones raw tracepoint links */
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    (info.type != o->link_type &&
+	     !(o->link_type == BPF_LINK_TYPE_RAW_TRACEPOINT && info.type == BPF_LINK_TYPE_TRACING)))
 		ret = -ENOENT;
 	if (fd >= 0)
 		close(fd);

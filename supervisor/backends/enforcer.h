@@ -9,6 +9,7 @@
 #include "error.h"
 #include "pins.h"
 #include "plan/probe.h"
+#include "unix_bytes.h"
 
 /* The observe programs' links, in groups attached on their own: the
  * sys_exit tracepoint (every syscall of every task on the host), the exec
@@ -64,10 +65,11 @@ int enforcer__open(int parent_fd, bool want_unix, bool want_lsm, bool want_obser
 void enforcer__close(struct rf_enforcer *enf);
 
 /* The payload of this sandbox's unix peers is counted: the kernel loaded
- * the socket length tracepoints (6.3+) and they are attached for it. */
+ * the programs of RF_OBS_UNIX_BYTES and they are attached for it. */
 bool enforcer__unix_bytes(const struct rf_enforcer *enf);
-/* This kernel has them (Linux 6.3+: tp_btf/sock_send_length). */
-bool enforcer__kernel_unix_bytes(void);
+/* How this kernel counts it (the socket length tracepoints with the cgroup
+ * unix hooks, 6.7+; fexit programs before), or not. */
+enum rf_unix_bytes enforcer__kernel_unix_bytes(void);
 
 /* A sandbox cgroup outside MOUNT/ringfence (cgplace.h) gets the pinned
  * cgroup programs attached to itself (BPF_F_ALLOW_MULTI, no link: gone

@@ -159,14 +159,15 @@ enum rf_plan_observed {
 	X(LIMITS_EGRESS_UNIX, "limits.egress-unix", RF_CLASS_LIMITS,                     \
 	  "egress_bytes budgets payload over IP (loopback included), never bytes "       \
 	  "written to unix sockets; the ledger counts unix peers by the name given to "   \
-	  "connect() or sendto() only where the kernel has the cgroup unix hooks (6.7+, " \
-	  "none before), with their payload bytes exact through the sock_send_length/"  \
-	  "sock_recv_length tracepoints (6.3+, attached while a counted sandbox is "     \
-	  "live; null where the observe programs do not load, under --no-observe and " \
-	  "for OCI containers); "                                                       \
-	  "not counted: sockets it did not itself connect or address by name "           \
-	  "(socketpairs, inherited or received ones, connections its own listeners "    \
-	  "accept) and splice() reads out of a unix socket (they bypass sock_recvmsg)")   \
+	  "connect() or sendto(), with their payload bytes exact, while the observe "    \
+	  "programs are attached for a counted sandbox: on 6.7+ the cgroup unix hooks "  \
+	  "and the sock_send_length/sock_recv_length tracepoints (without the observe " \
+	  "programs, under --no-observe and for OCI containers, connections only, "     \
+	  "bytes null), before 6.7 fexit programs on af_unix's connect, sendmsg and "   \
+	  "recvmsg (without them, or where the kernel refuses fexit programs, no unix " \
+	  "peer is counted); not counted: sockets it did not itself connect or address " \
+	  "by name (socketpairs, inherited or received ones, connections its own "       \
+	  "listeners accept) and splice() reads out of a unix socket")                   \
 	X(LIMITS_DISK_WRITEBACK, "limits.disk-writeback", RF_CLASS_LIMITS,               \
 	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
 	  "layer) every 100 ms: data still in the page cache is not counted until it "    \

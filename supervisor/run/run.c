@@ -620,9 +620,10 @@ static void undo_enforcer(void *ctx)
 
 /* The observe groups this sandbox wants attached (RF_OBS_WANT bits): the
  * sys_exit tracepoint for its inferred denials, the exec tracepoint for
- * the loader kill, sys_enter too for an audit sandbox's execs, the socket
- * length tracepoints for its ledger's unix bytes (its unix peers are keyed
- * by the cgroup unix hooks; not under --no-observe). */
+ * the loader kill, sys_enter too for an audit sandbox's execs, the
+ * programs of its ledger's unix bytes (the socket length tracepoints, its
+ * unix peers keyed by the cgroup unix hooks; before 6.7 the fexit programs
+ * that do both; not under --no-observe). */
 static unsigned int observe_groups(const struct sandbox *sb)
 {
 	uint32_t f = plan__sandbox_flags(&sb->plan, sb->policy, true);
@@ -632,8 +633,12 @@ static unsigned int observe_groups(const struct sandbox *sb)
 	 * them, and no socket of the host pays for it */
 	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || p->mode == RF_MODE_AUDIT;
 	/* --no-observe: no tracepoint of ours on the host for this sandbox */
-	bool ubytes = reach && sb->caps.unix_sock_addr.ok && flows__ledger_wanted() &&
-		      !sb->plan.observe_off && enforcer__kernel_unix_bytes();
+	bool ubytes = reach && flows__ledger_wanted() && !sb->plan.observe_off;
+	enum rf_unix_bytes how = ubytes ? enforcer__kernel_unix_bytes() : RF_UNIX_BYTES_NONE;
+
+	/* the tracepoints count only sockets the cgroup unix hooks keyed */
+	ubytes = how == RF_UNIX_BYTES_FEXIT ||
+		 (how == RF_UNIX_BYTES_TP && sb->caps.unix_sock_addr.ok);
 
 	return ((f & RF_OBSERVE_FLAGS & ~RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_SYSCALLS) : 0) |
 	       ((f & RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_EXEC) : 0) |

@@ -30,20 +30,32 @@
  *   unixsend PATH|@NAME N SIZE  N datagrams of SIZE bytes by sendto from one
  *                        unbound socket: "unixsend NAME ok=K" then the first
  *                        error's name
+ *   unixdgio PATH|@NAME N SIZE M  from an autobound unix datagram socket, N
+ *                        datagrams of SIZE bytes by sendto, a peek, then
+ *                        datagrams read until M bytes came (5 s at most):
+ *                        "unixdgio NAME RESULT sent=S received=R"
+ *   unixdgcio PATH|@NAME N SIZE M  the same connected: connect, then send
  *   userve PATH N        listen on a unix stream socket PATH, accept N
  *                        connections one after the other: "userve PATH N"
  *   usink PATH N         as userve, each read to its end: "usink PATH N BYTES"
+ *   ureply PATH N WANT REPLY  as userve, each: read WANT bytes, write REPLY,
+ *                        read to its end: "ureply PATH N BYTES_READ"
+ *   udecho PATH N REPLY  bind a unix datagram socket at PATH, take N
+ *                        datagrams, answer each sender REPLY bytes:
+ *                        "udecho PATH N BYTES_READ"
  *   sleep MS             wait
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,6 +214,118 @@ static int do_unixio(const char *name, long long n, long long m, long long *ret_
 	return rc;
 }
 
+/* Datagrams to name's peer from an autobound socket (connected first when
+ * conn), then a peek and reads until m bytes came. */
+static int do_unixdgio(const char *name, bool conn, int n, int size, long long m,
+		       long long *ret_sent, long long *ret_rcvd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(name, &sun);
+	sa_family_t fam = AF_UNIX;
+	struct timeval tv = { 5, 0 };
+	static char buf[65536];
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0, k;
+	ssize_t r;
+
+	*ret_sent = *ret_rcvd = 0;
+	if (size > (int)sizeof(buf))
+		size = (int)sizeof(buf);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&fam, sizeof(fam)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    (conn && connect(fd, (struct sockaddr *)&sun, len)))
+		rc = errno;
+	for (k = 0; !rc && k < n; k++) {
+		r = conn ? send(fd, buf, (size_t)size, 0)
+			 : sendto(fd, buf, (size_t)size, 0, (struct sockaddr *)&sun, len);
+		if (r < 0)
+			rc = errno;
+		else
+			*ret_sent += r;
+	}
+	if (!rc && m > 0 && recv(fd, buf, sizeof(buf), MSG_PEEK) < 0)
+		rc = errno;
+	while (!rc && *ret_rcvd < m) {
+		r = recv(fd, buf, sizeof(buf), 0);
+		if (r < 0)
+			rc = errno;
+		else
+			*ret_rcvd += r;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Read up to n bytes of fd (fewer at its end): how many came. */
+static long long read_n(int fd, long long n)
+{
+	static char buf[65536];
+	long long got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		long long want = n - got;
+
+		r = read(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	return got;
+}
+
+/* Accept n connections at path: each, read want bytes, answer reply
+ * bytes, read to its end. How many came. */
+static int do_ureply(const char *path, int n, long long want, long long reply,
+		     long long *ret_bytes)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(path, &sun);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), k, c;
+	long long sent;
+
+	unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, len) || listen(fd, 64))
+		return -1;
+	for (k = 0; k < n && (c = accept(fd, NULL, NULL)) >= 0; k++) {
+		sent = 0;
+		*ret_bytes += read_n(c, want);
+		write_n(c, reply, &sent);
+		*ret_bytes += read_n(c, 1LL << 62);
+		close(c);
+	}
+	close(fd);
+	return k;
+}
+
+/* Bind a datagram socket at path, take n datagrams, answer each sender
+ * reply bytes. How many came. */
+static int do_udecho(const char *path, int n, int reply, long long *ret_bytes)
+{
+	struct sockaddr_un sun, from;
+	socklen_t len = unix_addr_of(path, &sun), flen;
+	static char buf[65536];
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), k;
+	ssize_t r;
+
+	unlink(path);
+	if (reply > (int)sizeof(buf))
+		reply = (int)sizeof(buf);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, len))
+		return -1;
+	for (k = 0; k < n; k++) {
+		flen = sizeof(from);
+		r = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+		if (r < 0)
+			break;
+		*ret_bytes += r;
+		if (reply > 0 && flen > offsetof(struct sockaddr_un, sun_path))
+			sendto(fd, buf, (size_t)reply, 0, (struct sockaddr *)&from, flen);
+	}
+	close(fd);
+	return k;
+}
+
 /* Accept n connections on a new listener at path (each read to its end
  * when ret_bytes): how many came. */
 static int do_userve(const char *path, int n, long long *ret_bytes)
@@ -333,6 +457,33 @@ int main(int argc, char **argv)
 				close(fd);
 			printf("unixsend %s ok=%d%s%s\n", argv[i + 1], ok, e ? " " : "",
 			       e ? err_name(e) : "");
+			i += 4;
+		} else if (!strcmp(op, "unixdgio") || !strcmp(op, "unixdgcio")) {
+			long long sent, rcvd;
+			int e;
+
+			need(argc, i, 4);
+			e = do_unixdgio(argv[i + 1], !strcmp(op, "unixdgcio"), atoi(argv[i + 2]),
+					atoi(argv[i + 3]), atoll(argv[i + 4]), &sent, &rcvd);
+			printf("%s %s %s sent=%lld received=%lld\n", op, argv[i + 1], err_name(e),
+			       sent, rcvd);
+			i += 5;
+		} else if (!strcmp(op, "ureply")) {
+			long long bytes = 0;
+			int k;
+
+			need(argc, i, 4);
+			k = do_ureply(argv[i + 1], atoi(argv[i + 2]), atoll(argv[i + 3]),
+				      atoll(argv[i + 4]), &bytes);
+			printf("ureply %s %d %lld\n", argv[i + 1], k, bytes);
+			i += 5;
+		} else if (!strcmp(op, "udecho")) {
+			long long bytes = 0;
+			int k;
+
+			need(argc, i, 3);
+			k = do_udecho(argv[i + 1], atoi(argv[i + 2]), atoi(argv[i + 3]), &bytes);
+			printf("udecho %s %d %lld\n", argv[i + 1], k, bytes);
 			i += 4;
 		} else if (!strcmp(op, "userve")) {
 			need(argc, i, 2);

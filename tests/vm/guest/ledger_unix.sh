@@ -1,65 +1,97 @@
 #!/bin/sh
 # vm-kernels: 6.1 7.3
 # Guest suite "ledger_unix": unix peers in the connection ledger on real
-# kernels. With the cgroup unix hooks (7.3, with and without BPF-LSM) a
-# sandbox connecting five times to an allowed socket served outside, the
-# last connection writing 4321 bytes, has one network.flow of proto unix
-# with five connections (what the server accepted) and 4321 bytes sent,
-# 0 received (the socket length tracepoints, 6.3+: what the server read);
-# a name the policy refuses is a denial and no flow (under BPF-LSM too,
-# which judges the resolved peer after the hook). 6.1 has no unix hook of
-# the cgroup backend: no unix flow is written there, and the plan's gap
-# limits.egress-unix (listed: the policy has an egress_bytes budget) says
-# why; the IP ledger still counts.
+# kernels, the same counts on both ways of counting them: the cgroup unix
+# hooks and the socket length tracepoints (7.3, with and without BPF-LSM)
+# and, before 6.7, the fexit programs on af_unix's connect, sendmsg and
+# recvmsg (6.1 with BPF-LSM). A sandbox connecting five times to an allowed
+# socket served outside, the last connection writing 4321 bytes, has one
+# network.flow of proto unix with five connections (what the server
+# accepted) and 4321 bytes sent, 0 received (what the server read); a
+# stream peer that answers: 100000 sent, 5000 received after a peek (a
+# peek is not a receive), one connection; datagrams from an autobound
+# socket, 4 x 1500 by sendto (4 connections) and 3 x 1000 connected (1),
+# answered 700 and 500 bytes each: 6000/2800 and 3000/1500. A name the
+# policy refuses, stream or datagram, is a denial and no flow (under
+# BPF-LSM too, which judges the resolved peer: on 6.1 only it). The plan's
+# gap limits.egress-unix (listed: the policy has an egress_bytes budget)
+# says the budget is IP's; sandbox.exit's byte totals stay IP's (0).
 . "$GUEST/lib/tap.sh"
 
 W=$(mktemp -d /tmp/ledger_unix.XXXXXX)
 S=$W/srv.sock
 N=$W/no.sock
-printf '{"version":1,"id":"ledger-unix","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s"]},"limits":{"egress_bytes":100000000}}\n' \
-	"$S" > "$W/pol.json"
+R=$W/reply.sock
+D=$W/dg.sock
+C=$W/dgc.sock
+ND=$W/nodg.sock
+printf '{"version":1,"id":"ledger-unix","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s","%s","%s","%s"]},"limits":{"egress_bytes":100000000}}\n' \
+	"$S" "$R" "$D" "$C" > "$W/pol.json"
 "$TOOLS/rf-net" usink "$S" 5 > "$W/srv.out" &
 srv=$!
+"$TOOLS/rf-net" ureply "$R" 1 100000 5000 > "$W/reply.out" &
+rsrv=$!
+"$TOOLS/rf-net" udecho "$D" 4 700 > "$W/dg.out" &
+dsrv=$!
+"$TOOLS/rf-net" udecho "$C" 3 500 > "$W/dgc.out" &
+csrv=$!
 "$TOOLS/rf-net" userve "$N" 1 > /dev/null &
 nosrv=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -S "$S" ] && [ -S "$N" ] && break; sleep 0.2; done
+"$TOOLS/rf-net" udecho "$ND" 1 0 > /dev/null &
+ndsrv=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ -S "$S" ] && [ -S "$N" ] && [ -S "$R" ] && [ -S "$D" ] && [ -S "$C" ] && [ -S "$ND" ] && break
+	sleep 0.2
+done
 rc=0
 "$RINGFENCE" run -q --policy "$W/pol.json" --trace "$W/t.jsonl" -- "$TOOLS/rf-net" \
 	unix "$S" unix "$S" unix "$S" unix "$S" unixio "$S" 4321 0 unix "$N" \
-	> "$W/out" 2> "$W/err" || rc=$?
-flow=$(grep '"event":"network.flow"' "$W/t.jsonl" | grep "\"dst\":\"$S\"")
-noflow=$(grep '"event":"network.flow"' "$W/t.jsonl" | grep "\"dst\":\"$N\"")
-if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then
-	wait "$srv"
-	if [ "$rc" = 0 ] && [ "$(grep -c "unix $S ok" "$W/out")" = 4 ] &&
-	   grep -q "unixio $S ok sent=4321 received=0" "$W/out" &&
-	   grep -q "unix $N EPERM" "$W/out" &&
-	   [ "$(cat "$W/srv.out")" = "usink $S 5 4321" ] &&
-	   echo "$flow" | grep -q '"proto":"unix","connections":5,"bytes_sent":4321,"bytes_received":0' &&
-	   echo "$flow" | grep -q '"unix":{"socket_type":"stream","abstract":false}' &&
-	   [ -z "$noflow" ]; then
-		pass "unix ledger ($(uname -r), $(cat /sys/kernel/security/lsm)): 5 connects = 5 accepted, one flow, 4321 bytes sent = what the server read; the refused name no flow"
-	else
-		fail "unix ledger: 5 connects counted" "exit $rc; flow: $flow; refused: $noflow"
-		show "$W/out"
-		show "$W/err"
-		show "$W/t.jsonl"
-	fi
+	unixio "$R" 100000 5000 unixdgio "$D" 4 1500 2800 unixdgcio "$C" 3 1000 1500 \
+	unixsend "$ND" 2 100 > "$W/out" 2> "$W/err" || rc=$?
+wait "$srv" "$rsrv" "$dsrv" "$csrv"
+flow() { grep '"event":"network.flow"' "$W/t.jsonl" | grep "\"dst\":\"$1\""; }
+# "connections":C,"bytes_sent":S,"bytes_received":R of flow $1
+counts() { flow "$1" | grep -o '"connections":[0-9]*,"bytes_sent":[0-9]*,"bytes_received":[0-9]*'; }
+k() { printf '"connections":%s,"bytes_sent":%s,"bytes_received":%s' "$1" "$2" "$3"; }
+how="$(uname -r), $(cat /sys/kernel/security/lsm)"
+if [ "$rc" = 0 ] && [ "$(grep -c "unix $S ok" "$W/out")" = 4 ] &&
+   grep -q "unixio $S ok sent=4321 received=0" "$W/out" &&
+   grep -q "unix $N EPERM" "$W/out" &&
+   [ "$(cat "$W/srv.out")" = "usink $S 5 4321" ] &&
+   [ "$(counts "$S")" = "$(k 5 4321 0)" ] &&
+   flow "$S" | grep -q '"proto":"unix".*"unix":{"socket_type":"stream","abstract":false}' &&
+   [ -z "$(flow "$N")" ]; then
+	pass "unix ledger ($how): 5 connects = 5 accepted, one flow, 4321 bytes sent = what the server read; the refused name no flow"
 else
-	# no hook: the connects happen (judged by BPF-LSM) and nothing counts them
-	wait "$srv"
-	if [ "$rc" = 0 ] && [ "$(grep -c "unix $S ok" "$W/out")" = 4 ] &&
-	   grep -q "unixio $S ok sent=4321 received=0" "$W/out" && [ -z "$flow" ] &&
-	   [ -z "$noflow" ] && grep '"event":"sandbox.exit"' "$W/t.jsonl" | grep -q '"flows":0,' &&
-	   grep '"gap":"limits.egress-unix"' "$W/t.jsonl" | grep -q 'cgroup unix hooks (6.7+, none before)'; then
-		pass "unix ledger ($(uname -r)): no cgroup unix hook, no unix flow, the plan's gap limits.egress-unix says why; the connects ran"
-	else
-		fail "unix ledger on 6.1: no unix flow" "exit $rc; flow: $flow"
-		show "$W/out"
-		show "$W/t.jsonl"
-	fi
+	fail "unix ledger ($how): 5 connects counted" "exit $rc; flow: $(flow "$S"); refused: $(flow "$N")"
+	show "$W/out"
+	show "$W/err"
+	show "$W/t.jsonl"
 fi
-kill "$nosrv" 2> /dev/null
-wait "$nosrv" 2> /dev/null
+if grep -q "unixio $R ok sent=100000 received=5000" "$W/out" &&
+   [ "$(cat "$W/reply.out")" = "ureply $R 1 100000" ] &&
+   [ "$(counts "$R")" = "$(k 1 100000 5000)" ]; then
+	pass "unix ledger ($how): a stream peer that answers: 100000 bytes sent, 5000 received after a peek, 1 connection, exact"
+else
+	fail "unix ledger ($how): stream bytes both ways" "$(grep "$R" "$W/out"); server: $(cat "$W/reply.out"); flow: $(flow "$R")"
+fi
+if grep -q "unixdgio $D ok sent=6000 received=2800" "$W/out" &&
+   grep -q "unixdgcio $C ok sent=3000 received=1500" "$W/out" &&
+   [ "$(cat "$W/dg.out")" = "udecho $D 4 6000" ] && [ "$(cat "$W/dgc.out")" = "udecho $C 3 3000" ] &&
+   [ "$(counts "$D")" = "$(k 4 6000 2800)" ] && [ "$(counts "$C")" = "$(k 1 3000 1500)" ] &&
+   flow "$D" | grep -q '"socket_type":"dgram"' &&
+   grep -q "unixsend $ND ok=0 EPERM" "$W/out" && [ -z "$(flow "$ND")" ]; then
+	pass "unix ledger ($how): datagrams by sendto 4 connections 6000/2800, connected 1 connection 3000/1500, exact; a refused name's datagrams no flow"
+else
+	fail "unix ledger ($how): datagrams" "$(grep "dg" "$W/out"); flows: $(flow "$D") $(flow "$C") $(flow "$ND")"
+fi
+if grep '"event":"sandbox.exit"' "$W/t.jsonl" | grep -q '"bytes_sent":0,"bytes_received":0,"flows":4,' &&
+   grep '"gap":"limits.egress-unix"' "$W/t.jsonl" | grep -q 'never bytes written to unix sockets'; then
+	pass "unix ledger ($how): 4 flows, sandbox.exit's byte totals stay IP's, the plan's gap limits.egress-unix says the budget is IP's"
+else
+	fail "unix ledger ($how): exit totals and the gap" "$(grep -e sandbox.exit -e egress-unix "$W/t.jsonl")"
+fi
+kill "$nosrv" "$ndsrv" 2> /dev/null
+wait "$nosrv" "$ndsrv" 2> /dev/null
 rm -rf "$W"
 finish
