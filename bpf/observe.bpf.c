@@ -602,14 +602,20 @@ static __always_inline void unix_fx_name(struct socket *sock, const void *uaddr,
 	struct rf_unix_flow_key k;
 	struct rf_ledger *l;
 	__u16 family = 0;
+	__u32 len;
 	__u64 cgid;
 
 	if (alen <= RF_SUN_PATH_OFF || alen > RF_SOCKADDR_UN_LEN ||
 	    bpf_probe_read_kernel(&family, sizeof(family), uaddr) || family != AF_UNIX)
 		return;
+	/* bounded where the verifier sees it: clang knows the checks above
+	 * and drops ledger_unix's clamp, the 6.1 verifier tracks only the
+	 * copy it sign-extended */
+	len = (__u32)alen - RF_SUN_PATH_OFF;
+	asm volatile("%0 &= 0x7f" : "+r"(len));
 	l = unix_ledger(&cgid);
-	if (l && ledger_unix(l, &k, cgid, (const __u8 *)uaddr + RF_SUN_PATH_OFF,
-			     alen - RF_SUN_PATH_OFF, sock->type, sent))
+	if (l && ledger_unix(l, &k, cgid, (const __u8 *)uaddr + RF_SUN_PATH_OFF, len,
+			     sock->type, sent))
 		ledger_unix_sk(sock->sk, &k, connect);
 }
 

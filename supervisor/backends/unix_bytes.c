@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 
 #include "bpfutil.h"
+#include "log.h"
 #include "runcache.h"
 #include "unix_bytes.h"
 
@@ -101,6 +102,9 @@ static unsigned int fx_bits(void)
 		return bits;
 	}
 	bits = fx_probe();
+	rf_debug("unix bytes before 6.7: fexit programs %s, unix_stream_sendpage %s",
+		 (bits & FX_OK) ? "load and attach" : "refused or without targets",
+		 (bits & FX_PAGE) ? "there" : "absent");
 	b = (unsigned char)bits;
 	runcache__write("unixfx", &b, 1);
 	return bits;
