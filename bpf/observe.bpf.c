@@ -595,9 +595,10 @@ static __always_inline struct rf_ledger *unix_ledger(__u64 *cgid)
 
 /* A connection to the name at uaddr (alen bytes, as unix_validate_addr
  * takes it) of a sandbox's socket, with sent payload bytes; keyed for what
- * it sends (connect) and receives. */
+ * it sends (connect) and receives, unless it cannot carry any (a connect
+ * that failed: no socket storage made and freed for it). */
 static __always_inline void unix_fx_name(struct socket *sock, const void *uaddr, int alen,
-					 __u64 sent, bool connect)
+					 __u64 sent, bool connect, bool key)
 {
 	struct rf_unix_flow_key k;
 	struct rf_ledger *l;
@@ -615,7 +616,7 @@ static __always_inline void unix_fx_name(struct socket *sock, const void *uaddr,
 	asm volatile("%0 &= 0x7f" : "+r"(len));
 	l = unix_ledger(&cgid);
 	if (l && ledger_unix(l, &k, cgid, (const __u8 *)uaddr + RF_SUN_PATH_OFF, len,
-			     sock->type, sent))
+			     sock->type, sent) && key)
 		ledger_unix_sk(sock->sk, &k, connect);
 }
 
@@ -640,7 +641,7 @@ static __always_inline int unix_fx_connect(struct socket *sock, struct sockaddr 
 					   int ret)
 {
 	if (ret != RF_EPERM_RET)
-		unix_fx_name(sock, uaddr, alen, 0, true);
+		unix_fx_name(sock, uaddr, alen, 0, true, ret == 0);
 	return 0;
 }
 
@@ -675,7 +676,7 @@ int BPF_PROG(rf_obs_unix_fx_dsend, struct socket *sock, struct msghdr *msg, size
 	if (!alen)
 		unix_fx_bytes(sock, ret, true);
 	else if (ret != RF_EPERM_RET)
-		unix_fx_name(sock, msg->msg_name, alen, ret > 0 ? ret : 0, false);
+		unix_fx_name(sock, msg->msg_name, alen, ret > 0 ? ret : 0, false, true);
 	return 0;
 }
 
