@@ -384,6 +384,7 @@ bench: deps
 	@tests/bench/dns.sh $(BUILD)
 	@tests/bench/vm-lsm.sh $(BUILD)
 	@tests/bench/vm-workloads.sh $(BUILD)
+	@tests/bench/vm-unix.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -520,8 +520,9 @@ struct rf_flow {
 /* struct rf_ledger.flags */
 enum rf_ledger_flags {
 	RF_LEDGER_EXCEEDED = 1u << 0,   /* a send was dropped: egress_budget reached */
-	/* set by the supervisor: the socket length tracepoints are attached
-	 * for this sandbox, its unix peers' bytes are counted */
+	/* set by the supervisor: the unix byte programs (the socket length
+	 * tracepoints, or before 6.7 the fexit programs) are attached for
+	 * this sandbox, its unix peers' bytes are counted */
 	RF_LEDGER_UNIX_BYTES = 1u << 1,
 };
 
@@ -542,11 +543,12 @@ struct rf_ledger {
 };
 
 /* rf_unix_flows key: one unix peer of one sandbox, by the name the
- * sandbox gave connect() or sendto() (the cgroup unix hooks, Linux 6.7+:
- * before the kernel resolves it). Counted: connections (connect calls,
+ * sandbox gave connect() or sendto() (the cgroup unix hooks, Linux 6.7+,
+ * before the kernel resolves it; before 6.7 observe.bpf.c's fexit
+ * programs, from the same address). Counted: connections (connect calls,
  * and datagrams sent to a name); the payload bytes of the sockets so
- * opened where the kernel has the sock_send_length/sock_recv_length
- * tracepoints (6.3+: observe.bpf.c, RF_FEAT_UNIX_BYTES), else 0. */
+ * opened where observe.bpf.c's unix byte programs are attached
+ * (RF_FEAT_UNIX_BYTES, RF_LEDGER_UNIX_BYTES), else 0. */
 #define RF_UNIX_FLOW_NAME 112
 struct rf_unix_flow_key {
 	__u64 cgroup_id;
@@ -558,8 +560,9 @@ struct rf_unix_flow_key {
 };
 
 /* rf_unix_sk: socket storage of a unix socket of a sandbox, written by
- * the cgroup unix hooks once the policy let its connect() or sendto()
- * through; the tracepoints count its bytes into the flow of that name. */
+ * the cgroup unix hooks (before 6.7: the fexit programs) once the policy
+ * let its connect() or sendto() through; its bytes count into the flow
+ * of that name. */
 struct rf_unix_sk {
 	struct rf_unix_flow_key conn;   /* connect(): the peer of unaddressed sends */
 	struct rf_unix_flow_key to;     /* the name of the last addressed send */
@@ -659,9 +662,10 @@ enum rf_meta_features {
 	/* Not a part: the kernel refused connect_unix/sendmsg_unix when the
 	 * set was loaded (before 6.7), which no later run needs to ask again. */
 	RF_FEAT_NO_UNIX = 1u << 4,
-	/* observe.bpf.c's tp_btf/sock_send_length, sock_recv_length (Linux
-	 * 6.3+) loaded: unix payload bytes counted while a ledgered sandbox
-	 * is live (RF_OBS_UNIX_BYTES) */
+	/* observe.bpf.c's unix byte programs loaded (tp_btf/sock_send_length,
+	 * sock_recv_length on 6.7+; fexit on af_unix's functions before):
+	 * unix payload bytes counted while a ledgered sandbox is live
+	 * (RF_OBS_UNIX_BYTES) */
 	RF_FEAT_UNIX_BYTES = 1u << 5,
 };
 

@@ -4,11 +4,12 @@
  * network object (user space hands it their fds before it loads): the
  * sandboxes' ledger entries, the unix peers' flows, the unix sockets'
  * storage, and the counting of one flow. net.bpf.c's cgroup unix hooks
- * key a socket (rf_unix_sk) once the policy let its connect() or sendto()
- * through; observe.bpf.c's sock_send_length / sock_recv_length
+ * (6.7+) key a socket (rf_unix_sk) once the policy let its connect() or
+ * sendto() through; observe.bpf.c's sock_send_length / sock_recv_length
  * tracepoints (Linux 6.3+, in sock_sendmsg_nosec / sock_recvmsg_nosec:
  * write, send*, read, recv*, io_uring, sendfile and splice to a socket)
- * count its payload into that flow.
+ * count its payload into that flow. Before 6.7 observe.bpf.c's fexit
+ * programs on af_unix's functions do both (ledger_unix below too).
  */
 #ifndef RF_LEDGER_UNIX_BPF_H
 #define RF_LEDGER_UNIX_BPF_H

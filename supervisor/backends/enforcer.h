@@ -15,8 +15,9 @@
  * sys_exit tracepoint (every syscall of every task on the host), the exec
  * tracepoint (once per exec on the host: the loader kill), the sys_enter
  * one (every syscall again: only for an audit sandbox, whose successful
- * execs are recorded) and the socket length tracepoints (every socket
- * send and receive on the host: the ledger's unix bytes). */
+ * execs are recorded) and the ledger's unix bytes (the socket length
+ * tracepoints: every socket send and receive on the host; before 6.7
+ * fexit programs on af_unix's connect, sendmsg and recvmsg: unix_bytes.h). */
 enum rf_obs_group {
 	RF_OBS_SYSCALLS = 0,
 	RF_OBS_EXEC = 1,

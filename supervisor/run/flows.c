@@ -106,8 +106,9 @@ static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, 
 		      "loopback", (r->key.flags & RF_FLOW_LOOPBACK) != 0, "final", final);
 	if (o && unx) {
 		/* a unix peer: its connections are counted; its bytes where the
-		 * socket length tracepoints were attached for this sandbox
-		 * (Linux 6.3+), else null, not 0 (the plan's limits.egress-unix) */
+		 * unix byte programs were attached for this sandbox (the socket
+		 * length tracepoints, or the fexit programs before 6.7), else
+		 * null, not 0 (the plan's limits.egress-unix) */
 		if (!(r->key.flags & RF_FLOW_UNIX_BYTES)) {
 			json_object_set_new(o, "bytes_sent", json_null());
 			json_object_set_new(o, "bytes_received", json_null());
