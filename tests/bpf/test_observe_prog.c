@@ -19,6 +19,7 @@
 #include "bpftest.h"
 #include "rf_abi.h"
 #include "backends/obs_syscalls.h"
+#include "backends/unix_bytes.h"
 #include "observe/observe.h"
 #include "observe.skel.h"
 
@@ -201,6 +202,7 @@ static void put_file(const char *path, mode_t mode)
 static int group_setup(void **state)
 {
 	struct rf_obs_syscall *table;
+	struct bpf_program *prog;
 	struct passwd *pw = getpwnam("nobody");
 	uint32_t nr, zero = 0;
 	int pfd;
@@ -221,8 +223,13 @@ static int group_setup(void **state)
 	put_file(T.secret, 0600);
 	put_file(T.open_file, 0644);
 	assert_int_equal(bt_cgroup_scratch(&T.cg), 0);
-	T.skel = observe_bpf__open_and_load();
+	T.skel = observe_bpf__open();
 	assert_non_null(T.skel);
+	/* the unix byte programs this kernel takes, as enforcer.c's load */
+	bpf_object__for_each_program(prog, T.skel->obj)
+		if (!strncmp(bpf_program__name(prog), "rf_obs_unix_", 12))
+			bpf_program__set_autoload(prog, unix_bytes__prog_loads(bpf_program__name(prog)));
+	assert_int_equal(observe_bpf__load(T.skel), 0);
 	bt_use_slots(fd_of(T.skel->maps.rf_sb_slots), fd_of(T.skel->maps.rf_slots));
 	table = calloc(RF_OBS_SYSCALL_MAX, sizeof(*table));
 	assert_non_null(table);
