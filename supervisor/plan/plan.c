@@ -567,6 +567,24 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
 }
 
+/* The connection ledger's unix peers (issue 22): counted where the kernel
+ * has a way (caps->unix_bytes) and, before 6.7, the observe programs run
+ * for this sandbox; a sandbox that can reach a unix peer (audit mode lets
+ * every one through) is told when none is (on 6.7+ under --no-observe
+ * their connections still are, their bytes null: limits.egress-unix). */
+static void plan_ledger_unix(struct rf_plan *plan, const struct rf_policy *p,
+			     const struct rf_caps *caps)
+{
+	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix ||
+		     p->mode == RF_MODE_AUDIT;
+	bool counted = caps->unix_bytes == RF_UNIX_BYTES_TP ? caps->unix_sock_addr.ok :
+		       caps->unix_bytes == RF_UNIX_BYTES_FEXIT && caps->observe.ok &&
+		       !plan->observe_off;
+
+	if (reach && !counted)
+		add_gap(plan, RF_GAP_LEDGER_UNIX);
+}
+
 /* Second, independent layers. Audit mode must deny nothing, so no layer
  * that denies is added then. The kernel asks Landlock about a connect()
  * before the cgroup hook runs: its TCP-port layer would refuse unlisted
@@ -697,6 +715,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan_memory(plan, policy, caps);
 
 	plan_limits(plan, &policy->limits, caps);
+	plan_ledger_unix(plan, policy, caps);
 	plan_private(plan, policy);
 	if (policy->monitor.present) {
 		struct rf_class_plan *mp = &plan->c[RF_CLASS_MONITOR];

@@ -168,6 +168,13 @@ enum rf_plan_observed {
 	  "peer is counted); not counted: sockets it did not itself connect or address " \
 	  "by name (socketpairs, inherited or received ones, connections its own "       \
 	  "listeners accept) and splice() reads out of a unix socket")                   \
+	X(LEDGER_UNIX, "ledger.unix", RF_CLASS_UNIX,                                     \
+	  "the connection ledger counts no unix peer of this sandbox here (no unix "     \
+	  "network.flow): Linux 6.7+ counts them through the cgroup unix hooks, not "    \
+	  "attached here; earlier kernels through fexit programs on af_unix's connect, " \
+	  "sendmsg and recvmsg, which this kernel refuses (or lacks the functions of) " \
+	  "or which this run does not attach (--no-observe, or the observe programs do " \
+	  "not load)")                                                                   \
 	X(LIMITS_DISK_WRITEBACK, "limits.disk-writeback", RF_CLASS_LIMITS,               \
 	  "disk_write_mb is read from the cgroup's io.stat (write bytes at the block "   \
 	  "layer) every 100 ms: data still in the page cache is not counted until it "    \

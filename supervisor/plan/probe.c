@@ -418,6 +418,7 @@ static void probe_all_but_audit(struct rf_caps *caps, unsigned int flags)
 	caps->seccomp.ms = now_ms() - t;
 	t = now_ms();
 	enforcer__probe_observe(&caps->observe);
+	caps->unix_bytes = enforcer__kernel_unix_bytes();
 	caps->observe.ms = now_ms() - t;
 	t = now_ms();
 

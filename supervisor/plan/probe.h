@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include "names.h"
+#include "backends/unix_bytes.h"
 
 /* One backend: did its programs load and attach here? */
 struct rf_backend_probe {
@@ -42,6 +43,7 @@ struct rf_caps {
 	bool landlock_audit_log;                 /* ABI 7+ and audit enabled */
 	struct rf_backend_probe observe;         /* this build's observe programs
 						  * (observe.bpf.c, tp_btf sys_enter/exit) */
+	enum rf_unix_bytes unix_bytes;           /* how the ledger counts unix peers */
 	int unprivileged_bpf_disabled;           /* sysctl value, -1 if unknown */
 	bool memfd_noexec_seal;                  /* memfd_create takes MFD_NOEXEC_SEAL (6.3+) */
 	bool mount_setattr;                      /* open_tree, move_mount, mount_setattr (5.12+) */

@@ -634,7 +634,7 @@ static unsigned int observe_groups(const struct sandbox *sb)
 	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || p->mode == RF_MODE_AUDIT;
 	/* --no-observe: no tracepoint of ours on the host for this sandbox */
 	bool ubytes = reach && flows__ledger_wanted() && !sb->plan.observe_off;
-	enum rf_unix_bytes how = ubytes ? enforcer__kernel_unix_bytes() : RF_UNIX_BYTES_NONE;
+	enum rf_unix_bytes how = ubytes ? sb->caps.unix_bytes : RF_UNIX_BYTES_NONE;
 
 	/* the tracepoints count only sockets the cgroup unix hooks keyed */
 	ubytes = how == RF_UNIX_BYTES_FEXIT ||

@@ -25,6 +25,7 @@ static struct rf_caps caps_host(void)
 	c.cgroup_v2.ok = c.sock_addr.ok = c.unix_sock_addr.ok = true;
 	c.landlock.ok = c.seccomp.ok = true;
 	c.landlock_abi = 7;
+	c.unix_bytes = RF_UNIX_BYTES_TP;
 	c.bpf_lsm.err = -1;
 	snprintf(c.bpf_lsm.detail, sizeof(c.bpf_lsm.detail), "load: Operation not permitted");
 	return c;
@@ -107,6 +108,49 @@ static void planner_ledger_budgets(void **state)
 	assert_false(plan.ok);
 	assert_false(plan.limits[RF_LIMIT_EGRESS].enforced);
 	policy__free(p);
+}
+
+/* The ledger's unix peers: a sandbox that can reach one is told (gap
+ * ledger.unix) where none is counted: no way on this kernel, 6.7+ without
+ * the cgroup unix hooks, before 6.7 without the observe programs or under
+ * --no-observe; a sandbox that reaches none is told nothing. */
+static void planner_ledger_unix_gap(void **state)
+{
+	static const struct {
+		enum rf_unix_bytes how;
+		bool hooks, observe, no_observe, reach, gap;
+	} cases[] = {
+		{ RF_UNIX_BYTES_TP, true, false, false, true, false },
+		{ RF_UNIX_BYTES_TP, true, true, true, true, false },  /* connections still */
+		{ RF_UNIX_BYTES_TP, false, true, false, true, true },
+		{ RF_UNIX_BYTES_FEXIT, false, true, false, true, false },
+		{ RF_UNIX_BYTES_FEXIT, false, true, true, true, true },
+		{ RF_UNIX_BYTES_FEXIT, false, false, false, true, true },
+		{ RF_UNIX_BYTES_NONE, false, true, false, true, true },
+		{ RF_UNIX_BYTES_NONE, false, true, false, false, false },
+	};
+	struct rf_policy *reach = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
+				       "\"network\":{\"connect\":[],\"unix\":[\"/run/a.sock\"]}}");
+	struct rf_policy *none = load("{\"version\":1,\"id\":\"a\"," UNRESTRICTED_FX ","
+				      "\"network\":{\"connect\":[],\"unix\":[]}}");
+	struct rf_plan plan;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rf_caps c = caps_host();
+		struct rf_plan_opts o = { .no_observe = cases[i].no_observe };
+
+		c.unix_bytes = cases[i].how;
+		c.unix_sock_addr.ok = cases[i].hooks;
+		c.observe.ok = cases[i].observe;
+		plan__compile(cases[i].reach ? reach : none, &c, &o, &plan);
+		if (!!(plan.gaps & (1ull << RF_GAP_LEDGER_UNIX)) != cases[i].gap)
+			fail_msg("case %zu: gap ledger.unix %d, want %d", i,
+				 !!(plan.gaps & (1ull << RF_GAP_LEDGER_UNIX)), cases[i].gap);
+	}
+	policy__free(reach);
+	policy__free(none);
 }
 
 /* This host's hybrid cgroup2: wall clock, output and scratch are held by
@@ -207,6 +251,7 @@ static struct rf_caps caps_lsm(void)
 	c.bpf_lsm.ok = c.bpf_lsm_enforcer.ok = true;
 	c.bpf_lsm.err = 0;
 	c.unix_sock_addr.ok = false;
+	c.unix_bytes = RF_UNIX_BYTES_FEXIT;  /* 6.1: no cgroup unix hooks */
 	return c;
 }
 
@@ -501,6 +546,7 @@ static const struct {
 	PROBE("pids", cgroup_ctrl[RF_LIMIT_PIDS]),
 	PROBE("memory", cgroup_ctrl[RF_LIMIT_MEMORY]),
 	{ "landlock_abi", offsetof(struct rf_caps, landlock_abi), CAP_INT },
+	{ "unix_bytes", offsetof(struct rf_caps, unix_bytes), CAP_INT },
 	{ "landlock_audit_log", offsetof(struct rf_caps, landlock_audit_log), CAP_BOOL },
 	{ "ipv6_rthdr2", offsetof(struct rf_caps, ipv6_rthdr2), CAP_BOOL },
 };
@@ -1374,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(planner_text_refused_note_and_refusal_lines),
 		cmocka_unit_test(planner_limits_per_limit_backends),
 		cmocka_unit_test(planner_ledger_budgets),
+		cmocka_unit_test(planner_ledger_unix_gap),
 		cmocka_unit_test(planner_limits_refused_later),
 		cmocka_unit_test(planner_text_landlock_host),
 		cmocka_unit_test(planner_text_bpf_lsm_and_bare_kernels),
