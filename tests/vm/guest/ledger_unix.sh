@@ -15,7 +15,11 @@
 # policy refuses, stream or datagram, is a denial and no flow (under
 # BPF-LSM too, which judges the resolved peer: on 6.1 only it). The plan's
 # gap limits.egress-unix (listed: the policy has an egress_bytes budget)
-# says the budget is IP's; sandbox.exit's byte totals stay IP's (0).
+# says the budget is IP's; sandbox.exit's byte totals stay IP's (0); the
+# gap ledger.unix is not listed (they are counted). The twin under
+# --no-observe: on 7.3 the connection is counted, its bytes null; on 6.1
+# (the fexit programs are observe programs) no unix flow, and the plan
+# lists ledger.unix.
 . "$GUEST/lib/tap.sh"
 
 W=$(mktemp -d /tmp/ledger_unix.XXXXXX)
@@ -25,8 +29,9 @@ R=$W/reply.sock
 D=$W/dg.sock
 C=$W/dgc.sock
 ND=$W/nodg.sock
-printf '{"version":1,"id":"ledger-unix","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s","%s","%s","%s"]},"limits":{"egress_bytes":100000000}}\n' \
-	"$S" "$R" "$D" "$C" > "$W/pol.json"
+S2=$W/noobs.sock
+printf '{"version":1,"id":"ledger-unix","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s","%s","%s","%s","%s"]},"limits":{"egress_bytes":100000000}}\n' \
+	"$S" "$R" "$D" "$C" "$S2" > "$W/pol.json"
 "$TOOLS/rf-net" usink "$S" 5 > "$W/srv.out" &
 srv=$!
 "$TOOLS/rf-net" ureply "$R" 1 100000 5000 > "$W/reply.out" &
@@ -39,8 +44,11 @@ csrv=$!
 nosrv=$!
 "$TOOLS/rf-net" udecho "$ND" 1 0 > /dev/null &
 ndsrv=$!
+"$TOOLS/rf-net" usink "$S2" 1 > "$W/s2.out" &
+s2srv=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	[ -S "$S" ] && [ -S "$N" ] && [ -S "$R" ] && [ -S "$D" ] && [ -S "$C" ] && [ -S "$ND" ] && break
+	[ -S "$S" ] && [ -S "$N" ] && [ -S "$R" ] && [ -S "$D" ] && [ -S "$C" ] && [ -S "$ND" ] &&
+		[ -S "$S2" ] && break
 	sleep 0.2
 done
 rc=0
@@ -88,10 +96,31 @@ else
 	fail "unix ledger ($how): datagrams" "$(grep "dg" "$W/out"); flows: $(flow "$D") $(flow "$C") $(flow "$ND")"
 fi
 if grep '"event":"sandbox.exit"' "$W/t.jsonl" | grep -q '"bytes_sent":0,"bytes_received":0,"flows":4,' &&
-   grep '"gap":"limits.egress-unix"' "$W/t.jsonl" | grep -q 'never bytes written to unix sockets'; then
-	pass "unix ledger ($how): 4 flows, sandbox.exit's byte totals stay IP's, the plan's gap limits.egress-unix says the budget is IP's"
+   grep '"gap":"limits.egress-unix"' "$W/t.jsonl" | grep -q 'never bytes written to unix sockets' &&
+   ! grep -q '"gap":"ledger.unix"' "$W/t.jsonl"; then
+	pass "unix ledger ($how): 4 flows, sandbox.exit's byte totals stay IP's, the plan's gap limits.egress-unix says the budget is IP's; no gap ledger.unix"
 else
 	fail "unix ledger ($how): exit totals and the gap" "$(grep -e sandbox.exit -e egress-unix "$W/t.jsonl")"
+fi
+# --no-observe: the unix byte programs stay detached
+rc=0
+"$RINGFENCE" run -q --no-observe --policy "$W/pol.json" --trace "$W/t2.jsonl" -- "$TOOLS/rf-net" \
+	unixio "$S2" 1000 0 > "$W/out2" 2>&1 || rc=$?
+[ "$rc" = 0 ] || kill "$s2srv" 2> /dev/null
+wait "$s2srv"
+f2=$(grep '"event":"network.flow"' "$W/t2.jsonl" | grep "\"dst\":\"$S2\"")
+if [ "$rc" = 0 ] && [ "$(cat "$W/s2.out")" = "usink $S2 1 1000" ] &&
+   if [ "$(uname -r | cut -d. -f1)" -ge 7 ]; then
+	echo "$f2" | grep -q '"connections":1,' && echo "$f2" | grep -q '"bytes_sent":null' &&
+		echo "$f2" | grep -q '"bytes_received":null' &&
+		! grep -q '"gap":"ledger.unix"' "$W/t2.jsonl"
+   else
+	[ -z "$f2" ] && grep '"gap":"ledger.unix"' "$W/t2.jsonl" | grep -q 'no unix network.flow'
+   fi; then
+	pass "unix ledger ($how) under --no-observe: 7.3 the connection with bytes null, 6.1 no unix flow and the gap ledger.unix; the server read 1000"
+else
+	fail "unix ledger ($how) under --no-observe" "exit $rc; flow: $f2; $(grep -o '"gap":"ledger.unix"' "$W/t2.jsonl")"
+	show "$W/out2"
 fi
 kill "$nosrv" "$ndsrv" 2> /dev/null
 wait "$nosrv" "$ndsrv" 2> /dev/null
