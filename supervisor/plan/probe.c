@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +33,7 @@
 #include "cgroup.h"
 #include "backends/boundary_consts.h"
 #include "backends/enforcer.h"
+#include "backends/runcache.h"
 #include "backends/sandbox_limits.h"
 #include "audit_nl.h"
 #include "bpfutil.h"
@@ -361,6 +363,79 @@ bool probe__scratch_live(const char *name)
 
 static void probe_all_but_audit(struct rf_caps *caps, unsigned int flags);
 
+/*
+ * The kernel's answer to AUDIT_GET, kept for the next run (runcache.h:
+ * this build, this boot): "off" with the CLOCK_BOOTTIME second it was
+ * given, or "on". AUDIT_GET costs a kernel thread per question (kthreadd
+ * makes it and the send waits for that: 0.08 ms quiet, 4 ms median with
+ * both CPUs busy here), and the answer only decides how Landlock's
+ * denials are observed, never what is denied. Only "off" is reused: taken
+ * while audit is in fact on, it observes by the syscall tracepoints, which
+ * see every denial too (what audit off does); an "on" taken while audit is
+ * off would read a log Landlock never writes, so it is asked every time.
+ */
+#define AUDIT_CACHE "audit"
+
+static long boottime_s(void)
+{
+	struct timespec ts;
+
+	return clock_gettime(CLOCK_BOOTTIME, &ts) ? -1 : (long)ts.tv_sec;
+}
+
+/* The age in seconds of a kept "off", or -1 (none, "on", too old). */
+static int audit_off_age(void)
+{
+	char buf[32] = "";
+	long n = runcache__read(AUDIT_CACHE, buf, sizeof(buf) - 1), at, now = boottime_s();
+	char *end;
+
+	if (n <= 0 || strncmp(buf, "off ", 4) || now < 0)
+		return -1;
+	at = strtol(buf + 4, &end, 10);
+	if (end == buf + 4 || *end != '\n' || at > now || now - at > RF_PROBE_AUDIT_REUSE_S)
+		return -1;
+	return (int)(now - at);
+}
+
+/* Keep the answer just asked: "off" always (its time renewed), "on" only
+ * over a kept "off" (no write per run where audit stays on). */
+static void audit_keep(const struct rf_caps *caps)
+{
+	char buf[32] = "";
+	long now = boottime_s();
+	int n;
+
+	if (!caps->audit.ok || now < 0)
+		return;
+	if (caps->audit_enabled == 0) {
+		n = snprintf(buf, sizeof(buf), "off %ld\n", now);
+		runcache__write(AUDIT_CACHE, buf, (size_t)n);
+	} else if (runcache__read(AUDIT_CACHE, buf, sizeof(buf) - 1) > 0 &&
+		   !strncmp(buf, "off ", 4)) {
+		runcache__write(AUDIT_CACHE, "on\n", 3);
+	}
+}
+
+/* A kept "off" (RF_PROBE_AUDIT_REUSE_OFF): the caps as probe_audit sets
+ * them for an answer "off". false: none to reuse. */
+static bool audit_reuse_off(struct rf_caps *caps)
+{
+	int age = audit_off_age();
+
+	if (age < 0)
+		return false;
+	caps->audit.ok = true;
+	caps->audit_enabled = 0;
+	caps->audit_age_s = age;
+	caps->landlock_audit_log = false;
+	snprintf(caps->audit.detail, sizeof(caps->audit.detail), "kernel audit is off (asked %d s "
+		 "ago: an answer \"off\" is reused for %d s): Landlock denials are observed from "
+		 "failed syscalls instead (ringfence never turns audit on)", age,
+		 RF_PROBE_AUDIT_REUSE_S);
+	return true;
+}
+
 void probe__run(struct rf_caps *caps, unsigned int flags)
 {
 	const char *what = NULL;
@@ -368,11 +443,18 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	double t;
 
 	memset(caps, 0, sizeof(*caps));
+	caps->audit_age_s = -1;
 	if (!(flags & RF_PROBE_AUDIT)) {
 		probe_all_but_audit(caps, flags);
 		caps->audit_enabled = -1;
 		snprintf(caps->audit.detail, sizeof(caps->audit.detail),
 			 "not probed: no class of this policy could use Landlock's log");
+		return;
+	}
+	t = now_ms();
+	if ((flags & RF_PROBE_AUDIT_REUSE_OFF) && audit_reuse_off(caps)) {
+		caps->audit.ms = now_ms() - t;
+		probe_all_but_audit(caps, flags);
 		return;
 	}
 	/* Asked first, answered last: the kernel answers AUDIT_GET from a
@@ -384,6 +466,7 @@ void probe__run(struct rf_caps *caps, unsigned int flags)
 	t = now_ms();
 	probe_audit(caps, audit_fd, what);
 	caps->audit.ms = now_ms() - t;
+	audit_keep(caps);
 }
 
 static void probe_all_but_audit(struct rf_caps *caps, unsigned int flags)

@@ -40,6 +40,9 @@ struct rf_caps {
 	struct rf_backend_probe audit;
 	int audit_enabled;                       /* status.enabled: 0 off, 1 on, 2 locked;
 						  * -1 unknown */
+	int audit_age_s;                         /* -1: asked now; else the age of the
+						  * earlier answer "off" reused
+						  * (RF_PROBE_AUDIT_REUSE_OFF) */
 	bool landlock_audit_log;                 /* ABI 7+ and audit enabled */
 	struct rf_backend_probe observe;         /* this build's observe programs
 						  * (observe.bpf.c, tp_btf sys_enter/exit) */
@@ -59,8 +62,15 @@ enum rf_probe_flags {
 	RF_PROBE_AUDIT = 1u << 2,   /* read the kernel audit's status (AUDIT_GET:
 				     * the kernel starts a thread to answer it, a
 				     * wait of milliseconds on a busy host) */
+	/* With RF_PROBE_AUDIT: an answer "off" another process got at most
+	 * RF_PROBE_AUDIT_REUSE_S seconds ago on this boot is taken instead of
+	 * asking (never an answer "on": see probe.c). Every answer asked
+	 * is kept for the next one. */
+	RF_PROBE_AUDIT_REUSE_OFF = 1u << 3,
 	RF_PROBE_ALL = RF_PROBE_LSM | RF_PROBE_FRESH | RF_PROBE_AUDIT,
 };
+
+#define RF_PROBE_AUDIT_REUSE_S 30
 
 /* Try the backends. Never fails as a whole: each failure is recorded in
  * its rf_backend_probe. Nothing is cached: without RF_PROBE_FRESH the

@@ -71,11 +71,13 @@ unsigned int prepare__probe_flags(const struct rf_policy *p, const struct rf_pla
 	/* bpf-lsm would serve the process boundary of every sandbox: always
 	 * tried, so the strongest backend is used wherever it exists. The
 	 * audit's status decides only how Landlock's file and exec denials
-	 * are observed (plan.c): read only when one of those is confined. */
+	 * are observed (plan.c): read only when one of those is confined,
+	 * and an answer "off" of the last 30 s reused (probe.c says why that
+	 * observes every denial still). */
 	(void)o;
 	return RF_PROBE_LSM |
 	       (p->files != RF_CONFINE_UNRESTRICTED || p->exec != RF_CONFINE_UNRESTRICTED ?
-		RF_PROBE_AUDIT : 0);
+		RF_PROBE_AUDIT | RF_PROBE_AUDIT_REUSE_OFF : 0);
 }
 
 /* Started from below the scratch path, the command's cwd would be the

@@ -434,9 +434,10 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 		return err;
 	cgplace__probe_controllers(&sb->place, &sb->caps);
 	if (steps__timings())
-		fprintf(stderr, "ringfence: timing: probe bpf-lsm %.3f landlock %.3f audit %.3f "
+		fprintf(stderr, "ringfence: timing: probe bpf-lsm %.3f landlock %.3f audit %.3f%s "
 			"seccomp %.3f observe %.3f cgroup %.3f sock_addr %.3f ms\n",
 			sb->caps.bpf_lsm.ms, sb->caps.landlock.ms, sb->caps.audit.ms,
+			sb->caps.audit_age_s >= 0 ? " (an earlier answer reused)" : "",
 			sb->caps.seccomp.ms, sb->caps.observe.ms, sb->caps.cgroup_v2.ms,
 			sb->caps.sock_addr.ms);
 	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
