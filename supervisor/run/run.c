@@ -747,8 +747,10 @@ static int step_cgroup(void *ctx, struct rf_step_error *e)
 		drop_start_lock(r);
 		/* whatever it names is not ours to remove */
 		sb->cg = (struct rf_cgroup){ .dir_fd = -1 };
-		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s: %s",
-				    sb->place.dir, sb->name, strerror(-err));
+		return rf_error_set(&e->e, err, "refused", "creating cgroup %s/%s%s: %s",
+				    sb->place.dir, sb->name, err == -EAGAIN ? " (refused by the "
+				    "kernel: cgroup.max.descendants or cgroup.max.depth reached)" : "",
+				    strerror(-err));
 	}
 	sb->cgid = sb->cg.id;
 	/* Elsewhere than MOUNT/ringfence, the programs attach to it (a

@@ -437,6 +437,99 @@ static void probe_reports_every_backend(void **state)
 	free(txt);
 }
 
+/* This build's kept answer to AUDIT_GET (runcache: one file per kind). */
+static void audit_cache_path(char *buf, size_t len)
+{
+	DIR *d = opendir("/run/ringfence/cache");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "audit-", 6) && !strstr(de->d_name, ".tmp")) {
+			snprintf(buf, len, "/run/ringfence/cache/%s", de->d_name);
+			n++;
+		}
+	closedir(d);
+	assert_int_equal(n, 1);
+}
+
+/* A files-confined run's RINGFENCE_TIMINGS: did it reuse the kept answer? */
+static bool run_reused_audit(const char *policy)
+{
+	char cmd[1200], *err_path = h_tempfile("timings", ""), *err;
+	int fd;
+	bool reused;
+
+	snprintf(cmd, sizeof(cmd), "RINGFENCE_TIMINGS=1 %s run -q --policy %s -- /bin/true 2>%s",
+		 h_sh(h_ringfence()), policy, err_path);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 0);
+	fd = open(err_path, O_RDONLY);
+	err = h_read_all(fd);
+	close(fd);
+	assert_non_null(strstr(err, "timing: probe "));
+	reused = strstr(err, "(an earlier answer reused)") != NULL;
+	free(err);
+	unlink(err_path);
+	free(err_path);
+	return reused;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The kernel's audit status decides only how Landlock's denials are
+ * observed; asking costs a kernel thread, so a run reuses an answer "off"
+ * of the last 30 s, and never an answer "on" (it would read a log
+ * Landlock does not write), nor an older "off": then it asks again and
+ * keeps the new answer. */
+static void audit_off_is_reused_on_is_not(void **state)
+{
+	const char *a[] = { h_ringfence(), "probe", NULL };
+	char *pol = h_tempfile("policy", "{\"version\":1,\"id\":\"aud\",\"files\":{\"read\":[\"/\"]},"
+				 "\"exec\":\"unrestricted\",\"network\":\"unrestricted\"}");
+	char path[512], *txt;
+	json_t *o;
+	int rc, fd;
+
+	(void)state;
+	txt = capture(a, &rc);      /* asks afresh and keeps the answer */
+	assert_int_equal(rc, 0);
+	o = json_loads(txt, 0, NULL);
+	assert_non_null(o);
+	free(txt);
+	if (!json_is_false(json_object_get(json_object_get(o, "audit"), "enabled"))) {
+		json_decref(o);
+		unlink(pol);
+		free(pol);
+		skip();             /* audit on (or unreadable) here: nothing kept to reuse */
+	}
+	json_decref(o);
+	audit_cache_path(path, sizeof(path));
+	assert_true(run_reused_audit(pol));
+	/* an answer "on" is asked again, and the new "off" kept */
+	write_text(path, "on\n");
+	assert_false(run_reused_audit(pol));
+	fd = open(path, O_RDONLY);
+	txt = h_read_all(fd);
+	close(fd);
+	assert_int_equal(strncmp(txt, "off ", 4), 0);
+	free(txt);
+	assert_true(run_reused_audit(pol));
+	/* an "off" older than 30 s (CLOCK_BOOTTIME second 1) is asked again */
+	write_text(path, "off 1\n");
+	assert_false(run_reused_audit(pol));
+	assert_true(run_reused_audit(pol));
+	unlink(pol);
+	free(pol);
+}
+
 /* status lists a live sandbox; unload refuses while it lives. */
 static void status_lists_live_and_unload_refuses(void **state)
 {
@@ -845,6 +938,7 @@ int main(void)
 		cmocka_unit_test(check_prints_plan_json),
 		cmocka_unit_test(check_refuses_nul_byte),
 		cmocka_unit_test(probe_reports_every_backend),
+		cmocka_unit_test(audit_off_is_reused_on_is_not),
 		cmocka_unit_test(status_lists_live_and_unload_refuses),
 		cmocka_unit_test(unload_then_run_reloads),
 		cmocka_unit_test(concurrent_first_runs_do_not_race),
