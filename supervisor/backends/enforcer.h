@@ -82,9 +82,9 @@ int enforcer__attach_cgroup(const struct rf_enforcer *enf, int cgroup_fd, struct
 void enforcer__probe(int cgroup_fd, struct rf_backend_probe *ret_inet,
 		     struct rf_backend_probe *ret_unix);
 
-/* The pinned set is this build's and its links are attached to the
- * cgroup parent_fd right now: 0 with both probes filled, or -ENOENT
- * (then probe afresh). */
+/* This build's complete pinned set is loaded (its meta map, pinned last):
+ * 0 with both probes filled, or -ENOENT (then probe afresh). Whether its
+ * links are attached to the cgroup parent_fd is enforcer__open's check. */
 int enforcer__probe_pinned(int parent_fd, struct rf_backend_probe *ret_inet,
 			   struct rf_backend_probe *ret_unix);
 

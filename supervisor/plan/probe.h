@@ -74,8 +74,9 @@ enum rf_probe_flags {
 
 /* Try the backends. Never fails as a whole: each failure is recorded in
  * its rf_backend_probe. Nothing is cached: without RF_PROBE_FRESH the
- * network backends are proven by this build's pinned links being attached
- * right now; otherwise (or when they are not) by a fresh load and attach.
+ * network backends are proven by this build's complete pinned set (the
+ * enforcer step checks its links, under load.lock); otherwise (or without
+ * one) by a fresh load and attach.
  * Without RF_PROBE_LSM, bpf_lsm is left "not probed" (err 0, !ok); without
  * RF_PROBE_AUDIT, audit too (audit_enabled -1, landlock_audit_log false). */
 void probe__run(struct rf_caps *ret_caps, unsigned int flags);
