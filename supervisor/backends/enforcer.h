@@ -101,8 +101,9 @@ bool enforcer__lsm_pinned(void);
  * says so; the links themselves are not looked at). */
 bool enforcer__lsm_loaded(void);
 
-/* This build's observe programs are pinned and attached, or load and
- * attach here (then detached again at once). */
+/* This build's set was loaded with its observe programs (the meta map
+ * says so; enforcer__open checks their pins), or they load and attach
+ * here (then detached again at once). */
 void enforcer__probe_observe(struct rf_backend_probe *ret);
 
 /* Sum of one rf_stats counter over all CPUs. */

@@ -364,6 +364,28 @@ fi
 rm -f /w/hard
 echo d > /data/victim
 
+# ---- a hook missing from the pinned set: the next sandbox has it again ----
+# The enforcer takes a name in the set's directory as the LSM link attached
+# (enforcer.c's pin_list: one directory read, not a look per link): the
+# kernel cannot detach a pinned LSM link, only dropping its pin does.
+L=$PINSET/lsm_rf_file_open
+d=$("$VMTOOLS/rf-linkdetach" "$L" 2>&1)
+if [ "$d" = EOPNOTSUPP ]; then
+	pass "pinned set: an LSM link cannot be detached (BPF_LINK_DETACH: EOPNOTSUPP)"
+else
+	fail "pinned set: an LSM link cannot be detached (BPF_LINK_DETACH: EOPNOTSUPP)" "got: $d"
+fi
+if [ "$RUNNER" = ringfence ]; then
+	rm -f "$L"
+	sbx relinked "$W/enforce.json" "$T" read /data/a read /secret/s
+	expect relinked "read /data/a ok" "read /secret/s EPERM"
+	if [ -e "$L" ]; then
+		pass "pinned set: a run after a link's pin was removed pinned it again"
+	else
+		fail "pinned set: a run after a link's pin was removed pinned it again" "$(ls "$PINSET" | tr '\n' ' ')"
+	fi
+fi
+
 # ---- unload takes the LSM programs too ----
 rc=0
 "$RINGFENCE" unload > "$W/unload.out" 2>&1 || rc=$?
