@@ -57,13 +57,32 @@ static int note_of_main(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 1;  /* only the main program */
 }
 
+/* The boot id, read once per process: a run asks for several caches
+ * (the seccomp filter, the names of two objects), and it cannot change
+ * under a running process. */
+static const char *boot_id(void)
+{
+	static char boot[40];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	if (boot[0])
+		return boot;
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, boot, sizeof(boot) - 1) : -1;
+	if (n < 36) {
+		boot[0] = '\0';
+		return NULL;
+	}
+	boot[36] = '\0';
+	return boot;
+}
+
 static int cache_path(const char *kind, char *buf, size_t len)
 {
 	static struct build_id id;
 	static bool looked;
-	char boot[40] = "";
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
+	const char *boot;
 
 	if (!looked) {
 		looked = true;
@@ -71,11 +90,9 @@ static int cache_path(const char *kind, char *buf, size_t len)
 	}
 	if (!id.hex[0])
 		return -ENOENT;
-	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, boot, sizeof(boot) - 1) : -1;
-	if (n < 36)
+	boot = boot_id();
+	if (!boot)
 		return -ENOENT;
-	boot[36] = '\0';
 	snprintf(buf, len, CACHE_DIR "/%s-%s-%s", kind, id.hex, boot);
 	return 0;
 }
