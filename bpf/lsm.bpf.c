@@ -254,11 +254,12 @@ static __always_inline __u32 dpath_file(struct rf_lsm_scratch *s, struct file *f
  * rule's bits; the verdict follows the sandbox's mode.
  */
 /* The access bits of the longest rule matching s->key.path (NULL: none). */
-static __always_inline __u32 *path_rule(struct rf_lsm_scratch *s, __u64 cgid)
+static __always_inline __u32 *path_rule(const struct rf_sandbox *sb, struct rf_lsm_scratch *s,
+					 __u64 cgid)
 {
 	s->key.cgroup_id = cgid;
 	s->key.prefixlen = 64 + 8 * ((s->plen & 0xff) + 1);
-	return rf_sb_lookup(&rf_paths, cgid, &s->key);
+	return rf_sb_lookup(&rf_paths, sb, cgid, &s->key);
 }
 
 static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_lsm_scratch *s,
@@ -268,7 +269,7 @@ static __always_inline int judge(struct rf_sandbox *sb, __u64 cgid, struct rf_ls
 	__u32 plen = s->plen;
 
 	if (!reason) {
-		v = path_rule(s, cgid);
+		v = path_rule(sb, s, cgid);
 		if (v)
 			have = *v;
 		if ((have & need) == need)
@@ -738,7 +739,7 @@ static __always_inline bool setattr_mount_allows(struct rf_lsm_scratch *s, __u64
 
 	if (walk_path(s, vfsmnt, dentry, true))
 		return false;  /* not under this mount, or another namespace's */
-	v = path_rule(s, cgid);
+	v = path_rule(NULL, s, cgid);
 	if (v && (*v & RF_ACC_WRITE))
 		return true;
 	*denied = vfsmnt;

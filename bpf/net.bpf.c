@@ -31,12 +31,13 @@ RF_SB_MAP(rf_host6, BPF_MAP_TYPE_HASH, struct rf_net6_key, struct rf_ports);
 
 /* The entry for a full-length key of the sandbox: its host entry, else the
  * longest CIDR covering it. */
-static __always_inline const struct rf_ports *net_lookup(void *hosts, void *cidrs, __u64 cgid,
+static __always_inline const struct rf_ports *net_lookup(void *hosts, void *cidrs,
+							 const struct rf_sandbox *sb, __u64 cgid,
 							 const void *key)
 {
-	const struct rf_ports *p = rf_sb_lookup(hosts, cgid, key);
+	const struct rf_ports *p = rf_sb_lookup(hosts, sb, cgid, key);
 
-	return p ? p : rf_sb_lookup(cidrs, cgid, key);
+	return p ? p : rf_sb_lookup(cidrs, sb, cgid, key);
 }
 
 struct {
@@ -175,7 +176,7 @@ static __always_inline int check_v4(struct rf_sandbox *sb, __u64 cgid, __u32 ip4
 	key.prefixlen = 64 + 32;
 	key.cgroup_id = cgid;
 	__builtin_memcpy(key.addr, &ip4, 4);
-	reason = match(net_lookup(&rf_host4, &rf_net4, cgid, &key), port, sensitive4(key.addr));
+	reason = match(net_lookup(&rf_host4, &rf_net4, sb, cgid, &key), port, sensitive4(key.addr));
 	if (!reason)
 		return ALLOW;
 	return net_refuse(sb, cgid, &ip4, 4, port, AF_INET, op, reason, proto);
@@ -439,7 +440,7 @@ static __always_inline int check_inet6(struct bpf_sock_addr *ctx, __u32 op)
 	key.prefixlen = 64 + 128;
 	key.cgroup_id = cgid;
 	__builtin_memcpy(key.addr, w, 16);
-	reason = match(net_lookup(&rf_host6, &rf_net6, cgid, &key), port, sensitive6(key.addr));
+	reason = match(net_lookup(&rf_host6, &rf_net6, sb, cgid, &key), port, sensitive6(key.addr));
 	if (!reason)
 		return ALLOW;
 	return net_refuse(sb, cgid, w, 16, port, AF_INET6, op, reason, ctx->protocol);

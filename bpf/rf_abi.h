@@ -233,7 +233,8 @@ struct rf_sandbox {
 	__u64 deny_seq;                 /* next sample slot, atomically bumped */
 	__u64 denials[RF_CLASS_KERNEL_MAX]; /* exact totals, atomically bumped */
 	__u32 state;                    /* enum rf_sandbox_state, set by the kernel */
-	__u32 _pad;
+	__u32 slot1;                    /* its pool slot + 1, written with the entry
+					 * (rf_sbmap.bpf.h; 0: ask rf_sb_slots) */
 };
 
 /* struct rf_sandbox.state */

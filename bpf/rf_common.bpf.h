@@ -102,7 +102,7 @@ static __always_inline void publish(const struct rf_sandbox *sb, __u64 cgid,
 	struct rf_event *rb;
 
 	stat_inc(RF_STAT_DECISIONS);
-	if (ev->seq < limit && rf_sb_insert(&rf_samples, cgid, &skey, ev, BPF_NOEXIST))
+	if (ev->seq < limit && rf_sb_insert(&rf_samples, sb, cgid, &skey, ev, BPF_NOEXIST))
 		stat_inc(RF_STAT_SAMPLE_LOST);
 	rb = bpf_ringbuf_reserve(&rf_events, sizeof(*rb), 0);
 	if (rb) {
@@ -274,7 +274,7 @@ static __always_inline __u32 unix_lookup(struct rf_unix_key *key, struct scan_st
 	if (!st->reason) {
 		key->cgroup_id = cgid;
 		key->prefixlen = 64 + 8 * (n + 2);
-		if (!rf_sb_lookup(&rf_unix, cgid, key))
+		if (!rf_sb_lookup(&rf_unix, NULL, cgid, key))
 			st->reason = RF_REASON_NO_RULE;
 	}
 	*ret_n = n;

@@ -16,6 +16,11 @@
  * owner's cgroup id too (the ABI's key layouts), so a lookup made for one
  * sandbox never matches another's entry. Every lookup goes through the
  * helpers below.
+ *
+ * A hook that found the sandbox's rf_sandboxes entry already reads the
+ * slot there (slot1, written with the entry after rf_sb_slots, never
+ * changed: a sandbox keeps its slot for its life) instead of a second
+ * hash lookup; the owner check is the same either way.
  */
 #ifndef RF_SBMAP_BPF_H
 #define RF_SBMAP_BPF_H
@@ -67,17 +72,23 @@ struct {
 } rf_slot_maps SEC(".maps");
 
 /* Sandbox cgid's inner map of outer, or NULL (no slot, or the slot is no
- * longer cgid's). */
-static __always_inline void *rf_sb_inner(void *outer, __u64 cgid)
+ * longer cgid's). sb: cgid's rf_sandboxes entry when the caller has it
+ * (NULL: the slot from rf_sb_slots). */
+static __always_inline void *rf_sb_inner(void *outer, const struct rf_sandbox *sb, __u64 cgid)
 {
-	struct rf_sb_slot *ref = bpf_map_lookup_elem(&rf_sb_slots, &cgid);
+	struct rf_sb_slot *ref;
 	struct rf_slot *owner;
 	void *inner;
 	__u32 slot;
 
-	if (!ref)
-		return NULL;
-	slot = ref->slot;
+	if (sb && sb->slot1) {
+		slot = sb->slot1 - 1;
+	} else {
+		ref = bpf_map_lookup_elem(&rf_sb_slots, &cgid);
+		if (!ref)
+			return NULL;
+		slot = ref->slot;
+	}
 	inner = bpf_map_lookup_elem(outer, &slot);
 	/* the owner read after the inner map: a slot given back and handed
 	 * on before this point answers nothing for cgid */
@@ -89,19 +100,20 @@ static __always_inline void *rf_sb_inner(void *outer, __u64 cgid)
 
 /* The value for key in sandbox cgid's map of outer, or NULL (no such
  * sandbox map, or no entry). */
-static __always_inline void *rf_sb_lookup(void *outer, __u64 cgid, const void *key)
+static __always_inline void *rf_sb_lookup(void *outer, const struct rf_sandbox *sb, __u64 cgid,
+					  const void *key)
 {
-	void *inner = rf_sb_inner(outer, cgid);
+	void *inner = rf_sb_inner(outer, sb, cgid);
 
 	return inner ? bpf_map_lookup_elem(inner, key) : NULL;
 }
 
 /* Insert into sandbox cgid's map of outer: 0, or nonzero (no map, full,
  * or the key exists and flags is BPF_NOEXIST). */
-static __always_inline long rf_sb_insert(void *outer, __u64 cgid, const void *key,
-					 const void *value, __u64 flags)
+static __always_inline long rf_sb_insert(void *outer, const struct rf_sandbox *sb, __u64 cgid,
+					 const void *key, const void *value, __u64 flags)
 {
-	void *inner = rf_sb_inner(outer, cgid);
+	void *inner = rf_sb_inner(outer, sb, cgid);
 
 	return inner ? bpf_map_update_elem(inner, key, value, flags) : -1;
 }

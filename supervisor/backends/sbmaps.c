@@ -1088,6 +1088,11 @@ int sbmaps__install(const struct rf_enforcer *enf, uint64_t cgid, uint32_t flags
 		map = "observe";
 		err = bpf_map_update_elem(fd[RF_PIN_OBSERVE], &cgid, &obs, BPF_NOEXIST) ? -errno : 0;
 	}
+	/* The programs that found this entry read the slot here, not in
+	 * rf_sb_slots (one hash lookup less per decision): the same slot,
+	 * which the sandbox keeps for its life. */
+	if (!err && slot != UINT32_MAX)
+		sb.slot1 = slot + 1;
 	if (!err && (map = "sandboxes"))
 		err = bpf_map_update_elem(fd[RF_PIN_SANDBOXES], &cgid, &sb, BPF_NOEXIST) ? -errno : 0;
 	if (err) {
