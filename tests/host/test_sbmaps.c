@@ -593,6 +593,67 @@ static void slot_reuse_never_uses_a_previous_sandboxs_rules(void **state)
 	free(before);
 }
 
+/* Keys in slot i's inner maps, all kinds (rf_slot_maps names them). */
+static long slot_keys(const struct rf_enforcer *enf, __u32 i)
+{
+	struct rf_slot_maps m;
+	unsigned char key[sizeof(struct rf_sample_key) + sizeof(struct rf_path_key)];
+	long n = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOT_MAPS], &i, &m), 0);
+	for (size_t k = 0; k < RF_SB_KINDS_MAX; k++) {
+		int fd = m.id[k] ? bpf_map_get_fd_by_id(m.id[k]) : -1;
+		void *prev = NULL;
+
+		if (!m.id[k])
+			continue;
+		assert_true(fd >= 0);
+		while (!bpf_map_get_next_key(fd, prev, key)) {
+			prev = key;
+			n++;
+		}
+		close(fd);
+	}
+	return n;
+}
+
+/* The run's end empties its slot through the inner maps it opened at the
+ * start (kept open, not looked up again): every key is gone, the slot is
+ * free for the next sandbox. */
+static void a_slot_given_back_is_empty(void **state)
+{
+	const char *argv[] = { "/bin/true", NULL };
+	struct rf_net_entry e[2] = { host4("127.0.0.1", REUSE_PORT), reuse_cidr(REUSE_PORT) };
+	struct rf_policy pol = { 0 };
+	struct rf_enforcer *enf = NULL;
+	struct sbmaps_note note;
+	const char *map = NULL;
+	struct rf_slot s;
+	char cg[600];
+	uint64_t cgid;
+	uint32_t slot;
+
+	(void)state;
+	assert_int_equal(h_run(ISO_POLICY("empty", "18459", "127.0.0.9", "18459", "18459",
+					  "rf-empty"), NULL, argv, NULL, NULL), 0);
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	snprintf(cg, sizeof(cg), "%s/rf-test-empty", h_cg_parent());
+	rmdir(cg);
+	assert_int_equal(mkdir(cg, 0755), 0);
+	assert_int_equal(cgroup__id_of(cg, &cgid), 0);
+	assert_int_equal(sbmaps__install(enf, cgid, 0, e, 2, &pol, &map, &note), 0);
+	assert_int_equal(sbmaps__slot_of(enf, cgid, &slot), 0);
+	/* the host's entry and the CIDR's (and the CIDR's ports on the host) */
+	assert_true(slot_keys(enf, slot) >= 2);
+	assert_int_equal(sbmaps__remove(enf, cgid), 0);
+	assert_int_equal(slot_keys(enf, slot), 0);
+	assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOTS], &slot, &s), 0);
+	assert_int_equal(s.state, RF_SLOT_FREE);
+	assert_int_equal(s.cgid, 0);
+	assert_int_equal(rmdir(cg), 0);
+	enforcer__close(enf);
+}
+
 #define DRAIN_EXTRA 8
 
 /* rf_slot_maps, which runs read instead of the outer maps (reading those
@@ -765,6 +826,7 @@ int main(void)
 		cmocka_unit_test(hundred_thousand_rules_fit),
 		cmocka_unit_test(grant_and_revoke_while_running),
 		cmocka_unit_test(slot_reuse_never_uses_a_previous_sandboxs_rules),
+		cmocka_unit_test(a_slot_given_back_is_empty),
 		cmocka_unit_test(pool_grows_in_the_background),
 		cmocka_unit_test(big_slots_are_cleaned_off_the_path),
 	};
