@@ -561,12 +561,11 @@ static int hash_empty(int fd, const struct inner_def *d, size_t *budget, size_t 
 /*
  * The inner maps of the slot this process took, kept open from its
  * install to its removal (a run has one sandbox): opening them again by
- * id at the end cost 21 syscalls a run (~0.2 ms of guest time in the 6.1
- * VM). The same maps: a slot's inner map of a kind, once in its outer
- * map, is never replaced (outer_fill only fills a slot that has none, and
- * no outer entry is ever deleted); slot_release empties only a slot the
- * caller still owns. A detached helper forgets them (it closes the
- * supervisor's fds).
+ * id at the end cost 21 syscalls a run. The same maps: a slot's inner
+ * map of a kind, once in its outer map, is never replaced (outer_fill
+ * only fills a slot that has none, and no outer entry is ever deleted);
+ * slot_release empties only a slot the caller still owns. A detached
+ * helper forgets them (it closes the supervisor's fds).
  */
 static struct {
 	uint32_t slot;          /* UINT32_MAX: none held */
