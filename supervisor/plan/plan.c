@@ -548,6 +548,7 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 	    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX) {
 		add_gap(plan, RF_GAP_UNIX_RENAME);
 		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
+		add_gap(plan, RF_GAP_UNIX_REBIND);
 		return;
 	}
 	for (k = 0; k < w->n; k++) {
@@ -556,8 +557,10 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 	}
 	if (names && fp->be == RF_BE_LANDLOCK && fp->enforced)
 		plan->install.landlock_unix_names = true;
-	else if (names)
+	else if (names) {
 		add_gap(plan, RF_GAP_UNIX_RENAME);
+		add_gap(plan, RF_GAP_UNIX_REBIND);
+	}
 	/* A directory renamed in from another write rule crosses a mount
 	 * (EXDEV), so one below an allowed subtree is no way in; the ones on
 	 * the way to a name are pinned at start (run/unixpin.h). */
@@ -565,6 +568,35 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 		plan->install.unix_pins = true;
 	else if (dirs)
 		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
+}
+
+/*
+ * BPF-LSM judges the socket a sandboxed client reaches as it was bound, so
+ * no renamed or linked name reaches another socket. But an allowed name in
+ * a directory the sandbox may write can be unlinked and bound again by the
+ * sandbox itself (unix.rebind): the name then answers outside clients for
+ * the sandbox. Only Landlock's withheld MAKE_SOCK/MAKE_SYM closes that.
+ */
+static void plan_unix_rebind(struct rf_plan *plan, const struct rf_policy *p)
+{
+	const struct rf_path_list *w = &p->files_write;
+	bool paths = false;
+	size_t i, k;
+
+	for (i = 0; i < p->n_unix; i++)
+		paths |= !p->unix_rules[i].abstract;
+	if (!paths)
+		return;
+	if (p->files == RF_CONFINE_UNRESTRICTED ||
+	    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX) {
+		add_gap(plan, RF_GAP_UNIX_REBIND);
+		return;
+	}
+	for (k = 0; k < w->n; k++)
+		if (policy__unix_name_in_write(p, &w->v[k])) {
+			add_gap(plan, RF_GAP_UNIX_REBIND);
+			return;
+		}
 }
 
 /* The connection ledger's unix peers (issue 22): counted where the kernel
@@ -704,6 +736,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
 	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR)
 		plan_unix_names(plan, policy);
+	else if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
+		 plan->c[RF_CLASS_UNIX].be == RF_BE_BPF_LSM)
+		plan_unix_rebind(plan, policy);
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)

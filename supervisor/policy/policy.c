@@ -141,6 +141,8 @@ static int pol_canonicalise(json_t *root, struct rf_policy *p, char **ret_text,
 	if (!json_object_get(root, "mode") &&
 	    json_object_set_new(root, "mode", json_string("enforce")) < 0)
 		return policy_json__nomem(err);
+	if (policy_vars__escape(root) < 0)
+		return policy_json__nomem(err);
 	/* nettle, not libcrypto: no library initialisation on the start-up
 	 * path; and not libmd: nettle uses the CPU's SHA instructions (4-7x
 	 * faster, ~10 ms of 3 MB of canonical text at 100,000 rules) */

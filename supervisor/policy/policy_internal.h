@@ -79,6 +79,9 @@ int policy_json__class_object(json_t *v, const char *where, const char *const *k
 /* policy_vars.c: "$comment" members removed from every object, then
  * ${NAME} in every string replaced by the invoking user's value. */
 int policy_vars__apply(json_t *root, struct rf_policy *p, struct rf_error *err);
+/* After the document is read: every string's "${" written "$${" again, so
+ * the canonical text (variables expanded) loads to the same policy. */
+int policy_vars__escape(json_t *root);
 
 /* policy_classes.c: every class key present in root, parsed into p. */
 int policy_classes__parse(json_t *root, struct rf_policy *p, struct rf_error *err);

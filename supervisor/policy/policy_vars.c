@@ -266,3 +266,55 @@ json_t *policy__variables_json(const struct rf_policy *p)
 		json_object_set_new(o, p->vars[i].name, json_string(p->vars[i].value));
 	return o;
 }
+
+/* One string with every "${" written "$${" again (its value unchanged
+ * when loaded). */
+static int escape_string(json_t *str)
+{
+	const char *s = json_string_value(str);
+	size_t len = json_string_length(str), i, n;
+	char *out;
+	FILE *f;
+	int r = 0;
+
+	if (!memmem(s, len, "${", 2))
+		return 0;
+	f = open_memstream(&out, &n);
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '$' && i + 1 < len && s[i + 1] == '{')
+			fputc('$', f);
+		fputc(s[i], f);
+	}
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	if (json_string_setn(str, out, n) < 0)
+		r = -ENOMEM;
+	free(out);
+	return r;
+}
+
+int policy_vars__escape(json_t *v)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+	int r = 0;
+
+	if (json_is_string(v))
+		return escape_string(v);
+	if (json_is_array(v))
+		json_array_foreach(v, i, m) {
+			r = policy_vars__escape(m);
+			if (r < 0)
+				return r;
+		}
+	if (json_is_object(v))
+		json_object_foreach(v, key, m) {
+			r = policy_vars__escape(m);
+			if (r < 0)
+				return r;
+		}
+	return r;
+}

@@ -1209,9 +1209,9 @@ static void planner_wx_closes_anon_code(void **state)
 	policy__free(aud);
 }
 
-/* unix.rename: only on the cgroup hooks, and only where a write rule
- * reaches an allowed pathname's directory; files on Landlock close it by
- * withholding sockets and symlinks there (install.landlock_unix_names),
+/* unix.rename (and unix.rebind, which BPF-LSM has too): only on the
+ * cgroup hooks, and only where a write rule reaches an allowed pathname's
+ * directory; files on Landlock close it by withholding sockets and symlinks there (install.landlock_unix_names),
  * files unrestricted cannot. unix.rename-dir: where a write rule holds a
  * directory of the name below its root (or lies below an allowed subtree);
  * with the write rules' own mounts (mount_setattr: ro_tree) the planner
@@ -1248,6 +1248,7 @@ static void planner_unix_rename_gap(void **state)
 		plan__compile(p, &c, NULL, &plan);
 		assert_int_equal(plan.install.landlock_unix_names, cases[i].narrow);
 		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME)), cases[i].gap);
+		assert_int_equal(!!(plan.gaps & GAP(UNIX_REBIND)), cases[i].gap);
 		assert_int_equal(!!(plan.gaps & GAP(UNIX_RENAME_DIR)), cases[i].dir);
 		assert_false(plan.install.unix_pins);
 		c.mount_setattr = true;
@@ -1262,6 +1263,9 @@ static void planner_unix_rename_gap(void **state)
 		}
 		plan__compile(p, &l, NULL, &plan);
 		assert_false(plan.gaps & (GAP(UNIX_RENAME) | GAP(UNIX_RENAME_DIR)));
+		/* BPF-LSM judges a connect by the socket as bound, but the
+		 * sandbox can still bind its own at a name it may write */
+		assert_int_equal(!!(plan.gaps & GAP(UNIX_REBIND)), cases[i].narrow || cases[i].gap);
 		assert_false(plan.install.landlock_unix_names || plan.install.unix_pins);
 		policy__free(p);
 	}

@@ -603,6 +603,10 @@ static const struct valid_case valid_cases[] = {
 	{ "approximate_off_by_default", HDR "'mode':'audit'}", "approximate=0\n", NULL },
 	{ "audit_mode", HDR "'mode':'audit'}", "mode=audit\n", "~\"mode\":\"audit\"" },
 	{ "explicit_enforce", HDR "'mode':'enforce'}", "mode=enforce\n", NULL },
+	/* a literal "${" ("$${" written) stays escaped in the canonical text,
+	 * which must load again to the same policy (fuzz_policy found it) */
+	{ "literal_dollar_brace_escaped_in_canonical", HDR "'exec':['/bin/a$${b']}",
+	  "exec[0]=/bin/a${b\n", "~\"/bin/a$${b\"" },
 	/* escapes are decoded before validation: "\u002f" is a '/' */
 	{ "json_escapes_are_decoded_before_checks", HDR "'files':{'read':['\\u002fetc\\/']}}",
 	  "files.read[0]=/etc/\nfiles.read[0].subtree=1\n", NULL },
