@@ -524,6 +524,36 @@ static bool unix_dir_in_write(const struct rf_policy *p, const struct rf_path_ru
 	return false;
 }
 
+/* What the write rules reach of the allowed unix pathnames: none (no
+ * pathname), all (files unrestricted, or past the bounded work for huge
+ * policies: assume they meet), or some: names (a write rule holds an
+ * allowed name) and, when ret_dirs, dirs (a directory on the way to one). */
+enum unix_writes { UNIX_WRITES_NONE, UNIX_WRITES_ALL, UNIX_WRITES_SOME };
+
+static enum unix_writes unix_writes(const struct rf_policy *p, bool *ret_names, bool *ret_dirs)
+{
+	const struct rf_path_list *w = &p->files_write;
+	bool paths = false;
+	size_t i, k;
+
+	*ret_names = false;
+	if (ret_dirs)
+		*ret_dirs = false;
+	for (i = 0; i < p->n_unix; i++)
+		paths |= !p->unix_rules[i].abstract;
+	if (!paths)
+		return UNIX_WRITES_NONE;
+	if (p->files == RF_CONFINE_UNRESTRICTED ||
+	    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX)
+		return UNIX_WRITES_ALL;
+	for (k = 0; k < w->n; k++) {
+		*ret_names |= policy__unix_name_in_write(p, &w->v[k]);
+		if (ret_dirs)
+			*ret_dirs |= unix_dir_in_write(p, &w->v[k]);
+	}
+	return UNIX_WRITES_SOME;
+}
+
 /*
  * Could the sandbox make an allowed unix name (a link, a rename, a
  * symlink, a directory moved) for a socket it did not bind? The cgroup
@@ -534,26 +564,19 @@ static bool unix_dir_in_write(const struct rf_policy *p, const struct rf_path_ru
  */
 static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 {
-	const struct rf_path_list *w = &p->files_write;
 	const struct rf_class_plan *fp = &plan->c[RF_CLASS_FILE];
-	bool names = false, dirs = false, paths = false;
-	size_t i, k;
+	bool names, dirs;
 
-	for (i = 0; i < p->n_unix; i++)
-		paths |= !p->unix_rules[i].abstract;
-	if (!paths)
+	switch (unix_writes(p, &names, &dirs)) {
+	case UNIX_WRITES_NONE:
 		return;
-	/* Bounded work for huge policies: past it, assume they meet. */
-	if (p->files == RF_CONFINE_UNRESTRICTED ||
-	    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX) {
+	case UNIX_WRITES_ALL:
 		add_gap(plan, RF_GAP_UNIX_RENAME);
 		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
 		add_gap(plan, RF_GAP_UNIX_REBIND);
 		return;
-	}
-	for (k = 0; k < w->n; k++) {
-		names |= policy__unix_name_in_write(p, &w->v[k]);
-		dirs |= unix_dir_in_write(p, &w->v[k]);
+	case UNIX_WRITES_SOME:
+		break;
 	}
 	if (names && fp->be == RF_BE_LANDLOCK && fp->enforced)
 		plan->install.landlock_unix_names = true;
@@ -579,24 +602,11 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
  */
 static void plan_unix_rebind(struct rf_plan *plan, const struct rf_policy *p)
 {
-	const struct rf_path_list *w = &p->files_write;
-	bool paths = false;
-	size_t i, k;
+	bool names;
+	enum unix_writes r = unix_writes(p, &names, NULL);
 
-	for (i = 0; i < p->n_unix; i++)
-		paths |= !p->unix_rules[i].abstract;
-	if (!paths)
-		return;
-	if (p->files == RF_CONFINE_UNRESTRICTED ||
-	    (size_t)p->n_unix * w->n > RF_UNIX_WRITE_PAIRS_MAX) {
+	if (r == UNIX_WRITES_ALL || (r == UNIX_WRITES_SOME && names))
 		add_gap(plan, RF_GAP_UNIX_REBIND);
-		return;
-	}
-	for (k = 0; k < w->n; k++)
-		if (policy__unix_name_in_write(p, &w->v[k])) {
-			add_gap(plan, RF_GAP_UNIX_REBIND);
-			return;
-		}
 }
 
 /* The connection ledger's unix peers (issue 22): counted where the kernel
