@@ -1393,3 +1393,52 @@ int BPF_PROG(rf_socket_sendmsg, struct socket *sock, struct msghdr *msg, int siz
 		w.level = -2;           /* more cmsgs than walked */
 	return w.level == -1 ? 0 : route_deny(sb, cgid, RF_OP_ROUTE_CMSG, w.level, w.type);
 }
+
+/*
+ * A socket another process made, handed in over a unix socket
+ * (SCM_RIGHTS) or taken with pidfd_getfd: the cgroup hooks judge and the
+ * ledger counts a socket by the cgroup that made it, so an inet socket
+ * from outside would connect and send past network.connect, the ledger and
+ * egress_bytes, and a netlink socket would carry its maker's privileges.
+ * Every family but unix is refused unless the socket was made inside this
+ * sandbox (the fd is then not installed: recvmsg sets MSG_CTRUNC). Unix
+ * sockets pass: a connect from here is judged by the caller (above).
+ */
+#define RF_S_IFSOCK 0140000
+
+static __always_inline bool made_inside(struct sock *sk, __u64 cgid)
+{
+	struct cgroup *c = BPF_CORE_READ(sk, sk_cgrp_data.cgroup);
+
+	/* the sandbox's cgroup or one below it (a delegated subtree) */
+	for (int i = 0; c && i < RF_MAX_LEVEL; i++) {
+		if (BPF_CORE_READ(c, kn, id) == cgid)
+			return true;
+		c = (struct cgroup *)BPF_CORE_READ(c, self.parent);
+	}
+	return false;
+}
+
+SEC("lsm/file_receive")
+int BPF_PROG(rf_file_receive, struct file *file, int ret)
+{
+	struct rf_sandbox *sb;
+	struct socket *sock;
+	struct sock *sk;
+	__u16 family;
+	__u64 cgid;
+
+	if (ret || (BPF_CORE_READ(file, f_inode, i_mode) & S_IFMT) != RF_S_IFSOCK)
+		return ret;
+	sb = boundary_sandbox(&cgid);
+	if (!sb)
+		return 0;
+	sock = BPF_CORE_READ(file, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	if (!sk)
+		return 0;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family == AF_UNIX || made_inside(sk, cgid))
+		return 0;
+	return verdict(boundary(sb, cgid, RF_OP_SOCK_RECEIVE, 0, family));
+}

@@ -150,12 +150,14 @@ enum rf_class {
 	X(MEMFD_CREATE, 61, "memfd_create")     /* seccomp: without MFD_NOEXEC_SEAL */ \
 	/* A call outside the policy's syscalls profile, answered by the          \
 	 * supervisor's seccomp listener (notify.c); syscall: its number */        \
-	X(SYSCALL, 62, "syscall")
+	X(SYSCALL, 62, "syscall")                                                       \
+	/* BPF-LSM: a socket made outside the sandbox, handed in (file_receive) */      \
+	X(SOCK_RECEIVE, 63, "sock_receive")     /* arg: the socket's family */
 
 #define RF_OP_ENUM_(name, value, str) RF_OP_##name = value,
 enum rf_op {
 	RF_OPS(RF_OP_ENUM_)
-	RF_OP_MAX = 63,                 /* bound for name tables, never sent */
+	RF_OP_MAX = 64,                 /* bound for name tables, never sent */
 };
 
 enum rf_verdict {

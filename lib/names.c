@@ -33,7 +33,7 @@ static const char *const op_arg_names[] = {
 	[RF_OP_MOUNT] = "flags", [RF_OP_UMOUNT] = "flags", [RF_OP_MKNOD] = "mode",
 	[RF_OP_SETNICE] = "nice", [RF_OP_SETIOPRIO] = "ioprio", [RF_OP_SETRLIMIT] = "resource",
 	[RF_OP_SIGIO] = "signal", [RF_OP_ROUTE_SOCKOPT] = "level_optname",
-	[RF_OP_ROUTE_CMSG] = "level_type",
+	[RF_OP_ROUTE_CMSG] = "level_type", [RF_OP_SOCK_RECEIVE] = "socket_family",
 };
 
 /* Sparse: what rf_event.arg holds in an inferred record (observe.bpf.c

@@ -609,6 +609,16 @@ static void plan_unix_rebind(struct rf_plan *plan, const struct rf_policy *p)
 		add_gap(plan, RF_GAP_UNIX_REBIND);
 }
 
+/* A socket another process made comes in over a unix socket to a process
+ * outside: one the sandbox may connect to (an allowed name, or any), or one
+ * it holds on fd 0-2 (known at run time only). A peer outside that the
+ * sandbox cannot reach would have to find the sandbox's own listener, i.e.
+ * be an accomplice, which could send the bytes itself. */
+static bool socket_may_come_in(const struct rf_policy *p, const struct rf_plan_opts *o)
+{
+	return p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || (o && o->stdio_unix);
+}
+
 /* The connection ledger's unix peers (issue 22): counted where the kernel
  * has a way (caps->unix_bytes) and, before 6.7, the observe programs run
  * for this sandbox; a sandbox that can reach a unix peer (audit mode lets
@@ -753,6 +763,9 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)
 			add_gap(plan, RF_GAP_NET_RTHDR_CMSG);
+		if ((plan->c[RF_CLASS_NET].enforced || policy->limits.egress_bytes.set) &&
+		    socket_may_come_in(policy, opts))
+			add_gap(plan, RF_GAP_NET_PASSED_SOCKET);
 		if (!plan->install.landlock_scope_signal)
 			add_gap(plan, RF_GAP_PROCESS_SIGIO);
 	}

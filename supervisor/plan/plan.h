@@ -130,6 +130,14 @@ enum rf_plan_observed {
 	  "with mobile IPv6) sends the datagram past the address judged: seccomp cannot " \
 	  "read ancillary data, and the egress program did not stop it on 7.3 "        \
 	  "(BPF-LSM's socket_sendmsg refuses it)")                                       \
+	X(NET_PASSED_SOCKET, "net.passed-socket", RF_CLASS_NET,                          \
+	  "a socket another process made, handed in over a unix socket to it "           \
+	  "(SCM_RIGHTS: an allowed network.unix name, or a unix socket on fd 0-2): the " \
+	  "cgroup hooks judge and the ledger counts a socket by the cgroup that made "   \
+	  "it, so an inet one connects and sends past network.connect, the ledger and "  \
+	  "egress_bytes, and an unconnected unix one connects to names network.unix "   \
+	  "does not list (BPF-LSM refuses every socket but a unix one made outside, "   \
+	  "and judges a unix connect by the caller)")                                    \
 	X(UNIX_RENAME, "unix.rename", RF_CLASS_UNIX,                                     \
 	  "a socket outside network.unix given an allowed name (renamed, linked or a "   \
 	  "symlink) where the policy lets the sandbox write and Landlock cannot withhold " \
@@ -332,6 +340,7 @@ struct rf_plan_opts {
 	bool keep_caps;           /* test-only: the child keeps its capabilities */
 	bool strict;              /* --strict: a plan with known gaps is refused */
 	bool no_observe;          /* --no-observe: no syscall tracepoint for this run */
+	bool stdio_unix;          /* a unix socket made outside is on fd 0-2 */
 };
 
 /* Pure: no I/O. Fills plan from the policy, the probed capabilities and

@@ -425,6 +425,7 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 {
 	struct run *r = ctx;
 	struct sandbox *sb = &r->sb;
+	struct rf_plan_opts po;
 	int err;
 
 	probe__run(&sb->caps, prepare__probe_flags(sb->policy, &r->o->plan_opts));
@@ -440,7 +441,9 @@ static int step_plan(void *ctx, struct rf_step_error *e)
 			sb->caps.audit_age_s >= 0 ? " (an earlier answer reused)" : "",
 			sb->caps.seccomp.ms, sb->caps.observe.ms, sb->caps.cgroup_v2.ms,
 			sb->caps.sock_addr.ms);
-	plan__compile(sb->policy, &sb->caps, &r->o->plan_opts, &sb->plan);
+	po = r->o->plan_opts;
+	po.stdio_unix = stdio_vet__unix_socket();
+	plan__compile(sb->policy, &sb->caps, &po, &sb->plan);
 	err = prepare__backends(sb->policy, &sb->plan, &sb->ll, &sb->sc, &e->e);
 	/* After it: it may still give the command the host's /tmp (a cwd
 	 * below it), a write area then. */

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -72,4 +73,18 @@ int stdio_vet__types(struct rf_error *e)
 				    n > 0 ? what : "not a plain file, pipe or device");
 	}
 	return 0;
+}
+
+bool stdio_vet__unix_socket(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st;
+		int dom = 0;
+		socklen_t sl = sizeof(dom);
+
+		if (!fstat(fd, &st) && S_ISSOCK(st.st_mode) &&
+		    !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &sl) && dom == AF_UNIX)
+			return true;
+	}
+	return false;
 }

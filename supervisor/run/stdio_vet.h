@@ -3,6 +3,8 @@
 #ifndef RF_STDIO_VET_H
 #define RF_STDIO_VET_H
 
+#include <stdbool.h>
+
 struct rf_error;
 
 /* Each of fds 0-2 that is open must be a terminal or other character
@@ -12,5 +14,9 @@ struct rf_error;
  * a directory, an O_PATH fd) is refused: -EPERM with e naming the fd and
  * what it is. */
 int stdio_vet__types(struct rf_error *e);
+
+/* One of fds 0-2 is a unix socket: its peer outside may hand sockets in
+ * (SCM_RIGHTS), which the plan states (gap net.passed-socket). */
+bool stdio_vet__unix_socket(void);
 
 #endif

@@ -283,6 +283,7 @@ int main(int argc, char **argv)
 	emit(RF_CLASS_PROCESS, RF_OP_ROUTE_SOCKOPT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 41 << 16 | 57, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_ROUTE_CMSG, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 41 << 16 | 57, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_ROUTE_PACKET, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 43, NULL });
+	emit(RF_CLASS_PROCESS, RF_OP_SOCK_RECEIVE, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 2, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_MOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0xc0ed0000u, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_MOVE_MOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 0, NULL });
 	emit(RF_CLASS_PROCESS, RF_OP_UMOUNT, RF_REASON_BOUNDARY, D, proc, &(struct procargs){ 0, 2, NULL });

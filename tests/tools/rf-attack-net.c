@@ -671,6 +671,139 @@ static int do_unix_stdin_write(void)
 		       write(0, "rf", 2) == 2 ? 0 : errno);
 }
 
+/* ---- sockets handed in (SCM_RIGHTS) ---- */
+
+/* Outside: a broker at path that hands every unix client the socket it
+ * asks for ('i': an unconnected TCP socket, 'u': one end of a unix
+ * socketpair, 'x': an unconnected unix stream socket), and a TCP server at 127.0.0.1:port that greets with
+ * "rf-server" (a destination no policy of net.list allows); path.ready
+ * once both listen. Runs until killed. */
+static int broker_hand(int c)
+{
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
+	char kind = 0;
+	struct iovec iov = { .iov_base = &kind, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b) };
+	int pair[2] = { -1, -1 }, fd;
+
+	if (read(c, &kind, 1) != 1)
+		return -1;
+	if (kind == 'u' && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0)
+		fd = pair[0];
+	else if (kind == 'x')
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	else
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.h.cmsg_level = SOL_SOCKET;
+	ctl.h.cmsg_type = SCM_RIGHTS;
+	ctl.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&ctl.h), &fd, sizeof(int));
+	if (sendmsg(c, &m, MSG_NOSIGNAL) != 1)
+		perror("rf-attack-net: sock-broker: sendmsg");
+	close(fd);
+	if (pair[1] >= 0)
+		close(pair[1]);
+	return 0;
+}
+
+static int do_sock_broker(const char *path, int port)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_in t = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct pollfd p[2] = { { .events = POLLIN }, { .events = POLLIN } };
+	char ready[sizeof(a.sun_path) + 8];
+	int one = 1, c, fd;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	snprintf(ready, sizeof(ready), "%s.ready", path);
+	p[0].fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	p[1].fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (p[0].fd < 0 || p[1].fd < 0 || bind(p[0].fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(p[0].fd, 16) || chmod(path, 0666) ||
+	    setsockopt(p[1].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(p[1].fd, (struct sockaddr *)&t, sizeof(t)) || listen(p[1].fd, 16))
+		return setup("sock-broker: listen");
+	fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return setup("sock-broker: ready file");
+	close(fd);
+	for (;;) {
+		if (poll(p, 2, -1) < 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (!(p[i].revents & POLLIN))
+				continue;
+			c = accept4(p[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c < 0)
+				continue;
+			if (i == 0)
+				broker_hand(c);
+			else if (write(c, "rf-server", 9) < 0)
+				perror("rf-attack-net: sock-broker: greet");
+			close(c);
+		}
+	}
+}
+
+/* Inside: ask the broker at path for a socket of kind: 'inet' is then
+ * connected to 127.0.0.1:target, which the policy does not allow (0 once
+ * the outside server's greeting arrived); 'xunix' (unconnected) to the
+ * unix name target, which it does not allow either; 'unix' (connected, a
+ * socketpair's end) only arrives. A socket the kernel would not install
+ * (MSG_CTRUNC, no fd) is refused. */
+static int do_sock_passed(const char *path, const char *kind, const char *target)
+{
+	int port = atoi(target);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_in t = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } ctl;
+	char k = kind[0], byte, buf[16] = "";
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b,
+			    .msg_controllen = sizeof(ctl.b) };
+	struct cmsghdr *h;
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), fd = -1;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) || write(s, &k, 1) != 1)
+		return setup("sock-passed: the broker");
+	memset(&ctl, 0, sizeof(ctl));
+	if (recvmsg(s, &m, MSG_CMSG_CLOEXEC) != 1)
+		return setup("sock-passed: recvmsg");
+	h = CMSG_FIRSTHDR(&m);
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	if (fd < 0 && !(m.msg_flags & MSG_CTRUNC)) {
+		fprintf(stderr, "rf-attack-net: sock-passed: the broker sent no fd\n");
+		return EXIT_SETUP;
+	}
+	if (fd < 0)
+		return verdict("receive a socket made outside (not installed: MSG_CTRUNC)", EPERM);
+	if (k == 'x') {
+		struct sockaddr_un u = { .sun_family = AF_UNIX };
+
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", target);
+		return verdict("connect of the unix socket made outside",
+			       connect(fd, (struct sockaddr *)&u, sizeof(u)) ? errno : 0);
+	}
+	if (k != 'i')
+		return verdict("receive a unix socket made outside", 0);
+	if (connect(fd, (struct sockaddr *)&t, sizeof(t)))
+		return verdict("connect of the socket made outside", errno);
+	if (read(fd, buf, sizeof(buf) - 1) != 9 || strcmp(buf, "rf-server")) {
+		printf("connected to 127.0.0.1:%d, but no greeting\n", port);
+		return EXIT_SETUP;
+	}
+	printf("connect 127.0.0.1:%d through a socket made outside: reached the server\n", port);
+	return 0;
+}
+
 /* ---- signals through file ownership ---- */
 
 static int own_file(int fd, pid_t to, int sig)
@@ -1248,7 +1381,8 @@ static int usage(void)
 		"  unix-way exchange|rmdir|symlink|ancestor|rebind|userns SRC DIR CONNECT\n"
 		"  unix-mkdir-rename DIR  (the write area's own directories move)\n"
 		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n"
-		"  unix-serve PATH  (outside)\n");
+		"  unix-serve PATH | sock-broker PATH PORT  (outside)\n"
+		"  sock-passed PATH inet PORT | sock-passed PATH xunix PATH2 | sock-passed PATH unix -\n");
 	return EXIT_SETUP;
 }
 
@@ -1342,6 +1476,10 @@ int main(int argc, char **argv)
 		return do_unix_stdin_write();
 	if (!strcmp(a, "unix-serve") && argc > 2)
 		return do_unix_serve(argv[2]);
+	if (!strcmp(a, "sock-broker") && argc > 3)
+		return do_sock_broker(argv[2], atoi(argv[3]));
+	if (!strcmp(a, "sock-passed") && argc > 4)
+		return do_sock_passed(argv[2], argv[3], argv[4]);
 	if (!strcmp(a, "unix-connect") && argc > 2)
 		return unix_reach(argv[2]);
 	if (!strcmp(a, "unix-make") && argc > 3)

@@ -742,16 +742,33 @@ static const struct plan_case plan_cases[] = {
 	 * neither can close there is a gap of the plan */
 	{ .name = "net_task_holes_on_landlock", .caps = "host; ipv6_rthdr2=1", .policy = HOLES_Q,
 	  .want = "install.seccomp_task_targets=1\ninstall.seccomp_net_opts=1\n"
-		  "gap.net.rthdr-cmsg=1\ngap.process.sigio=0\n" },
+		  "gap.net.rthdr-cmsg=1\ngap.process.sigio=0\ngap.net.passed-socket=0\n" },
+	/* a socket made outside comes in over a unix socket to outside: an
+	 * allowed name, or one on fd 0-2 (the run's stdio_unix) */
+	{ .name = "net_passed_socket_through_an_allowed_name", .caps = "host",
+	  .policy = "{'version':1,'id':'a','network':{'connect':['[::1]:1'],'unix':['/run/b']}}",
+	  .want = "gap.net.passed-socket=1\n" },
+	{ .name = "net_passed_socket_through_stdio", .caps = "host",
+	  .opts = { .stdio_unix = true }, .policy = HOLES_Q, .want = "gap.net.passed-socket=1\n" },
 	/* no MIP6: no gap; no signal scoping below ABI 6 */
 	{ .name = "net_task_holes_without_mip6_and_scoping", .caps = "host; landlock_abi=5",
 	  .policy = HOLES_Q, .want = "gap.net.rthdr-cmsg=0\ngap.process.sigio=1\n" },
 	{ .name = "net_task_holes_network_open", .caps = "host; landlock_abi=5",
 	  .policy = "{'version':1,'id':'a','network':{'connect':'unrestricted','unix':[]}}",
-	  .want = "install.seccomp_task_targets=1\ninstall.seccomp_net_opts=0\n" },
+	  .want = "install.seccomp_task_targets=1\ninstall.seccomp_net_opts=0\n"
+		  "gap.net.passed-socket=0\n" },
+	/* an egress budget holds no socket made outside either */
+	{ .name = "net_passed_socket_under_an_egress_budget", .caps = "host",
+	  .policy = "{'version':1,'id':'a','network':{'connect':'unrestricted','unix':'unrestricted'},"
+		    "'limits':{'egress_bytes':1000}}",
+	  .want = "gap.net.passed-socket=1\n" },
 	{ .name = "net_task_holes_under_bpf_lsm", .caps = "lsm; ipv6_rthdr2=1", .policy = HOLES_Q,
 	  .want = "install.seccomp_task_targets=0\ninstall.seccomp_net_opts=0\n"
-		  "gap.net.rthdr-cmsg=0\ngap.process.sigio=0\n" },
+		  "gap.net.rthdr-cmsg=0\ngap.process.sigio=0\ngap.net.passed-socket=0\n" },
+	{ .name = "net_passed_socket_refused_under_bpf_lsm", .caps = "lsm",
+	  .opts = { .stdio_unix = true },
+	  .policy = "{'version':1,'id':'a','network':{'connect':['[::1]:1'],'unix':['/run/b']}}",
+	  .want = "gap.net.passed-socket=0\n" },
 	/* bpf-lsm can record without denying: audit mode is fine with it */
 	{ .name = "bpf_lsm_allows_audit_mode", .caps = "lsm",
 	  .policy = "{'version':1,'id':'a','mode':'audit'}", .want = "ok=1\nfile.be=bpf-lsm\n" },
