@@ -508,12 +508,8 @@ int BPF_PROG(rf_obs_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
  */
 #define RF_MSG_PEEK 2
 
-static __always_inline struct rf_unix_sk *unix_sk_of(struct sock *sk)
-{
-	if (sk->__sk_common.skc_family != AF_UNIX)
-		return NULL;
-	return bpf_sk_storage_get(&rf_unix_sk, sk, NULL, 0);
-}
+/* sockets the sandbox did not connect: counted from their first byte */
+#include "rf_ledger_unix_own.bpf.h"
 
 static __always_inline void unix_count(const struct rf_unix_flow_key *k, int ret, bool sent)
 {
@@ -529,7 +525,7 @@ static __always_inline void unix_count(const struct rf_unix_flow_key *k, int ret
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(rf_obs_unix_sent, struct sock *sk, int ret, int flags)
 {
-	struct rf_unix_sk *u = unix_sk_of(sk);
+	struct rf_unix_sk *u = unix_own_sk(sk, ret);
 	bool to;
 
 	if (!u)
@@ -554,7 +550,7 @@ int BPF_PROG(rf_obs_unix_received, struct sock *sk, int ret, int flags)
 
 	if (flags & RF_MSG_PEEK)
 		return 0;
-	u = unix_sk_of(sk);
+	u = unix_own_sk(sk, ret);
 	if (!u)
 		return 0;
 	if (u->has_conn)
@@ -628,7 +624,7 @@ static __always_inline void unix_fx_bytes(struct socket *sock, int ret, bool sen
 
 	if (ret <= 0)
 		return;
-	u = bpf_sk_storage_get(&rf_unix_sk, sock->sk, NULL, 0);
+	u = unix_own_sk(sock->sk, ret);
 	if (!u)
 		return;
 	if (u->has_conn)
@@ -695,6 +691,16 @@ int BPF_PROG(rf_obs_unix_fx_drecv, struct socket *sock, struct msghdr *msg, size
 {
 	if (!(flags & RF_MSG_PEEK))
 		unix_fx_bytes(sock, ret, false);
+	return 0;
+}
+
+/* splice and sendfile out of a stream socket (af_unix's own splice_read:
+ * no recvmsg, no length tracepoint; optional, as the kernel has it) */
+SEC("fexit/unix_stream_splice_read")
+int BPF_PROG(rf_obs_unix_fx_splice, struct socket *sock, loff_t *ppos, void *pipe, size_t size,
+	     unsigned int flags, long ret)
+{
+	unix_fx_bytes(sock, ret > 0x7fffffff ? 0x7fffffff : (int)ret, false);
 	return 0;
 }
 

@@ -498,6 +498,10 @@ enum rf_flow_flags {
 	/* a unix peer whose payload bytes are counted: user space's, from its
 	 * sandbox's RF_LEDGER_UNIX_BYTES (ledger__mark_unix_bytes) */
 	RF_FLOW_UNIX_BYTES = 1u << 2,
+	/* a unix peer by its origin (user space's, from rf_unix_flow_key.origin;
+	 * RF_UNIX_ORIGIN_ACCEPT is RF_FLOW_INBOUND) */
+	RF_FLOW_UNIX_PEER = 1u << 3,
+	RF_FLOW_UNIX_UNNAMED = 1u << 4,
 };
 
 /* rf_flows key: one destination of one sandbox. */
@@ -558,8 +562,22 @@ struct rf_unix_flow_key {
 	__u16 len;                      /* bytes of name[] */
 	__u8 type;                      /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
 	__u8 abstract;                  /* 1: an abstract name (its leading NUL not kept) */
-	__u32 _pad;
+	__u8 origin;                    /* enum rf_unix_origin */
+	__u8 _pad[3];
 	__u8 name[RF_UNIX_FLOW_NAME];   /* zero past len */
+};
+
+/* rf_unix_flow_key.origin: how the sandbox came by the socket. The ones
+ * but CONNECT are keyed by observe.bpf.c at a socket's first payload byte
+ * in a sandbox (rf_ledger_unix_own.bpf.h): one connection each. */
+enum rf_unix_origin {
+	RF_UNIX_ORIGIN_CONNECT = 0,     /* its connect() or sendto(): the peer's name */
+	RF_UNIX_ORIGIN_ACCEPT,          /* the socket's own name: a connection its
+					 * listener accepted, its bound datagram socket */
+	RF_UNIX_ORIGIN_PEER,            /* connected, not by it (passed in with
+					 * SCM_RIGHTS, inherited): the peer's name */
+	RF_UNIX_ORIGIN_UNNAMED,         /* no name either end: a socketpair */
+	RF_UNIX_ORIGIN_MAX,
 };
 
 /* rf_unix_sk: socket storage of a unix socket of a sandbox, written by

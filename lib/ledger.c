@@ -68,6 +68,10 @@ static void unix_key(const struct rf_unix_flow_key *u, struct rf_flow_key *k, ch
 	k->cgroup_id = u->cgroup_id;
 	k->family = AF_UNIX;
 	k->proto = u->type;
+	/* how the sandbox came by the socket (rf_unix_origin) */
+	k->flags = u->origin == RF_UNIX_ORIGIN_ACCEPT	 ? RF_FLOW_INBOUND :
+		   u->origin == RF_UNIX_ORIGIN_PEER	 ? RF_FLOW_UNIX_PEER :
+		   u->origin == RF_UNIX_ORIGIN_UNNAMED ? RF_FLOW_UNIX_UNNAMED : 0;
 	/* the whole key but its cgroup id: abstract, length and bytes */
 	h[0] = fnv1a(&u->len, sizeof(*u) - offsetof(struct rf_unix_flow_key, len),
 		     0xcbf29ce484222325ULL);
@@ -251,6 +255,13 @@ const char *ledger__proto(const struct rf_flow_key *k)
 	if (k->family == AF_UNIX)
 		return "unix";
 	return k->proto == IPPROTO_TCP ? "tcp" : k->proto == IPPROTO_UDP ? "udp" : "other";
+}
+
+const char *ledger__unix_origin(const struct rf_flow_key *k)
+{
+	return (k->flags & RF_FLOW_INBOUND)	 ? "accept" :
+	       (k->flags & RF_FLOW_UNIX_PEER)	 ? "peer" :
+	       (k->flags & RF_FLOW_UNIX_UNNAMED) ? "unnamed" : "connect";
 }
 
 const char *ledger__unix_type(const struct rf_flow_key *k)

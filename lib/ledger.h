@@ -64,6 +64,10 @@ const char *ledger__proto(const struct rf_flow_key *k);
 /* A bpf_ktime_get_boot_ns() stamp as CLOCK_REALTIME. */
 void ledger__boot_to_real(uint64_t boot_ns, struct timespec *ret);
 
+/* How a sandbox came by a unix peer's socket (rf_unix_origin, from the
+ * row's flags): "connect", "accept", "peer", "unnamed". */
+const char *ledger__unix_origin(const struct rf_flow_key *k);
+
 /* A unix peer's socket type: "stream", "dgram", "seqpacket", "other". */
 const char *ledger__unix_type(const struct rf_flow_key *k);
 

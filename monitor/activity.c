@@ -338,9 +338,10 @@ static json_t *flow_unmapped(const struct rf_in_flow *f, const char *sb,
 	if (um && f->key.family == AF_UNIX) {
 		/* connections counted; bytes where the socket length
 		 * tracepoints were attached for the sandbox (Linux 6.3+) */
-		json_object_set_new(um, "unix", json_pack("{s:s, s:b}", "socket_type",
+		json_object_set_new(um, "unix", json_pack("{s:s, s:b, s:s}", "socket_type",
 							  ledger__unix_type(&f->key), "abstract",
-							  f->name[0] == '@'));
+							  f->name[0] == '@', "origin",
+							  ledger__unix_origin(&f->key)));
 		json_object_set_new(um, "bytes_counted", json_boolean(unix_bytes(f)));
 		if (!unix_bytes(f)) {
 			json_object_del(um, "bytes_sent_total");

@@ -22,11 +22,17 @@ static const char *const fx_targets[] = {
  * loaded where the kernel has it) */
 #define FX_SENDPAGE "unix_stream_sendpage"
 #define FX_PAGE_PROG RF_OBS_UNIX_FX_PREFIX "page"
+/* splice and sendfile out of a stream socket (no recvmsg, no length
+ * tracepoint on any kernel): its own program, loaded on both ways where
+ * the kernel has the function and takes fexit programs */
+#define FX_SPLICE "unix_stream_splice_read"
+#define FX_SPLICE_PROG RF_OBS_UNIX_FX_PREFIX "splice"
 
 /* What the run cache keeps: a byte. */
 enum fx_bits {
 	FX_OK = 1u << 0,    /* the fexit programs load and attach here */
 	FX_PAGE = 1u << 1,  /* FX_SENDPAGE is there */
+	FX_SPLICE_OK = 1u << 2, /* FX_SPLICE is there */
 	FX_KNOWN = 1u << 7, /* probed */
 };
 
@@ -85,6 +91,8 @@ static unsigned int fx_probe(void)
 		bits |= FX_OK;
 	if (btf__find_by_name_kind(vmlinux, FX_SENDPAGE, BTF_KIND_FUNC) > 0)
 		bits |= FX_PAGE;
+	if (btf__find_by_name_kind(vmlinux, FX_SPLICE, BTF_KIND_FUNC) > 0)
+		bits |= FX_SPLICE_OK;
 	btf__free(vmlinux);
 	return bits;
 }
@@ -102,9 +110,10 @@ static unsigned int fx_bits(void)
 		return bits;
 	}
 	bits = fx_probe();
-	rf_debug("unix bytes before 6.7: fexit programs %s, unix_stream_sendpage %s",
+	rf_debug("unix bytes: fexit programs %s, unix_stream_sendpage %s, "
+		 "unix_stream_splice_read %s",
 		 (bits & FX_OK) ? "load and attach" : "refused or without targets",
-		 (bits & FX_PAGE) ? "there" : "absent");
+		 (bits & FX_PAGE) ? "there" : "absent", (bits & FX_SPLICE_OK) ? "there" : "absent");
 	b = (unsigned char)bits;
 	runcache__write("unixfx", &b, 1);
 	return bits;
@@ -123,6 +132,11 @@ bool unix_bytes__prog_loads(const char *name)
 
 	if (strncmp(name, RF_OBS_UNIX_FX_PREFIX, strlen(RF_OBS_UNIX_FX_PREFIX)))
 		return how == RF_UNIX_BYTES_TP;
+	/* both ways, where this kernel takes fexit programs (the host's 6.18
+	 * does not: the plan's gap ledger.unix-splice) */
+	if (!strcmp(name, FX_SPLICE_PROG))
+		return how != RF_UNIX_BYTES_NONE && (fx_bits() & (FX_OK | FX_SPLICE_OK)) ==
+							(FX_OK | FX_SPLICE_OK);
 	if (how != RF_UNIX_BYTES_FEXIT)
 		return false;
 	return strcmp(name, FX_PAGE_PROG) || (fx_bits() & FX_PAGE);

@@ -20,7 +20,9 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
+#include <bpf/bpf.h>
 #include "cleanup.h"
+#include "rf_abi.h"
 #include "env.h"
 #include "launch.h"
 #include "clone_vm.h"
@@ -406,6 +408,19 @@ static int launch_prepare(const struct launch_opts *opts, char *const *envp,
 	return 0;
 }
 
+/* The ledger counts a unix socket without storage from its first byte in
+ * a sandbox (bpf/rf_ledger_unix_own.bpf.h): empty storage (no flow) marks
+ * the supervisor's own pair as not the sandbox's. Best effort: without it
+ * the pair's one byte is an "unnamed" flow, not a failure. */
+static void unmark_ledger(int map_fd, const int sv[2])
+{
+	struct rf_unix_sk none = { 0 };
+	int i;
+
+	for (i = 0; map_fd > 0 && i < 2; i++)
+		(void)bpf_map_update_elem(map_fd, &sv[i], &none, BPF_NOEXIST);
+}
+
 /* A notifying boundary: a stream socket (no unix_may_send LSM hook on
  * its sends, unlike datagrams) the child sends its listener
  * over before it execs (in flight, the listener outlives the child's
@@ -418,6 +433,7 @@ static int plan_notify(const struct launch_opts *opts, struct launch_plan *plan,
 		return 0;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
+	unmark_ledger(opts->unix_sk_fd, sv);
 	*ret_r = sv[0];
 	plan->notify_w = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
 	close(sv[1]);

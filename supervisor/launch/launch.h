@@ -55,6 +55,10 @@ struct launch_opts {
 	 * map (root's files the command's, files it makes root's on disk),
 	 * with or without ro_tree; otherwise no mapping. */
 	int idmap_fd;
+	/* > 0: the connection ledger's rf_unix_sk map. The supervisor's own
+	 * socket pair with the child (plan_notify) gets empty storage there:
+	 * its bytes are never counted as the sandbox's unix peers'. */
+	int unix_sk_fd;
 	/* W^X memory (memory.deny_write_execute): prctl(PR_SET_MDWE) before
 	 * the confinement, checked with PR_GET_MDWE. */
 	bool mdwe;

@@ -113,9 +113,10 @@ static json_t *flow_json(const struct sandbox *sb, const struct rf_flow_row *r, 
 			json_object_set_new(o, "bytes_sent", json_null());
 			json_object_set_new(o, "bytes_received", json_null());
 		}
-		json_object_set_new(o, "unix", json_pack("{s:s, s:b}", "socket_type",
+		json_object_set_new(o, "unix", json_pack("{s:s, s:b, s:s}", "socket_type",
 							 ledger__unix_type(&r->key), "abstract",
-							 r->unix_name[0] == '@'));
+							 r->unix_name[0] == '@', "origin",
+							 ledger__unix_origin(&r->key)));
 		return o;
 	}
 	if (o && !ledger__name(sb->enf->map_fd[RF_PIN_FLOW_NAMES], sb->cgid, r->key.family,

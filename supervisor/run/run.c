@@ -1111,6 +1111,7 @@ static int start_child(struct run *r)
 		.uid = r->uid,
 		.gid = r->gid,
 		.idmap_fd = r->dyn.userns_fd,
+		.unix_sk_fd = sb->enf ? sb->enf->map_fd[RF_PIN_UNIX_SK] : -1,
 		.ro_mounts = (const char *const *)r->ro_mounts,
 		.detach_mounts = (const char *const *)r->bpf_mounts,
 		.keep_caps = sb->plan.install.keep_caps,

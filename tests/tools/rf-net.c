@@ -43,6 +43,16 @@
  *   udecho PATH N REPLY  bind a unix datagram socket at PATH, take N
  *                        datagrams, answer each sender REPLY bytes:
  *                        "udecho PATH N BYTES_READ"
+ *   upair N M            a socketpair: N bytes one way, M back:
+ *                        "upair RESULT sent=S received=R"
+ *   upass PATH PEER      listen on PATH, accept one connection, pass it a
+ *                        stream socket connected to PEER (SCM_RIGHTS, one
+ *                        byte), read to its end: "upass PATH RESULT"
+ *   urecvfd PATH N M     connect to PATH, take the socket it passes, write N
+ *                        bytes to it then read M: "urecvfd PATH RESULT sent=S
+ *                        received=R"
+ *   unixsplice PATH|@NAME N M  as unixio without the peek, the answer read
+ *                        by splice() into a pipe
  *   sleep MS             wait
  */
 #include <arpa/inet.h>
@@ -56,6 +66,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -348,6 +359,160 @@ static int do_userve(const char *path, int n, long long *ret_bytes)
 	return k;
 }
 
+/* Read exactly n bytes of fd (0), else the errno (EPIPE: its end). */
+static int read_all(int fd, long long n, long long *ret_got)
+{
+	static char buf[65536];
+	ssize_t r;
+
+	while (*ret_got < n) {
+		long long want = n - *ret_got;
+
+		r = read(fd, buf, want < (long long)sizeof(buf) ? (size_t)want : sizeof(buf));
+		if (r <= 0)
+			return r < 0 ? errno : EPIPE;
+		*ret_got += r;
+	}
+	return 0;
+}
+
+/* A socketpair: n bytes from one end to the other, m back. */
+static int do_upair(long long n, long long m, long long *ret_sent, long long *ret_rcvd)
+{
+	int sv[2], rc;
+
+	*ret_sent = *ret_rcvd = 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return errno;
+	rc = write_n(sv[0], n, ret_sent);
+	if (!rc)
+		rc = read_all(sv[1], n, ret_rcvd);
+	if (!rc)
+		rc = write_n(sv[1], m, ret_sent);
+	if (!rc)
+		rc = read_all(sv[0], m, ret_rcvd);
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}
+
+static int unix_connect(const char *name)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(name, &sun);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, len)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Accept one connection at path, pass it a socket connected to peer. */
+static int do_upass(const char *path, const char *peer)
+{
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr_of(path, &sun);
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c = 'f';
+	struct iovec io = { &c, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), a, p, rc = 0;
+
+	unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, len) || listen(fd, 4))
+		return errno;
+	a = accept(fd, NULL, NULL);
+	p = unix_connect(peer);
+	if (a < 0 || p < 0)
+		return errno;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &p, sizeof(p));
+	if (sendmsg(a, &m, 0) != 1)
+		rc = errno;
+	close(p);
+	read_n(a, 1LL << 62);
+	close(a);
+	close(fd);
+	return rc;
+}
+
+/* Connect to path, take the socket passed, n bytes to it, m from it. */
+static int do_urecvfd(const char *path, long long n, long long mm, long long *ret_sent,
+		      long long *ret_rcvd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c;
+	struct iovec io = { &c, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	int fd = unix_connect(path), p, rc;
+
+	*ret_sent = *ret_rcvd = 0;
+	if (fd < 0)
+		return errno;
+	if (recvmsg(fd, &m, MSG_CMSG_CLOEXEC) != 1 || !(cm = CMSG_FIRSTHDR(&m)) ||
+	    cm->cmsg_type != SCM_RIGHTS) {
+		close(fd);
+		return EPROTO;
+	}
+	memcpy(&p, CMSG_DATA(cm), sizeof(p));
+	rc = write_n(p, n, ret_sent);
+	if (!rc)
+		rc = read_all(p, mm, ret_rcvd);
+	close(p);
+	close(fd);
+	return rc;
+}
+
+/* Connect to name, write n bytes, splice m of the answer into a pipe. */
+static int do_unixsplice(const char *name, long long n, long long m, long long *ret_sent,
+			 long long *ret_rcvd)
+{
+	static char buf[65536];
+	int fd = unix_connect(name), pp[2], rc;
+	ssize_t k;
+
+	*ret_sent = *ret_rcvd = 0;
+	if (fd < 0)
+		return errno;
+	if (pipe2(pp, O_CLOEXEC)) {
+		close(fd);
+		return errno;
+	}
+	rc = write_n(fd, n, ret_sent);
+	while (!rc && *ret_rcvd < m) {
+		k = splice(fd, NULL, pp[1], NULL, (size_t)(m - *ret_rcvd) < sizeof(buf) ?
+					      (size_t)(m - *ret_rcvd) : sizeof(buf), 0);
+		if (k <= 0) {
+			rc = k < 0 ? errno : EPIPE;
+			break;
+		}
+		*ret_rcvd += k;
+		if (read(pp[0], buf, (size_t)k) != k)
+			rc = EIO;
+	}
+	close(pp[0]);
+	close(pp[1]);
+	close(fd);
+	return rc;
+}
+
 static int do_socket(int family, int type, int proto)
 {
 	int fd = socket(family, type | SOCK_CLOEXEC, proto);
@@ -498,6 +663,29 @@ int main(int argc, char **argv)
 			k = do_userve(argv[i + 1], atoi(argv[i + 2]), &bytes);
 			printf("usink %s %d %lld\n", argv[i + 1], k, bytes);
 			i += 3;
+		} else if (!strcmp(op, "upair")) {
+			long long sent, rcvd;
+			int e;
+
+			need(argc, i, 2);
+			e = do_upair(atoll(argv[i + 1]), atoll(argv[i + 2]), &sent, &rcvd);
+			printf("upair %s sent=%lld received=%lld\n", err_name(e), sent, rcvd);
+			i += 3;
+		} else if (!strcmp(op, "upass")) {
+			need(argc, i, 2);
+			printf("upass %s %s\n", argv[i + 1],
+			       err_name(do_upass(argv[i + 1], argv[i + 2])));
+			i += 3;
+		} else if (!strcmp(op, "urecvfd") || !strcmp(op, "unixsplice")) {
+			long long sent, rcvd;
+			int e;
+
+			need(argc, i, 3);
+			e = (!strcmp(op, "urecvfd") ? do_urecvfd : do_unixsplice)(
+				argv[i + 1], atoll(argv[i + 2]), atoll(argv[i + 3]), &sent, &rcvd);
+			printf("%s %s %s sent=%lld received=%lld\n", op, argv[i + 1], err_name(e),
+			       sent, rcvd);
+			i += 4;
 		} else if (!strcmp(op, "ping4")) {
 			printf("ping4 - %s\n", err_name(do_socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)));
 			i += 1;
