@@ -379,20 +379,24 @@ static int read_all(int fd, long long n, long long *ret_got)
 /* A socketpair: n bytes from one end to the other, m back. */
 static int do_upair(long long n, long long m, long long *ret_sent, long long *ret_rcvd)
 {
+	long long s[2] = { 0, 0 }, r[2] = { 0, 0 };
 	int sv[2], rc;
 
 	*ret_sent = *ret_rcvd = 0;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return errno;
-	rc = write_n(sv[0], n, ret_sent);
+	/* both take counts to reach: one each way */
+	rc = write_n(sv[0], n, &s[0]);
 	if (!rc)
-		rc = read_all(sv[1], n, ret_rcvd);
+		rc = read_all(sv[1], n, &r[0]);
 	if (!rc)
-		rc = write_n(sv[1], m, ret_sent);
+		rc = write_n(sv[1], m, &s[1]);
 	if (!rc)
-		rc = read_all(sv[0], m, ret_rcvd);
+		rc = read_all(sv[0], m, &r[1]);
 	close(sv[0]);
 	close(sv[1]);
+	*ret_sent = s[0] + s[1];
+	*ret_rcvd = r[0] + r[1];
 	return rc;
 }
 

@@ -69,7 +69,7 @@ if [ "$rc" = 0 ] && [ "$(grep -c "unix $S ok" "$W/out")" = 4 ] &&
    grep -q "unix $N EPERM" "$W/out" &&
    [ "$(cat "$W/srv.out")" = "usink $S 5 4321" ] &&
    [ "$(counts "$S")" = "$(k 5 4321 0)" ] &&
-   flow "$S" | grep -q '"proto":"unix".*"unix":{"socket_type":"stream","abstract":false}' &&
+   flow "$S" | grep -q '"proto":"unix".*"unix":{"socket_type":"stream","abstract":false,"origin":"connect"}' &&
    [ -z "$(flow "$N")" ]; then
 	pass "unix ledger ($how): 5 connects = 5 accepted, one flow, 4321 bytes sent = what the server read; the refused name no flow"
 else
@@ -121,6 +121,78 @@ if [ "$rc" = 0 ] && [ "$(cat "$W/s2.out")" = "usink $S2 1 1000" ] &&
 else
 	fail "unix ledger ($how) under --no-observe" "exit $rc; flow: $f2; $(grep -o '"gap":"ledger.unix"' "$W/t2.jsonl")"
 	show "$W/out2"
+fi
+# Sockets the sandbox did not connect, counted from their first byte: its
+# own server's accepted connection (an outside client sends 3000, it
+# answers 700: the flow of its listening name, origin accept, inbound), a
+# socketpair of its own (3000 one way, 200 back: one unnamed flow, both
+# ends, 2 connections), a socket passed in over SCM_RIGHTS connected to a
+# name the policy does not list (2500 sent, 600 received: origin peer; the
+# connection that carried it: 1 byte received), and an answer read by
+# splice() (9000 bytes: af_unix's splice_read, an fexit program).
+A=$W/acc.sock
+PS=$W/pass.sock
+PP=$W/passed.sock
+SP=$W/splice.sock
+printf '{"version":1,"id":"ledger-unix-own","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s","%s"]}}\n' \
+	"$PS" "$SP" > "$W/pol3.json"
+"$TOOLS/rf-net" ureply "$PP" 1 2500 600 > "$W/pp.out" &
+ppsrv=$!
+"$TOOLS/rf-net" upass "$PS" "$PP" > "$W/ps.out" &
+pssrv=$!
+"$TOOLS/rf-net" ureply "$SP" 1 800 9000 > "$W/sp.out" &
+spsrv=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ -S "$PP" ] && [ -S "$PS" ] && [ -S "$SP" ] && break
+	sleep 0.2
+done
+rc=0
+"$RINGFENCE" run -q --policy "$W/pol3.json" --trace "$W/t3.jsonl" -- "$TOOLS/rf-net" \
+	ureply "$A" 1 3000 700 upair 3000 200 urecvfd "$PS" 2500 600 unixsplice "$SP" 800 9000 \
+	> "$W/out3" 2> "$W/err3" &
+rf=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ -S "$A" ] && break
+	sleep 0.2
+done
+"$TOOLS/rf-net" unixio "$A" 3000 700 > "$W/acc.out"
+wait "$rf" || rc=$?
+[ "$rc" = 0 ] || kill "$ppsrv" "$pssrv" "$spsrv" 2> /dev/null
+wait "$ppsrv" "$pssrv" "$spsrv"
+T=$W/t3.jsonl
+uflow() { grep '"event":"network.flow"' "$T" | grep "\"dst\":\"$1\""; }
+ucounts() { uflow "$1" | grep -o '"connections":[0-9]*,"bytes_sent":[0-9]*,"bytes_received":[0-9]*'; }
+if [ "$rc" = 0 ] && grep -q "unixio $A ok sent=3000 received=700" "$W/acc.out" &&
+   grep -q "ureply $A 1 3000" "$W/out3" &&
+   [ "$(ucounts "$A")" = "$(k 1 700 3000)" ] &&
+   uflow "$A" | grep -q '"inbound":true' && uflow "$A" | grep -q '"origin":"accept"'; then
+	pass "unix ledger ($how): the sandbox's server: the accepted connection is its listening name's flow, origin accept, inbound, 700 sent / 3000 received, exact"
+else
+	fail "unix ledger ($how): an accepted connection" "exit $rc; $(cat "$W/acc.out"); flow: $(uflow "$A")"
+	show "$W/out3"
+	show "$W/err3"
+	show "$T"
+fi
+if grep -q "upair ok sent=3200 received=3200" "$W/out3" &&
+   [ "$(ucounts "")" = "$(k 2 3200 3200)" ] && uflow "" | grep -q '"origin":"unnamed"'; then
+	pass "unix ledger ($how): a socketpair: one unnamed flow, both ends (2 connections), 3200 sent and received, exact"
+else
+	fail "unix ledger ($how): a socketpair" "$(grep upair "$W/out3"); flow: $(uflow "")"
+fi
+if grep -q "urecvfd $PS ok sent=2500 received=600" "$W/out3" &&
+   [ "$(cat "$W/pp.out")" = "ureply $PP 1 2500" ] && [ "$(cat "$W/ps.out")" = "upass $PS ok" ] &&
+   [ "$(ucounts "$PP")" = "$(k 1 2500 600)" ] && uflow "$PP" | grep -q '"origin":"peer"' &&
+   [ "$(ucounts "$PS")" = "$(k 1 0 1)" ] && uflow "$PS" | grep -q '"origin":"connect"'; then
+	pass "unix ledger ($how): a socket passed in (SCM_RIGHTS) to an unlisted name: its peer's flow, origin peer, 2500/600 exact; the connection that carried it 1 byte received"
+else
+	fail "unix ledger ($how): a passed socket" "$(grep urecvfd "$W/out3"); $(cat "$W/pp.out" "$W/ps.out"); flows: $(uflow "$PP") $(uflow "$PS")"
+fi
+if grep -q "unixsplice $SP ok sent=800 received=9000" "$W/out3" &&
+   [ "$(ucounts "$SP")" = "$(k 1 800 9000)" ] &&
+   grep '"event":"sandbox.exit"' "$T" | grep -q '"flows":5,'; then
+	pass "unix ledger ($how): an answer read by splice(): 9000 bytes received, exact; 5 flows"
+else
+	fail "unix ledger ($how): splice out of a unix socket" "$(grep unixsplice "$W/out3"); flow: $(uflow "$SP"); $(grep sandbox.exit "$T")"
 fi
 kill "$nosrv" "$ndsrv" 2> /dev/null
 wait "$nosrv" "$ndsrv" 2> /dev/null
