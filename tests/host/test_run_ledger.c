@@ -572,6 +572,174 @@ static void unix_bytes_null_without_observe(void **state)
 	free(out);
 }
 
+/* ---- unix sockets the sandbox did not connect ---- */
+
+struct passer {
+	int fd;             /* listening */
+	const char *peer;   /* the name the passed socket connects to */
+	int rc;
+	pthread_t t;
+};
+
+/* Accept one connection, pass it a stream socket connected to peer
+ * (SCM_RIGHTS, one byte), read to its end. */
+static void *pass_one(void *arg)
+{
+	struct passer *p = arg;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char c = 'f', b[256];
+	struct iovec io = { &c, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	int a = accept(p->fd, NULL, NULL), s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", p->peer);
+	p->rc = a < 0 || s < 0 || connect(s, (struct sockaddr *)&sun, sizeof(sun)) ? -1 : 0;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &s, sizeof(s));
+	if (!p->rc && sendmsg(a, &m, 0) != 1)
+		p->rc = -1;
+	while (a >= 0 && read(a, b, sizeof(b)) > 0)
+		;
+	if (s >= 0)
+		close(s);
+	if (a >= 0)
+		close(a);
+	return NULL;
+}
+
+/* Connect to the sandbox's own server at name (it binds it: wait), write
+ * n bytes, read m. The bytes read, or -1. */
+static long long client_of(const char *name, long long n, long long m)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	static char b[65536];
+	long long got = 0;
+	int fd = -1, i;
+	ssize_t k;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+	for (i = 0; i < 100 && fd < 0; i++) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			close(fd);
+			fd = -1;
+			h_sleep_ms(50);
+		}
+	}
+	if (fd < 0)
+		return -1;
+	memset(b, 'c', sizeof(b));
+	if (write(fd, b, (size_t)n) != n)
+		got = -1;
+	while (got >= 0 && got < m && (k = read(fd, b, sizeof(b))) > 0)
+		got += k;
+	close(fd);
+	return got;
+}
+
+/* What the cgroup unix hooks never see, counted from the first byte: the
+ * sandbox's own server (an outside client writes 3000 bytes, it answers
+ * 700: its listening name's flow, origin accept, inbound), a socketpair
+ * of its own (3000 one way, 200 back: one unnamed flow, two ends), a
+ * socket passed in over SCM_RIGHTS connected to a name the policy does not
+ * list (2500 written, 600 read: origin peer). The test's own sockets and
+ * the passer's, outside, in no flow: four flows. */
+static void unix_unconnected_counted(void **state)
+{
+	char acc[96], ps[96], pp[96], pol[1024], line[256];
+	char *tp = h_tempfile("trace", NULL), *polp, *out = NULL;
+	const char *argv[] = { h_tool("rf-net"), "ureply", acc, "1", "3000", "700",
+			       "upair", "3000", "200", "urecvfd", ps, "2500", "600", NULL };
+	struct unix_srv s_pp;
+	struct passer pa;
+	json_t *tr, *f, *ux;
+	struct h_proc pr;
+
+	(void)state;
+	if (!unix_hooks() || !unix_byte_tps())
+		skip();
+	snprintf(acc, sizeof(acc), "/tmp/rf-uown-%d.acc", (int)getpid());
+	snprintf(ps, sizeof(ps), "/tmp/rf-uown-%d.pass", (int)getpid());
+	snprintf(pp, sizeof(pp), "/tmp/rf-uown-%d.peer", (int)getpid());
+	unlink(acc);
+	unix_start(&s_pp, pp, false);
+	s_pp.want = 2500;
+	s_pp.reply = 600;
+	pa.fd = h_listen_unix(ps);
+	pa.peer = pp;
+	assert_int_equal(pthread_create(&pa.t, NULL, pass_one, &pa), 0);
+	snprintf(pol, sizeof(pol), "{\"version\":1,\"id\":\"ledger-uown\",\"files\":"
+		 "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":{\"connect\":[],"
+		 "\"unix\":[\"%s\"]}}", ps);
+	polp = h_tempfile("policy", pol);
+	pr = h_spawn(polp, tp, NULL, argv);
+	assert_int_equal(client_of(acc, 3000, 700), 700);
+	assert_int_equal(h_wait(pr, &out, NULL), 0);
+	pthread_join(pa.t, NULL);
+	assert_int_equal(pa.rc, 0);
+	snprintf(line, sizeof(line), "ureply %s 1 3000\n", acc);
+	assert_non_null(strstr(out, line));
+	assert_non_null(strstr(out, "upair ok sent=3200 received=3200\n"));
+	snprintf(line, sizeof(line), "urecvfd %s ok sent=2500 received=600\n", ps);
+	assert_non_null(strstr(out, line));
+	h_sleep_ms(100);  /* the server's thread takes the last bytes */
+	assert_int_equal(unix_stop(&s_pp), 1);
+	assert_int_equal(atomic_load(&s_pp.bytes), 2500);
+	tr = h_trace(tp);
+	f = flow_of(tr, acc, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 1);
+	assert_int_equal(num(f, "bytes_sent"), 700);
+	assert_int_equal(num(f, "bytes_received"), 3000);
+	assert_true(json_is_true(json_object_get(f, "inbound")));
+	ux = json_object_get(f, "unix");
+	assert_string_equal(json_string_value(json_object_get(ux, "origin")), "accept");
+	f = flow_of(tr, "", "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 2);
+	assert_int_equal(num(f, "bytes_sent"), 3200);
+	assert_int_equal(num(f, "bytes_received"), 3200);
+	ux = json_object_get(f, "unix");
+	assert_string_equal(json_string_value(json_object_get(ux, "origin")), "unnamed");
+	f = flow_of(tr, pp, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "connections"), 1);
+	assert_int_equal(num(f, "bytes_sent"), 2500);
+	assert_int_equal(num(f, "bytes_received"), 600);
+	ux = json_object_get(f, "unix");
+	assert_string_equal(json_string_value(json_object_get(ux, "origin")), "peer");
+	f = flow_of(tr, ps, "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "bytes_received"), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(f, "unix"),
+							      "origin")), "connect");
+	assert_int_equal(num(h_event(tr, "sandbox.exit", 0), "flows"), 4);
+	snprintf(pol, sizeof(pol), "/usr/bin/python3 -c 'import json, sys\n"
+		 "from jsonschema import Draft202012Validator as V\n"
+		 "v = V(json.load(open(\"schemas/trace.schema.json\")))\n"
+		 "bad = [e.message[:200] for l in open(sys.argv[1]) for e in v.iter_errors(json.loads(l))]\n"
+		 "bad and print(*bad[:5], sep=\"\\n\")\nsys.exit(1 if bad else 0)' %s", h_sh(tp));
+	assert_int_equal(system(pol), 0);
+	json_decref(tr);
+	close(pa.fd);
+	unlink(acc);
+	unlink(ps);
+	unlink(pp);
+	unlink(polp);
+	unlink(tp);
+	free(polp);
+	free(tp);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -583,6 +751,7 @@ int main(void)
 		cmocka_unit_test(unix_peers_counted),
 		cmocka_unit_test(unix_bytes_counted),
 		cmocka_unit_test(unix_bytes_null_without_observe),
+		cmocka_unit_test(unix_unconnected_counted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
