@@ -174,6 +174,13 @@ flow(T0 + 1000 * MS, "c3" * 16, 0, 700, 90, 1, (1, 700, 90), family=1, proto=1, 
      name="/run/counted.sock")
 flow(T0 + 3000 * MS, "c3" * 16, 0, 300, 10, 0, (1, 1000, 100), family=1, proto=1, flags=4,
      name="/run/counted.sock", final=True)
+# unix sockets the sandbox did not connect: its server's accepted
+# connections (flags 1, inbound: named by its listening name) and a
+# socketpair (flags 16: no name)
+flow(T0 + 3000 * MS, "d4" * 16, 0, 700, 3000, 1, (1, 700, 3000), family=1, proto=1,
+     flags=5, name="/run/own.sock", final=True)
+flow(T0 + 3000 * MS, "e5" * 16, 0, 3200, 3200, 2, (2, 3200, 3200), family=1, proto=1,
+     flags=20, final=True)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=15)
 rec(t=T0 + 4000 * MS, type="sandbox_end", cgroup_id=16)
 rec(t=T0 + 4500 * MS, type="lost", hop="kernel-decisions", count=42, before_start=True)
