@@ -103,8 +103,10 @@ static __noinline struct rf_unix_sk *unix_own_key(struct sock *sk)
 		}
 	}
 	u = bpf_sk_storage_get(&rf_unix_sk, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!u)
-		return NULL;
+	/* another CPU keyed it first (the same socket's first bytes both ways
+	 * at once): one connection */
+	if (!u || u->has_conn || u->has_to)
+		return u;
 	flow_add_in(&rf_unix_flows, l, &k, 1, 0, 0);
 	__builtin_memcpy(&u->conn, &k, sizeof(k));
 	u->has_conn = 1;

@@ -179,9 +179,11 @@ enum rf_plan_observed {
 	  "programs, under --no-observe and for OCI containers, connections only, "     \
 	  "bytes null), before 6.7 fexit programs on af_unix's connect, sendmsg and "   \
 	  "recvmsg (without them, or where the kernel refuses fexit programs, no unix " \
-	  "peer is counted); not counted: sockets it did not itself connect or address " \
-	  "by name (socketpairs, inherited or received ones, connections its own "       \
-	  "listeners accept) and splice() reads out of a unix socket")                   \
+	  "peer is counted); sockets it did not connect (socketpairs, inherited or "    \
+	  "received ones, connections its own listeners accept) from their first "      \
+	  "byte, while a name is reachable (a policy that reaches no unix name keeps "   \
+	  "the programs detached: none of its sockets counted); splice() reads out of "  \
+	  "a unix stream socket only where the kernel takes fexit programs")            \
 	X(LEDGER_UNIX, "ledger.unix", RF_CLASS_UNIX,                                     \
 	  "the connection ledger counts no unix peer of this sandbox here (no unix "     \
 	  "network.flow): Linux 6.7+ counts them through the cgroup unix hooks, not "    \

@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 rpid=
 trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 cat > "$tmp/policy.json" <<EOJ
-{"version":1,"id":"bench-ubytes","files":"unrestricted","exec":"unrestricted","network":{"connect":[]}}
+{"version":1,"id":"bench-ubytes","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["/run/rf-bench-none.sock"]}}
 EOJ
 attached() { ls /sys/fs/bpf/ringfence/*/obs_rf_obs_unix_sent > /dev/null 2>&1; }
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
