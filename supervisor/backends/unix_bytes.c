@@ -133,7 +133,7 @@ bool unix_bytes__prog_loads(const char *name)
 	if (strncmp(name, RF_OBS_UNIX_FX_PREFIX, strlen(RF_OBS_UNIX_FX_PREFIX)))
 		return how == RF_UNIX_BYTES_TP;
 	/* both ways, where this kernel takes fexit programs (the host's 6.18
-	 * does not: the plan's gap ledger.unix-splice) */
+	 * does not: the plan's gap limits.egress-unix says so) */
 	if (!strcmp(name, FX_SPLICE_PROG))
 		return how != RF_UNIX_BYTES_NONE && (fx_bits() & (FX_OK | FX_SPLICE_OK)) ==
 							(FX_OK | FX_SPLICE_OK);
