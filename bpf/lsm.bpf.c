@@ -46,6 +46,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define S_IFREG 0100000
 #define S_IFBLK 0060000
 #define S_IFCHR 0020000
+#define S_IFSOCK 0140000
+#define S_IFLNK 0120000
+#define S_IFDIR 0040000
+#define RENAME_EXCHANGE (1 << 1)
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #define ATTR_MODE (1 << 0)
 #define ATTR_UID (1 << 1)
@@ -612,6 +616,77 @@ static __always_inline int remove_op(const struct path *dir, struct dentry *dent
 	return r ? r : write_op_path(dir, op);
 }
 
+/*
+ * unix.rebind: an allowed unix pathname is its server's alone. A client
+ * outside the sandbox that connects to the name is judged by nothing, so
+ * from a sandbox (RF_SB_LSM_UNIX_NAMES) nothing that answers a connect is
+ * put there: no socket made at the name (bind, mknod), no symlink, no
+ * socket or symlink linked or renamed onto it, and no symlink or directory
+ * made or moved onto a directory on its way (kind RF_UNIX_ANCESTOR), which
+ * would bring a socket of the sandbox's own in below. Taking the name away
+ * (unlink, rename of the server's socket or directory elsewhere) stays
+ * allowed: nothing can be put back. Regular files, fifos and directories
+ * made at the name answer no connect (ECONNREFUSED) and stay allowed.
+ */
+
+/* What, put at a name or on its way, can answer a connect there. */
+static __always_inline bool answers_unix(struct dentry *d)
+{
+	__u32 fmt = BPF_CORE_READ(d, d_inode, i_mode) & S_IFMT;
+
+	return fmt == S_IFSOCK || fmt == S_IFLNK || fmt == S_IFDIR;
+}
+
+/* The path in s->key (s->plen bytes) is an allowed name, or lies under an
+ * allowed subtree, or (ways) is a directory on the way to one. A path too
+ * long for a name is looked up by its first bytes without the terminator:
+ * only a subtree can match it (a relative bind reaches such paths). */
+static __always_inline bool unix_name_at(struct rf_lsm_scratch *s, const struct rf_sandbox *sb,
+					 __u64 cgid, bool ways)
+{
+	__u8 *d = s->ukey.data;
+	__u32 n = s->plen, bits;
+
+	__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
+	bpf_probe_read_kernel(&d[1], RF_UNIX_PATH_MAX - 1, s->key.path);
+	if (n > RF_UNIX_PATH_MAX - 1) {
+		n = RF_UNIX_PATH_MAX - 1;
+		bits = 1 + n;
+	} else {
+		bits = 2 + n;           /* the terminator read with the path */
+	}
+	d[0] = RF_UNIX_PATHNAME;
+	s->ukey.cgroup_id = cgid;
+	s->ukey.prefixlen = 64 + 8 * bits;
+	if (rf_sb_lookup(&rf_unix, sb, cgid, &s->ukey))
+		return true;
+	if (!ways || bits != 2 + n)
+		return false;
+	d[0] = RF_UNIX_ANCESTOR;
+	return rf_sb_lookup(&rf_unix, sb, cgid, &s->ukey) != NULL;
+}
+
+/* The new name (dir, dentry) of op: the hook's verdict. An unresolvable
+ * name is refused: it cannot be shown not to be an allowed one. */
+static __always_inline int unix_name_op(const struct path *dir, struct dentry *dentry, __u32 op,
+					bool ways)
+{
+	struct rf_lsm_scratch *s;
+	struct rf_sandbox *sb;
+	__u32 reason;
+	__u64 cgid;
+	int v;
+
+	s = hook_scratch(RF_SB_LSM_UNIX_NAMES, RF_CLASS_FILE, &sb, &cgid, &v);
+	if (!s)
+		return v;
+	reason = walk_path(s, BPF_CORE_READ(dir, mnt), dentry, false);
+	if (!reason && !unix_name_at(s, sb, cgid, ways))
+		return 0;
+	return verdict(judge(sb, cgid, s, reason ? reason : RF_REASON_UNIX_NAME, RF_ACC_WRITE,
+			     RF_CLASS_FILE, op));
+}
+
 SEC("lsm/path_unlink")
 int BPF_PROG(rf_path_unlink, const struct path *dir, struct dentry *dentry, int ret)
 {
@@ -646,15 +721,21 @@ int BPF_PROG(rf_path_mknod, const struct path *dir, struct dentry *dentry, umode
 		if (sb)
 			return verdict(boundary(sb, cgid, RF_OP_MKNOD, 0, mode));
 	}
-	return write_op(dir, dentry, fmt == S_IFREG || fmt == 0 ? RF_OP_CREATE : RF_OP_MKNOD,
-			false);
+	ret = write_op(dir, dentry, fmt == S_IFREG || fmt == 0 ? RF_OP_CREATE : RF_OP_MKNOD,
+		       false);
+	/* bind() of a pathname socket makes its inode here */
+	if (!ret && fmt == S_IFSOCK)
+		ret = unix_name_op(dir, dentry, RF_OP_MKNOD, false);
+	return ret;
 }
 
 SEC("lsm/path_symlink")
 int BPF_PROG(rf_path_symlink, const struct path *dir, struct dentry *dentry,
 	     const char *old_name, int ret)
 {
-	return ret ? ret : write_op(dir, dentry, RF_OP_SYMLINK, false);
+	if (!ret)
+		ret = write_op(dir, dentry, RF_OP_SYMLINK, false);
+	return ret ? ret : unix_name_op(dir, dentry, RF_OP_SYMLINK, true);
 }
 
 /* Both names of a link or rename: the existing one and the new one. */
@@ -673,7 +754,11 @@ SEC("lsm/path_link")
 int BPF_PROG(rf_path_link, struct dentry *old_dentry, const struct path *new_dir,
 	     struct dentry *new_dentry, int ret)
 {
-	return ret ? ret : write_op_both(new_dir, old_dentry, new_dir, new_dentry, RF_OP_LINK);
+	if (!ret)
+		ret = write_op_both(new_dir, old_dentry, new_dir, new_dentry, RF_OP_LINK);
+	if (!ret && answers_unix(old_dentry))
+		ret = unix_name_op(new_dir, new_dentry, RF_OP_LINK, true);
+	return ret;
 }
 
 /* The old name leaves its directory; an existing new name is replaced
@@ -688,6 +773,11 @@ int BPF_PROG(rf_path_rename, const struct path *old_dir, struct dentry *old_dent
 		r = write_op_path(old_dir, RF_OP_RENAME);
 	if (!r && BPF_CORE_READ(new_dentry, d_inode))
 		r = write_op_path(new_dir, RF_OP_RENAME);
+	/* each name gets the other's inode in an exchange */
+	if (!r && answers_unix(old_dentry))
+		r = unix_name_op(new_dir, new_dentry, RF_OP_RENAME, true);
+	if (!r && (flags & RENAME_EXCHANGE) && answers_unix(new_dentry))
+		r = unix_name_op(old_dir, old_dentry, RF_OP_RENAME, true);
 	return r;
 }
 

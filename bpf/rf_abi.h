@@ -191,12 +191,15 @@ enum rf_verdict {
 						 * loopback, link-local, metadata or a  \
 						 * private range (dropped) */ \
 	X(LOADER, 12, "dynamic-loader-as-program") /* the ELF loader run as the   \
-						 * program (`ld.so FILE`): killed */
+						 * program (`ld.so FILE`): killed */    \
+	X(UNIX_NAME, 13, "allowed-unix-name")   /* a socket, symlink or directory  \
+						 * put at (or on the way to) an allowed \
+						 * network.unix pathname (BPF-LSM) */
 
 #define RF_REASON_ENUM_(name, value, str) RF_REASON_##name = value,
 enum rf_reason {
 	RF_REASONS(RF_REASON_ENUM_)
-	RF_REASON_MAX = 13,
+	RF_REASON_MAX = 14,
 };
 
 /* rf_paths value and rf_event.need/have: access bits. */
@@ -226,6 +229,11 @@ enum rf_sandbox_flags {
 	/* exec on Landlock: a program that is the dynamic loader itself is
 	 * killed at exec (sched_process_exec), a real decision, not inferred */
 	RF_SB_OBSERVE_LOADER = 1u << 10,
+	/* BPF-LSM, network.unix with pathnames: no socket, symlink, link or
+	 * rename of one made at an allowed name (or a directory on its way)
+	 * from this sandbox, so no outside client that connects to the name
+	 * reaches the sandbox (unix.rebind) */
+	RF_SB_LSM_UNIX_NAMES = 1u << 11,
 };
 
 /* rf_sandboxes: cgroup id -> per-sandbox state. */
@@ -325,6 +333,9 @@ struct rf_ports {
 enum rf_unix_kind {
 	RF_UNIX_PATHNAME = 1,
 	RF_UNIX_ABSTRACT = 2,
+	/* A directory on the way to a pathname rule (exact entries; kept for
+	 * RF_SB_LSM_UNIX_NAMES, never matched by a peer's name) */
+	RF_UNIX_ANCESTOR = 3,
 };
 
 /*

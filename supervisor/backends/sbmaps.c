@@ -133,6 +133,20 @@ static uint32_t class_of(const size_t n[SB_KINDS])
 	return c;
 }
 
+/* The directories on the way to the pathname rules, for
+ * RF_SB_LSM_UNIX_NAMES (a directory two names share counts twice: the
+ * same key written twice). */
+static size_t unix_way_count(const struct rf_policy *policy)
+{
+	struct rf_unix_key key;
+	size_t i, pos, n = 0;
+
+	for (i = 0; i < policy->n_unix; i++)
+		for (pos = 0; netrules__unix_way_key(&policy->unix_rules[i], &pos, &key);)
+			n++;
+	return n;
+}
+
 /* Keys per kind. Path keys: with paths (pathrules__build's entries, kept
  * for the caller), exactly; without, their cheap upper bound (two per
  * rule: a subtree also gives its directory an exact key), counted exactly
@@ -149,6 +163,8 @@ static int count_keys(uint32_t flags, const struct rf_net_entry *entries, size_t
 	for (i = 0; i < n; i++)
 		ret_n[net_kind(&entries[i])]++;
 	ret_n[SB_UNIX] = policy->n_unix;
+	if (flags & RF_SB_LSM_UNIX_NAMES)
+		ret_n[SB_UNIX] += unix_way_count(policy);
 	if (!(flags & PATH_FLAGS))
 		return 0;
 	ret_n[SB_PATHS] = 2 * (policy->files_read.n + policy->files_write.n + policy->exec_paths.n);
@@ -274,11 +290,12 @@ static void writers_close(struct writer w[SB_KINDS])
 }
 
 /* Every key of the sandbox into its writers. */
-static int write_keys(uint64_t cgid, const struct rf_net_entry *entries, size_t n,
-		      const struct rf_policy *policy, const struct rf_path_entry *paths,
+static int write_keys(uint64_t cgid, uint32_t flags, const struct rf_net_entry *entries,
+		      size_t n, const struct rf_policy *policy, const struct rf_path_entry *paths,
 		      size_t n_paths, struct writer w[SB_KINDS])
 {
-	size_t i;
+	struct rf_unix_key way;
+	size_t i, pos;
 	int err = 0;
 
 	for (i = 0; !err && i < n; i++) {
@@ -299,6 +316,13 @@ static int write_keys(uint64_t cgid, const struct rf_net_entry *entries, size_t 
 		key->cgroup_id = cgid;
 		memcpy(writer_val(&w[SB_UNIX], SB_UNIX), &one, sizeof(one));
 		err = writer_commit(&w[SB_UNIX], SB_UNIX);
+		for (pos = 0; !err && (flags & RF_SB_LSM_UNIX_NAMES) &&
+			      netrules__unix_way_key(&policy->unix_rules[i], &pos, &way);) {
+			way.cgroup_id = cgid;
+			memcpy(writer_key(&w[SB_UNIX], SB_UNIX), &way, sizeof(way));
+			memcpy(writer_val(&w[SB_UNIX], SB_UNIX), &one, sizeof(one));
+			err = writer_commit(&w[SB_UNIX], SB_UNIX);
+		}
 	}
 	for (i = 0; !err && i < n_paths; i++) {
 		pathrules__key(&paths[i], cgid, writer_key(&w[SB_PATHS], SB_PATHS));
@@ -1096,7 +1120,7 @@ static int install_inner(const struct rf_enforcer *enf, uint64_t cgid, uint32_t 
 			err = writer_open(&w[k], k, fds[k], n[k]);
 		}
 	if (!err)
-		err = write_keys(cgid, entries, n_entries, policy, paths, n[SB_PATHS], w);
+		err = write_keys(cgid, flags, entries, n_entries, policy, paths, n[SB_PATHS], w);
 	for (k = 0; !err && k < SB_KINDS; k++) {
 		*ret_map = sbmaps__kind_name(k);
 		if (w[k].fd >= 0)

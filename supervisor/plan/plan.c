@@ -481,6 +481,14 @@ static void refuse_gaps(struct rf_plan *plan)
 	}
 }
 
+static bool has_pathname_rule(const struct rf_policy *p)
+{
+	for (size_t i = 0; i < p->n_unix; i++)
+		if (!p->unix_rules[i].abstract)
+			return true;
+	return false;
+}
+
 /* unix: bpf-lsm judges the peer's resolved name where it loads, else the
  * cgroup hooks. */
 static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
@@ -497,6 +505,12 @@ static void plan_unix(struct rf_plan *plan, const struct rf_policy *policy,
 	use(up, RF_BE_BPF_LSM, RF_NOTE_LSM_UNIX);
 	up->observed = RF_OBSV_KERNEL;
 	plan->install.lsm_flags |= RF_SB_LSM_UNIX;
+	/* BPF-LSM judges the socket a sandboxed client reaches as it was
+	 * bound; a client outside is judged by nothing, so no socket, symlink
+	 * or directory of the sandbox's is put at an allowed pathname or on
+	 * its way (unix.rebind closed; lsm.bpf.c unix_name_op). */
+	if (has_pathname_rule(policy))
+		plan->install.lsm_flags |= RF_SB_LSM_UNIX_NAMES;
 }
 
 /* Bounded work for huge policies: past it, assume they meet. */
@@ -591,22 +605,6 @@ static void plan_unix_names(struct rf_plan *plan, const struct rf_policy *p)
 		plan->install.unix_pins = true;
 	else if (dirs)
 		add_gap(plan, RF_GAP_UNIX_RENAME_DIR);
-}
-
-/*
- * BPF-LSM judges the socket a sandboxed client reaches as it was bound, so
- * no renamed or linked name reaches another socket. But an allowed name in
- * a directory the sandbox may write can be unlinked and bound again by the
- * sandbox itself (unix.rebind): the name then answers outside clients for
- * the sandbox. Only Landlock's withheld MAKE_SOCK/MAKE_SYM closes that.
- */
-static void plan_unix_rebind(struct rf_plan *plan, const struct rf_policy *p)
-{
-	bool names;
-	enum unix_writes r = unix_writes(p, &names, NULL);
-
-	if (r == UNIX_WRITES_ALL || (r == UNIX_WRITES_SOME && names))
-		add_gap(plan, RF_GAP_UNIX_REBIND);
 }
 
 /* A socket another process made comes in over a unix socket to a process
@@ -756,9 +754,6 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
 	    plan->c[RF_CLASS_UNIX].be == RF_BE_CGROUP_SOCK_ADDR)
 		plan_unix_names(plan, policy);
-	else if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_UNIX].enforced &&
-		 plan->c[RF_CLASS_UNIX].be == RF_BE_BPF_LSM)
-		plan_unix_rebind(plan, policy);
 	/* What neither seccomp nor Landlock can close here. */
 	if (policy->mode == RF_MODE_ENFORCE && plan->c[RF_CLASS_PROCESS].be != RF_BE_BPF_LSM) {
 		if (plan->c[RF_CLASS_NET].enforced && caps->ipv6_rthdr2)

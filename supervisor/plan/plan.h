@@ -155,10 +155,12 @@ enum rf_plan_observed {
 	  "judge the name as written (BPF-LSM judges the socket as it was bound)")       \
 	X(UNIX_REBIND, "unix.rebind", RF_CLASS_UNIX,                                     \
 	  "an allowed unix pathname in a directory the sandbox may write unlinked and "  \
-	  "bound again by a socket of the sandbox's own, where Landlock cannot withhold " \
-	  "making sockets and symlinks there (files unrestricted or not on Landlock, "   \
-	  "BPF-LSM included): a client outside that connects to the name then reaches "  \
-	  "the sandbox instead of the server the name was for")                          \
+	  "bound again by a socket of the sandbox's own, where the cgroup hooks hold "   \
+	  "network.unix (no BPF-LSM) and Landlock cannot withhold making sockets and "   \
+	  "symlinks there (files unrestricted or not on Landlock): a client outside "    \
+	  "that connects to the name then reaches the sandbox instead of the server "    \
+	  "the name was for (BPF-LSM refuses a socket, symlink or directory of the "     \
+	  "sandbox's put at an allowed name or on its way)")                             \
 	X(PROCESS_ROOT, "process.root", RF_CLASS_PROCESS,                                \
 	  "started by root without --user, the command runs as uid 0 (no capabilities) " \
 	  "instead of a dynamic uid: a write area cannot be id-mapped here, or lies "    \

@@ -265,6 +265,28 @@ void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *key
 	key->prefixlen = 64 + 8 * (uint32_t)(1 + len + (rule->subtree ? 0 : 1));
 }
 
+bool netrules__unix_way_key(const struct rf_unix_rule *rule, size_t *pos,
+			    struct rf_unix_key *ret_key)
+{
+	const char *slash;
+	size_t len;
+
+	if (rule->abstract || *pos >= strlen(rule->name))
+		return false;
+	slash = strchr(rule->name + *pos + 1, '/');
+	if (!slash)
+		return false;
+	len = (size_t)(slash - rule->name);
+	*pos = len;
+	if (len > RF_UNIX_PATH_MAX - 1)
+		return false;
+	memset(ret_key, 0, sizeof(*ret_key));
+	ret_key->data[0] = RF_UNIX_ANCESTOR;
+	memcpy(&ret_key->data[1], rule->name, len);
+	ret_key->prefixlen = 64 + 8 * (uint32_t)(1 + len + 1);
+	return true;
+}
+
 /* Append one element of size elem to *v (n used, *cap allocated). */
 static int push(void *v, size_t *n, size_t *cap, const void *elem, size_t size)
 {

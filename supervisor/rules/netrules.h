@@ -49,6 +49,11 @@ int netrules__ports_of(struct rf_port_range *r, size_t n, struct rf_ports *out);
 
 /* Fill key for one unix rule; cgroup_id set by the caller. */
 void netrules__unix_key(const struct rf_unix_rule *rule, struct rf_unix_key *ret_key);
+/* The next directory on the way to a pathname rule (RF_UNIX_ANCESTOR, an
+ * exact key: "/a" then "/a/b" for "/a/b/s" or "/a/b/"), from *pos (0 at
+ * first, advanced); false when there is none left. */
+bool netrules__unix_way_key(const struct rf_unix_rule *rule, size_t *pos,
+			    struct rf_unix_key *ret_key);
 
 /* Addresses one DNS name resolved to. */
 struct rf_resolved {

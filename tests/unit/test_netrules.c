@@ -257,6 +257,37 @@ static void netrules_unix_keys_exact_and_subtree(void **state)
 	assert_int_equal(k.prefixlen, 64 + 8 * (1 + 3 + 1));
 }
 
+/* The directories on the way to a pathname (unix.rebind under BPF-LSM):
+ * each an exact key of their own kind, root left out, none for abstract. */
+static void netrules_unix_way_keys(void **state)
+{
+	struct rf_unix_rule exact = { .text = "/run/a/s", .name = "/run/a/s" };
+	struct rf_unix_rule sub = { .text = "/run/app/", .name = "/run/app/", .subtree = true };
+	struct rf_unix_rule top = { .text = "/s", .name = "/s" };
+	struct rf_unix_rule abs = { .text = "@a/b", .name = "a/b", .abstract = true };
+	struct rf_unix_key k;
+	size_t pos = 0;
+
+	(void)state;
+	assert_true(netrules__unix_way_key(&exact, &pos, &k));
+	assert_int_equal(k.data[0], RF_UNIX_ANCESTOR);
+	assert_memory_equal(&k.data[1], "/run", 5);   /* terminator included */
+	assert_int_equal(k.prefixlen, 64 + 8 * (1 + 4 + 1));
+	assert_true(netrules__unix_way_key(&exact, &pos, &k));
+	assert_memory_equal(&k.data[1], "/run/a", 7);
+	assert_int_equal(k.prefixlen, 64 + 8 * (1 + 6 + 1));
+	assert_false(netrules__unix_way_key(&exact, &pos, &k));
+	pos = 0;
+	assert_true(netrules__unix_way_key(&sub, &pos, &k));
+	assert_true(netrules__unix_way_key(&sub, &pos, &k));
+	assert_memory_equal(&k.data[1], "/run/app", 9); /* the subtree's own directory */
+	assert_false(netrules__unix_way_key(&sub, &pos, &k));
+	pos = 0;
+	assert_false(netrules__unix_way_key(&top, &pos, &k));
+	pos = 0;
+	assert_false(netrules__unix_way_key(&abs, &pos, &k));
+}
+
 /* Does prefix (a, plen) cover address b (the model of the old pairwise
  * compiler)? */
 static bool model_covers(const uint8_t *a, int plen, const uint8_t *b)
@@ -332,6 +363,7 @@ int main(void)
 		cmocka_unit_test(netrules_too_many_ranges_is_refused),
 		cmocka_unit_test(netrules_empty_policy_builds_nothing),
 		cmocka_unit_test(netrules_unix_keys_exact_and_subtree),
+		cmocka_unit_test(netrules_unix_way_keys),
 		cmocka_unit_test(netrules_inheritance_matches_pairwise_model),
 	};
 
