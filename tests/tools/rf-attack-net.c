@@ -1252,9 +1252,92 @@ static int way_step(const char *what, const char *a, const char *b, int r)
  *                            directory's last component)
  *   rebind - - REACH         the server's name unlinked, a socket of its own
  *                            bound there (0 once bound)
+ *   rebind-mknod - - REACH   ... a socket inode made there with mknod
+ *   rebind-symlink|rebind-link|rebind-rename|rebind-exchange SRC - REACH
+ *                            a socket of its own bound at SRC; the name
+ *                            unlinked (if there), SRC symlinked, linked or
+ *                            renamed there; or exchanged with it
+ *   rebind-as SPELLING LNK REACH  the name unlinked, a socket of its own
+ *                            bound by SPELLING (through LNK, a symlink to
+ *                            REACH's directory made first, or "..")
+ *   rebind-dir|rebind-dirlink SRC DIR REACH  a directory SRC made holding a
+ *                            socket of its own named as REACH's; DIR moved
+ *                            away (DIR.old), SRC renamed or symlinked there
+ *                            (each 0 once the name is in place)
  *   userns SRC DIR REACH     a user and mount namespace of its own, DIR
  *                            unmounted there (if it is a mount), SRC
  *                            renamed onto DIR */
+/* A listening socket of the sandbox's own at path: 0, or the way_step exit. */
+static int own_socket(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return setup("socket");
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	return way_step("bind", path, NULL,
+			bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1));
+}
+
+/* The neighbours of rebind (unix.rebind/ in unix.list): the allowed name
+ * answered by a socket of the sandbox's own made another way. */
+static int do_unix_rebind(const char *how, const char *src, const char *dir, const char *reach)
+{
+	char path[PATH_MAX], old[PATH_MAX];
+	const char *base = strrchr(reach, '/');
+	int r = 0;
+
+	if (!base)
+		return usage();
+	if (!strcmp(how, "rebind-dir") || !strcmp(how, "rebind-dirlink")) {
+		snprintf(path, sizeof(path), "%s%s", src, base);
+		snprintf(old, sizeof(old), "%s.old", dir);
+		r = way_step("mkdir", src, NULL, mkdir(src, 0755));
+		if (!r)
+			r = own_socket(path);
+		if (!r)
+			r = way_step("rename", dir, old, rename(dir, old));
+		if (!r && !strcmp(how, "rebind-dir"))
+			r = way_step("rename", src, dir, rename(src, dir));
+		else if (!r)
+			r = way_step("symlink", src, dir, symlink(src, dir));
+	} else if (!strcmp(how, "rebind-as")) {
+		snprintf(path, sizeof(path), "%.*s", (int)(base - reach), reach);
+		if (strcmp(dir, "-"))
+			r = way_step("symlink", path, dir, symlink(path, dir));
+		if (!r)
+			r = way_step("unlink", reach, NULL, unlink(reach) && errno != ENOENT);
+		if (!r)
+			r = own_socket(src);
+	} else {
+		if (strcmp(how, "rebind-mknod"))
+			r = own_socket(src);
+		/* an exchange keeps the name to swap it; a subtree's may be absent */
+		if (!r && strcmp(how, "rebind-exchange"))
+			r = way_step("unlink", reach, NULL, unlink(reach) && errno != ENOENT);
+		if (r)
+			return r;
+		if (!strcmp(how, "rebind-mknod"))
+			r = way_step("mknod", reach, NULL, mknod(reach, S_IFSOCK | 0644, 0));
+		else if (!strcmp(how, "rebind-symlink"))
+			r = way_step("symlink", src, reach, symlink(src, reach));
+		else if (!strcmp(how, "rebind-link"))
+			r = way_step("link", src, reach, link(src, reach));
+		else if (!strcmp(how, "rebind-rename"))
+			r = way_step("rename", src, reach, rename(src, reach));
+		else if (!strcmp(how, "rebind-exchange"))
+			r = way_step("exchange", src, reach,
+				     (int)syscall(SYS_renameat2, AT_FDCWD, src, AT_FDCWD, reach,
+						  2 /* RENAME_EXCHANGE */));
+		else
+			return usage();
+	}
+	if (!r)
+		printf("%s: %s answers for the sandbox\n", how, reach);
+	return r;
+}
+
 static int do_unix_way(const char *how, const char *src, const char *dir, const char *reach)
 {
 	char old[PATH_MAX], sub[PATH_MAX];
@@ -1283,6 +1366,8 @@ static int do_unix_way(const char *how, const char *src, const char *dir, const 
 			r = way_step("mkdir", dir, NULL, mkdir(dir, 0755));
 		if (!r)
 			r = way_step("rename", src, sub, rename(src, sub));
+	} else if (!strncmp(how, "rebind-", 7)) {
+		return do_unix_rebind(how, src, dir, reach);
 	} else if (!strcmp(how, "rebind")) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1328,8 +1413,9 @@ static int do_unix_mkdir_rename(const char *dir)
 	return r;
 }
 
-/* The twins of the narrowed write rules: a KIND (file, sock, symlink) made
- * at path by the sandbox itself; 0 when it was made. */
+/* The twins of the narrowed write rules: a KIND (file, sock, symlink, a file
+ * renamed into place: file-rename) made at path by the sandbox itself; 0
+ * when it was made. */
 static int do_unix_make(const char *kind, const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -1346,6 +1432,12 @@ static int do_unix_make(const char *kind, const char *path)
 		r = bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 1) ? -1 : 0;
 	} else if (!strcmp(kind, "symlink")) {
 		r = symlink("/", path);
+	} else if (!strcmp(kind, "file-rename")) {
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		r = fd < 0 || close(fd) ? -1 : rename(tmp, path);
 	} else {
 		return usage();
 	}
@@ -1377,8 +1469,10 @@ static int usage(void)
 		"  shm DIR | msg DIR | sem DIR | mq DIR | mq-fs DIR | ipc-own\n"
 		"  posix-shm DIR | posix-shm-own | proc DIR|self cmdline|stat|status|maps\n"
 		"  unix-move rename|link|symlink SRC DST [CONNECT] | unix-connect PATH\n"
-		"  unix-procfd PATH | unix-make file|sock|symlink PATH\n"
+		"  unix-procfd PATH | unix-make file|sock|symlink|file-rename PATH\n"
 		"  unix-way exchange|rmdir|symlink|ancestor|rebind|userns SRC DIR CONNECT\n"
+		"  unix-way rebind-mknod|-symlink|-link|-rename|-exchange|-as|-dir|-dirlink\n"
+		"           SRC DIR NAME\n"
 		"  unix-mkdir-rename DIR  (the write area's own directories move)\n"
 		"  victim DIR | with-stdin unix-stream|unix-pair -- CMD ARGS  (outside)\n"
 		"  unix-serve PATH | sock-broker PATH PORT  (outside)\n"
