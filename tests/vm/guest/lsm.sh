@@ -27,7 +27,8 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- the world the sandbox sees ----
-mkdir -p /data /dataset /secret /w /x /denied /tmp/lsm-mnt /sys/fs/cgroup/lsm-other
+mkdir -p /data /dataset /secret /w /x /denied /tmp/lsm-mnt /sys/fs/cgroup/lsm-other \
+	/tmp/lsm-w/d /tmp/lsm-w/sub
 echo a > /data/a
 echo b > /dataset/b
 echo s > /secret/s
@@ -60,7 +61,7 @@ BG="$BG $OUTSIDE"
 # Unix listeners outside the sandbox.
 "$T" listen /tmp/lsm-ok.sock listen /tmp/lsm-no.sock listen_abstract lsm-okabs \
 	listen_abstract lsm-noabs dgram_bind /tmp/lsm-okd.sock dgram_bind /tmp/lsm-nod.sock \
-	> "$W/listen.out" 2>&1
+	listen /tmp/lsm-w/d/srv.sock > "$W/listen.out" 2>&1
 ln -sf /tmp/lsm-no.sock /tmp/lsm-lnk.sock
 for p in $(pgrep -f "$T listen" 2> /dev/null); do BG="$BG $p"; done
 
@@ -75,7 +76,8 @@ policy() { # FILE MODE
     "write": ["/w/", "/tmp/lsm-w/"]
   },
   "exec": ["/usr/", "/rf/", "/x/"],
-  "network": {"connect": [], "unix": ["/tmp/lsm-ok.sock", "/tmp/lsm-okd.sock", "/tmp/lsm-lnk.sock", "@lsm-okabs"]}
+  "network": {"connect": [], "unix": ["/tmp/lsm-ok.sock", "/tmp/lsm-okd.sock", "/tmp/lsm-lnk.sock", "@lsm-okabs",
+              "/tmp/lsm-w/d/srv.sock", "/tmp/lsm-w/sub/"]}
 }
 EOF
 }
@@ -234,6 +236,48 @@ recorded unix denied unix_stream_connect /tmp/lsm-no.sock no-rule
 recorded unix denied unix_stream_connect @lsm-noabs no-rule
 recorded unix denied unix_may_send /tmp/lsm-nod.sock no-rule
 
+# ---- network.unix: an allowed name is its server's (unix.rebind) ----
+# /tmp/lsm-w/ is writable and holds the allowed name d/srv.sock (an outside
+# server's) and the allowed subtree sub/. The sandbox may take the name
+# away (listen unlinks first; d renamed away), but puts nothing there that
+# answers a connect: no socket (bind, also as d/../d/srv.sock; mknod), no
+# symlink, link or rename of its own socket, nor a directory or symlink on
+# the way. Twins: the real server reached; sockets beside the name and of
+# the same name elsewhere; a file renamed into place in the subtree.
+sbx unixname "$W/enforce.json" "$T" \
+	unix /tmp/lsm-w/d/srv.sock listen /tmp/lsm-w/d/other.sock listen /tmp/lsm-w/own.sock \
+	mkdir /tmp/lsm-w/e listen /tmp/lsm-w/e/srv.sock \
+	create /tmp/lsm-w/sub/f.tmp rename /tmp/lsm-w/sub/f.tmp /tmp/lsm-w/sub/f \
+	listen /tmp/lsm-w/d/srv.sock mknod_sock /tmp/lsm-w/d/srv.sock \
+	symlink /tmp/lsm-w/own.sock /tmp/lsm-w/d/srv.sock link /tmp/lsm-w/own.sock /tmp/lsm-w/d/srv.sock \
+	rename /tmp/lsm-w/own.sock /tmp/lsm-w/d/srv.sock listen /tmp/lsm-w/d/../d/srv.sock \
+	listen /tmp/lsm-w/sub/s.sock \
+	rename /tmp/lsm-w/d /tmp/lsm-w/d.old rename /tmp/lsm-w/e /tmp/lsm-w/d \
+	symlink /tmp/lsm-w/e /tmp/lsm-w/d mkdir /tmp/lsm-w/d
+expect unixname \
+	"unix /tmp/lsm-w/d/srv.sock ok" "listen /tmp/lsm-w/d/other.sock ok" "listen /tmp/lsm-w/own.sock ok" \
+	"mkdir /tmp/lsm-w/e ok" "listen /tmp/lsm-w/e/srv.sock ok" "create /tmp/lsm-w/sub/f.tmp ok" \
+	"rename /tmp/lsm-w/sub/f.tmp->/tmp/lsm-w/sub/f ok" \
+	"listen /tmp/lsm-w/d/srv.sock EPERM" "mknod_sock /tmp/lsm-w/d/srv.sock EPERM" \
+	"symlink /tmp/lsm-w/own.sock->/tmp/lsm-w/d/srv.sock EPERM" \
+	"link /tmp/lsm-w/own.sock->/tmp/lsm-w/d/srv.sock EPERM" \
+	"rename /tmp/lsm-w/own.sock->/tmp/lsm-w/d/srv.sock EPERM" \
+	"listen /tmp/lsm-w/d/../d/srv.sock EPERM" "listen /tmp/lsm-w/sub/s.sock EPERM" \
+	"rename /tmp/lsm-w/d->/tmp/lsm-w/d.old ok" "rename /tmp/lsm-w/e->/tmp/lsm-w/d EPERM" \
+	"symlink /tmp/lsm-w/e->/tmp/lsm-w/d EPERM" "mkdir /tmp/lsm-w/d ok"
+if [ -e /tmp/lsm-w/d/srv.sock ] || [ -L /tmp/lsm-w/d/srv.sock ] || [ -e /tmp/lsm-w/sub/s.sock ]; then
+	fail "unixname: nothing was put at the allowed names" "$(ls -la /tmp/lsm-w/d /tmp/lsm-w/sub 2>&1 | tr '\n' ' ')"
+else
+	pass "unixname: nothing was put at the allowed names"
+fi
+recorded unixname denied mknod /tmp/lsm-w/d/srv.sock allowed-unix-name
+recorded unixname denied symlink /tmp/lsm-w/d/srv.sock allowed-unix-name
+recorded unixname denied link /tmp/lsm-w/d/srv.sock allowed-unix-name
+recorded unixname denied rename /tmp/lsm-w/d/srv.sock allowed-unix-name
+recorded unixname denied mknod /tmp/lsm-w/sub/s.sock allowed-unix-name
+recorded unixname denied rename /tmp/lsm-w/d allowed-unix-name
+recorded unixname denied symlink /tmp/lsm-w/d allowed-unix-name
+
 # ---- the process boundary ----
 # This build's pinned set (the only one here): /sys/fs/bpf/ringfence/<set>.
 PINSET=$(ls -d /sys/fs/bpf/ringfence/*/ 2> /dev/null | head -n 1)
@@ -293,7 +337,7 @@ else
 fi
 
 # ---- every denial is in the trace ----
-for s in files exec unix process; do
+for s in files exec unix unixname process; do
 	n=$(wc -l < "$W/$s.deny")
 	total=$(cat "$W/$s.total")
 	if [ -n "$total" ] && [ "$n" = "$total" ] && [ "$n" -gt 0 ]; then

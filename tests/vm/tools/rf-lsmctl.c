@@ -70,8 +70,9 @@ int main(int argc, char **argv)
 		flags |= RF_SB_LSM_EXEC;
 	if (strchr(classes, 'p'))
 		flags |= RF_SB_LSM_PROCESS;
+	/* as the planner does: the allowed pathnames are their servers' */
 	if (strchr(classes, 'u') && policy->net_unix != RF_CONFINE_UNRESTRICTED)
-		flags |= RF_SB_LSM_UNIX;
+		flags |= RF_SB_LSM_UNIX | RF_SB_LSM_UNIX_NAMES;
 	else
 		flags |= RF_SB_UNIX_UNRESTRICTED;
 	if (audit || policy->mode == RF_MODE_AUDIT)
