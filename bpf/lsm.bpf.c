@@ -625,8 +625,9 @@ static __always_inline int remove_op(const struct path *dir, struct dentry *dent
  * made or moved onto a directory on its way (kind RF_UNIX_ANCESTOR), which
  * would bring a socket of the sandbox's own in below. Taking the name away
  * (unlink, rename of the server's socket or directory elsewhere) stays
- * allowed: nothing can be put back. Regular files, fifos and directories
- * made at the name answer no connect (ECONNREFUSED) and stay allowed.
+ * allowed: nothing can be put back. So do regular files, fifos and
+ * directories made at the name (they answer no connect), and moves within
+ * the allowed names (nothing of the sandbox's is there to move).
  */
 
 /* What, put at a name or on its way, can answer a connect there. */
@@ -667,10 +668,16 @@ static __always_inline bool unix_name_at(struct rf_lsm_scratch *s, const struct 
 }
 
 /* The new name (dir, dentry) of op: the hook's verdict. An unresolvable
- * name is refused: it cannot be shown not to be an allowed one. */
+ * name is refused: it cannot be shown not to be an allowed one. A link or
+ * rename from (from_dir, from) inside the allowed names themselves moves
+ * only what is already there (no socket or symlink of the sandbox's can
+ * be: this refuses them) and is allowed: directories made and renamed in
+ * an allowed subtree stay possible. */
 static __always_inline int unix_name_op(const struct path *dir, struct dentry *dentry, __u32 op,
-					bool ways)
+					bool ways, const struct path *from_dir,
+					struct dentry *from)
 {
+	void *mnt = BPF_CORE_READ(dir, mnt);
 	struct rf_lsm_scratch *s;
 	struct rf_sandbox *sb;
 	__u32 reason;
@@ -680,9 +687,15 @@ static __always_inline int unix_name_op(const struct path *dir, struct dentry *d
 	s = hook_scratch(RF_SB_LSM_UNIX_NAMES, RF_CLASS_FILE, &sb, &cgid, &v);
 	if (!s)
 		return v;
-	reason = walk_path(s, BPF_CORE_READ(dir, mnt), dentry, false);
+	reason = walk_path(s, mnt, dentry, false);
 	if (!reason && !unix_name_at(s, sb, cgid, ways))
 		return 0;
+	if (!reason && from) {
+		if (!walk_path(s, BPF_CORE_READ(from_dir, mnt), from, true) &&
+		    unix_name_at(s, sb, cgid, false))
+			return 0;
+		walk_path(s, mnt, dentry, false);  /* the record names the new name */
+	}
 	return verdict(judge(sb, cgid, s, reason ? reason : RF_REASON_UNIX_NAME, RF_ACC_WRITE,
 			     RF_CLASS_FILE, op));
 }
@@ -725,7 +738,7 @@ int BPF_PROG(rf_path_mknod, const struct path *dir, struct dentry *dentry, umode
 		       false);
 	/* bind() of a pathname socket makes its inode here */
 	if (!ret && fmt == S_IFSOCK)
-		ret = unix_name_op(dir, dentry, RF_OP_MKNOD, false);
+		ret = unix_name_op(dir, dentry, RF_OP_MKNOD, false, NULL, NULL);
 	return ret;
 }
 
@@ -735,7 +748,7 @@ int BPF_PROG(rf_path_symlink, const struct path *dir, struct dentry *dentry,
 {
 	if (!ret)
 		ret = write_op(dir, dentry, RF_OP_SYMLINK, false);
-	return ret ? ret : unix_name_op(dir, dentry, RF_OP_SYMLINK, true);
+	return ret ? ret : unix_name_op(dir, dentry, RF_OP_SYMLINK, true, NULL, NULL);
 }
 
 /* Both names of a link or rename: the existing one and the new one. */
@@ -757,7 +770,7 @@ int BPF_PROG(rf_path_link, struct dentry *old_dentry, const struct path *new_dir
 	if (!ret)
 		ret = write_op_both(new_dir, old_dentry, new_dir, new_dentry, RF_OP_LINK);
 	if (!ret && answers_unix(old_dentry))
-		ret = unix_name_op(new_dir, new_dentry, RF_OP_LINK, true);
+		ret = unix_name_op(new_dir, new_dentry, RF_OP_LINK, true, new_dir, old_dentry);
 	return ret;
 }
 
@@ -775,9 +788,9 @@ int BPF_PROG(rf_path_rename, const struct path *old_dir, struct dentry *old_dent
 		r = write_op_path(new_dir, RF_OP_RENAME);
 	/* each name gets the other's inode in an exchange */
 	if (!r && answers_unix(old_dentry))
-		r = unix_name_op(new_dir, new_dentry, RF_OP_RENAME, true);
+		r = unix_name_op(new_dir, new_dentry, RF_OP_RENAME, true, old_dir, old_dentry);
 	if (!r && (flags & RENAME_EXCHANGE) && answers_unix(new_dentry))
-		r = unix_name_op(old_dir, old_dentry, RF_OP_RENAME, true);
+		r = unix_name_op(old_dir, old_dentry, RF_OP_RENAME, true, new_dir, new_dentry);
 	return r;
 }
 

@@ -369,6 +369,10 @@ int learn__add_event(struct rf_learn *l, const json_t *ev)
 		return 0;
 	if (strcmp(verdict, names__verdict(RF_VERDICT_AUDITED)))
 		return denied(l, cls, op, dst);
+	/* already writable: what refuses it is an allowed unix name, kept */
+	if (str_at(ev, "reason") && !strcmp(str_at(ev, "reason"), names__reason(RF_REASON_UNIX_NAME)))
+		return note(l, "%s: %s at an allowed network.unix name (or on its way): "
+			    "only its server makes it; a policy cannot allow it", cls, op);
 	if (!strcmp(cls, names__class(RF_CLASS_NET)))
 		return learn_net(l, op, dst);
 	if (!strcmp(cls, names__class(RF_CLASS_UNIX)))

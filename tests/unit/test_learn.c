@@ -249,6 +249,13 @@ static void test_learn_denied_and_process_are_not_entries(void **state)
 	assert_string_equal(json_string_value(json_array_get(l.denials, 0)),
 			    "network connect4 127.0.0.1:9");
 	assert_non_null(strstr(keys(l.notes), "process: ptrace"));
+	/* a socket at an allowed unix name: no files.write entry allows it */
+	add(&l, "{\"event\":\"kernel.deny\",\"class\":\"file\",\"op\":\"mknod\","
+		"\"verdict\":\"audited\",\"reason\":\"allowed-unix-name\",\"pid\":1,"
+		"\"destination\":{\"path\":\"/run/x.sock\",\"need\":[\"write\"],\"rule\":null}}");
+	assert_int_equal(json_object_size(l.set[RF_LEARN_WRITE]), 0);
+	assert_int_equal(l.learned, 0);
+	assert_non_null(strstr(keys(l.notes), "file: mknod at an allowed"));
 	learn__fini(&l);
 }
 
