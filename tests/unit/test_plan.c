@@ -1227,9 +1227,10 @@ static void planner_wx_closes_anon_code(void **state)
 	policy__free(aud);
 }
 
-/* unix.rename (and unix.rebind, which BPF-LSM has too): only on the
- * cgroup hooks, and only where a write rule reaches an allowed pathname's
- * directory; files on Landlock close it by withholding sockets and symlinks there (install.landlock_unix_names),
+/* unix.rename and unix.rebind (BPF-LSM closes both: RF_SB_LSM_UNIX_NAMES
+ * refuses the latter in the kernel): only on the cgroup hooks, and only
+ * where a write rule reaches an allowed pathname's directory; files on
+ * Landlock close it by withholding sockets and symlinks there (install.landlock_unix_names),
  * files unrestricted cannot. unix.rename-dir: where a write rule holds a
  * directory of the name below its root (or lies below an allowed subtree);
  * with the write rules' own mounts (mount_setattr: ro_tree) the planner
