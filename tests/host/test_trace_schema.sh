@@ -258,6 +258,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(write_ops) / sizeof(write_ops[0]); i++)
 		emit(RF_CLASS_FILE, write_ops[i], i % 2 ? RF_REASON_ACCESS : RF_REASON_NO_RULE,
 		     i % 3 ? D : A, file, &(struct fileargs){ "/data/victim", W, i % 2 ? R : 0 });
+	/* BPF-LSM: a socket, symlink or directory put at an allowed unix name
+	 * or on its way (unix.rebind) */
+	emit(RF_CLASS_FILE, RF_OP_MKNOD, RF_REASON_UNIX_NAME, D, file,
+	     &(struct fileargs){ "/run/x.sock", W, 0 });
+	emit(RF_CLASS_FILE, RF_OP_RENAME, RF_REASON_UNIX_NAME, A, file,
+	     &(struct fileargs){ "/run", W, 0 });
 	emit(RF_CLASS_FILE, RF_OP_UTIMES, RF_REASON_BAD_PATH, D, file,
 	     &(struct fileargs){ "", W, 0 });
 	/* exec */
