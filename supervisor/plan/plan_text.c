@@ -28,7 +28,9 @@ static const char *const fixed_notes[] = {
 	[RF_NOTE_LSM_EXEC] = "every exec (interpreters and execveat included) and every "
 			     "executable file mapping; executables without a path are denied",
 	[RF_NOTE_LSM_UNIX] = "stream connects and datagram sends to unix sockets, pathname and "
-			     "abstract, judged on the peer's bound name after the kernel resolved it",
+			     "abstract, judged on the peer's bound name after the kernel resolved it; "
+			     "nothing of the sandbox's that answers a connect is put at an allowed "
+			     "pathname or on its way",
 	[RF_NOTE_LANDLOCK_FILE] = "paths must exist when the sandbox starts",
 	[RF_NOTE_LANDLOCK_EXEC] = "execve of the command, scripts' interpreters and ld.so are "
 				  "checked; not checked by Landlock: libraries mapped executable "

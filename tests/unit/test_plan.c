@@ -1166,7 +1166,8 @@ static void planner_text_bpf_lsm_and_bare_kernels(void **state)
 		    "every executable file mapping; executables without a path are denied");
 	assert_note(&plan, RF_CLASS_UNIX, "stream connects and datagram sends to unix sockets, "
 		    "pathname and abstract, judged on the peer's bound name after the kernel "
-		    "resolved it");
+		    "resolved it; nothing of the sandbox's that answers a connect is put at an "
+		    "allowed pathname or on its way");
 	assert_note(&plan, RF_CLASS_PROCESS, PROC_HEAD PROC_LSM PROC_SECCOMP PROC_LANDLOCK);
 	assert_note(&plan, RF_CLASS_SYSCALLS, "alert: calls outside the profile are reported by "
 		    "ringfence-monitor (when it runs), never denied; not reported here: the "
