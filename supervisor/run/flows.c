@@ -53,6 +53,8 @@ int flows__start(struct sandbox *sb)
 	if (fd >= 0 && (!ledger_disabled() || w->budget)) {
 		led.egress_budget = w->budget;
 		led.flags = enforcer__unix_bytes(sb->enf) ? RF_LEDGER_UNIX_BYTES : 0;
+		if (enforcer__unix_key_late(sb->enf))
+			led.flags |= RF_LEDGER_UNIX_KEY_LATE;
 		if (bpf_map_update_elem(fd, &sb->cgid, &led, BPF_ANY))
 			return -errno;
 		w->on = true;
