@@ -90,7 +90,7 @@ vm_bench_boot() {
 		elif [ "$_k" = 7.3f ]; then
 			# 7.3 without the bpf LSM: the fallback backends
 			set -- "$1" "$2" "$3" "$4" env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$1/vm73}" \
-				VM_APPEND="$4"
+				VM_APPEND="lsm=lockdown,capability,landlock,yama $4"
 		else
 			set -- "$1" "$2" "$3" "$4" env VM_KERNEL= VM_CACHE="${VM_CACHE:-$1/vm}" VM_APPEND="$4"
 		fi

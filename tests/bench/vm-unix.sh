@@ -9,6 +9,10 @@
 #   - a host process's send+receive of 64 bytes over a unix datagram
 #     socketpair (rf-bench usend: the programs run, find no socket storage),
 #     no sandbox live vs a counted sandbox live (the programs attached);
+#   - a host process's refused unix connect (rf-bench uconnect), no
+#     sandbox live vs a counted sandbox live (6.7+ with trampolines: the
+#     fexit programs that key a connect's socket once it succeeded run,
+#     find it failed);
 #   - a sandbox's unix connect to an allowed socket bound outside and not
 #     listening (rf-bench uconnect: ECONNREFUSED, counted as a connection),
 #     with vs without its ledger entry (RINGFENCE_TEST_NO_LEDGER).
@@ -57,24 +61,28 @@ val() { awk '{ print $2 }'; }
 note "unix ledger bench: $(uname -r), $ROUNDS interleaved rounds, qemu TCG, guest time"
 [ -x "$B" ] || { fail "bench: rf-bench" "not in the guest ($B)"; finish; }
 run /bin/true > /dev/null 2>&1 # warm: programs loaded and pinned
-r=1 so= sw= xs= co= cw= xc=
+r=1 so= sw= xs= co= cw= xc= ho= hw= xh=
 while [ $r -le "$ROUNDS" ]; do
 	a=$("$B" usend "$N_SEND" | val)
+	ha=$("$B" uconnect "$U" "$N_CONN" | val)
 	run sleep 600 & rp=$!
 	k=0
 	while ! attached && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
 	[ $r = 1 ] && note "unix byte programs attached: $(ls /sys/fs/bpf/ringfence/*/ | sed -n 's/^obs_rf_obs_unix_//p' | tr '\n' ' ')"
 	b=$("$B" usend "$N_SEND" | val)
+	hb=$("$B" uconnect "$U" "$N_CONN" | val)
 	kill $rp; wait $rp 2> /dev/null
 	while attached && [ $k -lt 200 ]; do sleep 0.1; k=$((k + 1)); done
 	c=$(RINGFENCE_TEST_HOOKS=1 RINGFENCE_TEST_NO_LEDGER=1 run "$B" uconnect "$U" "$N_CONN" | val)
 	d=$(run "$B" uconnect "$U" "$N_CONN" | val)
 	so="$so $a" sw="$sw $b" xs="$xs $(ratio "$b" "$a")"
+	ho="$ho $ha" hw="$hw $hb" xh="$xh $(ratio "$hb" "$ha")"
 	co="$co $c" cw="$cw $d" xc="$xc $(ratio "$d" "$c")"
 	r=$((r + 1))
 done
 m() { printf '%s\n' $1 | mmm; }
 note "host process unix send+recv pair (ns): no sandbox $(m "$so"), counted sandbox live $(m "$sw"), ratio $(m "$xs")"
+note "host process unix connect, refused (ns): no sandbox $(m "$ho"), counted sandbox live $(m "$hw"), ratio $(m "$xh")"
 note "sandbox unix connect, refused (ns): no ledger $(m "$co"), ledger $(m "$cw"), ratio $(m "$xc")"
 # Which program costs what per connect, each way.
 if [ "$PROGSTATS" = 1 ] && echo 1 > /proc/sys/kernel/bpf_stats_enabled; then
