@@ -529,6 +529,18 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 	if (len > RF_UNIX_PATH_MAX)
 		len = RF_UNIX_PATH_MAX;
 
+	/* BPF-LSM's sandbox: a name it has a flow of was allowed as given
+	 * when the flow was made, and is now (the rules do not change while
+	 * it runs, one name as given is one flow): counted again without the
+	 * rules' lookup, most of a counted connect's cost */
+	if (lsm && led && ledger_unix_key(&s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type)) {
+		struct rf_flow *f = bpf_map_lookup_elem(&rf_unix_flows, &s->ufk);
+
+		if (f) {
+			flow_bump(f, bpf_ktime_get_boot_ns(), 1, 0, 0);
+			goto key;
+		}
+	}
 	if (judge || lsm) {
 		__builtin_memset(&s->ukey, 0, sizeof(s->ukey));
 		d = s->ukey.data;
@@ -547,12 +559,16 @@ static __always_inline int check_unix(struct bpf_sock_addr *ctx, __u32 op)
 			v = decide(sb, cgid, &s->ev, RF_CLASS_UNIX);
 		}
 	}
+	if (!led || v != ALLOW ||
+	    !ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type, 0))
+		return v;
+key:
 	/* the socket keyed for its bytes only where they are counted (the
 	 * length tracepoints attached for this sandbox): no socket storage
-	 * made per connect otherwise */
-	if (led && v == ALLOW &&
-	    ledger_unix(led, &s->ufk, cgid, (const __u8 *)uaddr + 2, len, ctx->type, 0) &&
-	    (led->flags & RF_LEDGER_UNIX_BYTES))
+	 * made per connect otherwise; a connect's only once it succeeded
+	 * where observe.bpf.c's fexit programs key it (KEY_LATE) */
+	if ((led->flags & RF_LEDGER_UNIX_BYTES) &&
+	    (op != RF_OP_CONNECT_UNIX || !(led->flags & RF_LEDGER_UNIX_KEY_LATE)))
 		ledger_unix_sk(ctx->sk, &s->ufk, op == RF_OP_CONNECT_UNIX);
 	return v;
 }

@@ -655,6 +655,53 @@ int BPF_PROG(rf_obs_unix_fx_dconnect, struct socket *sock, struct sockaddr *uadd
 	return unix_fx_connect(sock, uaddr, alen, ret);
 }
 
+/*
+ * 6.7+ where the kernel takes fexit programs (RF_LEDGER_UNIX_KEY_LATE;
+ * loaded with the tracepoints): the cgroup connect hook counted the
+ * connect before its outcome; its socket is keyed here for that flow once
+ * it succeeded, so a refused connect makes (and frees) no socket storage.
+ * The refused one pays the trampoline and the test of ret.
+ */
+static __always_inline int unix_cx_key(struct socket *sock, const void *uaddr, int alen, int ret)
+{
+	struct rf_unix_flow_key k;
+	struct rf_ledger *l;
+	__u16 family = 0;
+	__u64 cgid, bound;
+	__u32 len;
+
+	if (ret || alen <= RF_SUN_PATH_OFF || alen > RF_SOCKADDR_UN_LEN ||
+	    bpf_probe_read_kernel(&family, sizeof(family), uaddr) || family != AF_UNIX)
+		return 0;
+	/* bounded where the verifier sees it, in the register itself: clang
+	 * drops a clamp it finds redundant, and the verifier does not carry
+	 * a compare of a copy over to it */
+	bound = (__u32)alen - RF_SUN_PATH_OFF;
+	asm volatile("%0 &= 0x7f\n\tif %0 <= 108 goto +1\n\t%0 = 108" : "+r"(bound));
+	len = (__u32)bound;
+	l = unix_ledger(&cgid);
+	/* the hook's flow: there unless the hook did not count this name */
+	if (l && (l->flags & RF_LEDGER_UNIX_KEY_LATE) &&
+	    ledger_unix_key(&k, cgid, (const __u8 *)uaddr + RF_SUN_PATH_OFF, len, sock->type) &&
+	    bpf_map_lookup_elem(&rf_unix_flows, &k))
+		ledger_unix_sk(sock->sk, &k, true);
+	return 0;
+}
+
+SEC("fexit/unix_stream_connect")
+int BPF_PROG(rf_obs_unix_cx_connect, struct socket *sock, struct sockaddr *uaddr, int alen,
+	     int flags, int ret)
+{
+	return unix_cx_key(sock, uaddr, alen, ret);
+}
+
+SEC("fexit/unix_dgram_connect")
+int BPF_PROG(rf_obs_unix_cx_dconnect, struct socket *sock, struct sockaddr *uaddr, int alen,
+	     int flags, int ret)
+{
+	return unix_cx_key(sock, uaddr, alen, ret);
+}
+
 SEC("fexit/unix_stream_sendmsg")
 int BPF_PROG(rf_obs_unix_fx_send, struct socket *sock, struct msghdr *msg, size_t len, int ret)
 {

@@ -542,6 +542,12 @@ enum rf_ledger_flags {
 	 * tracepoints, or before 6.7 the fexit programs) are attached for
 	 * this sandbox, its unix peers' bytes are counted */
 	RF_LEDGER_UNIX_BYTES = 1u << 1,
+	/* set by the supervisor with RF_LEDGER_UNIX_BYTES on 6.7+ where fexit
+	 * programs attach: a connect()'s socket is keyed for its bytes by
+	 * observe.bpf.c's fexit programs once the connect succeeded, not by
+	 * the cgroup hook before its outcome (a refused connect makes no
+	 * socket storage) */
+	RF_LEDGER_UNIX_KEY_LATE = 1u << 2,
 };
 
 /* rf_ledger: sandbox cgroup id -> its totals (exact whatever rf_flows

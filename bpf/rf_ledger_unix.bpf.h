@@ -42,6 +42,19 @@ struct {
 	__type(value, struct rf_unix_sk);
 } rf_unix_sk SEC(".maps");
 
+/* Count into flow f (connections: 0 or 1). */
+static __always_inline void flow_bump(struct rf_flow *f, __u64 now, __u64 conns, __u64 sent,
+				     __u64 rcvd)
+{
+	if (conns)
+		__sync_fetch_and_add(&f->connections, conns);
+	if (sent)
+		__sync_fetch_and_add(&f->bytes_sent, sent);
+	if (rcvd)
+		__sync_fetch_and_add(&f->bytes_received, rcvd);
+	f->last_ns = now;
+}
+
 /* Count into the flow of map (rf_flows, rf_unix_flows), made on first use;
  * connections: 0 or 1. */
 static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const void *k,
@@ -65,27 +78,17 @@ static __always_inline void flow_add_in(void *map, struct rf_ledger *l, const vo
 			return;
 		}
 	}
-	if (conns)
-		__sync_fetch_and_add(&f->connections, conns);
-	if (sent)
-		__sync_fetch_and_add(&f->bytes_sent, sent);
-	if (rcvd)
-		__sync_fetch_and_add(&f->bytes_received, rcvd);
-	f->last_ns = now;
+	flow_bump(f, now, conns, sent, rcvd);
 }
 
 /*
- * A connect() or an addressed datagram to a unix name, the policy having
- * let it through: one connection of the peer of that name (k: scratch
- * memory), with sent bytes of its payload (the fexit path's datagram; the
- * cgroup hooks run before the send: 0). The name as given (uaddr: the
- * kernel's copy of the sockaddr, len bytes of sun_path): a pathname up to
- * its first NUL, an abstract name whole; the rest of the key zero, so one
- * name is one flow.
+ * The flow key of a connect() or an addressed datagram to a unix name (k:
+ * scratch memory). The name as given (uaddr: the kernel's copy of the
+ * sockaddr, len bytes of sun_path): a pathname up to its first NUL, an
+ * abstract name whole; the rest of the key zero, so one name is one flow.
  */
-static __always_inline bool ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
-					__u64 cgid, const __u8 *uaddr, __u32 len, __u32 type,
-					__u64 sent)
+static __always_inline bool ledger_unix_key(struct rf_unix_flow_key *k, __u64 cgid,
+					    const __u8 *uaddr, __u32 len, __u32 type)
 {
 	long n;
 
@@ -112,6 +115,21 @@ static __always_inline bool ledger_unix(struct rf_ledger *l, struct rf_unix_flow
 		n = m + 1;
 	}
 	k->len = (__u16)(n - 1);
+	return true;
+}
+
+/*
+ * A connect() or an addressed datagram to a unix name, the policy having
+ * let it through: one connection of the peer of that name (k: scratch
+ * memory, ledger_unix_key's), with sent bytes of its payload (the fexit
+ * path's datagram; the cgroup hooks run before the send: 0).
+ */
+static __always_inline bool ledger_unix(struct rf_ledger *l, struct rf_unix_flow_key *k,
+					__u64 cgid, const __u8 *uaddr, __u32 len, __u32 type,
+					__u64 sent)
+{
+	if (!ledger_unix_key(k, cgid, uaddr, len, type))
+		return false;
 	flow_add_in(&rf_unix_flows, l, k, 1, sent, 0);
 	return true;
 }

@@ -1327,6 +1327,11 @@ bool enforcer__unix_bytes(const struct rf_enforcer *enf)
 	       enf->obs_lock_fd[RF_OBS_UNIX_BYTES] >= 0;
 }
 
+bool enforcer__unix_key_late(const struct rf_enforcer *enf)
+{
+	return enforcer__unix_bytes(enf) && unix_bytes__key_late();
+}
+
 /* Write meta of the pinned set (it exists). */
 static int write_meta(const struct rf_meta *meta, struct rf_error *e)
 {

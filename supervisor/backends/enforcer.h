@@ -68,6 +68,9 @@ void enforcer__close(struct rf_enforcer *enf);
 /* The payload of this sandbox's unix peers is counted: the kernel loaded
  * the programs of RF_OBS_UNIX_BYTES and they are attached for it. */
 bool enforcer__unix_bytes(const struct rf_enforcer *enf);
+/* With enforcer__unix_bytes: a connect's socket is keyed once it
+ * succeeded (RF_LEDGER_UNIX_KEY_LATE: 6.7+ where fexit programs attach). */
+bool enforcer__unix_key_late(const struct rf_enforcer *enf);
 /* How this kernel counts it (the socket length tracepoints with the cgroup
  * unix hooks, 6.7+; fexit programs before), or not. */
 enum rf_unix_bytes enforcer__kernel_unix_bytes(void);

@@ -126,10 +126,17 @@ enum rf_unix_bytes unix_bytes__kernel(void)
 	return (fx_bits() & FX_OK) ? RF_UNIX_BYTES_FEXIT : RF_UNIX_BYTES_NONE;
 }
 
+bool unix_bytes__key_late(void)
+{
+	return unix_bytes__kernel() == RF_UNIX_BYTES_TP && (fx_bits() & FX_OK);
+}
+
 bool unix_bytes__prog_loads(const char *name)
 {
 	enum rf_unix_bytes how = unix_bytes__kernel();
 
+	if (!strncmp(name, RF_OBS_UNIX_CX_PREFIX, strlen(RF_OBS_UNIX_CX_PREFIX)))
+		return unix_bytes__key_late();
 	if (strncmp(name, RF_OBS_UNIX_FX_PREFIX, strlen(RF_OBS_UNIX_FX_PREFIX)))
 		return how == RF_UNIX_BYTES_TP;
 	/* both ways, where this kernel takes fexit programs (the host's 6.18

@@ -21,6 +21,9 @@ enum rf_unix_bytes {
 
 /* The fexit programs' names start so (within RF_OBS_UNIX_PREFIX's). */
 #define RF_OBS_UNIX_FX_PREFIX "rf_obs_unix_fx_"
+/* 6.7+: the fexit programs that key a connect()'s socket once it
+ * succeeded, loaded with the tracepoints where fexit programs attach. */
+#define RF_OBS_UNIX_CX_PREFIX "rf_obs_unix_cx_"
 
 /* This kernel's way, found once per boot and build: by the release, and
  * before 6.7 by loading and attaching a two-instruction fexit program on
@@ -30,5 +33,9 @@ enum rf_unix_bytes unix_bytes__kernel(void);
 
 /* The observe program name (of RF_OBS_UNIX_PREFIX) loads on this kernel. */
 bool unix_bytes__prog_loads(const char *name);
+
+/* RF_UNIX_BYTES_TP with the RF_OBS_UNIX_CX_PREFIX programs: a connect's
+ * socket keyed once it succeeded (RF_LEDGER_UNIX_KEY_LATE). */
+bool unix_bytes__key_late(void);
 
 #endif

@@ -34,6 +34,28 @@ bool flows__ledger_wanted(void)
 	return !ledger_disabled();
 }
 
+bool flows__unix_bytes_wanted(const struct rf_policy *p, const struct rf_plan *plan,
+			      const struct rf_caps *caps)
+{
+	/* only where a unix connection can be let through (audit lets every
+	 * one through): a run that reaches no unix peer attaches nothing for
+	 * them, and no socket of the host pays for it */
+	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || p->mode == RF_MODE_AUDIT;
+	/* --no-observe: no tracepoint of ours on the host for this sandbox */
+	enum rf_unix_bytes how = reach && flows__ledger_wanted() && !plan->observe_off ?
+				 caps->unix_bytes : RF_UNIX_BYTES_NONE;
+
+	/* the tracepoints count only sockets the cgroup unix hooks keyed */
+	return how == RF_UNIX_BYTES_FEXIT || (how == RF_UNIX_BYTES_TP && caps->unix_sock_addr.ok);
+}
+
+uint32_t flows__ledger_unix_flags(const struct rf_enforcer *enf)
+{
+	if (!enforcer__unix_bytes(enf))
+		return 0;
+	return RF_LEDGER_UNIX_BYTES | (enforcer__unix_key_late(enf) ? RF_LEDGER_UNIX_KEY_LATE : 0);
+}
+
 int flows__start(struct sandbox *sb)
 {
 	struct rf_flow_watch *w = &sb->flows;
@@ -52,7 +74,7 @@ int flows__start(struct sandbox *sb)
 			l[RF_LIMIT_DISK_WRITE].value << 20 : 0;
 	if (fd >= 0 && (!ledger_disabled() || w->budget)) {
 		led.egress_budget = w->budget;
-		led.flags = enforcer__unix_bytes(sb->enf) ? RF_LEDGER_UNIX_BYTES : 0;
+		led.flags = flows__ledger_unix_flags(sb->enf);
 		if (bpf_map_update_elem(fd, &sb->cgid, &led, BPF_ANY))
 			return -errno;
 		w->on = true;

@@ -36,6 +36,19 @@ struct rf_flow_watch {
 int flows__start(struct sandbox *sb);
 /* The sandbox is to be counted (false only under the test hook above). */
 bool flows__ledger_wanted(void);
+struct rf_policy;
+struct rf_plan;
+struct rf_caps;
+struct rf_enforcer;
+/* The unix byte programs (RF_OBS_UNIX_BYTES) are wanted attached for a
+ * sandbox of policy p: it can reach a unix peer (audit mode: any), its
+ * ledger is kept, it is observed (not --no-observe) and this kernel has a
+ * way that counts (run.c, oci.c). */
+bool flows__unix_bytes_wanted(const struct rf_policy *p, const struct rf_plan *plan,
+			      const struct rf_caps *caps);
+/* The rf_ledger flags of a sandbox opened with enf: how its unix bytes are
+ * counted (RF_LEDGER_UNIX_BYTES, RF_LEDGER_UNIX_KEY_LATE), or 0. */
+uint32_t flows__ledger_unix_flags(const struct rf_enforcer *enf);
 int flows__fd(const struct sandbox *sb);
 /* The timer fired: network.flow on the interval, the budgets read. True
  * when a limit was reached just now (sb->lw.hit set). */

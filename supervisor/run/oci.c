@@ -30,6 +30,7 @@
 #include "backends/sbmaps.h"
 #include "dnsgate/dnsgate.h"
 #include "fileio.h"
+#include "flows.h"
 #include "log.h"
 #include "oci.h"
 #include "oci_internal.h"
@@ -314,8 +315,12 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 	if (h->parent_fd < 0)
 		return rf_error_set(&e->e, h->parent_fd, "refused", "cgroup %s/%s: %s",
 				    h->caps.cgroup_mount, RF_CGROUP_PARENT, strerror(-h->parent_fd));
+	/* the unix byte programs stay attached while the keeper (a fork of
+	 * this process: the group's lock fd with it) holds the sandbox */
 	err = enforcer__open(h->parent_fd, h->caps.unix_sock_addr.ok,
-			     h->plan.install.lsm_flags != 0, h->caps.observe.ok, false,
+			     h->plan.install.lsm_flags != 0, h->caps.observe.ok,
+			     flows__unix_bytes_wanted(h->policy, &h->plan, &h->caps) ?
+			     RF_OBS_WANT(RF_OBS_UNIX_BYTES) : 0,
 			     &h->enf, &e->e);
 	if (err) {
 		undo_enforcer(h);
@@ -507,7 +512,8 @@ static int step_maps(void *ctx, struct rf_step_error *e)
 	 * takes its entries with the rest. */
 	if (!err && h->enf->map_fd[RF_PIN_LEDGER] >= 0 &&
 	    bpf_map_update_elem(h->enf->map_fd[RF_PIN_LEDGER], &h->cgid,
-				&(struct rf_ledger){ 0 }, BPF_ANY))
+				&(struct rf_ledger){ .flags = flows__ledger_unix_flags(h->enf) },
+				BPF_ANY))
 		err = -errno;
 	if (err == -ENOSPC && map)
 		return rf_error_set(&e->e, err, "refused", "writing the policy maps: every %s "

@@ -631,18 +631,7 @@ static void undo_enforcer(void *ctx)
 static unsigned int observe_groups(const struct sandbox *sb)
 {
 	uint32_t f = plan__sandbox_flags(&sb->plan, sb->policy, true);
-	const struct rf_policy *p = sb->policy;
-	/* only where a unix connection can be let through (audit lets every
-	 * one through): a run that reaches no unix peer attaches nothing for
-	 * them, and no socket of the host pays for it */
-	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || p->mode == RF_MODE_AUDIT;
-	/* --no-observe: no tracepoint of ours on the host for this sandbox */
-	bool ubytes = reach && flows__ledger_wanted() && !sb->plan.observe_off;
-	enum rf_unix_bytes how = ubytes ? sb->caps.unix_bytes : RF_UNIX_BYTES_NONE;
-
-	/* the tracepoints count only sockets the cgroup unix hooks keyed */
-	ubytes = how == RF_UNIX_BYTES_FEXIT ||
-		 (how == RF_UNIX_BYTES_TP && sb->caps.unix_sock_addr.ok);
+	bool ubytes = flows__unix_bytes_wanted(sb->policy, &sb->plan, &sb->caps);
 
 	return ((f & RF_OBSERVE_FLAGS & ~RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_SYSCALLS) : 0) |
 	       ((f & RF_SB_OBSERVE_LOADER) ? RF_OBS_WANT(RF_OBS_EXEC) : 0) |

@@ -13,7 +13,7 @@
 #   vm_bench_boot BUILD SUITE TIMEOUT ARGS
 #                         on the host: boot the test VM once per kernel of
 #                         VM_KERNELS (default "6.1 7.3"; 7.3 with the bpf
-#                         LSM) with tests/bench/SUITE.sh as its suite, guest
+#                         LSM, 7.3f without it) with tests/bench/SUITE.sh as its suite, guest
 #                         time from instruction counts, ARGS on the kernel
 #                         command line; prints the guest's notes
 #                         (tests/bench/vm-lsm.sh, vm-workloads.sh)
@@ -87,6 +87,10 @@ vm_bench_boot() {
 		if [ "$_k" = 7.3 ]; then
 			set -- "$1" "$2" "$3" "$4" env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$1/vm73}" \
 				VM_APPEND="lsm=lockdown,capability,landlock,yama,bpf $4"
+		elif [ "$_k" = 7.3f ]; then
+			# 7.3 without the bpf LSM: the fallback backends
+			set -- "$1" "$2" "$3" "$4" env VM_KERNEL=7.3 VM_CACHE="${VM_CACHE73:-$1/vm73}" \
+				VM_APPEND="lsm=lockdown,capability,landlock,yama $4"
 		else
 			set -- "$1" "$2" "$3" "$4" env VM_KERNEL= VM_CACHE="${VM_CACHE:-$1/vm}" VM_APPEND="$4"
 		fi

@@ -20,6 +20,8 @@
 #     whose cgroup podman made outside <cgroup2>/ringfence is refused;
 #   - the monitor's alert for the denied connect names oci-<container id>,
 #     and its allowed connect is a Network Activity (4001) record naming it;
+#   - a container's connection to an allowed unix socket is a 4001 record
+#     with its payload bytes counted (the keeper holds the programs);
 #   - without BPF-LSM (7.3 booted with lsm= leaving out bpf): the files
 #     policy is refused and the container does not start, the reason on
 #     the hook's stderr; so is the CAP_SYS_ADMIN container.
@@ -217,6 +219,44 @@ if [ -n "$id" ] && [ ! -f "$reg" ]; then
 else
 	fail "oci: podman rm -f" "$reg stays"
 fi
+
+# ---- 2b. its unix peer's bytes in the ledger ----
+# The unix byte programs stay attached while the keeper holds the sandbox
+# (the hook that attached them has exited): a connection to an allowed
+# unix socket bound outside is at the monitor with its payload counted
+# (not null). Allowed as the container names it and, for BPF-LSM, as the
+# peer is bound outside.
+mkdir -p "$R/sock"
+cat > "$W/unix.json" << EOF
+{"version": 1, "id": "vm-oci-unix", "files": "unrestricted", "exec": "unrestricted",
+ "network": {"connect": [], "unix": ["/sock/u.sock", "$R/sock/u.sock"]}}
+EOF
+chmod 644 "$W/unix.json"
+/rf/tests/tools/rf-net ureply "$R/sock/u.sock" 1 3000 700 > "$W/ureply.out" 2>&1 &
+BG="$BG $!"
+i=0
+while [ $i -lt 50 ] && [ ! -S "$R/sock/u.sock" ]; do sleep 0.1; i=$((i + 1)); done
+uid=$(podman $POPTS run -d --network=host --security-opt apparmor=unconfined $CGP \
+	--annotation "run.ringfence.policy=$W/unix.json" --rootfs "$R" \
+	/rf/tests/tools/rf-net unixio /sock/u.sock 3000 700 sleep 60000 2> "$W/ubg.err")
+# the counts of its 4001 record for /sock/u.sock once the bytes are in
+ucounts() {
+	grep -s '"class_uid": *4001' "$W/activity.json" | grep "oci-$uid" | grep '/sock/u.sock' |
+		grep -o '"bytes_counted": *[a-z]*\|"bytes_sent_total": *[0-9]*\|"bytes_received_total": *[0-9]*' |
+		tr -d ' ' | sort -u | tr '\n' ' '
+}
+want='"bytes_counted":true "bytes_received_total":700 "bytes_sent_total":3000 '
+i=0
+while [ $i -lt 75 ] && [ "$(ucounts)" != "$want" ]; do sleep 0.2; i=$((i + 1)); done
+if [ -n "$uid" ] && [ "$(ucounts)" = "$want" ]; then
+	pass "oci: the container's unix peer is in the ledger with its bytes counted (3000 sent, 700 received), the hook long gone"
+else
+	fail "oci: the container's unix bytes at the monitor" "want '$want', got '$(ucounts)'"
+	show "$W/ubg.err"
+	show "$W/ureply.out"
+	grep -s "oci-$uid" "$W/activity.json" | head -c 3000 | sed 's/^/#   /'
+fi
+podman $POPTS rm -f -t 0 "$uid" > /dev/null 2>&1
 
 # ---- 3. files, exec and the process boundary: BPF-LSM, or refused ----
 if [ "$LSM" = 1 ]; then
