@@ -403,10 +403,54 @@ static bool busy_dead(const struct rf_slot *s)
 
 static struct rf_slot busy_slot(uint32_t class)
 {
+	/* this process's start, read once per process (a grower or the
+	 * cleaner is a process of its own): pool_grow marks up to 64 slots
+	 * under slots.lock */
+	static pid_t pid;
+	static uint64_t start;
 	pid_t me = getpid();
 
+	if (pid != me) {
+		start = registry__proc_start(me);
+		pid = me;
+	}
 	return (struct rf_slot){ .state = RF_SLOT_BUSY, .class = class, .pid = (__u32)me,
-				 .start = registry__proc_start(me) };
+				 .start = start };
+}
+
+/*
+ * The first BUSY slot of class c (any class: c < 0) in the snapshot all
+ * whose process is gone, given *claim (its class kept) if it is still that
+ * BUSY slot under slots.lock: its index, or -1. Called without the lock:
+ * whether a process is gone is two /proc reads, and hundreds of starts
+ * may be queued for the lock while a pool grows (a start waited 1-4 s
+ * behind such scans: docs/benchmarks.md, 1 vs 500 live sandboxes).
+ */
+static long busy_dead_take(const struct rf_enforcer *enf, const struct rf_slot *all,
+			   size_t nall, long c, const struct rf_slot *claim)
+{
+	struct rf_slot now, w;
+	long got = -1;
+	size_t i;
+	int lock;
+
+	for (i = 0; got < 0 && i < nall; i++) {
+		if (all[i].state != RF_SLOT_BUSY || (c >= 0 && all[i].class != (uint32_t)c) ||
+		    !busy_dead(&all[i]))
+			continue;
+		lock = slots_lock();
+		if (lock < 0)
+			return -1;
+		if (!slot_read(enf, (uint32_t)i, &now) && now.state == RF_SLOT_BUSY &&
+		    now.pid == all[i].pid && now.start == all[i].start) {
+			w = *claim;
+			w.class = now.class;
+			if (!slot_write(enf, (uint32_t)i, &w))
+				got = (long)i;
+		}
+		close(lock);
+	}
+	return got;
 }
 
 static bool outer_present(const struct rf_enforcer *enf, enum sb_kind k)
@@ -731,6 +775,8 @@ static int slot_claim(const struct rf_enforcer *enf, uint64_t cgid, uint32_t c,
 	if (!all)
 		return -ENOMEM;
 rescan:
+	/* the states only, under the lock (busy_dead_take asks after it
+	 * whether a BUSY slot's process is gone) */
 	lock = slots_lock();
 	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
 	for (i = 0; !err && i < nall; i++) {
@@ -743,23 +789,10 @@ rescan:
 			pick = (long)i;
 		else if (all[i].state == RF_SLOT_FREE)
 			free_left++;
-		else if (dirty < 0 && (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i])))
+		else if (dirty < 0 && all[i].state == RF_SLOT_DIRTY)
 			dirty = (long)i;
 		else if (all[i].state == RF_SLOT_BUSY)
 			busy++;
-	}
-	/* Nothing to take but slots being worked on (the cleaner's, most
-	 * likely): waiting for the cleaner costs less than growing the pool
-	 * (a grace period per outer map). Once. */
-	if (!err && pick < 0 && dirty < 0 && busy && !waited) {
-		close(lock);
-		lock = runlock__take("clean.lock", LOCK_SH);
-		if (lock >= 0)
-			close(lock);
-		waited = true;
-		in_class = free_left = busy = 0;
-		grow_by = grow_batch[c];
-		goto rescan;
 	}
 	/* running low: the caller grows it once its command runs */
 	if (!err && note && pick >= 0 && free_left < low_water[c]) {
@@ -772,6 +805,22 @@ rescan:
 		err = slot_write(enf, (uint32_t)pick, &s);
 	if (lock >= 0)
 		close(lock);
+	if (!err && pick < 0 && busy) {
+		/* a slot whose worker died: its work undone, it counts as DIRTY */
+		pick = dirty = busy_dead_take(enf, all, nall, c, &s);
+		/* Nothing to take but slots being worked on (the cleaner's,
+		 * most likely): waiting for the cleaner costs less than
+		 * growing the pool (a grace period per outer map). Once. */
+		if (pick < 0 && !waited) {
+			lock = runlock__take("clean.lock", LOCK_SH);
+			if (lock >= 0)
+				close(lock);
+			waited = true;
+			in_class = free_left = busy = 0;
+			grow_by = grow_batch[c];
+			goto rescan;
+		}
+	}
 	free(all);
 	if (err)
 		return err;
@@ -941,7 +990,7 @@ static long dirty_take(const struct rf_enforcer *enf, uint32_t *ret_class)
 	lock = slots_lock();
 	err = lock < 0 ? lock : slots_read(enf, all, false, &nall);
 	for (i = 0; !err && pick < 0 && i < nall; i++)
-		if (all[i].state == RF_SLOT_DIRTY || busy_dead(&all[i]))
+		if (all[i].state == RF_SLOT_DIRTY)
 			pick = (long)i;
 	if (pick >= 0) {
 		*ret_class = all[pick].class;
@@ -951,6 +1000,12 @@ static long dirty_take(const struct rf_enforcer *enf, uint32_t *ret_class)
 	}
 	if (lock >= 0)
 		close(lock);
+	if (!err && pick < 0) {
+		s = busy_slot(0);
+		pick = busy_dead_take(enf, all, nall, -1, &s);
+		if (pick >= 0)
+			*ret_class = all[pick].class;
+	}
 	free(all);
 	return pick;
 }

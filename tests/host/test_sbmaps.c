@@ -20,6 +20,7 @@
 #include "cgroup.h"
 #include "leaks.h"
 #include "paths.h"
+#include "registry.h"
 #include "rf_abi.h"
 #include "runlock.h"
 #include "backends/sbmaps.h"
@@ -654,6 +655,120 @@ static void a_slot_given_back_is_empty(void **state)
 	enforcer__close(enf);
 }
 
+/* Every FREE slot of class 0 marked BUSY by worker (pid, start), as a
+ * grower or the cleaner marks the slots it works on: their indices. */
+static int mark_free_busy(const struct rf_enforcer *enf, __u32 pid, __u64 start, __u32 *ret)
+{
+	int lock = runlock__take("slots.lock", LOCK_EX), n = 0;
+
+	assert_true(lock >= 0);
+	for (__u32 i = 0; i < RF_MAX_SANDBOXES; i++) {
+		struct rf_slot s;
+
+		assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOTS], &i, &s), 0);
+		if (s.state != RF_SLOT_FREE || s.class != 0)
+			continue;
+		s.state = RF_SLOT_BUSY;
+		s.pid = pid;
+		s.start = start;
+		assert_int_equal(bpf_map_update_elem(enf->map_fd[RF_PIN_SLOTS], &i, &s, BPF_ANY), 0);
+		ret[n++] = i;
+	}
+	close(lock);
+	return n;
+}
+
+/* The slots mark_free_busy marked that are still that worker's: FREE. */
+static void unmark_busy(const struct rf_enforcer *enf, __u32 pid, const __u32 *idx, int n)
+{
+	int lock = runlock__take("slots.lock", LOCK_EX);
+
+	assert_true(lock >= 0);
+	for (int k = 0; k < n; k++) {
+		struct rf_slot s;
+
+		assert_int_equal(bpf_map_lookup_elem(enf->map_fd[RF_PIN_SLOTS], &idx[k], &s), 0);
+		if (s.state != RF_SLOT_BUSY || s.pid != pid)
+			continue;
+		s = (struct rf_slot){ .state = RF_SLOT_FREE, .class = 0 };
+		assert_int_equal(bpf_map_update_elem(enf->map_fd[RF_PIN_SLOTS], &idx[k], &s,
+						     BPF_ANY), 0);
+	}
+	close(lock);
+}
+
+static bool has_index(const __u32 *idx, int n, __u32 i)
+{
+	for (int k = 0; k < n; k++)
+		if (idx[k] == i)
+			return true;
+	return false;
+}
+
+/* With no FREE slot of its class, a start takes a slot whose worker
+ * (a grower, the cleaner) died BUSY, as a DIRTY one, emptied: it grows no
+ * pool. Its twin: a slot whose worker is alive is left alone (the pool is
+ * grown instead). Whether a worker is gone is asked outside slots.lock
+ * (hundreds of starts queue for that lock while a pool grows). */
+static void dead_workers_slots_taken_live_ones_left(void **state)
+{
+	struct rf_net_entry e[2] = { host4("127.0.0.1", REUSE_PORT), reuse_cidr(REUSE_PORT) };
+	__u32 *idx = calloc(RF_MAX_SANDBOXES, sizeof(*idx)), me = (__u32)getpid(), slot, dead;
+	struct rf_policy pol = { 0 };
+	struct rf_enforcer *enf = NULL;
+	struct sbmaps_note note;
+	const char *map = NULL;
+	char cg[600];
+	uint64_t cgid;
+	pid_t pid;
+	int n;
+
+	(void)state;
+	assert_non_null(idx);
+	assert_int_equal(h_run(ISO_POLICY("busy", "18457", "127.0.0.9", "18457", "18457",
+					  "rf-busy"), NULL, (const char *[]){ "/bin/true", NULL },
+			       NULL, NULL), 0);
+	assert_int_equal(enforcer__open_pinned(&enf), 0);
+	snprintf(cg, sizeof(cg), "%s/rf-test-busy", h_cg_parent());
+	rmdir(cg);
+	assert_int_equal(mkdir(cg, 0755), 0);
+	assert_int_equal(cgroup__id_of(cg, &cgid), 0);
+
+	/* a worker that is gone: a child reaped */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	dead = (__u32)pid;
+	n = mark_free_busy(enf, dead, 12345, idx);
+	assert_true(n >= 1);
+	assert_int_equal(sbmaps__install(enf, cgid, 0, e, 2, &pol, &map, &note), 0);
+	assert_int_equal(sbmaps__slot_of(enf, cgid, &slot), 0);
+	print_message("%d slots BUSY by a dead worker: took slot %u, grew %u\n", n, slot,
+		      note.grown);
+	assert_true(has_index(idx, n, slot));
+	assert_int_equal(note.grown, 0);
+	assert_int_equal(sbmaps__remove(enf, cgid), 0);
+	unmark_busy(enf, dead, idx, n);
+
+	/* a worker that is alive: this process */
+	n = mark_free_busy(enf, me, registry__proc_start((pid_t)me), idx);
+	assert_true(n >= 1);
+	assert_int_equal(sbmaps__install(enf, cgid, 0, e, 2, &pol, &map, &note), 0);
+	assert_int_equal(sbmaps__slot_of(enf, cgid, &slot), 0);
+	print_message("%d slots BUSY by a live worker: took slot %u, grew %u\n", n, slot,
+		      note.grown);
+	assert_false(has_index(idx, n, slot));
+	assert_true(note.grown >= 1);
+	assert_int_equal(sbmaps__remove(enf, cgid), 0);
+	unmark_busy(enf, me, idx, n);
+
+	assert_int_equal(rmdir(cg), 0);
+	enforcer__close(enf);
+	free(idx);
+}
+
 #define DRAIN_EXTRA 8
 
 /* rf_slot_maps, which runs read instead of the outer maps (reading those
@@ -829,6 +944,8 @@ int main(void)
 		cmocka_unit_test(a_slot_given_back_is_empty),
 		cmocka_unit_test(pool_grows_in_the_background),
 		cmocka_unit_test(big_slots_are_cleaned_off_the_path),
+		/* last: its live twin grows the pool, which the drain above counts */
+		cmocka_unit_test(dead_workers_slots_taken_live_ones_left),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
