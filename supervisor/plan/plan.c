@@ -626,7 +626,7 @@ static void plan_ledger_unix(struct rf_plan *plan, const struct rf_policy *p,
 			     const struct rf_caps *caps)
 {
 	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix ||
-		     p->mode == RF_MODE_AUDIT;
+		     p->mode == RF_MODE_AUDIT || plan->stdio_unix;
 	bool counted = caps->unix_bytes == RF_UNIX_BYTES_TP ? caps->unix_sock_addr.ok :
 		       caps->unix_bytes == RF_UNIX_BYTES_FEXIT && caps->observe.ok &&
 		       !plan->observe_off;
@@ -728,6 +728,7 @@ void plan__compile(const struct rf_policy *policy, const struct rf_caps *caps,
 	plan->lsm_state = lsm_state(caps);
 	plan->install.landlock_abi = caps->landlock_abi;
 	plan->observe_off = opts && opts->no_observe;
+	plan->stdio_unix = opts && opts->stdio_unix;
 
 	plan_fs_class(plan, RF_CLASS_FILE, policy->files, policy, caps, prefer);
 	plan_fs_class(plan, RF_CLASS_EXEC, policy->exec, policy, caps, prefer);

@@ -184,7 +184,8 @@ enum rf_plan_observed {
 	  "peer is counted); sockets it did not connect (socketpairs, inherited or "    \
 	  "received ones, connections its own listeners accept) from their first "      \
 	  "byte, while a name is reachable (a policy that reaches no unix name keeps "   \
-	  "the programs detached: none of its sockets counted); splice() reads out of "  \
+	  "the programs detached unless a unix socket made outside is on fd 0-2: none "   \
+	  "of its sockets counted); splice() reads out of "                            \
 	  "a unix stream socket only where the kernel takes fexit programs")            \
 	X(LEDGER_UNIX, "ledger.unix", RF_CLASS_UNIX,                                     \
 	  "the connection ledger counts no unix peer of this sandbox here (no unix "     \
@@ -332,6 +333,7 @@ struct rf_plan {
 	enum rf_lsm_state lsm_state;
 	bool ok;                  /* every required class has a backend */
 	bool observe_off;         /* --no-observe: nothing inferred from syscalls */
+	bool stdio_unix;          /* a unix socket made outside is on fd 0-2 */
 	uint64_t gaps;            /* 1 << enum rf_gap: what the chosen backends leave open */
 	struct rf_plan_reason reasons[RF_PLAN_MAX_REASONS];
 	int n_reasons;

@@ -38,9 +38,12 @@ bool flows__unix_bytes_wanted(const struct rf_policy *p, const struct rf_plan *p
 			      const struct rf_caps *caps)
 {
 	/* only where a unix connection can be let through (audit lets every
-	 * one through): a run that reaches no unix peer attaches nothing for
-	 * them, and no socket of the host pays for it */
-	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || p->mode == RF_MODE_AUDIT;
+	 * one through) or a unix socket made outside is on fd 0-2 (a peer
+	 * outside, whatever the policy: its bytes leave the sandbox): a run
+	 * that reaches no unix peer attaches nothing for them, and no socket
+	 * of the host pays for it */
+	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix ||
+		     p->mode == RF_MODE_AUDIT || plan->stdio_unix;
 	/* --no-observe: no tracepoint of ours on the host for this sandbox */
 	enum rf_unix_bytes how = reach && flows__ledger_wanted() && !plan->observe_off ?
 				 caps->unix_bytes : RF_UNIX_BYTES_NONE;

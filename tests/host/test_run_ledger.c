@@ -740,6 +740,72 @@ static void unix_unconnected_counted(void **state)
 	free(out);
 }
 
+/* fd 1 of ringfence run: a socketpair's end (the harness's output pipe
+ * replaced before the exec) */
+static int stdout_to(void *arg)
+{
+	return dup2(*(int *)arg, 1) < 0 ? -1 : 0;
+}
+
+/* A unix socket made outside on the command's stdout, a policy that names
+ * no unix peer (unix []): the bytes the command writes there leave the
+ * sandbox, so the unix byte programs are attached for it and they are
+ * counted (5000 written: one unnamed flow, inbound false). Its twin: the
+ * same run with a pipe on stdout has no unix flow. */
+static void stdio_unix_counted(void **state)
+{
+	char *tp = h_tempfile("trace", NULL), *tp2 = h_tempfile("trace", NULL), *polp, b[8192];
+	const char *argv[] = { "/bin/sh", "-c", "head -c 5000 /dev/zero", NULL };
+	int sp[2], pp[2];
+	long long got = 0;
+	struct h_proc pr;
+	json_t *tr, *f;
+	ssize_t k;
+
+	(void)state;
+	if (!unix_hooks() || !unix_byte_tps())
+		skip();
+	polp = h_tempfile("policy", "{\"version\":1,\"id\":\"ledger-stdio\",\"files\":"
+			  "\"unrestricted\",\"exec\":\"unrestricted\",\"network\":{"
+			  "\"connect\":[],\"unix\":[]}}");
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	pr = h_spawn_with(polp, tp, NULL, argv, stdout_to, &sp[1]);
+	close(sp[1]);
+	while ((k = read(sp[0], b, sizeof(b))) > 0)
+		got += k;
+	close(sp[0]);
+	assert_int_equal(h_wait(pr, NULL, NULL), 0);
+	assert_int_equal(got, 5000);
+	tr = h_trace(tp);
+	f = flow_of(tr, "", "unix");
+	assert_non_null(f);
+	assert_int_equal(num(f, "bytes_sent"), 5000);
+	assert_int_equal(num(f, "bytes_received"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(f, "unix"),
+							      "origin")), "unnamed");
+	json_decref(tr);
+
+	/* the twin: a pipe */
+	assert_int_equal(pipe2(pp, O_CLOEXEC), 0);
+	pr = h_spawn_with(polp, tp2, NULL, argv, stdout_to, &pp[1]);
+	close(pp[1]);
+	got = 0;
+	while ((k = read(pp[0], b, sizeof(b))) > 0)
+		got += k;
+	close(pp[0]);
+	assert_int_equal(h_wait(pr, NULL, NULL), 0);
+	assert_int_equal(got, 5000);
+	tr = h_trace(tp2);
+	assert_null(flow_of(tr, "", "unix"));
+	json_decref(tr);
+	unlink(polp);
+	unlink(tp);
+	unlink(tp2);
+	free(polp);
+	free(tp);
+	free(tp2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +818,7 @@ int main(void)
 		cmocka_unit_test(unix_bytes_counted),
 		cmocka_unit_test(unix_bytes_null_without_observe),
 		cmocka_unit_test(unix_unconnected_counted),
+		cmocka_unit_test(stdio_unix_counted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
