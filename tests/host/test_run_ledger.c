@@ -740,6 +740,19 @@ static void unix_unconnected_counted(void **state)
 	free(out);
 }
 
+/* Everything fd gives until its end: the byte count (fd closed). */
+static long long drain_count(int fd)
+{
+	long long got = 0;
+	char b[8192];
+	ssize_t k;
+
+	while ((k = read(fd, b, sizeof(b))) > 0)
+		got += k;
+	close(fd);
+	return got;
+}
+
 /* fd 1 of ringfence run: a socketpair's end (the harness's output pipe
  * replaced before the exec) */
 static int stdout_to(void *arg)
@@ -754,13 +767,11 @@ static int stdout_to(void *arg)
  * same run with a pipe on stdout has no unix flow. */
 static void stdio_unix_counted(void **state)
 {
-	char *tp = h_tempfile("trace", NULL), *tp2 = h_tempfile("trace", NULL), *polp, b[8192];
+	char *tp = h_tempfile("trace", NULL), *tp2 = h_tempfile("trace", NULL), *polp;
 	const char *argv[] = { "/bin/sh", "-c", "head -c 5000 /dev/zero", NULL };
 	int sp[2], pp[2];
-	long long got = 0;
 	struct h_proc pr;
 	json_t *tr, *f;
-	ssize_t k;
 
 	(void)state;
 	if (!unix_hooks() || !unix_byte_tps())
@@ -771,11 +782,8 @@ static void stdio_unix_counted(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
 	pr = h_spawn_with(polp, tp, NULL, argv, stdout_to, &sp[1]);
 	close(sp[1]);
-	while ((k = read(sp[0], b, sizeof(b))) > 0)
-		got += k;
-	close(sp[0]);
+	assert_int_equal(drain_count(sp[0]), 5000);
 	assert_int_equal(h_wait(pr, NULL, NULL), 0);
-	assert_int_equal(got, 5000);
 	tr = h_trace(tp);
 	f = flow_of(tr, "", "unix");
 	assert_non_null(f);
@@ -789,12 +797,8 @@ static void stdio_unix_counted(void **state)
 	assert_int_equal(pipe2(pp, O_CLOEXEC), 0);
 	pr = h_spawn_with(polp, tp2, NULL, argv, stdout_to, &pp[1]);
 	close(pp[1]);
-	got = 0;
-	while ((k = read(pp[0], b, sizeof(b))) > 0)
-		got += k;
-	close(pp[0]);
+	assert_int_equal(drain_count(pp[0]), 5000);
 	assert_int_equal(h_wait(pr, NULL, NULL), 0);
-	assert_int_equal(got, 5000);
 	tr = h_trace(tp2);
 	assert_null(flow_of(tr, "", "unix"));
 	json_decref(tr);
