@@ -178,7 +178,7 @@ enum rf_plan_observed {
 	  "connect() or sendto(), with their payload bytes exact, while the observe "    \
 	  "programs are attached for a counted sandbox: on 6.7+ the cgroup unix hooks "  \
 	  "and the sock_send_length/sock_recv_length tracepoints (without the observe " \
-	  "programs, under --no-observe and for OCI containers, connections only, "     \
+	  "programs, under --no-observe, connections only, "                            \
 	  "bytes null), before 6.7 fexit programs on af_unix's connect, sendmsg and "   \
 	  "recvmsg (without them, or where the kernel refuses fexit programs, no unix " \
 	  "peer is counted); sockets it did not connect (socketpairs, inherited or "    \
