@@ -622,11 +622,16 @@ static bool socket_may_come_in(const struct rf_policy *p, const struct rf_plan_o
  * for this sandbox; a sandbox that can reach a unix peer (audit mode lets
  * every one through) is told when none is (on 6.7+ under --no-observe
  * their connections still are, their bytes null: limits.egress-unix). */
+bool plan__unix_reach(const struct rf_plan *plan, const struct rf_policy *p)
+{
+	return p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix || p->mode == RF_MODE_AUDIT ||
+	       plan->stdio_unix;
+}
+
 static void plan_ledger_unix(struct rf_plan *plan, const struct rf_policy *p,
 			     const struct rf_caps *caps)
 {
-	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix ||
-		     p->mode == RF_MODE_AUDIT || plan->stdio_unix;
+	bool reach = plan__unix_reach(plan, p);
 	bool counted = caps->unix_bytes == RF_UNIX_BYTES_TP ? caps->unix_sock_addr.ok :
 		       caps->unix_bytes == RF_UNIX_BYTES_FEXIT && caps->observe.ok &&
 		       !plan->observe_off;

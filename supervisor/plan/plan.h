@@ -385,6 +385,11 @@ bool plan__exec_tracepoint(const struct rf_plan *plan);
  * which the policy confines: its failed syscalls are observed. */
 bool plan__observed_class(const struct rf_plan *plan, enum rf_class c);
 
+/* Can the sandbox reach a unix peer outside, so that the ledger counts its
+ * unix bytes: any name, a listed one, every one in audit mode, or a unix
+ * socket made outside on fd 0-2 (its bytes leave whatever the policy). */
+bool plan__unix_reach(const struct rf_plan *plan, const struct rf_policy *policy);
+
 /* rf_sandbox.flags (RF_SB_*) for a sandbox of this plan: the classes the
  * BPF-LSM judges, audit mode, an unconfined network.connect or unix, and
  * what the observe programs watch (RF_OBSERVE_FLAGS: failed path syscalls

@@ -37,13 +37,9 @@ bool flows__ledger_wanted(void)
 bool flows__unix_bytes_wanted(const struct rf_policy *p, const struct rf_plan *plan,
 			      const struct rf_caps *caps)
 {
-	/* only where a unix connection can be let through (audit lets every
-	 * one through) or a unix socket made outside is on fd 0-2 (a peer
-	 * outside, whatever the policy: its bytes leave the sandbox): a run
-	 * that reaches no unix peer attaches nothing for them, and no socket
-	 * of the host pays for it */
-	bool reach = p->net_unix == RF_CONFINE_UNRESTRICTED || p->n_unix ||
-		     p->mode == RF_MODE_AUDIT || plan->stdio_unix;
+	/* a run that reaches no unix peer attaches nothing for them, and no
+	 * socket of the host pays for it */
+	bool reach = plan__unix_reach(plan, p);
 	/* --no-observe: no tracepoint of ours on the host for this sandbox */
 	enum rf_unix_bytes how = reach && flows__ledger_wanted() && !plan->observe_off ?
 				 caps->unix_bytes : RF_UNIX_BYTES_NONE;
