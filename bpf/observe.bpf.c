@@ -281,8 +281,11 @@ static __always_inline void record(__u64 cgid, struct rf_event *ev, bool access)
 	struct rf_sample_key skey = { .cgroup_id = cgid };
 	__u32 class = ev->class;
 
-	if (!obs)
-		return;  /* written before the sandbox entry: being removed */
+	if (!obs) {
+		/* written before the sandbox entry: being removed */
+		stat_inc(RF_STAT_OBSERVE_UNKEYED);
+		return;
+	}
 	RF_EVENT_TASK(ev, cgid, RF_EV_DECISION);
 	ev->verdict = 0;  /* the supervisor's to give */
 	if (access)

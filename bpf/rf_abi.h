@@ -683,12 +683,18 @@ struct rf_obs_sandbox {
 	X(DECISIONS, 2, "decisions")            /* decisions published */               \
 	/* no per-task scratch memory (task storage allocation failed): the LSM's       \
 	 * decision counted without a record, or a syscall not observed */             \
-	X(SCRATCH_LOST, 3, "scratch_lost")
+	X(SCRATCH_LOST, 3, "scratch_lost")                                              \
+	/* a unix socket's ledger key not stored (socket storage allocation             \
+	 * failed): its bytes land in another flow of its sandbox, or in none */        \
+	X(UNIX_KEY_LOST, 4, "unix_key_lost")                                            \
+	/* a sandboxed call the observe programs saw fail while the sandbox had no      \
+	 * rf_observe entry (being removed, or lost): not reported */                   \
+	X(OBSERVE_UNKEYED, 5, "observe_unkeyed")
 
 #define RF_STAT_ENUM_(name, value, str) RF_STAT_##name = value,
 enum rf_stat {
 	RF_STATS(RF_STAT_ENUM_)
-	RF_STAT_MAX = 4,
+	RF_STAT_MAX = 6,
 };
 
 /* rf_meta[0]: identifies the build that loaded the pinned objects. */

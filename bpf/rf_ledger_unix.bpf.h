@@ -146,8 +146,10 @@ static __always_inline void ledger_unix_sk(void *sk, const struct rf_unix_flow_k
 	struct rf_unix_sk *u = bpf_sk_storage_get(&rf_unix_sk, sk, NULL,
 						  BPF_SK_STORAGE_GET_F_CREATE);
 
-	if (!u)
+	if (!u) {
+		stat_inc(RF_STAT_UNIX_KEY_LOST);
 		return;
+	}
 	if (connect) {
 		__builtin_memcpy(&u->conn, k, sizeof(*k));
 		u->has_conn = 1;

@@ -103,6 +103,8 @@ static __noinline struct rf_unix_sk *unix_own_key(struct sock *sk)
 		}
 	}
 	u = bpf_sk_storage_get(&rf_unix_sk, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!u)
+		stat_inc(RF_STAT_UNIX_KEY_LOST);
 	/* another CPU keyed it first (the same socket's first bytes both ways
 	 * at once): one connection */
 	if (!u || u->has_conn || u->has_to)

@@ -933,10 +933,6 @@ int sbmaps__pool_free(const struct rf_enforcer *enf, uint32_t c)
 	return err ? err : n;
 }
 
-/* The grower: none of the supervisor's fds (a copy of its observe.lock
- * would keep the tracepoints attached, one of its pipes an end open), the
- * pinned maps opened afresh, one grower at a time, the pool grown only if
- * it is still low. */
 /* A detached helper (the grower, the cleaner): none of the supervisor's
  * fds (a copy of its observe lock would keep the tracepoints attached, one
  * of its pipes an end open), the pinned maps opened afresh into *enf, one

@@ -189,6 +189,8 @@ if grep -q "urecvfd $PS ok sent=2500 received=600" "$W/out3" &&
 	pass "unix ledger ($how): a socket passed in (SCM_RIGHTS) to an unlisted name: its peer's flow, origin peer, 2500/600 exact; the connection that carried it 1 byte received"
 else
 	fail "unix ledger ($how): a passed socket" "$(grep urecvfd "$W/out3"); $(cat "$W/pp.out" "$W/ps.out"); flows: $(uflow "$PP") $(uflow "$PS")"
+	show "$W/err3"
+	grep '"event":"network.flow"' "$T" | sed 's/^/#   /'
 fi
 if grep -q "unixsplice $SP ok sent=800 received=9000" "$W/out3" &&
    [ "$(ucounts "$SP")" = "$(k 1 800 9000)" ] &&

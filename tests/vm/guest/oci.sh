@@ -239,10 +239,11 @@ while [ $i -lt 50 ] && [ ! -S "$R/sock/u.sock" ]; do sleep 0.1; i=$((i + 1)); do
 uid=$(podman $POPTS run -d --network=host --security-opt apparmor=unconfined $CGP \
 	--annotation "run.ringfence.policy=$W/unix.json" --rootfs "$R" \
 	/rf/tests/tools/rf-net unixio /sock/u.sock 3000 700 sleep 60000 2> "$W/ubg.err")
-# the counts of its 4001 record for /sock/u.sock once the bytes are in
+# the counts of its latest 4001 record for /sock/u.sock once the bytes
+# are in (an earlier interval's record may hold the connection alone)
 ucounts() {
 	grep -s '"class_uid": *4001' "$W/activity.json" | grep "oci-$uid" | grep '/sock/u.sock' |
-		grep -o '"bytes_counted": *[a-z]*\|"bytes_sent_total": *[0-9]*\|"bytes_received_total": *[0-9]*' |
+		tail -n 1 | grep -o '"bytes_counted": *[a-z]*\|"bytes_sent_total": *[0-9]*\|"bytes_received_total": *[0-9]*' |
 		tr -d ' ' | sort -u | tr '\n' ' '
 }
 want='"bytes_counted":true "bytes_received_total":700 "bytes_sent_total":3000 '

@@ -94,13 +94,15 @@ fi
 # ---- the trace's pids are host pids: a refused open by the shell (PID 2) ----
 echo secret > "$W/denied"
 "$RINGFENCE" run -q --policy "$W/ro.json" --trace "$W/hostpid.jsonl" -- \
-	/bin/sh -c "{ true; } < $W/denied; sleep 4" > /dev/null 2>&1 &
+	/bin/sh -c "{ true; } < $W/denied; sleep 4" > /dev/null 2> "$W/hostpid.err" &
 sup=$!
 pid=
 for i in $(seq 100); do
 	pid=$(grep '"event":"kernel.deny"' "$W/hostpid.jsonl" 2> /dev/null | head -n 1 |
 		grep -o '"pid":[0-9]*' | head -n 1 | cut -d: -f2)
 	[ -n "$pid" ] && break
+	# what is attached while it runs, for a failure's report
+	[ "$i" != 10 ] || ls /sys/fs/bpf/ringfence/*/ 2> /dev/null | grep -c '^obs_' > "$W/hostpid.links"
 	sleep 0.1
 done
 nspid=$([ -n "$pid" ] && sed -n 's/^NSpid:[[:space:]]*//p' "/proc/$pid/status" 2> /dev/null | tr -s '\t ' ' ')
@@ -109,8 +111,14 @@ wait "$sup" 2> /dev/null
 if [ -n "$pid" ] && [ "$nspid" = "$pid 2" ]; then
 	pass "trace: kernel.deny names the host pid $pid (PID 2 inside)"
 else
-	fail "trace: kernel.deny names the host pid" "pid '$pid', NSpid '$nspid'"
+	fail "trace: kernel.deny names the host pid" \
+		"pid '$pid', NSpid '$nspid', observe links pinned 1 s in: $(cat "$W/hostpid.links" 2> /dev/null)"
+	show "$W/hostpid.err"
 	show "$W/hostpid.jsonl"
+	# the same refusal once more: a lasting state or a passing one
+	"$RINGFENCE" run -q --policy "$W/ro.json" --trace "$W/again.jsonl" -- \
+		/bin/sh -c "{ true; } < $W/denied" > /dev/null 2>&1
+	echo "# the same refusal again: $(grep -c '"event":"kernel.deny"' "$W/again.jsonl") kernel.deny line(s)"
 fi
 
 # ---- /dev/shm: private, the sandbox's own shm works ----
