@@ -44,5 +44,6 @@ static void vlog(int min, const char *kind, const char *fmt, va_list ap)
 	}
 
 RF_LOG_FN(rf_err, 0, "error: ")
+RF_LOG_FN(rf_warn, 0, "warning: ")
 RF_LOG_FN(rf_info, 1, "")
 RF_LOG_FN(rf_debug, 2, "debug: ")

@@ -11,6 +11,8 @@ extern int rf_verbosity;  /* 0 quiet, 1 normal, 2 verbose (-v) */
 /* prog: the prefix of every line ("ringfence", "ringfence-monitor"). */
 void rf_log_init(const char *prog, int verbosity);
 void rf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Shown under -q too: what the user must know about this run's record. */
+void rf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rf_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rf_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

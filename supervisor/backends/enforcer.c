@@ -655,11 +655,22 @@ static enum rf_obs_group obs_group_of(const char *prog)
 	return RF_OBS_SYSCALLS;
 }
 
-/* link_up's: the groups wanted, where to say why not. */
+/* link_up's: the groups wanted, where to say why not, the enforcer that
+ * keeps their programs' fds. */
 struct link_up_ctx {
 	unsigned int want;  /* RF_OBS_WANT() bits */
 	struct rf_error *e;
+	struct rf_enforcer *enf;
 };
+
+/* The pinned program prog_fd kept for its skipped runs, or closed. */
+static void keep_prog(struct rf_enforcer *enf, int prog_fd)
+{
+	if (enf->n_obs_prog < RF_OBS_PROG_FDS)
+		enf->obs_prog_fd[enf->n_obs_prog++] = prog_fd;
+	else
+		close(prog_fd);
+}
 
 static int link_up(const struct extra_obj *o, const struct bpf_program *prog, void *ctx)
 {
@@ -669,14 +680,18 @@ static int link_up(const struct extra_obj *o, const struct bpf_program *prog, vo
 	int prog_fd, link_fd, err = 0;
 
 	if (!(c->want & RF_OBS_WANT(obs_group_of(bpf_program__name(prog)))) ||
-	    !link_pinned(o, prog, NULL))
+	    prog_on_demand(prog))
 		return 0;
-	unlink(link_path(o, prog, path, sizeof(path)));  /* of another type: replaced */
 	prog_fd = bpf_obj_get(prog_path(o, prog, path, sizeof(path)));
 	if (prog_fd < 0) {
 		err = -errno;
 		return rf_error_set(e, err, NULL, "open pinned %s: %s", path, strerror(-err));
 	}
+	if (!link_pinned(o, prog, NULL)) {
+		keep_prog(c->enf, prog_fd);
+		return 0;
+	}
+	unlink(link_path(o, prog, path, sizeof(path)));  /* of another type: replaced */
 	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
 	if (link_fd < 0) {
 		err = -errno;
@@ -688,7 +703,10 @@ static int link_up(const struct extra_obj *o, const struct bpf_program *prog, vo
 	}
 	if (link_fd >= 0)
 		close(link_fd);
-	close(prog_fd);
+	if (err)
+		close(prog_fd);
+	else
+		keep_prog(c->enf, prog_fd);
 	return err;
 }
 
@@ -1312,6 +1330,8 @@ void enforcer__close(struct rf_enforcer *enf)
 			enf->obs_lock_fd[g] = -1;
 			held_obs = true;
 		}
+	while (enf->n_obs_prog)
+		close(enf->obs_prog_fd[--enf->n_obs_prog]);
 	if (held_obs)
 		enforcer__observe_idle();
 	/* The last supervisor of a set a newer build's has replaced unloads
@@ -1319,6 +1339,25 @@ void enforcer__close(struct rf_enforcer *enf)
 	if (was_live)
 		enforcer__retire_idle();
 	free(enf);
+}
+
+int enforcer__observe_skipped(const struct rf_enforcer *enf, uint64_t *ret_n)
+{
+	unsigned int i;
+
+	*ret_n = 0;
+	if (!enf || !enf->n_obs_prog)
+		return -ENOENT;
+	for (i = 0; i < enf->n_obs_prog; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(enf->obs_prog_fd[i], &info, &len))
+			return -errno;
+		*ret_n += info.recursion_misses;
+	}
+	return 0;
 }
 
 bool enforcer__unix_bytes(const struct rf_enforcer *enf)
@@ -1543,7 +1582,7 @@ static bool reusable(int err, const struct rf_meta *meta, const uint8_t id[32], 
  * shared. Under load.lock. */
 static int obs_links_up(struct rf_enforcer *enf, unsigned int want, struct rf_error *e)
 {
-	struct link_up_ctx c = { want, e };
+	struct link_up_ctx c = { want, e, enf };
 	enum rf_obs_group g;
 	int err = obj_each_prog(&obs_obj, link_up, &c);
 

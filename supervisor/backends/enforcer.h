@@ -26,6 +26,8 @@ enum rf_obs_group {
 	RF_OBS_GROUP_MAX,
 };
 #define RF_OBS_WANT(g) (1u << (g))
+/* programs of the observe object a run can want at most */
+#define RF_OBS_PROG_FDS 16
 /* The programs of RF_OBS_UNIX_BYTES (observe.bpf.c) are named so. */
 #define RF_OBS_UNIX_PREFIX "rf_obs_unix_"
 
@@ -38,6 +40,10 @@ struct rf_enforcer {
 	/* by enum rf_obs_group: shared locks held while a sandbox that wants
 	 * the group's tracepoints is live */
 	int obs_lock_fd[RF_OBS_GROUP_MAX];
+	/* the pinned programs of those groups, for the kernel's count of
+	 * their skipped runs (enforcer__observe_skipped) */
+	int obs_prog_fd[RF_OBS_PROG_FDS];
+	unsigned int n_obs_prog;
 };
 
 /*
@@ -121,6 +127,13 @@ int enforcer__stat(const struct rf_enforcer *enf, uint32_t idx, uint64_t *ret_va
  * dropping its live.lock; gc and the reaper do it for dead supervisors.
  */
 int enforcer__observe_idle(void);
+
+/* The runs of this sandbox's observe programs the kernel skipped since
+ * they were loaded, summed (ret_n): a tracing program is not run while
+ * the same program is running on that CPU (its task preempted in it), and
+ * the kernel counts that run as a recursion miss. Host-wide. -ENOENT: the
+ * sandbox wants none. */
+int enforcer__observe_skipped(const struct rf_enforcer *enf, uint64_t *ret_n);
 
 /* Detach and unpin every build's set. Fails with -EBUSY while a supervisor
  * holds a set's live lock, unless force (the caller kills the sandboxes

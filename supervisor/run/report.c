@@ -494,6 +494,9 @@ json_t *report__exit_counts(const struct sandbox *sb)
 	}
 	if (sb->sandbox_flags & RF_SB_OBSERVE_ACCESS)
 		json_object_set_new(o, "audited_inferred", json_integer((json_int_t)aud));
+	if (sb->obs_skipped_known)
+		json_object_set_new(o, "observe_skipped",
+				    json_integer((json_int_t)report__observe_skipped(sb)));
 	if (sb->la.fd >= 0)
 		json_object_set_new(o, "landlock_audit", landlock_audit_json(sb));
 	return o;
@@ -530,6 +533,29 @@ void report__deny_human(struct sandbox *sb, const struct rf_event *ev)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	deny_log__add(&sb->shown, ev, rf_verbosity >= 2,
 		      (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000);
+}
+
+uint64_t report__observe_skipped(const struct sandbox *sb)
+{
+	uint64_t now = 0;
+
+	if (!sb->obs_skipped_known || enforcer__observe_skipped(sb->enf, &now) ||
+	    now < sb->obs_skipped_base)
+		return 0;
+	return now - sb->obs_skipped_base;
+}
+
+void report__skipped_human(const struct sandbox *sb)
+{
+	uint64_t n = report__observe_skipped(sb);
+
+	/* The kernel does not run a tracing program again on a CPU where a
+	 * task is still in it (preempted): those calls went unwatched. */
+	if (n)
+		rf_warn("sandbox %s: the kernel skipped %llu run%s of the observe programs "
+		       "while it ran (a busy CPU): inferred denials and the attribution of "
+		       "unix bytes may be incomplete (observe_skipped in sandbox.exit)",
+		       sb->name, (unsigned long long)n, n == 1 ? "" : "s");
 }
 
 void report__denials_after_summary(const struct sandbox *sb, uint64_t unkept)

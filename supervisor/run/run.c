@@ -668,6 +668,7 @@ static int step_enforcer(void *ctx, struct rf_step_error *e)
 		undo_enforcer(r);
 		return err;
 	}
+	sb->obs_skipped_known = !enforcer__observe_skipped(sb->enf, &sb->obs_skipped_base);
 	/* What dead supervisors left, cheaply: a few registry files at random,
 	 * cgroups no file names, map keys only of what it removes (`ringfence
 	 * gc` walks them all). */
@@ -1288,6 +1289,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 		rf_info("sandbox %s: killed by signal %d; kernel denials: %llu%s",
 			sb->name, info->si_status, (unsigned long long)total, inferred);
 	report__denials_after_summary(sb, total > sb->traced ? total - sb->traced : 0);
+	report__skipped_human(sb);
 }
 
 static int step_wait(void *ctx, struct rf_step_error *e)

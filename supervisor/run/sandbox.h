@@ -36,6 +36,10 @@ struct sandbox {
 	struct rf_caps caps;
 	struct rf_trace *trace;
 	struct rf_enforcer *enf;
+	/* the kernel's skipped runs of its observe programs when it started
+	 * (enforcer__observe_skipped); known: it has some */
+	uint64_t obs_skipped_base;
+	bool obs_skipped_known;
 	struct rf_cgroup cg;
 	struct rf_cgplace place;      /* where cg goes, and why (cgplace.h) */
 	uint64_t cgid;            /* kept: cgroup__destroy clears cg */

@@ -575,6 +575,8 @@ static void test_inferred_allowed_failures_no_burst(void **state)
 	name_no = run_sandbox_exit(policy, rd_no, &ex);
 	assert_int_equal(rec_int(ex, "denials_inferred", "file"), 30);
 	assert_int_equal(rec_int(ex, "verdicts_unpublished", NULL), 0);
+	/* the kernel's count of its observe programs' skipped runs is there */
+	assert_true(json_is_integer(json_object_get(ex, "observe_skipped")));
 	json_decref(ex);
 	close(lfd);
 	/* the refused twin: one alert counting all 30, then closed */

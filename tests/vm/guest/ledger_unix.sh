@@ -32,14 +32,19 @@ ND=$W/nodg.sock
 S2=$W/noobs.sock
 printf '{"version":1,"id":"ledger-unix","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s","%s","%s","%s","%s"]},"limits":{"egress_bytes":100000000}}\n' \
 	"$S" "$R" "$D" "$C" "$S2" > "$W/pol.json"
-"$TOOLS/rf-net" usink "$S" 5 > "$W/srv.out" &
-srv=$!
-"$TOOLS/rf-net" ureply "$R" 1 100000 5000 > "$W/reply.out" &
-rsrv=$!
-"$TOOLS/rf-net" udecho "$D" 4 700 > "$W/dg.out" &
-dsrv=$!
-"$TOOLS/rf-net" udecho "$C" 3 500 > "$W/dgc.out" &
-csrv=$!
+# the servers of the first run (started again for a second try)
+main_servers() {
+	rm -f "$S" "$R" "$D" "$C"
+	"$TOOLS/rf-net" usink "$S" 5 > "$W/srv.out" &
+	srv=$!
+	"$TOOLS/rf-net" ureply "$R" 1 100000 5000 > "$W/reply.out" &
+	rsrv=$!
+	"$TOOLS/rf-net" udecho "$D" 4 700 > "$W/dg.out" &
+	dsrv=$!
+	"$TOOLS/rf-net" udecho "$C" 3 500 > "$W/dgc.out" &
+	csrv=$!
+}
+main_servers
 "$TOOLS/rf-net" userve "$N" 1 > /dev/null &
 nosrv=$!
 "$TOOLS/rf-net" udecho "$ND" 1 0 > /dev/null &
@@ -54,18 +59,39 @@ for i in $(seq 150); do
 	sleep 0.2
 done
 [ "$bound" = 1 ] || fail "unix ledger: the servers bound their sockets" "$(ls -l "$W")"
-rc=0
-"$RINGFENCE" run -q --policy "$W/pol.json" --trace "$W/t.jsonl" -- "$TOOLS/rf-net" \
-	unix "$S" unix "$S" unix "$S" unix "$S" unixio "$S" 4321 0 unix "$N" \
-	unixio "$R" 100000 5000 unixdgio "$D" 4 1500 2800 unixdgcio "$C" 3 1000 1500 \
-	unixsend "$ND" 2 100 > "$W/out" 2> "$W/err" || rc=$?
-# a refused run leaves the servers waiting: they end with the checks
-[ "$rc" = 0 ] || kill "$srv" "$rsrv" "$dsrv" "$csrv" 2> /dev/null
-wait "$srv" "$rsrv" "$dsrv" "$csrv"
+main_run() {
+	rc=0
+	"$RINGFENCE" run -q --policy "$W/pol.json" --trace "$W/t.jsonl" -- "$TOOLS/rf-net" \
+		unix "$S" unix "$S" unix "$S" unix "$S" unixio "$S" 4321 0 unix "$N" \
+		unixio "$R" 100000 5000 unixdgio "$D" 4 1500 2800 unixdgcio "$C" 3 1000 1500 \
+		unixsend "$ND" 2 100 > "$W/out" 2> "$W/err" || rc=$?
+	# a refused run leaves the servers waiting: they end with the checks
+	[ "$rc" = 0 ] || kill "$srv" "$rsrv" "$dsrv" "$csrv" 2> /dev/null
+	wait "$srv" "$rsrv" "$dsrv" "$csrv"
+}
 flow() { grep '"event":"network.flow"' "$W/t.jsonl" | grep "\"dst\":\"$1\""; }
 # "connections":C,"bytes_sent":S,"bytes_received":R of flow $1
 counts() { flow "$1" | grep -o '"connections":[0-9]*,"bytes_sent":[0-9]*,"bytes_received":[0-9]*'; }
 k() { printf '"connections":%s,"bytes_sent":%s,"bytes_received":%s' "$1" "$2" "$3"; }
+# Its byte counts are exact: a run whose sandbox.exit reports skipped runs
+# of the observe programs (a busy CPU; the run says so) is tried again, a
+# wrong count it does not report fails at once.
+main_exact() {
+	[ "$(counts "$S")" = "$(k 5 4321 0)" ] && [ "$(counts "$R")" = "$(k 1 100000 5000)" ] &&
+		[ "$(counts "$D")" = "$(k 4 6000 2800)" ] && [ "$(counts "$C")" = "$(k 1 3000 1500)" ]
+}
+for try in 1 2 3; do
+	main_run
+	main_exact && break
+	skipped=$(grep '"event":"sandbox.exit"' "$W/t.jsonl" | grep -o '"observe_skipped":[0-9]*' | cut -d: -f2)
+	[ "${skipped:-0}" -gt 0 ] && [ "$try" -lt 3 ] || break
+	echo "# try $try: a count is off, and the run reports $skipped skipped runs of the observe programs"
+	main_servers
+	for i in $(seq 150); do
+		[ -S "$S" ] && [ -S "$R" ] && [ -S "$D" ] && [ -S "$C" ] && break
+		sleep 0.2
+	done
+done
 how="$(uname -r), $(cat /sys/kernel/security/lsm)"
 if [ "$rc" = 0 ] && [ "$(grep -c "unix $S ok" "$W/out")" = 4 ] &&
    grep -q "unixio $S ok sent=4321 received=0" "$W/out" &&
@@ -139,32 +165,53 @@ PP=$W/passed.sock
 SP=$W/splice.sock
 printf '{"version":1,"id":"ledger-unix-own","files":"unrestricted","exec":"unrestricted","network":{"connect":[],"unix":["%s","%s"]}}\n' \
 	"$PS" "$SP" > "$W/pol3.json"
-"$TOOLS/rf-net" ureply "$PP" 1 2500 600 > "$W/pp.out" &
-ppsrv=$!
-"$TOOLS/rf-net" upass "$PS" "$PP" > "$W/ps.out" &
-pssrv=$!
-"$TOOLS/rf-net" ureply "$SP" 1 800 9000 > "$W/sp.out" &
-spsrv=$!
-for i in $(seq 150); do  # up to 30 s (a TCG guest beside other VMs)
-	[ -S "$PP" ] && [ -S "$PS" ] && [ -S "$SP" ] && break
-	sleep 0.2
-done
-rc=0
-"$RINGFENCE" run -q --policy "$W/pol3.json" --trace "$W/t3.jsonl" -- "$TOOLS/rf-net" \
-	ureply "$A" 1 3000 700 upair 3000 200 urecvfd "$PS" 2500 600 unixsplice "$SP" 800 9000 \
-	> "$W/out3" 2> "$W/err3" &
-rf=$!
-for i in $(seq 150); do
-	[ -S "$A" ] && break
-	sleep 0.2
-done
-"$TOOLS/rf-net" unixio "$A" 3000 700 > "$W/acc.out"
-wait "$rf" || rc=$?
-[ "$rc" = 0 ] || kill "$ppsrv" "$pssrv" "$spsrv" 2> /dev/null
-wait "$ppsrv" "$pssrv" "$spsrv"
+# One run: the servers outside, the sandbox, the outside client of its
+# server; its exit status in rc, its trace in T.
+own_run() {
+	rm -f "$A" "$PS" "$PP" "$SP"
+	"$TOOLS/rf-net" ureply "$PP" 1 2500 600 > "$W/pp.out" &
+	ppsrv=$!
+	"$TOOLS/rf-net" upass "$PS" "$PP" > "$W/ps.out" &
+	pssrv=$!
+	"$TOOLS/rf-net" ureply "$SP" 1 800 9000 > "$W/sp.out" &
+	spsrv=$!
+	for i in $(seq 150); do  # up to 30 s (a TCG guest beside other VMs)
+		[ -S "$PP" ] && [ -S "$PS" ] && [ -S "$SP" ] && break
+		sleep 0.2
+	done
+	rc=0
+	"$RINGFENCE" run -q --policy "$W/pol3.json" --trace "$W/t3.jsonl" -- "$TOOLS/rf-net" \
+		ureply "$A" 1 3000 700 upair 3000 200 urecvfd "$PS" 2500 600 unixsplice "$SP" 800 9000 \
+		> "$W/out3" 2> "$W/err3" &
+	rf=$!
+	for i in $(seq 150); do
+		[ -S "$A" ] && break
+		sleep 0.2
+	done
+	"$TOOLS/rf-net" unixio "$A" 3000 700 > "$W/acc.out"
+	wait "$rf" || rc=$?
+	[ "$rc" = 0 ] || kill "$ppsrv" "$pssrv" "$spsrv" 2> /dev/null
+	wait "$ppsrv" "$pssrv" "$spsrv"
+}
 T=$W/t3.jsonl
 uflow() { grep '"event":"network.flow"' "$T" | grep "\"dst\":\"$1\""; }
 ucounts() { uflow "$1" | grep -o '"connections":[0-9]*,"bytes_sent":[0-9]*,"bytes_received":[0-9]*'; }
+# The counts below, all exact: a run whose sandbox.exit reports skipped
+# runs of the observe programs (a busy CPU: a socket's keying may be lost,
+# and the run says so) is tried again; a wrong count it does not report
+# is a failure at once.
+own_exact() {
+	[ "$(ucounts "$A")" = "$(k 1 700 3000)" ] && [ "$(ucounts "")" = "$(k 2 3200 3200)" ] &&
+		[ "$(ucounts "$PP")" = "$(k 1 2500 600)" ] && [ "$(ucounts "$PS")" = "$(k 1 0 1)" ] &&
+		[ "$(ucounts "$SP")" = "$(k 1 800 9000)" ]
+}
+for try in 1 2 3; do
+	own_run
+	own_exact && break
+	skipped=$(grep '"event":"sandbox.exit"' "$T" | grep -o '"observe_skipped":[0-9]*' | cut -d: -f2)
+	[ "${skipped:-0}" -gt 0 ] && [ "$try" -lt 3 ] || break
+	echo "# try $try: a count is off, and the run reports $skipped skipped runs of the observe programs"
+done
 if [ "$rc" = 0 ] && grep -q "unixio $A ok sent=3000 received=700" "$W/acc.out" &&
    grep -q "ureply $A 1 3000" "$W/out3" &&
    [ "$(ucounts "$A")" = "$(k 1 700 3000)" ] &&
@@ -202,4 +249,7 @@ fi
 kill "$nosrv" "$ndsrv" 2> /dev/null
 wait "$nosrv" "$ndsrv" 2> /dev/null
 rm -rf "$W"
+# runs of the tracing programs the kernel skipped (one was running on
+# that CPU already): the records a test may then miss
+echo "# skipped runs: $("$TOOLS/rf-progs" rf_obs | grep -v '=0$' | tr '\n' ' ')"
 finish
