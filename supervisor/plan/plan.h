@@ -186,7 +186,9 @@ enum rf_plan_observed {
 	  "byte, while a name is reachable (a policy that reaches no unix name keeps "   \
 	  "the programs detached unless a unix socket made outside is on fd 0-2: none "   \
 	  "of its sockets counted); splice() reads out of "                            \
-	  "a unix stream socket only where the kernel takes fexit programs")            \
+	  "a unix stream socket only where the kernel takes fexit programs; a call "    \
+	  "whose program run the kernel skipped on a busy CPU (sandbox.exit's "          \
+	  "observe_skipped) is counted in another flow of the sandbox, or in none")     \
 	X(LEDGER_UNIX, "ledger.unix", RF_CLASS_UNIX,                                     \
 	  "the connection ledger counts no unix peer of this sandbox here (no unix "     \
 	  "network.flow): Linux 6.7+ counts them through the cgroup unix hooks, not "    \
