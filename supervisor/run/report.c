@@ -495,8 +495,7 @@ json_t *report__exit_counts(const struct sandbox *sb)
 	if (sb->sandbox_flags & RF_SB_OBSERVE_ACCESS)
 		json_object_set_new(o, "audited_inferred", json_integer((json_int_t)aud));
 	if (sb->obs_skipped_known)
-		json_object_set_new(o, "observe_skipped",
-				    json_integer((json_int_t)report__observe_skipped(sb)));
+		json_object_set_new(o, "observe_skipped", json_integer((json_int_t)sb->obs_skipped));
 	if (sb->la.fd >= 0)
 		json_object_set_new(o, "landlock_audit", landlock_audit_json(sb));
 	return o;
@@ -535,19 +534,17 @@ void report__deny_human(struct sandbox *sb, const struct rf_event *ev)
 		      (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000);
 }
 
-uint64_t report__observe_skipped(const struct sandbox *sb)
+void report__observe_skipped(struct sandbox *sb)
 {
 	uint64_t now = 0;
 
-	if (!sb->obs_skipped_known || enforcer__observe_skipped(sb->enf, &now) ||
-	    now < sb->obs_skipped_base)
-		return 0;
-	return now - sb->obs_skipped_base;
+	sb->obs_skipped = sb->obs_skipped_known && !enforcer__observe_skipped(sb->enf, &now) &&
+			  now >= sb->obs_skipped_base ? now - sb->obs_skipped_base : 0;
 }
 
 void report__skipped_human(const struct sandbox *sb)
 {
-	uint64_t n = report__observe_skipped(sb);
+	uint64_t n = sb->obs_skipped;
 
 	/* The kernel does not run a tracing program again on a CPU where a
 	 * task is still in it (preempted): those calls went unwatched. */

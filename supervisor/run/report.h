@@ -41,11 +41,12 @@ void report__frozen(struct sandbox *sb);
  * prints it (rate-limited) and the exit summary lists the first few. */
 void report__deny_human(struct sandbox *sb, const struct rf_event *ev);
 /* After the exit summary line. unkept: denials counted but never seen. */
-/* The runs of its observe programs the kernel skipped while the sandbox
- * ran (host-wide: any of them may have been its calls); 0 when unknown. */
-uint64_t report__observe_skipped(const struct sandbox *sb);
+void report__denials_after_summary(const struct sandbox *sb, uint64_t unkept);
+/* Read, once at its end, the runs of its observe programs the kernel
+ * skipped while the sandbox ran (host-wide: any of them may have been its
+ * calls) into sb->obs_skipped; 0 when unknown. */
+void report__observe_skipped(struct sandbox *sb);
 /* One line on stderr when there were any. */
 void report__skipped_human(const struct sandbox *sb);
-void report__denials_after_summary(const struct sandbox *sb, uint64_t unkept);
 
 #endif

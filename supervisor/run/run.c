@@ -1229,6 +1229,7 @@ static void report_exit(struct run *r, const siginfo_t *info, int exit)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	report__drain_samples(sb, true);
+	report__observe_skipped(sb);
 	sbmaps__read_sandbox(sb->enf, sb->cgid, &st);
 	for (i = 0; i < RF_CLASS_KERNEL_MAX; i++) {
 		json_object_set_new(den, names__class(i), json_integer((json_int_t)st.denials[i]));

@@ -37,8 +37,10 @@ struct sandbox {
 	struct rf_trace *trace;
 	struct rf_enforcer *enf;
 	/* the kernel's skipped runs of its observe programs when it started
-	 * (enforcer__observe_skipped); known: it has some */
+	 * (enforcer__observe_skipped; known: it has some), and those while it
+	 * ran, read once at its end (report__observe_skipped) */
 	uint64_t obs_skipped_base;
+	uint64_t obs_skipped;
 	bool obs_skipped_known;
 	struct rf_cgroup cg;
 	struct rf_cgplace place;      /* where cg goes, and why (cgplace.h) */
