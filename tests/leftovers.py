@@ -109,6 +109,23 @@ def populated(e):
         return False
 
 
+def runs_sleep(e):
+    """The sandbox's command, /bin/sleep, is running in its cgroup."""
+    try:
+        with open(os.path.join(e.get("cgroup_path", "/nonexistent"), "cgroup.procs")) as f:
+            pids = f.read().split()
+    except OSError:
+        return False
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/comm") as c:
+                if c.read().strip() == "sleep":
+                    return True
+        except OSError:
+            pass
+    return False
+
+
 def live(e):
     """Its supervisor runs, or it was kept running without one (gc kills
     and removes the others)."""
@@ -224,7 +241,9 @@ def selftest(build):
     until(lambda: len(mine()) == 1)
     kept_sup = subprocess.Popen(argv[:2] + ["--keep-running"] + argv[2:],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    until(lambda: len(mine()) == 2)
+    # both commands running (their registry files come before the launch:
+    # a supervisor killed mid-launch takes its sandbox with it)
+    until(lambda: len(mine()) == 2 and all(runs_sleep(e) for e in mine().values()))
     kept_sup.kill()
     kept_sup.wait()
     check(len(mine()) == 2 and all(live(e) for e in mine().values()),
